@@ -1,0 +1,73 @@
+/* Host samplers: read /proc for a profiled process tree and for the machine,
+ * and append records (raw.h) to one raw writer per source.
+ *
+ * No event loop here: the daemon owns timers and calls host_sampler_tick().
+ * Per-pid files are kept open and read with pread at offset 0 (half the cost
+ * of open+read+close); /proc/PID/task/TID/children finds new descendants. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raw.h"
+
+enum host_sys_flags {
+	HOST_SYS_CPU = 1 << 0,
+	HOST_SYS_MEM = 1 << 1,
+	HOST_SYS_DISK = 1 << 2,
+	HOST_SYS_NETWORK = 1 << 3,
+	/* osrt arrives with the agent */
+};
+
+enum host_usage_flags {
+	HOST_USAGE_CPU = 1 << 0,
+	HOST_USAGE_MEM = 1 << 1,
+};
+
+#define HOST_MAX_ROOTS 64
+#define HOST_MAX_PIDS 4096     /* processes followed in one tree */
+#define HOST_MAX_THREADS 65536 /* threads sampled per tick, all processes */
+
+struct host_sampler_config {
+	const char *data_dir;        /* PROF_x/host/data, must exist */
+	uint32_t roots[HOST_MAX_ROOTS];
+	unsigned n_roots;
+	bool follow_children;        /* add descendants that appear later */
+	unsigned sys_flags;          /* enum host_sys_flags */
+	unsigned usage_flags;        /* enum host_usage_flags */
+	uint64_t mono0_ns, real0_ns; /* session clocks, written to every header */
+	uint64_t slice_bytes;        /* 0: RAW_DEFAULT_SLICE_BYTES */
+};
+
+struct host_sampler_stats {
+	uint64_t ticks;
+	uint64_t records;
+	uint64_t bytes;              /* raw bytes written, all sources */
+	unsigned live_pids;          /* target processes alive now */
+	unsigned seen_pids;          /* target processes ever seen */
+};
+
+struct host_sampler;
+
+int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler **ret);
+
+/* Which samplers a tick runs: the daemon runs --host-sys samplers at
+ * --host-sys-freq and usage samplers at --host-sys-usage-freq on separate
+ * timers. */
+enum host_tick_kind { HOST_TICK_SYS = 1, HOST_TICK_USAGE = 2 };
+
+/* Take one sample of the given kinds now.  Returns the number of target
+ * processes still alive (0: the whole tree has exited), or -errno when a
+ * write failed (disk full): the session should stop. */
+int host_sampler_tick(struct host_sampler *s, unsigned kinds);
+
+void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_stats *ret);
+
+/* Write RAW_SESSION_END to every open source and close the files. */
+int host_sampler_finish(struct host_sampler *s, uint32_t reason);
+struct host_sampler *host_sampler_free(struct host_sampler *s);
+
+/* Parse "cpu,mem,disk,network" into flags; -EINVAL and *ret_bad points at
+ * the offending item (inside the caller's string copy) on error. */
+int host_sys_parse(const char *list, unsigned *ret_flags, const char **ret_bad);
+int host_usage_parse(const char *list, unsigned *ret_flags, const char **ret_bad);

@@ -1,0 +1,74 @@
+/* The PROF_* directory: its name, its tree, and the small JSON files in
+ * host/ that msprof's readers expect (reference §2.1, §2.2, §9).
+ *
+ *   PROF_{6d}_{YYYYMMDDhhmmssmmm}_{pid 8d}{8 letters A-R}/
+ *     host/info.json  host/start_info  host/end_info  host/sample.json
+ *     host/data/      raw slices (raw.h)
+ *     msprof_{YYYYMMDDhhmmss}.db          (export/)
+ *     mindstudio_profiler_output/        (export/)
+ *
+ * host/info.json keys (one line of JSON, as msprof writes it):
+ *   "jobInfo": "NA", "hostname", "hostUid" (machine-id), "pid" (string,
+ *   the profiled app's pid), "pid_name", "rank_id" (-1 unless set), "devices": "",
+ *   "DeviceInfo": [], "CPU": [{"Id":0, "Name", "Type", "Frequency" (MHz,
+ *   string), "Logical_CPU_Count"}], "cpuNums" (online CPUs, number),
+ *   "sysClockFreq" (CLK_TCK, number), "memoryTotal" (kB, number),
+ *   "netCardNums" (number), "netCard": [{"netCardName", "speed" (Mbit/s,
+ *   number, -1 unknown)}], "platform_version": "0", "version": "1.0",
+ *   "drvVersion": 0, "OS", "hwtype": "x86_64"/..., "msprof_version".
+ * host/sample.json: the collection options as given: "result_dir",
+ *   "host_sys", "host_sys_freq", "host_sys_usage", "host_sys_usage_freq",
+ *   "storageLimit", "app", "app_dir", "type".
+ * host/start_info, host/end_info: {"collectionDateBegin"/"collectionDateEnd"
+ *   (local "YYYY-MM-DD HH:MM:SS.uuuuuu"), "collectionTimeBegin"/"...End" (µs
+ *   since the epoch, string), "clockMonotonicRaw" (ns, string)}. */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cJSON;
+
+#define PROFDIR_NAME_MAX 64
+
+/* Build "PROF_000001_20260323031749197_00815596RKPKAHRB" from an index, a
+ * realtime instant and a pid; the letters come from a hash of all three and
+ * a random nonce, so two sessions in the same millisecond still differ. */
+int profdir_make_name(unsigned index, uint64_t real_ns, pid_t pid, char ret[PROFDIR_NAME_MAX]);
+
+/* Create parent/PROF_…/host/data (the PROF dir itself with O_EXCL semantics:
+ * mkdir fails if it exists; the index is bumped and retried).  ret_path is
+ * malloc'd.  On failure nothing is left behind. */
+int profdir_create(const char *parent, pid_t pid, char **ret_path);
+
+/* Remove a PROF dir created by profdir_create that holds no data yet
+ * (used when launching the app fails). */
+int profdir_remove_empty(const char *path);
+
+/* Host facts for info.json, gathered once. */
+struct host_facts {
+	char hostname[256];
+	char host_uid[64];
+	char cpu_name[128];
+	char os[128];
+	char hwtype[32];
+	unsigned cpu_nums;
+	unsigned long clk_tck;
+	uint64_t mem_total_kb;
+	double cpu_mhz;
+	unsigned n_netcards;
+	struct { char name[16]; int64_t speed_mbps; } netcards[64];
+};
+int host_facts_read(struct host_facts *ret);
+
+/* Write host/info.json for the profiled process. */
+int profdir_write_info(const char *prof_dir, const struct host_facts *facts, pid_t pid,
+		       const char *pid_name, int rank_id);
+/* Write host/sample.json from a cJSON object of options (not consumed). */
+int profdir_write_sample(const char *prof_dir, const struct cJSON *options);
+/* Write host/start_info (begin=1) or host/end_info (begin=0) with the
+ * clocks read now, or at the given instant when real_ns != 0. */
+int profdir_write_time_info(const char *prof_dir, int begin, uint64_t real_ns, uint64_t monoraw_ns);
+
+/* Read a JSON file (at most 1 MiB) into a cJSON tree. */
+int profdir_read_json(const char *path, struct cJSON **ret);

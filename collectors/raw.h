@@ -1,0 +1,214 @@
+/* Raw data files: the one binary format every collector writes (daemon host
+ * samplers today, the in-process agent later) and the parser reads.
+ *
+ * A file is a fixed header followed by framed records:
+ *
+ *   raw_file_header (64 bytes)
+ *   { raw_frame (16 bytes) | payload (len bytes) } ...
+ *
+ * All integers are little-endian, fixed width, written field by field by the
+ * writer (never a struct dumped with memcpy of a padded layout), so files move
+ * between machines.  Every frame starts with RAW_FRAME_SYNC and carries a
+ * CRC-32 of its payload: a reader that meets a torn tail (the writer was
+ * killed) or a damaged region stops there or resynchronises on the next sync
+ * word, takes every whole record, and counts what it skipped.  It never
+ * trusts a length: payloads above RAW_MAX_PAYLOAD are damage.
+ *
+ * Files are written as slices, `<name>.slice_<n>`, each with its own header so
+ * each stands alone; ageing (--storage-limit) deletes whole old slices.
+ *
+ * Timestamps in records are CLOCK_MONOTONIC nanoseconds; the header records
+ * CLOCK_MONOTONIC and CLOCK_REALTIME read back to back when the session
+ * started, and the parser converts: unix_ns = ts - mono0 + real0. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RAW_MAGIC "MSPRAW\r\n"          /* 8 bytes, no terminator stored */
+#define RAW_VERSION 1
+#define RAW_HEADER_SIZE 64
+#define RAW_FRAME_SIZE 16
+#define RAW_FRAME_SYNC 0x5846524dU      /* "MRFX" read as little-endian u32 */
+#define RAW_MAX_PAYLOAD (1U << 20)
+#define RAW_DEFAULT_SLICE_BYTES (64ULL << 20)
+
+/* Header, on disk (offsets in bytes):
+ *  0  magic[8]        RAW_MAGIC
+ *  8  u32 version     RAW_VERSION
+ * 12  u32 header_size RAW_HEADER_SIZE (readers skip what they do not know)
+ * 16  u64 mono0_ns    CLOCK_MONOTONIC at session start
+ * 24  u64 real0_ns    CLOCK_REALTIME at the same instant
+ * 32  u32 source      enum raw_source
+ * 36  u32 writer_pid
+ * 40  u32 slice       slice index of this file
+ * 44  u32 clk_tck     sysconf(_SC_CLK_TCK) of the writer
+ * 48  u64 page_size   sysconf(_SC_PAGESIZE) of the writer
+ * 56  u64 reserved    zero
+ *
+ * Frame, on disk:
+ *  0  u32 sync        RAW_FRAME_SYNC
+ *  4  u16 type        enum raw_type
+ *  6  u16 flags       zero today
+ *  8  u32 len         payload bytes
+ * 12  u32 crc         CRC-32 (IEEE, as zlib's crc32) of the payload */
+
+struct raw_header {
+	uint32_t version;
+	uint64_t mono0_ns;
+	uint64_t real0_ns;
+	uint32_t source;
+	uint32_t writer_pid;
+	uint32_t slice;
+	uint32_t clk_tck;
+	uint64_t page_size;
+};
+
+enum raw_source {
+	RAW_SOURCE_HOST_CPU = 1,     /* host_cpu.data       --host-sys=cpu      */
+	RAW_SOURCE_HOST_MEM = 2,     /* host_mem.data       --host-sys=mem      */
+	RAW_SOURCE_HOST_DISK = 3,    /* host_disk.data      --host-sys=disk     */
+	RAW_SOURCE_HOST_NET = 4,     /* host_network.data   --host-sys=network  */
+	RAW_SOURCE_USAGE_CPU = 5,    /* host_usage_cpu.data --host-sys-usage=cpu */
+	RAW_SOURCE_USAGE_MEM = 6,    /* host_usage_mem.data --host-sys-usage=mem */
+	/* 100.. reserved for the agent (issue: in-process agent) */
+};
+
+/* Record types and their payloads.  Every payload begins with u64 ts
+ * (CLOCK_MONOTONIC ns of the sample).  "n x {…}" is a u32 count followed by
+ * that many fixed-size entries; strings are fixed-size, NUL-padded.
+ *
+ * RAW_PROC_INFO   ts, u32 pid, u32 ppid, u64 starttime (ticks since boot,
+ *                 /proc/PID/stat field 22), char comm[16], u32 is_target
+ *                 (1: part of the profiled tree, 0: seen by the all-process
+ *                 usage sampler only).  Written the first time a pid is
+ *                 seen, and again if its comm changes (exec).
+ * RAW_PROC_EXIT   ts, u32 pid.  Written when a sampled pid disappears.
+ * RAW_THREAD_CPU  ts, n x {u32 pid, u32 tid, u64 utime_ticks, u64 stime_ticks,
+ *                 u64 runtime_ns (schedstat field 1; 0 if unavailable),
+ *                 i32 processor (stat field 39), u32 reserved}
+ *                 one entry per live thread of every target process.
+ * RAW_PROC_MEM    ts, n x {u32 pid, u32 reserved, u64 size_pages,
+ *                 u64 resident_pages, u64 shared_pages}   (/proc/PID/statm)
+ * RAW_PROC_IO     ts, n x {u32 pid, u32 reserved, u64 rchar, u64 wchar,
+ *                 u64 read_bytes, u64 write_bytes, u64 cancelled_write_bytes,
+ *                 u64 blkio_ticks (stat field 42, delayacct)}  (/proc/PID/io)
+ * RAW_NET_DEV     ts, n x {char ifname[16], u64 rx_bytes, u64 rx_packets,
+ *                 u64 rx_errs, u64 rx_drop, u64 tx_bytes, u64 tx_packets,
+ *                 u64 tx_errs, u64 tx_drop}                (/proc/net/dev)
+ * RAW_SYS_CPU     ts, n x {i32 cpu (-1 = the aggregate "cpu" line),
+ *                 u32 reserved, u64 user, nice, system, idle, iowait, irq,
+ *                 softirq, steal}  (ticks, /proc/stat)
+ * RAW_SYS_MEM     ts, u64 MemTotal, MemFree, Buffers, Cached, Shmem,
+ *                 CommitLimit, Committed_AS (kB), HugePages_Total,
+ *                 HugePages_Free (pages)               (/proc/meminfo)
+ * RAW_PROC_CPU    ts, n x {u32 pid, u32 reserved, u64 utime_ticks,
+ *                 u64 stime_ticks}   all processes (--host-sys-usage=cpu)
+ * RAW_PROC_MEM_ALL ts, same entries as RAW_PROC_MEM, all processes
+ * RAW_SESSION_END ts, u32 reason (0 stop request, 1 target exited,
+ *                 2 client gone, 3 daemon shutdown). Last record of a
+ *                 session in each source's newest slice. */
+enum raw_type {
+	RAW_PROC_INFO = 1,
+	RAW_PROC_EXIT = 2,
+	RAW_THREAD_CPU = 3,
+	RAW_PROC_MEM = 4,
+	RAW_PROC_IO = 5,
+	RAW_NET_DEV = 6,
+	RAW_SYS_CPU = 7,
+	RAW_SYS_MEM = 8,
+	RAW_PROC_CPU = 9,
+	RAW_PROC_MEM_ALL = 10,
+	RAW_SESSION_END = 11,
+	/* 100.. reserved for the agent */
+};
+
+/* Decoded entries (host byte order; what encoders take and decoders give). */
+struct raw_proc_info { uint64_t ts; uint32_t pid, ppid; uint64_t starttime; char comm[16]; uint32_t is_target; };
+struct raw_thread_cpu { uint32_t pid, tid; uint64_t utime, stime, runtime_ns; int32_t processor; };
+struct raw_proc_mem { uint32_t pid; uint64_t size, resident, shared; };
+struct raw_proc_io { uint32_t pid; uint64_t rchar, wchar, read_bytes, write_bytes, cancelled_write_bytes, blkio_ticks; };
+struct raw_net_dev { char ifname[16]; uint64_t rx_bytes, rx_packets, rx_errs, rx_drop, tx_bytes, tx_packets, tx_errs, tx_drop; };
+struct raw_sys_cpu { int32_t cpu; uint64_t user, nice, system, idle, iowait, irq, softirq, steal; };
+struct raw_sys_mem { uint64_t ts, mem_total, mem_free, buffers, cached, shmem, commit_limit, committed_as, huge_total, huge_free; };
+struct raw_proc_cpu { uint32_t pid; uint64_t utime, stime; };
+
+/* File name stem for a source ("host_cpu.data"); NULL if unknown. */
+const char *raw_source_stem(enum raw_source s);
+
+/* --- writing ------------------------------------------------------------ */
+
+/* A slice writer: appends whole frames with write(2) on an O_APPEND fd, so a
+ * crash leaves at most one torn frame at the end.  Rotates to slice n+1 when
+ * the current slice reaches slice_bytes. */
+struct raw_writer;
+
+int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
+		    uint64_t real0_ns, uint64_t slice_bytes, struct raw_writer **ret);
+/* Append one record; payload is already encoded (little-endian). */
+int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
+uint64_t raw_writer_bytes(const struct raw_writer *w);   /* all slices, headers included */
+struct raw_writer *raw_writer_free(struct raw_writer *w); /* closes; accepts NULL */
+
+/* Payload builder: a growable little-endian buffer for encoders. */
+struct raw_buf { uint8_t *data; size_t len, cap; int err; };
+void raw_buf_reset(struct raw_buf *b);
+void raw_buf_release(struct raw_buf *b);
+void raw_buf_u16(struct raw_buf *b, uint16_t v);
+void raw_buf_u32(struct raw_buf *b, uint32_t v);
+void raw_buf_u64(struct raw_buf *b, uint64_t v);
+void raw_buf_bytes(struct raw_buf *b, const void *p, size_t n);
+/* Fixed-size NUL-padded string field; truncates. */
+void raw_buf_str(struct raw_buf *b, const char *s, size_t field);
+
+/* --- reading ------------------------------------------------------------ */
+
+struct raw_reader_stats {
+	uint64_t records;       /* whole records returned */
+	uint64_t bad_records;   /* frames with a bad crc or impossible length */
+	uint64_t skipped_bytes; /* bytes skipped while resynchronising */
+	uint64_t torn_bytes;    /* an incomplete frame at the end of the file */
+};
+
+struct raw_record {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t len;
+	const uint8_t *payload; /* valid until the next raw_reader_next */
+};
+
+struct raw_reader;
+/* -EPROTO: not a raw file (bad magic); -EPROTONOSUPPORT: newer version. */
+int raw_reader_open(const char *path, struct raw_reader **ret);
+const struct raw_header *raw_reader_header(const struct raw_reader *r);
+/* 1 and *ret filled: a record; 0: end of file; <0: I/O error. */
+int raw_reader_next(struct raw_reader *r, struct raw_record *ret);
+const struct raw_reader_stats *raw_reader_stats(const struct raw_reader *r);
+struct raw_reader *raw_reader_free(struct raw_reader *r);
+
+/* Payload cursor for decoders: reads past the end set err and yield 0. */
+struct raw_cur { const uint8_t *p; size_t left; int err; };
+uint16_t raw_cur_u16(struct raw_cur *c);
+uint32_t raw_cur_u32(struct raw_cur *c);
+uint64_t raw_cur_u64(struct raw_cur *c);
+void raw_cur_str(struct raw_cur *c, char *out, size_t field); /* NUL-terminates */
+
+/* List the slices of one source in dir, ordered by slice index.  *ret_paths
+ * is a NULL-terminated array of malloc'd absolute paths, freed with
+ * raw_paths_free. */
+int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths);
+void raw_paths_free(char **paths);
+
+/* --- ageing (--storage-limit) ------------------------------------------- */
+
+/* Delete the oldest ageable slices in dir until the files there take at most
+ * limit_bytes.  A slice is ageable unless its name contains one of msprof's
+ * exempt substrings (info.json, start_info, end_info, unaging, ...) or it is
+ * the newest slice of its source (still being written).  Returns the number
+ * of files deleted, or -errno. */
+int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes);
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)). */
+uint32_t raw_crc32(const void *p, size_t n);

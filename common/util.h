@@ -1,0 +1,74 @@
+/* Small helpers every folder uses: cleanup attributes, ownership transfer,
+ * clocks and strict number parsing.  Header-only so that the agent (which
+ * must not pull in anything heavy) can use it too. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _likely_(x) __builtin_expect(!!(x), 1)
+#define _unlikely_(x) __builtin_expect(!!(x), 0)
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); errno = e; } }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand ownership on: returns the pointer and clears the variable so the
+ * cleanup attribute on it does nothing. */
+#define TAKE_PTR(p) ({ __typeof__(p) _tp = (p); (p) = NULL; _tp; })
+#define TAKE_FD(fd) ({ int _tf = (fd); (fd) = -EBADF; _tf; })
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_USEC 1000ULL
+
+static inline uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+static inline uint64_t real_ns(void) { return clock_ns(CLOCK_REALTIME); }
+
+/* Parse a whole decimal string into [min, max]; -EINVAL for anything that
+ * is not only digits (no sign, no spaces, no suffix), -ERANGE outside. */
+static inline int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	uint64_t v = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}

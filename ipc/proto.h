@@ -1,0 +1,66 @@
+/* The msprof <-> msprofd protocol: one header holds the version, the message
+ * types and the limits.
+ *
+ * Transport: a SOCK_STREAM Unix socket in the per-user runtime directory
+ * (runtime.h).  Each message is a frame: a 4-byte big-endian length, then
+ * that many bytes of UTF-8 JSON, a single object:
+ *
+ *   {"v":1, "type":"<name>", "id":N, ...}
+ *
+ * `id` is chosen by the sender of a request and echoed in its reply.  The
+ * first message on a connection must be "hello" and carry "v"; anything else
+ * first, a different "v", a frame over IPC_MAX_MSG, or bytes that are not a
+ * JSON object get an "error" reply (when the length was readable) and the
+ * connection is closed.  Every byte from a socket is untrusted.
+ *
+ * Requests (client -> daemon) and their replies:
+ *   hello          {"client":"msprof","pid":N}
+ *                  -> hello {"ok":true,"daemon_pid":N,"version":"x.y.z"}
+ *   session_start  {"prof_dir":"/abs/PROF_…", "pids":[N,…] (1..HOST_MAX_ROOTS),
+ *                   "follow_children":true, "host_sys":"cpu,mem,disk,network",
+ *                   "host_sys_freq":Hz (1..1000), "host_sys_usage":"cpu,mem",
+ *                   "host_sys_usage_freq":Hz (1..50), "storage_limit_mb":N (0: none)}
+ *                  -> session_started {"session":S}
+ *   session_stop   {"session":S} -> session_stopped {"session":S,"ticks":N,
+ *                   "records":N,"bytes":N,"reason":"stop"}
+ *   status         {} -> status {"sessions":N,"clients":N,"uptime_s":N}
+ *   shutdown       {} -> shutdown {"ok":true}, then the daemon exits
+ * Events (daemon -> client, unsolicited, id 0):
+ *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
+ *                   "message":"…"}  (a session that ended on its own)
+ * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
+ *   codes: bad_frame, too_big, bad_json, no_hello, version, unknown_type,
+ *   bad_request, limit, not_found, io.
+ *
+ * A session belongs to the connection that started it: when that
+ * connection closes (the launcher died), the session is stopped and its files
+ * are closed, so what was written stays readable. */
+#pragma once
+
+#include <stdint.h>
+
+#define IPC_PROTO_VERSION 1
+#define IPC_MAX_MSG (64U * 1024U)     /* bytes of JSON in one frame */
+#define IPC_MAX_CLIENTS 64            /* connections served at once */
+#define IPC_MAX_SESSIONS 32           /* sessions alive at once, all clients */
+#define IPC_MAX_SESSIONS_PER_CLIENT 8
+#define IPC_HELLO_TIMEOUT_MS 5000     /* a connection must say hello by then */
+
+/* Message types in numbered ranges: 1-99 handshake and control,
+ * 100-199 sessions, 200-299 events, 900-999 errors. */
+enum ipc_type {
+	IPC_T_UNKNOWN = 0,
+	IPC_T_HELLO = 1,
+	IPC_T_STATUS = 2,
+	IPC_T_SHUTDOWN = 3,
+	IPC_T_SESSION_START = 100,
+	IPC_T_SESSION_STARTED = 101,
+	IPC_T_SESSION_STOP = 102,
+	IPC_T_SESSION_STOPPED = 103,
+	IPC_T_SESSION_ENDED = 200,
+	IPC_T_ERROR = 900,
+};
+
+/* "hello" <-> IPC_T_HELLO; NULL / IPC_T_UNKNOWN when not in the table. */
+const char *ipc_type_name(enum ipc_type t);
+enum ipc_type ipc_type_from_name(const char *name);

@@ -1,0 +1,78 @@
+#!/bin/sh
+# The two set-up commands of the README, for a fresh Debian 12 machine:
+#   scripts/dev.sh sample   install what is missing, build, profile the sample workload
+#   scripts/dev.sh test     install what is missing, build, run the whole test suite
+#                           (plain build, then again under ASan+UBSan); the last line
+#                           is "N passed, N failed, N skipped"
+set -eu
+cd "$(dirname "$0")/.."
+
+PKGS="gcc meson ninja-build pkg-config libuv1-dev libcjson-dev libsqlite3-dev sqlite3 python3 util-linux"
+
+install_missing() {
+	missing=""
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "installing:$missing"
+	if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+build() { # build DIR [meson options...]
+	dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@" >/dev/null
+	fi
+	ninja -C "$dir" >/dev/null
+}
+
+# Count meson's results from its JSON log: passed, failed (fail, timeout,
+# error, unexpected pass), skipped.
+count() {
+	python3 - "$@" <<'PY'
+import json, sys
+p = f = s = 0
+for log in sys.argv[1:]:
+    try:
+        lines = open(log).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        r = json.loads(line).get("result")
+        if r in ("OK", "EXPECTEDFAIL"): p += 1
+        elif r == "SKIP": s += 1
+        else: f += 1
+print(f"{p} passed, {f} failed, {s} skipped")
+PY
+}
+
+case "${1:-}" in
+sample)
+	install_missing
+	build build
+	out="$PWD/prof"
+	mkdir -p "$out"
+	./build/launcher/msprof --output="$out" --host-sys=cpu,mem,disk,network \
+		--host-sys-usage=cpu,mem ./build/sample/msprof-sample --epochs 3 --dir "$out"
+	echo "profile written under $out:"
+	ls -d "$out"/PROF_*
+	;;
+test)
+	install_missing
+	build build
+	build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	rc=0
+	meson test -C build --print-errorlogs --num-processes 2 || rc=1
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C build-asan --print-errorlogs --num-processes 2 || rc=1
+	count build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+	exit $rc
+	;;
+*)
+	echo "usage: scripts/dev.sh sample|test" >&2
+	exit 2
+	;;
+esac

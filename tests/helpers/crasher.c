@@ -1,0 +1,29 @@
+/* Run for MS milliseconds of wall time doing light work, then die of the
+ * given signal (default SIGSEGV, a real invalid access).
+ *   test-crasher MS [SIGNAL] */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "util.h"
+
+int main(int argc, char **argv)
+{
+	uint64_t ms, sig = SIGSEGV;
+	if (argc < 2 || parse_u64(argv[1], 0, 3600000, &ms) < 0 || (argc > 2 && parse_u64(argv[2], 1, 64, &sig) < 0)) {
+		fprintf(stderr, "usage: test-crasher MS [SIGNAL]\n");
+		return 2;
+	}
+	uint64_t end = mono_ns() + ms * NSEC_PER_MSEC;
+	volatile uint64_t x = 0;
+	while (mono_ns() < end)
+		x++;
+	fflush(stdout);
+	if (sig == SIGSEGV) {
+		volatile int *p = (int *)(uintptr_t)8;
+		*p = 1;
+	}
+	raise((int)sig);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* Allocate and touch MB megabytes, hold them for HOLD_MS, then print the
+ * peak resident set the kernel recorded (VmHWM) for comparison.
+ *   test-memtouch MB HOLD_MS   prints "touched_kb=<n> vmhwm_kb=<n>" */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "util.h"
+
+static uint64_t vmhwm_kb(void)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	uint64_t v = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (startswith(line, "VmHWM:"))
+			v = strtoull(line + 6, NULL, 10);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t mb, hold;
+	if (argc < 3 || parse_u64(argv[1], 1, 65536, &mb) < 0 || parse_u64(argv[2], 0, 3600000, &hold) < 0) {
+		fprintf(stderr, "usage: test-memtouch MB HOLD_MS\n");
+		return 2;
+	}
+	size_t len = (size_t)mb << 20;
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = (unsigned char)i | 1;
+	struct timespec ts = { .tv_sec = (time_t)(hold / 1000), .tv_nsec = (long)(hold % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+	printf("touched_kb=%llu vmhwm_kb=%llu\n", (unsigned long long)(len >> 10), (unsigned long long)vmhwm_kb());
+	munmap(p, len);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,74 @@
+# Shared by integration and format tests.  Source it first:
+#   . "$SRCDIR/tests/integration/lib.sh"
+# Gives the test a private runtime dir (its own daemon) and work dir, stops
+# that daemon on exit, and offers small assertions.  Meson sets MSPROF,
+# MSPROFD, HELPERS and SRCDIR.
+set -u
+
+: "${MSPROF:?run under meson test}" "${MSPROFD:?}" "${HELPERS:?}" "${SRCDIR:?}"
+
+T_WORK=$(mktemp -d "${TMPDIR:-/tmp}/msprof-test.XXXXXX")
+export MSPROF_RUNTIME_DIR="$T_WORK/run"
+export MSPROFD_PATH="$MSPROFD"
+T_FAILS=0
+
+t_cleanup() {
+	local rc=$?
+	# Stop this test's daemon, if any, by its pid file or socket.
+	if [ -S "$MSPROF_RUNTIME_DIR/msprofd.sock" ] && [ -f "$MSPROF_RUNTIME_DIR/msprofd.pid" ]; then
+		kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")" 2>/dev/null
+	fi
+	if [ "$rc" -eq 0 ] && [ "$T_FAILS" -eq 0 ]; then
+		rm -rf "$T_WORK"
+	else
+		echo "# work dir kept: $T_WORK" >&2
+	fi
+}
+trap t_cleanup EXIT
+
+t_fail() { echo "FAIL: $*" >&2; T_FAILS=$((T_FAILS + 1)); }
+t_ok() { echo "ok: $*"; }
+t_skip() { echo "SKIP: $*"; exit 77; }
+
+# t_check "what" cmd args...  (runs the command; failure is recorded)
+t_check() {
+	local what=$1; shift
+	if "$@"; then t_ok "$what"; else t_fail "$what"; fi
+}
+
+# t_expect_rc N "what" cmd args...: the command must exit with N.
+t_expect_rc() {
+	local want=$1 what=$2; shift 2
+	"$@"; local got=$?
+	if [ "$got" -eq "$want" ]; then t_ok "$what (exit $got)"; else t_fail "$what: exit $got, want $want"; fi
+}
+
+# t_grep "what" pattern file: fixed-string match.
+t_grep() {
+	if grep -qF -- "$2" "$3"; then t_ok "$1"; else t_fail "$1: '$2' not in $3"; echo "--- $3:" >&2; cat "$3" >&2; fi
+}
+
+# The one PROF dir under a parent (fails the test if not exactly one).
+t_prof_dir() {
+	local n
+	n=$(find "$1" -maxdepth 1 -type d -name 'PROF_*' | wc -l)
+	if [ "$n" -ne 1 ]; then t_fail "expected one PROF dir in $1, found $n"; return 1; fi
+	find "$1" -maxdepth 1 -type d -name 'PROF_*'
+}
+
+# Query a database; prints rows separated by '|'.
+t_sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# Floating-point comparison through awk: t_within "what" value target tol_fraction
+t_within() {
+	if awk -v v="$2" -v t="$3" -v f="$4" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * f) }'; then
+		t_ok "$1: $2 within $(awk -v f="$4" 'BEGIN{print f*100}')% of $3"
+	else
+		t_fail "$1: $2 not within $(awk -v f="$4" 'BEGIN{print f*100}')% of $3"
+	fi
+}
+
+t_done() {
+	if [ "$T_FAILS" -ne 0 ]; then echo "$T_FAILS check(s) failed" >&2; exit 1; fi
+	exit 0
+}
