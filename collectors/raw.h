@@ -150,6 +150,9 @@ int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 /* Append one record; payload is already encoded (little-endian). */
 int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
 uint64_t raw_writer_bytes(const struct raw_writer *w);   /* all slices, headers included */
+/* Index of the slice being written now (added: lets a sampler repeat its
+ * process descriptions at the start of each new slice so slices stand alone). */
+uint32_t raw_writer_slice(const struct raw_writer *w);
 struct raw_writer *raw_writer_free(struct raw_writer *w); /* closes; accepts NULL */
 
 /* Payload builder: a growable little-endian buffer for encoders. */

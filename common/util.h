@@ -29,8 +29,8 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 
 /* Hand ownership on: returns the pointer and clears the variable so the
  * cleanup attribute on it does nothing. */
-#define TAKE_PTR(p) ({ __typeof__(p) _tp = (p); (p) = NULL; _tp; })
-#define TAKE_FD(fd) ({ int _tf = (fd); (fd) = -EBADF; _tf; })
+#define TAKE_PTR(p) __extension__({ __typeof__(p) _tp = (p); (p) = NULL; _tp; })
+#define TAKE_FD(fd) __extension__({ int _tf = (fd); (fd) = -EBADF; _tf; })
 
 #define NSEC_PER_SEC 1000000000ULL
 #define NSEC_PER_MSEC 1000000ULL

@@ -18,14 +18,16 @@ struct export_options {
 struct export_report {
 	char db_path[4096];      /* the msprof_{ts}.db written */
 	char output_dir[4096];   /* mindstudio_profiler_output, "" for type db */
-	unsigned files_written;  /* deliverables in output_dir */
+	unsigned files_written;  /* deliverables in output_dir (README.txt not counted) */
 	uint64_t records;        /* raw records parsed */
-	uint64_t bad_records;    /* damaged frames skipped */
+	uint64_t bad_records;    /* damaged frames and malformed payloads skipped */
 	uint64_t torn_bytes;     /* incomplete tails */
 	unsigned raw_files;      /* raw slices read */
 	char message[512];       /* first problem worth telling the user, or "" */
 };
 
 /* Returns 0, -ENOENT when prof_dir has no host/ data to export (message
- * says what is missing), or -errno. */
+ * says what is missing), or -errno.  opt NULL means type text.  *ret is
+ * filled in every case, so a failure comes with its message and whatever
+ * counts were gathered. */
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret);

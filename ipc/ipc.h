@@ -37,6 +37,10 @@ struct cJSON *ipc_msg_new(enum ipc_type type, uint64_t id);
  * (not a symlink) owned by us with no group/other permission bits; -EPERM
  * with a reason in ret_why (static string) otherwise. ret_path malloc'd. */
 int ipc_runtime_dir(char **ret_path, const char **ret_why);
+/* The same path without creating or checking it, for error messages
+ * ("cannot use runtime directory '%s': %s").  -EINVAL with ret_why when
+ * MSPROF_RUNTIME_DIR is not absolute. */
+int ipc_runtime_dir_path(char **ret_path, const char **ret_why);
 /* <runtime>/msprofd.sock and <runtime>/msprofd.sock.lock (malloc'd). */
 int ipc_socket_path(const char *runtime_dir, char **ret_sock, char **ret_lock);
 

@@ -1,11 +1,13 @@
 /* Send MB megabytes over a loopback TCP connection between two threads and
- * print how many bytes crossed.   test-netloop MB   prints "bytes=<n>" */
+ * print how many bytes crossed, then stay alive HOLD_MS so a sampler sees
+ * the last of it.   test-netloop MB [HOLD_MS]   prints "bytes=<n>" */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -26,9 +28,9 @@ static void *sink(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t mb;
-	if (argc < 2 || parse_u64(argv[1], 1, 65536, &mb) < 0) {
-		fprintf(stderr, "usage: test-netloop MB\n");
+	uint64_t mb, hold = 0;
+	if (argc < 2 || parse_u64(argv[1], 1, 65536, &mb) < 0 || (argc > 2 && parse_u64(argv[2], 0, 3600000, &hold) < 0)) {
+		fprintf(stderr, "usage: test-netloop MB [HOLD_MS]\n");
 		return 2;
 	}
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -61,5 +63,8 @@ int main(int argc, char **argv)
 	close(s);
 	close(ls);
 	printf("bytes=%llu\n", (unsigned long long)total);
+	fflush(stdout);
+	struct timespec ts = { .tv_sec = (time_t)(hold / 1000), .tv_nsec = (long)(hold % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

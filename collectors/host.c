@@ -1,0 +1,1608 @@
+/* Host samplers: /proc for the profiled process tree and for the machine.
+ *
+ * Targets.  Every process of the tree has its /proc/PID/stat kept open and
+ * read with pread at offset 0 on every tick: that is how exits (read fails,
+ * or a zombie with no threads left), exec (comm changes) and the blkio ticks
+ * are seen.  The fd pins the struct pid, so a recycled pid number never
+ * passes for the process we were following.  Threads (for --host-sys=cpu)
+ * keep their task/TID/stat and schedstat open too.  The tree is rescanned
+ * at most every RESCAN_NS: new threads from /proc/PID/task, new children
+ * from /proc/PID/task/TID/children, or, where the kernel lacks that file
+ * (CONFIG_PROC_CHILDREN=n), from the ppid of every process we have not
+ * looked at before.
+ *
+ * All processes (--host-sys-usage).  A usage tick walks /proc and reads each
+ * process with open+read+close: keeping thousands of fds would eat the
+ * daemon's descriptor limit, and usage runs at 1-50 Hz.
+ *
+ * Kept descriptors are bounded by a budget taken from RLIMIT_NOFILE; past
+ * it, files are opened for each read instead (slower, never wrong). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "host.h"
+#include "util.h"
+
+#define RESCAN_NS (100 * NSEC_PER_MSEC)
+#define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
+#define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
+#define SMALL_BUF 512                /* statm, schedstat, io, children chunk */
+#define SYSFILE_MAX (4U << 20)       /* /proc/stat, meminfo, net/dev */
+#define N_SRC (RAW_SOURCE_USAGE_MEM + 1)
+
+static const enum raw_source proc_sys_sources[] = {
+	RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK,
+};
+static const enum raw_source usage_sources[] = {
+	RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM,
+};
+
+/* --- pid -> index map (open addressing, linear probing) ------------------ */
+
+struct pidmap {
+	uint32_t *keys; /* 0: empty (pid 0 is never a /proc entry) */
+	uint32_t *vals;
+	uint32_t cap, n;
+};
+
+static inline uint32_t pm_slot(const struct pidmap *m, uint32_t k)
+{
+	return (k * 0x9e3779b1U) >> 7 & (m->cap - 1);
+}
+
+static bool pm_get(const struct pidmap *m, uint32_t k, uint32_t *ret)
+{
+	if (m->cap == 0 || k == 0)
+		return false;
+	for (uint32_t i = pm_slot(m, k);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == k) {
+			if (ret)
+				*ret = m->vals[i];
+			return true;
+		}
+		if (m->keys[i] == 0)
+			return false;
+	}
+}
+
+static int pm_put(struct pidmap *m, uint32_t k, uint32_t v);
+
+static int pm_grow(struct pidmap *m)
+{
+	uint32_t cap = m->cap ? m->cap * 2 : 64;
+	struct pidmap nm = { .cap = cap };
+	nm.keys = calloc(cap, sizeof(uint32_t));
+	nm.vals = calloc(cap, sizeof(uint32_t));
+	if (!nm.keys || !nm.vals) {
+		free(nm.keys);
+		free(nm.vals);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			(void)pm_put(&nm, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = nm;
+	return 0;
+}
+
+static int pm_put(struct pidmap *m, uint32_t k, uint32_t v)
+{
+	if (k == 0)
+		return -EINVAL;
+	if ((m->n + 1) * 2 > m->cap) {
+		int r = pm_grow(m);
+		if (r < 0)
+			return r;
+	}
+	for (uint32_t i = pm_slot(m, k);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == k) {
+			m->vals[i] = v;
+			return 0;
+		}
+		if (m->keys[i] == 0) {
+			m->keys[i] = k;
+			m->vals[i] = v;
+			m->n++;
+			return 0;
+		}
+	}
+}
+
+/* Backward-shift deletion keeps probe chains whole without tombstones. */
+static void pm_del(struct pidmap *m, uint32_t k)
+{
+	if (m->cap == 0 || k == 0)
+		return;
+	uint32_t mask = m->cap - 1, i = pm_slot(m, k);
+	while (m->keys[i] != k) {
+		if (m->keys[i] == 0)
+			return;
+		i = (i + 1) & mask;
+	}
+	for (uint32_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+		uint32_t home = pm_slot(m, m->keys[j]);
+		/* move j into the hole at i unless its home lies in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = 0;
+	m->n--;
+}
+
+static void pm_release(struct pidmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	*m = (struct pidmap){ 0 };
+}
+
+/* --- /proc text parsing -------------------------------------------------- */
+
+/* Numbers saturate instead of overflowing; the kernel never writes more
+ * than 20 digits, but the text is still treated as untrusted. */
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static bool scan_u64(const char **pp, const char *end, uint64_t *ret)
+{
+	const char *p = skip_blank(*pp, end);
+	uint64_t v = 0;
+	const char *start = p;
+	while (p < end && *p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p - '0');
+		v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
+		p++;
+	}
+	if (p == start)
+		return false;
+	*pp = p;
+	*ret = v;
+	return true;
+}
+
+static bool scan_i64(const char **pp, const char *end, int64_t *ret)
+{
+	const char *p = skip_blank(*pp, end);
+	bool neg = p < end && *p == '-';
+	if (neg)
+		p++;
+	uint64_t u;
+	if (!scan_u64(&p, end, &u))
+		return false;
+	if (u > INT64_MAX)
+		u = INT64_MAX;
+	*pp = p;
+	*ret = neg ? -(int64_t)u : (int64_t)u;
+	return true;
+}
+
+static inline uint32_t sat_u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+struct pstat {
+	char comm[16];
+	char state;
+	uint32_t ppid;
+	uint32_t num_threads;
+	uint64_t utime, stime, starttime, blkio;
+	int32_t processor;
+};
+
+/* /proc/PID/stat or /proc/PID/task/TID/stat.  comm may hold spaces and
+ * parentheses, so it ends at the LAST ')'. */
+static int parse_stat(const char *buf, size_t len, struct pstat *ret)
+{
+	const char *end = buf + len;
+	const char *lp = memchr(buf, '(', len);
+	const char *rp = memrchr(buf, ')', len);
+	if (!lp || !rp || rp < lp)
+		return -EBADMSG;
+
+	struct pstat st = { 0 };
+	size_t cl = (size_t)(rp - lp - 1);
+	if (cl > sizeof(st.comm) - 1)
+		cl = sizeof(st.comm) - 1;
+	memcpy(st.comm, lp + 1, cl);
+
+	const char *p = rp + 1;
+	unsigned field = 3;
+	for (; field <= 42; field++) {
+		p = skip_blank(p, end);
+		if (p >= end || *p == '\n')
+			break;
+		const char *t = p;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+		const char *q = t;
+		uint64_t u = 0;
+		int64_t s = 0;
+		switch (field) {
+		case 3:
+			st.state = *t;
+			break;
+		case 4:
+			if (scan_u64(&q, p, &u))
+				st.ppid = sat_u32(u);
+			break;
+		case 14:
+			(void)scan_u64(&q, p, &st.utime);
+			break;
+		case 15:
+			(void)scan_u64(&q, p, &st.stime);
+			break;
+		case 20:
+			if (scan_u64(&q, p, &u))
+				st.num_threads = sat_u32(u);
+			break;
+		case 22:
+			(void)scan_u64(&q, p, &st.starttime);
+			break;
+		case 39:
+			if (scan_i64(&q, p, &s))
+				st.processor = s < INT32_MIN ? INT32_MIN : s > INT32_MAX ? INT32_MAX : (int32_t)s;
+			break;
+		case 42:
+			(void)scan_u64(&q, p, &st.blkio);
+			break;
+		default:
+			break;
+		}
+	}
+	if (field <= 22)
+		return -EBADMSG; /* no starttime: not a stat line */
+	*ret = st;
+	return 0;
+}
+
+/* Up to max space-separated numbers from the start of buf (statm, schedstat). */
+static unsigned parse_nums(const char *buf, size_t len, uint64_t *out, unsigned max)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned n = 0;
+	while (n < max && scan_u64(&p, end, &out[n]))
+		n++;
+	return n;
+}
+
+/* The value of "key:" lines (/proc/PID/io, /proc/meminfo). */
+struct kv {
+	const char *key;
+	uint64_t *val;
+};
+
+static void parse_kv(const char *buf, size_t len, const struct kv *kv, size_t n_kv)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *colon = memchr(p, ':', (size_t)(eol - p));
+		if (colon) {
+			size_t kl = (size_t)(colon - p);
+			for (size_t i = 0; i < n_kv; i++)
+				if (strlen(kv[i].key) == kl && memcmp(kv[i].key, p, kl) == 0) {
+					const char *q = colon + 1;
+					(void)scan_u64(&q, eol, kv[i].val);
+					break;
+				}
+		}
+		p = eol + 1;
+	}
+}
+
+/* --- sampler state ------------------------------------------------------- */
+
+struct thr {
+	uint32_t tid;
+	int stat_fd, sched_fd; /* -1: opened for each read (over fd budget) */
+	bool gone;
+};
+
+struct proc {
+	uint32_t pid, ppid;
+	uint64_t starttime, blkio;
+	char comm[16];
+	int stat_fd, statm_fd, io_fd;
+	bool io_denied;
+	bool leader_valid;        /* leader: read by this tick's cpu sampler */
+	struct pstat leader;
+	DIR *task_dir;
+	struct thr *thr;
+	size_t n_thr, cap_thr;
+};
+
+struct uproc {
+	uint32_t pid, ppid;
+	uint64_t starttime;
+	char comm[16];
+	bool is_target;
+	int stat_fd, statm_fd;    /* kept, or -1 */
+};
+
+struct host_sampler {
+	bool follow;
+	unsigned sys_flags, usage_flags;
+	long clk_tck;
+
+	int proc_fd;
+	DIR *proc_dir;            /* /proc walked by usage ticks and the ppid fallback */
+	int netdev_fd, pstat_fd, meminfo_fd;
+
+	struct raw_writer *w[N_SRC];
+	uint32_t w_slice[N_SRC];  /* slice whose process descriptions were written */
+	uint64_t bytes_closed;
+
+	struct proc **procs;
+	size_t n_procs, cap_procs;
+	struct pidmap pmap;       /* pid -> index in procs */
+	size_t n_threads;
+	uint64_t last_scan_ns;
+	bool children_file;       /* /proc/PID/task/TID/children usable */
+	struct pidmap nondesc;    /* fallback: pids seen and found outside the tree */
+
+	struct uproc *u;
+	size_t n_u, cap_u;
+	struct pidmap umap;       /* pid -> index in u */
+	uint64_t last_uscan_ns;
+
+	int fd_budget, fds_kept, ufds_kept;
+
+	struct raw_buf rb[2], ib; /* two records built side by side, plus one-offs */
+	char *sbuf;
+	size_t scap;
+	uint32_t *tids;
+	size_t cap_tids;
+	struct thr *thr_tmp;
+	size_t cap_thr_tmp;
+
+	struct host_sampler_stats st;
+	int err;                  /* first write error: sticky */
+	bool finished;
+};
+
+static void put32_at(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void set_err(struct host_sampler *s, int r)
+{
+	if (r < 0 && s->err == 0)
+		s->err = r;
+}
+
+static void emit(struct host_sampler *s, enum raw_source src, uint16_t type, const struct raw_buf *b)
+{
+	if (!s->w[src])
+		return;
+	if (b->err) {
+		set_err(s, b->err);
+		return;
+	}
+	int r = raw_writer_append(s->w[src], type, b->data, (uint32_t)b->len);
+	if (r < 0) {
+		set_err(s, r);
+		return;
+	}
+	s->st.records++;
+}
+
+/* A record of "ts, n x {...}" entries, split into several records with the
+ * same ts when it would grow past MAX_ENTRIES. */
+struct rec {
+	struct host_sampler *s;
+	struct raw_buf *b;
+	enum raw_source src;
+	uint16_t type;
+	uint64_t ts;
+	uint32_t n;
+};
+
+static void rec_begin(struct rec *r, struct host_sampler *s, struct raw_buf *b, enum raw_source src,
+		      uint16_t type, uint64_t ts)
+{
+	*r = (struct rec){ .s = s, .b = b, .src = src, .type = type, .ts = ts };
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	raw_buf_u32(b, 0);
+}
+
+static void rec_flush(struct rec *r)
+{
+	if (r->n == 0)
+		return;
+	if (!r->b->err)
+		put32_at(r->b->data + 8, r->n);
+	emit(r->s, r->src, r->type, r->b);
+	rec_begin(r, r->s, r->b, r->src, r->type, r->ts);
+}
+
+static void rec_entry(struct rec *r)
+{
+	if (r->n == MAX_ENTRIES)
+		rec_flush(r);
+	r->n++;
+}
+
+/* --- reading /proc -------------------------------------------------------- */
+
+static ssize_t read_at0(int fd, char *buf, size_t cap)
+{
+	ssize_t n;
+	do
+		n = pread(fd, buf, cap - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return n;
+}
+
+/* "<id>/<leaf>" without snprintf: this runs for every file of a tick. */
+#define REL_MAX 48
+static const char *rel_path(char out[REL_MAX], uint32_t id, const char *leaf)
+{
+	char digits[10];
+	int n = 0;
+	do
+		digits[n++] = (char)('0' + id % 10);
+	while ((id /= 10) > 0);
+	size_t o = 0;
+	while (n > 0)
+		out[o++] = digits[--n];
+	out[o++] = '/';
+	size_t l = strnlen(leaf, REL_MAX - 1 - o);
+	memcpy(out + o, leaf, l);
+	out[o + l] = 0;
+	return out;
+}
+
+/* Read a kept file, or open dir_fd/<id>/<leaf> for this read when fd < 0. */
+static ssize_t read_file(int fd, int dir_fd, uint32_t id, const char *leaf, char *buf, size_t cap)
+{
+	if (fd >= 0)
+		return read_at0(fd, buf, cap);
+	char rel[REL_MAX];
+	_cleanup_close_ int f = openat(dir_fd, rel_path(rel, id, leaf), O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	return read_at0(f, buf, cap);
+}
+
+/* Open dir_fd/<id>/<leaf> to keep, within the fd budget: *ret_fd = -1 (not
+ * an error) past it.  The all-process sampler has a share of its own so that
+ * a busy machine cannot starve the profiled tree. */
+static int keep_open(struct host_sampler *s, int dir_fd, uint32_t id, const char *leaf, bool usage, int *ret_fd)
+{
+	*ret_fd = -1;
+	if (s->fds_kept >= s->fd_budget || (usage && s->ufds_kept >= s->fd_budget / 2))
+		return 0;
+	char rel[REL_MAX];
+	int fd = openat(dir_fd, rel_path(rel, id, leaf), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			return 0;
+		return -errno;
+	}
+	s->fds_kept++;
+	s->ufds_kept += usage;
+	*ret_fd = fd;
+	return 0;
+}
+
+static void close_kept(struct host_sampler *s, int *fd, bool usage)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		s->fds_kept--;
+		s->ufds_kept -= usage;
+	}
+	*fd = -1;
+}
+
+/* A whole /proc system file into s->sbuf.  seq_file reads return all they
+ * have when the buffer is big enough, so a short read is the end. */
+static ssize_t read_sysfile(struct host_sampler *s, int fd)
+{
+	size_t len = 0;
+	for (;;) {
+		if (s->scap - len < 4096) {
+			if (s->scap >= SYSFILE_MAX)
+				break;
+			size_t nc = s->scap ? s->scap * 2 : 16384;
+			char *nb = realloc(s->sbuf, nc);
+			if (!nb)
+				return -ENOMEM;
+			s->sbuf = nb;
+			s->scap = nc;
+		}
+		size_t want = s->scap - 1 - len;
+		ssize_t n = pread(fd, s->sbuf + len, want, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		len += (size_t)n;
+		if ((size_t)n < want)
+			break;
+	}
+	s->sbuf[len] = 0;
+	return (ssize_t)len;
+}
+
+/* --- records --------------------------------------------------------------- */
+
+static void emit_info(struct host_sampler *s, enum raw_source src, uint64_t ts, uint32_t pid,
+		      uint32_t ppid, uint64_t starttime, const char *comm, bool is_target)
+{
+	if (!s->w[src])
+		return;
+	struct raw_buf *b = &s->ib;
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	raw_buf_u32(b, pid);
+	raw_buf_u32(b, ppid);
+	raw_buf_u64(b, starttime);
+	raw_buf_str(b, comm, 16);
+	raw_buf_u32(b, is_target ? 1 : 0);
+	emit(s, src, RAW_PROC_INFO, b);
+}
+
+static void emit_exit(struct host_sampler *s, enum raw_source src, uint64_t ts, uint32_t pid)
+{
+	if (!s->w[src])
+		return;
+	struct raw_buf *b = &s->ib;
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	raw_buf_u32(b, pid);
+	emit(s, src, RAW_PROC_EXIT, b);
+}
+
+static void emit_target_info(struct host_sampler *s, const struct proc *p, uint64_t ts)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(proc_sys_sources); i++)
+		emit_info(s, proc_sys_sources[i], ts, p->pid, p->ppid, p->starttime, p->comm, true);
+}
+
+/* --- targets --------------------------------------------------------------- */
+
+static void thr_close(struct host_sampler *s, struct thr *t)
+{
+	close_kept(s, &t->stat_fd, false);
+	close_kept(s, &t->sched_fd, false);
+}
+
+static void proc_free(struct host_sampler *s, struct proc *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_thr; i++)
+		thr_close(s, &p->thr[i]);
+	s->n_threads -= p->n_thr;
+	free(p->thr);
+	close_kept(s, &p->stat_fd, false);
+	close_kept(s, &p->statm_fd, false);
+	close_kept(s, &p->io_fd, false);
+	if (p->task_dir) {
+		closedir(p->task_dir);
+		s->fds_kept--;
+	}
+	free(p);
+}
+
+static bool stat_is_dead(const struct pstat *st)
+{
+	/* a zombie leader with live threads is still running */
+	return (st->state == 'Z' || st->state == 'X') && st->num_threads <= 1;
+}
+
+/* Start following pid.  0 when it cannot be followed (gone, over the
+ * limit); -errno only for our own failures. */
+static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
+{
+	if (pid == 0 || pm_get(&s->pmap, pid, NULL))
+		return 0;
+	if (s->n_procs >= HOST_MAX_PIDS)
+		return 0;
+	if (s->n_procs == s->cap_procs) {
+		size_t nc = s->cap_procs ? s->cap_procs * 2 : 16;
+		struct proc **np = realloc(s->procs, nc * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		s->procs = np;
+		s->cap_procs = nc;
+	}
+
+	struct proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->pid = pid;
+	p->stat_fd = p->statm_fd = p->io_fd = -1;
+
+	int r = keep_open(s, s->proc_fd, pid, "stat", false, &p->stat_fd);
+	char buf[STAT_BUF];
+	ssize_t n = r < 0 ? r : read_file(p->stat_fd, s->proc_fd, pid, "stat", buf, sizeof(buf));
+	struct pstat st;
+	if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0 || stat_is_dead(&st)) {
+		proc_free(s, p);
+		return 0;
+	}
+	p->ppid = st.ppid;
+	p->starttime = st.starttime;
+	p->blkio = st.blkio;
+	memcpy(p->comm, st.comm, sizeof(p->comm));
+
+	if ((s->sys_flags & HOST_SYS_CPU) || s->follow) {
+		char rel[REL_MAX];
+		int dfd = openat(s->proc_fd, rel_path(rel, pid, "task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			p->task_dir = fdopendir(dfd);
+			if (!p->task_dir)
+				close(dfd);
+			else
+				s->fds_kept++;
+		}
+	}
+	if (s->sys_flags & HOST_SYS_MEM)
+		(void)keep_open(s, s->proc_fd, pid, "statm", false, &p->statm_fd);
+	if (s->sys_flags & HOST_SYS_DISK) {
+		if (keep_open(s, s->proc_fd, pid, "io", false, &p->io_fd) == -EACCES)
+			p->io_denied = true; /* needs ptrace access: another user's process */
+	}
+
+	r = pm_put(&s->pmap, pid, (uint32_t)s->n_procs);
+	if (r < 0) {
+		proc_free(s, p);
+		return r;
+	}
+	s->procs[s->n_procs++] = p;
+	s->st.seen_pids++;
+	emit_target_info(s, p, ts);
+	return 1;
+}
+
+static void remove_target(struct host_sampler *s, size_t i, uint64_t ts)
+{
+	struct proc *p = s->procs[i];
+	for (size_t k = 0; k < ARRAY_SIZE(proc_sys_sources); k++)
+		emit_exit(s, proc_sys_sources[k], ts, p->pid);
+	pm_del(&s->pmap, p->pid);
+	s->procs[i] = s->procs[--s->n_procs];
+	if (i < s->n_procs)
+		(void)pm_put(&s->pmap, s->procs[i]->pid, (uint32_t)i); /* key exists: cannot fail */
+	proc_free(s, p);
+}
+
+/* Every target's stat: exits, exec (comm), blkio ticks.  When the cpu
+ * sampler has just read the main thread's task/PID/stat, that is used: it
+ * holds the same state, comm, ppid, num_threads, starttime and field 42 as
+ * /proc/PID/stat (only utime/stime differ), and saves a read per process. */
+static void refresh_targets(struct host_sampler *s, uint64_t ts)
+{
+	char buf[STAT_BUF];
+	for (size_t i = 0; i < s->n_procs;) {
+		struct proc *p = s->procs[i];
+		struct pstat st;
+		bool ok;
+		if (p->leader_valid) {
+			st = p->leader;
+			p->leader_valid = false;
+			ok = true;
+		} else {
+			ssize_t n = read_file(p->stat_fd, s->proc_fd, p->pid, "stat", buf, sizeof(buf));
+			ok = n > 0 && parse_stat(buf, (size_t)n, &st) == 0;
+		}
+		if (!ok || stat_is_dead(&st) || (p->stat_fd < 0 && st.starttime != p->starttime)) {
+			remove_target(s, i, ts);
+			continue;
+		}
+		p->ppid = st.ppid;
+		p->blkio = st.blkio;
+		if (memcmp(p->comm, st.comm, sizeof(p->comm)) != 0) {
+			memcpy(p->comm, st.comm, sizeof(p->comm));
+			emit_target_info(s, p, ts);
+		}
+		i++;
+	}
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Numeric entries of a directory into s->tids; returns the count. */
+static ssize_t list_numeric(struct host_sampler *s, DIR *d)
+{
+	size_t n = 0;
+	rewinddir(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		uint64_t v;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || parse_u64(de->d_name, 1, UINT32_MAX, &v) < 0)
+			continue;
+		if (n == s->cap_tids) {
+			size_t nc = s->cap_tids ? s->cap_tids * 2 : 256;
+			uint32_t *nt = realloc(s->tids, nc * sizeof(*nt));
+			if (!nt)
+				return -ENOMEM;
+			s->tids = nt;
+			s->cap_tids = nc;
+		}
+		s->tids[n++] = (uint32_t)v;
+	}
+	return (ssize_t)n;
+}
+
+static void thr_open(struct host_sampler *s, struct proc *p, struct thr *t, uint32_t tid)
+{
+	int dfd = dirfd(p->task_dir);
+	*t = (struct thr){ .tid = tid, .stat_fd = -1, .sched_fd = -1 };
+	(void)keep_open(s, dfd, tid, "stat", false, &t->stat_fd);
+	(void)keep_open(s, dfd, tid, "schedstat", false, &t->sched_fd);
+}
+
+/* Bring p's thread list in line with the sorted tids (merge of two sorted
+ * lists: kept fds stay, gone threads close, new ones open). */
+static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t *tids, size_t n)
+{
+	if (n > s->cap_thr_tmp) {
+		struct thr *nt = realloc(s->thr_tmp, n * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		s->thr_tmp = nt;
+		s->cap_thr_tmp = n;
+	}
+	struct thr *out = s->thr_tmp;
+	size_t i = 0, j = 0, k = 0;
+	while (i < p->n_thr || j < n) {
+		if (j == n || (i < p->n_thr && p->thr[i].tid < tids[j])) {
+			thr_close(s, &p->thr[i++]);
+			s->n_threads--;
+		} else if (i == p->n_thr || p->thr[i].tid > tids[j]) {
+			if (s->n_threads < HOST_MAX_THREADS) {
+				thr_open(s, p, &out[k++], tids[j]);
+				s->n_threads++;
+			}
+			j++;
+		} else {
+			struct thr *t = &p->thr[i++];
+			if (t->gone) { /* died and the tid came back: a new thread */
+				thr_close(s, t);
+				thr_open(s, p, t, tids[j]);
+			}
+			out[k++] = *t;
+			j++;
+		}
+	}
+	/* swap the arrays so both buffers are reused */
+	s->thr_tmp = p->thr;
+	size_t c = s->cap_thr_tmp;
+	s->cap_thr_tmp = p->cap_thr;
+	p->thr = out;
+	p->cap_thr = c;
+	p->n_thr = k;
+	return 0;
+}
+
+/* Children listed in /proc/PID/task/TID/children ("pid pid ... "). */
+static int add_children_of(struct host_sampler *s, struct proc *p, uint32_t tid, uint64_t ts)
+{
+	char rel[REL_MAX];
+	_cleanup_close_ int fd = openat(dirfd(p->task_dir), rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[SMALL_BUF];
+	size_t have = 0;
+	for (bool eof = false; !eof;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return 0;
+		eof = n == 0;
+		have += (size_t)n;
+		const char *q = buf, *end = buf + have;
+		while (q < end) {
+			if (*q < '0' || *q > '9') {
+				q++;
+				continue;
+			}
+			const char *t = q;
+			uint64_t v;
+			(void)scan_u64(&q, end, &v);
+			if (q == end && !eof) {
+				q = t; /* may go on in the next read */
+				break;
+			}
+			if (v > 0 && v <= UINT32_MAX) {
+				int r = add_target(s, (uint32_t)v, ts);
+				if (r < 0)
+					return r;
+			}
+		}
+		have = (size_t)(end - q);
+		memmove(buf, q, have);
+		if (have == sizeof(buf))
+			return 0; /* a "pid" longer than the buffer: not a pid list */
+	}
+	return 0;
+}
+
+/* Without CONFIG_PROC_CHILDREN: read the ppid of every process not seen
+ * before.  Pids already found outside the tree are remembered while they
+ * exist, so a steady system costs one readdir of /proc per rescan. */
+static int fallback_scan(struct host_sampler *s, uint64_t ts)
+{
+	ssize_t n = list_numeric(s, s->proc_dir);
+	if (n < 0)
+		return (int)n;
+
+	struct pidmap seen = { 0 };
+	/* candidates: (pid, ppid) pairs, resolved to a fixpoint so that a
+	 * grandchild listed before its parent is still found */
+	uint32_t *cand = NULL;
+	size_t n_cand = 0;
+	int r = 0;
+	char buf[STAT_BUF];
+	for (ssize_t i = 0; i < n && r == 0; i++) {
+		uint32_t pid = s->tids[i];
+		if (pm_get(&s->pmap, pid, NULL))
+			continue;
+		if (pm_get(&s->nondesc, pid, NULL)) {
+			r = pm_put(&seen, pid, 0);
+			continue;
+		}
+		ssize_t m = read_file(-1, s->proc_fd, pid, "stat", buf, sizeof(buf));
+		struct pstat st;
+		if (m <= 0 || parse_stat(buf, (size_t)m, &st) < 0)
+			continue;
+		if (n_cand % 64 == 0) {
+			uint32_t *nc = realloc(cand, (n_cand + 64) * 2 * sizeof(*nc));
+			if (!nc) {
+				r = -ENOMEM;
+				break;
+			}
+			cand = nc;
+		}
+		cand[2 * n_cand] = pid;
+		cand[2 * n_cand + 1] = st.ppid;
+		n_cand++;
+	}
+	for (bool changed = true; changed && r == 0;) {
+		changed = false;
+		for (size_t i = 0; i < n_cand && r == 0; i++) {
+			if (cand[2 * i] == 0 || !pm_get(&s->pmap, cand[2 * i + 1], NULL))
+				continue;
+			int a = add_target(s, cand[2 * i], ts);
+			cand[2 * i] = 0;
+			if (a > 0)
+				changed = true;
+			r = a < 0 ? a : 0;
+		}
+	}
+	for (size_t i = 0; i < n_cand && r == 0; i++)
+		if (cand[2 * i] != 0 && !pm_get(&s->pmap, cand[2 * i], NULL))
+			r = pm_put(&seen, cand[2 * i], 0);
+	free(cand);
+	if (r < 0) {
+		pm_release(&seen);
+		return r;
+	}
+	pm_release(&s->nondesc);
+	s->nondesc = seen;
+	return 0;
+}
+
+static int scan_tree(struct host_sampler *s, uint64_t ts)
+{
+	bool want_thr = s->sys_flags & HOST_SYS_CPU;
+	bool want_children = s->follow && s->children_file;
+	int r;
+
+	if (s->follow && !s->children_file) {
+		r = fallback_scan(s, ts);
+		if (r < 0)
+			return r;
+	}
+	if (!want_thr && !want_children)
+		return 0;
+	/* targets added while this runs are appended and visited too */
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct proc *p = s->procs[i];
+		if (!p->task_dir)
+			continue;
+		ssize_t n = list_numeric(s, p->task_dir);
+		if (n < 0)
+			return (int)n;
+		qsort(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
+		if (want_thr) {
+			r = merge_threads(s, p, s->tids, (size_t)n);
+			if (r < 0)
+				return r;
+		}
+		if (want_children) {
+			/* add_target may reuse s->tids: walk a copy */
+			size_t nt = (size_t)n;
+			uint32_t *copy = malloc(nt * sizeof(*copy) + 1);
+			if (!copy)
+				return -ENOMEM;
+			memcpy(copy, s->tids, nt * sizeof(*copy));
+			for (size_t k = 0; k < nt; k++) {
+				r = add_children_of(s, p, copy[k], ts);
+				if (r < 0) {
+					free(copy);
+					return r;
+				}
+			}
+			free(copy);
+		}
+	}
+	return 0;
+}
+
+/* --- host-sys sources ------------------------------------------------------- */
+
+static void sample_thread_cpu(struct host_sampler *s)
+{
+	struct rec r;
+	char buf[STAT_BUF], sbuf[SMALL_BUF];
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_CPU, RAW_THREAD_CPU, mono_ns());
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct proc *p = s->procs[i];
+		if (!p->task_dir)
+			continue;
+		int dfd = dirfd(p->task_dir);
+		for (size_t k = 0; k < p->n_thr; k++) {
+			struct thr *t = &p->thr[k];
+			if (t->gone)
+				continue;
+			ssize_t n = read_file(t->stat_fd, dfd, t->tid, "stat", buf, sizeof(buf));
+			struct pstat st;
+			if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0) {
+				t->gone = true;
+				thr_close(s, t);
+				continue;
+			}
+			if (t->tid == p->pid) {
+				p->leader = st;
+				p->leader_valid = true;
+			}
+			uint64_t run[1] = { 0 };
+			n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
+			if (n > 0)
+				(void)parse_nums(sbuf, (size_t)n, run, 1);
+
+			rec_entry(&r);
+			raw_buf_u32(r.b, p->pid);
+			raw_buf_u32(r.b, t->tid);
+			raw_buf_u64(r.b, st.utime);
+			raw_buf_u64(r.b, st.stime);
+			raw_buf_u64(r.b, run[0]);
+			raw_buf_u32(r.b, (uint32_t)st.processor);
+			raw_buf_u32(r.b, 0);
+		}
+	}
+	rec_flush(&r);
+}
+
+static void sample_proc_mem(struct host_sampler *s)
+{
+	struct rec r;
+	char buf[SMALL_BUF];
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, mono_ns());
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct proc *p = s->procs[i];
+		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
+		uint64_t v[3] = { 0 };
+		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
+			continue;
+		rec_entry(&r);
+		raw_buf_u32(r.b, p->pid);
+		raw_buf_u32(r.b, 0);
+		raw_buf_u64(r.b, v[0]);
+		raw_buf_u64(r.b, v[1]);
+		raw_buf_u64(r.b, v[2]);
+	}
+	rec_flush(&r);
+}
+
+static void sample_proc_io(struct host_sampler *s)
+{
+	struct rec r;
+	char buf[SMALL_BUF];
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, mono_ns());
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct proc *p = s->procs[i];
+		if (p->io_denied)
+			continue;
+		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
+		if (n <= 0)
+			continue;
+		uint64_t rchar = 0, wchar = 0, rb = 0, wb = 0, cwb = 0;
+		const struct kv kv[] = {
+			{ "rchar", &rchar }, { "wchar", &wchar }, { "read_bytes", &rb },
+			{ "write_bytes", &wb }, { "cancelled_write_bytes", &cwb },
+		};
+		parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
+		rec_entry(&r);
+		raw_buf_u32(r.b, p->pid);
+		raw_buf_u32(r.b, 0);
+		raw_buf_u64(r.b, rchar);
+		raw_buf_u64(r.b, wchar);
+		raw_buf_u64(r.b, rb);
+		raw_buf_u64(r.b, wb);
+		raw_buf_u64(r.b, cwb);
+		raw_buf_u64(r.b, p->blkio);
+	}
+	rec_flush(&r);
+}
+
+static void sample_net_dev(struct host_sampler *s)
+{
+	uint64_t ts = mono_ns();
+	ssize_t len = read_sysfile(s, s->netdev_fd);
+	if (len < 0) {
+		if (len == -ENOMEM)
+			set_err(s, (int)len);
+		return;
+	}
+	struct rec r;
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_NET, RAW_NET_DEV, ts);
+	const char *p = s->sbuf, *end = s->sbuf + len;
+	for (unsigned line = 0; p < end; line++) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *colon = memchr(p, ':', (size_t)(eol - p));
+		if (line >= 2 && colon) {
+			const char *name = skip_blank(p, colon);
+			uint64_t v[16] = { 0 };
+			const char *q = colon + 1;
+			unsigned n = 0;
+			while (n < 16 && scan_u64(&q, eol, &v[n]))
+				n++;
+			if (n >= 12) {
+				char ifname[16] = { 0 };
+				size_t nl = (size_t)(colon - name);
+				memcpy(ifname, name, nl < sizeof(ifname) - 1 ? nl : sizeof(ifname) - 1);
+				rec_entry(&r);
+				raw_buf_str(r.b, ifname, 16);
+				raw_buf_u64(r.b, v[0]);
+				raw_buf_u64(r.b, v[1]);
+				raw_buf_u64(r.b, v[2]);
+				raw_buf_u64(r.b, v[3]);
+				raw_buf_u64(r.b, v[8]);
+				raw_buf_u64(r.b, v[9]);
+				raw_buf_u64(r.b, v[10]);
+				raw_buf_u64(r.b, v[11]);
+			}
+		}
+		p = eol + 1;
+	}
+	rec_flush(&r);
+}
+
+/* --- host-sys-usage sources ------------------------------------------------- */
+
+static void sample_sys_cpu(struct host_sampler *s)
+{
+	uint64_t ts = mono_ns();
+	ssize_t len = read_sysfile(s, s->pstat_fd);
+	if (len < 0) {
+		if (len == -ENOMEM)
+			set_err(s, (int)len);
+		return;
+	}
+	struct rec r;
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_SYS_CPU, ts);
+	const char *p = s->sbuf, *end = s->sbuf + len;
+	while (p + 3 <= end && memcmp(p, "cpu", 3) == 0) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *q = p + 3;
+		int64_t cpu = -1;
+		if (q < eol && *q >= '0' && *q <= '9') {
+			uint64_t c;
+			(void)scan_u64(&q, eol, &c);
+			cpu = c > INT32_MAX ? INT32_MAX : (int64_t)c;
+		}
+		uint64_t v[8] = { 0 };
+		unsigned n = 0;
+		while (n < 8 && scan_u64(&q, eol, &v[n]))
+			n++;
+		if (n >= 4) {
+			rec_entry(&r);
+			raw_buf_u32(r.b, (uint32_t)(int32_t)cpu);
+			raw_buf_u32(r.b, 0);
+			for (unsigned k = 0; k < 8; k++)
+				raw_buf_u64(r.b, v[k]);
+		}
+		p = eol + 1;
+	}
+	rec_flush(&r);
+}
+
+static void sample_sys_mem(struct host_sampler *s)
+{
+	uint64_t ts = mono_ns();
+	ssize_t len = read_sysfile(s, s->meminfo_fd);
+	if (len < 0) {
+		if (len == -ENOMEM)
+			set_err(s, (int)len);
+		return;
+	}
+	uint64_t v[9] = { 0 };
+	const struct kv kv[] = {
+		{ "MemTotal", &v[0] }, { "MemFree", &v[1] }, { "Buffers", &v[2] },
+		{ "Cached", &v[3] }, { "Shmem", &v[4] }, { "CommitLimit", &v[5] },
+		{ "Committed_AS", &v[6] }, { "HugePages_Total", &v[7] }, { "HugePages_Free", &v[8] },
+	};
+	parse_kv(s->sbuf, (size_t)len, kv, ARRAY_SIZE(kv));
+	struct raw_buf *b = &s->ib;
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		raw_buf_u64(b, v[i]);
+	emit(s, RAW_SOURCE_USAGE_MEM, RAW_SYS_MEM, b);
+}
+
+static void usage_info(struct host_sampler *s, const struct uproc *u, uint64_t ts)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++)
+		emit_info(s, usage_sources[k], ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target);
+}
+
+static void usage_exit(struct host_sampler *s, uint32_t pid, uint64_t ts)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++)
+		emit_exit(s, usage_sources[k], ts, pid);
+}
+
+static void uproc_add(struct host_sampler *s, uint32_t pid, uint64_t ts)
+{
+	if (s->n_u >= HOST_MAX_THREADS)
+		return;
+	if (s->n_u == s->cap_u) {
+		size_t nc = s->cap_u ? s->cap_u * 2 : 256;
+		struct uproc *nu = realloc(s->u, nc * sizeof(*nu));
+		if (!nu) {
+			set_err(s, -ENOMEM);
+			return;
+		}
+		s->u = nu;
+		s->cap_u = nc;
+	}
+	struct uproc u = { .pid = pid, .stat_fd = -1, .statm_fd = -1 };
+	if (s->usage_flags & HOST_USAGE_CPU)
+		(void)keep_open(s, s->proc_fd, pid, "stat", true, &u.stat_fd);
+	if (s->usage_flags & HOST_USAGE_MEM)
+		(void)keep_open(s, s->proc_fd, pid, "statm", true, &u.statm_fd);
+
+	char buf[STAT_BUF];
+	struct pstat st;
+	ssize_t n = read_file(u.stat_fd, s->proc_fd, pid, "stat", buf, sizeof(buf));
+	if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0 || pm_put(&s->umap, pid, (uint32_t)s->n_u) < 0) {
+		close_kept(s, &u.stat_fd, true);
+		close_kept(s, &u.statm_fd, true);
+		return;
+	}
+	u.ppid = st.ppid;
+	u.starttime = st.starttime;
+	memcpy(u.comm, st.comm, sizeof(u.comm));
+	u.is_target = pm_get(&s->pmap, pid, NULL);
+	s->u[s->n_u++] = u;
+	usage_info(s, &u, ts);
+}
+
+static void uproc_remove(struct host_sampler *s, size_t i, uint64_t ts)
+{
+	struct uproc *u = &s->u[i];
+	usage_exit(s, u->pid, ts);
+	pm_del(&s->umap, u->pid);
+	close_kept(s, &u->stat_fd, true);
+	close_kept(s, &u->statm_fd, true);
+	s->u[i] = s->u[--s->n_u];
+	if (i < s->n_u)
+		(void)pm_put(&s->umap, s->u[i].pid, (uint32_t)i); /* key exists: cannot fail */
+}
+
+/* Every process: new pids are looked for at most every RESCAN_NS, known
+ * ones are read every tick through their kept fds; a read that fails is an
+ * exit (a kept fd never reads a recycled pid). */
+static void sample_all_procs(struct host_sampler *s)
+{
+	bool cpu = s->usage_flags & HOST_USAGE_CPU, mem = s->usage_flags & HOST_USAGE_MEM;
+	uint64_t ts = mono_ns();
+	if (s->last_uscan_ns == 0 || ts - s->last_uscan_ns >= RESCAN_NS) {
+		s->last_uscan_ns = ts;
+		ssize_t n = list_numeric(s, s->proc_dir);
+		if (n < 0) {
+			set_err(s, (int)n);
+			return;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			if (!pm_get(&s->umap, s->tids[i], NULL))
+				uproc_add(s, s->tids[i], ts);
+	}
+
+	struct rec rc, rm;
+	rec_begin(&rc, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_PROC_CPU, ts);
+	rec_begin(&rm, s, &s->rb[1], RAW_SOURCE_USAGE_MEM, RAW_PROC_MEM_ALL, ts);
+	char buf[STAT_BUF];
+	for (size_t i = 0; i < s->n_u;) {
+		struct uproc *u = &s->u[i];
+		bool changed = false;
+		if (cpu) {
+			struct pstat st;
+			ssize_t n = read_file(u->stat_fd, s->proc_fd, u->pid, "stat", buf, sizeof(buf));
+			if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0 ||
+			    (u->stat_fd < 0 && st.starttime != u->starttime)) {
+				uproc_remove(s, i, ts);
+				continue;
+			}
+			if (memcmp(u->comm, st.comm, sizeof(u->comm)) != 0) {
+				memcpy(u->comm, st.comm, sizeof(u->comm));
+				changed = true;
+			}
+			u->ppid = st.ppid;
+			rec_entry(&rc);
+			raw_buf_u32(rc.b, u->pid);
+			raw_buf_u32(rc.b, 0);
+			raw_buf_u64(rc.b, st.utime);
+			raw_buf_u64(rc.b, st.stime);
+		}
+		if (mem) {
+			ssize_t n = read_file(u->statm_fd, s->proc_fd, u->pid, "statm", buf, sizeof(buf));
+			uint64_t v[3] = { 0 };
+			if (n > 0 && parse_nums(buf, (size_t)n, v, 3) == 3) {
+				rec_entry(&rm);
+				raw_buf_u32(rm.b, u->pid);
+				raw_buf_u32(rm.b, 0);
+				raw_buf_u64(rm.b, v[0]);
+				raw_buf_u64(rm.b, v[1]);
+				raw_buf_u64(rm.b, v[2]);
+			} else if (!cpu) {
+				uproc_remove(s, i, ts);
+				continue;
+			}
+		}
+		/* once a target, always: a zombie reaped late is no longer
+		 * followed but was part of the tree */
+		if (!u->is_target && pm_get(&s->pmap, u->pid, NULL)) {
+			u->is_target = true;
+			changed = true;
+		}
+		if (changed)
+			usage_info(s, u, ts);
+		i++;
+	}
+	rec_flush(&rc);
+	rec_flush(&rm);
+}
+
+/* Slices stand alone: a new slice gets the process descriptions again. */
+static void reannounce(struct host_sampler *s, uint64_t ts)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(proc_sys_sources); k++) {
+		enum raw_source src = proc_sys_sources[k];
+		if (!s->w[src] || raw_writer_slice(s->w[src]) == s->w_slice[src])
+			continue;
+		s->w_slice[src] = raw_writer_slice(s->w[src]);
+		for (size_t i = 0; i < s->n_procs; i++) {
+			const struct proc *p = s->procs[i];
+			emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true);
+		}
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++) {
+		enum raw_source src = usage_sources[k];
+		if (!s->w[src] || raw_writer_slice(s->w[src]) == s->w_slice[src])
+			continue;
+		s->w_slice[src] = raw_writer_slice(s->w[src]);
+		for (size_t i = 0; i < s->n_u; i++) {
+			const struct uproc *u = &s->u[i];
+			emit_info(s, src, ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target);
+		}
+	}
+}
+
+/* --- public ------------------------------------------------------------------ */
+
+static int open_sys_file(const char *path, int *ret_fd)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+static bool have_children_file(int proc_fd)
+{
+	const char *e = getenv("MSPROF_TEST_NO_PROC_CHILDREN"); /* tests cover the fallback */
+	if (e && *e && strcmp(e, "0") != 0)
+		return false;
+	char rel[64];
+	snprintf(rel, sizeof(rel), "self/task/%d/children", (int)getpid());
+	return faccessat(proc_fd, rel, R_OK, 0) == 0;
+}
+
+int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler **ret)
+{
+	if (!cfg || !ret || !cfg->data_dir || cfg->n_roots > HOST_MAX_ROOTS)
+		return -EINVAL;
+	if (cfg->sys_flags & ~(unsigned)(HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK))
+		return -EINVAL;
+	if (cfg->usage_flags & ~(unsigned)(HOST_USAGE_CPU | HOST_USAGE_MEM))
+		return -EINVAL;
+	for (unsigned i = 0; i < cfg->n_roots; i++)
+		if (cfg->roots[i] == 0)
+			return -EINVAL;
+
+	struct host_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = -1;
+	s->follow = cfg->follow_children;
+	s->sys_flags = cfg->sys_flags;
+	s->usage_flags = cfg->usage_flags;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
+
+	struct rlimit rl;
+	rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+	if (lim == RLIM_INFINITY || lim > (1U << 20))
+		lim = 1U << 20;
+	/* half the limit, leaving the rest to the daemon's sockets and files */
+	s->fd_budget = (int)(lim / 2);
+
+	int r;
+	s->proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->proc_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	int dfd = fcntl(s->proc_fd, F_DUPFD_CLOEXEC, 3);
+	if (dfd < 0 || !(s->proc_dir = fdopendir(dfd))) {
+		r = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		goto fail;
+	}
+	s->children_file = have_children_file(s->proc_fd);
+
+	if (cfg->sys_flags & HOST_SYS_NETWORK && (r = open_sys_file("/proc/net/dev", &s->netdev_fd)) < 0)
+		goto fail;
+	if (cfg->usage_flags & HOST_USAGE_CPU && (r = open_sys_file("/proc/stat", &s->pstat_fd)) < 0)
+		goto fail;
+	if (cfg->usage_flags & HOST_USAGE_MEM && (r = open_sys_file("/proc/meminfo", &s->meminfo_fd)) < 0)
+		goto fail;
+
+	uint64_t mono0 = cfg->mono0_ns, real0 = cfg->real0_ns;
+	if (mono0 == 0 && real0 == 0) {
+		mono0 = mono_ns();
+		real0 = real_ns();
+	}
+	static const struct { unsigned sys, usage; enum raw_source src; } srcs[] = {
+		{ HOST_SYS_CPU, 0, RAW_SOURCE_HOST_CPU },
+		{ HOST_SYS_MEM, 0, RAW_SOURCE_HOST_MEM },
+		{ HOST_SYS_DISK, 0, RAW_SOURCE_HOST_DISK },
+		{ HOST_SYS_NETWORK, 0, RAW_SOURCE_HOST_NET },
+		{ 0, HOST_USAGE_CPU, RAW_SOURCE_USAGE_CPU },
+		{ 0, HOST_USAGE_MEM, RAW_SOURCE_USAGE_MEM },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(srcs); i++) {
+		if (!(cfg->sys_flags & srcs[i].sys) && !(cfg->usage_flags & srcs[i].usage))
+			continue;
+		r = raw_writer_open(cfg->data_dir, srcs[i].src, mono0, real0, cfg->slice_bytes, &s->w[srcs[i].src]);
+		if (r < 0)
+			goto fail;
+		s->w_slice[srcs[i].src] = raw_writer_slice(s->w[srcs[i].src]);
+	}
+
+	uint64_t ts = mono_ns();
+	for (unsigned i = 0; i < cfg->n_roots; i++) {
+		r = add_target(s, cfg->roots[i], ts);
+		if (r < 0)
+			goto fail;
+	}
+	if (s->err) {
+		r = s->err;
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	host_sampler_free(s);
+	return r;
+}
+
+int host_sampler_tick(struct host_sampler *s, unsigned kinds)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->finished)
+		return -EBADF;
+	if (s->err)
+		return s->err;
+
+	uint64_t now = mono_ns();
+	reannounce(s, now);
+	/* threads first: their read of each main thread stands in for the
+	 * process's stat in refresh_targets */
+	if ((kinds & HOST_TICK_SYS) && (s->sys_flags & HOST_SYS_CPU))
+		sample_thread_cpu(s);
+	if (s->n_procs > 0) {
+		uint64_t ts = mono_ns(); /* records stay in time order in each file */
+		refresh_targets(s, ts);
+		if (s->last_scan_ns == 0 || now - s->last_scan_ns >= RESCAN_NS) {
+			s->last_scan_ns = now;
+			int r = scan_tree(s, ts);
+			if (r < 0)
+				set_err(s, r);
+		}
+	}
+	if (kinds & HOST_TICK_SYS) {
+		if (s->sys_flags & HOST_SYS_MEM)
+			sample_proc_mem(s);
+		if (s->sys_flags & HOST_SYS_DISK)
+			sample_proc_io(s);
+		if (s->sys_flags & HOST_SYS_NETWORK)
+			sample_net_dev(s);
+	}
+	if (kinds & HOST_TICK_USAGE) {
+		if (s->usage_flags & HOST_USAGE_CPU)
+			sample_sys_cpu(s);
+		if (s->usage_flags & HOST_USAGE_MEM)
+			sample_sys_mem(s);
+		if (s->usage_flags)
+			sample_all_procs(s);
+	}
+	s->st.ticks++;
+	if (s->err)
+		return s->err;
+	return (int)s->n_procs;
+}
+
+void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_stats *ret)
+{
+	struct host_sampler_stats st = s->st;
+	st.bytes = s->bytes_closed;
+	for (size_t i = 0; i < N_SRC; i++)
+		st.bytes += raw_writer_bytes(s->w[i]);
+	st.live_pids = (unsigned)s->n_procs;
+	*ret = st;
+}
+
+int host_sampler_finish(struct host_sampler *s, uint32_t reason)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->finished)
+		return 0;
+	s->finished = true;
+	int ret = 0;
+	uint64_t ts = mono_ns();
+	for (size_t i = 0; i < N_SRC; i++) {
+		if (!s->w[i])
+			continue;
+		struct raw_buf *b = &s->ib;
+		raw_buf_reset(b);
+		raw_buf_u64(b, ts);
+		raw_buf_u32(b, reason);
+		int r = b->err ? b->err : raw_writer_append(s->w[i], RAW_SESSION_END, b->data, (uint32_t)b->len);
+		if (r < 0 && ret == 0)
+			ret = r;
+		else if (r >= 0)
+			s->st.records++;
+		s->bytes_closed += raw_writer_bytes(s->w[i]);
+		s->w[i] = raw_writer_free(s->w[i]);
+	}
+	return ret;
+}
+
+struct host_sampler *host_sampler_free(struct host_sampler *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < N_SRC; i++)
+		s->w[i] = raw_writer_free(s->w[i]);
+	for (size_t i = 0; i < s->n_procs; i++)
+		proc_free(s, s->procs[i]);
+	free(s->procs);
+	pm_release(&s->pmap);
+	pm_release(&s->nondesc);
+	pm_release(&s->umap);
+	for (size_t i = 0; i < s->n_u; i++) {
+		close_kept(s, &s->u[i].stat_fd, true);
+		close_kept(s, &s->u[i].statm_fd, true);
+	}
+	free(s->u);
+	if (s->proc_dir)
+		closedir(s->proc_dir);
+	if (s->proc_fd >= 0)
+		close(s->proc_fd);
+	if (s->netdev_fd >= 0)
+		close(s->netdev_fd);
+	if (s->pstat_fd >= 0)
+		close(s->pstat_fd);
+	if (s->meminfo_fd >= 0)
+		close(s->meminfo_fd);
+	raw_buf_release(&s->rb[0]);
+	raw_buf_release(&s->rb[1]);
+	raw_buf_release(&s->ib);
+	free(s->sbuf);
+	free(s->tids);
+	free(s->thr_tmp);
+	free(s);
+	return NULL;
+}
+
+/* --- option lists ------------------------------------------------------------ */
+
+struct flag_name {
+	const char *name;
+	unsigned flag;
+};
+
+static int parse_list(const char *list, const struct flag_name *names, size_t n_names,
+		      unsigned *ret_flags, const char **ret_bad)
+{
+	if (!list || !ret_flags)
+		return -EINVAL;
+	unsigned flags = 0;
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+		for (size_t i = 0; i < n_names && !found; i++)
+			if (strlen(names[i].name) == len && strncmp(names[i].name, p, len) == 0) {
+				flags |= names[i].flag;
+				found = true;
+			}
+		if (!found) {
+			if (ret_bad)
+				*ret_bad = p;
+			return -EINVAL;
+		}
+		if (p[len] == 0)
+			break;
+		p += len + 1;
+	}
+	*ret_flags = flags;
+	return 0;
+}
+
+int host_sys_parse(const char *list, unsigned *ret_flags, const char **ret_bad)
+{
+	static const struct flag_name names[] = {
+		{ "cpu", HOST_SYS_CPU }, { "mem", HOST_SYS_MEM },
+		{ "disk", HOST_SYS_DISK }, { "network", HOST_SYS_NETWORK },
+	};
+	return parse_list(list, names, ARRAY_SIZE(names), ret_flags, ret_bad);
+}
+
+int host_usage_parse(const char *list, unsigned *ret_flags, const char **ret_bad)
+{
+	static const struct flag_name names[] = {
+		{ "cpu", HOST_USAGE_CPU }, { "mem", HOST_USAGE_MEM },
+	};
+	return parse_list(list, names, ARRAY_SIZE(names), ret_flags, ret_bad);
+}

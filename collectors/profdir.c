@@ -1,0 +1,625 @@
+/* The PROF_* directory: name, tree, and the small JSON files in host/. */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "config.h"
+#include "profdir.h"
+#include "raw.h"
+#include "util.h"
+
+#define JSON_MAX (1U << 20)
+#define DIR_MODE 0750
+#define FILE_MODE 0640
+
+static inline void cjson_deletep(cJSON **j)
+{
+	if (*j)
+		cJSON_Delete(*j);
+}
+#define _cleanup_cjson_ _cleanup_(cjson_deletep)
+
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+/* --- name ------------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser */
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+int profdir_make_name(unsigned index, uint64_t rns, pid_t pid, char ret[PROFDIR_NAME_MAX])
+{
+	if (!ret || pid < 0)
+		return -EINVAL;
+
+	time_t sec = (time_t)(rns / NSEC_PER_SEC);
+	unsigned ms = (unsigned)(rns % NSEC_PER_SEC / NSEC_PER_MSEC);
+	struct tm tm;
+	if (!localtime_r(&sec, &tm))
+		return -EINVAL;
+	char when[32];
+	if (strftime(when, sizeof(when), "%Y%m%d%H%M%S", &tm) != 14)
+		return -EINVAL;
+
+	uint64_t nonce = 0;
+	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+		nonce = mono_ns() ^ ((uint64_t)getpid() << 32);
+	uint64_t h = mix64(mix64(mix64((uint64_t)index) ^ rns) ^ (uint64_t)pid) ^ mix64(nonce);
+	char tail[9];
+	for (int i = 0; i < 8; i++) {
+		tail[i] = (char)('A' + h % 18); /* A-R, as msprof */
+		h /= 18;
+	}
+	tail[8] = 0;
+
+	/* msprof numbers its directories (index % 999999) + 1 */
+	int n = snprintf(ret, PROFDIR_NAME_MAX, "PROF_%06u_%s%03u_%08d%s", index % 999999 + 1, when, ms,
+			 (int)pid, tail);
+	if (n < 0 || n >= PROFDIR_NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* --- tree -------------------------------------------------------------------- */
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + lb + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, a, la);
+	size_t o = la;
+	if (la == 0 || a[la - 1] != '/')
+		p[o++] = '/';
+	memcpy(p + o, b, lb + 1);
+	return p;
+}
+
+static atomic_uint profdir_counter;
+
+int profdir_create(const char *parent, pid_t pid, char **ret_path)
+{
+	if (!parent || !ret_path)
+		return -EINVAL;
+
+	_cleanup_free_ char *abs = realpath(parent, NULL);
+	if (!abs)
+		return -errno;
+	_cleanup_close_ int pfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+
+	char name[PROFDIR_NAME_MAX];
+	int r = -EEXIST;
+	for (unsigned tries = 0; tries < 1000; tries++) {
+		unsigned index = atomic_fetch_add(&profdir_counter, 1);
+		r = profdir_make_name(index, real_ns(), pid, name);
+		if (r < 0)
+			return r;
+		/* mkdir never follows or reuses what is there, symlink included */
+		if (mkdirat(pfd, name, DIR_MODE) == 0) {
+			r = 0;
+			break;
+		}
+		r = -errno;
+		if (r != -EEXIST)
+			return r;
+	}
+	if (r < 0)
+		return r;
+
+	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return r;
+	}
+	if (mkdirat(dfd, "host", DIR_MODE) < 0) {
+		r = -errno;
+		goto undo;
+	}
+	if (mkdirat(dfd, "host/data", DIR_MODE) < 0) {
+		r = -errno;
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		goto undo;
+	}
+	char *path = path_join(abs, name);
+	if (!path) {
+		r = -ENOMEM;
+		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		goto undo;
+	}
+	*ret_path = path;
+	return 0;
+undo:
+	(void)unlinkat(pfd, name, AT_REMOVEDIR);
+	return r;
+}
+
+/* Files profdir_remove_empty may delete: what a session writes before any
+ * data, and raw slices that hold a header and nothing else. */
+static const char *const host_meta[] = { "info.json", "start_info", "end_info", "sample.json" };
+
+static bool is_meta(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(host_meta); i++)
+		if (streq(name, host_meta[i]))
+			return true;
+	return false;
+}
+
+/* Walk dir; with do_delete false only check that every entry may go. */
+static int sweep(int dfd, bool data_dir, bool do_delete)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	rewinddir(d); /* the dup shares its offset with dfd and earlier walks */
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		if (!data_dir && streq(de->d_name, "data"))
+			continue;
+		struct stat st;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return -errno;
+		bool ok = S_ISREG(st.st_mode) &&
+			  (data_dir ? strstr(de->d_name, ".slice_") && st.st_size <= RAW_HEADER_SIZE
+				    : is_meta(de->d_name));
+		if (!ok)
+			return -ENOTEMPTY;
+		if (do_delete && unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+int profdir_remove_empty(const char *path)
+{
+	if (!path)
+		return -EINVAL;
+	_cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+
+	/* Only host/ may be there.  Check everything before deleting anything. */
+	_cleanup_closedir_ DIR *d = NULL;
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && !streq(de->d_name, "host"))
+			return -ENOTEMPTY;
+
+	_cleanup_close_ int hfd = openat(dfd, "host", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int datafd = -EBADF;
+	if (hfd >= 0) {
+		datafd = openat(hfd, "data", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (datafd < 0 && errno != ENOENT)
+			return -errno;
+	} else if (errno != ENOENT)
+		return -errno;
+
+	int r;
+	if (datafd >= 0 && (r = sweep(datafd, true, false)) < 0)
+		return r;
+	if (hfd >= 0 && (r = sweep(hfd, false, false)) < 0)
+		return r;
+	if (datafd >= 0 && (r = sweep(datafd, true, true)) < 0)
+		return r;
+	if (hfd >= 0) {
+		if ((r = sweep(hfd, false, true)) < 0)
+			return r;
+		if (datafd >= 0 && unlinkat(hfd, "data", AT_REMOVEDIR) < 0)
+			return -errno;
+		if (unlinkat(dfd, "host", AT_REMOVEDIR) < 0)
+			return -errno;
+	}
+	if (rmdir(path) < 0)
+		return -errno;
+	return 0;
+}
+
+/* --- small file helpers ------------------------------------------------------ */
+
+/* Read a small text file (first line only when first_line) into buf. */
+static int read_small(const char *path, char *buf, size_t cap, bool first_line)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	if (first_line)
+		buf[strcspn(buf, "\n")] = 0;
+	return (int)len;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+	while (n + 1 < cap && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* "key<spaces>: value" from a text buffer like /proc/cpuinfo; trims. */
+static bool find_field(const char *text, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) != 0)
+			continue;
+		const char *q = p + kl;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != ':')
+			continue;
+		q++;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		size_t n = strcspn(q, "\n");
+		while (n > 0 && (q[n - 1] == ' ' || q[n - 1] == '\t'))
+			n--;
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(out, q, n);
+		out[n] = 0;
+		return true;
+	}
+	return false;
+}
+
+/* KEY=value or KEY="value" (os-release); quotes dropped. */
+static bool find_field_eq(const char *text, const char *key, char *out, size_t cap)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, kl) != 0 || p[kl] != '=')
+			continue;
+		const char *q = p + kl + 1;
+		size_t n = strcspn(q, "\n");
+		if (n >= 2 && (q[0] == '"' || q[0] == '\'') && q[n - 1] == q[0]) {
+			q++;
+			n -= 2;
+		}
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(out, q, n);
+		out[n] = 0;
+		return n > 0;
+	}
+	return false;
+}
+
+int host_facts_read(struct host_facts *ret)
+{
+	if (!ret)
+		return -EINVAL;
+	struct host_facts f = { 0 };
+	struct utsname u;
+	bool have_uts = uname(&u) == 0;
+
+	if (gethostname(f.hostname, sizeof(f.hostname) - 1) < 0 && have_uts)
+		copy_str(f.hostname, sizeof(f.hostname), u.nodename);
+	f.hostname[sizeof(f.hostname) - 1] = 0;
+
+	char line[256];
+	if (read_small("/etc/machine-id", line, sizeof(line), true) > 0 ||
+	    read_small("/var/lib/dbus/machine-id", line, sizeof(line), true) > 0)
+		copy_str(f.host_uid, sizeof(f.host_uid), line);
+
+	if (have_uts)
+		copy_str(f.hwtype, sizeof(f.hwtype), u.machine);
+
+	/* OS: the distribution's name, else the kernel's */
+	_cleanup_free_ char *osr = malloc(8192);
+	if (!osr)
+		return -ENOMEM;
+	char pretty[128];
+	if (read_small("/etc/os-release", osr, 8192, false) > 0 && find_field_eq(osr, "PRETTY_NAME", pretty, sizeof(pretty)))
+		copy_str(f.os, sizeof(f.os), pretty);
+	else if (have_uts)
+	{
+		char os[sizeof(u.sysname) + sizeof(u.release) + 1];
+		snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
+		copy_str(f.os, sizeof(f.os), os);
+	}
+
+	/* /proc/cpuinfo: the first CPU's model name and MHz (x86); ARM kernels
+	 * print neither, so fall back to cpufreq and the architecture */
+	_cleanup_free_ char *ci = malloc(65536);
+	if (!ci)
+		return -ENOMEM;
+	if (read_small("/proc/cpuinfo", ci, 65536, false) > 0) {
+		char v[128];
+		if (find_field(ci, "model name", v, sizeof(v)) || find_field(ci, "Model", v, sizeof(v)) ||
+		    find_field(ci, "Hardware", v, sizeof(v)))
+			copy_str(f.cpu_name, sizeof(f.cpu_name), v);
+		if (find_field(ci, "cpu MHz", v, sizeof(v)))
+			f.cpu_mhz = strtod(v, NULL);
+	}
+	if (f.cpu_mhz <= 0 &&
+	    read_small("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", line, sizeof(line), true) > 0) {
+		uint64_t khz;
+		if (parse_u64(line, 1, UINT32_MAX, &khz) == 0)
+			f.cpu_mhz = (double)khz / 1000.0;
+	}
+	if (!f.cpu_name[0])
+		copy_str(f.cpu_name, sizeof(f.cpu_name), f.hwtype);
+
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	f.cpu_nums = n > 0 ? (unsigned)n : 1;
+	n = sysconf(_SC_CLK_TCK);
+	f.clk_tck = n > 0 ? (unsigned long)n : 100;
+
+	if (read_small("/proc/meminfo", ci, 65536, false) > 0) {
+		char v[64];
+		if (find_field(ci, "MemTotal", v, sizeof(v))) {
+			v[strcspn(v, " ")] = 0;
+			uint64_t kb;
+			if (parse_u64(v, 0, UINT64_MAX, &kb) == 0)
+				f.mem_total_kb = kb;
+		}
+	}
+
+	_cleanup_closedir_ DIR *d = opendir("/sys/class/net");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) && f.n_netcards < ARRAY_SIZE(f.netcards)) {
+			if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(f.netcards[0].name))
+				continue;
+			char path[PATH_MAX];
+			snprintf(path, sizeof(path), "/sys/class/net/%s/speed", de->d_name);
+			int64_t speed = -1;
+			/* reading speed fails (EINVAL) for a link that is down */
+			if (read_small(path, line, sizeof(line), true) > 0) {
+				uint64_t v;
+				if (parse_u64(line, 0, INT32_MAX, &v) == 0)
+					speed = (int64_t)v;
+			}
+			copy_str(f.netcards[f.n_netcards].name, sizeof(f.netcards[0].name), de->d_name);
+			f.netcards[f.n_netcards].speed_mbps = speed;
+			f.n_netcards++;
+		}
+	}
+	*ret = f;
+	return 0;
+}
+
+/* --- JSON files -------------------------------------------------------------- */
+
+/* Write atomically: a temporary in the same directory, fsync, rename. */
+static int write_atomic(const char *dir, const char *name, const char *text)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	char tmp[NAME_MAX + 1];
+	int n = snprintf(tmp, sizeof(tmp), ".%s.tmp.%d", name, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	(void)unlinkat(dfd, tmp, 0);
+	_cleanup_close_ int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(text), done = 0;
+	int r = 0;
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+static int write_json(const char *prof_dir, const char *name, const cJSON *j)
+{
+	_cleanup_free_ char *host = path_join(prof_dir, "host");
+	if (!host)
+		return -ENOMEM;
+	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
+	if (!text)
+		return -ENOMEM;
+	return write_atomic(host, name, text);
+}
+
+/* cJSON_Add*ToObject return NULL only when out of memory */
+#define J(x)                          \
+	do {                          \
+		if (!(x))             \
+			return -ENOMEM; \
+	} while (0)
+
+int profdir_write_info(const char *prof_dir, const struct host_facts *f, pid_t pid,
+		       const char *pid_name, int rank_id)
+{
+	if (!prof_dir || !f)
+		return -EINVAL;
+	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
+	if (!j)
+		return -ENOMEM;
+	char num[64];
+
+	J(cJSON_AddStringToObject(j, "jobInfo", "NA"));
+	J(cJSON_AddStringToObject(j, "hostname", f->hostname));
+	J(cJSON_AddStringToObject(j, "hostUid", f->host_uid));
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	J(cJSON_AddStringToObject(j, "pid", num));
+	J(cJSON_AddStringToObject(j, "pid_name", pid_name ? pid_name : ""));
+	J(cJSON_AddNumberToObject(j, "rank_id", rank_id));
+	J(cJSON_AddStringToObject(j, "devices", ""));
+	J(cJSON_AddArrayToObject(j, "DeviceInfo"));
+
+	cJSON *cpus = cJSON_AddArrayToObject(j, "CPU");
+	J(cpus);
+	cJSON *c = cJSON_CreateObject();
+	J(c);
+	cJSON_AddItemToArray(cpus, c);
+	J(cJSON_AddNumberToObject(c, "Id", 0));
+	J(cJSON_AddStringToObject(c, "Name", f->cpu_name));
+	J(cJSON_AddStringToObject(c, "Type", f->hwtype));
+	/* MHz without trailing zeros: "2900", "2899.998" */
+	snprintf(num, sizeof(num), "%.3f", f->cpu_mhz > 0 ? f->cpu_mhz : 0.0);
+	char *dot = strchr(num, '.');
+	if (dot) {
+		char *e = num + strlen(num) - 1;
+		while (e > dot && *e == '0')
+			*e-- = 0;
+		if (e == dot)
+			*e = 0;
+	}
+	J(cJSON_AddStringToObject(c, "Frequency", num));
+	snprintf(num, sizeof(num), "%u", f->cpu_nums);
+	J(cJSON_AddStringToObject(c, "Logical_CPU_Count", num));
+
+	J(cJSON_AddNumberToObject(j, "cpuNums", f->cpu_nums));
+	J(cJSON_AddNumberToObject(j, "sysClockFreq", (double)f->clk_tck));
+	J(cJSON_AddNumberToObject(j, "memoryTotal", (double)f->mem_total_kb));
+	J(cJSON_AddNumberToObject(j, "netCardNums", f->n_netcards));
+	cJSON *cards = cJSON_AddArrayToObject(j, "netCard");
+	J(cards);
+	for (unsigned i = 0; i < f->n_netcards && i < ARRAY_SIZE(f->netcards); i++) {
+		cJSON *nc = cJSON_CreateObject();
+		J(nc);
+		cJSON_AddItemToArray(cards, nc);
+		J(cJSON_AddStringToObject(nc, "netCardName", f->netcards[i].name));
+		J(cJSON_AddNumberToObject(nc, "speed", (double)f->netcards[i].speed_mbps));
+	}
+	J(cJSON_AddStringToObject(j, "platform_version", "0"));
+	J(cJSON_AddStringToObject(j, "version", "1.0"));
+	J(cJSON_AddNumberToObject(j, "drvVersion", 0));
+	J(cJSON_AddStringToObject(j, "OS", f->os));
+	J(cJSON_AddStringToObject(j, "hwtype", f->hwtype));
+	J(cJSON_AddStringToObject(j, "msprof_version", MSPROF_VERSION));
+	return write_json(prof_dir, "info.json", j);
+}
+
+int profdir_write_sample(const char *prof_dir, const struct cJSON *options)
+{
+	if (!prof_dir || !options)
+		return -EINVAL;
+	return write_json(prof_dir, "sample.json", options);
+}
+
+int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)
+{
+	if (!prof_dir)
+		return -EINVAL;
+	if (rns == 0) {
+		rns = real_ns();
+		monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	}
+	time_t sec = (time_t)(rns / NSEC_PER_SEC);
+	struct tm tm;
+	if (!localtime_r(&sec, &tm))
+		return -EINVAL;
+	char date[64], when[32], num[32];
+	if (strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		return -EINVAL;
+	snprintf(date, sizeof(date), "%s.%06u", when, (unsigned)(rns % NSEC_PER_SEC / NSEC_PER_USEC));
+
+	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
+	if (!j)
+		return -ENOMEM;
+	J(cJSON_AddStringToObject(j, begin ? "collectionDateBegin" : "collectionDateEnd", date));
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)(rns / NSEC_PER_USEC));
+	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)monoraw_ns);
+	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
+	return write_json(prof_dir, begin ? "start_info" : "end_info", j);
+}
+
+int profdir_read_json(const char *path, struct cJSON **ret)
+{
+	if (!path || !ret)
+		return -EINVAL;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size > (off_t)JSON_MAX)
+		return -EFBIG;
+	/* the size may change under us: read at most JSON_MAX + 1 and check */
+	_cleanup_free_ char *buf = malloc(JSON_MAX + 2);
+	if (!buf)
+		return -ENOMEM;
+	size_t len = 0;
+	while (len <= JSON_MAX) {
+		ssize_t n = read(fd, buf + len, JSON_MAX + 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > JSON_MAX)
+		return -EFBIG;
+	buf[len] = 0;
+	cJSON *j = cJSON_ParseWithLength(buf, len);
+	if (!j)
+		return -EBADMSG;
+	*ret = j;
+	return 0;
+}

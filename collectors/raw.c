@@ -1,0 +1,1032 @@
+/* Raw data files: slice writer, frame reader with resynchronisation, payload
+ * builder and cursor, slice listing and ageing.  See raw.h for the format. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "raw.h"
+#include "util.h"
+
+/* --- little-endian helpers ---------------------------------------------- */
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* --- CRC-32 --------------------------------------------------------------- */
+
+static const uint32_t crc_table[256] = {
+	0x00000000U, 0x77073096U, 0xee0e612cU, 0x990951baU, 0x076dc419U, 0x706af48fU,
+	0xe963a535U, 0x9e6495a3U, 0x0edb8832U, 0x79dcb8a4U, 0xe0d5e91eU, 0x97d2d988U,
+	0x09b64c2bU, 0x7eb17cbdU, 0xe7b82d07U, 0x90bf1d91U, 0x1db71064U, 0x6ab020f2U,
+	0xf3b97148U, 0x84be41deU, 0x1adad47dU, 0x6ddde4ebU, 0xf4d4b551U, 0x83d385c7U,
+	0x136c9856U, 0x646ba8c0U, 0xfd62f97aU, 0x8a65c9ecU, 0x14015c4fU, 0x63066cd9U,
+	0xfa0f3d63U, 0x8d080df5U, 0x3b6e20c8U, 0x4c69105eU, 0xd56041e4U, 0xa2677172U,
+	0x3c03e4d1U, 0x4b04d447U, 0xd20d85fdU, 0xa50ab56bU, 0x35b5a8faU, 0x42b2986cU,
+	0xdbbbc9d6U, 0xacbcf940U, 0x32d86ce3U, 0x45df5c75U, 0xdcd60dcfU, 0xabd13d59U,
+	0x26d930acU, 0x51de003aU, 0xc8d75180U, 0xbfd06116U, 0x21b4f4b5U, 0x56b3c423U,
+	0xcfba9599U, 0xb8bda50fU, 0x2802b89eU, 0x5f058808U, 0xc60cd9b2U, 0xb10be924U,
+	0x2f6f7c87U, 0x58684c11U, 0xc1611dabU, 0xb6662d3dU, 0x76dc4190U, 0x01db7106U,
+	0x98d220bcU, 0xefd5102aU, 0x71b18589U, 0x06b6b51fU, 0x9fbfe4a5U, 0xe8b8d433U,
+	0x7807c9a2U, 0x0f00f934U, 0x9609a88eU, 0xe10e9818U, 0x7f6a0dbbU, 0x086d3d2dU,
+	0x91646c97U, 0xe6635c01U, 0x6b6b51f4U, 0x1c6c6162U, 0x856530d8U, 0xf262004eU,
+	0x6c0695edU, 0x1b01a57bU, 0x8208f4c1U, 0xf50fc457U, 0x65b0d9c6U, 0x12b7e950U,
+	0x8bbeb8eaU, 0xfcb9887cU, 0x62dd1ddfU, 0x15da2d49U, 0x8cd37cf3U, 0xfbd44c65U,
+	0x4db26158U, 0x3ab551ceU, 0xa3bc0074U, 0xd4bb30e2U, 0x4adfa541U, 0x3dd895d7U,
+	0xa4d1c46dU, 0xd3d6f4fbU, 0x4369e96aU, 0x346ed9fcU, 0xad678846U, 0xda60b8d0U,
+	0x44042d73U, 0x33031de5U, 0xaa0a4c5fU, 0xdd0d7cc9U, 0x5005713cU, 0x270241aaU,
+	0xbe0b1010U, 0xc90c2086U, 0x5768b525U, 0x206f85b3U, 0xb966d409U, 0xce61e49fU,
+	0x5edef90eU, 0x29d9c998U, 0xb0d09822U, 0xc7d7a8b4U, 0x59b33d17U, 0x2eb40d81U,
+	0xb7bd5c3bU, 0xc0ba6cadU, 0xedb88320U, 0x9abfb3b6U, 0x03b6e20cU, 0x74b1d29aU,
+	0xead54739U, 0x9dd277afU, 0x04db2615U, 0x73dc1683U, 0xe3630b12U, 0x94643b84U,
+	0x0d6d6a3eU, 0x7a6a5aa8U, 0xe40ecf0bU, 0x9309ff9dU, 0x0a00ae27U, 0x7d079eb1U,
+	0xf00f9344U, 0x8708a3d2U, 0x1e01f268U, 0x6906c2feU, 0xf762575dU, 0x806567cbU,
+	0x196c3671U, 0x6e6b06e7U, 0xfed41b76U, 0x89d32be0U, 0x10da7a5aU, 0x67dd4accU,
+	0xf9b9df6fU, 0x8ebeeff9U, 0x17b7be43U, 0x60b08ed5U, 0xd6d6a3e8U, 0xa1d1937eU,
+	0x38d8c2c4U, 0x4fdff252U, 0xd1bb67f1U, 0xa6bc5767U, 0x3fb506ddU, 0x48b2364bU,
+	0xd80d2bdaU, 0xaf0a1b4cU, 0x36034af6U, 0x41047a60U, 0xdf60efc3U, 0xa867df55U,
+	0x316e8eefU, 0x4669be79U, 0xcb61b38cU, 0xbc66831aU, 0x256fd2a0U, 0x5268e236U,
+	0xcc0c7795U, 0xbb0b4703U, 0x220216b9U, 0x5505262fU, 0xc5ba3bbeU, 0xb2bd0b28U,
+	0x2bb45a92U, 0x5cb36a04U, 0xc2d7ffa7U, 0xb5d0cf31U, 0x2cd99e8bU, 0x5bdeae1dU,
+	0x9b64c2b0U, 0xec63f226U, 0x756aa39cU, 0x026d930aU, 0x9c0906a9U, 0xeb0e363fU,
+	0x72076785U, 0x05005713U, 0x95bf4a82U, 0xe2b87a14U, 0x7bb12baeU, 0x0cb61b38U,
+	0x92d28e9bU, 0xe5d5be0dU, 0x7cdcefb7U, 0x0bdbdf21U, 0x86d3d2d4U, 0xf1d4e242U,
+	0x68ddb3f8U, 0x1fda836eU, 0x81be16cdU, 0xf6b9265bU, 0x6fb077e1U, 0x18b74777U,
+	0x88085ae6U, 0xff0f6a70U, 0x66063bcaU, 0x11010b5cU, 0x8f659effU, 0xf862ae69U,
+	0x616bffd3U, 0x166ccf45U, 0xa00ae278U, 0xd70dd2eeU, 0x4e048354U, 0x3903b3c2U,
+	0xa7672661U, 0xd06016f7U, 0x4969474dU, 0x3e6e77dbU, 0xaed16a4aU, 0xd9d65adcU,
+	0x40df0b66U, 0x37d83bf0U, 0xa9bcae53U, 0xdebb9ec5U, 0x47b2cf7fU, 0x30b5ffe9U,
+	0xbdbdf21cU, 0xcabac28aU, 0x53b39330U, 0x24b4a3a6U, 0xbad03605U, 0xcdd70693U,
+	0x54de5729U, 0x23d967bfU, 0xb3667a2eU, 0xc4614ab8U, 0x5d681b02U, 0x2a6f2b94U,
+	0xb40bbe37U, 0xc30c8ea1U, 0x5a05df1bU, 0x2d02ef8dU
+};
+
+uint32_t raw_crc32(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = 0xffffffffU;
+
+	while (n--)
+		c = crc_table[(c ^ *b++) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffU;
+}
+
+/* --- sources ------------------------------------------------------------- */
+
+static const char *const source_stems[] = {
+	[RAW_SOURCE_HOST_CPU] = "host_cpu.data",
+	[RAW_SOURCE_HOST_MEM] = "host_mem.data",
+	[RAW_SOURCE_HOST_DISK] = "host_disk.data",
+	[RAW_SOURCE_HOST_NET] = "host_network.data",
+	[RAW_SOURCE_USAGE_CPU] = "host_usage_cpu.data",
+	[RAW_SOURCE_USAGE_MEM] = "host_usage_mem.data",
+};
+
+const char *raw_source_stem(enum raw_source s)
+{
+	if ((unsigned)s >= ARRAY_SIZE(source_stems))
+		return NULL;
+	return source_stems[s];
+}
+
+#define SLICE_SEP ".slice_"
+
+/* "<stem>.slice_<n>" -> n; the stem is everything before the last ".slice_". */
+static int slice_index(const char *name, const char *stem, uint32_t *ret)
+{
+	const char *sep = NULL;
+	for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
+		sep = p;
+	if (!sep)
+		return -EINVAL;
+	if (stem && ((size_t)(sep - name) != strlen(stem) || strncmp(name, stem, (size_t)(sep - name)) != 0))
+		return -EINVAL;
+	uint64_t v;
+	int r = parse_u64(sep + strlen(SLICE_SEP), 0, UINT32_MAX, &v);
+	if (r < 0)
+		return r;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+/* --- writer -------------------------------------------------------------- */
+
+struct raw_writer {
+	int dir_fd;
+	int fd;
+	enum raw_source source;
+	uint64_t mono0_ns, real0_ns;
+	uint64_t slice_bytes;
+	uint32_t slice;     /* index of the slice fd points to */
+	uint64_t slice_len; /* bytes in that slice */
+	uint64_t total;     /* all slices */
+};
+
+static void header_encode(uint8_t h[RAW_HEADER_SIZE], const struct raw_writer *w, uint32_t slice)
+{
+	long tck = sysconf(_SC_CLK_TCK);
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(h, 0, RAW_HEADER_SIZE);
+	memcpy(h, RAW_MAGIC, 8);
+	put32(h + 8, RAW_VERSION);
+	put32(h + 12, RAW_HEADER_SIZE);
+	put64(h + 16, w->mono0_ns);
+	put64(h + 24, w->real0_ns);
+	put32(h + 32, (uint32_t)w->source);
+	put32(h + 36, (uint32_t)getpid());
+	put32(h + 40, slice);
+	put32(h + 44, tck > 0 ? (uint32_t)tck : 0);
+	put64(h + 48, page > 0 ? (uint64_t)page : 0);
+}
+
+/* Write all of buf (a partial write of a regular file is retried for the
+ * rest); on failure the file is cut back to `keep` bytes so that no partial
+ * frame is left behind when we can help it. */
+static int write_all(int fd, struct iovec *iov, int n_iov, uint64_t keep)
+{
+	size_t want = 0;
+	for (int i = 0; i < n_iov; i++)
+		want += iov[i].iov_len;
+
+	size_t done = 0;
+	while (done < want) {
+		ssize_t n = writev(fd, iov, n_iov);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int r = -errno;
+			if (done > 0 && ftruncate(fd, (off_t)keep) < 0) {
+				/* the reader will see a torn frame, which it handles */
+			}
+			return r;
+		}
+		if (n == 0) {
+			if (done > 0 && ftruncate(fd, (off_t)keep) < 0) {
+				/* as above */
+			}
+			return -ENOSPC;
+		}
+		done += (size_t)n;
+		/* advance the iovecs past what was written */
+		size_t adv = (size_t)n;
+		while (n_iov > 0 && adv >= iov[0].iov_len) {
+			adv -= iov[0].iov_len;
+			iov++;
+			n_iov--;
+		}
+		if (n_iov > 0) {
+			iov[0].iov_base = (uint8_t *)iov[0].iov_base + adv;
+			iov[0].iov_len -= adv;
+		}
+	}
+	return 0;
+}
+
+/* Create slice `*idx` (or the next free index after it) with its header. */
+static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_t *ret_idx)
+{
+	const char *stem = raw_source_stem(w->source);
+	char name[NAME_MAX + 1];
+
+	for (unsigned tries = 0; tries < 1024; tries++, idx++) {
+		snprintf(name, sizeof(name), "%s" SLICE_SEP "%u", stem, idx);
+		_cleanup_close_ int fd = openat(w->dir_fd, name,
+						O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0640);
+		if (fd < 0) {
+			if (errno == EEXIST && idx < UINT32_MAX)
+				continue;
+			return -errno;
+		}
+		uint8_t h[RAW_HEADER_SIZE];
+		header_encode(h, w, idx);
+		struct iovec iov = { .iov_base = h, .iov_len = sizeof(h) };
+		int r = write_all(fd, &iov, 1, 0);
+		if (r < 0) {
+			(void)unlinkat(w->dir_fd, name, 0);
+			return r;
+		}
+		*ret_fd = fd;
+		fd = -EBADF; /* handed on (TAKE_FD is a braced group: -Wpedantic) */
+		*ret_idx = idx;
+		return 0;
+	}
+	return -EEXIST;
+}
+
+int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
+		    uint64_t real0_ns, uint64_t slice_bytes, struct raw_writer **ret)
+{
+	if (!dir || !ret || !raw_source_stem(source))
+		return -EINVAL;
+
+	struct raw_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -EBADF;
+	w->source = source;
+	w->mono0_ns = mono0_ns;
+	w->real0_ns = real0_ns;
+	w->slice_bytes = slice_bytes ? slice_bytes : RAW_DEFAULT_SLICE_BYTES;
+
+	w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w->dir_fd < 0) {
+		int r = -errno;
+		free(w);
+		return r;
+	}
+
+	/* Continue after any slice already there rather than mixing two
+	 * sessions' headers in one file. */
+	uint32_t first = 0;
+	char **paths = NULL;
+	int n = raw_list_slices(dir, source, &paths);
+	if (n > 0) {
+		const char *base = strrchr(paths[n - 1], '/');
+		uint32_t last;
+		if (slice_index(base ? base + 1 : paths[n - 1], NULL, &last) == 0 && last < UINT32_MAX)
+			first = last + 1;
+	}
+	raw_paths_free(paths);
+
+	int r = slice_create(w, first, &w->fd, &w->slice);
+	if (r < 0) {
+		raw_writer_free(w);
+		return r;
+	}
+	w->slice_len = RAW_HEADER_SIZE;
+	w->total = RAW_HEADER_SIZE;
+	*ret = w;
+	return 0;
+}
+
+int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
+{
+	if (!w || w->fd < 0)
+		return -EBADF;
+	if (len > RAW_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	if (len > 0 && !payload)
+		return -EINVAL;
+
+	uint64_t frame = RAW_FRAME_SIZE + (uint64_t)len;
+	if (w->slice_len > RAW_HEADER_SIZE && w->slice_len + frame > w->slice_bytes) {
+		/* Open the next slice before letting go of this one: if that
+		 * fails (disk full) the caller hears it and nothing is lost. */
+		int fd;
+		uint32_t idx;
+		int r = slice_create(w, w->slice + 1, &fd, &idx);
+		if (r < 0)
+			return r;
+		close(w->fd);
+		w->fd = fd;
+		w->slice = idx;
+		w->slice_len = RAW_HEADER_SIZE;
+		w->total += RAW_HEADER_SIZE;
+	}
+
+	uint8_t f[RAW_FRAME_SIZE];
+	put32(f, RAW_FRAME_SYNC);
+	put16(f + 4, type);
+	put16(f + 6, 0);
+	put32(f + 8, len);
+	put32(f + 12, raw_crc32(payload, len));
+
+	struct iovec iov[2] = {
+		{ .iov_base = f, .iov_len = sizeof(f) },
+		{ .iov_base = (void *)payload, .iov_len = len },
+	};
+	int r = write_all(w->fd, iov, len > 0 ? 2 : 1, w->slice_len);
+	if (r < 0)
+		return r;
+	w->slice_len += frame;
+	w->total += frame;
+	return 0;
+}
+
+uint64_t raw_writer_bytes(const struct raw_writer *w)
+{
+	return w ? w->total : 0;
+}
+
+uint32_t raw_writer_slice(const struct raw_writer *w)
+{
+	return w ? w->slice : 0;
+}
+
+struct raw_writer *raw_writer_free(struct raw_writer *w)
+{
+	if (!w)
+		return NULL;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->dir_fd >= 0)
+		close(w->dir_fd);
+	free(w);
+	return NULL;
+}
+
+/* --- payload builder ----------------------------------------------------- */
+
+static uint8_t *buf_grow(struct raw_buf *b, size_t n)
+{
+	if (b->err)
+		return NULL;
+	if (n > SIZE_MAX - b->len) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n) {
+			if (cap > SIZE_MAX / 2) {
+				cap = b->len + n;
+				break;
+			}
+			cap *= 2;
+		}
+		uint8_t *d = realloc(b->data, cap);
+		if (!d) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	uint8_t *p = b->data + b->len;
+	b->len += n;
+	return p;
+}
+
+void raw_buf_reset(struct raw_buf *b)
+{
+	b->len = 0;
+	b->err = 0;
+}
+
+void raw_buf_release(struct raw_buf *b)
+{
+	free(b->data);
+	*b = (struct raw_buf){ 0 };
+}
+
+void raw_buf_u16(struct raw_buf *b, uint16_t v)
+{
+	uint8_t *p = buf_grow(b, 2);
+	if (p)
+		put16(p, v);
+}
+
+void raw_buf_u32(struct raw_buf *b, uint32_t v)
+{
+	uint8_t *p = buf_grow(b, 4);
+	if (p)
+		put32(p, v);
+}
+
+void raw_buf_u64(struct raw_buf *b, uint64_t v)
+{
+	uint8_t *p = buf_grow(b, 8);
+	if (p)
+		put64(p, v);
+}
+
+void raw_buf_bytes(struct raw_buf *b, const void *src, size_t n)
+{
+	uint8_t *p = buf_grow(b, n);
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+void raw_buf_str(struct raw_buf *b, const char *s, size_t field)
+{
+	uint8_t *p = buf_grow(b, field);
+	if (!p || field == 0)
+		return;
+	/* at most field-1 characters, so the field always holds a terminator */
+	size_t n = s ? strnlen(s, field - 1) : 0;
+	memcpy(p, s, n);
+	memset(p + n, 0, field - n);
+}
+
+/* --- cursor -------------------------------------------------------------- */
+
+static const uint8_t *cur_take(struct raw_cur *c, size_t n)
+{
+	if (c->err || c->left < n) {
+		c->err = -EBADMSG;
+		c->left = 0;
+		return NULL;
+	}
+	const uint8_t *p = c->p;
+	c->p += n;
+	c->left -= n;
+	return p;
+}
+
+uint16_t raw_cur_u16(struct raw_cur *c)
+{
+	const uint8_t *p = cur_take(c, 2);
+	return p ? get16(p) : 0;
+}
+
+uint32_t raw_cur_u32(struct raw_cur *c)
+{
+	const uint8_t *p = cur_take(c, 4);
+	return p ? get32(p) : 0;
+}
+
+uint64_t raw_cur_u64(struct raw_cur *c)
+{
+	const uint8_t *p = cur_take(c, 8);
+	return p ? get64(p) : 0;
+}
+
+void raw_cur_str(struct raw_cur *c, char *out, size_t field)
+{
+	if (field == 0)
+		return;
+	const uint8_t *p = cur_take(c, field);
+	if (!p) {
+		out[0] = 0;
+		return;
+	}
+	memcpy(out, p, field);
+	out[field - 1] = 0;
+}
+
+/* --- reader -------------------------------------------------------------- */
+
+/* The reader keeps a window [buf_off, buf_off + buf_len) of the file; pos is
+ * always inside it or at its end.  A damaged region ("gap") starts where a
+ * frame fails to check and ends at the next frame that does; a frame that
+ * runs past the end of the file is a torn tail unless a good frame follows
+ * it, in which case it was damage too. */
+struct raw_reader {
+	int fd;
+	struct raw_header hdr;
+	uint8_t *buf;
+	size_t cap, buf_len;
+	uint64_t buf_off, pos;
+	bool eof, done;
+
+	bool in_gap, torn_pending;
+	uint64_t gap_start, torn_at, bad_end;
+	struct raw_reader_stats st;
+};
+
+#define READ_CHUNK (64U * 1024)
+
+/* Make `need` bytes from pos available if the file has them; *ret_avail is
+ * what is there (less than need only at end of file). */
+static int fill(struct raw_reader *r, size_t need, size_t *ret_avail)
+{
+	size_t have = (size_t)(r->buf_off + r->buf_len - r->pos);
+
+	while (have < need && !r->eof) {
+		size_t start = (size_t)(r->pos - r->buf_off);
+		if (start > 0) {
+			memmove(r->buf, r->buf + start, have);
+			r->buf_off = r->pos;
+			r->buf_len = have;
+		}
+		size_t want = need > READ_CHUNK ? need : READ_CHUNK;
+		if (want > r->cap) {
+			uint8_t *b = realloc(r->buf, want);
+			if (!b)
+				return -ENOMEM;
+			r->buf = b;
+			r->cap = want;
+		}
+		ssize_t n = read(r->fd, r->buf + r->buf_len, r->cap - r->buf_len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0) {
+			r->eof = true;
+			break;
+		}
+		r->buf_len += (size_t)n;
+		have += (size_t)n;
+	}
+	*ret_avail = have < need ? have : need;
+	return 0;
+}
+
+static inline const uint8_t *at_pos(const struct raw_reader *r)
+{
+	return r->buf + (r->pos - r->buf_off);
+}
+
+int raw_reader_open(const char *path, struct raw_reader **ret)
+{
+	if (!path || !ret)
+		return -EINVAL;
+
+	struct raw_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		int e = -errno;
+		free(r);
+		return e;
+	}
+
+	size_t avail;
+	int e = fill(r, RAW_HEADER_SIZE, &avail);
+	if (e < 0)
+		goto fail;
+	const uint8_t *h = at_pos(r);
+	e = -EPROTO;
+	if (avail < 16 || memcmp(h, RAW_MAGIC, 8) != 0)
+		goto fail;
+	uint32_t version = get32(h + 8);
+	if (version == 0)
+		goto fail;
+	if (version > RAW_VERSION) {
+		e = -EPROTONOSUPPORT;
+		goto fail;
+	}
+	uint32_t hsize = get32(h + 12);
+	if (avail < RAW_HEADER_SIZE || hsize < RAW_HEADER_SIZE || hsize > 65536)
+		goto fail;
+	r->hdr = (struct raw_header){
+		.version = version,
+		.mono0_ns = get64(h + 16),
+		.real0_ns = get64(h + 24),
+		.source = get32(h + 32),
+		.writer_pid = get32(h + 36),
+		.slice = get32(h + 40),
+		.clk_tck = get32(h + 44),
+		.page_size = get64(h + 48),
+	};
+	/* skip a longer header written by a later minor revision */
+	e = fill(r, hsize, &avail);
+	if (e < 0)
+		goto fail;
+	if (avail < hsize) {
+		e = -EPROTO;
+		goto fail;
+	}
+	r->pos += hsize;
+	*ret = r;
+	return 0;
+fail:
+	raw_reader_free(r);
+	return e;
+}
+
+const struct raw_header *raw_reader_header(const struct raw_reader *r)
+{
+	return &r->hdr;
+}
+
+const struct raw_reader_stats *raw_reader_stats(const struct raw_reader *r)
+{
+	return &r->st;
+}
+
+enum cand { C_END, C_VALID, C_TORN, C_NOSYNC, C_BAD };
+
+/* Examine the frame that would start at pos. */
+static int candidate(struct raw_reader *r, uint32_t *ret_len, uint64_t *ret_extent)
+{
+	static const uint8_t sync[4] = { RAW_FRAME_SYNC & 0xff, (RAW_FRAME_SYNC >> 8) & 0xff,
+					 (RAW_FRAME_SYNC >> 16) & 0xff, RAW_FRAME_SYNC >> 24 };
+	size_t avail;
+	int e = fill(r, RAW_FRAME_SIZE, &avail);
+	if (e < 0)
+		return e;
+	if (avail == 0)
+		return C_END;
+	const uint8_t *p = at_pos(r);
+	if (avail < 4)
+		return memcmp(p, sync, avail) == 0 ? C_TORN : C_NOSYNC;
+	if (get32(p) != RAW_FRAME_SYNC) {
+		*ret_extent = 1;
+		return C_NOSYNC;
+	}
+	if (avail < RAW_FRAME_SIZE)
+		return C_TORN;
+	uint32_t len = get32(p + 8);
+	if (len > RAW_MAX_PAYLOAD) {
+		*ret_extent = RAW_FRAME_SIZE;
+		return C_BAD;
+	}
+	uint32_t crc = get32(p + 12);
+	e = fill(r, RAW_FRAME_SIZE + (size_t)len, &avail);
+	if (e < 0)
+		return e;
+	if (avail < RAW_FRAME_SIZE + (size_t)len)
+		return C_TORN;
+	p = at_pos(r);
+	if (raw_crc32(p + RAW_FRAME_SIZE, len) != crc) {
+		*ret_extent = RAW_FRAME_SIZE + (uint64_t)len;
+		return C_BAD;
+	}
+	*ret_len = len;
+	return C_VALID;
+}
+
+/* Move pos at least one byte on, to the next sync word or the end. */
+static int skip_to_sync(struct raw_reader *r)
+{
+	static const uint8_t sync[4] = { RAW_FRAME_SYNC & 0xff, (RAW_FRAME_SYNC >> 8) & 0xff,
+					 (RAW_FRAME_SYNC >> 16) & 0xff, RAW_FRAME_SYNC >> 24 };
+	r->pos++;
+	for (;;) {
+		size_t avail;
+		int e = fill(r, 4, &avail);
+		if (e < 0)
+			return e;
+		if (avail < 4) {
+			/* fewer than 4 bytes left: no frame can start here */
+			r->pos = r->buf_off + r->buf_len;
+			return 0;
+		}
+		const uint8_t *p = at_pos(r);
+		size_t n = (size_t)(r->buf_off + r->buf_len - r->pos);
+		const uint8_t *q = memmem(p, n, sync, sizeof(sync));
+		if (q) {
+			r->pos += (uint64_t)(q - p);
+			return 0;
+		}
+		/* keep the last 3 bytes: a sync word may straddle the refill */
+		r->pos += n - 3;
+	}
+}
+
+int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
+{
+	if (!r || !ret)
+		return -EINVAL;
+	if (r->done)
+		return 0;
+
+	for (;;) {
+		uint32_t len = 0;
+		uint64_t extent = 1;
+		int c = candidate(r, &len, &extent);
+		if (c < 0)
+			return c;
+
+		switch (c) {
+		case C_END:
+			if (r->in_gap) {
+				if (r->torn_pending) {
+					r->st.skipped_bytes += r->torn_at - r->gap_start;
+					r->st.torn_bytes += r->pos - r->torn_at;
+				} else
+					r->st.skipped_bytes += r->pos - r->gap_start;
+				r->in_gap = false;
+			}
+			r->done = true;
+			return 0;
+
+		case C_VALID: {
+			if (r->in_gap) {
+				/* a "torn" frame followed by a good one was damage */
+				if (r->torn_pending && r->torn_at >= r->bad_end)
+					r->st.bad_records++;
+				r->st.skipped_bytes += r->pos - r->gap_start;
+				r->in_gap = r->torn_pending = false;
+			}
+			const uint8_t *p = at_pos(r);
+			*ret = (struct raw_record){
+				.type = get16(p + 4),
+				.flags = get16(p + 6),
+				.len = len,
+				.payload = p + RAW_FRAME_SIZE,
+			};
+			r->pos += RAW_FRAME_SIZE + (uint64_t)len;
+			r->st.records++;
+			return 1;
+		}
+
+		case C_TORN:
+			if (!r->in_gap) {
+				r->in_gap = true;
+				r->gap_start = r->pos;
+			}
+			if (!r->torn_pending) {
+				r->torn_pending = true;
+				r->torn_at = r->pos;
+			}
+			break;
+
+		default: /* C_NOSYNC, C_BAD */
+			if (!r->in_gap) {
+				r->in_gap = true;
+				r->gap_start = r->pos;
+			}
+			/* A sync word inside the payload of a frame already
+			 * counted is not another bad record. */
+			if (!r->torn_pending && r->pos >= r->bad_end) {
+				r->st.bad_records++;
+				r->bad_end = r->pos + extent;
+			}
+			break;
+		}
+
+		int e = skip_to_sync(r);
+		if (e < 0)
+			return e;
+	}
+}
+
+struct raw_reader *raw_reader_free(struct raw_reader *r)
+{
+	if (!r)
+		return NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r);
+	return NULL;
+}
+
+/* --- listing ------------------------------------------------------------- */
+
+struct slice_ent {
+	uint32_t idx;
+	char *name;
+};
+
+static int slice_ent_cmp(const void *a, const void *b)
+{
+	const struct slice_ent *x = a, *y = b;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void raw_paths_free(char **paths)
+{
+	if (!paths)
+		return;
+	for (char **p = paths; *p; p++)
+		free(*p);
+	free(paths);
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	size_t o = a;
+	if (a == 0 || dir[a - 1] != '/')
+		p[o++] = '/';
+	memcpy(p + o, name, b + 1);
+	return p;
+}
+
+int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
+{
+	const char *stem = raw_source_stem(source);
+	if (!dir || !stem || !ret_paths)
+		return -EINVAL;
+
+	_cleanup_free_ char *abs = dir[0] == '/' ? strdup(dir) : realpath(dir, NULL);
+	if (!abs)
+		return -errno;
+	DIR *d = opendir(abs);
+	if (!d)
+		return -errno;
+
+	struct slice_ent *ents = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d))) {
+		uint32_t idx;
+		if (slice_index(de->d_name, stem, &idx) < 0)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct slice_ent *ne = realloc(ents, nc * sizeof(*ents));
+			if (!ne) {
+				r = -ENOMEM;
+				break;
+			}
+			ents = ne;
+			cap = nc;
+		}
+		ents[n].idx = idx;
+		ents[n].name = path_join(abs, de->d_name);
+		if (!ents[n].name) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+
+	char **paths = NULL;
+	if (r == 0) {
+		paths = calloc(n + 1, sizeof(*paths));
+		if (!paths)
+			r = -ENOMEM;
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(ents[i].name);
+		free(ents);
+		return r;
+	}
+	qsort(ents, n, sizeof(*ents), slice_ent_cmp);
+	for (size_t i = 0; i < n; i++)
+		paths[i] = ents[i].name;
+	free(ents);
+	*ret_paths = paths;
+	return (int)(n > INT_MAX ? INT_MAX : n);
+}
+
+/* --- ageing -------------------------------------------------------------- */
+
+/* Reference §2.5: names containing any of these are never aged. */
+static const char *const age_exempt[] = {
+	"model_load_info", "task_desc_info", "id_map_info", "fusion_op_info",
+	"tensor_data_info", "step_info", "training_trace", "info.json", "hash_dic",
+	"start_info", "end_info", "host_start", "dev_start", "sample.json", "unaging",
+};
+
+struct age_ent {
+	char *name;
+	size_t stem_len;
+	uint32_t idx;
+	uint64_t size;
+	struct timespec mtime;
+	bool ageable;
+};
+
+static int age_ent_cmp(const void *a, const void *b)
+{
+	const struct age_ent *x = a, *y = b;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool age_same_stem(const struct age_ent *x, const struct age_ent *y)
+{
+	return x->stem_len == y->stem_len && strncmp(x->name, y->name, x->stem_len) == 0;
+}
+
+/* by stem, then slice index */
+static int age_stem_cmp(const void *a, const void *b)
+{
+	const struct age_ent *x = a, *y = b;
+	size_t n = x->stem_len < y->stem_len ? x->stem_len : y->stem_len;
+	int c = strncmp(x->name, y->name, n);
+	if (c != 0)
+		return c;
+	if (x->stem_len != y->stem_len)
+		return x->stem_len < y->stem_len ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool age_is_exempt(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(age_exempt); i++)
+		if (strstr(name, age_exempt[i]))
+			return true;
+	return false;
+}
+
+int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes)
+{
+	if (!dir)
+		return -EINVAL;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int e = -errno;
+		close(dfd);
+		return e;
+	}
+
+	struct age_ent *ents = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	int r = 0;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+			errno = 0;
+			continue;
+		}
+		total += (uint64_t)st.st_size;
+		uint32_t idx;
+		if (age_is_exempt(de->d_name) || slice_index(de->d_name, NULL, &idx) < 0)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 32;
+			struct age_ent *ne = realloc(ents, nc * sizeof(*ents));
+			if (!ne) {
+				r = -ENOMEM;
+				break;
+			}
+			ents = ne;
+			cap = nc;
+		}
+		char *name = strdup(de->d_name);
+		if (!name) {
+			r = -ENOMEM;
+			break;
+		}
+		const char *sep = NULL;
+		for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
+			sep = p;
+		ents[n++] = (struct age_ent){
+			.name = name,
+			.stem_len = (size_t)(sep - name),
+			.idx = idx,
+			.size = (uint64_t)st.st_size,
+			.mtime = st.st_mtim,
+		};
+		errno = 0;
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+
+	/* the newest slice of each stem is still being written */
+	if (r == 0 && n > 0) {
+		qsort(ents, n, sizeof(*ents), age_stem_cmp);
+		for (size_t i = 0; i < n; i++)
+			ents[i].ageable = i + 1 < n && age_same_stem(&ents[i], &ents[i + 1]);
+	}
+
+	int deleted = 0;
+	uint64_t freed = 0;
+	if (r == 0) {
+		qsort(ents, n, sizeof(*ents), age_ent_cmp);
+		for (size_t i = 0; i < n && total > limit_bytes; i++) {
+			if (!ents[i].ageable)
+				continue;
+			if (unlinkat(dfd, ents[i].name, 0) < 0) {
+				if (errno == ENOENT)
+					continue;
+				r = -errno;
+				break;
+			}
+			total -= ents[i].size < total ? ents[i].size : total;
+			freed += ents[i].size;
+			deleted++;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	closedir(d);
+	if (r < 0)
+		return r;
+	if (ret_freed_bytes)
+		*ret_freed_bytes = freed;
+	return deleted;
+}

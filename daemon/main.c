@@ -1,0 +1,320 @@
+/* msprofd: the per-user msprof daemon.  Parses options, claims the runtime
+ * directory and socket, detaches, and runs the server's loop until a signal,
+ * a shutdown request or the idle timeout ends it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "msprofd.h"
+
+#define EXIT_USAGE 2
+
+struct options {
+	bool foreground;
+	int ready_fd;             /* -1: none */
+	unsigned idle_timeout_s;
+};
+
+static void help(FILE *f)
+{
+	fprintf(f,
+		"Usage: msprofd [OPTION]...\n"
+		"The per-user msprof daemon: samples hosts and processes for msprof sessions.\n"
+		"msprof starts it on demand; it exits by itself when idle.\n"
+		"\n"
+		"  -f, --foreground        stay in the foreground and log to stderr\n"
+		"      --ready-fd=N        write \"ready <pid>\" to fd N once accepting connections\n"
+		"      --idle-timeout=SEC  exit after SEC seconds without clients or sessions\n"
+		"                          (default 60; 0: never)\n"
+		"  -h, --help              show this help and exit\n"
+		"  -V, --version           show the version and exit\n"
+		"\n"
+		"Socket: $MSPROF_RUNTIME_DIR, else $XDG_RUNTIME_DIR/msprof, else /tmp/msprof-UID,\n"
+		"then /msprofd.sock.  See msprofd(8).\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_READY_FD = 0x100, OPT_IDLE_TIMEOUT };
+	static const struct option longopts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct options){ .ready_fd = -1, .idle_timeout_s = 60 };
+	while ((c = getopt_long(argc, argv, "fhV", longopts, NULL)) >= 0) {
+		switch (c) {
+		case 'f':
+			o->foreground = true;
+			break;
+		case OPT_READY_FD:
+			if (parse_u64(optarg, 0, INT32_MAX, &v) < 0 || fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "msprofd: invalid --ready-fd '%s': not an open file descriptor\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->ready_fd = (int)v;
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (parse_u64(optarg, 0, 30 * 86400, &v) < 0) {
+				fprintf(stderr, "msprofd: invalid --idle-timeout '%s': seconds in 0..%u\n",
+					optarg, 30 * 86400);
+				return -EINVAL;
+			}
+			o->idle_timeout_s = (unsigned)v;
+			break;
+		case 'h':
+			help(stdout);
+			return 0;
+		case 'V':
+			printf("msprofd %s (protocol %d)\n", MSPROF_VERSION, IPC_PROTO_VERSION);
+			return 0;
+		default:
+			help(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "msprofd: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* Fork into the background.  The parent stays until the child reports ready
+ * (exit 0) or gives up (exit 1), so whoever ran msprofd gets a meaningful
+ * status; the child gets its own session, / as cwd and /dev/null as stdio.
+ * *ret_notify_fd is the child's end of that report. */
+static int detach(int ready_fd, int *ret_notify_fd)
+{
+	int p[2];
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		/* Our copy of the ready pipe would hide the child's EOF. */
+		if (ready_fd >= 0)
+			close(ready_fd);
+		ssize_t n;
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		return -errno;
+	if (chdir("/") < 0)
+		return -errno;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return -errno;
+	if (dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) {
+		close(null);
+		return -errno;
+	}
+	close(null);
+	*ret_notify_fd = p[1];
+	return 0;
+}
+
+/* Is a daemon answering on sock_path?  A full backlog counts as yes. */
+static bool daemon_alive(const char *sock_path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0 || strlen(sock_path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, sock_path);
+	return connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno == EAGAIN;
+}
+
+/* Written with rename so a reader never sees it half written. */
+static int write_pid_file(const char *path)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0)
+		return -errno;
+	if (rename(tmp, path) < 0) {
+		int r = -errno;
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+/* Sessions keep /proc files open per followed process: use the hard limit
+ * (the loop is epoll based, high fds are fine). */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void notify_ready(int *fd)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "ready %d\n", (int)getpid());
+	if (*fd < 0)
+		return;
+	(void)!write(*fd, line, (size_t)n);
+	close(*fd);
+	*fd = -1;
+}
+
+static void print_handle(uv_handle_t *h, void *arg)
+{
+	log_msg("handle '%s' still open at exit", uv_handle_type_name(uv_handle_get_type(h)));
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_free_ char *dir = NULL, *sock = NULL, *lock = NULL, *pid_path = NULL, *log_path = NULL;
+	_cleanup_close_ int lock_fd = -EBADF;
+	struct options o;
+	const char *why = "unknown reason";
+	int notify_fd = -1, echo_fd = -1, r;
+	uv_loop_t loop;
+	struct server *srv = NULL;
+
+	r = parse_options(argc, argv, &o);
+	if (r <= 0)
+		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
+	if (o.ready_fd >= 0)
+		(void)fcntl(o.ready_fd, F_SETFD, FD_CLOEXEC);
+	/* A client that vanishes mid-write must not kill the daemon. */
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+
+	r = ipc_runtime_dir(&dir, &why);
+	if (r < 0) {
+		_cleanup_free_ char *path = NULL;
+		if (ipc_runtime_dir_path(&path, &why) < 0)
+			log_msg("cannot use runtime directory: %s", why);
+		else
+			log_msg("cannot use runtime directory '%s': %s%s%s", path, why,
+				r == -EPERM ? "" : ": ", r == -EPERM ? "" : strerror(-r));
+		return EXIT_FAILURE;
+	}
+	r = ipc_socket_path(dir, &sock, &lock);
+	if (r < 0) {
+		log_msg("cannot use runtime directory '%s': %s", dir, strerror(-r));
+		return EXIT_FAILURE;
+	}
+	if (asprintf(&pid_path, "%s/msprofd.pid", dir) < 0 ||
+	    asprintf(&log_path, "%s/msprofd.log", dir) < 0) {
+		pid_path = log_path = NULL;
+		log_msg("cannot start: %s", strerror(ENOMEM));
+		return EXIT_FAILURE;
+	}
+
+	if (!o.foreground) {
+		/* Until ready, lines also go to the terminal we were run from. */
+		echo_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		r = detach(o.ready_fd, &notify_fd);
+		if (r < 0) {
+			log_msg("cannot detach: %s", strerror(-r));
+			return EXIT_FAILURE;
+		}
+		r = log_open(log_path);
+		if (r < 0) {
+			log_msg("cannot open log '%s': %s", log_path, strerror(-r));
+			return EXIT_FAILURE;
+		}
+		log_echo(echo_fd);
+	}
+
+	/* A client that spawns us holds the lock already; by hand, take it so
+	 * that two manual starts cannot both bind. */
+	if (o.ready_fd < 0) {
+		lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
+			log_msg("cannot lock '%s': %s", lock, strerror(errno));
+			return EXIT_FAILURE;
+		}
+	}
+	if (daemon_alive(sock)) {
+		log_msg("already running on '%s'", sock);
+		return EXIT_FAILURE;
+	}
+	struct stat st;
+	if (lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode) && unlink(sock) < 0 && errno != ENOENT) {
+		log_msg("cannot remove stale socket '%s': %s", sock, strerror(errno));
+		return EXIT_FAILURE;
+	}
+
+	r = uv_loop_init(&loop);
+	if (r < 0) {
+		log_msg("cannot create event loop: %s", uv_strerror(r));
+		return EXIT_FAILURE;
+	}
+	struct server_config cfg = { .sock_path = sock, .pid_path = pid_path,
+				     .idle_timeout_s = o.idle_timeout_s };
+	r = server_new(&loop, &cfg, &srv);
+	if (r < 0) {
+		(void)uv_loop_close(&loop);
+		return EXIT_FAILURE;
+	}
+	r = write_pid_file(pid_path);
+	if (r < 0) {
+		log_msg("cannot write '%s': %s", pid_path, strerror(-r));
+		server_shutdown(srv, "startup failed");
+		uv_run(&loop, UV_RUN_DEFAULT);
+		srv = server_free(srv);
+		(void)uv_loop_close(&loop);
+		return EXIT_FAILURE;
+	}
+	if (lock_fd >= 0)
+		close(TAKE_FD(lock_fd));
+
+	/* Silent on the terminal once started: only the log hears of it. */
+	log_echo(-1);
+	if (echo_fd >= 0)
+		close(echo_fd);
+	log_msg("version %s ready on '%s' (idle timeout %u s)", MSPROF_VERSION, sock,
+		o.idle_timeout_s);
+	notify_ready(&o.ready_fd);
+	notify_ready(&notify_fd);
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+	srv = server_free(srv);
+	r = uv_loop_close(&loop);
+	if (r < 0) {
+		uv_walk(&loop, print_handle, NULL);
+		log_msg("event loop still busy at exit: %s", uv_strerror(r));
+		return EXIT_FAILURE;
+	}
+	log_msg("exited");
+	return EXIT_SUCCESS;
+}

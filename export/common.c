@@ -1,0 +1,319 @@
+/* Helpers shared by the export stages: error notes, SQLite calls mapped to
+ * -errno, string interning, number formatting and atomic output files. */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "util.h"
+
+void exp_note(struct exp *e, const char *fmt, ...)
+{
+	if (e->rep->message[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
+	va_end(ap);
+}
+
+static int sql_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_READONLY: return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH: return -EACCES;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_CANTOPEN: return -ENOENT;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB: return -EBADMSG;
+	case SQLITE_TOOBIG: return -E2BIG;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE: return -EINVAL;
+	case SQLITE_INTERRUPT: return -EINTR;
+	default: return -EIO;
+	}
+}
+
+int exp_sql_fail(struct exp *e, int rc, const char *what)
+{
+	exp_note(e, "database error in %s: %s", what, e->db ? sqlite3_errmsg(e->db) : sqlite3_errstr(rc));
+	return sql_errno(rc);
+}
+
+int exp_exec(struct exp *e, const char *sql)
+{
+	int rc = sqlite3_exec(e->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, sql);
+}
+
+int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(e->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return exp_sql_fail(e, rc, sql);
+	*ret = st;
+	return 0;
+}
+
+int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : exp_sql_fail(e, rc, what);
+}
+
+bool exp_table_has_rows(struct exp *e, const char *table)
+{
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(e->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return false; /* no such table: dropped because empty */
+	bool has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
+/* --- STRING_IDS ------------------------------------------------------------ */
+
+/* Open addressing on a power-of-two table.  Strings are process and
+ * interface names, so the set stays small; the cap bounds what a damaged or
+ * hostile raw file can make us allocate. */
+#define INTERN_MAX (1U << 20)
+
+struct exp_intern {
+	struct { char *s; int64_t id; } *slots;
+	size_t cap, used;
+	sqlite3_stmt *insert;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+struct exp_intern *exp_intern_free(struct exp_intern *in)
+{
+	if (!in)
+		return NULL;
+	for (size_t i = 0; i < in->cap; i++)
+		free(in->slots[i].s);
+	free(in->slots);
+	sqlite3_finalize(in->insert);
+	free(in);
+	return NULL;
+}
+
+static int intern_grow(struct exp_intern *in)
+{
+	size_t ncap = in->cap ? in->cap * 2 : 256;
+	__typeof__(in->slots) n = calloc(ncap, sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->cap; i++) {
+		if (!in->slots[i].s)
+			continue;
+		size_t j = fnv1a(in->slots[i].s) & (ncap - 1);
+		while (n[j].s)
+			j = (j + 1) & (ncap - 1);
+		n[j] = in->slots[i];
+	}
+	free(in->slots);
+	in->slots = n;
+	in->cap = ncap;
+	return 0;
+}
+
+int exp_intern_id(struct exp *e, const char *s, int64_t *ret)
+{
+	int r;
+	if (!e->strings) {
+		e->strings = calloc(1, sizeof *e->strings);
+		if (!e->strings)
+			return -ENOMEM;
+		r = exp_prepare(e, "INSERT INTO STRING_IDS (id, value) VALUES (?, ?)", &e->strings->insert);
+		if (r < 0)
+			return r;
+	}
+	struct exp_intern *in = e->strings;
+	if ((in->used + 1) * 2 > in->cap) {
+		if (in->used >= INTERN_MAX)
+			return -E2BIG;
+		r = intern_grow(in);
+		if (r < 0)
+			return r;
+	}
+	size_t j = fnv1a(s) & (in->cap - 1);
+	for (; in->slots[j].s; j = (j + 1) & (in->cap - 1))
+		if (streq(in->slots[j].s, s)) {
+			*ret = in->slots[j].id;
+			return 0;
+		}
+	char *copy = strdup(s);
+	if (!copy)
+		return -ENOMEM;
+	int64_t id = (int64_t)in->used;
+	sqlite3_bind_int64(in->insert, 1, id);
+	sqlite3_bind_text(in->insert, 2, s, -1, SQLITE_STATIC);
+	r = exp_step_done(e, in->insert, "STRING_IDS");
+	if (r < 0) {
+		free(copy);
+		return r;
+	}
+	in->slots[j].s = copy;
+	in->slots[j].id = id;
+	in->used++;
+	*ret = id;
+	return 0;
+}
+
+/* --- numbers --------------------------------------------------------------- */
+
+double exp_round(double v, int decimals)
+{
+	if (!isfinite(v))
+		return 0;
+	double m = pow(10, decimals);
+	double r = round(v * m) / m;
+	return r == 0 ? 0 : r; /* no "-0.0" */
+}
+
+void exp_format_ts(int64_t ns, char buf[32])
+{
+	if (ns < 0)
+		ns = 0;
+	snprintf(buf, 32, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+void exp_format_num(double v, int decimals, char *buf, size_t size)
+{
+	if (decimals < 0) {
+		/* repr(): the fewest digits that read back as the same double,
+		 * positional for exponents -4..15, else exponent form */
+		if (!isfinite(v) || v == 0)
+			v = 0;
+		char e[40];
+		int prec = 1;
+		for (; prec < 17; prec++) {
+			snprintf(e, sizeof e, "%.*e", prec - 1, v);
+			if (strtod(e, NULL) == v)
+				break;
+		}
+		snprintf(e, sizeof e, "%.*e", prec - 1, v);
+		int exp10 = atoi(strchr(e, 'e') + 1);
+		if (exp10 >= -4 && exp10 < 16) {
+			int dec = prec - 1 - exp10;
+			snprintf(buf, size, "%.*f", dec > 0 ? dec : 0, v);
+			if (dec <= 0 && strlen(buf) + 2 < size)
+				strcat(buf, ".0");
+		} else
+			snprintf(buf, size, "%s", e);
+		return;
+	}
+	v = exp_round(v, decimals);
+	int n = snprintf(buf, size, "%.*f", decimals, v);
+	if (n <= 0 || (size_t)n >= size || decimals == 0)
+		return;
+	char *dot = strchr(buf, '.');
+	if (!dot)
+		return;
+	char *end = buf + n - 1;
+	while (end > dot + 1 && *end == '0')
+		*end-- = '\0';
+}
+
+/* --- output files ---------------------------------------------------------- */
+
+#define OUT_BUF_SIZE (256 * 1024)
+
+int exp_out_open(struct exp_out *o, const char *dir, const char *name)
+{
+	*o = (struct exp_out){ 0 };
+	if ((size_t)snprintf(o->path, sizeof o->path, "%s/%s", dir, name) >= sizeof o->path ||
+	    (size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.%s.XXXXXX", dir, name) >= sizeof o->tmp ||
+	    strlen(name) > NAME_MAX)
+		return -ENAMETOOLONG;
+	strcpy(o->name, name);
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* msprof writes its deliverables 0640 (FILE_AUTHORITY) */
+	(void)fchmod(fd, 0640);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int r = -errno;
+		close(fd);
+		unlink(o->tmp);
+		return r;
+	}
+	o->vbuf = malloc(OUT_BUF_SIZE);
+	if (o->vbuf)
+		setvbuf(o->f, o->vbuf, _IOFBF, OUT_BUF_SIZE);
+	return 0;
+}
+
+void exp_out_abort(struct exp_out *o)
+{
+	if (o->f) {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	free(o->vbuf);
+	*o = (struct exp_out){ 0 };
+}
+
+int exp_out_commit(struct exp *e, struct exp_out *o)
+{
+	int r = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		r = errno ? -errno : -EIO;
+	if (fclose(o->f) != 0 && r == 0)
+		r = -errno;
+	o->f = NULL;
+	free(o->vbuf);
+	o->vbuf = NULL;
+	if (r == 0 && rename(o->tmp, o->path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(o->tmp);
+		exp_note(e, "cannot write '%s': %s", o->path, strerror(-r));
+		return r;
+	}
+	if (e->n_written < EXPORT_MAX_FILES)
+		snprintf(e->written[e->n_written++], sizeof e->written[0], "%s", o->name);
+	return 0;
+}
+
+void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t ls = strlen(stem), lx = strlen(suffix);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (len != ls + 1 + EXPORT_TS_LEN + lx || strncmp(n, stem, ls) != 0 || n[ls] != '_' ||
+		    strcmp(n + len - lx, suffix) != 0 || streq(n, keep))
+			continue;
+		bool digits = true;
+		for (size_t i = 0; i < EXPORT_TS_LEN; i++)
+			digits = digits && isdigit((unsigned char)n[ls + 1 + i]);
+		if (digits)
+			(void)unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}

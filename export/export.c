@@ -1,0 +1,438 @@
+/* export_prof_dir: the two steps msprof's analysis runs after a collection.
+ *
+ *   parse   host/{info.json,sample.json,start_info,end_info} + host/data/ slices
+ *           -> PROF/.msprof_{ts}.db.XXXXXX -> renamed PROF/msprof_{ts}.db
+ *   export  msprof_{ts}.db -> PROF/mindstudio_profiler_output/
+ *           msprof_{ts}.json, {type}_{ts}.csv, README.txt   (type text only)
+ *
+ * Every file is built under a hidden temporary name and renamed when
+ * complete, so an interrupted export never leaves a file a reader would
+ * take for a finished one; older msprof_*.db and older files of each
+ * deliverable type are removed only after the new one is in place.  The
+ * database is built with journal_mode=OFF and synchronous=OFF: it is not
+ * visible under its final name until it is complete, so a crash costs only
+ * the temporary file. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+#include "profdir.h"
+#include "raw.h"
+#include "util.h"
+
+static void cjson_deletep(cJSON **p) { cJSON_Delete(*p); }
+#define _cleanup_cjson_ _cleanup_(cjson_deletep)
+
+/* --- small JSON files in host/ ----------------------------------------------- */
+
+/* A number written as a JSON number or as a decimal string (msprof writes
+ * both kinds in info.json and start_info). */
+static bool json_u64(const cJSON *o, const char *key, uint64_t *ret)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+		*ret = (uint64_t)v->valuedouble;
+		return true;
+	}
+	if (cJSON_IsString(v) && v->valuestring)
+		return parse_u64(v->valuestring, 0, UINT64_MAX, ret) == 0;
+	return false;
+}
+
+static bool json_i64(const cJSON *o, const char *key, int64_t *ret)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v)) {
+		*ret = (int64_t)v->valuedouble;
+		return true;
+	}
+	if (cJSON_IsString(v) && v->valuestring) {
+		char *end;
+		errno = 0;
+		long long x = strtoll(v->valuestring, &end, 10);
+		if (errno || end == v->valuestring || *end)
+			return false;
+		*ret = x;
+		return true;
+	}
+	return false;
+}
+
+static void json_str(const cJSON *o, const char *key, char *buf, size_t size)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsString(v) && v->valuestring)
+		snprintf(buf, size, "%s", v->valuestring);
+}
+
+static int read_host_json(struct exp *e, const char *name, cJSON **ret)
+{
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/host/%s", e->prof_dir, name) >= sizeof path)
+		return -ENAMETOOLONG;
+	return profdir_read_json(path, ret);
+}
+
+static void read_info(struct exp *e)
+{
+	_cleanup_cjson_ cJSON *j = NULL;
+	int r = read_host_json(e, "info.json", &j);
+	if (r < 0) {
+		exp_note(e, "cannot read '%s/host/info.json': %s", e->prof_dir, strerror(-r));
+		return;
+	}
+	e->have_info = true;
+	uint64_t v;
+	if (json_u64(j, "pid", &v) && v <= UINT32_MAX)
+		e->app_pid = (uint32_t)v;
+	if (json_u64(j, "cpuNums", &v) && v <= 1U << 20)
+		e->cpu_nums = (unsigned)v;
+	if (json_u64(j, "memoryTotal", &v))
+		e->mem_total_kb = v;
+	if (!e->mem_total_kb)
+		exp_note(e, "'%s/host/info.json' has no memoryTotal: memory usage in percent cannot be computed",
+			 e->prof_dir);
+	json_str(j, "hostname", e->hostname, sizeof e->hostname);
+	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
+	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
+	cJSON_ArrayForEach(c, cards) {
+		if (e->n_netcards >= EXPORT_MAX_NETCARDS)
+			break;
+		struct exp_netcard *n = &e->netcards[e->n_netcards];
+		n->name[0] = '\0';
+		json_str(c, "netCardName", n->name, sizeof n->name);
+		if (!n->name[0])
+			continue;
+		if (!json_i64(c, "speed", &n->speed_mbps))
+			n->speed_mbps = -1;
+		e->n_netcards++;
+	}
+}
+
+/* "cpu,mem,disk,network" as msprof's option takes it, or a JSON array. */
+static unsigned parse_items(const cJSON *v)
+{
+	static const struct { const char *name; unsigned flag; } items[] = {
+		{ "cpu", ASK_CPU }, { "mem", ASK_MEM }, { "disk", ASK_DISK }, { "network", ASK_NETWORK },
+	};
+	unsigned flags = 0;
+	if (cJSON_IsArray(v)) {
+		const cJSON *i;
+		cJSON_ArrayForEach(i, v) flags |= parse_items(i);
+		return flags;
+	}
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return 0;
+	const char *s = v->valuestring;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		for (size_t k = 0; k < ARRAY_SIZE(items); k++)
+			if (strlen(items[k].name) == n && strncmp(s, items[k].name, n) == 0)
+				flags |= items[k].flag;
+		s += n + (s[n] == ',');
+	}
+	return flags;
+}
+
+static void read_sample(struct exp *e)
+{
+	_cleanup_cjson_ cJSON *j = NULL;
+	if (read_host_json(e, "sample.json", &j) < 0)
+		return; /* without it: export whatever data exists */
+	e->have_sample = true;
+	e->ask_sys = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys"));
+	e->ask_usage = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys_usage"));
+}
+
+static void read_times(struct exp *e)
+{
+	_cleanup_cjson_ cJSON *b = NULL, *n = NULL;
+	uint64_t us;
+	if (read_host_json(e, "start_info", &b) == 0 && json_u64(b, "collectionTimeBegin", &us))
+		e->start_ns = us * NSEC_PER_USEC;
+	if (read_host_json(e, "end_info", &n) == 0 && json_u64(n, "collectionTimeEnd", &us))
+		e->end_ns = us * NSEC_PER_USEC;
+}
+
+/* --- database ---------------------------------------------------------------- */
+
+static int create_schema(struct exp *e)
+{
+	char sql[1024];
+	int r;
+	for (size_t i = 0; i < export_db_tables_n; i++) {
+		snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)", export_db_tables[i].name, export_db_tables[i].columns);
+		if ((r = exp_exec(e, sql)) < 0)
+			return r;
+	}
+	/* the key PROC_INFO upserts on; also serves PROC_EXIT's lookup by pid */
+	return exp_exec(e, "CREATE UNIQUE INDEX ProcessInfoIndex ON PROCESS_INFO (pid, startTicks)");
+}
+
+static int insert_text_pair(struct exp *e, const char *sql, const char *a, const char *b)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	r = exp_step_done(e, st, sql);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int write_fixed_rows(struct exp *e)
+{
+	static const char meta[] = "INSERT INTO META_DATA (name, value) VALUES (?, ?)";
+	static const char *const version[][2] = {
+		{ "SCHEMA_VERSION", EXPORT_SCHEMA_VERSION_MAJOR "." EXPORT_SCHEMA_VERSION_MINOR "." EXPORT_SCHEMA_VERSION_MICRO },
+		{ "SCHEMA_VERSION_MAJOR", EXPORT_SCHEMA_VERSION_MAJOR },
+		{ "SCHEMA_VERSION_MINOR", EXPORT_SCHEMA_VERSION_MINOR },
+		{ "SCHEMA_VERSION_MICRO", EXPORT_SCHEMA_VERSION_MICRO },
+	};
+	int r = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(version) && r == 0; i++)
+		r = insert_text_pair(e, meta, version[i][0], version[i][1]);
+	if (r == 0)
+		r = insert_text_pair(e, "INSERT INTO HOST_INFO (hostUid, hostName) VALUES (?, ?)", e->host_uid,
+				     e->hostname);
+	return r;
+}
+
+/* msprof's SESSION_TIME_INFO: start and end of the collection.  end_info is
+ * missing when the launcher was killed; the last sample stands in. */
+static int write_session_time(struct exp *e)
+{
+	int64_t start = e->start_ns ? (int64_t)e->start_ns : (e->have_records ? e->first_ns : 0);
+	int64_t end = e->end_ns ? (int64_t)e->end_ns : (e->have_records ? e->last_ns : start);
+	if (!e->end_ns)
+		exp_note(e, "'%s/host/end_info' is missing: the collection did not stop cleanly; "
+			    "its end is taken from the last sample", e->prof_dir);
+	if (end < start)
+		end = start;
+	sqlite3_stmt *st;
+	static const char sql[] = "INSERT INTO SESSION_TIME_INFO (startTimeNs, endTimeNs) VALUES (?, ?)";
+	int r = exp_prepare(e, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_int64(st, 2, end);
+	r = exp_step_done(e, st, sql);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Data tables nobody wrote to are dropped: readers take a table's presence
+ * as "this was collected". */
+static int drop_empty(struct exp *e)
+{
+	for (size_t i = 0; i < export_db_tables_n; i++) {
+		if (export_db_tables[i].always || exp_table_has_rows(e, export_db_tables[i].name))
+			continue;
+		char sql[128];
+		snprintf(sql, sizeof sql, "DROP TABLE %s", export_db_tables[i].name);
+		int r = exp_exec(e, sql);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int close_db(struct exp *e)
+{
+	e->strings = exp_intern_free(e->strings);
+	int rc = sqlite3_close(e->db);
+	e->db = NULL;
+	return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+static int build_db(struct exp *e, const char *tmp)
+{
+	int rc = sqlite3_open_v2(tmp, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return exp_sql_fail(e, rc, "open");
+	int r = exp_exec(e, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+			    "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; BEGIN");
+	if (r == 0)
+		r = create_schema(e);
+	if (r == 0)
+		r = write_fixed_rows(e);
+	if (r == 0)
+		r = exp_parse(e);
+	if (r == 0)
+		r = write_session_time(e);
+	if (r == 0)
+		r = drop_empty(e);
+	if (r == 0)
+		r = exp_exec(e, "COMMIT");
+	int c = close_db(e);
+	if (r == 0 && c < 0) {
+		exp_note(e, "cannot close database '%s'", tmp);
+		r = c;
+	}
+	return r;
+}
+
+/* --- output directory --------------------------------------------------------- */
+
+static int write_readme(struct exp *e, const char *dir)
+{
+	struct exp_out o;
+	int r = exp_out_open(&o, dir, "README.txt");
+	if (r < 0)
+		return r;
+	/* msprof MsprofOutputSummary._export_readme_file: a numbered list per
+	 * kind, "N.<name>.<suffix>:<description>", each list ended by a blank
+	 * line. */
+	fputs("Timeline file description:\n", o.f);
+	unsigned n = 0;
+	for (unsigned i = 0; i < e->n_written; i++)
+		if (startswith(e->written[i], "msprof_"))
+			fprintf(o.f, "%u.msprof.json:%s", ++n, EXPORT_TIMELINE_DESCRIPTION);
+	fputs("\nSummary file description:\n", o.f);
+	n = 0;
+	for (unsigned i = 0; i < e->n_written; i++)
+		for (size_t k = 0; k < _CSV_MAX; k++) {
+			const struct export_csv_table *t = &export_csv_tables[k];
+			size_t l = strlen(t->type);
+			if (strncmp(e->written[i], t->type, l) == 0 && e->written[i][l] == '_' &&
+			    strlen(e->written[i]) == l + 1 + EXPORT_TS_LEN + 4)
+				fprintf(o.f, "%u.%s.csv:%s", ++n, t->type, t->description);
+		}
+	fputc('\n', o.f);
+	unsigned before = e->n_written;
+	r = exp_out_commit(e, &o);
+	e->n_written = before; /* README is not a deliverable of its own */
+	return r;
+}
+
+static int write_outputs(struct exp *e)
+{
+	char dir[PATH_MAX];
+	if ((size_t)snprintf(dir, sizeof dir, "%s/%s", e->prof_dir, EXPORT_OUTPUT_DIR) >= sizeof dir)
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		int r = -errno;
+		exp_note(e, "cannot create '%s': %s", dir, strerror(errno));
+		return r;
+	}
+	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
+
+	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	int r = rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
+	if (r == 0)
+		r = exp_write_timeline(e, dir);
+	if (r == 0)
+		r = exp_write_summaries(e, dir);
+	close_db(e);
+	e->rep->files_written = e->n_written;
+	if (r == 0)
+		r = write_readme(e, dir);
+	return r;
+}
+
+/* --- entry ------------------------------------------------------------------------ */
+
+static void local_ts(char buf[EXPORT_TS_LEN + 1])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(buf, EXPORT_TS_LEN + 1, "%Y%m%d%H%M%S", &tm);
+}
+
+static int count_slices(const char *prof_dir, unsigned *ret)
+{
+	char dir[PATH_MAX];
+	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", prof_dir) >= sizeof dir)
+		return -ENAMETOOLONG;
+	unsigned n = 0;
+	for (int s = RAW_SOURCE_HOST_CPU; s <= RAW_SOURCE_USAGE_MEM; s++) {
+		char **paths = NULL;
+		int r = raw_list_slices(dir, (enum raw_source)s, &paths);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		for (char **p = paths; p && *p; p++)
+			n++;
+		raw_paths_free(paths);
+	}
+	*ret = n;
+	return 0;
+}
+
+static int run(struct exp *e, const struct export_options *opt)
+{
+	struct stat stb;
+	char path[PATH_MAX];
+	unsigned slices = 0;
+	int r;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
+		return -ENAMETOOLONG;
+	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
+		exp_note(e, "no host data in '%s': '%s' is missing", e->prof_dir, path);
+		return -ENOENT;
+	}
+	if ((r = count_slices(e->prof_dir, &slices)) < 0) {
+		exp_note(e, "cannot list '%s/data': %s", path, strerror(-r));
+		return r;
+	}
+	if (!slices) {
+		exp_note(e, "no raw data in '%s/data'", path);
+		return -ENOENT;
+	}
+	read_info(e);
+	read_sample(e);
+	read_times(e);
+	if (!e->cpu_nums) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		e->cpu_nums = n > 0 ? (unsigned)n : 1;
+	}
+	local_ts(e->ts);
+
+	char tmp[PATH_MAX], final[PATH_MAX];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.msprof_%s.db.XXXXXX", e->prof_dir, e->ts) >= sizeof tmp ||
+	    (size_t)snprintf(final, sizeof final, "%s/msprof_%s.db", e->prof_dir, e->ts) >= sizeof final)
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		exp_note(e, "cannot create a database in '%s': %s", e->prof_dir, strerror(errno));
+		return r;
+	}
+	(void)fchmod(fd, 0640);
+	close(fd);
+	r = build_db(e, tmp);
+	if (r == 0 && rename(tmp, final) < 0) {
+		r = -errno;
+		exp_note(e, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+	}
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	snprintf(e->rep->db_path, sizeof e->rep->db_path, "%s", final);
+	char keep[NAME_MAX + 1];
+	snprintf(keep, sizeof keep, "msprof_%s.db", e->ts);
+	exp_remove_older(e->prof_dir, "msprof", ".db", keep);
+
+	if (opt && opt->type == EXPORT_DB)
+		return 0;
+	return write_outputs(e);
+}
+
+int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret)
+{
+	struct export_report rep = { 0 };
+	struct exp e = { .prof_dir = prof_dir, .rep = &rep };
+	int r = run(&e, opt);
+	if (e.db)
+		close_db(&e);
+	*ret = rep;
+	return r;
+}

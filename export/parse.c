@@ -1,0 +1,1054 @@
+/* Parse: every slice of every host source in PROF/host/data -> rows of the
+ * database (schema in tables.c, meaning in SCHEMA.md).
+ *
+ * Sources are read one after the other, each slice in index order, each
+ * record as the reader hands it over (whole records only; damage and torn
+ * tails are skipped and counted by the reader).  Interval metrics are the
+ * difference between two consecutive samples of the same source, stamped,
+ * as msprof does, with the start of the interval.  Only the previous sample
+ * is kept, so memory follows the number of live threads and processes, not
+ * the length of the run.
+ *
+ * How each number is made, and the msprof code it follows, is in SCHEMA.md
+ * ("Semantics"). */
+#include <math.h>
+
+#include "internal.h"
+#include "raw.h"
+#include "util.h"
+
+#define MBPS_TO_BYTES 125000.0 /* msprof Constant.MBPS_TO_BYTES: Mbit/s -> B/s */
+
+enum {
+	ST_CPU_USAGE,
+	ST_CPU_AVG,
+	ST_THREAD,
+	ST_HOST_MEM,
+	ST_TARGET_MEM,
+	ST_HOST_DISK,
+	ST_TARGET_DISK,
+	ST_HOST_NET,
+	ST_NETIF,
+	ST_SYS_CPU,
+	ST_SYS_MEM,
+	ST_PROC_CPU,
+	ST_PROC_MEM,
+	ST_PROC_INFO,
+	ST_PROC_EXIT,
+	_ST_MAX,
+};
+
+static const char *const st_sql[_ST_MAX] = {
+	[ST_CPU_USAGE] = "INSERT INTO CPU_USAGE VALUES (?, ?, ?)",
+	[ST_CPU_AVG] = "INSERT INTO CPU_USAGE_AVG VALUES (?, ?)",
+	[ST_THREAD] = "INSERT INTO TARGET_THREAD_CPU_USAGE VALUES (?, ?, ?, ?, ?)",
+	[ST_HOST_MEM] = "INSERT INTO HOST_MEM_USAGE VALUES (?, ?)",
+	[ST_TARGET_MEM] = "INSERT INTO TARGET_PROCESS_MEM VALUES (?, ?, ?, ?, ?)",
+	[ST_HOST_DISK] = "INSERT INTO HOST_DISK_USAGE VALUES (?, ?, ?, ?)",
+	[ST_TARGET_DISK] = "INSERT INTO TARGET_PROCESS_DISK_USAGE VALUES (?, ?, ?, ?, ?)",
+	[ST_HOST_NET] = "INSERT INTO HOST_NETWORK_USAGE VALUES (?, ?, ?)",
+	[ST_NETIF] = "INSERT INTO NETWORK_INTERFACE_USAGE VALUES (?, ?, ?, ?, ?)",
+	[ST_SYS_CPU] = "INSERT INTO SYS_CPU VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_SYS_MEM] = "INSERT INTO SYS_MEM VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_PROC_CPU] = "INSERT INTO PROCESS_CPU_USAGE VALUES (?, ?, ?)",
+	[ST_PROC_MEM] = "INSERT INTO PROCESS_MEM_USAGE VALUES (?, ?, ?, ?, ?)",
+	/* one row per process incarnation (pid, start time); PROC_INFO comes
+	 * again after an exec and from several sources */
+	[ST_PROC_INFO] = "INSERT INTO PROCESS_INFO (pid, ppid, startTicks, name, isTarget, firstSeenNs) "
+			 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pid, startTicks) DO UPDATE SET "
+			 "name = excluded.name, ppid = excluded.ppid, "
+			 "isTarget = max(isTarget, excluded.isTarget), "
+			 "firstSeenNs = min(firstSeenNs, excluded.firstSeenNs)",
+	[ST_PROC_EXIT] = "UPDATE PROCESS_INFO SET exitNs = ? WHERE pid = ? AND exitNs IS NULL",
+};
+
+/* Decoded sample entries kept between two samples. */
+struct thr { uint32_t pid, tid; uint64_t ticks, runtime_ns; int32_t cpu; };
+struct pio { uint32_t pid; uint64_t rd, wr, blk; };
+struct pcpu { uint32_t pid; uint64_t ticks; };
+struct ndev { char name[16]; uint64_t rx, tx; };
+
+/* The previous and the current sample of one record type.  The sampler
+ * splits a large sample into several records with the same ts, and writes
+ * none for an empty one, so a sample is complete only when a record with
+ * another ts arrives or the source ends. */
+struct series {
+	size_t esize;
+	void *prev, *cur;
+	size_t nprev, ncur, capprev, capcur;
+	uint64_t prev_ts, cur_ts;
+	bool have_prev, have_cur;
+};
+
+/* pid -> start time (ticks since boot) of the processes a source has
+ * described and not yet seen exit: tells a process born during the session
+ * (all its counters belong to the session) from one that was merely not
+ * sampled before.  Entries leave on RAW_PROC_EXIT, so the map follows the
+ * live processes, not the length of the run. */
+struct pidmap {
+	uint32_t *pid; /* 0: free slot */
+	uint64_t *start;
+	uint8_t *seen; /* SEEN_* of the series that already had the pid */
+	size_t cap, used;
+};
+
+enum { SEEN_THR = 1, SEEN_IO = 2, SEEN_PCPU = 4 };
+
+#define PIDMAP_MAX (1U << 22)
+
+struct parse {
+	struct exp *e;
+	const struct raw_header *h;
+	struct raw_header hdr;  /* of the file being read; kept for pending samples */
+	bool have_hdr;
+	sqlite3_stmt *st[_ST_MAX];
+	struct series thr, io, pcpu, net;
+	struct { bool have; uint64_t ts, resident; } mem; /* tree total of a RAW_PROC_MEM sample */
+	double *cpu_busy;  /* ns busy per CPU in the current interval */
+	uint8_t *cpu_seen;
+	size_t ncpu;
+	struct pidmap born;
+	uint64_t malformed;
+};
+
+#define MAX_CPUS 8192 /* per-CPU accumulators; a larger index is damage */
+
+static void series_init(struct series *s, size_t esize) { *s = (struct series){ .esize = esize }; }
+
+static void series_release(struct series *s)
+{
+	free(s->prev);
+	free(s->cur);
+	series_init(s, s->esize);
+}
+
+static int series_reserve(struct series *s, size_t n)
+{
+	if (n <= s->capcur)
+		return 0;
+	size_t cap = s->capcur ? s->capcur : 64;
+	while (cap < n)
+		cap *= 2;
+	void *p = realloc(s->cur, cap * s->esize);
+	if (!p)
+		return -ENOMEM;
+	s->cur = p;
+	s->capcur = cap;
+	return 0;
+}
+
+/* The current sample becomes the previous one. */
+static void series_shift(struct series *s)
+{
+	void *p = s->prev;
+	size_t c = s->capprev;
+	s->prev = s->cur;
+	s->capprev = s->capcur;
+	s->nprev = s->ncur;
+	s->cur = p;
+	s->capcur = c;
+	s->ncur = 0;
+	s->prev_ts = s->cur_ts;
+	s->have_prev = true;
+	s->have_cur = false;
+}
+
+static size_t pm_slot(const struct pidmap *m, uint32_t pid)
+{
+	size_t i = (pid * 2654435761U) & (m->cap - 1);
+	while (m->pid[i] && m->pid[i] != pid)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int pm_put(struct pidmap *m, uint32_t pid, uint64_t start)
+{
+	if (!pid)
+		return 0;
+	if ((m->used + 1) * 2 > m->cap) {
+		if (m->used >= PIDMAP_MAX)
+			return 0; /* full: those processes just count from their first sample */
+		struct pidmap n = { .cap = m->cap ? m->cap * 2 : 256 };
+		n.pid = calloc(n.cap, sizeof *n.pid);
+		n.start = calloc(n.cap, sizeof *n.start);
+		n.seen = calloc(n.cap, sizeof *n.seen);
+		if (!n.pid || !n.start || !n.seen) {
+			free(n.pid);
+			free(n.start);
+			free(n.seen);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->pid[i]) {
+				size_t j = pm_slot(&n, m->pid[i]);
+				n.pid[j] = m->pid[i];
+				n.start[j] = m->start[i];
+				n.seen[j] = m->seen[i];
+				n.used++;
+			}
+		free(m->pid);
+		free(m->start);
+		free(m->seen);
+		*m = n;
+	}
+	size_t i = pm_slot(m, pid);
+	if (!m->pid[i]) {
+		m->used++;
+		m->seen[i] = 0;
+	} else if (m->start[i] != start)
+		m->seen[i] = 0; /* the pid was reused */
+	m->pid[i] = pid;
+	m->start[i] = start;
+	return 0;
+}
+
+static bool pm_get(const struct pidmap *m, uint32_t pid, uint64_t *ret_start, uint8_t *ret_seen)
+{
+	if (!m->cap || !pid)
+		return false;
+	size_t i = pm_slot(m, pid);
+	if (!m->pid[i])
+		return false;
+	*ret_start = m->start[i];
+	*ret_seen = m->seen[i];
+	return true;
+}
+
+static void pm_mark(struct pidmap *m, uint32_t pid, uint8_t bit)
+{
+	if (!m->cap || !pid)
+		return;
+	size_t i = pm_slot(m, pid);
+	if (m->pid[i])
+		m->seen[i] |= bit;
+}
+
+/* Remove with backward shift, keeping every probe chain unbroken. */
+static void pm_del(struct pidmap *m, uint32_t pid)
+{
+	if (!m->cap || !pid)
+		return;
+	size_t i = pm_slot(m, pid);
+	if (!m->pid[i])
+		return;
+	m->pid[i] = 0;
+	m->used--;
+	for (size_t j = (i + 1) & (m->cap - 1); m->pid[j]; j = (j + 1) & (m->cap - 1)) {
+		size_t home = (m->pid[j] * 2654435761U) & (m->cap - 1);
+		/* move j back into the hole unless its home lies in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->pid[i] = m->pid[j];
+			m->start[i] = m->start[j];
+			m->seen[i] = m->seen[j];
+			m->pid[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static void pm_release(struct pidmap *m)
+{
+	free(m->pid);
+	free(m->start);
+	free(m->seen);
+	*m = (struct pidmap){ 0 };
+}
+
+/* Sort only when the sampler did not already write in key order. */
+static void sort_if_needed(void *base, size_t n, size_t esize, int (*cmp)(const void *, const void *))
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp((char *)base + (i - 1) * esize, (char *)base + i * esize) > 0) {
+			qsort(base, n, esize, cmp);
+			return;
+		}
+}
+
+static int cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	/* struct pio and struct pcpu both start with the pid */
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int64_t to_unix(const struct parse *p, uint64_t ts)
+{
+	return (int64_t)(ts - p->h->mono0_ns) + (int64_t)p->h->real0_ns;
+}
+
+/* u32 count of entries of esize bytes that must fit in what is left. */
+static bool take_count(struct raw_cur *c, size_t esize, uint32_t *ret)
+{
+	uint32_t n = raw_cur_u32(c);
+	if (c->err || (uint64_t)n * esize > c->left)
+		return false;
+	*ret = n;
+	return true;
+}
+
+static double clk_tck(const struct parse *p)
+{
+	return p->h->clk_tck ? (double)p->h->clk_tck : 100.0;
+}
+
+static int step(struct parse *p, int idx) { return exp_step_done(p->e, p->st[idx], st_sql[idx]); }
+
+/* A process that a series has not had in any sample yet and whose start
+ * time lies after the session began was born during it: its counters count
+ * from zero (short-lived children would otherwise never show their CPU or
+ * I/O).  Only its first appearance: one that drops out of a sample and
+ * comes back is not counted twice.  The start time is in ticks since boot,
+ * which only drifts from the monotonic clock across a suspend. */
+static bool born_in_session(const struct parse *p, uint32_t pid, uint8_t series)
+{
+	uint64_t start;
+	uint8_t seen;
+	if (!pm_get(&p->born, pid, &start, &seen) || (seen & series))
+		return false;
+	return (double)start * 1e9 / clk_tck(p) >= (double)p->h->mono0_ns;
+}
+
+/* After a sample is taken in: its pids are no longer new to the series. */
+static void mark_seen(struct parse *p, const void *entries, size_t n, size_t esize, uint8_t series)
+{
+	if (!p->born.used)
+		return;
+	uint32_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pid = *(const uint32_t *)((const char *)entries + i * esize);
+		if (pid != last)
+			pm_mark(&p->born, pid, series);
+		last = pid;
+	}
+}
+
+/* Entries in one sample: the samplers write at most HOST_MAX_THREADS
+ * threads or one entry per pid (pid_max <= 4194304); more is damage, and
+ * must not make us allocate without end. */
+#define SERIES_MAX (1U << 22)
+
+/* Start or continue the current sample of s at ts, with room for n more
+ * entries; a new ts first completes the sample before.  1: too many
+ * entries, the record is malformed. */
+static int series_part(struct parse *p, struct series *s, uint64_t ts, size_t n, int (*complete)(struct parse *))
+{
+	if (s->have_cur && ts != s->cur_ts) {
+		int r = complete(p);
+		if (r < 0)
+			return r;
+	}
+	if (!s->have_cur) {
+		s->ncur = 0;
+		s->cur_ts = ts;
+		s->have_cur = true;
+	}
+	if (s->ncur + n > SERIES_MAX)
+		return 1;
+	return series_reserve(s, s->ncur + n);
+}
+
+/* --- CPU of the profiled tree (RAW_THREAD_CPU) -------------------------------
+ * Per thread: busy time over the interval from schedstat's runtime when both
+ * samples have it (ns resolution), else from utime+stime ticks; capped at the
+ * interval (msprof: min(process_jiffies, delta_jiffies)).  Per CPU: the sum
+ * of the busy time of the threads last seen on it; a CPU over 100% is
+ * dropped as msprof does ("error caused by cpu switching").  Avg: all busy
+ * time over interval x online CPUs. */
+static int ensure_cpu(struct parse *p, size_t cpu)
+{
+	if (cpu < p->ncpu)
+		return 0;
+	size_t nn = cpu + 1;
+	double *bz = realloc(p->cpu_busy, nn * sizeof *bz);
+	if (!bz)
+		return -ENOMEM;
+	p->cpu_busy = bz;
+	uint8_t *sn = realloc(p->cpu_seen, nn);
+	if (!sn)
+		return -ENOMEM;
+	p->cpu_seen = sn;
+	memset(sn + p->ncpu, 0, nn - p->ncpu);
+	p->ncpu = nn;
+	return 0;
+}
+
+static int cpu_interval(struct parse *p)
+{
+	struct series *s = &p->thr;
+	double dt = (double)(s->cur_ts - s->prev_ts);
+	int64_t start = to_unix(p, s->prev_ts);
+	const struct thr *a = s->prev, *b = s->cur;
+	double total = 0;
+	int r;
+
+	if (p->ncpu)
+		memset(p->cpu_seen, 0, p->ncpu);
+	for (size_t i = 0, j = 0; j < s->ncur; j++) {
+		const struct thr *n = &b[j], *o;
+		while (i < s->nprev && cmp_thr(&a[i], n) < 0)
+			i++;
+		double busy;
+		if (i < s->nprev && cmp_thr(&a[i], n) == 0) {
+			o = &a[i++];
+			if (o->runtime_ns && n->runtime_ns && n->runtime_ns >= o->runtime_ns)
+				busy = (double)(n->runtime_ns - o->runtime_ns);
+			else if (n->ticks >= o->ticks)
+				busy = (double)(n->ticks - o->ticks) * 1e9 / clk_tck(p);
+			else
+				continue; /* tid reused */
+		} else if (born_in_session(p, n->pid, SEEN_THR))
+			busy = n->runtime_ns ? (double)n->runtime_ns : (double)n->ticks * 1e9 / clk_tck(p);
+		else
+			continue; /* first seen now: nothing to compare with */
+		busy = fmin(busy, dt);
+		total += busy;
+
+		sqlite3_stmt *st = p->st[ST_THREAD];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, n->pid);
+		sqlite3_bind_int64(st, 3, n->tid);
+		sqlite3_bind_int64(st, 4, n->cpu);
+		sqlite3_bind_double(st, 5, exp_round(busy * 100.0 / dt, 6));
+		if ((r = step(p, ST_THREAD)) < 0)
+			return r;
+
+		if (n->cpu < 0 || n->cpu >= MAX_CPUS)
+			continue;
+		size_t cpu = (size_t)n->cpu;
+		if ((r = ensure_cpu(p, cpu)) < 0)
+			return r;
+		if (!p->cpu_seen[cpu]) {
+			p->cpu_seen[cpu] = 1;
+			p->cpu_busy[cpu] = 0;
+		}
+		p->cpu_busy[cpu] += busy;
+	}
+
+	for (size_t cpu = 0; cpu < p->ncpu; cpu++) {
+		if (!p->cpu_seen[cpu])
+			continue;
+		double u = exp_round(p->cpu_busy[cpu] * 100.0 / dt, 6);
+		if (u > 100)
+			continue;
+		sqlite3_stmt *st = p->st[ST_CPU_USAGE];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, (int64_t)cpu);
+		sqlite3_bind_double(st, 3, u);
+		if ((r = step(p, ST_CPU_USAGE)) < 0)
+			return r;
+	}
+	sqlite3_stmt *st = p->st[ST_CPU_AVG];
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_double(st, 2, exp_round(total * 100.0 / (dt * p->e->cpu_nums), 6));
+	return step(p, ST_CPU_AVG);
+}
+
+static int complete_thr(struct parse *p)
+{
+	struct series *s = &p->thr;
+	int r = 0;
+	sort_if_needed(s->cur, s->ncur, s->esize, cmp_thr);
+	if (s->have_prev && s->cur_ts > s->prev_ts)
+		r = cpu_interval(p);
+	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_THR);
+	series_shift(s);
+	return r;
+}
+
+static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	if (!take_count(c, 40, &n))
+		return 1;
+	int r = series_part(p, &p->thr, ts, n, complete_thr);
+	if (r != 0)
+		return r;
+	struct thr *t = (struct thr *)p->thr.cur + p->thr.ncur;
+	for (uint32_t i = 0; i < n; i++) {
+		t[i].pid = raw_cur_u32(c);
+		t[i].tid = raw_cur_u32(c);
+		uint64_t ut = raw_cur_u64(c), stt = raw_cur_u64(c);
+		t[i].ticks = ut + stt;
+		t[i].runtime_ns = raw_cur_u64(c);
+		t[i].cpu = (int32_t)raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+	}
+	if (c->err)
+		return 1;
+	p->thr.ncur += n;
+	return 0;
+}
+
+/* --- memory (RAW_PROC_MEM tree, RAW_PROC_MEM_ALL all processes) -------------
+ * HOST_MEM_USAGE: resident pages of the tree at the sample, in percent of
+ * memoryTotal (msprof: resident * 4 KiB / mem_total * 100; we use the
+ * writer's page size instead of assuming 4 KiB).  Stamped with the sample's
+ * own time; msprof shifts each value to the sample before. */
+static int complete_mem(struct parse *p)
+{
+	if (!p->mem.have)
+		return 0;
+	p->mem.have = false;
+	if (!p->e->mem_total_kb)
+		return 0;
+	double page_kb = (double)(p->h->page_size ? p->h->page_size : 4096) / 1024.0;
+	sqlite3_stmt *st = p->st[ST_HOST_MEM];
+	sqlite3_bind_int64(st, 1, to_unix(p, p->mem.ts));
+	sqlite3_bind_double(st, 2,
+			    exp_round((double)p->mem.resident * page_kb * 100.0 / (double)p->e->mem_total_kb, 6));
+	return step(p, ST_HOST_MEM);
+}
+
+static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all)
+{
+	uint32_t n;
+	int r;
+	if (!take_count(c, 32, &n))
+		return 1;
+	if (!all && p->mem.have && p->mem.ts != ts && (r = complete_mem(p)) < 0)
+		return r;
+	int64_t t = to_unix(p, ts);
+	uint64_t resident = 0;
+	int idx = all ? ST_PROC_MEM : ST_TARGET_MEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pid = raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+		uint64_t size = raw_cur_u64(c), res = raw_cur_u64(c), shared = raw_cur_u64(c);
+		if (c->err)
+			return 1;
+		sqlite3_stmt *st = p->st[idx];
+		sqlite3_bind_int64(st, 1, t);
+		sqlite3_bind_int64(st, 2, pid);
+		sqlite3_bind_int64(st, 3, (int64_t)size);
+		sqlite3_bind_int64(st, 4, (int64_t)res);
+		sqlite3_bind_int64(st, 5, (int64_t)shared);
+		if ((r = step(p, idx)) < 0)
+			return r;
+		resident += res;
+	}
+	if (!all) {
+		if (!p->mem.have) {
+			p->mem.have = true;
+			p->mem.ts = ts;
+			p->mem.resident = 0;
+		}
+		p->mem.resident += resident;
+	}
+	return 0;
+}
+
+/* --- disk (RAW_PROC_IO) --------------------------------------------------------
+ * Rates from read_bytes/write_bytes (what reached the storage layer, as
+ * iotop's DISK READ/WRITE that msprof parses), in B/s as msprof's
+ * HOST_DISK_USAGE holds them; usage: time the tree's processes spent blocked
+ * on I/O (delayacct blkio ticks) in percent of the interval, summed over
+ * the tree and capped at 100 (iotop's IO> column, per process in msprof). */
+static int io_interval(struct parse *p)
+{
+	struct series *s = &p->io;
+	double dt_s = (double)(s->cur_ts - s->prev_ts) / 1e9;
+	int64_t start = to_unix(p, s->prev_ts);
+	const struct pio *a = s->prev, *b = s->cur;
+	double rd = 0, wr = 0, blk = 0;
+	int r;
+
+	for (size_t i = 0, j = 0; j < s->ncur; j++) {
+		const struct pio *n = &b[j], *o;
+		const struct pio zero = { .pid = n->pid };
+		while (i < s->nprev && a[i].pid < n->pid)
+			i++;
+		if (i < s->nprev && a[i].pid == n->pid)
+			o = &a[i++];
+		else if (born_in_session(p, n->pid, SEEN_IO))
+			o = &zero;
+		else
+			continue;
+		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
+			continue; /* pid reused */
+		double prd = (double)(n->rd - o->rd) / dt_s, pwr = (double)(n->wr - o->wr) / dt_s;
+		double pblk = (double)(n->blk - o->blk) / clk_tck(p);
+		rd += prd;
+		wr += pwr;
+		blk += pblk;
+		sqlite3_stmt *st = p->st[ST_TARGET_DISK];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, n->pid);
+		sqlite3_bind_double(st, 3, exp_round(prd, 3));
+		sqlite3_bind_double(st, 4, exp_round(pwr, 3));
+		sqlite3_bind_double(st, 5, exp_round(fmin(pblk / dt_s * 100.0, 100.0), 6));
+		if ((r = step(p, ST_TARGET_DISK)) < 0)
+			return r;
+	}
+	sqlite3_stmt *st = p->st[ST_HOST_DISK];
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_double(st, 2, exp_round(rd, 3));
+	sqlite3_bind_double(st, 3, exp_round(wr, 3));
+	sqlite3_bind_double(st, 4, exp_round(fmin(blk / dt_s * 100.0, 100.0), 6));
+	return step(p, ST_HOST_DISK);
+}
+
+static int complete_io(struct parse *p)
+{
+	struct series *s = &p->io;
+	int r = 0;
+	sort_if_needed(s->cur, s->ncur, s->esize, cmp_pid);
+	if (s->have_prev && s->cur_ts > s->prev_ts)
+		r = io_interval(p);
+	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_IO);
+	series_shift(s);
+	return r;
+}
+
+static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	if (!take_count(c, 56, &n))
+		return 1;
+	int r = series_part(p, &p->io, ts, n, complete_io);
+	if (r != 0)
+		return r;
+	struct pio *v = (struct pio *)p->io.cur + p->io.ncur;
+	for (uint32_t i = 0; i < n; i++) {
+		v[i].pid = raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+		(void)raw_cur_u64(c); /* rchar */
+		(void)raw_cur_u64(c); /* wchar */
+		v[i].rd = raw_cur_u64(c);
+		v[i].wr = raw_cur_u64(c);
+		(void)raw_cur_u64(c); /* cancelled_write_bytes */
+		v[i].blk = raw_cur_u64(c);
+	}
+	if (c->err)
+		return 1;
+	p->io.ncur += n;
+	return 0;
+}
+
+/* --- network (RAW_NET_DEV) -----------------------------------------------------
+ * speed: rx+tx bytes of every interface per second (B/s, as msprof's
+ * HOST_NETWORK_USAGE).  usage: bytes of the interfaces whose rated speed
+ * info.json knows, over the sum of those speeds.  Interfaces of unknown
+ * speed (lo, most virtual devices) count in speed but not in usage; msprof
+ * drops them altogether. */
+static const struct exp_netcard *netcard(const struct exp *e, const char *name)
+{
+	for (unsigned i = 0; i < e->n_netcards; i++)
+		if (streq(e->netcards[i].name, name))
+			return &e->netcards[i];
+	return NULL;
+}
+
+static int net_interval(struct parse *p)
+{
+	struct series *s = &p->net;
+	double dt_s = (double)(s->cur_ts - s->prev_ts) / 1e9;
+	int64_t start = to_unix(p, s->prev_ts);
+	const struct ndev *a = s->prev, *b = s->cur;
+	double all = 0, known = 0, capacity = 0;
+	bool any = false;
+	int r;
+
+	for (size_t j = 0; j < s->ncur; j++) {
+		const struct ndev *n = &b[j], *o = NULL;
+		for (size_t i = 0; i < s->nprev && !o; i++)
+			if (streq(a[i].name, n->name))
+				o = &a[i];
+		if (!o || n->rx < o->rx || n->tx < o->tx)
+			continue; /* new interface or counters reset */
+		double rx = (double)(n->rx - o->rx) / dt_s, tx = (double)(n->tx - o->tx) / dt_s;
+		const struct exp_netcard *nc = netcard(p->e, n->name);
+		bool rated = nc && nc->speed_mbps > 0;
+		any = true;
+		all += rx + tx;
+		if (rated) {
+			known += rx + tx;
+			capacity += (double)nc->speed_mbps * MBPS_TO_BYTES;
+		}
+		int64_t name_id;
+		if ((r = exp_intern_id(p->e, n->name, &name_id)) < 0)
+			return r;
+		sqlite3_stmt *st = p->st[ST_NETIF];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, name_id);
+		sqlite3_bind_double(st, 3, exp_round(rx, 3));
+		sqlite3_bind_double(st, 4, exp_round(tx, 3));
+		if (rated)
+			sqlite3_bind_int64(st, 5, (int64_t)((double)nc->speed_mbps * MBPS_TO_BYTES));
+		else
+			sqlite3_bind_null(st, 5);
+		if ((r = step(p, ST_NETIF)) < 0)
+			return r;
+	}
+	if (!any)
+		return 0;
+	sqlite3_stmt *st = p->st[ST_HOST_NET];
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_double(st, 2, capacity > 0 ? exp_round(known * 100.0 / capacity, 6) : 0.0);
+	sqlite3_bind_double(st, 3, exp_round(all, 3));
+	return step(p, ST_HOST_NET);
+}
+
+static int complete_net(struct parse *p)
+{
+	struct series *s = &p->net;
+	int r = 0;
+	if (s->have_prev && s->cur_ts > s->prev_ts)
+		r = net_interval(p);
+	series_shift(s);
+	return r;
+}
+
+static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	if (!take_count(c, 80, &n))
+		return 1;
+	int r = series_part(p, &p->net, ts, n, complete_net);
+	if (r != 0)
+		return r;
+	struct ndev *v = (struct ndev *)p->net.cur + p->net.ncur;
+	for (uint32_t i = 0; i < n; i++) {
+		raw_cur_str(c, v[i].name, sizeof v[i].name);
+		v[i].rx = raw_cur_u64(c);
+		for (int k = 0; k < 3; k++)
+			(void)raw_cur_u64(c); /* rx packets, errs, drop */
+		v[i].tx = raw_cur_u64(c);
+		for (int k = 0; k < 3; k++)
+			(void)raw_cur_u64(c);
+	}
+	if (c->err)
+		return 1;
+	p->net.ncur += n;
+	return 0;
+}
+
+/* --- all processes' CPU (RAW_PROC_CPU, --host-sys-usage=cpu) --------------------
+ * Per process and interval: utime+stime ticks over the ticks all online
+ * CPUs had (msprof: process jiffies / the "cpu" line's jiffies), so 100
+ * means every CPU busy. */
+static int pcpu_interval(struct parse *p)
+{
+	struct series *s = &p->pcpu;
+	double avail = (double)(s->cur_ts - s->prev_ts) / 1e9 * clk_tck(p) * p->e->cpu_nums;
+	int64_t start = to_unix(p, s->prev_ts);
+	const struct pcpu *a = s->prev, *b = s->cur;
+	for (size_t i = 0, j = 0; j < s->ncur; j++) {
+		const struct pcpu *n = &b[j], *o;
+		const struct pcpu zero = { .pid = n->pid };
+		while (i < s->nprev && a[i].pid < n->pid)
+			i++;
+		if (i < s->nprev && a[i].pid == n->pid)
+			o = &a[i++];
+		else if (born_in_session(p, n->pid, SEEN_PCPU))
+			o = &zero;
+		else
+			continue;
+		if (n->ticks < o->ticks)
+			continue;
+		sqlite3_stmt *st = p->st[ST_PROC_CPU];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, n->pid);
+		sqlite3_bind_double(st, 3, exp_round(fmin((double)(n->ticks - o->ticks) * 100.0 / avail, 100.0), 6));
+		int r = step(p, ST_PROC_CPU);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int complete_pcpu(struct parse *p)
+{
+	struct series *s = &p->pcpu;
+	int r = 0;
+	sort_if_needed(s->cur, s->ncur, s->esize, cmp_pid);
+	if (s->have_prev && s->cur_ts > s->prev_ts)
+		r = pcpu_interval(p);
+	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_PCPU);
+	series_shift(s);
+	return r;
+}
+
+static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	if (!take_count(c, 24, &n))
+		return 1;
+	int r = series_part(p, &p->pcpu, ts, n, complete_pcpu);
+	if (r != 0)
+		return r;
+	struct pcpu *v = (struct pcpu *)p->pcpu.cur + p->pcpu.ncur;
+	for (uint32_t i = 0; i < n; i++) {
+		v[i].pid = raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+		uint64_t ut = raw_cur_u64(c), stt = raw_cur_u64(c);
+		v[i].ticks = ut + stt;
+	}
+	if (c->err)
+		return 1;
+	p->pcpu.ncur += n;
+	return 0;
+}
+
+/* Complete the pending samples older than ts: a record with a later time
+ * means no more parts of them can follow. */
+static int complete_before(struct parse *p, uint64_t ts)
+{
+	int r = 0;
+	if (p->thr.have_cur && p->thr.cur_ts < ts)
+		r = complete_thr(p);
+	if (r == 0 && p->io.have_cur && p->io.cur_ts < ts)
+		r = complete_io(p);
+	if (r == 0 && p->net.have_cur && p->net.cur_ts < ts)
+		r = complete_net(p);
+	if (r == 0 && p->pcpu.have_cur && p->pcpu.cur_ts < ts)
+		r = complete_pcpu(p);
+	if (r == 0 && p->mem.have && p->mem.ts < ts)
+		r = complete_mem(p);
+	return r;
+}
+
+/* Complete every pending sample (end of a source, or a gap in its slices). */
+static int complete_all(struct parse *p) { return complete_before(p, UINT64_MAX); }
+
+static void forget_all(struct parse *p)
+{
+	series_release(&p->thr);
+	series_release(&p->io);
+	series_release(&p->pcpu);
+	series_release(&p->net);
+	p->mem.have = false;
+	pm_release(&p->born);
+}
+
+/* --- system CPU and memory: stored as sampled ------------------------------- */
+
+static int on_sys_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	if (!take_count(c, 72, &n))
+		return 1;
+	int64_t t = to_unix(p, ts);
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t cpu = (int32_t)raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+		uint64_t v[8];
+		for (int k = 0; k < 8; k++)
+			v[k] = raw_cur_u64(c);
+		if (c->err)
+			return 1;
+		sqlite3_stmt *st = p->st[ST_SYS_CPU];
+		sqlite3_bind_int64(st, 1, t);
+		sqlite3_bind_int64(st, 2, cpu);
+		for (int k = 0; k < 8; k++)
+			sqlite3_bind_int64(st, 3 + k, (int64_t)v[k]);
+		int r = step(p, ST_SYS_CPU);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int on_sys_mem(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint64_t v[9];
+	for (int k = 0; k < 9; k++)
+		v[k] = raw_cur_u64(c);
+	if (c->err)
+		return 1;
+	sqlite3_stmt *st = p->st[ST_SYS_MEM];
+	sqlite3_bind_int64(st, 1, to_unix(p, ts));
+	for (int k = 0; k < 9; k++)
+		sqlite3_bind_int64(st, 2 + k, (int64_t)v[k]);
+	return step(p, ST_SYS_MEM);
+}
+
+/* --- processes ---------------------------------------------------------------- */
+
+static int on_proc_info(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t pid = raw_cur_u32(c), ppid = raw_cur_u32(c);
+	uint64_t start = raw_cur_u64(c);
+	char comm[16]; /* the 16-byte field; the reader keeps 15 chars + NUL */
+	raw_cur_str(c, comm, sizeof comm);
+	uint32_t target = raw_cur_u32(c);
+	if (c->err)
+		return 1;
+	int64_t name;
+	int r = exp_intern_id(p->e, comm, &name);
+	if (r < 0 || (r = pm_put(&p->born, pid, start)) < 0)
+		return r;
+	sqlite3_stmt *st = p->st[ST_PROC_INFO];
+	sqlite3_bind_int64(st, 1, pid);
+	sqlite3_bind_int64(st, 2, ppid);
+	sqlite3_bind_int64(st, 3, (int64_t)start);
+	sqlite3_bind_int64(st, 4, name);
+	sqlite3_bind_int(st, 5, target ? 1 : 0);
+	sqlite3_bind_int64(st, 6, to_unix(p, ts));
+	return step(p, ST_PROC_INFO);
+}
+
+static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t pid = raw_cur_u32(c);
+	if (c->err)
+		return 1;
+	/* samples from before the exit may still be pending; they need the
+	 * start time about to be forgotten */
+	int r = complete_before(p, ts);
+	if (r < 0)
+		return r;
+	pm_del(&p->born, pid);
+	sqlite3_stmt *st = p->st[ST_PROC_EXIT];
+	sqlite3_bind_int64(st, 1, to_unix(p, ts));
+	sqlite3_bind_int64(st, 2, pid);
+	return step(p, ST_PROC_EXIT);
+}
+
+/* Returns <0 fatal, 0 taken, 1 malformed payload. */
+static int on_record(struct parse *p, const struct raw_record *rec)
+{
+	struct raw_cur c = { .p = rec->payload, .left = rec->len };
+	uint64_t ts = raw_cur_u64(&c);
+	if (c.err)
+		return 1;
+	int64_t t = to_unix(p, ts);
+	struct exp *e = p->e;
+	if (!e->have_records || t < e->first_ns)
+		e->first_ns = t;
+	if (!e->have_records || t > e->last_ns)
+		e->last_ns = t;
+	e->have_records = true;
+
+	switch (rec->type) {
+	case RAW_PROC_INFO: return on_proc_info(p, &c, ts);
+	case RAW_PROC_EXIT: return on_proc_exit(p, &c, ts);
+	case RAW_THREAD_CPU: return on_thread_cpu(p, &c, ts);
+	case RAW_PROC_MEM: return on_proc_mem(p, &c, ts, false);
+	case RAW_PROC_IO: return on_proc_io(p, &c, ts);
+	case RAW_NET_DEV: return on_net_dev(p, &c, ts);
+	case RAW_SYS_CPU: return on_sys_cpu(p, &c, ts);
+	case RAW_SYS_MEM: return on_sys_mem(p, &c, ts);
+	case RAW_PROC_CPU: return on_proc_cpu(p, &c, ts);
+	case RAW_PROC_MEM_ALL: return on_proc_mem(p, &c, ts, true);
+	default: return 0; /* RAW_SESSION_END, or a newer writer's record */
+	}
+}
+
+static int parse_file(struct parse *p, const char *path)
+{
+	struct exp *e = p->e;
+	struct raw_reader *rd = NULL;
+	int r = raw_reader_open(path, &rd);
+	if (r < 0) {
+		exp_note(e, "cannot read raw file '%s': %s", path,
+			 r == -EPROTO ? "not a raw data file" :
+			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
+		/* a file we cannot use is damage, not a reason to stop the export */
+		return r == -ENOMEM ? r : 0;
+	}
+	e->rep->raw_files++;
+	const struct raw_header *h = raw_reader_header(rd);
+	/* a missing slice (aged out, lost) breaks the chain of samples: pair
+	 * nothing across it */
+	if (p->have_hdr && h->slice != p->hdr.slice + 1) {
+		r = complete_all(p);
+		forget_all(p);
+		if (r < 0) {
+			raw_reader_free(rd);
+			return r;
+		}
+	}
+	p->hdr = *h;
+	p->h = &p->hdr;
+	p->have_hdr = true;
+
+	struct raw_record rec;
+	bool fatal = false;
+	while ((r = raw_reader_next(rd, &rec)) > 0) {
+		int k = on_record(p, &rec);
+		if (k < 0) {
+			r = k;
+			fatal = true;
+			break;
+		}
+		if (k > 0)
+			p->malformed++;
+	}
+	if (r < 0 && !fatal) {
+		/* an I/O error loses this file's tail, not the export */
+		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
+		r = 0;
+	}
+	const struct raw_reader_stats *s = raw_reader_stats(rd);
+	e->rep->records += s->records;
+	e->rep->bad_records += s->bad_records;
+	e->rep->torn_bytes += s->torn_bytes;
+	if (s->bad_records || s->skipped_bytes)
+		exp_note(e, "raw file '%s' is damaged: %" PRIu64 " record(s), %" PRIu64 " byte(s) skipped", path,
+			 s->bad_records, s->skipped_bytes);
+	else if (s->torn_bytes)
+		exp_note(e, "raw file '%s' ends with an incomplete record (%" PRIu64 " byte(s) ignored)", path,
+			 s->torn_bytes);
+	raw_reader_free(rd);
+	return r;
+}
+
+static const enum raw_source sources[] = {
+	RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK,
+	RAW_SOURCE_HOST_NET, RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM,
+};
+
+int exp_parse(struct exp *e)
+{
+	struct parse p = { .e = e };
+	char dir[PATH_MAX];
+	int r = 0;
+
+	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", e->prof_dir) >= sizeof dir)
+		return -ENAMETOOLONG;
+	for (int i = 0; i < _ST_MAX && r == 0; i++)
+		r = exp_prepare(e, st_sql[i], &p.st[i]);
+	series_init(&p.thr, sizeof(struct thr));
+	series_init(&p.io, sizeof(struct pio));
+	series_init(&p.pcpu, sizeof(struct pcpu));
+	series_init(&p.net, sizeof(struct ndev));
+
+	for (size_t s = 0; s < ARRAY_SIZE(sources) && r == 0; s++) {
+		char **paths = NULL;
+		int n = raw_list_slices(dir, sources[s], &paths);
+		if (n < 0) {
+			if (n != -ENOENT) {
+				exp_note(e, "cannot list '%s': %s", dir, strerror(-n));
+				r = n;
+			}
+			continue;
+		}
+		for (char **pp = paths; r == 0 && pp && *pp; pp++)
+			r = parse_file(&p, *pp);
+		raw_paths_free(paths);
+		/* samples of one source never pair with another's */
+		if (r == 0)
+			r = complete_all(&p);
+		forget_all(&p);
+		p.have_hdr = false;
+	}
+
+	if (p.malformed) {
+		e->rep->bad_records += p.malformed;
+		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
+	}
+	forget_all(&p);
+	free(p.cpu_busy);
+	free(p.cpu_seen);
+	for (int i = 0; i < _ST_MAX; i++)
+		sqlite3_finalize(p.st[i]);
+	return r;
+}

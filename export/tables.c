@@ -1,0 +1,152 @@
+/* Data tables of the export (see tables.h).  SCHEMA.md documents the
+ * database tables in prose; keep the two in step. */
+#include <string.h>
+
+#include "tables.h"
+#include "util.h"
+
+/* Tables msprof's readers know use msprof's column names, order and types
+ * (msprof_db.cpp: NUMERIC for the host usage tables).  "always" tables
+ * exist even when empty: msprof's own check for a complete database looks
+ * for STRING_IDS.  Units: times Unix ns; rates B/s; percentages 0-100.
+ *
+ * Our own tables (SCHEMA.md has the details and the msprof code behind
+ * each number):
+ *   PROCESS_INFO              one row per process incarnation (pid,
+ *                             startTicks = start in ticks since boot);
+ *                             name -> STRING_IDS; isTarget 1 for the
+ *                             profiled tree; firstSeenNs, exitNs (NULL:
+ *                             alive at the end)
+ *   CPU_USAGE_AVG             msprof's "Avg" CPU row, % of all CPUs
+ *   TARGET_THREAD_CPU_USAGE   per thread of the tree, % of one CPU over the
+ *                             interval starting at timestampNs
+ *   TARGET_PROCESS_MEM        per process of the tree, statm pages
+ *   TARGET_PROCESS_DISK_USAGE per process of the tree, read/write B/s and %
+ *                             of the interval blocked on I/O
+ *   NETWORK_INTERFACE_USAGE   per interface (name -> STRING_IDS), rx/tx B/s,
+ *                             rated speed B/s or NULL when unknown
+ *   SYS_CPU                   /proc/stat as sampled, cumulative USER_HZ
+ *                             ticks; cpuId -1 = the aggregate line
+ *   SYS_MEM                   /proc/meminfo as sampled, kB (huge: pages)
+ *   PROCESS_CPU_USAGE         every process, % of all CPUs per interval
+ *   PROCESS_MEM_USAGE         every process, statm pages at the sample */
+const struct export_db_table export_db_tables[] = {
+	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
+	{ "META_DATA", "name TEXT, value TEXT", true, true },
+	{ "SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", true, true },
+	{ "HOST_INFO", "hostUid TEXT, hostName TEXT", true, true },
+	{ "CPU_USAGE", "timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC", true, false },
+	{ "HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC", true, false },
+	{ "HOST_DISK_USAGE", "timestampNs NUMERIC, readRate NUMERIC, writeRate NUMERIC, usage NUMERIC",
+	  true, false },
+	{ "HOST_NETWORK_USAGE", "timestampNs NUMERIC, usage NUMERIC, speed NUMERIC", true, false },
+	/* ours */
+	{ "PROCESS_INFO",
+	  "pid INTEGER, ppid INTEGER, startTicks INTEGER, name INTEGER, isTarget INTEGER, "
+	  "firstSeenNs INTEGER, exitNs INTEGER",
+	  false, true /* the summaries look names up in it */ },
+	{ "CPU_USAGE_AVG", "timestampNs INTEGER, usage REAL", false, false },
+	{ "TARGET_THREAD_CPU_USAGE",
+	  "timestampNs INTEGER, pid INTEGER, tid INTEGER, cpuId INTEGER, usage REAL", false, false },
+	{ "TARGET_PROCESS_MEM",
+	  "timestampNs INTEGER, pid INTEGER, sizePages INTEGER, residentPages INTEGER, sharedPages INTEGER",
+	  false, false },
+	{ "TARGET_PROCESS_DISK_USAGE",
+	  "timestampNs INTEGER, pid INTEGER, readRate REAL, writeRate REAL, usage REAL", false, false },
+	{ "NETWORK_INTERFACE_USAGE",
+	  "timestampNs INTEGER, name INTEGER, rxRate REAL, txRate REAL, speed INTEGER", false, false },
+	{ "SYS_CPU",
+	  "timestampNs INTEGER, cpuId INTEGER, user INTEGER, nice INTEGER, system INTEGER, idle INTEGER, "
+	  "iowait INTEGER, irq INTEGER, softirq INTEGER, steal INTEGER",
+	  false, false },
+	{ "SYS_MEM",
+	  "timestampNs INTEGER, memTotal INTEGER, memFree INTEGER, buffers INTEGER, cached INTEGER, "
+	  "shmem INTEGER, commitLimit INTEGER, committedAs INTEGER, hugePagesTotal INTEGER, "
+	  "hugePagesFree INTEGER",
+	  false, false },
+	{ "PROCESS_CPU_USAGE", "timestampNs INTEGER, pid INTEGER, usage REAL", false, false },
+	{ "PROCESS_MEM_USAGE",
+	  "timestampNs INTEGER, pid INTEGER, sizePages INTEGER, residentPages INTEGER, sharedPages INTEGER",
+	  false, false },
+};
+const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
+
+const struct export_db_table *export_db_table_find(const char *name)
+{
+	for (size_t i = 0; i < export_db_tables_n; i++)
+		if (streq(export_db_tables[i].name, name))
+			return &export_db_tables[i];
+	return NULL;
+}
+
+/* Headers as in reference §3.  The descriptions are ours; readers never
+ * parse README.txt, only people read it. */
+const struct export_csv_table export_csv_tables[_CSV_MAX] = {
+	[CSV_HOST_CPU_USAGE] = { CSV_HOST_CPU_USAGE, "host_cpu_usage",
+		{ "Device_id", "Total Cpu Numbers", "Occupied Cpu Numbers", "Recommend Cpu Numbers" },
+		"CPUs used by the profiled process tree.\n"
+		"\tTotal Cpu Numbers: online CPUs of the host.\n"
+		"\tOccupied Cpu Numbers: CPUs the tree's threads ran on.\n"
+		"\tRecommend Cpu Numbers: CPUs with a usage above zero at some sample.\n" },
+	[CSV_HOST_MEM_USAGE] = { CSV_HOST_MEM_USAGE, "host_mem_usage",
+		{ "Device_id", "Total Memory(KB)", "Peak Used Memory(KB)", "Recommend Memory(KB)" },
+		"Resident memory of the profiled process tree (KB).\n"
+		"\tRecommend Memory: the 98th percentile of the samples divided by 0.8.\n" },
+	[CSV_HOST_DISK_USAGE] = { CSV_HOST_DISK_USAGE, "host_disk_usage",
+		{ "Device_id", "Peak Disk Read(KB/s)", "Recommend Disk Read(KB/s)", "Peak Disk Write(KB/s)",
+		  "Recommend Disk Write(KB/s)" },
+		"Storage reads and writes of the profiled process tree (KB/s).\n"
+		"\tRecommend: the 98th percentile of the samples divided by 0.8.\n" },
+	[CSV_HOST_NETWORK_USAGE] = { CSV_HOST_NETWORK_USAGE, "host_network_usage",
+		{ "Device_id", "Netcard Speed(KB/s)", "Peak Used Speed(KB/s)", "Recommend Speed(KB/s)" },
+		"Network traffic of the host (KB/s).\n"
+		"\tNetcard Speed: sum of the rated speeds of the network cards with a known speed.\n"
+		"\tRecommend Speed: the 98th percentile of the samples divided by 0.8.\n" },
+	[CSV_CPU_USAGE] = { CSV_CPU_USAGE, "cpu_usage",
+		{ "Device_id", "Cpu Type", "User(%)", "Sys(%)", "IoWait(%)", "Irq(%)", "Soft(%)", "Idle(%)" },
+		"System CPU time on the host over the run, per CPU and in total (Avg), "
+		"from /proc/stat.\n" },
+	[CSV_SYS_MEM] = { CSV_SYS_MEM, "sys_mem",
+		{ "Device_id", "Memory Total(kB)", "Memory Free(kB)", "Buffers(kB)", "Cached(kB)",
+		  "Share Memory(kB)", "Commit Limit(kB)", "Committed AS(kB)", "Huge Pages Total(pages)",
+		  "Huge Pages Free(pages)" },
+		"System memory of the host, mean of the samples, from /proc/meminfo.\n" },
+	[CSV_PROCESS_CPU_USAGE] = { CSV_PROCESS_CPU_USAGE, "process_cpu_usage",
+		{ "Device_id", "PID", "Name", "CPU(%)" },
+		"CPU usage of every process on the host, mean over the run, in percent of all CPUs.\n" },
+	[CSV_PROCESS_MEM] = { CSV_PROCESS_MEM, "process_mem",
+		{ "Device_id", "PID", "Name", "Size(pages)", "Resident(pages)", "Shared(pages)" },
+		"Memory of every process on the host, mean of the samples, from /proc/PID/statm.\n" },
+};
+
+const struct export_csv_table *export_csv_table_find(const char *type)
+{
+	for (size_t i = 0; i < _CSV_MAX; i++)
+		if (streq(export_csv_tables[i].type, type))
+			return &export_csv_tables[i];
+	return NULL;
+}
+
+size_t export_csv_ncolumns(const struct export_csv_table *t)
+{
+	size_t n = 0;
+	while (n < EXPORT_CSV_MAX_COLUMNS && t->columns[n])
+		n++;
+	return n;
+}
+
+/* Process names and sort indices: msprof's meta_data_event.h (§4). */
+const struct export_track_info export_tracks[_TRACK_MAX] = {
+	[TRACK_CPU_USAGE] = { TRACK_CPU_USAGE, "CPU Usage", 9, "CPU" },
+	[TRACK_MEMORY_USAGE] = { TRACK_MEMORY_USAGE, "Memory Usage", 10, "CPU" },
+	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU" },
+	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU" },
+};
+
+const struct export_track_info *export_track_find(const char *process_name)
+{
+	for (size_t i = 0; i < _TRACK_MAX; i++)
+		if (streq(export_tracks[i].process_name, process_name))
+			return &export_tracks[i];
+	return NULL;
+}

@@ -1,0 +1,90 @@
+/* The export's data tables: database schema, summary CSV headers and
+ * timeline tracks.  One table each, used by the writers and by the tests
+ * (tests/unit/test-export.c, the format scripts check files against them), so
+ * a header or a sort index is changed in exactly one place.
+ *
+ * Sources: reference/msprof-formats.md §3 (CSV headers), §4 (process names
+ * and sort indices of the timeline), §5 (database columns); msprof's
+ * analysis/csrc/application/database/msprof_db.cpp for column types. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* --- database ------------------------------------------------------------ */
+
+struct export_db_table {
+	const char *name;
+	const char *columns; /* column definitions, in order, as in CREATE TABLE */
+	bool msprof;         /* a table msprof's readers know (§5); else our own */
+	bool always;         /* kept even when empty (readers test for it) */
+};
+
+extern const struct export_db_table export_db_tables[];
+extern const size_t export_db_tables_n;
+const struct export_db_table *export_db_table_find(const char *name);
+
+/* META_DATA rows: msprof's schema version this database follows. */
+#define EXPORT_SCHEMA_VERSION_MAJOR "1"
+#define EXPORT_SCHEMA_VERSION_MINOR "2"
+#define EXPORT_SCHEMA_VERSION_MICRO "0"
+
+/* --- summary CSVs -------------------------------------------------------- */
+
+enum export_csv {
+	CSV_HOST_CPU_USAGE,
+	CSV_HOST_MEM_USAGE,
+	CSV_HOST_DISK_USAGE,
+	CSV_HOST_NETWORK_USAGE,
+	CSV_CPU_USAGE,
+	CSV_SYS_MEM,
+	CSV_PROCESS_CPU_USAGE,
+	CSV_PROCESS_MEM,
+	_CSV_MAX,
+};
+
+#define EXPORT_CSV_MAX_COLUMNS 16
+
+struct export_csv_table {
+	enum export_csv id;
+	const char *type;                              /* file stem: {type}_{ts}.csv */
+	const char *columns[EXPORT_CSV_MAX_COLUMNS];   /* NULL-terminated, Device_id first */
+	const char *description;                       /* README.txt */
+};
+
+extern const struct export_csv_table export_csv_tables[_CSV_MAX];
+const struct export_csv_table *export_csv_table_find(const char *type);
+size_t export_csv_ncolumns(const struct export_csv_table *t);
+
+/* --- timeline ------------------------------------------------------------ */
+
+enum export_track {
+	TRACK_CPU_USAGE,
+	TRACK_MEMORY_USAGE,
+	TRACK_NETWORK_USAGE,
+	TRACK_DISK_USAGE,
+	_TRACK_MAX,
+};
+
+struct export_track_info {
+	enum export_track id;
+	const char *process_name; /* process_name metadata */
+	unsigned sort_index;      /* process_sort_index, and bits 5..9 of the pid */
+	const char *label;        /* process_labels: "CPU" for host layers */
+};
+
+extern const struct export_track_info export_tracks[_TRACK_MAX];
+const struct export_track_info *export_track_find(const char *process_name);
+
+/* Host layers use device field 31 (msprof's HOST_PID). */
+#define EXPORT_HOST_DEVICE_ID 31U
+/* (pid << 10) | (sort_index << 5) | device, in 32 bits as msprof does. */
+static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsigned device)
+{
+	return (pid << 10) | (sort_index << 5) | device;
+}
+
+#define EXPORT_TIMELINE_DESCRIPTION \
+	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
+	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
+	"Network Usage, Disk Usage), values in percent.\n"

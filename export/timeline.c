@@ -1,0 +1,141 @@
+/* Timeline: database -> mindstudio_profiler_output/msprof_{ts}.json.
+ *
+ * A bare JSON array (reference §4, §9), streamed row by row from SQLite:
+ * nothing is held in memory but the current row.  Each host layer is a
+ * process in the viewer, as msprof's HostUsageAssembler writes it: counter
+ * events ("ph":"C", keys name, pid, tid, ts, ph, args) followed by the
+ * process_name / process_labels / process_sort_index metadata events
+ * (keys name, pid, tid, ph, args).  CPU Usage has one counter per CPU,
+ * named "CPU <n>", and "CPU Avg"; the others one counter named after the
+ * layer.  A layer without data is left out, metadata included. */
+#include "internal.h"
+#include "util.h"
+
+struct tl {
+	struct exp *e;
+	FILE *f;
+	bool first;
+};
+
+static void tl_sep(struct tl *t)
+{
+	fputs(t->first ? "\n" : ",\n", t->f);
+	t->first = false;
+}
+
+static void tl_counter(struct tl *t, const char *name, const char *name_suffix, unsigned pid, int64_t ts_ns,
+		       double value)
+{
+	char ts[32], v[64];
+	exp_format_ts(ts_ns, ts);
+	exp_format_num(value, 6, v, sizeof v);
+	if (!strchr(v, '.'))
+		strcat(v, ".0");
+	tl_sep(t);
+	fprintf(t->f, "{\"name\":\"%s%s\",\"pid\":%u,\"tid\":0,\"ts\":\"%s\",\"ph\":\"C\",\"args\":{\"Usage(%%)\":%s}}",
+		name, name_suffix, pid, ts, v);
+}
+
+static void tl_metadata(struct tl *t, const struct export_track_info *k, unsigned pid)
+{
+	tl_sep(t);
+	fprintf(t->f, "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
+		pid, k->process_name);
+	tl_sep(t);
+	fprintf(t->f, "{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}",
+		pid, k->label);
+	tl_sep(t);
+	fprintf(t->f,
+		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
+		pid, k->sort_index);
+}
+
+/* Stream "SELECT ts, [id,] value" rows as counters.  With an id column the
+ * counter is named prefix + id ("CPU 3"), else prefix alone. */
+static int tl_rows(struct tl *t, const char *sql, bool with_id, const char *prefix, unsigned pid,
+		   uint64_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(t->e, sql, &st);
+	if (r < 0)
+		return r;
+	uint64_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char id[32] = "";
+		if (with_id)
+			snprintf(id, sizeof id, "%" PRId64, (int64_t)sqlite3_column_int64(st, 1));
+		tl_counter(t, prefix, id, pid, sqlite3_column_int64(st, 0),
+			   sqlite3_column_double(st, with_id ? 2 : 1));
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		r = exp_sql_fail(t->e, rc, sql);
+	sqlite3_finalize(st);
+	*ret_n += n;
+	return r;
+}
+
+struct layer {
+	enum export_track track;
+	const char *table;     /* present when this table has rows */
+	const char *sql;
+	bool with_id;
+	const char *prefix;
+	const char *sql2;      /* CPU Avg */
+	const char *prefix2;
+	const char *table2;
+};
+
+static const struct layer layers[] = {
+	{ TRACK_CPU_USAGE, "CPU_USAGE", "SELECT timestampNs, cpuId, usage FROM CPU_USAGE", true, "CPU ",
+	  "SELECT timestampNs, usage FROM CPU_USAGE_AVG", "CPU Avg", "CPU_USAGE_AVG" },
+	{ TRACK_MEMORY_USAGE, "HOST_MEM_USAGE", "SELECT timestampNs, usage FROM HOST_MEM_USAGE", false,
+	  "Memory Usage", NULL, NULL, NULL },
+	{ TRACK_NETWORK_USAGE, "HOST_NETWORK_USAGE", "SELECT timestampNs, usage FROM HOST_NETWORK_USAGE", false,
+	  "Network Usage", NULL, NULL, NULL },
+	{ TRACK_DISK_USAGE, "HOST_DISK_USAGE", "SELECT timestampNs, usage FROM HOST_DISK_USAGE", false,
+	  "Disk Usage", NULL, NULL, NULL },
+};
+
+int exp_write_timeline(struct exp *e, const char *dir)
+{
+	bool any = false;
+	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
+		any = exp_table_has_rows(e, layers[i].table) ||
+		      (layers[i].table2 && exp_table_has_rows(e, layers[i].table2));
+	if (!any)
+		return 0;
+
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "msprof_%s.json", e->ts);
+	struct exp_out o;
+	int r = exp_out_open(&o, dir, name);
+	if (r < 0) {
+		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		return r;
+	}
+	struct tl t = { .e = e, .f = o.f, .first = true };
+	fputc('[', o.f);
+	for (size_t i = 0; i < ARRAY_SIZE(layers) && r == 0; i++) {
+		const struct layer *l = &layers[i];
+		const struct export_track_info *k = &export_tracks[l->track];
+		unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
+		uint64_t n = 0;
+		if (exp_table_has_rows(e, l->table))
+			r = tl_rows(&t, l->sql, l->with_id, l->prefix, pid, &n);
+		if (r == 0 && l->sql2 && exp_table_has_rows(e, l->table2))
+			r = tl_rows(&t, l->sql2, false, l->prefix2, pid, &n);
+		if (r == 0 && n)
+			tl_metadata(&t, k, pid);
+	}
+	fputs("\n]\n", o.f);
+	if (r < 0) {
+		exp_out_abort(&o);
+		return r;
+	}
+	r = exp_out_commit(e, &o);
+	if (r == 0)
+		exp_remove_older(dir, "msprof", ".json", name);
+	return r;
+}

@@ -1,0 +1,385 @@
+#include "app.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+void app_cmd_release(struct app_cmd *a)
+{
+	free(a->path);
+	free(a->name);
+	free(a->dir);
+	free(a->argv);      /* the strings belong to argv or to words */
+	strv_free(a->words);
+	*a = (struct app_cmd){ 0 };
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] != '/') ? "/" : "", name) < 0)
+		return NULL;
+	return p;
+}
+
+static char *absolute(const char *path)
+{
+	if (path[0] == '/')
+		return strdup(path);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	return path_join(cwd, path);
+}
+
+/* Split on blanks, as msprof splits --application (no quoting). */
+static char **split_words(const char *s)
+{
+	size_t n = 0, cap = 8;
+	char **v = calloc(cap, sizeof(*v));
+	if (!v)
+		return NULL;
+	while (*s) {
+		s += strspn(s, " \t");
+		size_t len = strcspn(s, " \t");
+		if (len == 0)
+			break;
+		if (n + 2 > cap) {
+			char **nv = realloc(v, 2 * cap * sizeof(*v));
+			if (!nv)
+				goto fail;
+			v = nv;
+			cap *= 2;
+		}
+		if (!(v[n] = strndup(s, len)))
+			goto fail;
+		v[++n] = NULL;
+		s += len;
+	}
+	return v;
+fail:
+	strv_free(v);
+	return NULL;
+}
+
+/* execvp's search: the first PATH entry holding an executable non-directory;
+ * ret_noexec gets the first match that is not executable, for the message. */
+static char *search_path(const char *name, char **ret_noexec)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	*ret_noexec = NULL;
+	for (const char *p = path;; ) {
+		size_t len = strcspn(p, ":");
+		char *dir = len ? strndup(p, len) : strdup(".");
+		char *cand = dir ? path_join(dir, name) : NULL;
+		free(dir);
+		struct stat st;
+		if (cand && stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				free(*ret_noexec);
+				*ret_noexec = NULL;
+				return cand;
+			}
+			if (!*ret_noexec) {
+				*ret_noexec = cand;
+				cand = NULL;
+			}
+		}
+		free(cand);
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	return NULL;
+}
+
+int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d)
+{
+	struct app_cmd a = { 0 };
+	char **src;
+	int argc;
+
+	if (o->application) {
+		if (!(a.words = split_words(o->application)))
+			return diag_error(d, "out of memory");
+		for (argc = 0; a.words[argc]; argc++)
+			;
+		if (argc == 0) {
+			app_cmd_release(&a);
+			return diag_error(d, "Argument --application: expected one argument");
+		}
+		src = a.words;
+	} else if (o->app_argc > 0) {
+		src = o->app_argv;
+		argc = o->app_argc;
+	} else {
+		return diag_error(d, "Argument --application: expected one argument");
+	}
+
+	const char *cmd = src[0];
+	if (!strchr(cmd, '/')) {
+		char *noexec = NULL;
+		a.path = search_path(cmd, &noexec);
+		if (!a.path) {
+			if (noexec)
+				diag_error(d, "This app(%s) has no executable permission!", noexec);
+			else
+				diag_error(d, "App path(%s) does not exist or permission denied!!!", cmd);
+			free(noexec);
+			app_cmd_release(&a);
+			return -ENOENT;
+		}
+	} else {
+		a.path = absolute(cmd);
+		if (!a.path) {
+			app_cmd_release(&a);
+			return diag_error(d, "App path(%s) does not exist or permission denied!!!", cmd);
+		}
+		struct stat st;
+		if (stat(a.path, &st) < 0) {
+			diag_error(d, "App path(%s) does not exist or permission denied!!!", a.path);
+			app_cmd_release(&a);
+			return -ENOENT;
+		}
+		if (access(a.path, X_OK) < 0) {
+			diag_error(d, "This app(%s) has no executable permission!", a.path);
+			app_cmd_release(&a);
+			return -EACCES;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			diag_error(d, "Argument --application:%s is a directory, please enter the executable file path.",
+				   a.path);
+			app_cmd_release(&a);
+			return -EISDIR;
+		}
+	}
+
+	/* the name as invoked (python3, not python3.11), the real directory */
+	char *canon = realpath(a.path, NULL);
+	char *tmp1 = strdup(a.path), *tmp2 = strdup(canon ? canon : a.path);
+	if (tmp1 && tmp2) {
+		a.name = strdup(basename(tmp1));
+		a.dir = strdup(dirname(tmp2));
+	}
+	free(tmp1);
+	free(tmp2);
+	free(canon);
+	a.argv = calloc((size_t)argc + 1, sizeof(*a.argv));
+	if (!a.name || !a.dir || !a.argv) {
+		app_cmd_release(&a);
+		return diag_error(d, "out of memory");
+	}
+	for (int i = 0; i < argc; i++)
+		a.argv[i] = src[i];
+	*ret = a;
+	return 0;
+}
+
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+const char *strv_env_get(char *const *env, const char *key)
+{
+	size_t klen = strlen(key);
+	for (; env && *env; env++)
+		if (strncmp(*env, key, klen) == 0 && (*env)[klen] == '=')
+			return *env + klen + 1;
+	return NULL;
+}
+
+int app_env_build(char *const *base, const char *spec, char ***ret, struct diag *d)
+{
+	size_t n = strv_len(base);
+	size_t extra = 1;
+	for (const char *p = spec; p && *p; p++)
+		extra += *p == ';';
+	char **env = calloc(n + extra + 1, sizeof(*env));
+	if (!env)
+		return diag_error(d, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!(env[i] = strdup(base[i])))
+			goto oom;
+
+	for (const char *p = spec; p && *p; ) {
+		size_t len = strcspn(p, ";");
+		if (len > 0) {
+			const char *eq = memchr(p, '=', len);
+			if (!eq || eq == p) {
+				/* msprof only logs this one; say it where it is seen */
+				diag_warn(d, "Invalid app_env params %.*s", (int)len, p);
+			} else {
+				char *item = strndup(p, len);
+				if (!item)
+					goto oom;
+				size_t klen = (size_t)(eq - p), i;
+				for (i = 0; i < n; i++)
+					if (strncmp(env[i], item, klen + 1) == 0)
+						break;
+				if (i < n) {
+					free(env[i]);
+					env[i] = item;
+				} else {
+					env[n++] = item;
+				}
+			}
+		}
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	*ret = env;
+	return 0;
+oom:
+	strv_free(env);
+	return diag_error(d, "out of memory");
+}
+
+/* mkdir -p with msprof's 0750 (Utils::CreateDir). */
+static int mkdir_p(const char *path)
+{
+	char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0750) < 0 && errno != EEXIST) {
+			int e = errno;
+			free(p);
+			return -e;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return 0;
+}
+
+static int prepare_dir(const char *path, bool given, char **ret, struct diag *d)
+{
+	int r = mkdir_p(path);
+	if (r < 0)
+		return diag_error(d, "Create output dir failed.ErrorCode: %d, ErrorInfo: %s.", -r, strerror(-r));
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (given)
+			return diag_error(d, "Argument --output %s is not a dir.", path);
+		return diag_error(d, "Profiling output path %s is not a dir or can not accessible.", path);
+	}
+	if (access(path, W_OK | X_OK) < 0) {
+		if (given)
+			return diag_error(d, "Argument --output %s permission denied.", path);
+		return diag_error(d, "Profiling output path %s is not a dir or can not accessible.", path);
+	}
+	char *canon = realpath(path, NULL);
+	if (!canon)
+		return diag_error(d, "Argument --output is invalid because of get the canonicalized absolute pathname failed");
+	*ret = canon;
+	return 0;
+}
+
+int output_prepare(const struct msprof_opts *o, const struct app_cmd *app, char **ret, struct diag *d)
+{
+	if (o->output)
+		return prepare_dir(o->output, true, ret, d);
+
+	const char *work = getenv("ASCEND_WORK_PATH");
+	if (work && *work) {
+		char *wabs = absolute(work);
+		char *path = wabs ? path_join(wabs, "profiling_data") : NULL;
+		free(wabs);
+		if (!path)
+			return diag_error(d, "out of memory");
+		int r = prepare_dir(path, false, ret, d);
+		free(path);
+		return r;
+	}
+	if (app && o->application)
+		return prepare_dir(app->dir, false, ret, d);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return diag_error(d, "cannot resolve the current directory: %s", strerror(errno));
+	return prepare_dir(cwd, false, ret, d);
+}
+
+int output_check_analysis(const struct msprof_opts *o, char **ret, struct diag *d)
+{
+	if (!o->output)
+		return diag_error(d, "Argument --output: expected one argument");
+	/* lstat of "dir/" would follow a symlink: drop trailing slashes */
+	char *p = strdup(o->output);
+	if (!p)
+		return diag_error(d, "out of memory");
+	for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
+		p[n - 1] = '\0';
+	struct stat st;
+	int r = 0;
+	if (lstat(p, &st) < 0)
+		r = diag_error(d, "Analysis output path(%s) does not exist.", o->output);
+	else if (S_ISLNK(st.st_mode))
+		r = diag_error(d, "Analysis output path(%s) is soft link.", o->output);
+	else if (!(*ret = realpath(p, NULL)))
+		r = diag_error(d, "Analysis output path(%s) does not exist.", o->output);
+	free(p);
+	return r;
+}
+
+int output_check_space(const char *dir, struct diag *d)
+{
+	struct statvfs sv;
+	if (statvfs(dir, &sv) < 0)
+		return 0;   /* cannot tell: let the writers find out */
+	unsigned long long mb = ((unsigned long long)sv.f_bavail * sv.f_frsize) >> 20;
+	if (mb < MSPROF_MIN_FREE_MB)
+		return diag_error(d, "Insufficient disk space. Reason: The remaining disk space of the system is %lluMB, "
+				  "which is less than %uMB.", mb, MSPROF_MIN_FREE_MB);
+	return 0;
+}
+
+bool is_prof_dir_name(const char *name)
+{
+	if (!startswith(name, "PROF_"))
+		return false;
+	const char *p = name + 5;
+	for (int field = 0; field < 2; field++) {
+		const char *start = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == start || *p != '_')
+			return false;
+		p++;
+	}
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return false;
+	return true;
+}

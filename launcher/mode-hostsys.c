@@ -1,0 +1,170 @@
+/* Host modes without an application (msprof's SystemMode for --host-sys and
+ * --host-sys-usage):
+ *   msprof --output=D --host-sys=cpu,mem --host-sys-pid=P   sample P's tree
+ *   msprof --output=D --host-sys-usage=cpu,mem             the machine
+ * Collection runs until the process exits, Ctrl-C, or --sys-period seconds.
+ *
+ * Without --host-sys-pid the session's root is msprof itself: the daemon
+ * needs a process to attach the session to, and msprof lives exactly as long
+ * as the collection. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "console.h"
+#include "runners.h"
+#include "session.h"
+#include "util.h"
+
+/* How often to look for the target when pidfd_open is missing (Linux < 5.3). */
+#define PROBE_MS 200
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void comm_of(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	buf[0] = '\0';
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+static bool target_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* Wait for the end of the collection. */
+static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period_s)
+{
+	int pidfd = target != getpid() ? pidfd_open_compat(target) : -1;
+	bool probe = target != getpid() && pidfd < 0;
+	uint64_t deadline = period_s ? mono_ns() + (uint64_t)period_s * NSEC_PER_SEC : 0;
+
+	session_poll(s);   /* an event may have come with the start reply */
+
+	while (!s->ended) {
+		int timeout = -1;
+		if (deadline) {
+			uint64_t now = mono_ns();
+			if (now >= deadline)
+				break;
+			uint64_t left_ms = (deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+			timeout = left_ms > INT32_MAX ? INT32_MAX : (int)left_ms;
+		}
+		if (probe) {
+			if (!target_alive(target))
+				break;
+			if (timeout < 0 || timeout > PROBE_MS)
+				timeout = PROBE_MS;
+		}
+		struct pollfd p[3] = {
+			{ .fd = sigfd, .events = POLLIN },
+			{ .fd = session_fd(s), .events = POLLIN },
+			{ .fd = pidfd, .events = POLLIN },
+		};
+		if (poll(p, 3, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[0].revents) {
+			struct signalfd_siginfo si;
+			if (read(sigfd, &si, sizeof(si)) > 0) {
+				console_warn(MSG_STOP_SIGNAL);
+				break;
+			}
+		}
+		if (p[1].revents)
+			session_poll(s);
+		if (p[2].revents)
+			break;
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+}
+
+int mode_hostsys_run(const struct msprof_opts *o)
+{
+	struct diag d = { 0 };
+	struct session s;
+	char *output = NULL;
+	int sigfd = -1, rc = 1;
+	sigset_t mask, old;
+
+	session_init(&s);
+	if (output_prepare(o, NULL, &output, &d) < 0) {
+		console_diag(&d);
+		goto out;
+	}
+	console_info("Start profiling....");
+	if (!o->storage_limit_mb && output_check_space(output, &d) < 0) {
+		console_diag(&d);
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		console_error("cannot watch signals: %s", strerror(errno));
+		goto out_mask;
+	}
+
+	pid_t target = o->host_sys_pid ? o->host_sys_pid : getpid();
+	char name[64];
+	comm_of(target, name, sizeof(name));
+	if (session_connect(&s) < 0 ||
+	    session_create_dir(&s, output, o, target, name, -1, "", "") < 0)
+		goto out_mask;
+	pid_t pids[1] = { target };
+	if (session_start(&s, o, pids, 1) < 0) {
+		session_discard(&s);
+		goto out_mask;
+	}
+
+	wait_end(&s, sigfd, target, o->sys_period);
+
+	close(sigfd);
+	sigfd = -1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+
+	rc = session_stop(&s) < 0 ? 1 : 0;
+	if (export_one(s.prof_dir, o->type) < 0)
+		rc = 1;
+	console_info("Profiling finished.");
+	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
+	goto out;
+
+out_mask:
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	session_release(&s);
+	free(output);
+	return rc;
+}

@@ -1,0 +1,140 @@
+/* Mode selection and msprof's option-set checks (running_mode.cpp,
+ * running_mode_open.cpp, msprof_manager.cpp).  Sets list only options that
+ * exist here; msprof's others join them as they are added. */
+#include "modes.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "util.h"
+
+#define B(x) OPT_BIT(OPT_##x)
+
+/* Host sampling options every collecting mode accepts.  msprof's AppMode
+ * white set lacks the host-sys-usage pair, but its docs (host_system_data.md)
+ * use them with an application and our daemon collects them, so we allow
+ * them there. */
+#define HOST_OPTS (B(HOST_SYS) | B(HOST_SYS_FREQ) | B(HOST_SYS_USAGE) | B(HOST_SYS_USAGE_FREQ))
+
+static bool launch_selected(const struct msprof_opts *o)
+{
+	return o->app_argc > 0 || o->application;
+}
+
+static bool host_sys_selected(const struct msprof_opts *o)
+{
+	return o->host_sys != 0;
+}
+
+static bool host_usage_selected(const struct msprof_opts *o)
+{
+	return o->host_usage != 0;
+}
+
+static bool export_selected(const struct msprof_opts *o)
+{
+	return o->export_on;
+}
+
+static int host_sys_check(const struct msprof_opts *o, struct diag *d)
+{
+	/* msprof SystemMode::CheckHostSysParams, wording as is */
+	if (o->host_sys_pid == 0)
+		return diag_error(d, "The argument --host-sys-pid are required when app is empty and --host-sys is on.");
+	return 0;
+}
+
+/* msprof ExportMode::ModeParamsCheck: --type=db narrows the export sets. */
+static const struct mode_rules export_db_rules = {
+	.key = "export and --type",
+	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE),
+	.necessary = B(OUTPUT) | B(EXPORT) | B(TYPE),
+};
+
+static const struct mode_rules *export_rules_for(const struct msprof_opts *o)
+{
+	return o->type == OUT_DB ? &export_db_rules : NULL;
+}
+
+const struct mode_def mode_table[_MODE_MAX] = {
+	[MODE_LAUNCH] = {
+		.id = MODE_LAUNCH, .name = "launch", .selected = launch_selected,
+		.rules = {
+			.key = "application",
+			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | HOST_OPTS,
+		},
+	},
+	/* msprof's SystemMode also needs --sys-period; here a pid or Ctrl-C
+	 * ends collection, and --sys-period only bounds it. */
+	[MODE_HOST_SYS] = {
+		.id = MODE_HOST_SYS, .name = "host-sys", .selected = host_sys_selected,
+		.rules = {
+			.key = "host-sys",
+			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | HOST_OPTS,
+			.necessary = B(OUTPUT),
+		},
+		.check = host_sys_check,
+	},
+	[MODE_HOST_SYS_USAGE] = {
+		.id = MODE_HOST_SYS_USAGE, .name = "host-sys-usage", .selected = host_usage_selected,
+		.rules = {
+			.key = "host-sys-usage",
+			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | HOST_OPTS,
+			.necessary = B(OUTPUT),
+		},
+	},
+	[MODE_EXPORT] = {
+		.id = MODE_EXPORT, .name = "export", .selected = export_selected,
+		.rules = {
+			.key = "export",
+			.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE),
+			.necessary = B(OUTPUT) | B(EXPORT),
+		},
+		.rules_for = export_rules_for,
+	},
+};
+
+int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct diag *d)
+{
+	const struct mode_def *m = NULL;
+	for (unsigned i = 0; i < _MODE_MAX && !m; i++)
+		if (mode_table[i].selected(o))
+			m = &mode_table[i];
+
+	if (!m) {
+		/* msprof lists the option of every mode it has; so do we */
+		char list[256] = "";
+		for (unsigned i = 0; i < _MODE_MAX; i++) {
+			size_t used = strlen(list);
+			snprintf(list + used, sizeof(list) - used, "%s--%s", used ? " " : "", mode_table[i].rules.key);
+		}
+		d->usage = true;
+		return diag_error(d, "No valid argument found in %s", list);
+	}
+
+	const struct mode_rules *r = m->rules_for ? m->rules_for(o) : NULL;
+	if (!r)
+		r = &m->rules;
+
+	char names[512];
+	if (o->used & r->forbidden) {
+		opts_names(o->used & r->forbidden, names, sizeof(names));
+		return diag_error(d, "The argument %s is forbidden when --%s is not empty", names, r->key);
+	}
+	if (r->necessary & ~o->used) {
+		/* "neccessary" is msprof's spelling; kept so greps match */
+		opts_names(r->necessary & ~o->used, names, sizeof(names));
+		return diag_error(d, "The argument %s is neccessary when --%s is not empty", names, r->key);
+	}
+	if (o->used & ~r->allowed) {
+		opts_names(o->used & ~r->allowed, names, sizeof(names));
+		diag_warn(d, "The argument %s is useless when --%s is not empty", names, r->key);
+	}
+	if (m->check) {
+		int e = m->check(o, d);
+		if (e < 0)
+			return e;
+	}
+	*ret = m;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* Running modes: which one a command line selects, and the option sets each
+ * allows, forbids and needs (msprof's RunningMode white/black/necessary sets,
+ * reference §1.3).  The table is in msprof's priority order.
+ *
+ * The table lives in the option library so that tests check selection and
+ * sets without the collectors; the code that runs a mode is in mode-*.c and
+ * is found through mode_runners[], indexed by the same enum. */
+#pragma once
+
+#include <stdint.h>
+
+#include "options.h"
+
+enum mode_id {
+	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
+	MODE_HOST_SYS,        /* --host-sys with --host-sys-pid, no app */
+	MODE_HOST_SYS_USAGE,  /* --host-sys-usage, no app */
+	MODE_EXPORT,          /* --export=on --output=<PROF dir or parent> */
+	_MODE_MAX
+};
+
+struct mode_rules {
+	const char *key;      /* the option named in messages: "--%s is not empty" */
+	uint64_t allowed;     /* others are "useless" (a warning) */
+	uint64_t forbidden;   /* an error */
+	uint64_t necessary;   /* an error when missing */
+};
+
+struct mode_def {
+	enum mode_id id;
+	const char *name;
+	bool (*selected)(const struct msprof_opts *o);
+	struct mode_rules rules;
+	/* Rules that replace `rules` for some values (export with --type=db). */
+	const struct mode_rules *(*rules_for)(const struct msprof_opts *o);
+	/* Checks of the mode beyond the sets; NULL when none. */
+	int (*check)(const struct msprof_opts *o, struct diag *d);
+};
+
+extern const struct mode_def mode_table[_MODE_MAX];
+
+/* Select the mode for o and run its checks: 0 and *ret on success (d may
+ * hold warnings to print), -EINVAL with d->error set otherwise. */
+int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct diag *d);
+
+/* Provided by the msprof program, one per mode. */
+typedef int (*mode_run_fn)(const struct msprof_opts *o);

@@ -1,0 +1,134 @@
+/* The msprof command line: one option table drives parsing, validation and
+ * --help (reference/msprof-formats.md §1.1, §1.2).
+ *
+ * argv splitting follows msprof's SplitApplicationArgv: a token starting with
+ * "--" is an option; "--opt=value" carries its value, "--opt value" takes the
+ * next token as the value; the first token that does not start with "--"
+ * begins the application's own command line.  Option names may be abbreviated
+ * to a unique prefix, as msprof's getopt_long allows.
+ *
+ * The parser never prints: what the user must read comes back in a struct
+ * diag, with msprof's wording, so that tests compare messages exactly. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* In msprof's enum order (input_parser.h), which is also the order the mode
+ * checks list option names in.  New options slot in where msprof has them. */
+enum opt_id {
+	OPT_HELP,
+	OPT_OUTPUT,
+	OPT_STORAGE_LIMIT,
+	OPT_APPLICATION,
+	OPT_ENVIRONMENT,
+	OPT_TYPE,
+	OPT_EXPORT,
+	OPT_SYS_PERIOD,
+	OPT_HOST_SYS_USAGE_FREQ,
+	OPT_HOST_SYS,
+	OPT_HOST_SYS_PID,
+	OPT_HOST_SYS_USAGE,
+	/* ours, not in msprof */
+	OPT_HOST_SYS_FREQ,
+	OPT_VERSION,
+	_OPT_MAX
+};
+
+#define OPT_BIT(id) (UINT64_C(1) << (id))
+
+/* Limits and defaults, one place for parser, help, man page and tests. */
+#define MSPROF_MAX_PATH_LEN 1024U        /* --output (msprof MAX_PATH_LENGTH) */
+#define MSPROF_MAX_APP_LEN 2048U         /* --application (msprof MAX_APP_LEN) */
+#define MSPROF_STORAGE_MIN_MB 200U
+#define MSPROF_STORAGE_MAX_MB 4294967295ULL
+#define MSPROF_SYS_PERIOD_MAX 2592000U   /* seconds */
+#define MSPROF_HOST_SYS_FREQ_MAX 1000U
+#define MSPROF_HOST_USAGE_FREQ_MAX 50U
+#define MSPROF_DEFAULT_FREQ 50U
+#define MSPROF_MIN_FREE_MB 20U           /* below this nothing is collected */
+
+enum out_type { OUT_TEXT = 0, OUT_DB = 1 };
+
+/* Messages for the user, filled by the parser and the mode checks.  `error`
+ * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
+ * "msprof: unrecognized option '--x'"); `usage` asks for the usage after it.
+ * Warnings are printed first, as "[WARNING] <warn>". */
+#define DIAG_MAX_WARN 8
+struct diag {
+	char error[1200];
+	bool plain;
+	bool usage;
+	unsigned n_warn;
+	char warn[DIAG_MAX_WARN][600];
+};
+
+int diag_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_warn(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct msprof_opts {
+	uint64_t used;                   /* OPT_BIT(id) for each option given */
+	bool help, version;
+
+	char *output;                    /* --output made absolute, NULL if not given */
+	uint64_t storage_limit_mb;       /* 0: none */
+	char *storage_limit;             /* as given, e.g. "500MB", for sample.json */
+	const char *application;         /* --application string as given */
+	const char *environment;         /* --environment as given */
+	enum out_type type;
+	bool export_on;
+	unsigned sys_period;             /* seconds, 0: none */
+
+	unsigned host_sys;               /* enum host_sys_flags */
+	char host_sys_list[48];          /* canonical "cpu,mem,disk,network" */
+	unsigned host_sys_freq;
+	pid_t host_sys_pid;              /* 0: none */
+	unsigned host_usage;             /* enum host_usage_flags */
+	char host_usage_list[16];        /* canonical "cpu,mem" */
+	unsigned host_usage_freq;
+
+	/* The application, new style: argv[app_first..] (not copied). */
+	char **app_argv;
+	int app_argc;
+};
+
+struct opt_def {
+	enum opt_id id;
+	const char *name;
+	bool takes_value;
+	const char *help;                /* lines after the first are indented */
+	int (*check)(struct msprof_opts *o, const char *value, struct diag *d);
+};
+
+/* The table, in enum order (opt_table[i].id == i). */
+extern const struct opt_def opt_table[_OPT_MAX];
+
+void opts_init(struct msprof_opts *o);
+void opts_release(struct msprof_opts *o);
+
+/* Parse argv.  0 on success (o->help / o->version may be set: nothing else
+ * is meaningful then); -EINVAL with d->error set otherwise. */
+int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d);
+
+static inline bool opts_used(const struct msprof_opts *o, enum opt_id id)
+{
+	return (o->used & OPT_BIT(id)) != 0;
+}
+
+/* "--a --b" for the options in mask, in enum order (msprof's
+ * ConvertParamsSetToString). */
+void opts_names(uint64_t mask, char *buf, size_t size);
+
+/* Usage and one line per option (msprof's Args::PrintHelp layout). */
+void opts_print_help(FILE *f);
+
+/* Launch mode without --host-sys and --host-sys-usage collects
+ * --host-sys=cpu,mem (ours: msprof's defaults are device data we do not
+ * have; a run must produce something to look at). */
+void opts_default_host_sys(struct msprof_opts *o);
+
+/* Exposed for tests: the path and value checks. */
+bool path_has_forbidden_char(const char *path);
+int parse_storage_limit(const char *s, uint64_t *ret_mb);

@@ -1,0 +1,9 @@
+/* The code that runs each mode, one file each; msprof.c indexes them by
+ * enum mode_id (modes.h). */
+#pragma once
+
+#include "options.h"
+
+int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
+int mode_hostsys_run(const struct msprof_opts *o);  /* mode-hostsys.c: host-sys and host-sys-usage */
+int mode_export_run(const struct msprof_opts *o);   /* mode-export.c */

@@ -1,0 +1,1085 @@
+/* Unit tests for export/: a PROF dir is built by hand (info.json,
+ * sample.json, start_info, end_info) with raw slices written by the real raw
+ * writer holding known synthetic samples, exported, and every number is
+ * checked in the database (sqlite3 API), the CSVs (parsed) and the timeline
+ * (parsed with cJSON).  Then damage: a torn last slice and a flipped byte;
+ * type db; replacement of older outputs; a dir without data.
+ *
+ * The expected numbers assume CLK_TCK 100 and 4 KiB pages (the raw writer
+ * records the machine's own); elsewhere the test is skipped. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "export.h"
+#include "raw.h"
+#include "tables.h"
+#include "util.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                                          \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                                                     \
+	do {                                                                                                \
+		const char *_a = (a), *_b = (b);                                                            \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                                                    \
+			fprintf(stderr, "%s:%d: '%s' != '%s' (%s)\n", __FILE__, __LINE__, _a ? _a : "(null)", \
+				_b ? _b : "(null)", #a);                                                    \
+			failures++;                                                                 \
+		}                                                                                           \
+	} while (0)
+
+#define CHECK_NUM(a, b)                                                                                \
+	do {                                                                                           \
+		double _a = (a), _b = (b);                                                             \
+		if (fabs(_a - _b) > 1e-9 * fmax(1.0, fabs(_b))) {                                       \
+			fprintf(stderr, "%s:%d: %.9g != %.9g (%s)\n", __FILE__, __LINE__, _a, _b, #a); \
+			failures++;                                                            \
+		}                                                                              \
+	} while (0)
+
+/* --- the synthetic session ------------------------------------------------------ */
+
+#define N 11                       /* samples per source: N - 1 intervals */
+#define MONO0 1000000000000ULL     /* CLOCK_MONOTONIC at start */
+#define REAL0 1700000000123456789ULL
+#define STEP (100 * NSEC_PER_MSEC) /* 10 Hz */
+#define APP 4242U
+#define BEGIN_US 1700000000100000ULL
+#define END_US 1700000001300000ULL
+#define APP_NAME "my,\"app\""       /* CSV quoting */
+
+static uint64_t ts_of(unsigned k) { return MONO0 + k * STEP; }
+static int64_t unix_of(unsigned k) { return (int64_t)(REAL0 + k * STEP); }
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(text, f);
+	if (fclose(f) != 0)
+		exit(2);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", a, b) < 0)
+		exit(2);
+	return p;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	_cleanup_free_ char *p = path_join(dir, name);
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+static uint64_t n_records; /* whole records written, all sources */
+
+static void emit(struct raw_writer *w, uint16_t type, struct raw_buf *b)
+{
+	CHECK(b->err == 0);
+	if (raw_writer_append(w, type, b->data, (uint32_t)b->len) < 0) {
+		fprintf(stderr, "raw_writer_append failed\n");
+		exit(2);
+	}
+	n_records++;
+}
+
+static struct raw_writer *writer(const char *data, enum raw_source s, uint64_t slice_bytes)
+{
+	struct raw_writer *w = NULL;
+	if (raw_writer_open(data, s, MONO0, REAL0, slice_bytes, &w) < 0) {
+		fprintf(stderr, "raw_writer_open failed\n");
+		exit(2);
+	}
+	return w;
+}
+
+static void proc_info_at(struct raw_writer *w, struct raw_buf *b, uint64_t ts, uint32_t pid, const char *comm,
+			 bool target, uint64_t start_ticks)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	raw_buf_u32(b, pid);
+	raw_buf_u32(b, 1);
+	raw_buf_u64(b, start_ticks);
+	raw_buf_str(b, comm, 16);
+	raw_buf_u32(b, target);
+	emit(w, RAW_PROC_INFO, b);
+}
+
+/* Processes that started long before the session (at boot + 123 s). */
+static void proc_info(struct raw_writer *w, struct raw_buf *b, uint32_t pid, const char *comm, bool target)
+{
+	proc_info_at(w, b, ts_of(0), pid, comm, target, 12345 + pid);
+}
+
+static void session_end(struct raw_writer *w, struct raw_buf *b)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts_of(N - 1) + 50 * NSEC_PER_MSEC);
+	raw_buf_u32(b, 1);
+	emit(w, RAW_SESSION_END, b);
+}
+
+/* Threads of the app: tid APP on CPU 0 runs 50% of wall time (schedstat),
+ * tid APP+1 on CPU 1 50% counted in ticks only (runtime 0), tid APP+2 on
+ * CPU 0 25% (schedstat).  Sample 3 is split over two records, as the
+ * sampler does for big samples.  Small slices: the series crosses slices. */
+static void thread_entry(struct raw_buf *b, uint32_t tid, uint64_t ticks, uint64_t runtime, uint32_t cpu)
+{
+	raw_buf_u32(b, APP);
+	raw_buf_u32(b, tid);
+	raw_buf_u64(b, ticks); /* utime */
+	raw_buf_u64(b, 0);     /* stime */
+	raw_buf_u64(b, runtime);
+	raw_buf_u32(b, cpu);
+	raw_buf_u32(b, 0);
+}
+
+static void write_host_cpu(const char *data)
+{
+	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_CPU, 600);
+	struct raw_buf b = { 0 };
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, k == 3 ? 2 : 3);
+		/* a live thread's runtime is never 0: 0 means "no schedstat" */
+		thread_entry(&b, APP, 0, NSEC_PER_SEC + k * 50 * NSEC_PER_MSEC, 0);
+		thread_entry(&b, APP + 1, k * 5, 0, 1);
+		if (k == 3) {
+			emit(w, RAW_THREAD_CPU, &b);
+			raw_buf_reset(&b);
+			raw_buf_u64(&b, ts_of(k));
+			raw_buf_u32(&b, 1);
+		}
+		thread_entry(&b, APP + 2, 0, NSEC_PER_SEC + k * 25 * NSEC_PER_MSEC, 0);
+		emit(w, RAW_THREAD_CPU, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+/* Resident pages of the tree: 1050 + 100 k (two processes). */
+static void write_host_mem(const char *data)
+{
+	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_MEM, 0);
+	struct raw_buf b = { 0 };
+	for (unsigned k = 0; k < N; k++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, 2);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 5000);
+		raw_buf_u64(&b, 1000 + 100 * k);
+		raw_buf_u64(&b, 10);
+		raw_buf_u32(&b, APP + 10);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 100);
+		raw_buf_u64(&b, 50);
+		raw_buf_u64(&b, 0);
+		emit(w, RAW_PROC_MEM, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+/* read_bytes +102400 per interval (1000 KB/s), write_bytes +20480 i in
+ * interval i (200 i KB/s), 2 blkio ticks per interval (20%).  A child born
+ * during the session (start 1000.45 s on the monotonic clock) shows up in
+ * sample 5 only, having written 10240 bytes, and exits before sample 6:
+ * its bytes land in interval 4 although no sample saw it before. */
+#define CHILD (APP + 20)
+/* A second child, born before sample 7, missing from sample 8 (a failed
+ * read) and back in 9 and 10: counted from zero once, not again in 9. */
+#define CHILD2 (APP + 21)
+static void write_host_disk(const char *data)
+{
+	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_DISK, 0);
+	struct raw_buf b = { 0 };
+	uint64_t wr = 0;
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		wr += (uint64_t)k * 20480;
+		if (k == 5)
+			proc_info_at(w, &b, ts_of(k), CHILD, "child", true, 100045);
+		if (k == 7)
+			proc_info_at(w, &b, ts_of(k), CHILD2, "child2", true, 100065);
+		if (k == 6) {
+			raw_buf_reset(&b);
+			raw_buf_u64(&b, ts_of(k));
+			raw_buf_u32(&b, CHILD);
+			emit(w, RAW_PROC_EXIT, &b);
+		}
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, k == 5 || k == 7 || k >= 9 ? 2 : 1);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 7);               /* rchar */
+		raw_buf_u64(&b, 9);               /* wchar */
+		raw_buf_u64(&b, k * 102400ULL);   /* read_bytes */
+		raw_buf_u64(&b, wr);              /* write_bytes */
+		raw_buf_u64(&b, 0);               /* cancelled */
+		raw_buf_u64(&b, k * 2ULL);        /* blkio ticks */
+		if (k == 5) {
+			raw_buf_u32(&b, CHILD);
+			raw_buf_u32(&b, 0);
+			for (int i = 0; i < 3; i++)
+				raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, 10240);
+			raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, 0);
+		}
+		if (k == 7 || k >= 9) {
+			raw_buf_u32(&b, CHILD2);
+			raw_buf_u32(&b, 0);
+			for (int i = 0; i < 3; i++)
+				raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, k == 7 ? 4096 : 8192);
+			raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, 0);
+		}
+		emit(w, RAW_PROC_IO, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+/* eth0 (1000 Mbit/s) receives 125000 B/s; lo (speed unknown) 10000 B/s
+ * each way. */
+static void net_entry(struct raw_buf *b, const char *name, uint64_t rx, uint64_t tx)
+{
+	raw_buf_str(b, name, 16);
+	raw_buf_u64(b, rx);
+	raw_buf_u64(b, 1);
+	raw_buf_u64(b, 0);
+	raw_buf_u64(b, 0);
+	raw_buf_u64(b, tx);
+	raw_buf_u64(b, 1);
+	raw_buf_u64(b, 0);
+	raw_buf_u64(b, 0);
+}
+
+static void write_host_net(const char *data)
+{
+	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_NET, 0);
+	struct raw_buf b = { 0 };
+	for (unsigned k = 0; k < N; k++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, 2);
+		net_entry(&b, "lo", k * 1000ULL, k * 1000ULL);
+		net_entry(&b, "eth0", k * 12500ULL, 0);
+		emit(w, RAW_NET_DEV, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+/* /proc/stat per interval: cpu0 user 6 system 2 idle 2; cpu1 user 1
+ * system 1 idle 7 iowait 1; "cpu" the sum.  Per process: the app 5 ticks
+ * (25% of 2 CPUs), init 1 tick (5%). */
+static void sys_cpu_entry(struct raw_buf *b, int32_t cpu, unsigned k, const uint64_t per[8])
+{
+	raw_buf_u32(b, (uint32_t)cpu);
+	raw_buf_u32(b, 0);
+	for (int i = 0; i < 8; i++)
+		raw_buf_u64(b, 1000 + k * per[i]);
+}
+
+static void write_usage_cpu(const char *data)
+{
+	static const uint64_t c0[8] = { 6, 0, 2, 2, 0, 0, 0, 0 }, c1[8] = { 1, 0, 1, 7, 1, 0, 0, 0 };
+	uint64_t all[8];
+	for (int i = 0; i < 8; i++)
+		all[i] = c0[i] + c1[i];
+	struct raw_writer *w = writer(data, RAW_SOURCE_USAGE_CPU, 0);
+	struct raw_buf b = { 0 };
+	proc_info(w, &b, 1, "init", false);
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, 3);
+		sys_cpu_entry(&b, -1, k, all);
+		sys_cpu_entry(&b, 0, k, c0);
+		sys_cpu_entry(&b, 1, k, c1);
+		emit(w, RAW_SYS_CPU, &b);
+
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, 2);
+		raw_buf_u32(&b, 1);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, k);
+		raw_buf_u64(&b, 0);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 3ULL * k);
+		raw_buf_u64(&b, 2ULL * k);
+		emit(w, RAW_PROC_CPU, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+static void write_usage_mem(const char *data)
+{
+	struct raw_writer *w = writer(data, RAW_SOURCE_USAGE_MEM, 0);
+	struct raw_buf b = { 0 };
+	proc_info(w, &b, 1, "init", false);
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		const uint64_t v[9] = { 1000000, 500000 + 10 * k, 1000, 2000, 300, 4000, 5000 + k, 0, 0 };
+		for (int i = 0; i < 9; i++)
+			raw_buf_u64(&b, v[i]);
+		emit(w, RAW_SYS_MEM, &b);
+
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, ts_of(k));
+		raw_buf_u32(&b, 2);
+		raw_buf_u32(&b, 1);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 100);
+		raw_buf_u64(&b, 50);
+		raw_buf_u64(&b, 40);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 5000);
+		raw_buf_u64(&b, 1000 + k);
+		raw_buf_u64(&b, 10);
+		emit(w, RAW_PROC_MEM_ALL, &b);
+	}
+	session_end(w, &b);
+	raw_buf_release(&b);
+	raw_writer_free(w);
+}
+
+static char *make_prof(const char *parent, const char *name, bool end_info, const char *sample)
+{
+	char *prof = path_join(parent, name);
+	_cleanup_free_ char *host = path_join(prof, "host");
+	_cleanup_free_ char *data = path_join(host, "data");
+	if (mkdir(prof, 0755) < 0 || mkdir(host, 0755) < 0 || mkdir(data, 0755) < 0) {
+		perror(prof);
+		exit(2);
+	}
+	char *p;
+	p = path_join(host, "info.json");
+	write_text(p, "{\"jobInfo\":\"NA\",\"hostname\":\"testhost\",\"hostUid\":\"0123abcd\",\"pid\":\"4242\","
+		      "\"pid_name\":\"app\",\"rank_id\":-1,\"devices\":\"\",\"DeviceInfo\":[],"
+		      "\"cpuNums\":2,\"sysClockFreq\":100,\"memoryTotal\":1000000,\"netCardNums\":2,"
+		      "\"netCard\":[{\"netCardName\":\"lo\",\"speed\":-1},{\"netCardName\":\"eth0\",\"speed\":1000}]}");
+	free(p);
+	p = path_join(host, "sample.json");
+	write_text(p, sample);
+	free(p);
+	p = path_join(host, "start_info");
+	write_text(p, "{\"collectionDateBegin\":\"2023-11-14 22:13:20.100000\",\"collectionTimeBegin\":\"1700000000100000\","
+		      "\"clockMonotonicRaw\":\"1000000000000\"}");
+	free(p);
+	if (end_info) {
+		p = path_join(host, "end_info");
+		write_text(p, "{\"collectionDateEnd\":\"2023-11-14 22:13:21.300000\",\"collectionTimeEnd\":\"1700000001300000\","
+			      "\"clockMonotonicRaw\":\"1001200000000\"}");
+		free(p);
+	}
+	write_host_cpu(data);
+	write_host_mem(data);
+	write_host_disk(data);
+	write_host_net(data);
+	write_usage_cpu(data);
+	write_usage_mem(data);
+	return prof;
+}
+
+#define SAMPLE_ALL "{\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":10,\"host_sys_usage\":\"cpu,mem\"," \
+		   "\"host_sys_usage_freq\":10}"
+
+/* --- reading the results --------------------------------------------------------- */
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+/* The single file in dir named prefix + 14 digits + suffix, or NULL. */
+static char *find_file(const char *dir, const char *prefix, const char *suffix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	unsigned n = 0;
+	struct dirent *de;
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l != lp + 14 + ls || strncmp(de->d_name, prefix, lp) != 0 || strcmp(de->d_name + lp + 14, suffix))
+			continue;
+		bool digits = true;
+		for (size_t i = 0; i < 14; i++)
+			digits = digits && de->d_name[lp + i] >= '0' && de->d_name[lp + i] <= '9';
+		if (!digits)
+			continue;
+		n++;
+		free(found);
+		found = path_join(dir, de->d_name);
+	}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+/* Parse one CSV line into fields (quotes, doubled quotes). */
+static unsigned csv_split(const char *line, char fields[][128], unsigned max)
+{
+	unsigned n = 0;
+	const char *p = line;
+	for (;;) {
+		char *out = fields[n];
+		size_t len = 0;
+		if (*p == '"') {
+			p++;
+			while (*p && !(*p == '"' && p[1] != '"')) {
+				if (*p == '"')
+					p++;
+				if (len < 127)
+					out[len++] = *p;
+				p++;
+			}
+			if (*p == '"')
+				p++;
+		} else
+			while (*p && *p != ',' && *p != '\n')
+				if (len < 127)
+					out[len++] = *p++;
+		out[len] = 0;
+		n++;
+		if (*p != ',' || n == max)
+			break;
+		p++;
+	}
+	return n;
+}
+
+/* Check a summary CSV: header from the table, every row's field count and
+ * Device_id, and the rows as text. */
+static void check_csv(const char *outdir, enum export_csv id, const char *const *rows, unsigned nrows)
+{
+	const struct export_csv_table *t = &export_csv_tables[id];
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "%s_", t->type);
+	_cleanup_free_ char *path = find_file(outdir, prefix, ".csv");
+	CHECK(path);
+	if (!path) {
+		fprintf(stderr, "  no single %s*.csv\n", prefix);
+		return;
+	}
+	_cleanup_free_ char *text = read_all(path);
+	CHECK(text);
+	if (!text)
+		return;
+	char fields[EXPORT_CSV_MAX_COLUMNS][128];
+	size_t ncol = export_csv_ncolumns(t);
+	unsigned line = 0;
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save), line++) {
+		unsigned nf = csv_split(l, fields, EXPORT_CSV_MAX_COLUMNS);
+		if (nf != ncol) {
+			fprintf(stderr, "%s line %u: %u fields, want %zu: %s\n", path, line, nf, ncol, l);
+			failures++;
+			continue;
+		}
+		if (line == 0) {
+			for (size_t i = 0; i < ncol; i++)
+				CHECK_STR(fields[i], t->columns[i]);
+			continue;
+		}
+		CHECK_STR(fields[0], "host");
+		if (line <= nrows)
+			CHECK_STR(l, rows[line - 1]);
+	}
+	if (line != nrows + 1) {
+		fprintf(stderr, "%s: %u rows, want %u\n", path, line ? line - 1 : 0, nrows);
+		failures++;
+	}
+}
+
+static double sql_num(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	double v = NAN;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_double(st, 0);
+	else
+		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *sql_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *v = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Column names of a table, comma separated. */
+static char *columns(sqlite3 *db, const char *table)
+{
+	char sql[128], *out = calloc(1, 1024);
+	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			if (out[0])
+				strcat(out, ",");
+			strncat(out, (const char *)sqlite3_column_text(st, 1), 1000 - strlen(out));
+		}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* --- the checks -------------------------------------------------------------------- */
+
+static void check_db(const char *db_path, bool damaged)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+
+	/* msprof's tables: names and column order of reference §5 */
+	static const char *const want[][2] = {
+		{ "STRING_IDS", "id,value" },
+		{ "META_DATA", "name,value" },
+		{ "SESSION_TIME_INFO", "startTimeNs,endTimeNs" },
+		{ "HOST_INFO", "hostUid,hostName" },
+		{ "CPU_USAGE", "timestampNs,cpuId,usage" },
+		{ "HOST_MEM_USAGE", "timestampNs,usage" },
+		{ "HOST_DISK_USAGE", "timestampNs,readRate,writeRate,usage" },
+		{ "HOST_NETWORK_USAGE", "timestampNs,usage,speed" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		_cleanup_free_ char *c = columns(db, want[i][0]);
+		CHECK_STR(c, want[i][1]);
+	}
+	/* ours: as tables.c declares them (SCHEMA.md documents them) */
+	for (size_t i = 0; i < export_db_tables_n; i++) {
+		_cleanup_free_ char *c = columns(db, export_db_tables[i].name);
+		CHECK(c[0]);
+	}
+
+	_cleanup_free_ char *ver = sql_text(db, "SELECT value FROM META_DATA WHERE name = 'SCHEMA_VERSION'");
+	CHECK_STR(ver, "1.2.0");
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM META_DATA WHERE name LIKE 'SCHEMA_VERSION%'"), 4);
+	_cleanup_free_ char *host = sql_text(db, "SELECT hostName FROM HOST_INFO");
+	CHECK_STR(host, "testhost");
+	_cleanup_free_ char *uid = sql_text(db, "SELECT hostUid FROM HOST_INFO");
+	CHECK_STR(uid, "0123abcd");
+	CHECK_NUM(sql_num(db, "SELECT startTimeNs FROM SESSION_TIME_INFO"), BEGIN_US * 1000.0);
+	/* without end_info: the last record (a SESSION_END 50 ms after the
+	 * last sample; the host_cpu one is torn off) */
+	CHECK_NUM(sql_num(db, "SELECT endTimeNs FROM SESSION_TIME_INFO"),
+		  damaged ? (double)unix_of(N - 1) + 50e6 : END_US * 1000.0);
+
+	/* CPU: 10 intervals, CPU 0 = 50% + 25%, CPU 1 = 50% (ticks), Avg 62.5 */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM CPU_USAGE"), 2 * (N - 1));
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM CPU_USAGE WHERE cpuId = 0"), 75);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM CPU_USAGE WHERE cpuId = 0"), 75);
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM CPU_USAGE WHERE cpuId = 1"), 50);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM CPU_USAGE WHERE cpuId = 1"), 50);
+	CHECK_NUM(sql_num(db, "SELECT MIN(timestampNs) FROM CPU_USAGE"), (double)unix_of(0));
+	CHECK_NUM(sql_num(db, "SELECT MAX(timestampNs) FROM CPU_USAGE"), (double)unix_of(N - 2));
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM CPU_USAGE_AVG WHERE usage = 62.5"), N - 1);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_THREAD_CPU_USAGE"), 3 * (N - 1));
+	CHECK_NUM(sql_num(db, "SELECT usage FROM TARGET_THREAD_CPU_USAGE WHERE tid = 4244 LIMIT 1"), 25);
+
+	/* memory: (1050 + 100 k) pages of 4 KiB over 1000000 kB; sample 5 damaged */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_MEM_USAGE"), damaged ? N - 1 : N);
+	CHECK_NUM(sql_num(db, "SELECT usage FROM HOST_MEM_USAGE ORDER BY timestampNs LIMIT 1"), 0.42);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_MEM_USAGE"), 0.82);
+	CHECK_NUM(sql_num(db, "SELECT timestampNs FROM HOST_MEM_USAGE ORDER BY timestampNs LIMIT 1"),
+		  (double)unix_of(0));
+
+	/* disk: B/s as msprof stores them */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_DISK_USAGE"), N - 1);
+	CHECK_NUM(sql_num(db, "SELECT MIN(readRate) FROM HOST_DISK_USAGE"), 1024000);
+	CHECK_NUM(sql_num(db, "SELECT MAX(readRate) FROM HOST_DISK_USAGE"), 1024000);
+	CHECK_NUM(sql_num(db, "SELECT writeRate FROM HOST_DISK_USAGE ORDER BY timestampNs LIMIT 1"), 204800);
+	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM HOST_DISK_USAGE"), 2048000);
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_DISK_USAGE"), 20);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_DISK_USAGE"), 20);
+	/* the child born in interval 4, seen once */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 1);
+	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 102400);
+	CHECK_NUM(sql_num(db, "SELECT timestampNs FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), (double)unix_of(4));
+	CHECK_NUM(sql_num(db, "SELECT writeRate FROM HOST_DISK_USAGE ORDER BY timestampNs LIMIT 1 OFFSET 4"),
+		  5 * 204800 + 102400);
+	CHECK_NUM(sql_num(db, "SELECT exitNs FROM PROCESS_INFO WHERE pid = 4262"), (double)unix_of(6));
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263"), 2);
+	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 ORDER BY timestampNs"),
+		  40960);
+	CHECK_NUM(sql_num(db, "SELECT timestampNs FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 ORDER BY timestampNs "
+			      "LIMIT 1 OFFSET 1"), (double)unix_of(9));
+	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 AND "
+			      "timestampNs > 0 AND timestampNs >= (SELECT MAX(timestampNs) FROM HOST_DISK_USAGE)"), 0);
+
+	/* network: eth0 125000 B/s of 125000000; lo's 20000 B/s only in speed */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_NETWORK_USAGE"), N - 1);
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_NETWORK_USAGE"), 0.1);
+	CHECK_NUM(sql_num(db, "SELECT MAX(speed) FROM HOST_NETWORK_USAGE"), 145000);
+	CHECK_NUM(sql_num(db, "SELECT MIN(speed) FROM HOST_NETWORK_USAGE"), 145000);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM NETWORK_INTERFACE_USAGE n JOIN STRING_IDS s ON s.id = n.name "
+			      "WHERE s.value = 'lo' AND n.speed IS NULL AND n.rxRate = 10000"), N - 1);
+
+	/* processes and whole-host samples */
+	_cleanup_free_ char *name = sql_text(db, "SELECT s.value FROM PROCESS_INFO p JOIN STRING_IDS s ON s.id = p.name "
+						 "WHERE p.pid = 4242");
+	CHECK_STR(name, APP_NAME);
+	CHECK_NUM(sql_num(db, "SELECT isTarget FROM PROCESS_INFO WHERE pid = 4242"), 1);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_INFO"), 4);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_INFO WHERE exitNs IS NOT NULL"), 1);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM SYS_CPU"), 3 * N);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM SYS_MEM"), N);
+	CHECK_NUM(sql_num(db, "SELECT AVG(usage) FROM PROCESS_CPU_USAGE WHERE pid = 4242"), 25);
+	CHECK_NUM(sql_num(db, "SELECT AVG(usage) FROM PROCESS_CPU_USAGE WHERE pid = 1"), 5);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_MEM_USAGE"), 2 * N);
+	sqlite3_close(db);
+}
+
+static void check_summaries(const char *out)
+{
+	static const char *const host_cpu[] = { "host,2,2,2" };
+	check_csv(out, CSV_HOST_CPU_USAGE, host_cpu, 1);
+	/* peak 0.82% of 1000000 kB; recommend 0.82 / 0.8 (98th percentile of 11) */
+	static const char *const host_mem[] = { "host,1000000,8200.0,10250.0" };
+	check_csv(out, CSV_HOST_MEM_USAGE, host_mem, 1);
+	static const char *const host_disk[] = { "host,1000.0,1250.0,2000.0,2500.0" };
+	check_csv(out, CSV_HOST_DISK_USAGE, host_disk, 1);
+	/* 1000 Mbit/s = 122070.3125 KB/s; 145000 B/s = 141.6015625 KB/s */
+	static const char *const host_net[] = { "host,122070.3125,141.6015625,177.001953125" };
+	check_csv(out, CSV_HOST_NETWORK_USAGE, host_net, 1);
+	static const char *const cpu[] = {
+		"host,cpu0,60.0,20.0,0.0,0.0,0.0,20.0",
+		"host,cpu1,10.0,10.0,10.0,0.0,0.0,70.0",
+		"host,Avg,35.0,15.0,5.0,0.0,0.0,45.0",
+	};
+	check_csv(out, CSV_CPU_USAGE, cpu, 3);
+	static const char *const sys_mem[] = { "host,1000000,500050,1000,2000,300,4000,5005,0,0" };
+	check_csv(out, CSV_SYS_MEM, sys_mem, 1);
+	static const char *const pcpu[] = { "host,4242,\"my,\"\"app\"\"\",25.0", "host,1,init,5.0" };
+	check_csv(out, CSV_PROCESS_CPU_USAGE, pcpu, 2);
+	static const char *const pmem[] = { "host,4242,\"my,\"\"app\"\"\",5000,1005,10", "host,1,init,100,50,40" };
+	check_csv(out, CSV_PROCESS_MEM, pmem, 2);
+}
+
+static bool ts_format_ok(const char *s)
+{
+	const char *dot = s ? strchr(s, '.') : NULL;
+	if (!dot || dot == s || strlen(dot) != 4)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (p != dot && (*p < '0' || *p > '9'))
+			return false;
+	return true;
+}
+
+static void check_keys(const cJSON *ev, const char *const *keys)
+{
+	const cJSON *c = ev->child;
+	for (; *keys; keys++, c = c ? c->next : NULL)
+		CHECK_STR(c ? c->string : NULL, *keys);
+	CHECK(c == NULL);
+}
+
+static void check_timeline(const char *out)
+{
+	_cleanup_free_ char *path = find_file(out, "msprof_", ".json");
+	CHECK(path);
+	if (!path)
+		return;
+	_cleanup_free_ char *text = read_all(path);
+	cJSON *j = cJSON_Parse(text);
+	CHECK(cJSON_IsArray(j));
+	if (!cJSON_IsArray(j)) {
+		cJSON_Delete(j);
+		return;
+	}
+
+	static const char *const counter_keys[] = { "name", "pid", "tid", "ts", "ph", "args", NULL };
+	static const char *const meta_keys[] = { "name", "pid", "tid", "ph", "args", NULL };
+	unsigned counters[_TRACK_MAX] = { 0 }, meta[_TRACK_MAX] = { 0 }, cpu0 = 0, cpu1 = 0, avg = 0;
+	const cJSON *ev;
+	bool first = true;
+	cJSON_ArrayForEach(ev, j) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "name"));
+		const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ph"));
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+		CHECK(name && ph && cJSON_IsNumber(pid) && cJSON_IsObject(args));
+		if (!name || !ph || !cJSON_IsNumber(pid))
+			continue;
+		unsigned p = (unsigned)pid->valuedouble;
+		CHECK((p & 31) == EXPORT_HOST_DEVICE_ID);
+		CHECK(p >> 10 == APP);
+		const struct export_track_info *k = NULL;
+		for (size_t i = 0; i < _TRACK_MAX; i++)
+			if (((p >> 5) & 31) == export_tracks[i].sort_index)
+				k = &export_tracks[i];
+		CHECK(k);
+		if (!k)
+			continue;
+		if (streq(ph, "C")) {
+			check_keys(ev, counter_keys);
+			const char *ts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "ts"));
+			CHECK(ts_format_ok(ts));
+			if (first) {
+				CHECK_STR(ts, "1700000000123456.789");
+				first = false;
+			}
+			CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "Usage(%)")));
+			double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(args, "Usage(%)"));
+			counters[k->id]++;
+			if (k->id == TRACK_CPU_USAGE) {
+				if (streq(name, "CPU 0") && v == 75)
+					cpu0++;
+				else if (streq(name, "CPU 1") && v == 50)
+					cpu1++;
+				else if (streq(name, "CPU Avg") && v == 62.5)
+					avg++;
+				else {
+					fprintf(stderr, "unexpected CPU counter %s %g\n", name, v);
+					failures++;
+				}
+			} else
+				CHECK_STR(name, k->process_name);
+		} else if (streq(ph, "M")) {
+			check_keys(ev, meta_keys);
+			CHECK(counters[k->id] > 0); /* metadata after the layer's data */
+			meta[k->id]++;
+			if (streq(name, "process_name"))
+				CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "name")),
+					  k->process_name);
+			else if (streq(name, "process_labels"))
+				CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "labels")), "CPU");
+			else if (streq(name, "process_sort_index"))
+				CHECK(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(args, "sort_index")) ==
+				      k->sort_index);
+			else {
+				fprintf(stderr, "unexpected metadata %s\n", name);
+				failures++;
+			}
+		} else {
+			fprintf(stderr, "unexpected ph %s\n", ph);
+			failures++;
+		}
+	}
+	CHECK(cpu0 == N - 1 && cpu1 == N - 1 && avg == N - 1);
+	CHECK(counters[TRACK_CPU_USAGE] == 3 * (N - 1));
+	CHECK(counters[TRACK_MEMORY_USAGE] == N);
+	CHECK(counters[TRACK_NETWORK_USAGE] == N - 1);
+	CHECK(counters[TRACK_DISK_USAGE] == N - 1);
+	for (size_t i = 0; i < _TRACK_MAX; i++)
+		CHECK(meta[i] == 3);
+	/* the pid packing and the sort indices of reference §4 */
+	CHECK(export_format_pid(APP, 9, 31) == ((APP << 10) | (9 << 5) | 31));
+	CHECK(export_track_find("CPU Usage")->sort_index == 9);
+	CHECK(export_track_find("Memory Usage")->sort_index == 10);
+	CHECK(export_track_find("Network Usage")->sort_index == 11);
+	CHECK(export_track_find("Disk Usage")->sort_index == 12);
+	cJSON_Delete(j);
+}
+
+/* README.txt lists exactly the deliverables in the dir. */
+static void check_readme(const char *out, unsigned want_files)
+{
+	_cleanup_free_ char *path = path_join(out, "README.txt");
+	_cleanup_free_ char *text = read_all(path);
+	CHECK(text);
+	if (!text)
+		return;
+	CHECK(startswith(text, "Timeline file description:\n"));
+	CHECK(strstr(text, "\nSummary file description:\n"));
+	unsigned listed = 0;
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *dot = strchr(l, '.'), *colon = strchr(l, ':');
+		if (!dot || !colon || dot > colon || l[0] < '1' || l[0] > '9')
+			continue;
+		*colon = 0;
+		char *file = dot + 1; /* "msprof.json", "host_cpu_usage.csv" */
+		char *ext = strrchr(file, '.');
+		CHECK(ext);
+		if (!ext)
+			continue;
+		*ext = 0;
+		char prefix[128];
+		snprintf(prefix, sizeof prefix, "%s_", file);
+		_cleanup_free_ char *f = find_file(out, prefix, streq(ext + 1, "json") ? ".json" : ".csv");
+		if (!f) {
+			fprintf(stderr, "README lists %s.%s, not in %s\n", file, ext + 1, out);
+			failures++;
+		}
+		listed++;
+	}
+	CHECK(listed == want_files);
+	unsigned present = 0;
+	DIR *d = opendir(out);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && !streq(de->d_name, "README.txt"))
+			present++;
+	if (d)
+		closedir(d);
+	CHECK(present == want_files);
+}
+
+static char *outdir(const char *prof) { return path_join(prof, "mindstudio_profiler_output"); }
+
+static void test_text(const char *tmp)
+{
+	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000001_20231114221320100_00004242ABCDEFGH", true, SAMPLE_ALL);
+	uint64_t written = n_records;
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_TEXT };
+	int r = export_prof_dir(prof, &opt, &rep);
+	CHECK(r == 0);
+	if (r < 0)
+		fprintf(stderr, "export: %s: %s\n", strerror(-r), rep.message);
+	CHECK(rep.records == written);
+	CHECK(rep.bad_records == 0);
+	CHECK(rep.torn_bytes == 0);
+	CHECK(rep.raw_files > 6); /* host_cpu is split into several slices */
+	CHECK_STR(rep.message, "");
+	CHECK(rep.files_written == 9);
+
+	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
+	CHECK(db);
+	CHECK(db && streq(db, rep.db_path));
+	if (db)
+		check_db(db, false);
+	_cleanup_free_ char *out = outdir(prof);
+	CHECK_STR(rep.output_dir, out);
+	check_summaries(out);
+	check_timeline(out);
+	check_readme(out, 9);
+
+	/* again, over older files: only the newest of each kind stays */
+	_cleanup_free_ char *old_db = path_join(prof, "msprof_20000101000000.db");
+	_cleanup_free_ char *old_csv = path_join(out, "host_cpu_usage_20000101000000.csv");
+	_cleanup_free_ char *old_json = path_join(out, "msprof_20000101000000.json");
+	_cleanup_free_ char *other = path_join(out, "msprof_tx_20000101000000.json");
+	write_text(old_db, "old");
+	write_text(old_csv, "old");
+	write_text(old_json, "old");
+	write_text(other, "[]");
+	r = export_prof_dir(prof, &opt, &rep);
+	CHECK(r == 0);
+	CHECK(access(old_db, F_OK) < 0 && access(old_csv, F_OK) < 0 && access(old_json, F_OK) < 0);
+	CHECK(access(other, F_OK) == 0); /* not ours to remove */
+	unlink(other);
+	_cleanup_free_ char *db2 = find_file(prof, "msprof_", ".db");
+	CHECK(db2);
+	check_summaries(out);
+	check_readme(out, 9);
+}
+
+/* Flip one byte inside the payload of the record that starts at offset. */
+static void flip_byte(const char *path, long offset)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	unsigned char c;
+	CHECK(fd >= 0 && pread(fd, &c, 1, offset) == 1);
+	c ^= 0x5a;
+	CHECK(pwrite(fd, &c, 1, offset) == 1);
+	close(fd);
+}
+
+static void test_damage(const char *tmp)
+{
+	n_records = 0;
+	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000002_20231114221320100_00004242ABCDEFGH", false, SAMPLE_ALL);
+	_cleanup_free_ char *data = path_join(prof, "host/data");
+
+	/* the newest host_cpu slice loses the end of its last record */
+	char **paths = NULL;
+	int n = raw_list_slices(data, RAW_SOURCE_HOST_CPU, &paths);
+	CHECK(n > 1);
+	if (n > 1) {
+		struct stat st;
+		CHECK(stat(paths[n - 1], &st) == 0);
+		CHECK(truncate(paths[n - 1], st.st_size - 5) == 0);
+	}
+	raw_paths_free(paths);
+	/* the 6th RAW_PROC_MEM record (64-byte header, 16 + 44 bytes each) gets
+	 * a damaged payload byte */
+	paths = NULL;
+	n = raw_list_slices(data, RAW_SOURCE_HOST_MEM, &paths);
+	CHECK(n == 1);
+	if (n == 1)
+		flip_byte(paths[0], RAW_HEADER_SIZE + 5 * (RAW_FRAME_SIZE + 44) + RAW_FRAME_SIZE + 20);
+	raw_paths_free(paths);
+
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_TEXT };
+	int r = export_prof_dir(prof, &opt, &rep);
+	CHECK(r == 0);
+	CHECK(rep.bad_records == 1);
+	CHECK(rep.torn_bytes == RAW_FRAME_SIZE + 12 - 5);
+	CHECK(rep.records == n_records - 2);
+	CHECK(rep.message[0]);
+	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
+	CHECK(db);
+	if (db)
+		check_db(db, true);
+	_cleanup_free_ char *out = outdir(prof);
+	_cleanup_free_ char *json = find_file(out, "msprof_", ".json");
+	CHECK(json);
+}
+
+static void test_db_only(const char *tmp)
+{
+	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000003_20231114221320100_00004242ABCDEFGH", true, SAMPLE_ALL);
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_DB };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
+	CHECK(db);
+	CHECK(!exists(prof, "mindstudio_profiler_output"));
+	CHECK_STR(rep.output_dir, "");
+	CHECK(rep.files_written == 0);
+	/* no temporary file is left behind */
+	DIR *d = opendir(prof);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		CHECK(!startswith(de->d_name, ".msprof_"));
+	if (d)
+		closedir(d);
+}
+
+/* sample.json asked only --host-sys=cpu: only that summary is written. */
+static void test_asked(const char *tmp)
+{
+	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000004_20231114221320100_00004242ABCDEFGH", true,
+					      "{\"host_sys\":\"cpu\",\"host_sys_freq\":10}");
+	struct export_report rep;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	_cleanup_free_ char *out = outdir(prof);
+	static const char *const host_cpu[] = { "host,2,2,2" };
+	check_csv(out, CSV_HOST_CPU_USAGE, host_cpu, 1);
+	CHECK(rep.files_written == 2); /* the timeline and host_cpu_usage */
+	check_readme(out, 2);
+}
+
+static void test_missing(const char *tmp)
+{
+	_cleanup_free_ char *empty = path_join(tmp, "PROF_000005_20231114221320100_00004242ABCDEFGH");
+	CHECK(mkdir(empty, 0755) == 0);
+	struct export_report rep;
+	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
+	CHECK(strstr(rep.message, "host"));
+	_cleanup_free_ char *host = path_join(empty, "host");
+	CHECK(mkdir(host, 0755) == 0);
+	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
+	CHECK(strstr(rep.message, "no raw data"));
+}
+
+/* The tables themselves: headers of reference §3. */
+static void test_tables(void)
+{
+	const struct export_csv_table *t = export_csv_table_find("host_disk_usage");
+	CHECK(t && export_csv_ncolumns(t) == 5);
+	CHECK(t && streq(t->columns[0], "Device_id"));
+	for (size_t i = 0; i < _CSV_MAX; i++) {
+		CHECK(export_csv_tables[i].id == i);
+		CHECK(streq(export_csv_tables[i].columns[0], "Device_id"));
+	}
+	CHECK(export_db_table_find("CPU_USAGE") && export_db_table_find("CPU_USAGE")->msprof);
+	CHECK(export_db_table_find("PROCESS_INFO") && !export_db_table_find("PROCESS_INFO")->msprof);
+}
+
+static int rm_rf(const char *path)
+{
+	char *cmd;
+	if (asprintf(&cmd, "rm -rf '%s'", path) < 0)
+		return -1;
+	int r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+int main(void)
+{
+	if (sysconf(_SC_CLK_TCK) != 100 || sysconf(_SC_PAGESIZE) != 4096) {
+		printf("SKIP: expected numbers assume CLK_TCK 100 and 4 KiB pages\n");
+		return 77;
+	}
+	char tmp[] = "/tmp/test-export.XXXXXX";
+	if (!mkdtemp(tmp))
+		return 2;
+	test_tables();
+	test_text(tmp);
+	test_damage(tmp);
+	test_db_only(tmp);
+	test_asked(tmp);
+	test_missing(tmp);
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed; work dir kept: %s\n", failures, tmp);
+		return 1;
+	}
+	rm_rf(tmp);
+	printf("ok\n");
+	return 0;
+}

@@ -1,0 +1,725 @@
+/* The msprof command line: argv splitting, every validation message (the
+ * exact text msprof prints), ranges at both edges, mode selection and the
+ * option-set checks, --help layout, application and output resolution. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "collectors/host.h"
+#include "modes.h"
+#include "options.h"
+#include "util.h"
+
+static unsigned n_checks, n_fails;
+
+#define CHECK(cond) check_((cond), #cond, __FILE__, __LINE__)
+static void check_(bool ok, const char *what, const char *file, int line)
+{
+	n_checks++;
+	if (!ok) {
+		n_fails++;
+		fprintf(stderr, "%s:%d: FAIL: %s\n", file, line, what);
+	}
+}
+
+#define CHECK_STR(got, want) check_str_((got), (want), __FILE__, __LINE__)
+static void check_str_(const char *got, const char *want, const char *file, int line)
+{
+	n_checks++;
+	if (!got || strcmp(got, want) != 0) {
+		n_fails++;
+		fprintf(stderr, "%s:%d: FAIL:\n  got:  '%s'\n  want: '%s'\n", file, line, got ? got : "(null)", want);
+	}
+}
+
+/* Parse a NULL-terminated argv; o and d are reset first. */
+static int parse_argv(struct msprof_opts *o, struct diag *d, char **argv)
+{
+	int argc = 0;
+	while (argv[argc])
+		argc++;
+	opts_release(o);
+	*d = (struct diag){ 0 };
+	return opts_parse(argc, argv, o, d);
+}
+#define PARSE(o, d, ...) parse_argv((o), (d), (char *[]){ "msprof", __VA_ARGS__, NULL })
+
+/* The parse must fail with exactly this message. */
+#define PARSE_ERR(want, ...) do { \
+		struct msprof_opts o_; struct diag d_; opts_init(&o_); \
+		CHECK(PARSE(&o_, &d_, __VA_ARGS__) == -EINVAL); \
+		CHECK_STR(d_.error, (want)); \
+		opts_release(&o_); \
+	} while (0)
+
+#define PARSE_OK(...) do { \
+		struct msprof_opts o_; struct diag d_; opts_init(&o_); \
+		int r_ = PARSE(&o_, &d_, __VA_ARGS__); \
+		CHECK(r_ == 0); \
+		if (r_ < 0) fprintf(stderr, "  error: %s\n", d_.error); \
+		opts_release(&o_); \
+	} while (0)
+
+static void test_split(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	opts_init(&o);
+
+	CHECK(PARSE(&o, &d, "--output=/tmp/x", "app", "a", "--b") == 0);
+	CHECK_STR(o.output, "/tmp/x");
+	CHECK(o.app_argc == 3);
+	CHECK_STR(o.app_argv[0], "app");
+	CHECK_STR(o.app_argv[2], "--b");
+
+	/* "--opt value": the next token is the value, even if it looks odd */
+	CHECK(PARSE(&o, &d, "--output", "/tmp/y", "app") == 0);
+	CHECK_STR(o.output, "/tmp/y");
+	CHECK(o.app_argc == 1 && streq(o.app_argv[0], "app"));
+	CHECK(PARSE(&o, &d, "--environment", "--A=1", "app") == 0);
+	CHECK_STR(o.environment, "--A=1");
+	CHECK(o.app_argc == 1);
+
+	/* everything after the first non-option token is the application's */
+	CHECK(PARSE(&o, &d, "app", "--output=/x", "--type=bad") == 0);
+	CHECK(o.output == NULL && o.app_argc == 3);
+	CHECK(!opts_used(&o, OPT_OUTPUT));
+
+	/* "--" ends the options (ours) */
+	CHECK(PARSE(&o, &d, "--type=db", "--", "--weird", "x") == 0);
+	CHECK(o.type == OUT_DB && o.app_argc == 2 && streq(o.app_argv[0], "--weird"));
+
+	/* --application wins over the new style */
+	CHECK(PARSE(&o, &d, "--application=/bin/echo hi", "/bin/true") == 0);
+	CHECK_STR(o.application, "/bin/echo hi");
+	CHECK(o.app_argc == 0 && o.app_argv == NULL);
+	CHECK(opts_used(&o, OPT_APPLICATION));
+
+	/* options only */
+	CHECK(PARSE(&o, &d, "--export=on", "--output=/x") == 0);
+	CHECK(o.app_argc == 0 && o.export_on);
+
+	/* relative --output is made absolute against the cwd */
+	char cwd[PATH_MAX], want[PATH_MAX + 8];
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	snprintf(want, sizeof(want), "%s/rel/dir", cwd);
+	CHECK(PARSE(&o, &d, "--output=rel/dir") == 0);
+	CHECK_STR(o.output, want);
+
+	/* the last of a repeated option wins */
+	CHECK(PARSE(&o, &d, "--type=db", "--type=text", "app") == 0);
+	CHECK(o.type == OUT_TEXT);
+
+	/* unique prefixes, as getopt_long (msprof's "export " entry needs it) */
+	CHECK(PARSE(&o, &d, "--outp=/p", "--exp=on", "--host-sys=cpu") == 0);
+	CHECK_STR(o.output, "/p");
+	CHECK(o.export_on && o.host_sys == HOST_SYS_CPU);
+	CHECK(PARSE(&o, &d, "--vers") == 0 && o.version);
+
+	/* --help stops parsing: what follows is not checked */
+	CHECK(PARSE(&o, &d, "--type=db", "--help", "--bogus") == 0);
+	CHECK(o.help);
+	CHECK(PARSE(&o, &d, "--help", "app") == 0 && o.help);
+	CHECK(PARSE(&o, &d, "--version") == 0 && o.version);
+	/* ...but what precedes it is */
+	PARSE_ERR("Argument --type: invalid value: x. Please input 'text' or 'db'.", "--type=x", "--help");
+
+	/* defaults */
+	CHECK(PARSE(&o, &d, "app") == 0);
+	CHECK(o.type == OUT_TEXT && o.host_sys_freq == 50 && o.host_usage_freq == 50);
+	CHECK(o.storage_limit_mb == 0 && o.sys_period == 0 && o.host_sys == 0 && o.host_usage == 0);
+	opts_release(&o);
+}
+
+static void test_getopt_messages(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	opts_init(&o);
+
+	CHECK(PARSE(&o, &d, "--foo=1", "app") == -EINVAL);
+	CHECK_STR(d.error, "msprof: unrecognized option '--foo=1'");
+	CHECK(d.plain && d.usage);
+
+	CHECK(PARSE(&o, &d, "--=x") == -EINVAL);
+	CHECK_STR(d.error, "msprof: unrecognized option '--=x'");
+
+	CHECK(PARSE(&o, &d, "--host-sys-u=cpu") == -EINVAL);
+	CHECK_STR(d.error, "msprof: option '--host-sys-u=cpu' is ambiguous; possibilities: "
+		  "'--host-sys-usage-freq' '--host-sys-usage'");
+	CHECK(d.plain && d.usage);
+
+	CHECK(PARSE(&o, &d, "--help=1") == -EINVAL);
+	CHECK_STR(d.error, "msprof: option '--help' doesn't allow an argument");
+	CHECK(d.plain && d.usage);
+
+	/* argv[0] as given, like glibc */
+	char *argv[] = { "./bin/msprof", "--nope", NULL };
+	opts_release(&o);
+	d = (struct diag){ 0 };
+	CHECK(opts_parse(2, argv, &o, &d) == -EINVAL);
+	CHECK_STR(d.error, "./bin/msprof: unrecognized option '--nope'");
+	opts_release(&o);
+}
+
+static void test_messages(void)
+{
+	/* --output */
+	PARSE_ERR("Argument --output: expected one argument", "--output");
+	PARSE_ERR("Argument --output: expected one argument", "--output=");
+	char longp[MSPROF_MAX_PATH_LEN + 2];
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';           /* 1025 characters */
+	PARSE_ERR("Argument --output is invalid because of exceeds the maximum length of 1024",
+		  "--output", longp);
+	longp[MSPROF_MAX_PATH_LEN] = '\0';         /* 1024: accepted */
+	PARSE_OK("--output", longp);
+	PARSE_ERR("Argument --output /tmp/a;b contains invalid character.", "--output=/tmp/a;b");
+	PARSE_ERR("Argument --output /tmp/a\nb contains invalid character.", "--output=/tmp/a\nb");
+
+	/* --storage-limit */
+	PARSE_ERR("Argument --storage-limit: expected one argument", "--storage-limit");
+	PARSE_ERR("Argument --storage-limit: expected one argument", "--storage-limit=");
+	PARSE_ERR("Argument --storage-limit 199MB is invalid, valid range is 200MB~4294967295MB", "--storage-limit=199MB");
+	PARSE_ERR("Argument --storage-limit 4294967296MB is invalid, valid range is 200MB~4294967295MB",
+		  "--storage-limit=4294967296MB");
+	PARSE_ERR("Argument --storage-limit 500 is invalid, valid range is 200MB~4294967295MB", "--storage-limit=500");
+	PARSE_ERR("Argument --storage-limit 500mb is invalid, valid range is 200MB~4294967295MB", "--storage-limit=500mb");
+	PARSE_ERR("Argument --storage-limit MB is invalid, valid range is 200MB~4294967295MB", "--storage-limit=MB");
+	PARSE_ERR("Argument --storage-limit -1MB is invalid, valid range is 200MB~4294967295MB", "--storage-limit=-1MB");
+	PARSE_ERR("Argument --storage-limit 00000000200MB is invalid, valid range is 200MB~4294967295MB",
+		  "--storage-limit=00000000200MB");
+
+	/* --application */
+	PARSE_ERR("Argument --application: expected one argument", "--application");
+	PARSE_ERR("Argument --application: expected one argument", "--application=");
+	char longa[MSPROF_MAX_APP_LEN + 2];
+	memset(longa, 'a', sizeof(longa) - 1);
+	longa[sizeof(longa) - 1] = '\0';           /* 2049 */
+	PARSE_ERR("Argument --application: expected param length less than 2048", "--application", longa);
+	longa[MSPROF_MAX_APP_LEN] = '\0';
+	PARSE_OK("--application", longa);
+
+	/* --environment */
+	PARSE_ERR("Argument --environment: expected one argument", "--environment");
+	PARSE_ERR("Argument --environment: expected one argument", "--environment=");
+
+	/* --type */
+	PARSE_ERR("Argument --type: expected one argument", "--type");
+	PARSE_ERR("Argument --type: invalid value: . Please input 'text' or 'db'.", "--type=");
+	PARSE_ERR("Argument --type: invalid value: DB. Please input 'text' or 'db'.", "--type=DB");
+
+	/* --export (msprof CheckArgOnOff) */
+	PARSE_ERR("Argument --export: expected one argument,please enter a valid value.", "--export");
+	PARSE_ERR("Argument --export: invalid value: yes. Please input 'on' or 'off'.", "--export=yes");
+	PARSE_ERR("Argument --export: invalid value: . Please input 'on' or 'off'.", "--export=");
+
+	/* --host-sys */
+	PARSE_ERR("Argument --host-sys: expected one argument", "--host-sys");
+	PARSE_ERR("Argument --host-sys is empty. Please input in the range of 'cpu|mem|disk|network|osrt'", "--host-sys=");
+	PARSE_ERR("Argument --host-sys is empty. Please input in the range of 'cpu|mem|disk|network|osrt'",
+		  "--host-sys=,,");
+	PARSE_ERR("Argument --host-sys: invalid value:gpu. Please input in the range of 'cpu|mem|disk|network|osrt'",
+		  "--host-sys=cpu,gpu,mem");
+	PARSE_ERR("Argument --host-sys: invalid value:CPU. Please input in the range of 'cpu|mem|disk|network|osrt'",
+		  "--host-sys=CPU");
+	/* osrt: msprof's order rule first, then ours */
+	PARSE_ERR("If you want to use this parameter:--host-sys, please put it behind the --output or --application.",
+		  "--host-sys=cpu,osrt", "--output=/tmp");
+	PARSE_ERR("Argument --host-sys: osrt is not supported yet. Please input in the range of 'cpu|mem|disk|network'",
+		  "--output=/tmp", "--host-sys=osrt");
+	PARSE_ERR("Argument --host-sys: osrt is not supported yet. Please input in the range of 'cpu|mem|disk|network'",
+		  "--application=/bin/true", "--host-sys=osrt");
+
+	/* --host-sys-pid */
+	PARSE_ERR("Argument --host-sys-pid is empty,Please enter a valid --host-sys-pid value.", "--host-sys-pid");
+	PARSE_ERR("Argument --host-sys-pid: invalid value: abc.Please input an integer value.The min value is 0.",
+		  "--host-sys-pid=abc");
+	PARSE_ERR("Argument --host-sys-pid: invalid value: -1.Please input an integer value.The min value is 0.",
+		  "--host-sys-pid=-1");
+	PARSE_ERR("Argument --host-sys-pid: invalid value: .Please input an integer value.The min value is 0.",
+		  "--host-sys-pid=");
+	PARSE_ERR("Argument --host-sys-pid: invalid value: 2147483648.Please input an integer value.The min value is 0.",
+		  "--host-sys-pid=2147483648");
+	PARSE_ERR("Argument --host-sys-pid: invalid int value: 2147483647.The process cannot be found, please enter a "
+		  "correct host-sys-pid.", "--host-sys-pid=2147483647");
+	PARSE_ERR("Argument --host-sys-pid: invalid int value: 0.The process cannot be found, please enter a "
+		  "correct host-sys-pid.", "--host-sys-pid=0");
+
+	/* --host-sys-usage */
+	PARSE_ERR("Argument --host-sys-usage is empty. Please input in the range of 'cpu|mem'.", "--host-sys-usage");
+	PARSE_ERR("Argument --host-sys-usage is empty. Please input in the range of 'cpu|mem'.", "--host-sys-usage=");
+	PARSE_ERR("Argument --host-sys-usage=cpu,disk is invalid. Please input in the range of 'cpu|mem'.",
+		  "--host-sys-usage=cpu,disk");
+	PARSE_ERR("Argument --host-sys-usage=, is invalid. Please input in the range of 'cpu|mem'.",
+		  "--host-sys-usage=,");
+
+	/* --sys-period */
+	PARSE_ERR("Argument --sys-period is empty,Please enter a valid --sys-period value.", "--sys-period");
+	PARSE_ERR("Argument --sys-period: invalid value: 1s.Please input an integer value."
+		  "The range of period is 1~2592000 seconds.", "--sys-period=1s");
+	PARSE_ERR("Argument --sys-period: invalid value: .Please input an integer value."
+		  "The range of period is 1~2592000 seconds.", "--sys-period=");
+}
+
+/* Both edges of every range, and the messages just outside. */
+static void test_ranges(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	opts_init(&o);
+
+	PARSE_ERR("Argument --host-sys-usage-freq: invalid int value: 0.Please input data is in 1 to 50.",
+		  "--host-sys-usage-freq=0");
+	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=1") == 0 && o.host_usage_freq == 1);
+	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=50") == 0 && o.host_usage_freq == 50);
+	PARSE_ERR("Argument --host-sys-usage-freq: invalid int value: 51.Please input data is in 1 to 50.",
+		  "--host-sys-usage-freq=51");
+	PARSE_ERR("Argument --host-sys-usage-freq: invalid value: 5x.Please input an integer value in 1-50.",
+		  "--host-sys-usage-freq=5x");
+	PARSE_ERR("Argument --host-sys-usage-freq: invalid value: .Please input an integer value in 1-50.",
+		  "--host-sys-usage-freq=");
+	PARSE_ERR("Argument --host-sys-usage-freq is empty, please enter a valid value.", "--host-sys-usage-freq");
+	PARSE_ERR("Argument --host-sys-usage-freq: invalid int value: 99999999999999999999999.Please input data is in "
+		  "1 to 50.", "--host-sys-usage-freq=99999999999999999999999");
+
+	PARSE_ERR("Argument --host-sys-freq: invalid int value: 0.Please input data is in 1 to 1000.",
+		  "--host-sys-freq=0");
+	CHECK(PARSE(&o, &d, "--host-sys-freq=1") == 0 && o.host_sys_freq == 1);
+	CHECK(PARSE(&o, &d, "--host-sys-freq=1000") == 0 && o.host_sys_freq == 1000);
+	PARSE_ERR("Argument --host-sys-freq: invalid int value: 1001.Please input data is in 1 to 1000.",
+		  "--host-sys-freq=1001");
+	PARSE_ERR("Argument --host-sys-freq: invalid value: -5.Please input an integer value in 1-1000.",
+		  "--host-sys-freq=-5");
+	PARSE_ERR("Argument --host-sys-freq is empty, please enter a valid value.", "--host-sys-freq");
+
+	PARSE_ERR("Argument --storage-limit 199MB is invalid, valid range is 200MB~4294967295MB", "--storage-limit=199MB");
+	CHECK(PARSE(&o, &d, "--storage-limit=200MB") == 0 && o.storage_limit_mb == 200);
+	CHECK_STR(o.storage_limit, "200MB");
+	CHECK(PARSE(&o, &d, "--storage-limit=4294967295MB") == 0 && o.storage_limit_mb == 4294967295ULL);
+	PARSE_ERR("Argument --storage-limit 4294967296MB is invalid, valid range is 200MB~4294967295MB",
+		  "--storage-limit=4294967296MB");
+	uint64_t mb;
+	CHECK(parse_storage_limit("0200MB", &mb) == 0 && mb == 200);
+	CHECK(parse_storage_limit("200 MB", &mb) < 0);
+	CHECK(parse_storage_limit("+200MB", &mb) < 0);
+
+	PARSE_ERR("Argument --sys-period: invalid int value: 0.The range of period is 1~2592000 seconds.",
+		  "--sys-period=0");
+	CHECK(PARSE(&o, &d, "--sys-period=1") == 0 && o.sys_period == 1);
+	CHECK(PARSE(&o, &d, "--sys-period=2592000") == 0 && o.sys_period == 2592000);
+	PARSE_ERR("Argument --sys-period: invalid int value: 2592001.The range of period is 1~2592000 seconds.",
+		  "--sys-period=2592001");
+
+	/* lists: canonical order, duplicates and empty items folded */
+	CHECK(PARSE(&o, &d, "--host-sys=network,cpu,,cpu,disk,mem") == 0);
+	CHECK(o.host_sys == (HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK));
+	CHECK_STR(o.host_sys_list, "cpu,mem,disk,network");
+	CHECK(PARSE(&o, &d, "--host-sys-usage=mem,cpu") == 0);
+	CHECK(o.host_usage == (HOST_USAGE_CPU | HOST_USAGE_MEM));
+	CHECK_STR(o.host_usage_list, "cpu,mem");
+	CHECK(PARSE(&o, &d, "--host-sys-usage=mem") == 0);
+	CHECK_STR(o.host_usage_list, "mem");
+
+	char pid[32];
+	snprintf(pid, sizeof(pid), "--host-sys-pid=%d", (int)getpid());
+	CHECK(PARSE(&o, &d, pid) == 0 && o.host_sys_pid == getpid());
+
+	/* launch mode's default when no host option is given, and only then */
+	CHECK(PARSE(&o, &d, "app") == 0);
+	opts_default_host_sys(&o);
+	CHECK(o.host_sys == (HOST_SYS_CPU | HOST_SYS_MEM) && o.host_usage == 0);
+	CHECK_STR(o.host_sys_list, "cpu,mem");
+	CHECK(PARSE(&o, &d, "--host-sys-usage=mem", "app") == 0);
+	opts_default_host_sys(&o);
+	CHECK(o.host_sys == 0 && o.host_sys_list[0] == '\0');
+	CHECK(PARSE(&o, &d, "--host-sys=disk", "app") == 0);
+	opts_default_host_sys(&o);
+	CHECK_STR(o.host_sys_list, "disk");
+	opts_release(&o);
+}
+
+static void test_forbidden_chars(void)
+{
+	const char bad[] = "\n\f\r\b\t\v\x7f\"'\\%><|&$;`";
+	for (const char *c = bad; *c; c++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/tmp/x%cy", *c);
+		CHECK(path_has_forbidden_char(path));
+		char arg[48], want[96];
+		snprintf(arg, sizeof(arg), "--output=%s", path);
+		snprintf(want, sizeof(want), "Argument --output %s contains invalid character.", path);
+		PARSE_ERR(want, arg);
+	}
+	CHECK(!path_has_forbidden_char("/tmp/ok-dir_1.2/@x+y=z,w:v~ #!"));
+}
+
+/* Mode selection and msprof's white/black/necessary sets. */
+static int select_for(struct diag *d, const struct mode_def **m, char **argv)
+{
+	struct msprof_opts o;
+	opts_init(&o);
+	int r = parse_argv(&o, d, argv);
+	if (r == 0)
+		r = mode_select(&o, m, d);
+	opts_release(&o);
+	return r;
+}
+#define SELECT(d, m, ...) select_for((d), (m), (char *[]){ "msprof", __VA_ARGS__, NULL })
+
+static void test_modes(void)
+{
+	struct diag d;
+	const struct mode_def *m;
+	char pid[32];
+	snprintf(pid, sizeof(pid), "--host-sys-pid=%d", (int)getpid());
+
+	CHECK(SELECT(&d, &m, "--type=db", "--host-sys=cpu", "--host-sys-usage=cpu", "--host-sys-freq=100",
+		     "--environment=A=1", "--storage-limit=300MB", "--output=/tmp", "app") == 0);
+	CHECK(m->id == MODE_LAUNCH && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--application=app") == 0 && m->id == MODE_LAUNCH);
+
+	/* options other modes use are "useless" with an application */
+	CHECK(SELECT(&d, &m, "--export=on", pid, "--sys-period=5", "app") == 0 && m->id == MODE_LAUNCH);
+	CHECK(d.n_warn == 1);
+	CHECK_STR(d.warn[0], "The argument --export --sys-period --host-sys-pid is useless when --application is not empty");
+
+	/* host-sys: needs --output and a pid */
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys=cpu", pid) == 0 && m->id == MODE_HOST_SYS);
+	CHECK(d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--host-sys=cpu", pid) == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --host-sys is not empty");
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys=cpu,mem") == -EINVAL);
+	CHECK_STR(d.error, "The argument --host-sys-pid are required when app is empty and --host-sys is on.");
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys=cpu", pid, "--environment=A=1", "--sys-period=3") == 0);
+	CHECK(m->id == MODE_HOST_SYS && d.n_warn == 1);
+	CHECK_STR(d.warn[0], "The argument --environment is useless when --host-sys is not empty");
+
+	/* host-sys-usage: no pid needed */
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys-usage=cpu,mem", "--host-sys-usage-freq=10") == 0);
+	CHECK(m->id == MODE_HOST_SYS_USAGE && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--host-sys-usage=cpu") == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --host-sys-usage is not empty");
+	/* host-sys has the priority */
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys-usage=cpu", "--host-sys=mem", pid) == 0);
+	CHECK(m->id == MODE_HOST_SYS);
+
+	/* export */
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp") == 0 && m->id == MODE_EXPORT && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--type=text") == 0 && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--export=on") == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --export is not empty");
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--environment=A=1") == 0);
+	CHECK_STR(d.warn[0], "The argument --environment is useless when --export is not empty");
+	/* --type=db narrows the sets and renames the key (msprof ExportMode) */
+	CHECK(SELECT(&d, &m, "--export=on", "--type=db") == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --export and --type is not empty");
+	CHECK(SELECT(&d, &m, "--export=on", "--type=db", "--output=/tmp", "--storage-limit=300MB") == 0);
+	CHECK_STR(d.warn[0], "The argument --storage-limit is useless when --export and --type is not empty");
+
+	/* nothing to do */
+	CHECK(SELECT(&d, &m, "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+	CHECK(d.usage);
+	CHECK(SELECT(&d, &m, "--export=off", "--output=/tmp") == -EINVAL);
+	CHECK(SELECT(&d, &m, pid, "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+
+	/* the names list is in msprof's enum order */
+	char names[256];
+	opts_names(OPT_BIT(OPT_HOST_SYS_USAGE) | OPT_BIT(OPT_OUTPUT) | OPT_BIT(OPT_EXPORT), names, sizeof(names));
+	CHECK_STR(names, "--output --export --host-sys-usage");
+}
+
+static void test_help(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	opts_print_help(f);
+	fclose(f);
+	CHECK(startswith(buf, "\nUsage:\n      ./msprof [--options]\n\nOptions:\n"));
+	CHECK(strstr(buf, "\n      --output                          <Optional> Specify the directory that is used "
+			  "for storing data results.\n") != NULL);
+	CHECK(strstr(buf, "\n      --host-sys-usage-freq             <Optional> The sampling frequency") != NULL);
+	/* msprof lists --help last */
+	const char *last = "      --help                            <Optional> help message.\n";
+	CHECK(len >= strlen(last) && streq(buf + len - strlen(last), last));
+	/* every option of the table, each on a line of its own */
+	for (unsigned i = 0; i < _OPT_MAX; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "\n      --%-32s<Optional> ", opt_table[i].name);
+		CHECK(strstr(buf, line) != NULL);
+		CHECK(opt_table[i].id == i);
+	}
+	free(buf);
+}
+
+/* --- files: application, environment, output ----------------------------- */
+
+static char tmpdir[PATH_MAX];
+
+static void write_file(const char *path, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(write(fd, "#!/bin/sh\n", 10) == 10);
+		close(fd);
+		chmod(path, mode);
+	}
+}
+
+static void test_app(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	struct app_cmd a = { 0 };
+	char exe[PATH_MAX + 16], noexec[PATH_MAX + 16], sub[PATH_MAX + 16], want[2 * PATH_MAX];
+	opts_init(&o);
+
+	snprintf(exe, sizeof(exe), "%s/tool", tmpdir);
+	snprintf(noexec, sizeof(noexec), "%s/data", tmpdir);
+	snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
+	write_file(exe, 0755);
+	write_file(noexec, 0644);
+	CHECK(mkdir(sub, 0755) == 0);
+
+	CHECK(PARSE(&o, &d, exe, "a1", "a2") == 0);
+	CHECK(app_resolve(&o, &a, &d) == 0);
+	CHECK_STR(a.path, exe);
+	CHECK_STR(a.name, "tool");
+	CHECK(a.argv[0] == o.app_argv[0] && streq(a.argv[2], "a2") && a.argv[3] == NULL);
+	app_cmd_release(&a);
+
+	/* bare names through PATH; argv[0] stays as written */
+	char *old_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	char newpath[2 * PATH_MAX];
+	snprintf(newpath, sizeof(newpath), "/nonexistent:%s", tmpdir);
+	setenv("PATH", newpath, 1);
+	CHECK(PARSE(&o, &d, "tool", "x") == 0);
+	CHECK(app_resolve(&o, &a, &d) == 0);
+	CHECK_STR(a.path, exe);
+	CHECK_STR(a.argv[0], "tool");
+	app_cmd_release(&a);
+	CHECK(PARSE(&o, &d, "no-such-tool-here") == 0);
+	CHECK(app_resolve(&o, &a, &d) < 0);
+	CHECK_STR(d.error, "App path(no-such-tool-here) does not exist or permission denied!!!");
+	CHECK(PARSE(&o, &d, "data") == 0);
+	CHECK(app_resolve(&o, &a, &d) < 0);
+	snprintf(want, sizeof(want), "This app(%s) has no executable permission!", noexec);
+	CHECK_STR(d.error, want);
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+
+	/* --application: split on blanks, wins, app_dir for the output */
+	char spec[PATH_MAX + 64];
+	snprintf(spec, sizeof(spec), "--application=%s  one\ttwo ", exe);
+	CHECK(PARSE(&o, &d, spec, "/bin/false") == 0);
+	CHECK(app_resolve(&o, &a, &d) == 0);
+	CHECK_STR(a.path, exe);
+	CHECK(streq(a.argv[1], "one") && streq(a.argv[2], "two") && a.argv[3] == NULL);
+	char *out = NULL;
+	unsetenv("ASCEND_WORK_PATH");
+	CHECK(output_prepare(&o, &a, &out, &d) == 0);
+	CHECK_STR(out, tmpdir);
+	free(out);
+	app_cmd_release(&a);
+
+	/* the checks, in msprof's order: exists, executable, not a directory */
+	char missing[PATH_MAX + 16];
+	snprintf(missing, sizeof(missing), "%s/missing", tmpdir);
+	CHECK(PARSE(&o, &d, missing) == 0);
+	CHECK(app_resolve(&o, &a, &d) == -ENOENT);
+	snprintf(want, sizeof(want), "App path(%s) does not exist or permission denied!!!", missing);
+	CHECK_STR(d.error, want);
+	CHECK(PARSE(&o, &d, noexec) == 0);
+	CHECK(app_resolve(&o, &a, &d) == -EACCES || getuid() == 0);
+	if (getuid() != 0) {
+		snprintf(want, sizeof(want), "This app(%s) has no executable permission!", noexec);
+		CHECK_STR(d.error, want);
+	}
+	CHECK(PARSE(&o, &d, sub) == 0);
+	CHECK(app_resolve(&o, &a, &d) == -EISDIR);
+	snprintf(want, sizeof(want), "Argument --application:%s is a directory, please enter the executable file path.", sub);
+	CHECK_STR(d.error, want);
+
+	/* a relative path is made absolute */
+	char cwd[PATH_MAX];
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK(chdir(tmpdir) == 0);
+	CHECK(PARSE(&o, &d, "./tool") == 0);
+	CHECK(app_resolve(&o, &a, &d) == 0);
+	snprintf(want, sizeof(want), "%s/./tool", tmpdir);
+	CHECK_STR(a.path, want);
+	CHECK_STR(a.dir, tmpdir);
+	app_cmd_release(&a);
+	CHECK(chdir(cwd) == 0);
+	opts_release(&o);
+}
+
+static void test_env(void)
+{
+	char *base[] = { "PATH=/bin", "A=old", "AB=keep", NULL };
+	char **env = NULL;
+	struct diag d = { 0 };
+
+	CHECK(app_env_build(base, "A=new;C=3;;bad;=x;D=a=b", &env, &d) == 0);
+	CHECK_STR(strv_env_get(env, "A"), "new");
+	CHECK_STR(strv_env_get(env, "AB"), "keep");
+	CHECK_STR(strv_env_get(env, "C"), "3");
+	CHECK_STR(strv_env_get(env, "D"), "a=b");
+	CHECK_STR(strv_env_get(env, "PATH"), "/bin");
+	CHECK(strv_env_get(env, "bad") == NULL);
+	size_t n = 0;
+	while (env[n])
+		n++;
+	CHECK(n == 5);
+	CHECK(d.n_warn == 2);
+	CHECK_STR(d.warn[0], "Invalid app_env params bad");
+	CHECK_STR(d.warn[1], "Invalid app_env params =x");
+	strv_free(env);
+
+	d = (struct diag){ 0 };
+	CHECK(app_env_build(base, NULL, &env, &d) == 0);
+	CHECK(env[3] == NULL && streq(env[1], "A=old") && d.n_warn == 0);
+	strv_free(env);
+}
+
+static void test_output(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	char arg[2 * PATH_MAX + 64], want[2 * PATH_MAX + 64], path[PATH_MAX + 32];
+	char *out = NULL;
+	opts_init(&o);
+
+	/* made with its parents */
+	snprintf(path, sizeof(path), "%s/o/p/q", tmpdir);
+	snprintf(arg, sizeof(arg), "--output=%s", path);
+	CHECK(PARSE(&o, &d, arg, "app") == 0);
+	CHECK(output_prepare(&o, NULL, &out, &d) == 0);
+	CHECK_STR(out, path);
+	free(out);
+	out = NULL;
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+
+	/* a file in the way */
+	char file[PATH_MAX + 16];
+	snprintf(file, sizeof(file), "%s/data", tmpdir);
+	snprintf(arg, sizeof(arg), "--output=%s", file);
+	CHECK(PARSE(&o, &d, arg, "app") == 0);
+	CHECK(output_prepare(&o, NULL, &out, &d) < 0);
+	snprintf(want, sizeof(want), "Argument --output %s is not a dir.", file);
+	CHECK_STR(d.error, want);
+	snprintf(arg, sizeof(arg), "--output=%s/below", file);
+	CHECK(PARSE(&o, &d, arg, "app") == 0);
+	CHECK(output_prepare(&o, NULL, &out, &d) < 0);
+	CHECK_STR(d.error, "Create output dir failed.ErrorCode: 20, ErrorInfo: Not a directory.");
+
+	/* $ASCEND_WORK_PATH/profiling_data, then the current directory */
+	setenv("ASCEND_WORK_PATH", tmpdir, 1);
+	CHECK(PARSE(&o, &d, "app") == 0);
+	CHECK(output_prepare(&o, NULL, &out, &d) == 0);
+	snprintf(want, sizeof(want), "%s/profiling_data", tmpdir);
+	CHECK_STR(out, want);
+	free(out);
+	out = NULL;
+	unsetenv("ASCEND_WORK_PATH");
+	char cwd[PATH_MAX];
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK(chdir(path) == 0);
+	CHECK(output_prepare(&o, NULL, &out, &d) == 0);
+	CHECK_STR(out, path);
+	free(out);
+	out = NULL;
+	CHECK(chdir(cwd) == 0);
+
+	/* export: must exist, no symlink */
+	snprintf(arg, sizeof(arg), "--output=%s/none", tmpdir);
+	CHECK(PARSE(&o, &d, "--export=on", arg) == 0);
+	CHECK(output_check_analysis(&o, &out, &d) < 0);
+	snprintf(want, sizeof(want), "Analysis output path(%s/none) does not exist.", tmpdir);
+	CHECK_STR(d.error, want);
+	char link[PATH_MAX + 16];
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	CHECK(symlink(path, link) == 0);
+	snprintf(arg, sizeof(arg), "--output=%s/", link);
+	CHECK(PARSE(&o, &d, "--export=on", arg) == 0);
+	CHECK(output_check_analysis(&o, &out, &d) < 0);
+	snprintf(want, sizeof(want), "Analysis output path(%s/) is soft link.", link);
+	CHECK_STR(d.error, want);
+	snprintf(arg, sizeof(arg), "--output=%s", path);
+	CHECK(PARSE(&o, &d, "--export=on", arg) == 0);
+	CHECK(output_check_analysis(&o, &out, &d) == 0);
+	CHECK_STR(out, path);
+	free(out);
+
+	d = (struct diag){ 0 };
+	CHECK(output_check_space(tmpdir, &d) == 0);   /* a test machine has 20 MB */
+	opts_release(&o);
+}
+
+static void test_prof_names(void)
+{
+	CHECK(is_prof_dir_name("PROF_000001_20260323031749197_00815596RKPKAHRB"));
+	CHECK(is_prof_dir_name("PROF_1_2_a"));
+	CHECK(!is_prof_dir_name("PROF_1_2_"));
+	CHECK(!is_prof_dir_name("PROF_1__a"));
+	CHECK(!is_prof_dir_name("PROF_x_2_a"));
+	CHECK(!is_prof_dir_name("PROF_1_2_a-b"));
+	CHECK(!is_prof_dir_name("prof_1_2_a"));
+	CHECK(!is_prof_dir_name("mindstudio_profiler_output"));
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+int main(void)
+{
+	const char *t = getenv("TMPDIR");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test-options.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	char *canon = realpath(tmpdir, NULL);
+	if (canon) {
+		snprintf(tmpdir, sizeof(tmpdir), "%s", canon);
+		free(canon);
+	}
+
+	test_split();
+	test_getopt_messages();
+	test_messages();
+	test_ranges();
+	test_forbidden_chars();
+	test_modes();
+	test_help();
+	test_app();
+	test_env();
+	test_output();
+	test_prof_names();
+
+	rm_rf(tmpdir);
+	printf("%u checks, %u failed\n", n_checks, n_fails);
+	return n_fails ? 1 : 0;
+}
