@@ -11,12 +11,14 @@
  * (CONFIG_PROC_CHILDREN=n), from the ppid of every process we have not
  * looked at before.
  *
- * All processes (--host-sys-usage).  A usage tick walks /proc and reads each
- * process with open+read+close: keeping thousands of fds would eat the
- * daemon's descriptor limit, and usage runs at 1-50 Hz.
+ * All processes (--host-sys-usage).  /proc is listed for new pids at most
+ * every RESCAN_NS; every known process is read on each usage tick through
+ * kept stat/statm fds, and a read that fails is its exit.
  *
- * Kept descriptors are bounded by a budget taken from RLIMIT_NOFILE; past
- * it, files are opened for each read instead (slower, never wrong). */
+ * Kept descriptors are bounded by a budget of half of RLIMIT_NOFILE (the
+ * all-process sampler may use half of that); past it, files are opened for
+ * each read instead: twice the cost, same data.  The daemon should raise its
+ * soft limit to the hard one at start. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -613,6 +615,21 @@ static bool stat_is_dead(const struct pstat *st)
 	return (st->state == 'Z' || st->state == 'X') && st->num_threads <= 1;
 }
 
+/* /proc/PID/task: thread files are opened relative to it, so it is kept
+ * whatever the budget says. */
+static void open_task_dir(struct host_sampler *s, struct proc *p)
+{
+	char rel[REL_MAX];
+	int dfd = openat(s->proc_fd, rel_path(rel, p->pid, "task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	p->task_dir = fdopendir(dfd);
+	if (!p->task_dir)
+		close(dfd);
+	else
+		s->fds_kept++;
+}
+
 /* Start following pid.  0 when it cannot be followed (gone, over the
  * limit); -errno only for our own failures. */
 static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
@@ -649,17 +666,8 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 	p->blkio = st.blkio;
 	memcpy(p->comm, st.comm, sizeof(p->comm));
 
-	if ((s->sys_flags & HOST_SYS_CPU) || s->follow) {
-		char rel[REL_MAX];
-		int dfd = openat(s->proc_fd, rel_path(rel, pid, "task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			p->task_dir = fdopendir(dfd);
-			if (!p->task_dir)
-				close(dfd);
-			else
-				s->fds_kept++;
-		}
-	}
+	if ((s->sys_flags & HOST_SYS_CPU) || s->follow)
+		open_task_dir(s, p);
 	if (s->sys_flags & HOST_SYS_MEM)
 		(void)keep_open(s, s->proc_fd, pid, "statm", false, &p->statm_fd);
 	if (s->sys_flags & HOST_SYS_DISK) {
@@ -929,31 +937,24 @@ static int scan_tree(struct host_sampler *s, uint64_t ts)
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		if (!p->task_dir)
+			open_task_dir(s, p); /* failed before (EMFILE): try again */
+		if (!p->task_dir)
 			continue;
 		ssize_t n = list_numeric(s, p->task_dir);
 		if (n < 0)
 			return (int)n;
-		qsort(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
+		if (n > 1)
+			qsort(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
 		if (want_thr) {
 			r = merge_threads(s, p, s->tids, (size_t)n);
 			if (r < 0)
 				return r;
 		}
-		if (want_children) {
-			/* add_target may reuse s->tids: walk a copy */
-			size_t nt = (size_t)n;
-			uint32_t *copy = malloc(nt * sizeof(*copy) + 1);
-			if (!copy)
-				return -ENOMEM;
-			memcpy(copy, s->tids, nt * sizeof(*copy));
-			for (size_t k = 0; k < nt; k++) {
-				r = add_children_of(s, p, copy[k], ts);
-				if (r < 0) {
-					free(copy);
-					return r;
-				}
-			}
-			free(copy);
+		/* add_target neither lists directories nor moves *p */
+		for (ssize_t k = 0; want_children && k < n; k++) {
+			r = add_children_of(s, p, s->tids[k], ts);
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
@@ -1336,6 +1337,25 @@ static int open_sys_file(const char *path, int *ret_fd)
 	return 0;
 }
 
+/* Half of the descriptors still free under RLIMIT_NOFILE: the rest stays
+ * for the daemon's sockets, other sessions and on-demand reads. */
+static int fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+	if (lim == RLIM_INFINITY || lim > (1U << 20))
+		lim = 1U << 20;
+	rlim_t used = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)))
+			used += de->d_name[0] != '.';
+		closedir(d);
+	}
+	return used < lim ? (int)((lim - used) / 2) : 0;
+}
+
 static bool have_children_file(int proc_fd)
 {
 	const char *e = getenv("MSPROF_TEST_NO_PROC_CHILDREN"); /* tests cover the fallback */
@@ -1366,13 +1386,6 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 	s->sys_flags = cfg->sys_flags;
 	s->usage_flags = cfg->usage_flags;
 	s->clk_tck = sysconf(_SC_CLK_TCK);
-
-	struct rlimit rl;
-	rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
-	if (lim == RLIM_INFINITY || lim > (1U << 20))
-		lim = 1U << 20;
-	/* half the limit, leaving the rest to the daemon's sockets and files */
-	s->fd_budget = (int)(lim / 2);
 
 	int r;
 	s->proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1417,6 +1430,8 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 			goto fail;
 		s->w_slice[srcs[i].src] = raw_writer_slice(s->w[srcs[i].src]);
 	}
+
+	s->fd_budget = fd_budget();
 
 	uint64_t ts = mono_ns();
 	for (unsigned i = 0; i < cfg->n_roots; i++) {

@@ -436,7 +436,8 @@ void raw_buf_str(struct raw_buf *b, const char *s, size_t field)
 		return;
 	/* at most field-1 characters, so the field always holds a terminator */
 	size_t n = s ? strnlen(s, field - 1) : 0;
-	memcpy(p, s, n);
+	if (n)
+		memcpy(p, s, n);
 	memset(p + n, 0, field - n);
 }
 
@@ -871,7 +872,8 @@ int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
 		free(ents);
 		return r;
 	}
-	qsort(ents, n, sizeof(*ents), slice_ent_cmp);
+	if (n > 0)
+		qsort(ents, n, sizeof(*ents), slice_ent_cmp);
 	for (size_t i = 0; i < n; i++)
 		paths[i] = ents[i].name;
 	free(ents);
@@ -1005,7 +1007,8 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 	int deleted = 0;
 	uint64_t freed = 0;
 	if (r == 0) {
-		qsort(ents, n, sizeof(*ents), age_ent_cmp);
+		if (n > 0)
+			qsort(ents, n, sizeof(*ents), age_ent_cmp);
 		for (size_t i = 0; i < n && total > limit_bytes; i++) {
 			if (!ents[i].ageable)
 				continue;

@@ -109,7 +109,14 @@ enum raw_source {
  * RAW_PROC_MEM_ALL ts, same entries as RAW_PROC_MEM, all processes
  * RAW_SESSION_END ts, u32 reason (0 stop request, 1 target exited,
  *                 2 client gone, 3 daemon shutdown). Last record of a
- *                 session in each source's newest slice. */
+ *                 session in each source's newest slice.
+ *
+ * Placement (host samplers, host.c): every source with per-process entries
+ * (host_cpu, host_mem, host_disk, host_usage_cpu, host_usage_mem) carries
+ * RAW_PROC_INFO and RAW_PROC_EXIT for its own pids, and repeats RAW_PROC_INFO
+ * for the live pids at the start of each new slice, so a file or a slice
+ * stands alone.  One sample of more than 16384 entries is split into several
+ * records with the same ts. */
 enum raw_type {
 	RAW_PROC_INFO = 1,
 	RAW_PROC_EXIT = 2,

@@ -65,8 +65,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->foreground = true;
 			break;
 		case OPT_READY_FD:
-			if (parse_u64(optarg, 0, INT32_MAX, &v) < 0 || fcntl((int)v, F_GETFD) < 0) {
-				fprintf(stderr, "msprofd: invalid --ready-fd '%s': not an open file descriptor\n",
+			/* Not 0-2: those become /dev/null or the log. */
+			if (parse_u64(optarg, 3, INT32_MAX, &v) < 0 || fcntl((int)v, F_GETFD) < 0) {
+				fprintf(stderr, "msprofd: invalid --ready-fd '%s': need an open file descriptor above 2\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -211,8 +212,16 @@ int main(int argc, char **argv)
 	r = parse_options(argc, argv, &o);
 	if (r <= 0)
 		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
-	if (o.ready_fd >= 0)
+	/* Whatever our starter left open (pipes of a test, a terminal) would
+	 * be held for our whole life: keep only stdio and the ready fd. */
+	if (o.ready_fd >= 0) {
 		(void)fcntl(o.ready_fd, F_SETFD, FD_CLOEXEC);
+		if (o.ready_fd > 3)
+			(void)close_range(3, (unsigned)o.ready_fd - 1, 0);
+		(void)close_range((unsigned)o.ready_fd + 1, ~0U, 0);
+	} else {
+		(void)close_range(3, ~0U, 0);
+	}
 	/* A client that vanishes mid-write must not kill the daemon. */
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();

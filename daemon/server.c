@@ -80,10 +80,12 @@ void client_send(struct client *c, cJSON *msg)
 	uv_buf_t b = uv_buf_init(frame, (unsigned)len);
 	r = uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, on_write);
 	if (r < 0) {
-		/* The callback never runs: free here. */
+		/* The callback never runs: free here.  Not closing here keeps
+		 * callers (session_end inside a list walk) simple; a dead
+		 * stream is reported to on_read, which closes. */
+		log_msg("cannot write to client %u: %s", c->serial, uv_strerror(r));
 		free(frame);
 		free(w);
-		client_close(c);
 		return;
 	}
 	c->pending_writes++;
@@ -255,7 +257,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 		else if (v)
 			snprintf(theirs, sizeof(theirs), "not a number");
 		/* Best effort: echo the id so the client can match the reply. */
-		(void)json_get_u64(msg, "id", 0, JSON_MAX_EXACT_INT, false, 0, &id);
+		(void)json_get_u64(msg, "id", 0, JSON_MAX_INT, false, 0, &id);
 		client_fail(c, id, "version",
 			    "protocol version %s is not supported: msprofd %s speaks version %d; "
 			    "use msprof and msprofd from the same release",

@@ -6,8 +6,9 @@
  *
  *   RUNNING  the sampler is open and one or two timers tick it: the sys
  *            timer at host_sys_freq runs the --host-sys samplers, the usage
- *            timer at host_sys_usage_freq the --host-sys-usage ones.  Counted
- *            in srv->n_sessions and the owner's n_sessions.
+ *            timer at host_sys_usage_freq the --host-sys-usage ones (with
+ *            neither, the sys timer ticks at WATCH_FREQ only to follow the
+ *            tree).  Counted in srv->n_sessions and the owner's n_sessions.
  *   ENDED    session_end() ran: timers stopped, RAW_SESSION_END written to
  *            every source, files closed, counts dropped.  Only the timer
  *            handles are still closing; the last close callback frees it.
@@ -41,6 +42,8 @@
 #define HOST_USAGE_FREQ_DEFAULT 50
 #define STORAGE_LIMIT_MB_MAX 4294967295ULL
 #define AGE_INTERVAL_NS NSEC_PER_SEC   /* ageing is a directory scan: not every tick */
+#define WATCH_FREQ 10                  /* Hz, a session that samples nothing */
+#define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
 
 enum session_state { SESSION_RUNNING, SESSION_ENDED };
@@ -384,10 +387,6 @@ static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config 
 			 (int)strcspn(bad, ","), bad);
 		return -EINVAL;
 	}
-	if (!cfg->sys_flags && !cfg->usage_flags) {
-		snprintf(why, why_len, "nothing to sample: 'host_sys' and 'host_sys_usage' are both empty");
-		return -EINVAL;
-	}
 	if (json_get_u64(msg, "host_sys_freq", 1, HOST_SYS_FREQ_MAX, false,
 			 HOST_SYS_FREQ_DEFAULT, &sys_freq) < 0) {
 		snprintf(why, why_len, "'host_sys_freq' must be an integer in 1..%d Hz", HOST_SYS_FREQ_MAX);
@@ -447,6 +446,15 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		client_send_error(c, id, "io", "out of memory");
 		return;
 	}
+	/* Ageing deletes whole slices but never the newest of a source, so
+	 * with 64 MB slices a limit of tens of MB could not hold.  Under a
+	 * limit, slices are a sixteenth of it: the newest slice of each of
+	 * the six sources then takes at most 6/16 of the budget. */
+	if (limit_mb) {
+		uint64_t slice = storage_limit_bytes(limit_mb) / 16;
+		cfg.slice_bytes = slice < AGE_MIN_SLICE ? AGE_MIN_SLICE :
+				  slice > RAW_DEFAULT_SLICE_BYTES ? RAW_DEFAULT_SLICE_BYTES : slice;
+	}
 	/* Both clocks back to back: every raw header gets the same pair. */
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
@@ -468,7 +476,11 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->data_dir = TAKE_PTR(data_dir);
 	s->age_limit_bytes = limit_mb ? storage_limit_bytes(limit_mb) : 0;
 	s->age_last_ns = cfg.mono0_ns;
-	s->sys_period_ns = NSEC_PER_SEC / sys_freq;
+	/* A session with nothing to sample still follows its tree, so that it
+	 * ends (and tells its owner) when the target exits: the sys timer
+	 * then ticks with no sampler enabled, which only refreshes the tree. */
+	bool watch_only = !cfg.sys_flags && !cfg.usage_flags;
+	s->sys_period_ns = NSEC_PER_SEC / (watch_only ? WATCH_FREQ : sys_freq);
 	s->usage_period_ns = NSEC_PER_SEC / usage_freq;
 	uv_timer_init(srv->loop, &s->sys_timer);
 	uv_timer_init(srv->loop, &s->usage_timer);
@@ -480,7 +492,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 
 	/* The first sample at once: it is the baseline later deltas need. */
 	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
-	if (cfg.sys_flags)
+	if (cfg.sys_flags || watch_only)
 		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
 	if (cfg.usage_flags)
 		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
@@ -488,7 +500,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	const char *sys = "", *usage = "";
 	(void)json_get_str(msg, "host_sys", false, "", &sys);   /* validated above */
 	(void)json_get_str(msg, "host_sys_usage", false, "", &usage);
-	char what[160] = "";
+	char what[160] = "nothing sampled, following the tree";
 	int n = 0;
 	if (cfg.sys_flags)
 		n = snprintf(what, sizeof(what), "host_sys '%.40s' at %" PRIu64 " Hz", sys, sys_freq);
@@ -512,7 +524,7 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 	uint64_t sid;
 	struct session *s;
 
-	if (json_get_u64(msg, "session", 1, JSON_MAX_EXACT_INT, true, 0, &sid) < 0) {
+	if (json_get_u64(msg, "session", 1, JSON_MAX_INT, true, 0, &sid) < 0) {
 		client_send_error(c, id, "bad_request", "'session' must be a positive integer");
 		return;
 	}

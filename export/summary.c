@@ -39,26 +39,26 @@ static void csv_header(FILE *f, const struct export_csv_table *t)
 	fputc('\n', f);
 }
 
-static int single_value(struct exp *e, const char *sql, double *ret_d, int64_t *ret_i, bool *ret_null)
+/* The first column of the first row; 0 when there is no row. */
+static int single_value(struct exp *e, const char *sql, double *ret_d, int64_t *ret_i)
 {
 	sqlite3_stmt *st;
 	int r = exp_prepare(e, sql, &st);
 	if (r < 0)
 		return r;
+	double d = 0;
+	int64_t i = 0;
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		if (ret_null)
-			*ret_null = sqlite3_column_type(st, 0) == SQLITE_NULL;
-		if (ret_d)
-			*ret_d = sqlite3_column_double(st, 0);
-		if (ret_i)
-			*ret_i = sqlite3_column_int64(st, 0);
-	} else if (rc == SQLITE_DONE) {
-		if (ret_null)
-			*ret_null = true;
-	} else
+		d = sqlite3_column_double(st, 0);
+		i = sqlite3_column_int64(st, 0);
+	} else if (rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);
+	if (r == 0 && ret_d)
+		*ret_d = d;
+	if (r == 0 && ret_i)
+		*ret_i = i;
 	return r;
 }
 
@@ -72,18 +72,18 @@ static int peak_recommend(struct exp *e, const char *table, const char *col, dou
 	double peak = 0, rec = 0;
 	int64_t npos = 0;
 	snprintf(sql, sizeof sql, "SELECT MAX(%s) FROM %s", col, table);
-	int r = single_value(e, sql, &peak, NULL, NULL);
+	int r = single_value(e, sql, &peak, NULL);
 	if (r < 0)
 		return r;
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE %s > 0", table, col);
-	if ((r = single_value(e, sql, NULL, &npos, NULL)) < 0)
+	if ((r = single_value(e, sql, NULL, &npos)) < 0)
 		return r;
 	if (npos > 0) {
 		int64_t k = (int64_t)ceil((double)(npos - 1) * RECOMMEND_PERCENTILE);
 		snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE %s > 0 ORDER BY %s LIMIT 1 OFFSET %" PRId64, col,
 			 table, col, col, k);
 		double v = 0;
-		if ((r = single_value(e, sql, &v, NULL, NULL)) < 0)
+		if ((r = single_value(e, sql, &v, NULL)) < 0)
 			return r;
 		rec = v / RATIO_FOR_BEST_PERFORMANCE;
 	}

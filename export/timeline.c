@@ -28,9 +28,7 @@ static void tl_counter(struct tl *t, const char *name, const char *name_suffix, 
 {
 	char ts[32], v[64];
 	exp_format_ts(ts_ns, ts);
-	exp_format_num(value, 6, v, sizeof v);
-	if (!strchr(v, '.'))
-		strcat(v, ".0");
+	exp_format_num(value, 6, v, sizeof v); /* "50.0", "12.345678" */
 	tl_sep(t);
 	fprintf(t->f, "{\"name\":\"%s%s\",\"pid\":%u,\"tid\":0,\"ts\":\"%s\",\"ph\":\"C\",\"args\":{\"Usage(%%)\":%s}}",
 		name, name_suffix, pid, ts, v);

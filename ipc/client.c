@@ -114,7 +114,8 @@ static bool is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* daemon_path, else $MSPROFD_PATH, else next to our own binary, else PATH.
+/* daemon_path, else $MSPROFD_PATH, else next to our own binary (or in
+ * ../daemon inside a meson build tree), else PATH.
  * Resolved before fork so the child only calls async-signal-safe functions. */
 static int find_daemon(const char *daemon_path, char **ret)
 {
@@ -140,6 +141,23 @@ static int find_daemon(const char *daemon_path, char **ret)
 				return 0;
 			}
 			free(p);
+			/* Run from a meson build tree (build/launcher/msprof), the
+			 * daemon is build/daemon/msprofd.  Only where build.ninja
+			 * says this is a build tree, so an installed msprof never
+			 * picks up a stray ../daemon. */
+			if (asprintf(&p, "%s/../build.ninja", self) < 0)
+				return -ENOMEM;
+			bool build_tree = access(p, F_OK) == 0;
+			free(p);
+			if (build_tree) {
+				if (asprintf(&p, "%s/../daemon/msprofd", self) < 0)
+					return -ENOMEM;
+				if (is_executable(p)) {
+					*ret = p;
+					return 0;
+				}
+				free(p);
+			}
 		}
 	}
 
@@ -393,7 +411,9 @@ int ipc_client_call(struct ipc_client *c, cJSON *req, int timeout_ms, cJSON **re
 	if (r < 0)
 		return r;
 	r = send_all(c, frame, frame_len, deadline);
-	if (r < 0)
+	/* A daemon that refused us (limit, uid) wrote why and closed: the
+	 * send fails, but the reason is still there to read. */
+	if (r < 0 && r != -ECONNRESET)
 		return r;
 
 	for (;;) {

@@ -89,7 +89,7 @@ int ipc_msg_check(const cJSON *msg, enum ipc_type *ret_type, uint64_t *ret_id)
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
 	if (!cJSON_IsString(type) || !type->valuestring)
 		return -EBADMSG;
-	if (json_get_u64(msg, "id", 0, JSON_MAX_EXACT_INT, false, 0, &id) < 0)
+	if (json_get_u64(msg, "id", 0, JSON_MAX_INT, false, 0, &id) < 0)
 		return -EBADMSG;
 
 	*ret_type = ipc_type_from_name(type->valuestring);

@@ -10,7 +10,7 @@ int json_value_u64(const cJSON *v, uint64_t min, uint64_t max, uint64_t *ret)
 		return -EINVAL;
 	double d = v->valuedouble;
 	/* Reject fractions, NaN and anything a double cannot hold exactly. */
-	if (!(d >= 0) || d != floor(d) || d > (double)JSON_MAX_EXACT_INT)
+	if (!(d >= 0) || d != floor(d) || d > (double)JSON_MAX_INT)
 		return d < 0 ? -ERANGE : -EINVAL;
 	uint64_t u = (uint64_t)d;
 	if (u < min || u > max)

@@ -11,8 +11,10 @@
 static inline void cjson_freep(cJSON **p) { cJSON_Delete(*p); }
 #define _cleanup_json_ __attribute__((cleanup(cjson_freep)))
 
-/* Largest integer a JSON number (a double) carries exactly. */
-#define JSON_MAX_EXACT_INT ((uint64_t)1 << 53)
+/* Largest integer that survives a round trip through cJSON: it prints
+ * numbers beyond int range with "%1.15g" (and accepts that as exact within a
+ * relative epsilon), so 15 digits is the limit for ids and counters. */
+#define JSON_MAX_INT 999999999999999ULL
 
 /* Read obj[key] as an integer in [min, max].  A missing key gives def when
  * required is false, -ENOENT otherwise; a non-integer -EINVAL; out of range

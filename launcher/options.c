@@ -380,9 +380,9 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"The host-sys-usage data type, include cpu, mem.", check_host_sys_usage },
 	[OPT_HOST_SYS_FREQ] = { OPT_HOST_SYS_FREQ, "host-sys-freq", true,
 		"The host-sys sampling frequency in hertz, the default value is 50 Hz, the range is 1 to 1000 Hz."
-		CONT "(msprof-open only, not in CANN msprof)", check_host_sys_freq },
+		CONT "(an option of this implementation; CANN msprof has none)", check_host_sys_freq },
 	[OPT_VERSION] = { OPT_VERSION, "version", false,
-		"Print the version and exit. (msprof-open only, not in CANN msprof)", NULL },
+		"Print the version and exit. (an option of this implementation; CANN msprof has none)", NULL },
 };
 
 void opts_init(struct msprof_opts *o)

@@ -55,7 +55,7 @@ static int worker(int fd)
 				return 0;
 			got += (size_t)n;
 		}
-		matmul(1);
+		matmul(3);
 		if (write(fd, "k", 1) != 1)
 			return 1;
 	}
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof path, "%s/msprof-sample-ckpt.%d", dir, (int)getpid());
 	for (uint64_t e = 0; e < epochs; e++) {
 		uint64_t t0 = mono_ns();
-		double v = matmul(4);
+		double v = matmul(12);
 		/* memory: each epoch keeps 32 MiB more, touched */
 		keep[e] = malloc(32u << 20);
 		if (keep[e])

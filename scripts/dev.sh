@@ -56,7 +56,7 @@ sample)
 	out="$PWD/prof"
 	mkdir -p "$out"
 	./build/launcher/msprof --output="$out" --host-sys=cpu,mem,disk,network \
-		--host-sys-usage=cpu,mem ./build/sample/msprof-sample --epochs 3 --dir "$out"
+		--host-sys-usage=cpu,mem ./build/sample/msprof-sample --epochs 5 --dir "$out"
 	echo "profile written under $out:"
 	ls -d "$out"/PROF_*
 	;;

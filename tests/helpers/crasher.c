@@ -20,6 +20,10 @@ int main(int argc, char **argv)
 	while (mono_ns() < end)
 		x++;
 	fflush(stdout);
+	/* A sanitizer runtime may have installed its own handler (ASan turns
+	 * SIGSEGV into exit 1): restore the default so the process really dies
+	 * of the signal, as the job under test must. */
+	signal((int)sig, SIG_DFL);
 	if (sig == SIGSEGV) {
 		/* The address comes from the command line's length so the
 		 * compiler cannot see (and warn about) the invalid access. */

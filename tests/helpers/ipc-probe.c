@@ -3,7 +3,7 @@
  *   ipc-probe [OPTION]... STEP...      run the steps in order
  *   ipc-probe [OPTION]... -i           read steps from stdin, one per line
  *
- * Every step prints exactly one line on stdout (a frame as compact JSON, or a
+ * Every step but flood prints exactly one line on stdout (a frame as compact JSON, or a
  * {"probe":...} line), so a script (or a bash coproc) can read one line per
  * step it wrote.  See usage() for steps, options and exit codes. */
 #include <errno.h>
@@ -63,6 +63,9 @@ static void usage(FILE *f)
 	      "  event               print the next event (id 0), including ones that came early\n"
 	      "  eof                 wait for the daemon to close: {\"probe\":\"eof\"}\n"
 	      "  peer                print the daemon's {\"peer_pid\",\"peer_uid\"} (SO_PEERCRED)\n"
+	      "  flood:N             pipeline N requests without reading until the daemon stops\n"
+	      "                      taking them (prints its RSS growth), then read all replies\n"
+	      "                      (two lines)\n"
 	      "Exit: 0 ok, 1 usage, 2 cannot connect, 3 an error frame came, 4 connection closed,\n"
 	      "5 timeout, 6 not a frame.  With several steps: the first non-zero code.\n", f);
 }
@@ -291,6 +294,106 @@ static int step_eof(void)
 	}
 }
 
+static long peer_rss_kb(void)
+{
+	pid_t pid;
+	char path[64], line[256];
+	long kb = -1;
+
+	if (ipc_peer_cred(fd, &pid, NULL) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* flood:N -- pipeline N status requests without reading until the daemon
+ * stops taking them (no progress for 2 s), note the daemon's RSS growth,
+ * then read every reply while sending the rest.  Shows that a client that
+ * does not read cannot make the daemon buffer without bound. */
+static int step_flood(const char *arg)
+{
+	uint64_t n;
+	char frame[128];
+
+	if (parse_u64(arg, 1, 10000000, &n) < 0)
+		return EXIT_USAGE;
+	int len = snprintf(frame + 4, sizeof(frame) - 4, "{\"v\":1,\"type\":\"status\",\"id\":%d}", 1000000000);
+	frame[0] = frame[1] = 0;
+	frame[2] = (char)(len >> 8);
+	frame[3] = (char)len;
+	size_t flen = 4 + (size_t)len;   /* every request the same bytes: id 1e9 */
+
+	long rss0 = peer_rss_kb();
+	int fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	uint64_t sent = 0, replies = 0, blocked_after = 0;
+	size_t off = 0;   /* bytes of the current request already sent */
+	bool reading = false;
+	uint64_t deadline = mono_ns() + 600 * NSEC_PER_SEC;
+
+	while ((sent < n || replies < n) && mono_ns() < deadline) {
+		struct pollfd p = { .fd = fd, .events = (short)((sent < n ? POLLOUT : 0) | (reading ? POLLIN : 0)) };
+		int r = poll(&p, 1, reading ? 10000 : 2000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 && !reading) {
+			/* No progress: the daemon stopped reading us. */
+			blocked_after = sent;
+			long rss1 = peer_rss_kb();
+			printf("{\"probe\":\"flood_blocked\",\"sent\":%llu,\"rss_growth_kb\":%ld}\n",
+			       (unsigned long long)sent, rss0 >= 0 && rss1 >= 0 ? rss1 - rss0 : -1);
+			reading = true;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (p.revents & POLLOUT) {
+			for (;;) {
+				ssize_t w = send(fd, frame + off, flen - off, MSG_NOSIGNAL);
+				if (w < 0)
+					break;
+				off += (size_t)w;
+				if (off == flen) {
+					off = 0;
+					if (++sent == n)
+						break;
+				}
+			}
+			if (sent == n && !reading)
+				reading = true;
+		}
+		if (p.revents & (POLLIN | POLLHUP)) {
+			ssize_t m = read(fd, rbuf + rlen, sizeof(rbuf) - rlen);
+			if (m <= 0 && !(m < 0 && errno == EAGAIN))
+				break;
+			if (m > 0)
+				rlen += (size_t)m;
+			for (;;) {
+				size_t used;
+				cJSON *f;
+				if (ipc_frame_decode(rbuf, rlen, &used, &f) != 1)
+					break;
+				memmove(rbuf, rbuf + used, rlen - used);
+				rlen -= used;
+				replies += !is_error(f);
+				cJSON_Delete(f);
+			}
+		}
+	}
+	fcntl(fd, F_SETFL, fl);
+	printf("{\"probe\":\"flood\",\"sent\":%llu,\"replies\":%llu,\"blocked_after\":%llu}\n",
+	       (unsigned long long)sent, (unsigned long long)replies, (unsigned long long)blocked_after);
+	fflush(stdout);
+	return replies == n ? EXIT_OK : EXIT_TIMEOUT;
+}
+
 static int step(const char *s)
 {
 	char *bytes;
@@ -327,6 +430,8 @@ static int step(const char *s)
 		}
 		return step_read();
 	}
+	if (startswith(s, "flood:"))
+		return step_flood(s + 6);
 	if (streq(s, "read"))
 		return step_read();
 	if (streq(s, "event"))

@@ -4,6 +4,8 @@
 # open session, sessions ending on their own when the target exits or the
 # client goes away.
 . "$SRCDIR/tests/integration/lib.sh"
+T_PIDS=()   # workload processes to end with the test
+trap 'rc=$?; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 RUN=$MSPROF_RUNTIME_DIR
@@ -88,8 +90,9 @@ t_check "... and the first is unharmed" quiet "$PROBE" req:status
 # --- SIGTERM finishes an open session ---------------------------------------
 prof="$T_WORK/p1/PROF_000001_a"
 mkdir -p "$prof/host/data"
-sleep 1000 &
+sleep 1000 </dev/null >/dev/null 2>&1 &
 target=$!
+T_PIDS+=("$target")
 coproc S1 { "$PROBE" -i; }
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":50}" >&"${S1[1]}"
 read -r -t 30 line <&"${S1[0]}"
@@ -138,11 +141,52 @@ echo req:status >&"${S2[1]}"
 read -r -t 30 line <&"${S2[0]}"
 t_check "no session left, connection still served" grep -q '"sessions":0' <<<"$line"
 
+# Nothing to sample: the session still follows the tree and ends with it.
+sleep 1000 </dev/null >/dev/null 2>&1 &
+target=$!
+T_PIDS+=("$target")
+echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"\",\"host_sys_usage\":\"\"}" >&"${S2[1]}"
+read -r -t 30 line <&"${S2[0]}"
+t_check "a session that samples nothing starts" grep -q '"type":"session_started"' <<<"$line"
+kill "$target"
+wait "$target" 2>/dev/null
+echo event >&"${S2[1]}"
+read -r -t 30 line <&"${S2[0]}"
+t_check "... and ends when its target exits, with no data" \
+	grep -q '"type":"session_ended".*"records":0,"bytes":0,"reason":"target_exited"' <<<"$line"
+
+# --- a storage limit ages the oldest slices ------------------------------------
+# storage_limit_mb=2: msprof's rule gives max(2/2 - 20, 1) = 1 MB, slices of
+# 64 KiB; the data written must grow well past that while the directory
+# stays near it (ageing runs once a second, so allow a second's growth).
+prof="$T_WORK/p4/PROF_000004_d"
+mkdir -p "$prof/host/data"
+sleep 1000 </dev/null >/dev/null 2>&1 &
+target=$!
+T_PIDS+=("$target")
+echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":1000,\"host_sys_usage\":\"cpu,mem\",\"storage_limit_mb\":2}" >&"${S2[1]}"
+read -r -t 30 line <&"${S2[0]}"
+sid=$(sed -n 's/.*"session":\([0-9]*\).*/\1/p' <<<"$line")
+t_check "session with a storage limit started" test -n "$sid"
+aged() { [ ! -e "$prof/host/data/host_network.data.slice_0" ] && [ -e "$prof/host/data/host_network.data.slice_30" ]; }
+wait_until "oldest slices are deleted as new ones come" aged
+echo "req:session_stop:{\"session\":$sid}" >&"${S2[1]}"
+read -r -t 30 line <&"${S2[0]}"
+written=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' <<<"$line")
+kept=$(du -sb "$prof/host/data" | cut -f1)
+[ "${written:-0}" -gt 3000000 ] && [ "$kept" -lt 2500000 ] && [ $((kept * 2)) -lt "$written" ] &&
+	t_ok "storage limit: $written bytes written, $kept kept" ||
+	t_fail "storage limit: $written bytes written, $kept kept (limit 1 MB)"
+t_grep "ageing logged" "storage limit of 1048576 bytes reached" "$LOG"
+check_ends "$prof/host/data" 0 host_cpu host_network host_usage_mem
+kill "$target"
+
 # --- the owner goes away: its session is stopped --------------------------------
 prof="$T_WORK/p3/PROF_000003_c"
 mkdir -p "$prof/host/data"
-sleep 1000 &
+sleep 1000 </dev/null >/dev/null 2>&1 &
 target=$!
+T_PIDS+=("$target")
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu\",\"host_sys_freq\":20}" >&"${S2[1]}"
 read -r -t 30 line <&"${S2[0]}"
 t_check "second session started" grep -q '"type":"session_started"' <<<"$line"

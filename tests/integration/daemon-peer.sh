@@ -81,9 +81,10 @@ chown -R nobody:nogroup "$NB/prof"
 nrun="$NB/run"
 t_expect_rc 0 "msprofd as nobody starts" as_nobody env MSPROF_RUNTIME_DIR="$nrun" "$NDAEMON" --idle-timeout=0
 npid=$(cat "$nrun/msprofd.pid")
-trap 'rc=$?; kill "$npid" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; kill "$npid" ${ntarget:-} 2>/dev/null; (exit $rc); t_cleanup' EXIT
 nprobe() { as_nobody env MSPROF_RUNTIME_DIR="$nrun" "$NPROBE" "$@"; }
-as_nobody sleep 1000 &
+# Not through the function: $! must be the sleeping process itself.
+setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 1000 </dev/null >/dev/null 2>&1 &
 ntarget=$!
 out=$(nprobe "req:session_start:{\"prof_dir\":\"$NB/prof/PROF_1\",\"pids\":[1],\"host_sys\":\"cpu\"}")
 t_check "another user's pid is refused" grep -q '"code":"bad_request","message":"process 1 belongs to uid 0, not to uid 65534"' <<<"$out"

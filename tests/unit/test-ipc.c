@@ -206,6 +206,20 @@ static void test_msg_check(void)
 	CHECK(check_str("{\"v\":1,\"type\":\"hello\",\"id\":1.5}", &t, &id) == -EBADMSG);
 	CHECK(check_str("{\"v\":1,\"type\":\"hello\",\"id\":\"1\"}", &t, &id) == -EBADMSG);
 	CHECK(check_str("{\"v\":1,\"type\":\"hello\",\"id\":1e300}", &t, &id) == -EBADMSG);
+	CHECK(check_str("{\"v\":1,\"type\":\"hello\",\"id\":1000000000000000}", &t, &id) == -EBADMSG);
+	CHECK(check_str("{\"v\":1,\"type\":\"hello\",\"id\":999999999999999}", &t, &id) == 0 &&
+	      id == JSON_MAX_INT);
+
+	/* The largest id survives encode and decode digit for digit. */
+	{
+		_cleanup_json_ cJSON *big = ipc_msg_new(IPC_T_STATUS, JSON_MAX_INT), *back = NULL;
+		_cleanup_free_ char *buf = NULL;
+		size_t len, used;
+		CHECK(ipc_frame_encode(big, &buf, &len) == 0);
+		CHECK(memmem(buf, len, "999999999999999", 15) != NULL);
+		CHECK(ipc_frame_decode(buf, len, &used, &back) == 1);
+		CHECK(back && ipc_msg_check(back, &t, &id) == 0 && id == JSON_MAX_INT);
+	}
 
 	_cleanup_json_ cJSON *m = ipc_msg_new(IPC_T_ERROR, 9);
 	CHECK(m && ipc_msg_check(m, &t, &id) == 0 && t == IPC_T_ERROR && id == 9);
@@ -383,15 +397,24 @@ static uint64_t msg_id(const cJSON *m)
  * `refuse`, else answer hello, then for the first request send an event and
  * a stray reply before the real one, leave the second unanswered, and close
  * when the third byte stream ends. */
-static _Noreturn void fake_server(int lfd, bool refuse)
+static _Noreturn void fake_server(int lfd, int refuse)
 {
 	int fd = accept(lfd, NULL, NULL);
 	cJSON *m = NULL;
+	if (fd >= 0 && refuse == 2) {
+		/* Refuse at once, as msprofd does for another uid or past
+		 * the client limit: the client's hello may not even get out. */
+		cJSON *e = ipc_msg_new(IPC_T_ERROR, 0);
+		cJSON_AddStringToObject(e, "code", "limit");
+		cJSON_AddStringToObject(e, "message", "too many clients (64)");
+		send_msg(fd, e);
+		_exit(0);
+	}
 	if (fd < 0 || read_frame(fd, &m) != 1)
 		_exit(1);
 	uint64_t id = msg_id(m);
 	cJSON_Delete(m);
-	if (refuse) {
+	if (refuse == 1) {
 		cJSON *e = ipc_msg_new(IPC_T_ERROR, id);
 		cJSON_AddStringToObject(e, "code", "version");
 		cJSON_AddStringToObject(e, "message", "protocol version 1 is not supported");
@@ -401,6 +424,14 @@ static _Noreturn void fake_server(int lfd, bool refuse)
 	cJSON *h = ipc_msg_new(IPC_T_HELLO, id);
 	cJSON_AddBoolToObject(h, "ok", 1);
 	send_msg(fd, h);
+	if (refuse == 3) {
+		/* Say why and hang up before the client's next request. */
+		cJSON *e = ipc_msg_new(IPC_T_ERROR, 0);
+		cJSON_AddStringToObject(e, "code", "io");
+		cJSON_AddStringToObject(e, "message", "going away");
+		send_msg(fd, e);
+		_exit(0);
+	}
 
 	if (read_frame(fd, &m) != 1)
 		_exit(1);
@@ -423,7 +454,7 @@ static _Noreturn void fake_server(int lfd, bool refuse)
 	_exit(0);
 }
 
-static pid_t start_fake(const char *rundir, bool refuse)
+static pid_t start_fake(const char *rundir, int refuse)
 {
 	char *sock = NULL;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -457,7 +488,7 @@ static void test_client(void)
 	CHECK(ipc_runtime_dir(&p, &why) == 0);
 	free(p);
 
-	pid_t pid = start_fake(rundir, false);
+	pid_t pid = start_fake(rundir, 0);
 	CHECK(ipc_client_connect("/nonexistent/msprofd", &c, &err) == 0);
 	if (err)
 		fprintf(stderr, "connect: %s\n", err);
@@ -489,12 +520,42 @@ static void test_client(void)
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	/* A daemon that refuses hello: a readable error, not a crash. */
-	pid = start_fake(rundir, true);
+	pid = start_fake(rundir, 1);
 	CHECK(ipc_client_connect("/nonexistent/msprofd", &c, &err) == -EREMOTEIO);
 	CHECK(err && strstr(err, "refused") && strstr(err, "version"));
 	free(err);
 	err = NULL;
 	CHECK(waitpid(pid, &status, 0) == pid);
+
+	/* Refused at accept (another uid, the client limit): whether the
+	 * hello went out before the close or not, the reason is reported. */
+	for (int i = 0; i < 20; i++) {
+		pid = start_fake(rundir, 2);
+		CHECK(ipc_client_connect("/nonexistent/msprofd", &c, &err) == -EREMOTEIO);
+		if (!err || !strstr(err, "refused the connection: too many clients")) {
+			fprintf(stderr, "early refusal %d: %s\n", i, err ? err : "(null)");
+			failures++;
+		}
+		free(err);
+		err = NULL;
+		CHECK(waitpid(pid, &status, 0) == pid);
+	}
+
+	/* The daemon wrote an error and closed before our request: the send
+	 * fails (EPIPE) and the call still returns the daemon's reason. */
+	pid = start_fake(rundir, 3);
+	CHECK(ipc_client_connect("/nonexistent/msprofd", &c, &err) == 0);
+	CHECK(waitpid(pid, &status, 0) == pid); /* closed for sure */
+	if (c) {
+		cJSON *req = ipc_msg_new(IPC_T_STATUS, 0), *reply = NULL;
+		CHECK(ipc_client_call(c, req, 5000, &reply) == -EREMOTEIO);
+		CHECK(reply && streq(cJSON_GetObjectItem(reply, "message")->valuestring, "going away"));
+		cJSON_Delete(reply);
+		reply = NULL;
+		CHECK(ipc_client_call(c, req, 5000, &reply) == -ECONNRESET);
+		cJSON_Delete(req);
+		c = ipc_client_free(c);
+	}
 
 	/* No daemon: the stale socket left by the fake is removed and the
 	 * spawn fails in each way with a message naming the program. */

@@ -156,6 +156,7 @@ static void test_create_remove(void)
 	CHECK(exists(sub, "info.json") && exists(sub, "data/host_cpu.data.slice_0"));
 	/* an unknown file at the top: refused too */
 	CHECK(profdir_remove_empty(p3) == 0);
+	free(p3);
 	CHECK(profdir_create(tmpdir, 1, &p3) == 0);
 	snprintf(file, sizeof(file), "%s/mindstudio_profiler_output", p3);
 	CHECK(mkdir(file, 0755) == 0);

@@ -644,7 +644,7 @@ static void test_fuzz(void)
 	read_file(path, &orig, &len);
 	char fpath[4096];
 	snprintf(fpath, sizeof(fpath), "%s/fuzzed", dir);
-	uint8_t *b = malloc(len * 2 + 8192);
+	uint8_t *b = calloc(1, len * 2 + 8192);
 	uint64_t opened = 0, recs = 0, bad = 0, torn = 0;
 
 	for (int iter = 0; iter < 4000; iter++) {
