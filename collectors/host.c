@@ -6,7 +6,7 @@
  * are seen.  The fd pins the struct pid, so a recycled pid number never
  * passes for the process we were following.  Threads (for --host-sys=cpu)
  * keep their task/TID/stat and schedstat open too.  The tree is rescanned
- * at most every RESCAN_NS: new threads from /proc/PID/task, new children
+ * at most every TREE_RESCAN_NS: new threads from /proc/PID/task, new children
  * from /proc/PID/task/TID/children, or, where the kernel lacks that file
  * (CONFIG_PROC_CHILDREN=n), from the ppid of every process we have not
  * looked at before.
@@ -27,6 +27,10 @@
 #include "host.h"
 #include "util.h"
 
+/* The tree is looked at for new children and threads at least every 20 ms
+ * (every tick at the default 50 Hz), so a short-lived worker is seen; /proc
+ * as a whole, for --host-sys-usage, every 100 ms. */
+#define TREE_RESCAN_NS (20 * NSEC_PER_MSEC)
 #define RESCAN_NS (100 * NSEC_PER_MSEC)
 #define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
 #define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
@@ -1468,7 +1472,7 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 	if (s->n_procs > 0) {
 		uint64_t ts = mono_ns(); /* records stay in time order in each file */
 		refresh_targets(s, ts);
-		if (s->last_scan_ns == 0 || now - s->last_scan_ns >= RESCAN_NS) {
+		if (s->last_scan_ns == 0 || now - s->last_scan_ns >= TREE_RESCAN_NS) {
 			s->last_scan_ns = now;
 			int r = scan_tree(s, ts);
 			if (r < 0)

@@ -40,7 +40,7 @@ f_record() {
 	local w=$T_WORK/rec
 	mkdir -p "$w"
 	"$MSPROF" --output="$w/out" --host-sys=cpu,mem,disk,network --host-sys-usage=cpu,mem \
-		/bin/sh -c '"$1" 300 2; "$2" "$3" 2 100 >/dev/null; "$4" 20 >/dev/null 2>&1 || true' sh \
+		/bin/sh -c '"$1" 300 2; "$2" "$3" 2 300 >/dev/null; "$4" 20 >/dev/null 2>&1 || true' sh \
 		"$HELPERS/test-burn" "$HELPERS/test-diskwrite" "$w" "$HELPERS/test-netloop" \
 		>"$w/log" 2>&1
 	local rc=$?
