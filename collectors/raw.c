@@ -149,8 +149,10 @@ struct raw_writer {
 	uint64_t mono0_ns, real0_ns;
 	uint64_t slice_bytes;
 	uint32_t slice;     /* index of the slice fd points to */
-	uint64_t slice_len; /* bytes in that slice */
+	uint64_t slice_len; /* bytes in that slice, buffered ones included */
 	uint64_t total;     /* all slices */
+	uint8_t *buf;       /* whole frames not yet written (raw_writer_set_buffer) */
+	size_t buf_len, buf_cap;
 };
 
 static void header_encode(uint8_t h[RAW_HEADER_SIZE], const struct raw_writer *w, uint32_t slice)
@@ -291,6 +293,44 @@ int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 	return 0;
 }
 
+int raw_writer_flush(struct raw_writer *w)
+{
+	if (!w || w->fd < 0)
+		return -EBADF;
+	if (w->buf_len == 0)
+		return 0;
+	/* On failure write_all truncates back to what was on disk, so the
+	 * buffered frames are lost whole and the file stays clean. */
+	uint64_t on_disk = w->slice_len - w->buf_len;
+	struct iovec iov = { .iov_base = w->buf, .iov_len = w->buf_len };
+	int r = write_all(w->fd, &iov, 1, on_disk);
+	if (r < 0) {
+		w->total -= w->buf_len;
+		w->slice_len = on_disk;
+	}
+	w->buf_len = 0;
+	return r;
+}
+
+int raw_writer_set_buffer(struct raw_writer *w, size_t cap)
+{
+	if (!w || w->fd < 0)
+		return -EBADF;
+	int r = raw_writer_flush(w);
+	if (r < 0)
+		return r;
+	free(w->buf);
+	w->buf = NULL;
+	w->buf_cap = 0;
+	if (cap == 0)
+		return 0;
+	w->buf = malloc(cap);
+	if (!w->buf)
+		return -ENOMEM;
+	w->buf_cap = cap;
+	return 0;
+}
+
 int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
 	if (!w || w->fd < 0)
@@ -300,13 +340,18 @@ int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, 
 	if (len > 0 && !payload)
 		return -EINVAL;
 
+	int r;
 	uint64_t frame = RAW_FRAME_SIZE + (uint64_t)len;
 	if (w->slice_len > RAW_HEADER_SIZE && w->slice_len + frame > w->slice_bytes) {
+		/* What is buffered belongs to this slice. */
+		r = raw_writer_flush(w);
+		if (r < 0)
+			return r;
 		/* Open the next slice before letting go of this one: if that
 		 * fails (disk full) the caller hears it and nothing is lost. */
 		int fd;
 		uint32_t idx;
-		int r = slice_create(w, w->slice + 1, &fd, &idx);
+		r = slice_create(w, w->slice + 1, &fd, &idx);
 		if (r < 0)
 			return r;
 		close(w->fd);
@@ -323,11 +368,28 @@ int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, 
 	put32(f + 8, len);
 	put32(f + 12, raw_crc32(payload, len));
 
+	if (frame <= w->buf_cap) {
+		if (w->buf_len + frame > w->buf_cap && (r = raw_writer_flush(w)) < 0)
+			return r;
+		memcpy(w->buf + w->buf_len, f, sizeof(f));
+		if (len > 0)
+			memcpy(w->buf + w->buf_len + sizeof(f), payload, len);
+		w->buf_len += frame;
+		w->slice_len += frame;
+		w->total += frame;
+		return 0;
+	}
+
+	/* Too big for the buffer (or none): write it now, after what is
+	 * buffered so the order on disk is the order of the calls. */
+	r = raw_writer_flush(w);
+	if (r < 0)
+		return r;
 	struct iovec iov[2] = {
 		{ .iov_base = f, .iov_len = sizeof(f) },
 		{ .iov_base = (void *)payload, .iov_len = len },
 	};
-	int r = write_all(w->fd, iov, len > 0 ? 2 : 1, w->slice_len);
+	r = write_all(w->fd, iov, len > 0 ? 2 : 1, w->slice_len);
 	if (r < 0)
 		return r;
 	w->slice_len += frame;
@@ -349,8 +411,11 @@ struct raw_writer *raw_writer_free(struct raw_writer *w)
 {
 	if (!w)
 		return NULL;
-	if (w->fd >= 0)
+	if (w->fd >= 0) {
+		(void)raw_writer_flush(w); /* callers that care flush first */
 		close(w->fd);
+	}
+	free(w->buf);
 	if (w->dir_fd >= 0)
 		close(w->dir_fd);
 	free(w);

@@ -157,6 +157,13 @@ int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 /* Append one record; payload is already encoded (little-endian). */
 int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
 uint64_t raw_writer_bytes(const struct raw_writer *w);   /* all slices, headers included */
+/* Keep up to cap bytes of whole frames in memory and write them with one
+ * write(2) when the buffer fills, at slice rotation, on raw_writer_flush and
+ * on free (cap 0: every frame is written at once, the default).  A crash
+ * loses what is buffered, never leaves part of a frame.  Added so a sampler
+ * writes each source about once per flush interval instead of every tick. */
+int raw_writer_set_buffer(struct raw_writer *w, size_t cap);
+int raw_writer_flush(struct raw_writer *w);
 /* Index of the slice being written now (added: lets a sampler repeat its
  * process descriptions at the start of each new slice so slices stand alone). */
 uint32_t raw_writer_slice(const struct raw_writer *w);

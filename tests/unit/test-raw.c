@@ -779,6 +779,83 @@ static void test_rotation(void)
 	free(dir);
 }
 
+/* Buffered writing: nothing reaches the file until a flush, a full buffer or
+ * a rotation; frames bigger than the buffer go straight out after what is
+ * buffered; on disk the order is always the order of the calls. */
+static void test_buffering(void)
+{
+	char *dir = subdir("buffering");
+	struct raw_writer *w;
+	CHECK(raw_writer_open(dir, RAW_SOURCE_HOST_MEM, 1, 2, 4096, &w) == 0);
+	CHECK(raw_writer_set_buffer(w, 512) == 0);
+	char **paths;
+	CHECK(raw_list_slices(dir, RAW_SOURCE_HOST_MEM, &paths) == 1);
+	char first[4096];
+	snprintf(first, sizeof(first), "%s", paths[0]);
+	raw_paths_free(paths);
+
+	uint8_t payload[100];
+	int id = 0;
+	/* three frames of 116 bytes fit in 512: only the header is on disk */
+	for (; id < 3; id++) {
+		memcpy(payload, &id, sizeof(id));
+		CHECK(raw_writer_append(w, RAW_PROC_MEM, payload, sizeof(payload)) == 0);
+	}
+	CHECK(file_size(first) == RAW_HEADER_SIZE);
+	CHECK(raw_writer_bytes(w) == RAW_HEADER_SIZE + 3 * 116);
+	/* a fifth frame would overflow: the four before it are written */
+	for (; id < 5; id++) {
+		memcpy(payload, &id, sizeof(id));
+		CHECK(raw_writer_append(w, RAW_PROC_MEM, payload, sizeof(payload)) == 0);
+	}
+	CHECK(file_size(first) == RAW_HEADER_SIZE + 4 * 116);
+	/* a frame bigger than the buffer flushes what is buffered, then itself */
+	static uint8_t big[1000];
+	int big_id = 1000;
+	memcpy(big, &big_id, sizeof(big_id));
+	CHECK(raw_writer_append(w, RAW_PROC_MEM, big, sizeof(big)) == 0);
+	CHECK(file_size(first) == RAW_HEADER_SIZE + 5 * 116 + 1016);
+	for (id = 5; id < 40; id++) { /* crosses into more slices */
+		memcpy(payload, &id, sizeof(id));
+		CHECK(raw_writer_append(w, RAW_PROC_MEM, payload, sizeof(payload)) == 0);
+	}
+	CHECK(raw_writer_flush(w) == 0);
+	uint64_t bytes = raw_writer_bytes(w);
+	memcpy(payload, &id, sizeof(id));
+	CHECK(raw_writer_append(w, RAW_PROC_MEM, payload, sizeof(payload)) == 0); /* free flushes it */
+	bytes += 116;
+	raw_writer_free(w);
+
+	int n = raw_list_slices(dir, RAW_SOURCE_HOST_MEM, &paths);
+	CHECK(n >= 2);
+	uint64_t total = 0;
+	int want[64], n_want = 0;
+	for (int i = 0; i < 5; i++)
+		want[n_want++] = i;
+	want[n_want++] = 1000;
+	for (int i = 5; i <= 40; i++)
+		want[n_want++] = i;
+	int got = 0;
+	for (int i = 0; i < n; i++) {
+		total += file_size(paths[i]);
+		struct raw_reader *r;
+		CHECK(raw_reader_open(paths[i], &r) == 0);
+		struct raw_record rec;
+		while (raw_reader_next(r, &rec) > 0) {
+			int v;
+			memcpy(&v, rec.payload, sizeof(v));
+			CHECK(got < n_want && v == want[got]);
+			got++;
+		}
+		CHECK(raw_reader_stats(r)->bad_records == 0 && raw_reader_stats(r)->torn_bytes == 0);
+		raw_reader_free(r);
+	}
+	CHECK(got == n_want);
+	CHECK(total == bytes);
+	raw_paths_free(paths);
+	free(dir);
+}
+
 static void make_sized(const char *dir, const char *name, size_t size, time_t mtime)
 {
 	char p[4096];
@@ -865,6 +942,7 @@ int main(void)
 	test_damage();
 	test_fuzz();
 	test_rotation();
+	test_buffering();
 	test_ageing();
 	rm_rf(tmpdir);
 	printf("ok\n");
