@@ -109,7 +109,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	struct session s;
 	char *output = NULL;
 	int sigfd = -1, rc = 1;
-	sigset_t mask, old;
+	sigset_t old;
 
 	session_init(&s);
 	if (output_prepare(o, NULL, &output, &d) < 0) {
@@ -122,17 +122,9 @@ int mode_hostsys_run(const struct msprof_opts *o)
 		goto out;
 	}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		console_error("cannot watch signals: %s", strerror(errno));
-		goto out_mask;
-	}
+	sigfd = signals_watch(false, &old);
+	if (sigfd < 0)
+		goto out;
 
 	pid_t target = o->host_sys_pid ? o->host_sys_pid : getpid();
 	char name[64];

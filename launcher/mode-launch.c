@@ -201,7 +201,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct session s;
 	struct child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	int sigfd = -1, rc = 1, r;
-	sigset_t mask, old;
+	sigset_t old;
 
 	session_init(&s);
 	if (app_resolve(o, &app, &d) < 0 ||
@@ -219,18 +219,9 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
-		console_error("cannot watch signals: %s", strerror(errno));
-		goto out_mask;
-	}
+	sigfd = signals_watch(true, &old);
+	if (sigfd < 0)
+		goto out;
 
 	if (session_connect(&s) < 0)
 		goto out_mask;

@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 
 #include "collectors/profdir.h"
 #include "console.h"
@@ -260,4 +261,24 @@ int export_one(const char *prof_dir, enum out_type type)
 	free(rep);
 	free(copy);
 	return r;
+}
+
+int signals_watch(bool with_chld, sigset_t *ret_old)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	if (with_chld)
+		sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, ret_old);
+	int fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0) {
+		console_error("cannot watch signals: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, ret_old, NULL);
+		return -1;
+	}
+	return fd;
 }

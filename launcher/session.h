@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,6 +54,12 @@ int session_stop(struct session *s);
 
 /* Undo session_create_dir after a failure before any data. */
 void session_discard(struct session *s);
+
+/* Block the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, and SIGCHLD when
+ * with_chld) and return a signalfd for them, the previous mask in *ret_old.
+ * Prints the error and returns -1 when the fd cannot be made; the mask is
+ * already restored then. */
+int signals_watch(bool with_chld, sigset_t *ret_old);
 
 /* Export one PROF dir with msprof's console lines around it. */
 int export_one(const char *prof_dir, enum out_type type);

@@ -26,14 +26,8 @@
 #include "host.h"
 #include "raw.h"
 #include "util.h"
+#include "unittest.h"
 
-#define CHECK(x)                                                                         \
-	do {                                                                             \
-		if (!(x)) {                                                              \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 
 /* |a - b| <= tol * b, with the numbers shown on failure */
 #define CHECK_NEAR(a, b, tol)                                                                  \
@@ -49,23 +43,9 @@
 static char tmpdir[] = "/tmp/test-host-XXXXXX";
 static long page_size, clk_tck;
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
-}
-
-static void rm_rf(const char *p)
-{
-	nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static char *subdir(const char *name)
 {
-	char *p;
-	CHECK(asprintf(&p, "%s/%s", tmpdir, name) > 0);
-	rm_rf(p);
-	CHECK(mkdir(p, 0755) == 0);
-	return p;
+	return unittest_subdir(tmpdir, name);
 }
 
 /* --- reading back ------------------------------------------------------- */

@@ -15,26 +15,10 @@
 #include "profdir.h"
 #include "raw.h"
 #include "util.h"
+#include "unittest.h"
 
-#define CHECK(x)                                                                         \
-	do {                                                                             \
-		if (!(x)) {                                                              \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #x); \
-			exit(1);                                                         \
-		}                                                                        \
-	} while (0)
 
 static char tmpdir[] = "/tmp/test-profdir-XXXXXX";
-
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(p);
-}
-
-static void rm_rf(const char *p)
-{
-	nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static bool is_dir(const char *p)
 {
