@@ -73,7 +73,9 @@ enum raw_source {
 	RAW_SOURCE_HOST_NET = 4,     /* host_network.data   --host-sys=network  */
 	RAW_SOURCE_USAGE_CPU = 5,    /* host_usage_cpu.data --host-sys-usage=cpu */
 	RAW_SOURCE_USAGE_MEM = 6,    /* host_usage_mem.data --host-sys-usage=mem */
-	/* 100.. reserved for the agent (issue: in-process agent) */
+	/* The in-process agent: one file set per process and window,
+	 * host/data/agent_<pid>.data.slice_<n> (raw_agent_stem). */
+	RAW_SOURCE_AGENT = 100,
 };
 
 /* Record types and their payloads.  Every payload begins with u64 ts
@@ -129,8 +131,44 @@ enum raw_type {
 	RAW_PROC_CPU = 9,
 	RAW_PROC_MEM_ALL = 10,
 	RAW_SESSION_END = 11,
-	/* 100.. reserved for the agent */
+	/* Agent records (RAW_SOURCE_AGENT).  ts is CLOCK_MONOTONIC ns as
+	 * everywhere; strings are u32 length + bytes (no NUL), at most
+	 * RAW_AGENT_MAX_STR bytes (longer messages are cut and counted).
+	 *
+	 * RAW_AGENT_PROCESS  ts, u32 pid, u32 ppid, i32 rank (-1 none),
+	 *                    u32 reserved, str name (comm), str cmdline (args
+	 *                    joined by spaces).  First record of every slice.
+	 * RAW_AGENT_THREAD   ts, u32 tid, str name: a thread's name (its comm
+	 *                    when first seen, or what NVTX/mstx named it).
+	 * RAW_AGENT_DOMAIN   ts, u64 domain_id, str name: a domain created by
+	 *                    mstxDomainCreateA / nvtxDomainCreateA; id 0 is
+	 *                    the default domain ("default"), never written.
+	 * RAW_AGENT_MARK     ts, u32 tid, u32 event_type (ENUM_MSTX_EVENT_TYPE:
+	 *                    0 marker, 3 marker_ex), u64 domain_id,
+	 *                    u64 category (0 none), u32 color (0 none),
+	 *                    u32 reserved, str message.
+	 * RAW_AGENT_RANGE_START  ts, u32 tid, u32 event_type (1 push/pop,
+	 *                    2 start/end), u64 range_id (start/end: the id
+	 *                    returned to the caller; push/pop: 0), u64 domain_id,
+	 *                    u64 category, u32 color, u32 reserved, str message.
+	 * RAW_AGENT_RANGE_END  ts, u32 tid, u32 event_type, u64 range_id
+	 *                    (push/pop: 0, the innermost open push of that
+	 *                    thread and domain ends), u64 domain_id.
+	 * RAW_AGENT_COUNTERS ts, u64 events, u64 dropped (buffer full),
+	 *                    u64 bad_calls (NULL message, unknown range id,
+	 *                    pop without push, destroyed domain), u64 truncated
+	 *                    (messages cut to RAW_AGENT_MAX_STR).  Cumulative
+	 *                    for the window; written at every flush and last. */
+	RAW_AGENT_PROCESS = 100,
+	RAW_AGENT_THREAD = 101,
+	RAW_AGENT_DOMAIN = 102,
+	RAW_AGENT_MARK = 110,
+	RAW_AGENT_RANGE_START = 111,
+	RAW_AGENT_RANGE_END = 112,
+	RAW_AGENT_COUNTERS = 120,
 };
+
+#define RAW_AGENT_MAX_STR 1024
 
 /* Decoded entries (host byte order; what encoders take and decoders give). */
 struct raw_proc_info { uint64_t ts; uint32_t pid, ppid; uint64_t starttime; char comm[16]; uint32_t is_target; };

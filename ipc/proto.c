@@ -11,11 +11,18 @@ static const struct {
 	{ IPC_T_HELLO, "hello" },
 	{ IPC_T_STATUS, "status" },
 	{ IPC_T_SHUTDOWN, "shutdown" },
+	{ IPC_T_AGENTS, "agents" },
+	{ IPC_T_CLAIM, "claim" },
+	{ IPC_T_CLAIMED, "claimed" },
 	{ IPC_T_SESSION_START, "session_start" },
 	{ IPC_T_SESSION_STARTED, "session_started" },
 	{ IPC_T_SESSION_STOP, "session_stop" },
 	{ IPC_T_SESSION_STOPPED, "session_stopped" },
 	{ IPC_T_SESSION_ENDED, "session_ended" },
+	{ IPC_T_AGENT_START, "agent_start" },
+	{ IPC_T_AGENT_STARTED, "agent_started" },
+	{ IPC_T_AGENT_STOP, "agent_stop" },
+	{ IPC_T_AGENT_STOPPED, "agent_stopped" },
 	{ IPC_T_ERROR, "error" },
 };
 

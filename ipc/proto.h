@@ -30,11 +30,49 @@
  *                   "message":"…"}  (a session that ended on its own)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
  *   codes: bad_frame, too_big, bad_json, no_hello, version, unknown_type,
- *   bad_request, limit, not_found, io.
+ *   bad_request, limit, not_found, io, busy, denied.
  *
  * A session belongs to the connection that started it: when that
  * connection closes (the launcher died), the session is stopped and its files
- * are closed, so what was written stays readable. */
+ * are closed, so what was written stays readable.
+ *
+ * Agents (collectors/agent, libmsprof_agent.so inside a profiled process).
+ * An agent connects like any client; its hello says
+ *   {"client":"agent","pid":N,"ppid":N,"name":"<comm>","rank":N (-1 none),
+ *    "features":"mstx,nvtx"}
+ * and the daemon checks "pid" against SO_PEERCRED (a mismatch is refused).
+ * From then on the connection is that process's agent: it stays open, idle,
+ * for the life of the process; the daemon never lets an agent start
+ * sessions.  The daemon drives it with requests of its own (ids chosen by
+ * the daemon; the agent echoes them):
+ *   agent_start  {"session":S,"prof_dir":"/abs/PROF_…","msproftx":true,
+ *                 "mstx_domain_include":"a,b","mstx_domain_exclude":""}
+ *                -> agent_started {"session":S}
+ *   agent_stop   {"session":S}
+ *                -> agent_stopped {"session":S,"events":N,"dropped":N,"bytes":N}
+ * A session_start whose tree (its pids and their descendants) holds agents
+ * sends agent_start to each of them, and to any agent of that tree that
+ * says hello while the session runs; session_started then carries
+ * "agents":[pid,…].  session_stop sends agent_stop to each and waits for
+ * agent_stopped (at most IPC_AGENT_STOP_TIMEOUT_MS) before it replies, so
+ * the agents' files are complete when the launcher exports; its reply
+ * carries "agents":[{"pid","events","dropped","bytes"} or {"pid","error"}].
+ * session_start takes, besides the fields above, "agent":true|false
+ * (default true: drive the agents of the tree) and the agent_start fields
+ * "msproftx", "mstx_domain_include", "mstx_domain_exclude".
+ *
+ * Attach and dynamic mode:
+ *   agents       {} -> agents {"agents":[{"pid","ppid","name","rank",
+ *                "state":"idle"|"recording","session":S|0}]}  every agent
+ *                of this user now connected (how `msprof` lists what can be
+ *                attached with agent data)
+ *   claim        {"pids":[N,…]} -> claimed {"pids":[…],"refused":[{"pid",
+ *                "code":"busy"|"not_found"|"denied","message"}]}
+ *                An interactive client claims the processes it drives; a
+ *                pid claimed by another live connection is "busy" (msprof:
+ *                one interactive user per process).  Claims end when the
+ *                connection closes.  session_start on a pid claimed by
+ *                another connection fails with code "busy". */
 #pragma once
 
 #include <stdint.h>
@@ -45,19 +83,28 @@
 #define IPC_MAX_SESSIONS 32           /* sessions alive at once, all clients */
 #define IPC_MAX_SESSIONS_PER_CLIENT 8
 #define IPC_HELLO_TIMEOUT_MS 5000     /* a connection must say hello by then */
+#define IPC_MAX_AGENTS 256            /* agent connections, on top of IPC_MAX_CLIENTS */
+#define IPC_AGENT_STOP_TIMEOUT_MS 2000 /* session_stop waits this long for agents */
 
 /* Message types in numbered ranges: 1-99 handshake and control,
- * 100-199 sessions, 200-299 events, 900-999 errors. */
+ * 100-199 sessions, 200-299 events, 300-399 daemon -> agent, 900-999 errors. */
 enum ipc_type {
 	IPC_T_UNKNOWN = 0,
 	IPC_T_HELLO = 1,
 	IPC_T_STATUS = 2,
 	IPC_T_SHUTDOWN = 3,
+	IPC_T_AGENTS = 4,
+	IPC_T_CLAIM = 5,
+	IPC_T_CLAIMED = 6,
 	IPC_T_SESSION_START = 100,
 	IPC_T_SESSION_STARTED = 101,
 	IPC_T_SESSION_STOP = 102,
 	IPC_T_SESSION_STOPPED = 103,
 	IPC_T_SESSION_ENDED = 200,
+	IPC_T_AGENT_START = 300,
+	IPC_T_AGENT_STARTED = 301,
+	IPC_T_AGENT_STOP = 302,
+	IPC_T_AGENT_STOPPED = 303,
 	IPC_T_ERROR = 900,
 };
 
