@@ -146,6 +146,7 @@ struct raw_writer {
 	int dir_fd;
 	int fd;
 	enum raw_source source;
+	char stem[RAW_STEM_MAX];  /* file name before ".slice_<n>" */
 	uint64_t mono0_ns, real0_ns;
 	uint64_t slice_bytes;
 	uint32_t slice;     /* index of the slice fd points to */
@@ -219,11 +220,10 @@ static int write_all(int fd, struct iovec *iov, int n_iov, uint64_t keep)
 /* Create slice `*idx` (or the next free index after it) with its header. */
 static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_t *ret_idx)
 {
-	const char *stem = raw_source_stem(w->source);
 	char name[NAME_MAX + 1];
 
 	for (unsigned tries = 0; tries < 1024; tries++, idx++) {
-		snprintf(name, sizeof(name), "%s" SLICE_SEP "%u", stem, idx);
+		snprintf(name, sizeof(name), "%s" SLICE_SEP "%u", w->stem, idx);
 		_cleanup_close_ int fd = openat(w->dir_fd, name,
 						O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0640);
 		if (fd < 0) {
@@ -247,10 +247,33 @@ static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_
 	return -EEXIST;
 }
 
+/* A stem names files in one directory: no '/', not "." or "..", short
+ * enough that "<stem>.slice_<u32>" fits in NAME_MAX. */
+static bool stem_ok(const char *stem)
+{
+	size_t n = stem ? strnlen(stem, RAW_STEM_MAX) : 0;
+	return n > 0 && n < RAW_STEM_MAX && !strchr(stem, '/') && !streq(stem, ".") && !streq(stem, "..");
+}
+
+void raw_agent_stem(pid_t pid, char ret[RAW_STEM_MAX])
+{
+	snprintf(ret, RAW_STEM_MAX, "agent_%u.data", (unsigned)pid);
+}
+
 int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 		    uint64_t real0_ns, uint64_t slice_bytes, struct raw_writer **ret)
 {
-	if (!dir || !ret || !raw_source_stem(source))
+	const char *stem = raw_source_stem(source);
+	if (!stem)
+		return -EINVAL;
+	return raw_writer_open_stem(dir, stem, source, mono0_ns, real0_ns, slice_bytes, ret);
+}
+
+int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source source,
+			 uint64_t mono0_ns, uint64_t real0_ns, uint64_t slice_bytes,
+			 struct raw_writer **ret)
+{
+	if (!dir || !ret || !stem_ok(stem))
 		return -EINVAL;
 
 	struct raw_writer *w = calloc(1, sizeof(*w));
@@ -258,6 +281,7 @@ int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 		return -ENOMEM;
 	w->fd = -EBADF;
 	w->source = source;
+	snprintf(w->stem, sizeof(w->stem), "%s", stem);
 	w->mono0_ns = mono0_ns;
 	w->real0_ns = real0_ns;
 	w->slice_bytes = slice_bytes ? slice_bytes : RAW_DEFAULT_SLICE_BYTES;
@@ -273,7 +297,7 @@ int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 	 * sessions' headers in one file. */
 	uint32_t first = 0;
 	char **paths = NULL;
-	int n = raw_list_slices(dir, source, &paths);
+	int n = raw_list_stem_slices(dir, stem, &paths);
 	if (n > 0) {
 		const char *base = strrchr(paths[n - 1], '/');
 		uint32_t last;
@@ -331,7 +355,37 @@ int raw_writer_set_buffer(struct raw_writer *w, size_t cap)
 	return 0;
 }
 
-int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
+bool raw_writer_fits(const struct raw_writer *w, uint32_t len)
+{
+	/* an empty slice takes any record, however large */
+	return w && (w->slice_len <= RAW_HEADER_SIZE ||
+		     w->slice_len + RAW_FRAME_SIZE + (uint64_t)len <= w->slice_bytes);
+}
+
+int raw_writer_rotate(struct raw_writer *w)
+{
+	if (!w || w->fd < 0)
+		return -EBADF;
+	/* What is buffered belongs to this slice. */
+	int r = raw_writer_flush(w);
+	if (r < 0)
+		return r;
+	/* Open the next slice before letting go of this one: if that fails
+	 * (disk full) the caller hears it and nothing is lost. */
+	int fd;
+	uint32_t idx;
+	r = slice_create(w, w->slice + 1, &fd, &idx);
+	if (r < 0)
+		return r;
+	close(w->fd);
+	w->fd = fd;
+	w->slice = idx;
+	w->slice_len = RAW_HEADER_SIZE;
+	w->total += RAW_HEADER_SIZE;
+	return 0;
+}
+
+static int append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len, bool may_rotate)
 {
 	if (!w || w->fd < 0)
 		return -EBADF;
@@ -342,24 +396,8 @@ int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, 
 
 	int r;
 	uint64_t frame = RAW_FRAME_SIZE + (uint64_t)len;
-	if (w->slice_len > RAW_HEADER_SIZE && w->slice_len + frame > w->slice_bytes) {
-		/* What is buffered belongs to this slice. */
-		r = raw_writer_flush(w);
-		if (r < 0)
-			return r;
-		/* Open the next slice before letting go of this one: if that
-		 * fails (disk full) the caller hears it and nothing is lost. */
-		int fd;
-		uint32_t idx;
-		r = slice_create(w, w->slice + 1, &fd, &idx);
-		if (r < 0)
-			return r;
-		close(w->fd);
-		w->fd = fd;
-		w->slice = idx;
-		w->slice_len = RAW_HEADER_SIZE;
-		w->total += RAW_HEADER_SIZE;
-	}
+	if (may_rotate && !raw_writer_fits(w, len) && (r = raw_writer_rotate(w)) < 0)
+		return r;
 
 	uint8_t f[RAW_FRAME_SIZE];
 	put32(f, RAW_FRAME_SYNC);
@@ -395,6 +433,16 @@ int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, 
 	w->slice_len += frame;
 	w->total += frame;
 	return 0;
+}
+
+int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
+{
+	return append(w, type, payload, len, true);
+}
+
+int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
+{
+	return append(w, type, payload, len, false);
 }
 
 uint64_t raw_writer_bytes(const struct raw_writer *w)
@@ -884,9 +932,15 @@ static char *path_join(const char *dir, const char *name)
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
 {
 	const char *stem = raw_source_stem(source);
-	if (!dir || !stem || !ret_paths)
+	if (!stem)
 		return -EINVAL;
+	return raw_list_stem_slices(dir, stem, ret_paths);
+}
 
+int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
+{
+	if (!dir || !stem_ok(stem) || !ret_paths)
+		return -EINVAL;
 	_cleanup_free_ char *abs = dir[0] == '/' ? strdup(dir) : realpath(dir, NULL);
 	if (!abs)
 		return -errno;
@@ -944,6 +998,90 @@ int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
 	free(ents);
 	*ret_paths = paths;
 	return (int)(n > INT_MAX ? INT_MAX : n);
+}
+
+/* "agent_<pid>.data.slice_<n>" -> pid; anything else -> -EINVAL. */
+static int agent_pid_of(const char *name, uint32_t *ret)
+{
+	static const char prefix[] = "agent_", suffix[] = ".data";
+	const size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
+	uint32_t idx;
+	if (slice_index(name, NULL, &idx) < 0)
+		return -EINVAL;
+	const char *sep = NULL;
+	for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
+		sep = p;
+	size_t stem_len = (size_t)(sep - name);
+	if (stem_len <= np + ns || stem_len > np + ns + 10 || strncmp(name, prefix, np) != 0 ||
+	    strncmp(sep - ns, suffix, ns) != 0)
+		return -EINVAL;
+	char num[11];
+	size_t nd = stem_len - np - ns;
+	memcpy(num, name + np, nd);
+	num[nd] = 0;
+	uint64_t v;
+	if (num[0] == '0' || parse_u64(num, 1, UINT32_MAX, &v) < 0)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int raw_list_agent_pids(const char *dir, uint32_t **ret_pids, size_t *ret_n)
+{
+	if (!dir || !ret_pids || !ret_n)
+		return -EINVAL;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+
+	uint32_t *pids = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+	struct dirent *de;
+	errno = 0;
+	while ((de = readdir(d))) {
+		uint32_t pid;
+		if (agent_pid_of(de->d_name, &pid) < 0) {
+			errno = 0;
+			continue;
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			uint32_t *np = realloc(pids, nc * sizeof(*pids));
+			if (!np) {
+				r = -ENOMEM;
+				break;
+			}
+			pids = np;
+			cap = nc;
+		}
+		pids[n++] = pid;
+		errno = 0;
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	if (r < 0) {
+		free(pids);
+		return r;
+	}
+	/* one entry per pid, however many slices it wrote */
+	size_t u = 0;
+	if (n > 0) {
+		qsort(pids, n, sizeof(*pids), u32_cmp);
+		for (size_t i = 0; i < n; i++)
+			if (u == 0 || pids[u - 1] != pids[i])
+				pids[u++] = pids[i];
+	}
+	*ret_pids = pids;
+	*ret_n = u;
+	return (int)(u > INT_MAX ? INT_MAX : u);
 }
 
 /* --- ageing -------------------------------------------------------------- */

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define RAW_MAGIC "MSPRAW\r\n"          /* 8 bytes, no terminator stored */
 #define RAW_VERSION 1
@@ -136,14 +137,22 @@ enum raw_type {
 	 * RAW_AGENT_MAX_STR bytes (longer messages are cut and counted).
 	 *
 	 * RAW_AGENT_PROCESS  ts, u32 pid, u32 ppid, i32 rank (-1 none),
-	 *                    u32 reserved, str name (comm), str cmdline (args
+	 *                    u32 flags, str name (comm), str cmdline (args
 	 *                    joined by spaces).  First record of every slice.
+	 *                    flags bit 0 (RAW_AGENT_WINDOW_START): this slice
+	 *                    begins a window (the counters restart; a
+	 *                    process that execs keeps its pid and continues
+	 *                    the file set with a new window), 0: it continues
+	 *                    the previous slice's window.
 	 * RAW_AGENT_THREAD   ts, u32 tid, str name: a thread's name (its comm
 	 *                    when first seen, or what NVTX/mstx named it).
 	 * RAW_AGENT_DOMAIN   ts, u64 domain_id, str name: a domain created by
 	 *                    mstxDomainCreateA / nvtxDomainCreateA; id 0 is
 	 *                    the default domain ("default"), never written.
-	 * RAW_AGENT_MARK     ts, u32 tid, u32 event_type (ENUM_MSTX_EVENT_TYPE:
+	 * RAW_AGENT_CATEGORY ts, u64 domain_id, u64 category, str name: a name
+ *                    given to a category (nvtxNameCategoryA,
+ *                    nvtxDomainNameCategoryA); the last one written wins.
+ * RAW_AGENT_MARK     ts, u32 tid, u32 event_type (ENUM_MSTX_EVENT_TYPE:
 	 *                    0 marker, 3 marker_ex), u64 domain_id,
 	 *                    u64 category (0 none), u32 color (0 none),
 	 *                    u32 reserved, str message.
@@ -158,10 +167,23 @@ enum raw_type {
 	 *                    u64 bad_calls (NULL message, unknown range id,
 	 *                    pop without push, destroyed domain), u64 truncated
 	 *                    (messages cut to RAW_AGENT_MAX_STR).  Cumulative
-	 *                    for the window; written at every flush and last. */
+	 *                    for the window; written at every flush and last.
+	 *
+	 * Placement (agent, collectors/agent/window.c): every slice begins with
+	 * RAW_AGENT_PROCESS, then the DOMAIN, CATEGORY and NVTX-named THREAD
+	 * records known so far; a thread's RAW_AGENT_THREAD comes before its
+	 * first event in each slice; a DOMAIN record comes before the first
+	 * event of that domain.  Events of one thread are in call order;
+	 * threads interleave in batches (sort by ts).  A range may end on
+	 * another thread (RANGE_END tid is the ending thread), and then its
+	 * END may come before its START in the file: match start/end ranges
+	 * by range_id, push/pop ones by (tid, domain) nesting.  A START may
+	 * have no END (still open at stop).  The last record of a window
+	 * is RAW_AGENT_COUNTERS. */
 	RAW_AGENT_PROCESS = 100,
 	RAW_AGENT_THREAD = 101,
 	RAW_AGENT_DOMAIN = 102,
+	RAW_AGENT_CATEGORY = 103,
 	RAW_AGENT_MARK = 110,
 	RAW_AGENT_RANGE_START = 111,
 	RAW_AGENT_RANGE_END = 112,
@@ -169,6 +191,7 @@ enum raw_type {
 };
 
 #define RAW_AGENT_MAX_STR 1024
+#define RAW_AGENT_WINDOW_START 1U  /* RAW_AGENT_PROCESS flags */
 
 /* Decoded entries (host byte order; what encoders take and decoders give). */
 struct raw_proc_info { uint64_t ts; uint32_t pid, ppid; uint64_t starttime; char comm[16]; uint32_t is_target; };
@@ -180,8 +203,14 @@ struct raw_sys_cpu { int32_t cpu; uint64_t user, nice, system, idle, iowait, irq
 struct raw_sys_mem { uint64_t ts, mem_total, mem_free, buffers, cached, shmem, commit_limit, committed_as, huge_total, huge_free; };
 struct raw_proc_cpu { uint32_t pid; uint64_t utime, stime; };
 
-/* File name stem for a source ("host_cpu.data"); NULL if unknown. */
+/* File name stem for a source ("host_cpu.data"); NULL if unknown (and for
+ * RAW_SOURCE_AGENT, whose files are named per process: raw_agent_stem). */
 const char *raw_source_stem(enum raw_source s);
+
+/* Longest stem, its terminator included; longer stems are refused. */
+#define RAW_STEM_MAX 32
+/* "agent_<pid>.data": the stem of one process's agent files. */
+void raw_agent_stem(pid_t pid, char ret[RAW_STEM_MAX]);
 
 /* --- writing ------------------------------------------------------------ */
 
@@ -192,6 +221,12 @@ struct raw_writer;
 
 int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
 		    uint64_t real0_ns, uint64_t slice_bytes, struct raw_writer **ret);
+/* The same with the file name stem given (slices "<stem>.slice_<n>"), for
+ * sources with one file set per process (RAW_SOURCE_AGENT: raw_agent_stem).
+ * -EINVAL for an empty stem, one with '/', or one of RAW_STEM_MAX or more. */
+int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source source,
+			 uint64_t mono0_ns, uint64_t real0_ns, uint64_t slice_bytes,
+			 struct raw_writer **ret);
 /* Append one record; payload is already encoded (little-endian). */
 int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
 uint64_t raw_writer_bytes(const struct raw_writer *w);   /* all slices, headers included */
@@ -202,6 +237,15 @@ uint64_t raw_writer_bytes(const struct raw_writer *w);   /* all slices, headers 
  * writes each source about once per flush interval instead of every tick. */
 int raw_writer_set_buffer(struct raw_writer *w, size_t cap);
 int raw_writer_flush(struct raw_writer *w);
+/* Whether a record of len payload bytes goes into the current slice (false:
+ * the next append starts a new one), and starting the next slice now.
+ * Added so a writer whose slices must each begin with a description of the
+ * writer (RAW_AGENT_PROCESS) can write it first in every slice. */
+bool raw_writer_fits(const struct raw_writer *w, uint32_t len);
+int raw_writer_rotate(struct raw_writer *w);
+/* Append into the current slice even past slice_bytes: for the records that
+ * must share a slice with the description written first in it. */
+int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
 /* Index of the slice being written now (added: lets a sampler repeat its
  * process descriptions at the start of each new slice so slices stand alone). */
 uint32_t raw_writer_slice(const struct raw_writer *w);
@@ -254,6 +298,12 @@ void raw_cur_str(struct raw_cur *c, char *out, size_t field); /* NUL-terminates 
  * is a NULL-terminated array of malloc'd absolute paths, freed with
  * raw_paths_free. */
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths);
+/* The same for the slices "<stem>.slice_<n>" of any stem. */
+int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths);
+/* The pids that have agent files (agent_<pid>.data.slice_<n>) in dir, each
+ * once, ascending.  *ret_pids is malloc'd (NULL when there are none), freed
+ * with free(); returns the count or -errno. */
+int raw_list_agent_pids(const char *dir, uint32_t **ret_pids, size_t *ret_n);
 void raw_paths_free(char **paths);
 
 /* --- ageing (--storage-limit) ------------------------------------------- */

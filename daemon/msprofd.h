@@ -54,7 +54,12 @@ struct server {
 	struct session_list sessions;
 	unsigned n_sessions;
 	uint64_t next_session;
+
+	unsigned n_agents;              /* agent connections (not in n_clients) */
+	uint64_t next_agent_req;        /* ids of our requests to agents */
 };
+
+#define CLIENT_MAX_CLAIMS 64            /* HOST_MAX_ROOTS: what one session_start names */
 
 enum client_state {
 	CLIENT_NEW,        /* accepted, waiting for hello */
@@ -76,6 +81,9 @@ struct client {
 	bool throttled;                 /* reading paused: replies not read */
 	unsigned pending_writes;
 	unsigned n_sessions;
+	struct agent *agent;            /* the hello said "client":"agent" */
+	uint32_t claims[CLIENT_MAX_CLAIMS]; /* pids this connection drives */
+	unsigned n_claims;
 	size_t len;
 	char *buf;                      /* CLIENT_BUF_SIZE: a whole frame fits */
 };
@@ -101,9 +109,67 @@ void server_update_idle(struct server *srv);
 
 /* Send a message (consumed) to a client; dropped if it is closing. */
 void client_send(struct client *c, cJSON *msg);
+/* A protocol violation or refusal: one error frame, logged, then the
+ * connection drains and closes. */
+_printf_(4, 5) void client_fail(struct client *c, uint64_t id, const char *code, const char *fmt, ...);
+/* The reply to hello. */
+void server_hello_reply(struct client *c, uint64_t id);
 /* Send an error reply; the connection stays open. */
 _printf_(4, 5) void client_send_error(struct client *c, uint64_t id, const char *code,
 				      const char *fmt, ...);
+
+/* --- agent.c ------------------------------------------------------------ */
+
+/* An agent (libmsprof_agent.so inside a profiled process): one connection
+ * that said hello with "client":"agent" and the pid SO_PEERCRED gave.  It
+ * is driven by at most one session at a time (session != NULL); the daemon
+ * sends it agent_start / agent_stop with ids of its own and matches the
+ * replies by id, so a late reply to an older request is ignored. */
+enum agent_state {
+	AGENT_IDLE,        /* connected, recording nothing */
+	AGENT_STARTING,    /* agent_start sent, no agent_started yet */
+	AGENT_RECORDING,   /* agent_started received */
+	AGENT_STOPPING,    /* agent_stop sent, no agent_stopped yet */
+};
+
+#define AGENT_NAME_MAX 64
+#define AGENT_FEATURES_MAX 128
+
+struct agent {
+	struct client *c;
+	pid_t pid, ppid;
+	int64_t rank;                   /* -1: none */
+	char name[AGENT_NAME_MAX];
+	char features[AGENT_FEATURES_MAX];
+	enum agent_state state;
+	struct session *session;        /* driving it now, or NULL */
+	uint64_t pending_id;            /* our request awaiting its reply, 0: none */
+	uint64_t sent_ns;               /* when that request was sent (CLOCK_MONOTONIC) */
+	uint64_t hello_ns;
+};
+
+/* A hello with "client":"agent" on a new connection: check it, register
+ * the agent and offer it to the running sessions.  Replies (hello or a
+ * refusal that closes the connection). */
+void agent_hello(struct client *c, const cJSON *msg, uint64_t id);
+/* A message from an agent connection that is not hello: its replies to
+ * our requests (agent_started, agent_stopped, error) are taken, session
+ * requests refused with "denied". */
+void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64_t id);
+/* The agent's connection is closing. */
+void agent_gone(struct client *c);
+/* Send agent_start (s's settings) or agent_stop; the agent moves to
+ * STARTING / STOPPING with the request's id pending. */
+void agent_send_start(struct agent *a, struct session *s, const cJSON *start);
+void agent_send_stop(struct agent *a, uint64_t session_id);
+
+/* Requests: the "agents" list and "claim". */
+void agents_request_list(struct client *c, const cJSON *msg, uint64_t id);
+void claim_request(struct client *c, const cJSON *msg, uint64_t id);
+/* The live connection other than self that claimed pid, or NULL. */
+struct client *claim_owner(struct server *srv, const struct client *self, uint32_t pid);
+/* msprof's words for a process driven by another interactive client. */
+#define CLAIM_BUSY_MESSAGE "recv parmas timeout, server has been connected to another client."
 
 /* --- session.c ---------------------------------------------------------- */
 
@@ -119,3 +185,14 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id);
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id);
 /* End every session of owner (or all when owner is NULL). */
 void sessions_end(struct server *srv, struct client *owner, enum session_reason why);
+/* A new agent said hello: a running session whose tree holds it (and that
+ * drives agents) sends it agent_start. */
+void sessions_offer_agent(struct server *srv, struct agent *a);
+/* What an agent answered (or that it went away) for session s. */
+void session_agent_started(struct session *s, struct agent *a);
+void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error);
+void session_agent_gone(struct session *s, struct agent *a);
+uint64_t session_id(const struct session *s);
+/* A check_pid for the other request handlers: the pid exists, has not
+ * exited and belongs to uid; why gets the reason.  -ESRCH, -EPERM, -EIO. */
+int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len);

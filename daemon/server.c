@@ -134,6 +134,7 @@ static void client_close(struct client *c)
 		return;
 	c->state = CLIENT_CLOSED;
 	sessions_end(srv, c, SESSION_REASON_CLIENT_GONE);
+	agent_gone(c);
 	TAILQ_REMOVE(&srv->clients, c, link);
 	srv->n_clients--;
 	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
@@ -159,8 +160,7 @@ static void client_drain(struct client *c)
 }
 
 /* A protocol violation: tell the peer why, log it once, close. */
-static _printf_(4, 5) void client_fail(struct client *c, uint64_t id, const char *code,
-				       const char *fmt, ...)
+void client_fail(struct client *c, uint64_t id, const char *code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -186,14 +186,8 @@ static void on_client_timer(uv_timer_t *t)
 
 /* --- requests ----------------------------------------------------------- */
 
-static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
+void server_hello_reply(struct client *c, uint64_t id)
 {
-	/* A second hello is answered the same way: harmless, and it lets a
-	 * client that connected through a library ask for the daemon's pid. */
-	if (c->state == CLIENT_NEW) {
-		c->state = CLIENT_READY;
-		uv_timer_stop(&c->timer);
-	}
 	cJSON *r = ipc_msg_new(IPC_T_HELLO, id);
 	if (r && (!cJSON_AddBoolToObject(r, "ok", 1) ||
 		  !cJSON_AddNumberToObject(r, "daemon_pid", getpid()) ||
@@ -204,12 +198,35 @@ static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 	client_send(c, r);
 }
 
+static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
+{
+	const char *who = "";
+	bool agent = json_get_str(msg, "client", false, "", &who) == 0 && streq(who, "agent");
+
+	/* A second hello is answered the same way: harmless, and it lets a
+	 * client that connected through a library ask for the daemon's pid.
+	 * Only the first one can make the connection an agent's. */
+	if (c->state == CLIENT_NEW) {
+		c->state = CLIENT_READY;
+		uv_timer_stop(&c->timer);
+		if (agent) {
+			agent_hello(c, msg, id);
+			return;
+		}
+	} else if (agent && !c->agent) {
+		client_send_error(c, id, "bad_request", "a connection becomes an agent's with its first hello only");
+		return;
+	}
+	server_hello_reply(c, id);
+}
+
 static void req_status(struct client *c, const cJSON *msg, uint64_t id)
 {
 	struct server *srv = c->srv;
 	cJSON *r = ipc_msg_new(IPC_T_STATUS, id);
 	if (r && (!cJSON_AddNumberToObject(r, "sessions", srv->n_sessions) ||
 		  !cJSON_AddNumberToObject(r, "clients", srv->n_clients) ||
+		  !cJSON_AddNumberToObject(r, "agents", srv->n_agents) ||
 		  !cJSON_AddNumberToObject(r, "uptime_s",
 					   (double)((mono_ns() - srv->start_ns) / NSEC_PER_SEC)))) {
 		cJSON_Delete(r);
@@ -241,6 +258,8 @@ static const struct request_handler {
 	{ IPC_T_SHUTDOWN, req_shutdown },
 	{ IPC_T_SESSION_START, session_request_start },
 	{ IPC_T_SESSION_STOP, session_request_stop },
+	{ IPC_T_AGENTS, agents_request_list },
+	{ IPC_T_CLAIM, claim_request },
 };
 
 static void client_handle(struct client *c, const cJSON *msg)
@@ -271,6 +290,12 @@ static void client_handle(struct client *c, const cJSON *msg)
 	const char *name = cJSON_GetObjectItemCaseSensitive(msg, "type")->valuestring;
 	if (c->state == CLIENT_NEW && type != IPC_T_HELLO) {
 		client_fail(c, id, "no_hello", "the first message must be 'hello', not '%.64s'", name);
+		return;
+	}
+	/* An agent's connection answers our requests and may ask for status;
+	 * it never drives sessions (agent.c). */
+	if (c->agent && type != IPC_T_HELLO && type != IPC_T_STATUS) {
+		agent_handle(c, type, msg, id);
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(request_handlers); i++)
@@ -479,7 +504,8 @@ void server_update_idle(struct server *srv)
 {
 	if (srv->stopping || srv->idle_timeout_s == 0)
 		return;
-	if (srv->n_clients == 0 && srv->n_sessions == 0) {
+	/* Agents keep us: they are what an attach (msprof --pid) finds. */
+	if (srv->n_clients == 0 && srv->n_sessions == 0 && srv->n_agents == 0) {
 		if (!uv_is_active((uv_handle_t *)&srv->idle_timer))
 			uv_timer_start(&srv->idle_timer, on_idle, (uint64_t)srv->idle_timeout_s * 1000, 0);
 	} else {

@@ -1,26 +1,42 @@
-/* Sessions: host sampling of one process tree into one PROF directory.
+/* Sessions: host sampling of one process tree into one PROF directory, and
+ * the agents (libmsprof_agent.so) of that tree driven along with it.
  *
  * States and who moves them:
  *
- *   (request) --session_start, all fields valid--> RUNNING --end--> ENDED --> freed
+ *   (request) --session_start, all fields valid--> RUNNING --end--> [STOPPING] --> ENDED --> freed
  *
  *   RUNNING  the sampler is open and one or two timers tick it: the sys
  *            timer at host_sys_freq runs the --host-sys samplers, the usage
  *            timer at host_sys_usage_freq the --host-sys-usage ones (with
  *            neither, the sys timer ticks at WATCH_FREQ only to follow the
- *            tree).  Counted in srv->n_sessions and the owner's n_sessions.
- *   ENDED    session_end() ran: timers stopped, RAW_SESSION_END written to
- *            every source, files closed, counts dropped.  Only the timer
- *            handles are still closing; the last close callback frees it.
+ *            tree).  Every agent of the tree (the roots and, with
+ *            follow_children, their descendants by the /proc ppid chain) got
+ *            agent_start, at the start or when it said hello later; the
+ *            session_started reply waits (stop_timer, at most
+ *            IPC_AGENT_STOP_TIMEOUT_MS) until those of the start answered.
+ *            Counted in srv->n_sessions and the owner's n_sessions.
+ *   STOPPING only after a session_stop request while agents were driven:
+ *            the sampler is finished, every agent got agent_stop, and the
+ *            reply waits until each answered agent_stopped, went away, or
+ *            IPC_AGENT_STOP_TIMEOUT_MS passed (stop_timer), so the agents'
+ *            files are complete when the launcher exports.  Still counted.
+ *   ENDED    session_finish() ran: the reply or event is sent, counts
+ *            dropped, agents let go.  Only the timer handles are still
+ *            closing; the last close callback frees it.
  *
  * Five things end a RUNNING session, each exactly once (session_end ignores
- * an ENDED one):
+ * a session that is not RUNNING):
  *   - the owner's session_stop request        reason stop, answered with
  *                                             session_stopped and counts;
  *   - a tick finding the whole tree gone      target_exited  } the owner gets
  *   - a tick failing to write (disk full)     write_error    } a session_ended
  *   - daemon shutdown (signal, request, idle) daemon_shutdown} event;
  *   - the owning connection closing           client_gone, nobody to tell.
+ * All of them send agent_stop to the session's agents; only the stop
+ * request waits for the answers (nobody else needs the files complete at
+ * once, and a target that exited took its agents with it).  A STOPPING
+ * session finishes early when its owner closes (no reply then) or the
+ * daemon shuts down (the reply names the agents that did not answer).
  * A session never outlives its owner's connection, so a crashed launcher
  * cannot leave a sampler running. */
 #include <errno.h>
@@ -46,7 +62,26 @@
 #define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
 
-enum session_state { SESSION_RUNNING, SESSION_ENDED };
+#define DOMAIN_LIST_MAX 1024          /* bytes of --mstx-domain-include/exclude */
+#define DOMAIN_NAME_MAX 255
+#define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
+
+enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
+
+/* One agent the session drove.  The agent pointer is cleared when the
+ * agent answers agent_stopped, refuses, or goes away; the entry stays for
+ * the reply.  Entries of agents that exited mid-session are folded into
+ * n_exited when the array is full, so it never holds more than
+ * IPC_MAX_AGENTS entries (and the reply stays far below IPC_MAX_MSG). */
+enum slot_state { SLOT_STARTING, SLOT_RECORDING, SLOT_STOPPING, SLOT_STOPPED, SLOT_ERROR };
+
+struct slot {
+	pid_t pid;
+	struct agent *agent;
+	enum slot_state state;
+	uint64_t events, dropped, bytes;
+	char error[128];
+};
 
 struct session {
 	TAILQ_ENTRY(session) link;
@@ -57,7 +92,27 @@ struct session {
 	struct host_sampler *sampler;
 	char *data_dir;
 
-	uv_timer_t sys_timer, usage_timer;
+	uint32_t roots[HOST_MAX_ROOTS];        /* the tree, for finding its agents */
+	unsigned n_roots;
+	bool follow_children;
+	bool drive_agents;                     /* "agent": true */
+	cJSON *agent_start;                    /* the fields every agent_start carries */
+	struct slot *slots;                    /* IPC_MAX_AGENTS entries */
+	unsigned n_slots;
+	uint64_t n_exited;                     /* agents that exited, folded out of slots */
+	uint64_t req_ns;                       /* session_start received (CLOCK_MONOTONIC) */
+	bool start_pending;                    /* session_started waits for agent_started */
+	uint64_t start_reply_id;
+
+	/* a stop request waiting for agents (STOPPING) */
+	uint64_t reply_id;
+	bool reply;
+	enum session_reason why;
+	struct host_sampler_stats st;
+	bool finish_failed;
+	char message[256];
+
+	uv_timer_t sys_timer, usage_timer, stop_timer; /* stop_timer: the start's wait, then the stop's */
 	unsigned open_handles;
 	uint64_t sys_period_ns, usage_period_ns;
 	uint64_t sys_next_ns, usage_next_ns;   /* absolute CLOCK_MONOTONIC deadlines */
@@ -100,9 +155,39 @@ static void on_session_closed(uv_handle_t *h)
 {
 	struct session *s = h->data;
 	if (--s->open_handles == 0) {
+		cJSON_Delete(s->agent_start);
+		free(s->slots);
 		free(s->data_dir);
 		free(s);
 	}
+}
+
+uint64_t session_id(const struct session *s)
+{
+	return s->id;
+}
+
+/* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...] */
+static bool add_agents(cJSON *m, const struct session *s)
+{
+	cJSON *list = cJSON_AddArrayToObject(m, "agents");
+	if (!list)
+		return false;
+	for (unsigned i = 0; i < s->n_slots; i++) {
+		const struct slot *sl = &s->slots[i];
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "pid", sl->pid))
+			return false;
+		if (sl->state == SLOT_STOPPED) {
+			if (!cJSON_AddNumberToObject(e, "events", (double)sl->events) ||
+			    !cJSON_AddNumberToObject(e, "dropped", (double)sl->dropped) ||
+			    !cJSON_AddNumberToObject(e, "bytes", (double)sl->bytes))
+				return false;
+		} else if (!cJSON_AddStringToObject(e, "error", sl->error[0] ? sl->error : "no answer")) {
+			return false;
+		}
+	}
+	return !s->n_exited || cJSON_AddNumberToObject(m, "agents_exited", (double)s->n_exited);
 }
 
 static cJSON *counts_msg(enum ipc_type type, uint64_t id, const struct session *s,
@@ -114,63 +199,348 @@ static cJSON *counts_msg(enum ipc_type type, uint64_t id, const struct session *
 		  !cJSON_AddNumberToObject(m, "records", (double)st->records) ||
 		  !cJSON_AddNumberToObject(m, "bytes", (double)st->bytes) ||
 		  !cJSON_AddStringToObject(m, "reason", reason) ||
-		  (message && !cJSON_AddStringToObject(m, "message", message)))) {
+		  (message && !cJSON_AddStringToObject(m, "message", message)) ||
+		  (s->n_slots && !add_agents(m, s)))) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
 	return m;
 }
 
-/* End a running session (see the states above).  error: the -errno that
- * caused write_error.  reply: answer a stop request (reply_id) with
- * session_stopped; otherwise a connected owner gets a session_ended event. */
-static void session_end(struct session *s, enum session_reason why, int error, bool reply,
-			uint64_t reply_id)
+/* --- agents ------------------------------------------------------------------ */
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(mono_ns() - t0) / 1e6;
+}
+
+static struct slot *slot_of(struct session *s, const struct agent *a)
+{
+	for (unsigned i = 0; i < s->n_slots; i++)
+		if (s->slots[i].agent == a)
+			return &s->slots[i];
+	return NULL;
+}
+
+/* A free entry; when full, those of agents that exited are folded into
+ * n_exited first.  NULL only if every entry still has a live agent, which
+ * IPC_MAX_AGENTS rules out. */
+static struct slot *slot_new(struct session *s, struct agent *a)
+{
+	if (s->n_slots == IPC_MAX_AGENTS) {
+		unsigned k = 0;
+		for (unsigned i = 0; i < s->n_slots; i++) {
+			if (s->slots[i].agent || s->slots[i].state == SLOT_STOPPED)
+				s->slots[k++] = s->slots[i];
+			else
+				s->n_exited++;
+		}
+		s->n_slots = k;
+		if (k == IPC_MAX_AGENTS)
+			return NULL;
+	}
+	struct slot *sl = &s->slots[s->n_slots++];
+	*sl = (struct slot){ .pid = a->pid, .agent = a, .state = SLOT_STARTING };
+	return sl;
+}
+
+/* The parent of pid from /proc/PID/stat (field 4, after the comm, which
+ * may hold spaces and parentheses: parse from the last ')'). */
+static int proc_ppid(uint32_t pid, uint32_t *ret)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return n < 0 ? -errno : -EIO;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	unsigned ppid;
+	char state;
+	if (!p || sscanf(p + 1, " %c %u", &state, &ppid) != 2)
+		return -EIO;
+	*ret = ppid;
+	return 0;
+}
+
+/* Is pid one of the roots or, with follow_children, below one?  The
+ * ppid chain from /proc works whether or not any sampler runs.  A process
+ * whose parent died was re-parented (to init or a subreaper) and is not
+ * found this way; the host sampler would still follow it, but an agent
+ * there must say hello while its parent lives to be driven. */
+static bool tree_has(const struct session *s, uint32_t pid)
+{
+	for (unsigned depth = 0; depth < TREE_DEPTH_MAX && pid > 1; depth++) {
+		for (unsigned i = 0; i < s->n_roots; i++)
+			if (s->roots[i] == pid)
+				return true;
+		if (!s->follow_children || proc_ppid(pid, &pid) < 0)
+			return false;
+	}
+	return false;
+}
+
+static void drive_agent(struct session *s, struct agent *a)
+{
+	if (!slot_new(s, a)) {
+		log_msg("session %" PRIu64 ": cannot drive the agent of pid %d: %d agents already", s->id,
+			a->pid, IPC_MAX_AGENTS);
+		return;
+	}
+	agent_send_start(a, s, s->agent_start);
+}
+
+void sessions_offer_agent(struct server *srv, struct agent *a)
+{
+	struct session *s;
+	TAILQ_FOREACH(s, &srv->sessions, link) {
+		if (a->session)
+			return;
+		if (s->state == SESSION_RUNNING && s->drive_agents && tree_has(s, (uint32_t)a->pid)) {
+			log_msg("session %" PRIu64 ": agent of pid %d joined the tree", s->id, a->pid);
+			drive_agent(s, a);
+		}
+	}
+}
+
+/* session_started, once every agent driven at the start answered (or went
+ * away, or IPC_AGENT_STOP_TIMEOUT_MS passed): a client that hears it knows
+ * those agents record, so what the application annotates from then on is
+ * kept.  "agents" lists every agent sent agent_start. */
+static void send_started(struct session *s)
+{
+	if (!s->start_pending)
+		return;
+	s->start_pending = false;
+	uv_timer_stop(&s->stop_timer);
+	cJSON *reply = ipc_msg_new(IPC_T_SESSION_STARTED, s->start_reply_id);
+	cJSON *pids = reply && cJSON_AddNumberToObject(reply, "session", (double)s->id) ?
+		      cJSON_AddArrayToObject(reply, "agents") : NULL;
+	for (unsigned i = 0; pids && i < s->n_slots; i++)
+		if (!cJSON_AddItemToArray(pids, cJSON_CreateNumber(s->slots[i].pid)))
+			pids = NULL;
+	if (!pids) {
+		cJSON_Delete(reply);
+		reply = NULL;
+	}
+	client_send(s->owner, reply);
+}
+
+static void start_settled(struct session *s)
+{
+	if (!s->start_pending)
+		return;
+	for (unsigned i = 0; i < s->n_slots; i++)
+		if (s->slots[i].agent && s->slots[i].state == SLOT_STARTING)
+			return;
+	send_started(s);
+}
+
+static void on_start_timeout(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	for (unsigned i = 0; i < s->n_slots; i++)
+		if (s->slots[i].agent && s->slots[i].state == SLOT_STARTING)
+			log_msg("session %" PRIu64 ": agent of pid %d did not answer agent_start within %d ms",
+				s->id, s->slots[i].pid, IPC_AGENT_STOP_TIMEOUT_MS);
+	send_started(s);
+}
+
+void session_agent_started(struct session *s, struct agent *a)
+{
+	struct slot *sl = slot_of(s, a);
+	if (!sl)
+		return;
+	sl->state = SLOT_RECORDING;
+	/* The measure of how fast an agent switches on: from the moment the
+	 * request reached us (for agents of the tree at the start) and our
+	 * round trip to the agent. */
+	start_settled(s);
+	if (a->sent_ns - s->req_ns < NSEC_PER_SEC)
+		log_msg("session %" PRIu64 ": agent of pid %d started %.3f ms after session_start arrived "
+			"(round trip %.3f ms)", s->id, a->pid, ms_since(s->req_ns), ms_since(a->sent_ns));
+	else
+		log_msg("session %" PRIu64 ": agent of pid %d started (round trip %.3f ms)", s->id, a->pid,
+			ms_since(a->sent_ns));
+}
+
+static void session_finish(struct session *s);
+
+static bool agents_pending(const struct session *s)
+{
+	for (unsigned i = 0; i < s->n_slots; i++)
+		if (s->slots[i].agent)
+			return true;
+	return false;
+}
+
+void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error)
+{
+	struct slot *sl = slot_of(s, a);
+	if (!sl)
+		return;
+	uint64_t events = 0, dropped = 0, bytes = 0;
+	if (!error && (json_get_u64(msg, "events", 0, JSON_MAX_INT, false, 0, &events) < 0 ||
+		       json_get_u64(msg, "dropped", 0, JSON_MAX_INT, false, 0, &dropped) < 0 ||
+		       json_get_u64(msg, "bytes", 0, JSON_MAX_INT, false, 0, &bytes) < 0))
+		error = "agent_stopped with counts that are not integers";
+	sl->agent = NULL;
+	if (error) {
+		sl->state = SLOT_ERROR;
+		snprintf(sl->error, sizeof(sl->error), "%s", error);
+	} else {
+		sl->state = SLOT_STOPPED;
+		sl->events = events;
+		sl->dropped = dropped;
+		sl->bytes = bytes;
+		log_msg("session %" PRIu64 ": agent of pid %d stopped %.3f ms after agent_stop: %" PRIu64
+			" events, %" PRIu64 " dropped, %" PRIu64 " bytes", s->id, a->pid, ms_since(a->sent_ns),
+			events, dropped, bytes);
+		if (dropped)
+			log_msg("session %" PRIu64 ": agent of pid %d dropped %" PRIu64 " events (buffers full)",
+				s->id, a->pid, dropped);
+	}
+	start_settled(s);
+	if (s->state == SESSION_STOPPING && !agents_pending(s))
+		session_finish(s);
+}
+
+void session_agent_gone(struct session *s, struct agent *a)
+{
+	struct slot *sl = slot_of(s, a);
+	a->session = NULL;
+	if (!sl)
+		return;
+	sl->agent = NULL;
+	sl->state = SLOT_ERROR;
+	snprintf(sl->error, sizeof(sl->error), "the process exited before the stop (its data ends there)");
+	start_settled(s);
+	if (s->state == SESSION_STOPPING && !agents_pending(s))
+		session_finish(s);
+}
+
+/* Let go of every agent still driven: those that did not answer keep the
+ * reason in their entry. */
+static void release_agents(struct session *s, const char *why)
+{
+	for (unsigned i = 0; i < s->n_slots; i++) {
+		struct slot *sl = &s->slots[i];
+		if (!sl->agent)
+			continue;
+		if (sl->agent->session == s)
+			sl->agent->session = NULL;
+		sl->agent = NULL;
+		sl->state = SLOT_ERROR;
+		snprintf(sl->error, sizeof(sl->error), "%s", why);
+	}
+}
+
+static void on_stop_timeout(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	char why[128];
+	for (unsigned i = 0; i < s->n_slots; i++)
+		if (s->slots[i].agent)
+			log_msg("session %" PRIu64 ": agent of pid %d did not answer agent_stop within %d ms",
+				s->id, s->slots[i].pid, IPC_AGENT_STOP_TIMEOUT_MS);
+	snprintf(why, sizeof(why), "no agent_stopped within %d ms (the process may be stopped or hung)",
+		 IPC_AGENT_STOP_TIMEOUT_MS);
+	release_agents(s, why);
+	session_finish(s);
+}
+
+/* Send the reply or event, drop the counts and close the handles: the end
+ * of STOPPING, or of RUNNING when nothing needs to be waited for. */
+static void session_finish(struct session *s)
 {
 	struct server *srv = s->srv;
 	struct client *owner = s->owner;
-	struct host_sampler_stats st = { 0 };
-	char message[256];
+	enum session_reason why = s->why;
 
-	if (s->state != SESSION_RUNNING)
+	if (s->state == SESSION_ENDED)
 		return;
 	s->state = SESSION_ENDED;
-	uv_timer_stop(&s->sys_timer);
-	uv_timer_stop(&s->usage_timer);
-
-	int r = host_sampler_finish(s->sampler, reasons[why].raw);
-	host_sampler_get_stats(s->sampler, &st);
-	s->sampler = host_sampler_free(s->sampler);
-	if (why == SESSION_REASON_WRITE_ERROR) {
-		snprintf(message, sizeof(message), "cannot write raw data in '%s': %s", s->data_dir,
-			 strerror(-error));
-	} else if (r < 0) {
-		/* Finishing failed: the data up to here is readable, the END
-		 * record may be missing.  Say so rather than report success. */
-		why = SESSION_REASON_WRITE_ERROR;
-		snprintf(message, sizeof(message), "cannot finish raw data in '%s': %s", s->data_dir,
-			 strerror(-r));
-	} else {
-		snprintf(message, sizeof(message), "%s", reasons[why].message);
-	}
-	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks, %" PRIu64 " records, %" PRIu64
-		" bytes", s->id, message, st.ticks, st.records, st.bytes);
+	uv_timer_stop(&s->stop_timer);
+	release_agents(s, "msprofd stopped waiting for it");
 
 	TAILQ_REMOVE(&srv->sessions, s, link);
 	srv->n_sessions--;
 	owner->n_sessions--;
 	s->owner = NULL;
 
-	if (reply)
-		client_send(owner, counts_msg(IPC_T_SESSION_STOPPED, reply_id, s, &st,
-					      reasons[why].name, r < 0 ? message : NULL));
+	if (s->reply)
+		client_send(owner, counts_msg(IPC_T_SESSION_STOPPED, s->reply_id, s, &s->st,
+					      reasons[why].name, s->finish_failed ? s->message : NULL));
 	else if (why != SESSION_REASON_CLIENT_GONE)
-		client_send(owner, counts_msg(IPC_T_SESSION_ENDED, 0, s, &st, reasons[why].name,
-					      message));
+		client_send(owner, counts_msg(IPC_T_SESSION_ENDED, 0, s, &s->st, reasons[why].name,
+					      s->message));
 
 	uv_close((uv_handle_t *)&s->sys_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->usage_timer, on_session_closed);
+	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	server_update_idle(srv);
+}
+
+/* End a running session (see the states above).  error: the -errno that
+ * caused write_error.  reply: answer a stop request (reply_id) with
+ * session_stopped, after the agents answered; otherwise a connected owner
+ * gets a session_ended event at once. */
+static void session_end(struct session *s, enum session_reason why, int error, bool reply,
+			uint64_t reply_id)
+{
+	if (s->state != SESSION_RUNNING)
+		return;
+	uv_timer_stop(&s->sys_timer);
+	uv_timer_stop(&s->usage_timer);
+	/* ended while its agents were starting: the owner hears of the
+	 * session before of its end */
+	if (why == SESSION_REASON_CLIENT_GONE)
+		s->start_pending = false;
+	send_started(s);
+
+	int r = host_sampler_finish(s->sampler, reasons[why].raw);
+	host_sampler_get_stats(s->sampler, &s->st);
+	s->sampler = host_sampler_free(s->sampler);
+	if (why == SESSION_REASON_WRITE_ERROR) {
+		snprintf(s->message, sizeof(s->message), "cannot write raw data in '%s': %s", s->data_dir,
+			 strerror(-error));
+	} else if (r < 0) {
+		/* Finishing failed: the data up to here is readable, the END
+		 * record may be missing.  Say so rather than report success. */
+		why = SESSION_REASON_WRITE_ERROR;
+		s->finish_failed = true;
+		snprintf(s->message, sizeof(s->message), "cannot finish raw data in '%s': %s", s->data_dir,
+			 strerror(-r));
+	} else {
+		snprintf(s->message, sizeof(s->message), "%s", reasons[why].message);
+	}
+	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks, %" PRIu64 " records, %" PRIu64
+		" bytes", s->id, s->message, s->st.ticks, s->st.records, s->st.bytes);
+	s->why = why;
+	s->reply = reply;
+	s->reply_id = reply_id;
+
+	bool waiting = false;
+	for (unsigned i = 0; i < s->n_slots; i++) {
+		struct slot *sl = &s->slots[i];
+		if (!sl->agent || (sl->state != SLOT_STARTING && sl->state != SLOT_RECORDING))
+			continue;
+		agent_send_stop(sl->agent, s->id);
+		sl->state = SLOT_STOPPING;
+		waiting = true;
+	}
+	if (reply && waiting) {
+		s->state = SESSION_STOPPING;
+		uv_update_time(s->srv->loop);
+		uv_timer_start(&s->stop_timer, on_stop_timeout, IPC_AGENT_STOP_TIMEOUT_MS, 0);
+		return;
+	}
+	/* Nobody waits: the agents finish their files on their own. */
+	release_agents(s, "not waited for: the session ended without a stop request");
+	session_finish(s);
 }
 
 void sessions_end(struct server *srv, struct client *owner, enum session_reason why)
@@ -179,8 +549,19 @@ void sessions_end(struct server *srv, struct client *owner, enum session_reason 
 
 	for (s = TAILQ_FIRST(&srv->sessions); s; s = next) {
 		next = TAILQ_NEXT(s, link);
-		if (!owner || s->owner == owner)
+		if (owner && s->owner != owner)
+			continue;
+		if (s->state == SESSION_RUNNING) {
 			session_end(s, why, 0, false, 0);
+		} else if (s->state == SESSION_STOPPING) {
+			/* a stop waiting for agents: its owner is gone (no
+			 * reply then), or the daemon is going down (reply now) */
+			if (why == SESSION_REASON_CLIENT_GONE)
+				s->reply = false;
+			release_agents(s, why == SESSION_REASON_SHUTDOWN ? "msprofd is shutting down" :
+					  "the client disconnected");
+			session_finish(s);
+		}
 	}
 }
 
@@ -289,6 +670,11 @@ static int check_pid(uint64_t pid, uid_t peer, char *why, size_t why_len)
 	return 0;
 }
 
+int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len)
+{
+	return check_pid(pid, uid, why, why_len);
+}
+
 /* A directory that exists and belongs to uid. */
 static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 {
@@ -310,12 +696,82 @@ static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 	return 0;
 }
 
+/* "a,b": names of 1..DOMAIN_NAME_MAX bytes separated by commas, no control
+ * characters; "" is no list.  The agent compares names byte for byte;
+ * "default" is the default domain, as in msprof. */
+static bool domain_list_ok(const char *list)
+{
+	size_t n = strnlen(list, DOMAIN_LIST_MAX + 1);
+	if (n > DOMAIN_LIST_MAX)
+		return false;
+	if (n == 0)
+		return true;
+	size_t item = 0;
+	for (size_t i = 0; i <= n; i++) {
+		unsigned char ch = (unsigned char)list[i];
+		if (ch == ',' || ch == '\0') {
+			if (item == 0 || item > DOMAIN_NAME_MAX)
+				return false;
+			item = 0;
+		} else if (ch < 0x20 || ch == 0x7f) {
+			return false;
+		} else {
+			item++;
+		}
+	}
+	return true;
+}
+
+/* The agent fields of session_start: "agent" (drive the tree's agents,
+ * default true), "msproftx" (record mstx, default false) and the domain
+ * filters, which msprof allows one at a time and only with msproftx.
+ * *ret_start: what every agent_start of the session carries. */
+static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, cJSON **ret_start,
+		       char *why, size_t why_len)
+{
+	const char *inc = "", *exc = "";
+	bool drive, tx;
+
+	if (json_get_bool(msg, "agent", false, true, &drive) < 0 ||
+	    json_get_bool(msg, "msproftx", false, false, &tx) < 0) {
+		snprintf(why, why_len, "'agent' and 'msproftx' must be true or false");
+		return -EINVAL;
+	}
+	if (json_get_str(msg, "mstx_domain_include", false, "", &inc) < 0 ||
+	    json_get_str(msg, "mstx_domain_exclude", false, "", &exc) < 0 ||
+	    !domain_list_ok(inc) || !domain_list_ok(exc)) {
+		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' must be comma-separated "
+			 "domain names (1 to %d bytes each, no control characters, %d bytes in all)",
+			 DOMAIN_NAME_MAX, DOMAIN_LIST_MAX);
+		return -EINVAL;
+	}
+	if (*inc && *exc) {
+		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' cannot be used at the same time");
+		return -EINVAL;
+	}
+	if ((*inc || *exc) && !tx) {
+		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
+		return -EINVAL;
+	}
+	cJSON *m = cJSON_CreateObject();
+	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || !cJSON_AddBoolToObject(m, "msproftx", tx) ||
+	    !cJSON_AddStringToObject(m, "mstx_domain_include", inc) ||
+	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc)) {
+		cJSON_Delete(m);
+		return -ENOMEM;
+	}
+	*ret_drive = drive;
+	*ret_start = m;
+	return 0;
+}
+
 /* Fill cfg from a session_start request.  Every field is checked; the
  * first problem goes to why (for a bad_request error).  data_dir is
- * malloc'd into *ret_data_dir. */
+ * malloc'd into *ret_data_dir, the agents' settings into *ret_agent_start. */
 static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config *cfg,
 		       uint64_t *ret_sys_freq, uint64_t *ret_usage_freq, uint64_t *ret_limit_mb,
-		       char **ret_data_dir, char *why, size_t why_len)
+		       bool *ret_drive, cJSON **ret_agent_start, char **ret_data_dir, char *why,
+		       size_t why_len)
 {
 	const char *prof_dir, *sys = NULL, *usage = NULL, *bad;
 	uint64_t sys_freq, usage_freq, limit_mb;
@@ -404,6 +860,10 @@ static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config 
 		return -EINVAL;
 	}
 
+	r = parse_agent(msg, prof_dir, ret_drive, ret_agent_start, why, why_len);
+	if (r < 0)
+		return r;
+
 	cfg->follow_children = follow;
 	*ret_sys_freq = sys_freq;
 	*ret_usage_freq = usage_freq;
@@ -416,11 +876,14 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 {
 	struct server *srv = c->srv;
 	struct host_sampler_config cfg = { 0 };
-	uint64_t sys_freq, usage_freq, limit_mb;
+	uint64_t sys_freq = 0, usage_freq = 0, limit_mb = 0;
 	_cleanup_free_ char *data_dir = NULL;
+	_cleanup_json_ cJSON *agent_start = NULL;
+	bool drive = true;
 	char why[512];
 	int r;
 
+	uint64_t req_ns = mono_ns();
 	if (srv->n_sessions >= IPC_MAX_SESSIONS) {
 		client_send_error(c, id, "limit", "too many sessions (%d)", IPC_MAX_SESSIONS);
 		return;
@@ -430,8 +893,8 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 				  IPC_MAX_SESSIONS_PER_CLIENT);
 		return;
 	}
-	r = parse_start(msg, c->uid, &cfg, &sys_freq, &usage_freq, &limit_mb, &data_dir, why,
-			sizeof(why));
+	r = parse_start(msg, c->uid, &cfg, &sys_freq, &usage_freq, &limit_mb, &drive, &agent_start,
+			&data_dir, why, sizeof(why));
 	if (r == -ENOMEM) {
 		client_send_error(c, id, "io", "out of memory");
 		return;
@@ -440,9 +903,21 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		client_send_error(c, id, "bad_request", "%s", why);
 		return;
 	}
+	/* msprof: one interactive user per process */
+	for (unsigned i = 0; i < cfg.n_roots; i++) {
+		struct client *o = claim_owner(srv, c, cfg.roots[i]);
+		if (o) {
+			client_send_error(c, id, "busy", "process %u is driven by another client (pid %d): %s",
+					  cfg.roots[i], (int)o->pid, CLAIM_BUSY_MESSAGE);
+			return;
+		}
+	}
 
 	struct session *s = calloc(1, sizeof(*s));
-	if (!s) {
+	struct slot *slots = drive ? calloc(IPC_MAX_AGENTS, sizeof(*slots)) : NULL;
+	if (!s || (drive && !slots)) {
+		free(s);
+		free(slots);
 		client_send_error(c, id, "io", "out of memory");
 		return;
 	}
@@ -465,6 +940,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 			strerror(-r));
 		client_send_error(c, id, "io", "cannot start sampling into '%s': %s", data_dir,
 				  strerror(-r));
+		free(slots);
 		free(s);
 		return;
 	}
@@ -476,6 +952,13 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->data_dir = TAKE_PTR(data_dir);
 	s->age_limit_bytes = limit_mb ? storage_limit_bytes(limit_mb) : 0;
 	s->age_last_ns = cfg.mono0_ns;
+	s->req_ns = req_ns;
+	memcpy(s->roots, cfg.roots, cfg.n_roots * sizeof(cfg.roots[0]));
+	s->n_roots = cfg.n_roots;
+	s->follow_children = cfg.follow_children;
+	s->drive_agents = drive;
+	s->agent_start = TAKE_PTR(agent_start);
+	s->slots = slots;
 	/* A session with nothing to sample still follows its tree, so that it
 	 * ends (and tells its owner) when the target exits: the sys timer
 	 * then ticks with no sampler enabled, which only refreshes the tree. */
@@ -484,8 +967,9 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->usage_period_ns = NSEC_PER_SEC / usage_freq;
 	uv_timer_init(srv->loop, &s->sys_timer);
 	uv_timer_init(srv->loop, &s->usage_timer);
-	s->sys_timer.data = s->usage_timer.data = s;
-	s->open_handles = 2;
+	uv_timer_init(srv->loop, &s->stop_timer);
+	s->sys_timer.data = s->usage_timer.data = s->stop_timer.data = s;
+	s->open_handles = 3;
 	TAILQ_INSERT_TAIL(&srv->sessions, s, link);
 	srv->n_sessions++;
 	c->n_sessions++;
@@ -511,12 +995,23 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		"limit %" PRIu64 " MB, into '%s'", s->id, (int)c->pid, cfg.n_roots,
 		(unsigned)cfg.roots[0], what, limit_mb, s->data_dir);
 
-	cJSON *reply = ipc_msg_new(IPC_T_SESSION_STARTED, id);
-	if (reply && !cJSON_AddNumberToObject(reply, "session", (double)s->id)) {
-		cJSON_Delete(reply);
-		reply = NULL;
+	/* The agents of the tree: agent_start now, before the reply, so
+	 * they switch on as soon as possible. */
+	struct client *o;
+	TAILQ_FOREACH(o, &srv->clients, link)
+		if (drive && o->agent && o->state == CLIENT_READY && !o->agent->session &&
+		    tree_has(s, (uint32_t)o->agent->pid))
+			drive_agent(s, o->agent);
+
+	s->start_reply_id = id;
+	s->start_pending = true;
+	if (s->n_slots) {
+		log_msg("session %" PRIu64 ": agent_start sent to %u agent(s)", s->id, s->n_slots);
+		uv_update_time(srv->loop);
+		uv_timer_start(&s->stop_timer, on_start_timeout, IPC_AGENT_STOP_TIMEOUT_MS, 0);
+		return;
 	}
-	client_send(c, reply);
+	send_started(s);
 }
 
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
@@ -533,6 +1028,10 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 			break;
 	if (!s) {
 		client_send_error(c, id, "not_found", "no session %" PRIu64 " on this connection", sid);
+		return;
+	}
+	if (s->state != SESSION_RUNNING) {
+		client_send_error(c, id, "busy", "session %" PRIu64 " is stopping already", sid);
 		return;
 	}
 	session_end(s, SESSION_REASON_STOP, 0, true, id);

@@ -20,6 +20,66 @@ void exp_note(struct exp *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+void exp_note_add(struct exp *e, const char *fmt, ...)
+{
+	char *m = e->rep->message;
+	size_t n = strlen(m), size = sizeof e->rep->message;
+	if (n && n + 3 < size) {
+		strcpy(m + n, "; ");
+		n += 2;
+	}
+	if (n + 1 >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* JSON string contents: quotes, backslashes and control characters
+ * escaped; bytes that are not UTF-8 (an application's message may hold
+ * anything) become U+FFFD, so the file stays valid JSON. */
+void exp_json_str(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+			p++;
+		} else if (c < 0x20) {
+			static const char esc[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
+			if (c < sizeof esc && esc[c])
+				fprintf(f, "\\%c", esc[c]);
+			else
+				fprintf(f, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			fputc(c, f);
+			p++;
+		} else {
+			/* length and validity of one UTF-8 sequence (no overlongs,
+			 * no surrogates, at most U+10FFFF) */
+			size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+			bool ok = n && c <= 0xf4 && (size_t)(end - p) >= n;
+			for (size_t i = 1; ok && i < n; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok && n == 3)
+				ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+			if (ok && n == 4)
+				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+			if (ok) {
+				fwrite(p, 1, n, f);
+				p += n;
+			} else {
+				fputs("\xef\xbf\xbd", f);
+				p++;
+			}
+		}
+	}
+}
+
 static int sql_errno(int rc)
 {
 	switch (rc & 0xff) {
@@ -85,15 +145,23 @@ bool exp_table_has_rows(struct exp *e, const char *table)
 
 /* --- STRING_IDS ------------------------------------------------------------ */
 
-/* Open addressing on a power-of-two table.  Strings are process and
- * interface names, so the set stays small; the cap bounds what a damaged or
- * hostile raw file can make us allocate. */
-#define INTERN_MAX (1U << 20)
+/* A cache in front of STRING_IDS: open addressing on a power-of-two table.
+ * Names are few, but mstx messages can be as many as the events ("step
+ * 1234"), so the cache is bounded (INTERN_CACHE_MAX entries and
+ * INTERN_CACHE_BYTES of strings): when full it is emptied and lookups that
+ * miss it ask the database, through the unique index StringIdsValueIndex.
+ * Until the first emptying the cache holds every string, and a miss means
+ * a new string without asking. */
+#define INTERN_CACHE_MAX (1U << 16)
+#define INTERN_CACHE_BYTES (16U << 20)
+#define INTERN_ID_MAX ((int64_t)1 << 40)
 
 struct exp_intern {
 	struct { char *s; int64_t id; } *slots;
-	size_t cap, used;
-	sqlite3_stmt *insert;
+	size_t cap, used, bytes;
+	int64_t next_id;
+	bool complete;          /* the cache holds every string so far */
+	sqlite3_stmt *insert, *find;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -104,14 +172,23 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+static void intern_clear(struct exp_intern *in)
+{
+	for (size_t i = 0; i < in->cap; i++) {
+		free(in->slots[i].s);
+		in->slots[i].s = NULL;
+	}
+	in->used = in->bytes = 0;
+}
+
 struct exp_intern *exp_intern_free(struct exp_intern *in)
 {
 	if (!in)
 		return NULL;
-	for (size_t i = 0; i < in->cap; i++)
-		free(in->slots[i].s);
+	intern_clear(in);
 	free(in->slots);
 	sqlite3_finalize(in->insert);
+	sqlite3_finalize(in->find);
 	free(in);
 	return NULL;
 }
@@ -136,6 +213,22 @@ static int intern_grow(struct exp_intern *in)
 	return 0;
 }
 
+/* The id of s in the database, 0 and *ret; 1 when it is not there. */
+static int intern_find(struct exp *e, struct exp_intern *in, const char *s, int64_t *ret)
+{
+	sqlite3_bind_text(in->find, 1, s, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(in->find);
+	int r = 1;
+	if (rc == SQLITE_ROW) {
+		*ret = sqlite3_column_int64(in->find, 0);
+		r = 0;
+	} else if (rc != SQLITE_DONE) {
+		r = exp_sql_fail(e, rc, "STRING_IDS lookup");
+	}
+	sqlite3_reset(in->find);
+	return r;
+}
+
 int exp_intern_id(struct exp *e, const char *s, int64_t *ret)
 {
 	int r;
@@ -143,14 +236,20 @@ int exp_intern_id(struct exp *e, const char *s, int64_t *ret)
 		e->strings = calloc(1, sizeof *e->strings);
 		if (!e->strings)
 			return -ENOMEM;
+		e->strings->complete = true;
 		r = exp_prepare(e, "INSERT INTO STRING_IDS (id, value) VALUES (?, ?)", &e->strings->insert);
+		if (r == 0)
+			r = exp_prepare(e, "SELECT id FROM STRING_IDS WHERE value = ?", &e->strings->find);
 		if (r < 0)
 			return r;
 	}
 	struct exp_intern *in = e->strings;
+	size_t len = strlen(s);
+	if (in->used >= INTERN_CACHE_MAX || in->bytes + len > INTERN_CACHE_BYTES) {
+		intern_clear(in);
+		in->complete = false;
+	}
 	if ((in->used + 1) * 2 > in->cap) {
-		if (in->used >= INTERN_MAX)
-			return -E2BIG;
 		r = intern_grow(in);
 		if (r < 0)
 			return r;
@@ -164,10 +263,20 @@ int exp_intern_id(struct exp *e, const char *s, int64_t *ret)
 	char *copy = strdup(s);
 	if (!copy)
 		return -ENOMEM;
-	int64_t id = (int64_t)in->used;
-	sqlite3_bind_int64(in->insert, 1, id);
-	sqlite3_bind_text(in->insert, 2, s, -1, SQLITE_STATIC);
-	r = exp_step_done(e, in->insert, "STRING_IDS");
+	int64_t id = 0;
+	r = in->complete ? 1 : intern_find(e, in, s, &id);
+	if (r == 1) {
+		if (in->next_id >= INTERN_ID_MAX) {
+			free(copy);
+			return -E2BIG;
+		}
+		id = in->next_id;
+		sqlite3_bind_int64(in->insert, 1, id);
+		sqlite3_bind_text(in->insert, 2, s, -1, SQLITE_STATIC);
+		r = exp_step_done(e, in->insert, "STRING_IDS");
+		if (r == 0)
+			in->next_id++;
+	}
 	if (r < 0) {
 		free(copy);
 		return r;
@@ -175,6 +284,7 @@ int exp_intern_id(struct exp *e, const char *s, int64_t *ret)
 	in->slots[j].s = copy;
 	in->slots[j].id = id;
 	in->used++;
+	in->bytes += len + 1;
 	*ret = id;
 	return 0;
 }

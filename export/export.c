@@ -12,6 +12,7 @@
  * database is built with journal_mode=OFF and synchronous=OFF: it is not
  * visible under its final name until it is complete, so a crash costs only
  * the temporary file. */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -144,6 +145,10 @@ static void read_sample(struct exp *e)
 	e->have_sample = true;
 	e->ask_sys = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys"));
 	e->ask_usage = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys_usage"));
+	/* the agents filter already; a file written without the filter (the
+	 * agent's standalone mode) is filtered here */
+	json_str(j, "mstx_domain_include", e->mstx_include, sizeof e->mstx_include);
+	json_str(j, "mstx_domain_exclude", e->mstx_exclude, sizeof e->mstx_exclude);
 }
 
 static void read_times(struct exp *e)
@@ -168,7 +173,20 @@ static int create_schema(struct exp *e)
 			return r;
 	}
 	/* the key PROC_INFO upserts on; also serves PROC_EXIT's lookup by pid */
-	return exp_exec(e, "CREATE UNIQUE INDEX ProcessInfoIndex ON PROCESS_INFO (pid, startTicks)");
+	r = exp_exec(e, "CREATE UNIQUE INDEX ProcessInfoIndex ON PROCESS_INFO (pid, startTicks)");
+	/* the keys the agent tables upsert on; STRING_IDS by value for
+	 * interning more strings than the cache holds (common.c) */
+	if (r == 0)
+		r = exp_exec(e, "CREATE UNIQUE INDEX AgentThreadIndex ON AGENT_THREAD (pid, tid); "
+				"CREATE UNIQUE INDEX AgentCategoryIndex ON AGENT_CATEGORY (pid, domainId, category); "
+				"CREATE UNIQUE INDEX StringIdsValueIndex ON STRING_IDS (value)");
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_mstx_event_types); i++) {
+		char ins[128];
+		snprintf(ins, sizeof ins, "INSERT INTO ENUM_MSTX_EVENT_TYPE VALUES (%zu, '%s')", i,
+			 export_mstx_event_types[i]);
+		r = exp_exec(e, ins);
+	}
+	return r;
 }
 
 static int insert_text_pair(struct exp *e, const char *sql, const char *a, const char *b)
@@ -278,6 +296,35 @@ static int build_db(struct exp *e, const char *tmp)
 
 /* --- output directory --------------------------------------------------------- */
 
+/* "{stem}_{14 digits}{suffix}" or, sliced, "{stem}_slice_{n}_{14 digits}{suffix}" */
+static bool is_output(const char *name, const char *stem, const char *suffix)
+{
+	size_t ls = strlen(stem), lx = strlen(suffix), len = strlen(name);
+	if (len < ls + 1 + EXPORT_TS_LEN + lx || strncmp(name, stem, ls) != 0 || name[ls] != '_' ||
+	    strcmp(name + len - lx, suffix) != 0)
+		return false;
+	const char *stamp = name + len - lx - EXPORT_TS_LEN, *mid = name + ls + 1;
+	for (size_t i = 0; i < EXPORT_TS_LEN; i++)
+		if (!isdigit((unsigned char)stamp[i]))
+			return false;
+	if (mid == stamp)
+		return true;
+	if (!startswith(mid, "slice_"))
+		return false;
+	const char *q = mid + 6;
+	while (q < stamp && isdigit((unsigned char)*q))
+		q++;
+	return q > mid + 6 && q == stamp - 1 && *q == '_';
+}
+
+static bool written(const struct exp *e, const char *stem, const char *suffix)
+{
+	for (unsigned i = 0; i < e->n_written; i++)
+		if (is_output(e->written[i], stem, suffix))
+			return true;
+	return false;
+}
+
 static int write_readme(struct exp *e, const char *dir)
 {
 	struct exp_out o;
@@ -286,22 +333,20 @@ static int write_readme(struct exp *e, const char *dir)
 		return r;
 	/* msprof MsprofOutputSummary._export_readme_file: a numbered list per
 	 * kind, "N.<name>.<suffix>:<description>", each list ended by a blank
-	 * line. */
+	 * line; a sliced file is listed once. */
 	fputs("Timeline file description:\n", o.f);
 	unsigned n = 0;
-	for (unsigned i = 0; i < e->n_written; i++)
-		if (startswith(e->written[i], "msprof_"))
-			fprintf(o.f, "%u.msprof.json:%s", ++n, EXPORT_TIMELINE_DESCRIPTION);
+	if (written(e, "msprof", ".json"))
+		fprintf(o.f, "%u.msprof.json:%s", ++n, EXPORT_TIMELINE_DESCRIPTION);
+	if (written(e, "msprof_tx", ".json"))
+		fprintf(o.f, "%u.msprof_tx.json:%s", ++n, EXPORT_TX_TIMELINE_DESCRIPTION);
 	fputs("\nSummary file description:\n", o.f);
 	n = 0;
-	for (unsigned i = 0; i < e->n_written; i++)
-		for (size_t k = 0; k < _CSV_MAX; k++) {
-			const struct export_csv_table *t = &export_csv_tables[k];
-			size_t l = strlen(t->type);
-			if (strncmp(e->written[i], t->type, l) == 0 && e->written[i][l] == '_' &&
-			    strlen(e->written[i]) == l + 1 + EXPORT_TS_LEN + 4)
-				fprintf(o.f, "%u.%s.csv:%s", ++n, t->type, t->description);
-		}
+	for (size_t k = 0; k < _CSV_MAX; k++) {
+		const struct export_csv_table *t = &export_csv_tables[k];
+		if (written(e, t->type, ".csv"))
+			fprintf(o.f, "%u.%s.csv:%s", ++n, t->type, t->description);
+	}
 	fputc('\n', o.f);
 	unsigned before = e->n_written;
 	r = exp_out_commit(e, &o);
@@ -326,7 +371,11 @@ static int write_outputs(struct exp *e)
 	if (r == 0)
 		r = exp_write_timeline(e, dir);
 	if (r == 0)
+		r = exp_write_tx_timeline(e, dir);
+	if (r == 0)
 		r = exp_write_summaries(e, dir);
+	if (r == 0)
+		r = exp_write_tx_summary(e, dir);
 	close_db(e);
 	e->rep->files_written = e->n_written;
 	if (r == 0)
@@ -361,7 +410,14 @@ static int count_slices(const char *prof_dir, unsigned *ret)
 			n++;
 		raw_paths_free(paths);
 	}
-	*ret = n;
+	/* the agents' files (agent_<pid>.data.slice_<n>) */
+	uint32_t *pids = NULL;
+	size_t np = 0;
+	int r = raw_list_agent_pids(dir, &pids, &np);
+	free(pids);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	*ret = n + (unsigned)np;
 	return 0;
 }
 

@@ -23,6 +23,7 @@ struct export_report {
 	uint64_t bad_records;    /* damaged frames and malformed payloads skipped */
 	uint64_t torn_bytes;     /* incomplete tails */
 	unsigned raw_files;      /* raw slices read */
+	uint64_t mstx_dropped;   /* mstx events the agents dropped (buffers full) */
 	char message[512];       /* first problem worth telling the user, or "" */
 };
 

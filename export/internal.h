@@ -15,7 +15,7 @@
 #define EXPORT_OUTPUT_DIR "mindstudio_profiler_output"
 #define EXPORT_TS_LEN 14 /* YYYYMMDDhhmmss */
 #define EXPORT_MAX_NETCARDS 64
-#define EXPORT_MAX_FILES 16
+#define EXPORT_MAX_FILES 64 /* names kept for README.txt; CSV slices beyond are not listed twice */
 
 /* Samples asked for, from host/sample.json (host_sys, host_sys_usage). */
 enum {
@@ -52,6 +52,8 @@ struct exp {
 	bool have_sample;
 	unsigned ask_sys;   /* --host-sys */
 	unsigned ask_usage; /* --host-sys-usage */
+	char mstx_include[1025]; /* --mstx-domain-include, "" none */
+	char mstx_exclude[1025];
 
 	/* host/start_info, host/end_info, and the records themselves */
 	uint64_t start_ns, end_ns;  /* 0: not given */
@@ -67,6 +69,11 @@ struct exp {
 
 /* Record the first problem worth telling the user (report.message). */
 void exp_note(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Add to report.message ("; " between), for problems every one of which
+ * the user must hear of (dropped events). */
+void exp_note_add(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Write s[0..len) as the inside of a JSON string (escaped, valid UTF-8). */
+void exp_json_str(FILE *f, const char *s, size_t len);
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
 int exp_exec(struct exp *e, const char *sql);
@@ -105,6 +112,15 @@ void exp_out_abort(struct exp_out *o);
 void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep);
 
 int exp_parse(struct exp *e);
+/* The agents' files in dir (host/data): MSTX_EVENTS and AGENT_* (agent.c). */
+int exp_parse_agents(struct exp *e, const char *dir);
+struct raw_reader;
+/* Add a finished file's reader counts to the report, noting damage. */
+void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *rd);
+/* mindstudio_profiler_output/msprof_tx_{ts}.json and .csv (mstx.c). */
+int exp_write_tx_layer(struct exp *e, FILE *f, bool *first);
+int exp_write_tx_timeline(struct exp *e, const char *dir);
+int exp_write_tx_summary(struct exp *e, const char *dir);
 int exp_write_timeline(struct exp *e, const char *dir);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);

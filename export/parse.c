@@ -987,6 +987,13 @@ static int parse_file(struct parse *p, const char *path)
 		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
 		r = 0;
 	}
+	exp_reader_done(e, path, rd);
+	raw_reader_free(rd);
+	return r;
+}
+
+void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *rd)
+{
 	const struct raw_reader_stats *s = raw_reader_stats(rd);
 	e->rep->records += s->records;
 	e->rep->bad_records += s->bad_records;
@@ -997,8 +1004,6 @@ static int parse_file(struct parse *p, const char *path)
 	else if (s->torn_bytes)
 		exp_note(e, "raw file '%s' ends with an incomplete record (%" PRIu64 " byte(s) ignored)", path,
 			 s->torn_bytes);
-	raw_reader_free(rd);
-	return r;
 }
 
 static const enum raw_source sources[] = {
@@ -1045,6 +1050,9 @@ int exp_parse(struct exp *e)
 		e->rep->bad_records += p.malformed;
 		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
 	}
+	/* the agents' files: mstx events (agent.c) */
+	if (r == 0)
+		r = exp_parse_agents(e, dir);
 	forget_all(&p);
 	free(p.cpu_busy);
 	free(p.cpu_seen);

@@ -29,7 +29,17 @@
  *                             ticks; cpuId -1 = the aggregate line
  *   SYS_MEM                   /proc/meminfo as sampled, kB (huge: pages)
  *   PROCESS_CPU_USAGE         every process, % of all CPUs per interval
- *   PROCESS_MEM_USAGE         every process, statm pages at the sample */
+ *   PROCESS_MEM_USAGE         every process, statm pages at the sample
+ *   AGENT_PROCESS             each process with agent data: pid, ppid, rank,
+ *                             name -> STRING_IDS, cmdline, first and last
+ *                             record time
+ *   AGENT_THREAD              its threads: name -> STRING_IDS
+ *   AGENT_CATEGORY            category names (NVTX): domainId and name ->
+ *                             STRING_IDS
+ *   AGENT_COUNTERS            per process: what the agent counted (events,
+ *                             dropped, badCalls, truncated) and what the
+ *                             export found (openAtEnd, endWithoutStart,
+ *                             matchOverflow, filtered) */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -40,6 +50,12 @@ const struct export_db_table export_db_tables[] = {
 	{ "HOST_DISK_USAGE", "timestampNs NUMERIC, readRate NUMERIC, writeRate NUMERIC, usage NUMERIC",
 	  true, false },
 	{ "HOST_NETWORK_USAGE", "timestampNs NUMERIC, usage NUMERIC, speed NUMERIC", true, false },
+	{ "MSTX_EVENTS",
+	  "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, "
+	  "message INTEGER, globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
+	  true, false },
+	/* msprof writes its ENUM tables whatever was collected */
+	{ "ENUM_MSTX_EVENT_TYPE", "id INTEGER PRIMARY KEY, name TEXT", true, true },
 	/* ours */
 	{ "PROCESS_INFO",
 	  "pid INTEGER, ppid INTEGER, startTicks INTEGER, name INTEGER, isTarget INTEGER, "
@@ -67,6 +83,15 @@ const struct export_db_table export_db_tables[] = {
 	{ "PROCESS_CPU_USAGE", "timestampNs INTEGER, pid INTEGER, usage REAL", false, false },
 	{ "PROCESS_MEM_USAGE",
 	  "timestampNs INTEGER, pid INTEGER, sizePages INTEGER, residentPages INTEGER, sharedPages INTEGER",
+	  false, false },
+	{ "AGENT_PROCESS",
+	  "pid INTEGER, ppid INTEGER, rank INTEGER, name INTEGER, cmdline TEXT, startNs INTEGER, endNs INTEGER",
+	  false, false },
+	{ "AGENT_THREAD", "pid INTEGER, tid INTEGER, name INTEGER", false, false },
+	{ "AGENT_CATEGORY", "pid INTEGER, domainId INTEGER, category INTEGER, name INTEGER", false, false },
+	{ "AGENT_COUNTERS",
+	  "pid INTEGER, events INTEGER, dropped INTEGER, badCalls INTEGER, truncated INTEGER, "
+	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER",
 	  false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
@@ -117,6 +142,14 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 	[CSV_PROCESS_MEM] = { CSV_PROCESS_MEM, "process_mem",
 		{ "Device_id", "PID", "Name", "Size(pages)", "Resident(pages)", "Shared(pages)" },
 		"Memory of every process on the host, mean of the samples, from /proc/PID/statm.\n" },
+	[CSV_MSPROF_TX] = { CSV_MSPROF_TX, "msprof_tx",
+		{ "Device_id", "pid", "tid", "category", "event_type", "payload_type", "payload_value",
+		  "Start_time(us)", "End_time(us)", "message_type", "message", "domain",
+		  "Device Start_time(us)", "Device End_time(us)" },
+		"mstx (msproftx) marks and ranges of the annotated processes, by start time.\n"
+		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
+		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
+		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
 };
 
 const struct export_csv_table *export_csv_table_find(const char *type)
@@ -141,7 +174,11 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	[TRACK_MEMORY_USAGE] = { TRACK_MEMORY_USAGE, "Memory Usage", 10, "CPU" },
 	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU" },
 	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU" },
+	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU" },
 };
+
+/* msprof's MSTX_EVENT_TYPE_TABLE */
+const char *const export_mstx_event_types[4] = { "marker", "push/pop", "start/end", "marker_ex" };
 
 const struct export_track_info *export_track_find(const char *process_name)
 {

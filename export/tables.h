@@ -40,6 +40,7 @@ enum export_csv {
 	CSV_SYS_MEM,
 	CSV_PROCESS_CPU_USAGE,
 	CSV_PROCESS_MEM,
+	CSV_MSPROF_TX,
 	_CSV_MAX,
 };
 
@@ -63,6 +64,7 @@ enum export_track {
 	TRACK_MEMORY_USAGE,
 	TRACK_NETWORK_USAGE,
 	TRACK_DISK_USAGE,
+	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
 	_TRACK_MAX,
 };
 
@@ -76,6 +78,21 @@ struct export_track_info {
 extern const struct export_track_info export_tracks[_TRACK_MAX];
 const struct export_track_info *export_track_find(const char *process_name);
 
+/* msprof_tx: one layer per process, msprof's "PID Name/MsprofTx" layer
+ * renamed to the process name; ranges that cannot nest on their thread go
+ * to extra tracks with tid + lane * EXPORT_LANE_TID_STEP (tids are below
+ * 2^22 on Linux, so these never meet a real thread). */
+#define EXPORT_LANE_TID_STEP 4194304U
+#define EXPORT_MAX_LANES 8
+
+/* ENUM_MSTX_EVENT_TYPE (reference §5): ids 0..3. */
+extern const char *const export_mstx_event_types[4];
+/* msprof's MSTX_EVENTS values for what host-only mstx events do not have:
+ * rangeId and category UINT32_MAX (msprof_tx_host_data.h defaults), and
+ * connectionId DEFAULT_CONNECTION_ID_MSTX ("no device side to link to"). */
+#define EXPORT_MSTX_NONE 4294967295LL
+#define EXPORT_MSTX_NO_CONNECTION 4000000000LL
+
 /* Host layers use device field 31 (msprof's HOST_PID). */
 #define EXPORT_HOST_DEVICE_ID 31U
 /* (pid << 10) | (sort_index << 5) | device, in 32 bits as msprof does. */
@@ -87,4 +104,8 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 #define EXPORT_TIMELINE_DESCRIPTION \
 	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
 	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
-	"Network Usage, Disk Usage), values in percent.\n"
+	"Network Usage, Disk Usage), values in percent; with --msproftx, one layer per " \
+	"annotated process (named after it) with its mstx marks and ranges per thread.\n"
+#define EXPORT_TX_TIMELINE_DESCRIPTION \
+	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \
+	"process, its marks (zero duration) and ranges on the thread that started them.\n"

@@ -7,7 +7,8 @@
  * process_name / process_labels / process_sort_index metadata events
  * (keys name, pid, tid, ph, args).  CPU Usage has one counter per CPU,
  * named "CPU <n>", and "CPU Avg"; the others one counter named after the
- * layer.  A layer without data is left out, metadata included. */
+ * layer.  A layer without data is left out, metadata included.  The mstx
+ * layers of the annotated processes follow (mstx.c). */
 #include "internal.h"
 #include "util.h"
 
@@ -98,7 +99,7 @@ static const struct layer layers[] = {
 
 int exp_write_timeline(struct exp *e, const char *dir)
 {
-	bool any = false;
+	bool any = exp_table_has_rows(e, "MSTX_EVENTS");
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
 		any = exp_table_has_rows(e, layers[i].table) ||
 		      (layers[i].table2 && exp_table_has_rows(e, layers[i].table2));
@@ -127,6 +128,8 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		if (r == 0 && n)
 			tl_metadata(&t, k, pid);
 	}
+	if (r == 0)
+		r = exp_write_tx_layer(e, o.f, &t.first);
 	fputs("\n]\n", o.f);
 	if (r < 0) {
 		exp_out_abort(&o);

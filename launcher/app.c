@@ -211,6 +211,134 @@ const char *strv_env_get(char *const *env, const char *key)
 	return NULL;
 }
 
+int strv_env_set(char ***env, const char *key, const char *value)
+{
+	char *item;
+	if (asprintf(&item, "%s=%s", key, value) < 0)
+		return -ENOMEM;
+	size_t klen = strlen(key), n = strv_len(*env);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp((*env)[i], key, klen) == 0 && (*env)[i][klen] == '=') {
+			free((*env)[i]);
+			(*env)[i] = item;
+			return 0;
+		}
+	char **v = realloc(*env, (n + 2) * sizeof(*v));
+	if (!v) {
+		free(item);
+		return -ENOMEM;
+	}
+	v[n] = item;
+	v[n + 1] = NULL;
+	*env = v;
+	return 0;
+}
+
+static bool readable_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* A candidate: the file exists, and its path made absolute and clean. */
+static char *agent_candidate(const char *dir, const char *sub)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s%s" AGENT_NAME, dir, sub, *sub ? "/" : "") < 0)
+		return NULL;
+	char *canon = readable_file(p) ? realpath(p, NULL) : NULL;
+	free(p);
+	return canon;
+}
+
+int agent_find(char **ret, struct diag *d)
+{
+	const char *env = getenv("MSPROF_AGENT_PATH");
+	char *found = NULL;
+
+	if (env && *env) {
+		if (!readable_file(env))
+			return diag_error(d, "MSPROF_AGENT_PATH '%s' is not a readable file", env);
+		found = realpath(env, NULL);
+		if (!found)
+			return diag_error(d, "cannot resolve MSPROF_AGENT_PATH '%s': %s", env, strerror(errno));
+	}
+
+	char self[PATH_MAX];
+	ssize_t n = found ? -1 : readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		const char *rel = MSPROF_LIBDIR_REL;
+		char *up = NULL;
+		if (rel[0] != '/' && asprintf(&up, "%s/../%s", self, rel) > 0) {
+			found = agent_candidate(up, "");
+			if (!found)
+				found = agent_candidate(up, "msprof");
+		}
+		free(up);
+		if (!found && asprintf(&up, "%s/../build.ninja", self) > 0) {
+			bool build_tree = access(up, F_OK) == 0;
+			free(up);
+			up = NULL;
+			if (build_tree && asprintf(&up, "%s/..", self) > 0)
+				found = agent_candidate(up, "collectors/agent");
+			free(up);
+		}
+	}
+	if (!found)
+		found = agent_candidate(MSPROF_AGENT_LIBDIR, "");
+	if (!found)
+		found = agent_candidate(MSPROF_AGENT_LIBDIR, "msprof");
+	if (!found) {
+		diag_error(d, "cannot find the msprof agent " AGENT_NAME " (set MSPROF_AGENT_PATH)");
+		return -ENOENT;
+	}
+	/* the dynamic loader splits LD_PRELOAD on blanks and colons */
+	if (strpbrk(found, " \t:")) {
+		diag_error(d, "the msprof agent '%s' cannot be preloaded: its path holds a blank or a colon", found);
+		free(found);
+		return -EINVAL;
+	}
+	*ret = found;
+	return 0;
+}
+
+int app_env_add_agent(char ***env, const char *agent)
+{
+	const char *old = strv_env_get(*env, "LD_PRELOAD");
+	int r = 0;
+
+	if (old && *old) {
+		/* After what the user preloads: their choices keep their order
+		 * (a sanitizer runtime, which must come first, for one).  Already
+		 * there (preloaded by hand): left as it is. */
+		bool present = false;
+		for (const char *p = old; *p && !present; ) {
+			size_t len = strcspn(p, " \t:");
+			present = len == strlen(agent) && strncmp(p, agent, len) == 0;
+			p += len;
+			p += strspn(p, " \t:");
+		}
+		if (!present) {
+			char *v;
+			if (asprintf(&v, "%s:%s", old, agent) < 0)
+				return -ENOMEM;
+			r = strv_env_set(env, "LD_PRELOAD", v);
+			free(v);
+		}
+	} else {
+		r = strv_env_set(env, "LD_PRELOAD", agent);
+	}
+	if (r >= 0)
+		r = strv_env_set(env, "MSTX_INJECTION_PATH", agent);
+	if (r >= 0)
+		r = strv_env_set(env, "NVTX_INJECTION64_PATH", agent);
+	return r;
+}
+
 int app_env_build(char *const *base, const char *spec, char ***ret, struct diag *d)
 {
 	size_t n = strv_len(base);
@@ -256,6 +384,38 @@ int app_env_build(char *const *base, const char *spec, char ***ret, struct diag 
 oom:
 	strv_free(env);
 	return diag_error(d, "out of memory");
+}
+
+int app_env_for(char *const *base, const struct msprof_opts *o, const char *agent, char ***ret, struct diag *d)
+{
+	char **env = NULL;
+	int r = app_env_build(base, o->environment, &env, d);
+	if (r < 0)
+		return r;
+	if (o->dynamic) {
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		r = strv_env_set(&env, "PROFILING_MODE", "dynamic");
+		if (r >= 0)
+			r = strv_env_set(&env, "DYNAMIC_PROFILING_KEY_PID", pid);
+	} else if (o->delay_s || o->duration_s) {
+		r = strv_env_set(&env, "PROFILING_MODE", "delay_or_duration");
+	}
+	if (r >= 0 && agent)
+		r = app_env_add_agent(&env, agent);
+	/* Plain launch mode: the session covers the application (and what it
+	 * starts) from its first instruction, so the agent may wait for its
+	 * agent_start while loading and miss no annotation.  Not with a delay
+	 * or a duration, nor in dynamic mode: there the agent would wait in
+	 * vain, and delay every program the application starts. */
+	if (r >= 0 && agent && !o->dynamic && !o->delay_s && !o->duration_s)
+		r = strv_env_set(&env, "MSPROF_AGENT_WAIT_MS", AGENT_WAIT_MS);
+	if (r < 0) {
+		strv_free(env);
+		return diag_error(d, "out of memory");
+	}
+	*ret = env;
+	return 0;
 }
 
 /* mkdir -p with msprof's 0750 (Utils::CreateDir). */

@@ -28,6 +28,35 @@ void app_cmd_release(struct app_cmd *a);
 int app_env_build(char *const *base, const char *spec, char ***ret, struct diag *d);
 void strv_free(char **v);
 const char *strv_env_get(char *const *env, const char *key);
+/* Set key=value in *env (a malloc'd vector as app_env_build makes),
+ * replacing the variable if it is there. */
+int strv_env_set(char ***env, const char *key, const char *value);
+
+#define AGENT_NAME "libmsprof_agent.so"
+/* How long, at most, the agent of a launched application waits at load for
+ * msprofd to start it (collectors/agent register_sync). */
+#define AGENT_WAIT_MS "3000"
+
+/* The in-process agent: $MSPROF_AGENT_PATH; else next to the installed
+ * program, <bindir>/../<libdir>/ or <bindir>/../<libdir>/msprof/; else, in
+ * a meson build tree (only where <exe dir>/../build.ninja exists, the rule
+ * ipc/client.c uses for msprofd), <exe dir>/../collectors/agent/; else the
+ * configured libdir.  *ret is absolute.  -ENOENT when there is none,
+ * -EINVAL when MSPROF_AGENT_PATH names no readable file or the path cannot
+ * go into LD_PRELOAD (a blank or a colon); d gets the reason as an error. */
+int agent_find(char **ret, struct diag *d);
+
+/* The environment a launched application gets: base plus --environment
+ * (app_env_build), then what msprof sets (application.cpp SetAppEnv):
+ * PROFILING_MODE=dynamic and DYNAMIC_PROFILING_KEY_PID=<msprof's pid> with
+ * --dynamic=on, PROFILING_MODE=delay_or_duration with --delay or
+ * --duration; then the agent (app_env_add_agent) unless agent is NULL, with
+ * MSPROF_AGENT_WAIT_MS in plain launch mode (no delay, no duration). */
+int app_env_for(char *const *base, const struct msprof_opts *o, const char *agent, char ***ret, struct diag *d);
+
+/* Inject the agent into env: LD_PRELOAD (after what is there),
+ * MSTX_INJECTION_PATH and NVTX_INJECTION64_PATH. */
+int app_env_add_agent(char ***env, const char *agent);
 
 /* The directory PROF dirs are created in, made if missing (mkdir -p):
  * --output; else $ASCEND_WORK_PATH/profiling_data; else the application's

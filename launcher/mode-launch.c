@@ -5,13 +5,24 @@
  * life and info.json can name its pid.  It keeps msprof's terminal, process
  * group, argv, cwd and environment (plus --environment).
  *
+ * --delay=S lets it run first and starts the collection S seconds later;
+ * --duration=S stops the collection S seconds after it started (after the
+ * delay, as msprof counts), and msprof then waits for the application.  An
+ * application that exits before the delay leaves no PROF dir (msprof
+ * AppMode::RunModeTasks).
+ *
+ * --msproftx=on injects the in-process agent (LD_PRELOAD and the mstx/NVTX
+ * injection variables).  The agent registers with msprofd as the process
+ * starts; msprofd sends it agent_start when it belongs to a running
+ * session, so with the application held until session_start it records
+ * from its very first annotation.
+ *
  * Signals: the application is in our process group, so a Ctrl-C from the
  * terminal reaches it directly (the kernel signals the whole foreground
  * group).  Forwarding that one too would deliver it twice, and many programs
  * take a second Ctrl-C as "die now".  So we forward only what was sent to
  * msprof alone (kill(1), timeout(1): si_code is not SI_KERNEL). */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -21,6 +32,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "child.h"
 #include "console.h"
 #include "runners.h"
 #include "session.h"
@@ -28,138 +40,28 @@
 
 extern char **environ;
 
-struct child {
-	pid_t pid;
-	int go_fd;     /* write one byte: exec; close: give up */
-	int err_fd;    /* the exec errno comes back here, EOF when exec worked */
-};
+enum { WAIT_EXITED = 0, WAIT_DEADLINE = 1 };
 
-/* rank_id for info.json: RANK_ID of the application's environment. */
-static int rank_of(char *const *env)
-{
-	const char *v = strv_env_get(env, "RANK_ID");
-	uint64_t n;
-	if (v && parse_u64(v, 0, INT32_MAX, &n) == 0)
-		return (int)n;
-	return -1;
-}
-
-/* Fork the application, held before exec.  Everything the child needs is
- * prepared here: after fork it only calls async-signal-safe functions. */
-static int spawn_held(const struct app_cmd *app, char **envp, int close_fd, struct child *ret)
-{
-	int go[2], err[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(err, O_CLOEXEC) < 0) {
-		int e = errno;
-		close(go[0]);
-		close(go[1]);
-		return -e;
-	}
-	/* for a script without #!, as execvp does */
-	size_t argc = 0;
-	while (app->argv[argc])
-		argc++;
-	char **sh_argv = calloc(argc + 2, sizeof(*sh_argv));
-	if (!sh_argv) {
-		close(go[0]); close(go[1]); close(err[0]); close(err[1]);
-		return -ENOMEM;
-	}
-	sh_argv[0] = (char *)"/bin/sh";
-	sh_argv[1] = app->path;
-	for (size_t i = 1; i < argc; i++)
-		sh_argv[i + 1] = app->argv[i];
-
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		free(sh_argv);
-		close(go[0]); close(go[1]); close(err[0]); close(err[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(err[0]);
-		if (close_fd >= 0)
-			close(close_fd);
-		char c;
-		ssize_t n;
-		do
-			n = read(go[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(app->path, app->argv, envp);
-		if (errno == ENOEXEC)
-			execve("/bin/sh", sh_argv, envp);
-		int e = errno;
-		ssize_t w = write(err[1], &e, sizeof(e));
-		(void)w;
-		_exit(127);
-	}
-	free(sh_argv);
-	close(go[0]);
-	close(err[1]);
-	*ret = (struct child){ .pid = pid, .go_fd = go[1], .err_fd = err[0] };
-	return 0;
-}
-
-/* Let the held child go; returns 0 once it has exec'd, -errno otherwise. */
-static int release(struct child *c)
-{
-	ssize_t n;
-	do
-		n = write(c->go_fd, "g", 1);
-	while (n < 0 && errno == EINTR);
-	close(c->go_fd);
-	c->go_fd = -1;
-	int e = 0;
-	do
-		n = read(c->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(c->err_fd);
-	c->err_fd = -1;
-	return n == (ssize_t)sizeof(e) ? -e : 0;
-}
-
-static void abandon(struct child *c)
-{
-	if (c->go_fd >= 0)
-		close(c->go_fd);
-	if (c->err_fd >= 0)
-		close(c->err_fd);
-	c->go_fd = c->err_fd = -1;
-	if (c->pid > 0)
-		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	c->pid = -1;
-}
-
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
-/* Wait for the application; forward stop signals; watch the daemon. */
-static int wait_app(struct session *s, int sigfd, pid_t pid, int *ret_status)
+/* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
+ * forward stop signals; watch the daemon.  WAIT_EXITED with *ret_status,
+ * WAIT_DEADLINE, or -errno. */
+static int wait_app(struct session *s, int sigfd, pid_t pid, uint64_t deadline_ns, int *ret_status)
 {
 	for (;;) {
+		int timeout = -1;
+		if (deadline_ns) {
+			uint64_t now = mono_ns();
+			if (now >= deadline_ns)
+				return WAIT_DEADLINE;
+			uint64_t ms = (deadline_ns - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+			timeout = ms > INT32_MAX ? INT32_MAX : (int)ms;
+		}
 		struct pollfd p[2] = {
 			{ .fd = sigfd, .events = POLLIN },
 			{ .fd = session_fd(s), .events = POLLIN },
 		};
-		if (poll(p, 2, -1) < 0) {
+		int n = poll(p, 2, timeout);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -180,11 +82,16 @@ static int wait_app(struct session *s, int sigfd, pid_t pid, int *ret_status)
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid) {
 			*ret_status = status;
-			return 0;
+			return WAIT_EXITED;
 		}
 		if (w < 0 && errno != EINTR)
 			return -errno;
 	}
+}
+
+static uint64_t after_s(unsigned s)
+{
+	return mono_ns() + (uint64_t)s * NSEC_PER_SEC;
 }
 
 int mode_launch_run(const struct msprof_opts *given)
@@ -197,16 +104,24 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct diag d = { 0 };
 	struct app_cmd app = { 0 };
 	char **envp = NULL;
-	char *output = NULL;
+	char *output = NULL, *agent = NULL;
 	struct session s;
-	struct child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
-	int sigfd = -1, rc = 1, r;
+	struct child child = CHILD_NONE;
+	int sigfd = -1, rc = 1, r, status = 0;
+	bool exited = false, started = false, stopped = false;
 	sigset_t old;
 
 	session_init(&s);
-	if (app_resolve(o, &app, &d) < 0 ||
-	    app_env_build(environ, o->environment, &envp, &d) < 0 ||
-	    output_prepare(o, &app, &output, &d) < 0) {
+	if (app_resolve(o, &app, &d) < 0 || output_prepare(o, &app, &output, &d) < 0) {
+		console_diag(&d);
+		goto out;
+	}
+	if (o->msproftx && agent_find(&agent, &d) < 0) {
+		/* one clear warning; the host data does not need the agent */
+		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
+		d.error[0] = '\0';
+	}
+	if (app_env_for(environ, o, agent, &envp, &d) < 0) {
 		console_diag(&d);
 		goto out;
 	}
@@ -225,36 +140,74 @@ int mode_launch_run(const struct msprof_opts *given)
 
 	if (session_connect(&s) < 0)
 		goto out_mask;
-	r = spawn_held(&app, envp, session_fd(&s), &child);
+	r = child_spawn_held(&app, envp, false, &child);
 	if (r < 0) {
 		console_error("cannot start '%s': %s", app.path, strerror(-r));
 		goto out_mask;
 	}
-	if (session_create_dir(&s, output, o, child.pid, app.name, rank_of(envp), app.name, app.dir) < 0)
-		goto out_abandon;
-	pid_t pids[1] = { child.pid };
-	if (session_start(&s, o, pids, 1) < 0) {
-		session_discard(&s);
-		goto out_abandon;
+
+	if (o->delay_s) {
+		r = child_release(&child);
+		if (r < 0) {
+			console_error("cannot execute '%s': %s", app.path, strerror(-r));
+			rc = 127;
+			goto out_abandon;
+		}
+		r = wait_app(&s, sigfd, child.pid, after_s(o->delay_s), &status);
+		if (r < 0)
+			goto out_wait_failed;
+		if (r == WAIT_EXITED) {
+			/* msprof logs this one; here it is the only news there is */
+			console_warn("Before delay time, the app process has exited.");
+			child.pid = -1;
+			rc = exit_code(status);
+			goto out_mask;
+		}
+		if (s.lost) {
+			/* the daemon went away during the delay: start a new one */
+			session_release(&s);
+			session_init(&s);
+			(void)session_connect(&s);
+		}
 	}
 
-	r = release(&child);
-	if (r < 0) {
-		console_error("cannot execute '%s': %s", app.path, strerror(-r));
-		session_discard(&s);
-		rc = 127;
-		goto out_abandon;
+	if (s.ipc && session_create_dir(&s, output, o, child.pid, app.name, rank_of(envp), app.name, app.dir) >= 0) {
+		pid_t pids[1] = { child.pid };
+		if (session_start(&s, o, pids, 1) < 0)
+			session_discard(&s);
+		else
+			started = true;
+	}
+	if (!o->delay_s) {
+		if (!started)
+			goto out_abandon;
+		r = child_release(&child);
+		if (r < 0) {
+			console_error("cannot execute '%s': %s", app.path, strerror(-r));
+			session_discard(&s);
+			rc = 127;
+			goto out_abandon;
+		}
+	} else if (started) {
+		console_info("Collection started after the delay of %u s.", o->delay_s);
 	}
 
-	int status = 0;
-	r = wait_app(&s, sigfd, child.pid, &status);
-	if (r < 0) {
-		/* cannot happen short of a kernel bug; do not leave the app */
-		console_error("cannot wait for the application: %s", strerror(-r));
-		kill(child.pid, SIGKILL);
-		abandon(&child);
-		session_stop(&s);
-		goto out_mask;
+	if (started && o->duration_s) {
+		r = wait_app(&s, sigfd, child.pid, after_s(o->duration_s), &status);
+		if (r < 0)
+			goto out_wait_failed;
+		exited = r == WAIT_EXITED;
+		if (!exited) {
+			session_stop(&s);
+			stopped = true;
+			console_info("Collection stopped after the duration of %u s.", o->duration_s);
+			console_info("waiting for app process exit......");
+		}
+	}
+	if (!exited) {
+		r = wait_app(&s, sigfd, child.pid, 0, &status);
+		if (r < 0)
+			goto out_wait_failed;
 	}
 	child.pid = -1;
 	rc = exit_code(status);
@@ -268,15 +221,30 @@ int mode_launch_run(const struct msprof_opts *given)
 	sigfd = -1;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
-	session_stop(&s);
+	if (!started) {
+		/* a delayed start that failed: said already, nothing to export */
+		if (rc == 0)
+			rc = 1;
+		goto out;
+	}
+	if (!stopped)
+		session_stop(&s);
 	if (export_one(s.prof_dir, o->type) < 0 && rc == 0)
 		rc = 1;
 	console_info("Profiling finished.");
 	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
 	goto out;
 
+out_wait_failed:
+	/* cannot happen short of a kernel bug; do not leave the app */
+	console_error("cannot wait for the application: %s", strerror(-r));
+	kill(child.pid, SIGKILL);
+	child_abandon(&child);
+	if (started)
+		session_stop(&s);
+	goto out_mask;
 out_abandon:
-	abandon(&child);
+	child_abandon(&child);
 out_mask:
 	if (sigfd >= 0)
 		close(sigfd);
@@ -286,5 +254,6 @@ out:
 	app_cmd_release(&app);
 	strv_free(envp);
 	free(output);
+	free(agent);
 	return rc;
 }

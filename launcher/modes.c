@@ -16,9 +16,27 @@
  * them there. */
 #define HOST_OPTS (B(HOST_SYS) | B(HOST_SYS_FREQ) | B(HOST_SYS_USAGE) | B(HOST_SYS_USAGE_FREQ))
 
+/* The agent options: launch mode injects the agent for them, dynamic mode
+ * always. */
+#define AGENT_OPTS (B(MSPROFTX) | B(MSTX_DOMAIN_INCLUDE) | B(MSTX_DOMAIN_EXCLUDE))
+#define LAUNCH_OPTS (B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | \
+		     B(DYNAMIC) | HOST_OPTS | AGENT_OPTS)
+
+static bool list_selected(const struct msprof_opts *o)
+{
+	return o->list;
+}
+
+/* The parser has checked the combinations (msprof CheckDynProfValid): with
+ * --dynamic=on there is an application or --pid, never both. */
+static bool dynamic_selected(const struct msprof_opts *o)
+{
+	return o->dynamic;
+}
+
 static bool launch_selected(const struct msprof_opts *o)
 {
-	return o->app_argc > 0 || o->application;
+	return opts_have_app(o);
 }
 
 static bool host_sys_selected(const struct msprof_opts *o)
@@ -57,12 +75,21 @@ static const struct mode_rules *export_rules_for(const struct msprof_opts *o)
 }
 
 const struct mode_def mode_table[_MODE_MAX] = {
+	[MODE_LIST] = {
+		.id = MODE_LIST, .name = "list", .selected = list_selected,
+		.rules = { .key = "list", .allowed = B(DYNAMIC) | B(LIST) },
+		.unlisted = true,
+	},
+	/* msprof runs both forms of dynamic mode as its AppMode, hence the
+	 * key; --delay and --duration were refused by the parser. */
+	[MODE_DYNAMIC] = {
+		.id = MODE_DYNAMIC, .name = "dynamic", .selected = dynamic_selected,
+		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(PID) },
+		.unlisted = true,
+	},
 	[MODE_LAUNCH] = {
 		.id = MODE_LAUNCH, .name = "launch", .selected = launch_selected,
-		.rules = {
-			.key = "application",
-			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | HOST_OPTS,
-		},
+		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(DELAY) | B(DURATION) },
 	},
 	/* msprof's SystemMode also needs --sys-period; here a pid or Ctrl-C
 	 * ends collection, and --sys-period only bounds it. */
@@ -105,6 +132,8 @@ int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct
 		/* msprof lists the option of every mode it has; so do we */
 		char list[256] = "";
 		for (unsigned i = 0; i < _MODE_MAX; i++) {
+			if (mode_table[i].unlisted)
+				continue;
 			size_t used = strlen(list);
 			snprintf(list + used, sizeof(list) - used, "%s--%s", used ? " " : "", mode_table[i].rules.key);
 		}

@@ -12,6 +12,8 @@
 #include "options.h"
 
 enum mode_id {
+	MODE_LIST,            /* --dynamic=on --list (ours) */
+	MODE_DYNAMIC,         /* --dynamic=on <app> | --dynamic=on --pid=P[,P...] */
 	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
 	MODE_HOST_SYS,        /* --host-sys with --host-sys-pid, no app */
 	MODE_HOST_SYS_USAGE,  /* --host-sys-usage, no app */
@@ -35,6 +37,9 @@ struct mode_def {
 	const struct mode_rules *(*rules_for)(const struct msprof_opts *o);
 	/* Checks of the mode beyond the sets; NULL when none. */
 	int (*check)(const struct msprof_opts *o, struct diag *d);
+	/* Left out of "No valid argument found in ...": selected only by an
+	 * option that the parser already checked. */
+	bool unlisted;
 };
 
 extern const struct mode_def mode_table[_MODE_MAX];

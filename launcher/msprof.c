@@ -10,6 +10,8 @@
 
 /* Indexed by the mode table's enum: the table decides, this only runs. */
 static const mode_run_fn mode_runners[_MODE_MAX] = {
+	[MODE_LIST] = mode_list_run,
+	[MODE_DYNAMIC] = mode_dynamic_run,
 	[MODE_LAUNCH] = mode_launch_run,
 	[MODE_HOST_SYS] = mode_hostsys_run,
 	[MODE_HOST_SYS_USAGE] = mode_hostsys_run,

@@ -341,6 +341,246 @@ static int check_host_sys_usage(struct msprof_opts *o, const char *v, struct dia
 	return 0;
 }
 
+static int check_dynamic(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("dynamic", v, &o->dynamic, d);
+}
+
+/* msprof stores --pid as given and checks it once all options are known
+ * (CheckDynaProfPidValid); so do we, in check_dynamic_combination. */
+static int check_pid(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v)
+		return diag_error(d, "Argument --pid: expected one argument,please enter a valid value.");
+	o->pid_arg = v;
+	return 0;
+}
+
+static int check_delay(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_range("delay", v, 1, MSPROF_DELAY_MAX, &o->delay_s, d);
+}
+
+static int check_duration(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_range("duration", v, 1, MSPROF_DELAY_MAX, &o->duration_s, d);
+}
+
+/* msprof CheckSysDevicesValid: "all" or a list of device ids.  Accepted so
+ * that msprof's command lines get msprof's answers; there are no devices
+ * to collect from here. */
+static int check_sys_devices(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --sys-devices is empty,Please enter a valid --sys-devices value.");
+	if (!streq(v, "all")) {
+		for (const char *p = v; *p; ) {
+			size_t len = strcspn(p, ",");
+			bool ok = len > 0 && len < 10;
+			for (size_t i = 0; ok && i < len; i++)
+				ok = p[i] >= '0' && p[i] <= '9';
+			if (len > 0 && !ok)
+				return diag_error(d, "Argument --sys-devices: invalid value: %.*s.Please input a valid device id.",
+						  (int)len, p);
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
+	o->sys_devices = v;
+	return 0;
+}
+
+static int check_msproftx(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("msproftx", v, &o->msproftx, d);
+}
+
+/* msprof's CheckArgOnOff lets the domain lists through after the NULL
+ * check; an empty list counts as not given (CheckMstxValid tests empty()). */
+static int check_mstx_include(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v)
+		return diag_error(d, "Argument --mstx-domain-include: expected one argument,please enter a valid value.");
+	o->mstx_include = v;
+	return 0;
+}
+
+static int check_mstx_exclude(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v)
+		return diag_error(d, "Argument --mstx-domain-exclude: expected one argument,please enter a valid value.");
+	o->mstx_exclude = v;
+	return 0;
+}
+
+static int check_sys_cpu_profiling(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("sys-cpu-profiling", v, &o->sys_cpu_profiling, d);
+}
+
+static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	o->list = true;
+	return 0;
+}
+
+bool pid_attachable(pid_t pid, char *why, size_t why_len)
+{
+	char path[64], line[256], state = '?';
+	unsigned uids[3] = { 0 }, threads = 1;
+	int have_uid = 0;
+
+	if (pid <= 0) {
+		snprintf(why, why_len, "process %d does not exist", (int)pid);
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, why_len, "process %d does not exist", (int)pid);
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (startswith(line, "State:"))
+			(void)sscanf(line + 6, " %c", &state);
+		else if (startswith(line, "Uid:"))
+			have_uid = sscanf(line + 4, "%u %u %u", &uids[0], &uids[1], &uids[2]);
+		else if (startswith(line, "Threads:"))
+			(void)sscanf(line + 8, "%u", &threads);
+	}
+	fclose(f);
+	/* a zombie leader whose threads still run is alive, as for msprofd */
+	if ((state == 'Z' || state == 'X') && threads <= 1) {
+		snprintf(why, why_len, "process %d has exited", (int)pid);
+		return false;
+	}
+	uid_t me = geteuid();
+	if (have_uid != 3) {
+		snprintf(why, why_len, "cannot read the owner of process %d", (int)pid);
+		return false;
+	}
+	if (me != 0 && (uids[0] != me || uids[1] != me || uids[2] != me)) {
+		snprintf(why, why_len, "process %d belongs to uid %u, not to uid %u", (int)pid,
+			 uids[0] != me ? uids[0] : uids[1] != me ? uids[1] : uids[2], (unsigned)me);
+		return false;
+	}
+	return true;
+}
+
+/* Append item to a comma list in buf. */
+static void list_add(char *buf, size_t size, const char *item, size_t len)
+{
+	size_t used = strlen(buf);
+	snprintf(buf + used, size - used, "%s%.*s", used ? "," : "", (int)len, item);
+}
+
+/* msprof CheckDynaProfPidValid: every item must be a number; the numbers
+ * that are not processes we may attach to are skipped with a warning; at
+ * least one must remain.  Why each was skipped is ours. */
+static int parse_pid_list(struct msprof_opts *o, struct diag *d)
+{
+	char nonnum[512] = "", invalid[512] = "";
+	unsigned n_items = 0;
+
+	for (const char *p = o->pid_arg; *p; p++)
+		n_items += *p == ',';
+	free(o->pids);
+	o->n_pids = 0;
+	o->pids = calloc(n_items + 1, sizeof(*o->pids));
+	if (!o->pids)
+		return diag_error(d, "out of memory");
+
+	for (const char *p = o->pid_arg; *p; ) {
+		size_t len = strcspn(p, ",");
+		if (len > 0) {
+			char item[32];
+			long long v = 0;
+			bool numeric = len < sizeof(item);
+			if (numeric) {
+				memcpy(item, p, len);
+				item[len] = '\0';
+				numeric = all_digits(item[0] == '-' ? item + 1 : item);
+				if (numeric) {
+					errno = 0;
+					v = strtoll(item, NULL, 10);
+					numeric = errno == 0 && v >= INT32_MIN && v <= INT32_MAX;
+				}
+			}
+			char why[160];
+			if (!numeric) {
+				list_add(nonnum, sizeof(nonnum), p, len);
+			} else if (!pid_attachable((pid_t)v, why, sizeof(why))) {
+				list_add(invalid, sizeof(invalid), p, len);
+				diag_warn(d, "%s", why);
+			} else {
+				bool dup = false;
+				for (unsigned i = 0; i < o->n_pids; i++)
+					dup = dup || o->pids[i] == (pid_t)v;
+				if (!dup)
+					o->pids[o->n_pids++] = (pid_t)v;
+			}
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (nonnum[0])
+		return diag_error(d, "Argument --pid: invalid non-numeric pid value: %s, stop profiling.", nonnum);
+	if (o->n_pids == 0)
+		return diag_error(d, "Argument --pid: no valid pid values, stop profiling.");
+	if (o->n_pids > MSPROF_MAX_DYNAMIC_PIDS)
+		return diag_error(d, "Argument --pid: at most %u processes can be profiled at once, stop profiling.",
+				  MSPROF_MAX_DYNAMIC_PIDS);
+	if (invalid[0])
+		diag_warn(d, "Argument --pid: invalid pid value: %s, will not collect profiling data for these process.",
+			  invalid);
+	return 0;
+}
+
+/* The checks msprof makes once every option is known, in its order:
+ * CheckDynProfValid (with CheckDynConflict), then CheckMstxValid.  --list
+ * and the --delay/--duration conflict are ours; the latter is in msprof's
+ * documentation (dynamically.md, delayed_mode.md) but not in its code. */
+static int check_combinations(struct msprof_opts *o, struct diag *d)
+{
+	static const enum opt_id dynamic_conflicts[] = {
+		OPT_SYS_DEVICES, OPT_SYS_PERIOD, OPT_SYS_CPU_PROFILING, OPT_DELAY, OPT_DURATION,
+	};
+	bool have_pid = o->pid_arg && *o->pid_arg;
+
+	if (o->list) {
+		if (!o->dynamic)
+			return diag_error(d, "Argument --list must be used with --dynamic=on.");
+		if (opts_have_app(o) || have_pid)
+			return diag_error(d, "Argument --list cannot be used with --application/--pid.");
+	} else if (!o->dynamic) {
+		if (have_pid)
+			return diag_error(d, "Argument --dynamic=off, but --pid is set.");
+	} else {
+		if (!opts_have_app(o) && !have_pid)
+			return diag_error(d, "Argument --dynamic=on, but --application/--pid is all empty.");
+		if (opts_have_app(o) && have_pid)
+			return diag_error(d, "Argument --dynamic=on, can not set --application/--pid at the same time.");
+		for (size_t i = 0; i < ARRAY_SIZE(dynamic_conflicts); i++)
+			if (opts_used(o, dynamic_conflicts[i]))
+				return diag_error(d, "Argument --dynamic and --%s cannot be configured at the same time.",
+						  opt_table[dynamic_conflicts[i]].name);
+		if (have_pid) {
+			int r = parse_pid_list(o, d);
+			if (r < 0)
+				return r;
+		}
+	}
+
+	bool inc = o->mstx_include && *o->mstx_include, exc = o->mstx_exclude && *o->mstx_exclude;
+	if (!o->msproftx && (inc || exc))
+		return diag_error(d, "Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.");
+	if (inc && exc)
+		return diag_error(d, "Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.");
+	return 0;
+}
+
 /* --- the table ------------------------------------------------------------- */
 
 /* Continuation lines of a description are indented as msprof does it. */
@@ -359,10 +599,37 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "you can try to use: msprof [msprof arguments] <app> [app arguments]", check_application },
 	[OPT_ENVIRONMENT] = { OPT_ENVIRONMENT, "environment", true,
 		"User app custom environment variable configuration.", check_environment },
+	[OPT_DYNAMIC] = { OPT_DYNAMIC, "dynamic", true,
+		"Dynamic profiling switch, the default value is off.", check_dynamic },
+	[OPT_PID] = { OPT_PID, "pid", true,
+		"Dynamic profiling pids of the target processes", check_pid },
+	[OPT_DELAY] = { OPT_DELAY, "delay", true,
+		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay },
+	[OPT_DURATION] = { OPT_DURATION, "duration", true,
+		"Collection duration in seconds, range 1 ~ 4294967295s.", check_duration },
+	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
+		"Specify the profiling scope by device ID when collect sys profiling."
+		"The value is all or ID list (split with ',')."
+		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_devices },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
 		CONT "the default value is text(which will also export the database).", check_type },
+	[OPT_MSPROFTX] = { OPT_MSPROFTX, "msproftx", true,
+		"Show msproftx and mstx data, the default value is off.", check_msproftx },
+	[OPT_MSTX_DOMAIN_INCLUDE] = { OPT_MSTX_DOMAIN_INCLUDE, "mstx-domain-include", true,
+		"Choose to only include mstx events from a comma separated list of domains;"
+		CONT "`default` filters the mstx default domain;"
+		CONT "The switch is only applicable when parameter msproftx is set to on;"
+		CONT "The switch cannot be set with mstx-domain-exclude at the same time.", check_mstx_include },
+	[OPT_MSTX_DOMAIN_EXCLUDE] = { OPT_MSTX_DOMAIN_EXCLUDE, "mstx-domain-exclude", true,
+		"Choose to exclude mstx events from a comma separated list of domains;"
+		CONT "`default` excludes the mstx default domain;"
+		CONT "The switch is only applicable when parameter msproftx is set to on;"
+		CONT "The switch cannot be set with mstx-domain-include at the same time.", check_mstx_exclude },
+	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
+		"The CPU acquisition switch, optional on / off,the default value is off."
+		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_cpu_profiling },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export },
 	[OPT_SYS_PERIOD] = { OPT_SYS_PERIOD, "sys-period", true,
@@ -383,6 +650,10 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "(an option of this implementation; CANN msprof has none)", check_host_sys_freq },
 	[OPT_VERSION] = { OPT_VERSION, "version", false,
 		"Print the version and exit. (an option of this implementation; CANN msprof has none)", NULL },
+	[OPT_LIST] = { OPT_LIST, "list", false,
+		"With --dynamic=on: list the processes --pid can attach to with agent data (mstx, NVTX),"
+		CONT "those whose msprof agent has registered. (an option of this implementation; CANN msprof has none)",
+		check_list },
 };
 
 void opts_init(struct msprof_opts *o)
@@ -398,6 +669,7 @@ void opts_release(struct msprof_opts *o)
 {
 	free(o->output);
 	free(o->storage_limit);
+	free(o->pids);
 	opts_init(o);
 }
 
@@ -520,5 +792,5 @@ int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
 		o->app_argv = argv + i;
 		o->app_argc = argc - i;
 	}
-	return 0;
+	return check_combinations(o, d);
 }

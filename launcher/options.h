@@ -24,7 +24,16 @@ enum opt_id {
 	OPT_STORAGE_LIMIT,
 	OPT_APPLICATION,
 	OPT_ENVIRONMENT,
+	OPT_DYNAMIC,
+	OPT_PID,
+	OPT_DELAY,
+	OPT_DURATION,
+	OPT_SYS_DEVICES,
 	OPT_TYPE,
+	OPT_MSPROFTX,
+	OPT_MSTX_DOMAIN_INCLUDE,
+	OPT_MSTX_DOMAIN_EXCLUDE,
+	OPT_SYS_CPU_PROFILING,
 	OPT_EXPORT,
 	OPT_SYS_PERIOD,
 	OPT_HOST_SYS_USAGE_FREQ,
@@ -34,6 +43,7 @@ enum opt_id {
 	/* ours, not in msprof */
 	OPT_HOST_SYS_FREQ,
 	OPT_VERSION,
+	OPT_LIST,
 	_OPT_MAX
 };
 
@@ -49,6 +59,8 @@ enum opt_id {
 #define MSPROF_HOST_USAGE_FREQ_MAX 50U
 #define MSPROF_DEFAULT_FREQ 50U
 #define MSPROF_MIN_FREE_MB 20U           /* below this nothing is collected */
+#define MSPROF_DELAY_MAX 4294967295U     /* --delay, --duration: seconds (msprof PROF_MAX_DYNAMIC_TIME) */
+#define MSPROF_MAX_DYNAMIC_PIDS 32       /* --pid: one daemon session each, IPC_MAX_SESSIONS in all */
 
 enum out_type { OUT_TEXT = 0, OUT_DB = 1 };
 
@@ -88,6 +100,18 @@ struct msprof_opts {
 	unsigned host_usage;             /* enum host_usage_flags */
 	char host_usage_list[16];        /* canonical "cpu,mem" */
 	unsigned host_usage_freq;
+
+	bool dynamic;                    /* --dynamic=on */
+	const char *pid_arg;             /* --pid as given, NULL if not given */
+	pid_t *pids;                     /* --pid: the valid ones, in the order given, no duplicates */
+	unsigned n_pids;
+	unsigned delay_s, duration_s;    /* --delay, --duration; 0: not given */
+	bool msproftx;                   /* --msproftx=on */
+	const char *mstx_include;        /* --mstx-domain-include, NULL or "" when not given */
+	const char *mstx_exclude;        /* --mstx-domain-exclude */
+	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
+	bool sys_cpu_profiling;
+	bool list;                       /* --list (ours) */
 
 	/* The application, new style: argv[app_first..] (not copied). */
 	char **app_argv;
@@ -129,6 +153,17 @@ void opts_print_help(FILE *f);
  * have; a run must produce something to look at). */
 void opts_default_host_sys(struct msprof_opts *o);
 
+/* Whether the application was given, new style or with --application. */
+static inline bool opts_have_app(const struct msprof_opts *o)
+{
+	return o->app_argc > 0 || o->application;
+}
+
 /* Exposed for tests: the path and value checks. */
 bool path_has_forbidden_char(const char *path);
 int parse_storage_limit(const char *s, uint64_t *ret_mb);
+
+/* Whether this user may attach to pid: it exists, has not exited, and its
+ * real, effective and saved uids are ours (root may attach to any).  When
+ * not, why gets the reason ("process 7 does not exist"). */
+bool pid_attachable(pid_t pid, char *why, size_t why_len);

@@ -7,3 +7,5 @@
 int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
 int mode_hostsys_run(const struct msprof_opts *o);  /* mode-hostsys.c: host-sys and host-sys-usage */
 int mode_export_run(const struct msprof_opts *o);   /* mode-export.c */
+int mode_dynamic_run(const struct msprof_opts *o);  /* mode-dynamic.c: the (msprof) prompt */
+int mode_list_run(const struct msprof_opts *o);     /* mode-list.c: --dynamic=on --list */

@@ -2,10 +2,14 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "collectors/profdir.h"
 #include "console.h"
@@ -16,6 +20,7 @@
 #define START_TIMEOUT_MS 10000
 /* the daemon closes its raw files before it answers */
 #define STOP_TIMEOUT_MS 30000
+#define CONTROL_TIMEOUT_MS 10000  /* claim, agents */
 
 static void cjson_deletep(cJSON **p)
 {
@@ -56,7 +61,7 @@ int session_create_dir(struct session *s, const char *output, const struct mspro
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
 	_cleanup_cjson_ cJSON *sample = NULL;
-	int r = profdir_create(output, getpid(), &s->prof_dir);
+	int r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
 	if (r < 0) {
 		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
 		return r;
@@ -84,7 +89,14 @@ int session_create_dir(struct session *s, const char *output, const struct mspro
 	    !cJSON_AddStringToObject(sample, "storageLimit", o->storage_limit ? o->storage_limit : "") ||
 	    !cJSON_AddStringToObject(sample, "app", app_name ? app_name : "") ||
 	    !cJSON_AddStringToObject(sample, "app_dir", app_dir ? app_dir : "") ||
-	    !cJSON_AddStringToObject(sample, "type", type_name(o->type))) {
+	    !cJSON_AddStringToObject(sample, "type", type_name(o->type)) ||
+	    !cJSON_AddStringToObject(sample, "dynamic", o->dynamic ? "on" : "off") ||
+	    !cJSON_AddStringToObject(sample, "pid", o->pid_arg ? o->pid_arg : "") ||
+	    !cJSON_AddNumberToObject(sample, "delay", o->delay_s) ||
+	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
+	    !cJSON_AddStringToObject(sample, "msproftx", o->msproftx ? "on" : "off") ||
+	    !cJSON_AddStringToObject(sample, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
+	    !cJSON_AddStringToObject(sample, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "")) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -99,11 +111,31 @@ fail:
 	return r;
 }
 
+static const char *json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int64_t json_int(const cJSON *obj, const char *key, int64_t dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : dflt;
+}
+
 /* Send req and wait for its reply; prints the daemon's error. */
 static int call(struct session *s, cJSON *req, int timeout_ms, const char *what, cJSON **ret_reply)
 {
 	cJSON *reply = NULL;
+	if (!s->ipc)
+		return -ENOTCONN;
 	int r = ipc_client_call(s->ipc, req, timeout_ms, &reply);
+	const char *code = r == -EREMOTEIO ? json_str(reply, "code") : NULL;
+	if (s->quiet && code && streq(code, "not_found")) {
+		/* the session ended on the daemon's side before we asked */
+		cJSON_Delete(reply);
+		return -ENOENT;
+	}
 	if (r == -EREMOTEIO) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "message");
 		console_error("msprofd refused to %s: %s", what, cJSON_IsString(m) ? m->valuestring : "unknown error");
@@ -135,6 +167,10 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 			return -ENOMEM;
 	if (!cJSON_AddStringToObject(req, "prof_dir", s->prof_dir) ||
 	    !cJSON_AddBoolToObject(req, "follow_children", true) ||
+	    !cJSON_AddBoolToObject(req, "agent", true) ||
+	    !cJSON_AddBoolToObject(req, "msproftx", o->msproftx) ||
+	    !cJSON_AddStringToObject(req, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
+	    !cJSON_AddStringToObject(req, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
 	    !cJSON_AddStringToObject(req, "host_sys", o->host_sys_list) ||
 	    !cJSON_AddNumberToObject(req, "host_sys_freq", o->host_sys_freq) ||
 	    !cJSON_AddStringToObject(req, "host_sys_usage", o->host_usage_list) ||
@@ -152,6 +188,8 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 		return -EBADMSG;
 	}
 	s->sid = (int64_t)sid->valuedouble;
+	s->ended = false;
+	s->ended_reason[0] = '\0';
 	return 0;
 }
 
@@ -174,7 +212,7 @@ static void on_event(struct session *s, const cJSON *ev)
 	snprintf(s->ended_reason, sizeof(s->ended_reason), "%s", cJSON_IsString(reason) ? reason->valuestring : "");
 	/* the profiled tree exiting is the normal end; anything else the user
 	 * must know about, once */
-	if (!streq(s->ended_reason, "target_exited"))
+	if (!s->quiet && !streq(s->ended_reason, "target_exited"))
 		console_warn("msprofd ended the session (%s): %s; host data collection stopped, "
 			     "the application keeps running", s->ended_reason,
 			     cJSON_IsString(msg) ? msg->valuestring : "no reason given");
@@ -189,7 +227,7 @@ void session_poll(struct session *s)
 			return;
 		if (r < 0) {
 			s->lost = true;
-			if (!s->ended)
+			if (!s->ended && !s->quiet)
 				console_warn("lost the connection to msprofd (%s): host data collection stopped, "
 					     "the application keeps running", strerror(-r));
 			return;
@@ -202,18 +240,118 @@ void session_poll(struct session *s)
 int session_stop(struct session *s)
 {
 	int r = 0;
+	/* a session_ended that came meanwhile makes the stop moot */
+	if (s->sid >= 0)
+		session_poll(s);
 	if (s->sid >= 0 && !s->lost && !s->ended) {
 		_cleanup_cjson_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
 		if (!req || !cJSON_AddNumberToObject(req, "session", (double)s->sid))
 			return -ENOMEM;
 		_cleanup_cjson_ cJSON *reply = NULL;
 		r = call(s, req, STOP_TIMEOUT_MS, "stop the session", &reply);
+		if (r == -ENOENT)
+			r = 0;
 	}
 	s->sid = -1;
-	int e = profdir_write_time_info(s->prof_dir, 0, 0, 0);
+	int e = s->prof_dir ? profdir_write_time_info(s->prof_dir, 0, 0, 0) : 0;
 	if (e < 0)
 		console_error("cannot write the end_info of '%s': %s", s->prof_dir, strerror(-e));
 	return r < 0 ? r : e;
+}
+
+char *session_take_dir(struct session *s)
+{
+	s->sid = -1;
+	s->ended = false;
+	s->ended_reason[0] = '\0';
+	return TAKE_PTR(s->prof_dir);
+}
+
+/* A control request (req not consumed); *ret_reply on success. */
+static int control(struct session *s, cJSON *req, cJSON **ret_reply)
+{
+	cJSON *reply = NULL;
+	if (!s->ipc || s->lost)
+		return -ENOTCONN;
+	if (!req)
+		return -ENOMEM;
+	int r = ipc_client_call(s->ipc, req, CONTROL_TIMEOUT_MS, &reply);
+	if (r == -EREMOTEIO) {
+		const char *code = json_str(reply, "code");
+		r = code && streq(code, "unknown_type") ? -EOPNOTSUPP : -EPROTO;
+		cJSON_Delete(reply);
+		return r;
+	}
+	if (r < 0) {
+		if (r == -ECONNRESET)
+			s->lost = true;
+		return r;
+	}
+	*ret_reply = reply;
+	return 0;
+}
+
+int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
+{
+	_cleanup_cjson_ cJSON *reply = NULL;
+	cJSON *req = ipc_msg_new(IPC_T_CLAIM, s->next_id++);
+	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;
+	if (!arr || !cJSON_AddItemToArray(arr, cJSON_CreateNumber(pid))) {
+		cJSON_Delete(req);
+		return -ENOMEM;
+	}
+	int r = control(s, req, &reply);
+	cJSON_Delete(req);
+	if (r < 0) {
+		snprintf(why, why_len, "%s", strerror(-r));
+		return r;
+	}
+	const cJSON *refused = cJSON_GetObjectItemCaseSensitive(reply, "refused"), *item;
+	cJSON_ArrayForEach(item, refused) {
+		if (json_int(item, "pid", -1) != pid)
+			continue;
+		const char *code = json_str(item, "code"), *msg = json_str(item, "message");
+		snprintf(why, why_len, "%s", msg ? msg : code ? code : "refused");
+		if (code && streq(code, "busy"))
+			return -EBUSY;
+		if (code && streq(code, "not_found"))
+			return -ESRCH;
+		if (code && streq(code, "denied"))
+			return -EPERM;
+		return -EIO;
+	}
+	return 0;
+}
+
+int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n)
+{
+	_cleanup_cjson_ cJSON *reply = NULL;
+	cJSON *req = ipc_msg_new(IPC_T_AGENTS, s->next_id++);
+	int r = control(s, req, &reply);
+	cJSON_Delete(req);
+	if (r < 0)
+		return r;
+	const cJSON *agents = cJSON_GetObjectItemCaseSensitive(reply, "agents"), *a;
+	int n = cJSON_IsArray(agents) ? cJSON_GetArraySize(agents) : 0;
+	struct agent_info *v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	cJSON_ArrayForEach(a, agents) {
+		int64_t pid = json_int(a, "pid", -1);
+		if (pid <= 0 || pid > INT32_MAX || k >= (size_t)n)
+			continue;
+		const char *name = json_str(a, "name"), *state = json_str(a, "state");
+		v[k].pid = (pid_t)pid;
+		v[k].ppid = (pid_t)json_int(a, "ppid", 0);
+		v[k].rank = (int)json_int(a, "rank", -1);
+		v[k].recording = state && streq(state, "recording");
+		snprintf(v[k].name, sizeof(v[k].name), "%s", name ? name : "");
+		k++;
+	}
+	*ret = v;
+	*ret_n = k;
+	return 0;
 }
 
 void session_discard(struct session *s)
@@ -260,6 +398,103 @@ int export_one(const char *prof_dir, enum out_type type)
 	}
 	free(rep);
 	free(copy);
+	return r;
+}
+
+/* What an export child reports: one write, under PIPE_BUF, so atomic. */
+struct export_msg {
+	int32_t r;
+	char message[512];
+};
+
+int export_spawn(const char *prof_dir, enum out_type type, struct export_job *ret)
+{
+	int p[2];
+	char *copy = strdup(prof_dir), *dir = strdup(prof_dir);
+	if (!copy || !dir) {
+		free(copy);
+		free(dir);
+		return -ENOMEM;
+	}
+	console_info("Start export data in %s.", basename(copy));
+	free(copy);
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		int e = errno;
+		free(dir);
+		return -e;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		free(dir);
+		return -e;
+	}
+	if (pid == 0) {
+		/* Its own process group: a Ctrl-C at the prompt must not cut a
+		 * finished window's export short.  No stdin, and none of the
+		 * launcher's descriptors (daemon sockets hold claims). */
+		setpgid(0, 0);
+		signal(SIGINT, SIG_IGN);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		int w = fcntl(p[1], F_DUPFD, 3);
+		if (w < 0 || (w > 3 && dup2(w, 3) < 0))
+			_exit(1);
+		close_range(4, ~0U, 0);
+		struct export_msg msg = { 0 };
+		struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT };
+		struct export_report *rep = calloc(1, sizeof(*rep));
+		msg.r = rep ? export_prof_dir(dir, &opt, rep) : -ENOMEM;
+		if (rep)
+			snprintf(msg.message, sizeof(msg.message), "%s", rep->message);
+		_exit(write(3, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1);
+	}
+	close(p[1]);
+	*ret = (struct export_job){ .pid = pid, .fd = p[0], .prof_dir = dir };
+	return 0;
+}
+
+int export_finish(struct export_job *job)
+{
+	struct export_msg msg = { .r = -EIO };
+	ssize_t n;
+	do
+		n = read(job->fd, &msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	close(job->fd);
+	job->fd = -1;
+	int status = 0;
+	while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	msg.message[sizeof(msg.message) - 1] = '\0';
+	char *copy = strdup(job->prof_dir);
+	const char *name = copy ? basename(copy) : job->prof_dir;
+	int r = msg.r;
+	if (n != (ssize_t)sizeof(msg)) {
+		r = -EIO;
+		if (WIFSIGNALED(status))
+			console_error("cannot export '%s': the export process died of signal %d", name, WTERMSIG(status));
+		else
+			console_error("cannot export '%s': the export process failed", name);
+	} else if (r < 0) {
+		console_error("cannot export '%s': %s", name, msg.message[0] ? msg.message : strerror(-r));
+	} else {
+		if (msg.message[0])
+			console_warn("%s", msg.message);
+		console_info("Export all data in %s done.", name);
+	}
+	free(copy);
+	free(job->prof_dir);
+	job->prof_dir = NULL;
+	job->pid = -1;
 	return r;
 }
 

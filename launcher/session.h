@@ -1,14 +1,21 @@
 /* One collection as the launcher sees it: a PROF dir and a daemon session.
  *
  *   session_connect   -> daemon reached (msprofd started if needed)
+ *   session_claim     -> (dynamic mode) the processes are ours to drive
  *   session_create_dir-> PROF_x/ with info.json, sample.json
  *   session_start     -> start_info written, daemon sampling the pids
  *   session_poll      -> events while waiting (lost connection: one warning)
  *   session_stop      -> daemon stopped, end_info written
- *   session_export    -> msprof_*.db and mindstudio_profiler_output/
+ *   export_one        -> msprof_*.db and mindstudio_profiler_output/
  *
- * Shared by the collecting modes (mode-launch.c, mode-hostsys.c); everything
- * the user hears is printed here or by the mode, never by the libraries. */
+ * Dynamic mode keeps one struct session (one connection, holding the claim)
+ * per profiled process and runs one collection ("window") after another on
+ * it: session_take_dir ends a window and hands its PROF dir on, to be
+ * exported in the background (export_spawn).
+ *
+ * Shared by the collecting modes (mode-launch.c, mode-hostsys.c,
+ * mode-dynamic.c); everything the user hears is printed here or by the mode,
+ * never by the libraries. */
 #pragma once
 
 #include <stdbool.h>
@@ -26,8 +33,10 @@ struct session {
 	int64_t sid;            /* the daemon's session id, -1 before start */
 	bool lost;              /* the daemon connection dropped */
 	bool ended;             /* the daemon ended the session by itself */
+	bool quiet;             /* session_poll and session_stop leave the telling to the caller */
 	char ended_reason[64];
 	char *prof_dir;         /* absolute PROF_x path */
+	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
 };
 
 void session_init(struct session *s);
@@ -40,8 +49,30 @@ int session_connect(struct session *s);
 int session_create_dir(struct session *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir);
 
-/* Write start_info and start sampling pids (the daemon follows children). */
+/* Write start_info and start sampling pids (the daemon follows children),
+ * driving the agents of the tree with the --msproftx options. */
 int session_start(struct session *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
+
+/* Claim pid for this connection (proto.h "claim"): 0 when claimed;
+ * -EBUSY (another msprof drives it), -ESRCH, -EPERM with the daemon's
+ * words in why; -EOPNOTSUPP when msprofd has no claims; other -errno when
+ * msprofd did not answer.  Prints nothing. */
+int session_claim(struct session *s, pid_t pid, char *why, size_t why_len);
+
+/* The processes whose agent is connected to msprofd (proto.h "agents"). */
+struct agent_info {
+	pid_t pid, ppid;
+	int rank;
+	bool recording;
+	char name[32];
+};
+/* *ret is malloc'd; -EOPNOTSUPP when msprofd has no "agents".  Prints
+ * nothing. */
+int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n);
+
+/* End the window: the PROF dir (malloc'd, NULL if none) is the caller's,
+ * the session can start the next one on the same connection. */
+char *session_take_dir(struct session *s);
 
 /* The daemon socket, or -1 once the connection is gone. */
 int session_fd(const struct session *s);
@@ -63,3 +94,16 @@ int signals_watch(bool with_chld, sigset_t *ret_old);
 
 /* Export one PROF dir with msprof's console lines around it. */
 int export_one(const char *prof_dir, enum out_type type);
+
+/* Export in a child process, so that the prompt is not blocked: prints
+ * msprof's "Start export data in" line now; export_finish prints the
+ * "Export all data in ... done." line (or the error) once *ret_fd is
+ * readable (the child has finished), and reaps the child. */
+struct export_job {
+	pid_t pid;
+	int fd;                 /* the child's report; -1 once finished */
+	char *prof_dir;
+};
+int export_spawn(const char *prof_dir, enum out_type type, struct export_job *ret);
+/* 0 when the export succeeded, -errno otherwise; job is released. */
+int export_finish(struct export_job *job);

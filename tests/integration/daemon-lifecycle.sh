@@ -94,6 +94,8 @@ sleep 1000 </dev/null >/dev/null 2>&1 &
 target=$!
 T_PIDS+=("$target")
 coproc S1 { "$PROBE" -i; }
+# bash unsets S1 and S1_PID when the coproc exits: keep what we need.
+s1_in=${S1[1]} s1_pid=$S1_PID
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":50}" >&"${S1[1]}"
 read -r -t 30 line <&"${S1[0]}"
 t_check "session started" grep -q '"type":"session_started"' <<<"$line"
@@ -109,8 +111,8 @@ t_check "socket removed" test ! -e "$RUN/msprofd.sock"
 t_check "pid file removed" test ! -e "$RUN/msprofd.pid"
 t_grep "SIGTERM logged" "received SIGTERM: finishing 1 session(s)" "$LOG"
 t_grep "clean exit logged" "exited" "$LOG"
-exec {S1[1]}>&-
-wait "$S1_PID" 2>/dev/null
+exec {s1_in}>&- 2>/dev/null
+wait "$s1_pid" 2>/dev/null
 
 # --- a stale socket (daemon killed) is replaced -------------------------------
 "$PROBE" --spawn req:status >/dev/null || t_fail "restart on demand"
@@ -128,6 +130,8 @@ pid=$pid2
 prof="$T_WORK/p2/PROF_000002_b"
 mkdir -p "$prof/host/data"
 coproc S2 { "$PROBE" -i; }
+# bash unsets S2 and S2_PID when the coproc exits: keep what we need.
+s2_in=${S2[1]} s2_pid=$S2_PID
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem\",\"host_sys_freq\":100,\"host_sys_usage\":\"cpu\",\"host_sys_usage_freq\":10}" >&"${S2[1]}"
 read -r -t 30 line <&"${S2[0]}"
 t_check "session on a short-lived target started" grep -q '"type":"session_started"' <<<"$line"
@@ -190,8 +194,8 @@ T_PIDS+=("$target")
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu\",\"host_sys_freq\":20}" >&"${S2[1]}"
 read -r -t 30 line <&"${S2[0]}"
 t_check "second session started" grep -q '"type":"session_started"' <<<"$line"
-exec {S2[1]}>&-
-wait "$S2_PID" 2>/dev/null
+exec {s2_in}>&- 2>/dev/null
+wait "$s2_pid" 2>/dev/null
 ended() { ls "$prof/host/data"/host_cpu.data.slice_* >/dev/null 2>&1 && ends_with_end "$(ls -v "$prof/host/data"/host_cpu.data.slice_* | tail -n 1)" 2; }
 wait_until "client gone: files end with reason 2" ended
 t_grep "client gone logged" "the client disconnected" "$LOG"
@@ -205,6 +209,7 @@ wait_until "daemon exits on shutdown" gone "$pid"
 printf '#!/bin/sh\nexec "%s" --idle-timeout=2 "$@"\n' "$MSPROFD" >"$T_WORK/msprofd-idle"
 chmod +x "$T_WORK/msprofd-idle"
 coproc HOLD { MSPROFD_PATH="$T_WORK/msprofd-idle" "$PROBE" --spawn -i; }
+hold_in=${HOLD[1]} hold_pid=$HOLD_PID
 echo req:status >&"${HOLD[1]}"
 read -r -t 30 line <&"${HOLD[0]}"
 t_check "daemon with --idle-timeout=2 started on demand" grep -q '"type":"status"' <<<"$line"
@@ -212,8 +217,8 @@ pid=$(cat "$RUN/msprofd.pid")
 # Not a timing assertion: slowness only makes this easier to pass.
 sleep 3
 t_check "a connected client keeps it alive past the idle timeout" kill -0 "$pid"
-exec {HOLD[1]}>&-
-wait "$HOLD_PID" 2>/dev/null
+exec {hold_in}>&- 2>/dev/null
+wait "$hold_pid" 2>/dev/null
 wait_until "idle daemon exits once the client is gone" gone "$pid"
 t_grep "idle exit logged" "idle for 2 s" "$LOG"
 t_check "idle exit removed the socket" test ! -e "$RUN/msprofd.sock"

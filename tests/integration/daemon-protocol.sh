@@ -14,10 +14,12 @@ pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")
 
 # The well-behaved connection, held open until the end.
 coproc GOOD { "$PROBE" -i; }
+# bash unsets GOOD once the coproc exits: keep its fds for the end.
+good_in=${GOOD[1]} good_out=${GOOD[0]}
 good() {
 	local line=""
-	echo "$1" >&"${GOOD[1]}"
-	read -r -t 30 line <&"${GOOD[0]}"
+	echo "$1" >&"$good_in"
+	read -r -t 30 line <&"$good_out"
 	echo "$line"
 }
 t_check "good connection answered first" grep -q '"type":"status"' <<<"$(good req:status)"
@@ -162,5 +164,5 @@ t_check "socket removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.sock"
 t_check "pid file removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.pid"
 t_grep "exit is logged" "exited" "$MSPROF_RUNTIME_DIR/msprofd.log"
 kill "$target" 2>/dev/null
-exec {GOOD[1]}>&-
+exec {good_in}>&- 2>/dev/null
 t_done

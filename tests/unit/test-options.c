@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -673,6 +674,266 @@ static void test_output(void)
 	opts_release(&o);
 }
 
+
+/* --- dynamic mode, --delay/--duration, the agent options ------------------- */
+
+static void test_dynamic_options(void)
+{
+	struct msprof_opts o;
+	struct diag d;
+	char self[32], pid_self[48], both[96], want[256];
+	opts_init(&o);
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	snprintf(pid_self, sizeof(pid_self), "--pid=%s", self);
+
+	/* option values (msprof CheckArgOnOff, CheckArgRange) */
+	PARSE_ERR("Argument --dynamic: invalid value: yes. Please input 'on' or 'off'.", "--dynamic=yes", "app");
+	PARSE_ERR("Argument --dynamic: expected one argument,please enter a valid value.", "--dynamic");
+	PARSE_ERR("Argument --pid: expected one argument,please enter a valid value.", "--dynamic=on", "--pid");
+	PARSE_ERR("Argument --msproftx: invalid value: 1. Please input 'on' or 'off'.", "--msproftx=1", "app");
+	PARSE_ERR("Argument --mstx-domain-include: expected one argument,please enter a valid value.",
+		  "--mstx-domain-include");
+	PARSE_ERR("Argument --mstx-domain-exclude: expected one argument,please enter a valid value.",
+		  "--mstx-domain-exclude");
+	PARSE_ERR("Argument --sys-cpu-profiling: invalid value: 2. Please input 'on' or 'off'.",
+		  "--sys-cpu-profiling=2", "app");
+	PARSE_ERR("Argument --sys-devices is empty,Please enter a valid --sys-devices value.", "--sys-devices=");
+	PARSE_ERR("Argument --sys-devices: invalid value: x.Please input a valid device id.", "--sys-devices=0,x");
+	PARSE_OK("--sys-devices=all", "app");
+	PARSE_OK("--sys-devices=0,1", "app");
+
+	/* CheckDynProfValid, in msprof's order */
+	PARSE_ERR("Argument --dynamic=off, but --pid is set.", pid_self);
+	PARSE_ERR("Argument --dynamic=off, but --pid is set.", "--dynamic=off", pid_self, "app");
+	PARSE_OK("--dynamic=off", "--pid=", "app");   /* an empty --pid is no --pid */
+	PARSE_ERR("Argument --dynamic=on, but --application/--pid is all empty.", "--dynamic=on");
+	PARSE_ERR("Argument --dynamic=on, but --application/--pid is all empty.", "--dynamic=on", "--pid=");
+	PARSE_ERR("Argument --dynamic=on, can not set --application/--pid at the same time.",
+		  "--dynamic=on", pid_self, "app");
+	PARSE_ERR("Argument --dynamic=on, can not set --application/--pid at the same time.",
+		  "--dynamic=on", pid_self, "--application=app");
+	PARSE_ERR("Argument --dynamic and --sys-devices cannot be configured at the same time.",
+		  "--dynamic=on", "--sys-devices=all", "app");
+	PARSE_ERR("Argument --dynamic and --sys-period cannot be configured at the same time.",
+		  "--dynamic=on", "--sys-period=5", pid_self);
+	PARSE_ERR("Argument --dynamic and --sys-cpu-profiling cannot be configured at the same time.",
+		  "--dynamic=on", "--sys-cpu-profiling=off", "app");
+	PARSE_ERR("Argument --dynamic and --delay cannot be configured at the same time.",
+		  "--delay=1", "--dynamic=on", "app");
+	PARSE_ERR("Argument --dynamic and --duration cannot be configured at the same time.",
+		  "--dynamic=on", "--duration=1", "app");
+
+	/* --pid lists (msprof CheckDynaProfPidValid) */
+	PARSE_ERR("Argument --pid: invalid non-numeric pid value: abc,x1, stop profiling.",
+		  "--dynamic=on", "--pid=12,abc,,x1");
+	PARSE_ERR("Argument --pid: invalid non-numeric pid value: 99999999999, stop profiling.",
+		  "--dynamic=on", "--pid=99999999999");
+	CHECK(PARSE(&o, &d, "--dynamic=on", "--pid=2147483647,0") == -EINVAL);
+	CHECK_STR(d.error, "Argument --pid: no valid pid values, stop profiling.");
+	CHECK(d.n_warn == 2);
+	CHECK_STR(d.warn[0], "process 2147483647 does not exist");
+	CHECK_STR(d.warn[1], "process 0 does not exist");
+	PARSE_ERR("Argument --pid: no valid pid values, stop profiling.", "--dynamic=on", "--pid=,,");
+
+	snprintf(both, sizeof(both), "--pid=%s,2147483647,-5,%s", self, self);
+	CHECK(PARSE(&o, &d, "--dynamic=on", both) == 0);
+	CHECK(o.n_pids == 1 && o.pids[0] == getpid());
+	CHECK(d.n_warn == 3);
+	CHECK_STR(d.warn[0], "process 2147483647 does not exist");
+	CHECK_STR(d.warn[1], "process -5 does not exist");
+	CHECK_STR(d.warn[2], "Argument --pid: invalid pid value: 2147483647,-5, will not collect profiling data for "
+		  "these process.");
+	snprintf(both, sizeof(both), "--pid=%d,%s", (int)getppid(), self);
+	CHECK(PARSE(&o, &d, "--dynamic", "on", both) == 0);
+	CHECK(o.n_pids == 2 && o.pids[0] == getppid() && o.pids[1] == getpid() && d.n_warn == 0);
+	CHECK(o.dynamic);
+
+	/* what "attachable" means */
+	char why[160];
+	CHECK(pid_attachable(getpid(), why, sizeof(why)));
+	CHECK(!pid_attachable(2147483647, why, sizeof(why)));
+	CHECK_STR(why, "process 2147483647 does not exist");
+	pid_t zombie = fork();
+	if (zombie == 0)
+		_exit(0);
+	CHECK(zombie > 0);
+	for (int i = 0; i < 1000; i++) {   /* until the kernel has made it a zombie */
+		char path[64], st[256];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)zombie);
+		FILE *f = fopen(path, "re");
+		bool z = f && fgets(st, sizeof(st), f) && strstr(st, ") Z ");
+		if (f)
+			fclose(f);
+		if (z)
+			break;
+		usleep(1000);
+	}
+	CHECK(!pid_attachable(zombie, why, sizeof(why)));
+	snprintf(want, sizeof(want), "process %d has exited", (int)zombie);
+	CHECK_STR(why, want);
+	waitpid(zombie, NULL, 0);
+	if (geteuid() != 0) {
+		CHECK(!pid_attachable(1, why, sizeof(why)));
+		CHECK(strstr(why, "process 1 belongs to uid 0, not to uid ") == why);
+	}
+
+	/* CheckMstxValid */
+	PARSE_ERR("Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.",
+		  "--mstx-domain-include=a", "app");
+	PARSE_ERR("Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.",
+		  "--msproftx=off", "--mstx-domain-exclude=default", "app");
+	PARSE_ERR("Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.",
+		  "--msproftx=on", "--mstx-domain-include=a", "--mstx-domain-exclude=b", "app");
+	PARSE_OK("--mstx-domain-include=", "app");   /* empty: as not given */
+	CHECK(PARSE(&o, &d, "--msproftx=on", "--mstx-domain-include=default,d1", "app") == 0);
+	CHECK(o.msproftx && streq(o.mstx_include, "default,d1") && !o.mstx_exclude);
+	/* the dynamic checks come first */
+	PARSE_ERR("Argument --dynamic=on, but --application/--pid is all empty.", "--dynamic=on",
+		  "--mstx-domain-include=a");
+
+	/* --delay and --duration: 1 to 4294967295 seconds */
+	PARSE_ERR("Argument --delay: invalid int value: 0.Please input data is in 1 to 4294967295.", "--delay=0", "app");
+	CHECK(PARSE(&o, &d, "--delay=1", "app") == 0 && o.delay_s == 1);
+	CHECK(PARSE(&o, &d, "--delay=4294967295", "--duration=4294967295", "app") == 0);
+	CHECK(o.delay_s == 4294967295U && o.duration_s == 4294967295U);
+	PARSE_ERR("Argument --delay: invalid int value: 4294967296.Please input data is in 1 to 4294967295.",
+		  "--delay=4294967296", "app");
+	PARSE_ERR("Argument --duration: invalid int value: 0.Please input data is in 1 to 4294967295.",
+		  "--duration=0", "app");
+	PARSE_ERR("Argument --duration: invalid value: 2s.Please input an integer value in 1-4294967295.",
+		  "--duration=2s", "app");
+	PARSE_ERR("Argument --delay is empty, please enter a valid value.", "--delay");
+
+	/* --list (ours) */
+	PARSE_ERR("Argument --list must be used with --dynamic=on.", "--list");
+	PARSE_ERR("Argument --list must be used with --dynamic=on.", "--dynamic=off", "--list");
+	PARSE_ERR("Argument --list cannot be used with --application/--pid.", "--dynamic=on", "--list", "app");
+	PARSE_ERR("Argument --list cannot be used with --application/--pid.", "--dynamic=on", "--list", pid_self);
+	CHECK(PARSE(&o, &d, "--dynamic=on", "--list") == 0 && o.list);
+	CHECK(PARSE(&o, &d, "--list=1") == -EINVAL);
+	CHECK_STR(d.error, "msprof: option '--list' doesn't allow an argument");
+
+	/* getopt prefixes among the new names */
+	CHECK(PARSE(&o, &d, "--d=on", "app") == -EINVAL);
+	CHECK_STR(d.error, "msprof: option '--d=on' is ambiguous; possibilities: '--dynamic' '--delay' '--duration'");
+	CHECK(PARSE(&o, &d, "--dyn=on", "--pi", self) == 0 && o.dynamic && o.n_pids == 1);
+	opts_release(&o);
+}
+
+static void test_dynamic_modes(void)
+{
+	struct diag d;
+	const struct mode_def *m;
+	char pid_self[48], host_pid[48];
+	snprintf(pid_self, sizeof(pid_self), "--pid=%d", (int)getpid());
+	snprintf(host_pid, sizeof(host_pid), "--host-sys-pid=%d", (int)getpid());
+
+	CHECK(SELECT(&d, &m, "--dynamic=on", "--output=/tmp", "--host-sys=cpu", "--msproftx=on",
+		     "--mstx-domain-exclude=x", "--type=db", "app") == 0);
+	CHECK(m->id == MODE_DYNAMIC && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--dynamic=on", pid_self, "--storage-limit=300MB", "--host-sys-usage=cpu") == 0);
+	CHECK(m->id == MODE_DYNAMIC && d.n_warn == 0);
+	/* msprof's AppMode key in the messages */
+	CHECK(SELECT(&d, &m, "--dynamic=on", pid_self, host_pid, "--export=on") == 0 && m->id == MODE_DYNAMIC);
+	CHECK(d.n_warn == 1);
+	CHECK_STR(d.warn[0], "The argument --export --host-sys-pid is useless when --application is not empty");
+	CHECK(SELECT(&d, &m, "--dynamic=on", "--list") == 0 && m->id == MODE_LIST && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--dynamic=on", "--list", "--output=/tmp") == 0 && m->id == MODE_LIST);
+	CHECK_STR(d.warn[0], "The argument --output is useless when --list is not empty");
+
+	/* launch mode takes --dynamic=off, the delay and the agent options */
+	CHECK(SELECT(&d, &m, "--dynamic=off", "--delay=2", "--duration=3", "--msproftx=on",
+		     "--mstx-domain-include=a", "app") == 0);
+	CHECK(m->id == MODE_LAUNCH && d.n_warn == 0);
+	/* device options are accepted and do nothing here */
+	CHECK(SELECT(&d, &m, "--sys-devices=all", "--sys-cpu-profiling=on", "app") == 0 && m->id == MODE_LAUNCH);
+	CHECK_STR(d.warn[0], "The argument --sys-devices --sys-cpu-profiling is useless when --application is not empty");
+	/* without an application they are useless as well */
+	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys=cpu", host_pid, "--delay=1", "--msproftx=on") == 0);
+	CHECK(m->id == MODE_HOST_SYS);
+	CHECK_STR(d.warn[0], "The argument --delay --msproftx is useless when --host-sys is not empty");
+	CHECK(SELECT(&d, &m, "--sys-devices=0", "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+}
+
+static void test_agent_env(void)
+{
+	char *base[] = { "PATH=/bin", "PROFILING_MODE=true", "LD_PRELOAD=/lib/a.so /lib/b.so", NULL };
+	char **env = NULL;
+	struct msprof_opts o;
+	struct diag d = { 0 };
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	opts_init(&o);
+
+	/* dynamic launch: msprof's variables replace the user's */
+	CHECK(PARSE(&o, &d, "--dynamic=on", "--environment=PROFILING_MODE=x;K=v", "app") == 0);
+	CHECK(app_env_for(base, &o, "/opt/agent/libmsprof_agent.so", &env, &d) == 0);
+	CHECK_STR(strv_env_get(env, "PROFILING_MODE"), "dynamic");
+	CHECK_STR(strv_env_get(env, "DYNAMIC_PROFILING_KEY_PID"), pid);
+	CHECK_STR(strv_env_get(env, "K"), "v");
+	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/lib/a.so /lib/b.so:/opt/agent/libmsprof_agent.so");
+	CHECK_STR(strv_env_get(env, "MSTX_INJECTION_PATH"), "/opt/agent/libmsprof_agent.so");
+	CHECK_STR(strv_env_get(env, "NVTX_INJECTION64_PATH"), "/opt/agent/libmsprof_agent.so");
+	CHECK(strv_env_get(env, "MSPROF_AGENT_WAIT_MS") == NULL);   /* no session yet: no waiting */
+	/* a preload the user made already stays as it is */
+	CHECK(app_env_add_agent(&env, "/lib/b.so") == 0);
+	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/lib/a.so /lib/b.so:/opt/agent/libmsprof_agent.so");
+	strv_free(env);
+
+	/* delay: msprof's delay_or_duration; no agent unless asked */
+	CHECK(PARSE(&o, &d, "--delay=3", "app") == 0);
+	CHECK(app_env_for(base, &o, NULL, &env, &d) == 0);
+	CHECK_STR(strv_env_get(env, "PROFILING_MODE"), "delay_or_duration");
+	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/lib/a.so /lib/b.so");
+	CHECK(strv_env_get(env, "DYNAMIC_PROFILING_KEY_PID") == NULL);
+	CHECK(strv_env_get(env, "MSTX_INJECTION_PATH") == NULL);
+	strv_free(env);
+
+	/* plain launch: the environment untouched; an empty LD_PRELOAD is set */
+	char *base2[] = { "LD_PRELOAD=", NULL };
+	CHECK(PARSE(&o, &d, "app") == 0);
+	CHECK(app_env_for(base2, &o, "/x/libmsprof_agent.so", &env, &d) == 0);
+	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/x/libmsprof_agent.so");
+	CHECK(strv_env_get(env, "PROFILING_MODE") == NULL);
+	CHECK_STR(strv_env_get(env, "MSPROF_AGENT_WAIT_MS"), AGENT_WAIT_MS);   /* held app: register at load */
+	strv_free(env);
+	CHECK(PARSE(&o, &d, "--duration=5", "--msproftx=on", "app") == 0);
+	CHECK(app_env_for(base2, &o, "/x/libmsprof_agent.so", &env, &d) == 0);
+	CHECK(strv_env_get(env, "MSPROF_AGENT_WAIT_MS") == NULL);
+	strv_free(env);
+
+	/* MSPROF_AGENT_PATH wins, made absolute and clean */
+	char path[PATH_MAX + 64], arg[PATH_MAX + 96], want[2 * PATH_MAX + 256];
+	char *agent = NULL;
+	snprintf(path, sizeof(path), "%s/agent dir", tmpdir);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/libmsprof_agent.so", tmpdir);
+	write_file(path, 0644);
+	snprintf(arg, sizeof(arg), "%s/./libmsprof_agent.so", tmpdir);
+	setenv("MSPROF_AGENT_PATH", arg, 1);
+	d = (struct diag){ 0 };
+	CHECK(agent_find(&agent, &d) == 0);
+	CHECK_STR(agent, path);
+	free(agent);
+	snprintf(arg, sizeof(arg), "%s/none.so", tmpdir);
+	setenv("MSPROF_AGENT_PATH", arg, 1);
+	CHECK(agent_find(&agent, &d) == -EINVAL);
+	snprintf(want, sizeof(want), "MSPROF_AGENT_PATH '%s' is not a readable file", arg);
+	CHECK_STR(d.error, want);
+	setenv("MSPROF_AGENT_PATH", tmpdir, 1);    /* a directory */
+	CHECK(agent_find(&agent, &d) == -EINVAL);
+	/* LD_PRELOAD splits on blanks: such a path cannot be injected */
+	snprintf(arg, sizeof(arg), "%s/agent dir/libmsprof_agent.so", tmpdir);
+	write_file(arg, 0644);
+	setenv("MSPROF_AGENT_PATH", arg, 1);
+	CHECK(agent_find(&agent, &d) == -EINVAL);
+	snprintf(want, sizeof(want), "the msprof agent '%s' cannot be preloaded: its path holds a blank or a colon", arg);
+	CHECK_STR(d.error, want);
+	unsetenv("MSPROF_AGENT_PATH");
+	opts_release(&o);
+}
+
 static void test_prof_names(void)
 {
 	CHECK(is_prof_dir_name("PROF_000001_20260323031749197_00815596RKPKAHRB"));
@@ -718,6 +979,9 @@ int main(void)
 	test_env();
 	test_output();
 	test_prof_names();
+	test_dynamic_options();
+	test_dynamic_modes();
+	test_agent_env();
 
 	rm_rf(tmpdir);
 	printf("%u checks, %u failed\n", n_checks, n_fails);

@@ -1,0 +1,230 @@
+/* libmsprof_agent internals: what the hot path, the writer, the control
+ * thread and the API front ends (mstx.c, nvtx.c) share.  Nothing here is
+ * exported from the shared library (agent.map lists what is).
+ *
+ * Threads and buffers
+ * -------------------
+ * Every application thread that annotates while a window records gets a
+ * slot (struct athread): a single-producer single-consumer byte ring it
+ * alone writes, the agent thread alone drains.  An annotation call is
+ *
+ *   idle:      one relaxed load of g_state, compare, return
+ *   recording: clock_gettime(CLOCK_MONOTONIC) (vDSO), copy the event into the
+ *              thread's ring, release-store the ring head
+ *
+ * and never takes a lock, makes a syscall or waits: a full ring drops the
+ * event and counts it.  The agent thread ("msprof-agent") drains every ring
+ * each AGENT_DRAIN_MS into the raw file (raw.h, RAW_AGENT_*), talks to the
+ * daemon and starts/stops windows.  A thread that exits leaves its ring to
+ * be drained; its slot is reused once the ring is empty.
+ *
+ * Stopping a window must not lose an event that was past the g_state check
+ * when the state flipped: each call marks its slot busy around the
+ * recording path, and the stopper flips g_state, issues membarrier(2)
+ * (so every running thread has seen the flip or had its busy mark seen),
+ * waits for the busy marks to clear, then drains for the last time.
+ *
+ * Range ids are (generation:8 | slot:16 | sequence:40); a slot keeps a table
+ * of its open ranges (by sequence modulo AGENT_OPEN_RANGES) so that any
+ * thread can end a range with one compare-and-swap, and an id that was never
+ * handed out (or already ended) is told apart from one of an earlier window
+ * (generation differs: ignored) without a lock. */
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "raw.h"
+#include "util.h"
+
+#define AGENT_EXPORT __attribute__((visibility("default")))
+
+#define AGENT_MAX_THREADS 16384        /* slots; ids hold 16 bits of slot */
+#define AGENT_MAX_DOMAINS 4096         /* live and destroyed, per process */
+#define AGENT_MAX_STRINGS 65536        /* NVTX registered strings */
+#define AGENT_MAX_NAMES 4096           /* category and thread names */
+#define AGENT_OPEN_RANGES 1024         /* start/end ranges open at once per thread */
+#define AGENT_DEPTH_GENS 64            /* push levels whose window is remembered */
+#define AGENT_DRAIN_MS 50
+#define AGENT_RING_DEFAULT_KB 1024     /* MSPROF_AGENT_BUFFER_KB overrides */
+#define AGENT_FEATURES "mstx,nvtx"
+
+/* g_state */
+enum {
+	AGENT_IDLE = 0,
+	AGENT_RECORDING = 1,
+	AGENT_CHILD = 2,  /* forked: the first call sets the child up */
+};
+
+/* One event in a ring: 8-byte aligned, followed by `len` message bytes. */
+enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3 };
+
+struct agent_ev {
+	uint16_t kind;
+	uint16_t type;      /* ENUM_MSTX_EVENT_TYPE */
+	uint32_t len;       /* message bytes; EV_PAD: bytes to skip, this header included */
+	uint64_t ts;
+	uint64_t id;        /* range id (start/end), 0 otherwise */
+	uint32_t domain;
+	uint32_t category;
+	uint32_t color;
+	uint32_t tid;
+};
+
+#define EV_TYPE_MARKER 0
+#define EV_TYPE_PUSHPOP 1
+#define EV_TYPE_STARTEND 2
+#define EV_TYPE_MARKER_EX 3
+
+/* Per-domain push/pop state of one thread. */
+struct dstack {
+	uint32_t depth;
+	uint8_t gen[AGENT_DEPTH_GENS]; /* window generation that recorded a level, 0 none */
+};
+
+struct athread {
+	/* producer side: written by the owning thread only */
+	_Atomic(uint8_t *) ring;
+	uint64_t mask;             /* ring bytes - 1 */
+	uint64_t head_local;
+	uint64_t tail_cache;
+	_Atomic uint64_t head;
+	_Atomic uint32_t busy;
+	uint32_t tid;
+	uint32_t slot;
+	uint64_t next_seq;
+	_Atomic uint64_t *open;    /* AGENT_OPEN_RANGES; ended by any thread (CAS) */
+	struct dstack *depth;      /* indexed by domain id */
+	uint32_t depth_cap;
+	char name[16];             /* the thread's comm when it took the slot */
+	/* counters, cumulative over the slot's life; owner-written (events
+	 * are counted by the writer, as written) */
+	_Atomic uint64_t n_dropped, n_bad, n_truncated;
+	_Atomic uint64_t n_nested;  /* dropped: a signal handler inside a call */
+	_Atomic int live;          /* 1 while a thread owns the slot */
+
+	/* consumer side (agent thread), on its own cache line */
+	_Alignas(64) _Atomic uint64_t tail;
+	uint64_t seen_dropped, seen_bad, seen_truncated, seen_nested;
+};
+
+/* --- core.c: state, slots, registries, the recording primitives ---------- */
+
+extern _Atomic int g_state;
+extern _Atomic uint8_t g_gen;          /* window generation, 1..255 */
+extern struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
+extern _Atomic uint32_t g_n_threads;
+extern pthread_mutex_t g_reg_mu;       /* slots, domains, names, filter */
+extern uint64_t g_ring_bytes;
+/* events lost by threads that could not get a slot or ring */
+extern _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
+
+struct agent_domain {
+	_Atomic int state;        /* 0 unused, 1 live, 2 destroyed */
+	_Atomic int enabled;      /* passes the window's include/exclude filter */
+	char *name;
+};
+extern struct agent_domain g_domains[AGENT_MAX_DOMAINS];
+extern _Atomic uint32_t g_n_domains;   /* id 0 is "default", always live */
+
+/* Category names (domain, id) and thread names (tid) as the program set
+ * them; append-only, the writer emits the ones it has not written yet. */
+struct agent_name {
+	uint32_t domain;   /* categories */
+	uint32_t key;      /* category id or tid */
+	char *name;
+};
+extern struct agent_name g_categories[AGENT_MAX_NAMES];
+extern _Atomic uint32_t g_n_categories;
+extern struct agent_name g_thread_names[AGENT_MAX_NAMES];
+extern _Atomic uint32_t g_n_thread_names;
+
+void agent_core_init(void);
+/* The calling thread's slot, taking one if needed; with_ring: also its ring
+ * (only while recording).  NULL when none can be had. */
+struct athread *agent_thread_get(bool with_ring);
+/* Detach the calling thread (thread exit). */
+void agent_thread_exit(void);
+/* The calling thread's slot if it has one (async-signal-safe). */
+struct athread *agent_thread_get_if_any(void);
+/* A forked child's first call: its own agent thread and window. */
+void agent_after_fork_init(void);
+
+/* Domains: handles are tagged integers, never dereferenced. */
+void *agent_domain_handle(uint32_t id);
+/* 1 and *ret_id for a live domain (NULL: the default one), 0 for a
+ * destroyed or unknown handle (a bad call). */
+int agent_domain_lookup(const void *handle, uint32_t *ret_id);
+void *agent_domain_create(const char *name);
+int agent_domain_destroy(const void *handle);
+/* Window filter: comma-separated names; "default" is domain 0. */
+void agent_filter_set(const char *include, const char *exclude);
+
+/* Registered strings (NVTX). */
+void *agent_string_register(const char *s, size_t n);
+const char *agent_string_lookup(const void *handle, uint32_t *ret_len);
+
+void agent_name_category(uint32_t domain, uint32_t category, const char *name, size_t n);
+void agent_name_thread(uint32_t tid, const char *name, size_t n);
+
+/* The recording primitives behind every API.  msg may be NULL only for
+ * an END; len < 0: NUL-terminated.  Calls made while idle return at once. */
+void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color);
+uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color);
+/* 0: ended or ignored, -1: unknown id (counted as a bad call). */
+int agent_range_end(uint32_t domain, uint64_t id);
+/* Level of the pushed range (0-based); pop: level of the popped one, -1
+ * when nothing was pushed. */
+int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color);
+int agent_pop(uint32_t domain);
+/* A bad call (NULL message, destroyed domain...): counted while recording. */
+void agent_bad_call(void);
+
+static inline bool agent_idle(void)
+{
+	return atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_IDLE;
+}
+
+/* --- window.c: the writer side -------------------------------------------- */
+
+struct window_opts {
+	const char *prof_dir;      /* PROF_… dir: files go to <prof_dir>/host/data */
+	const char *include, *exclude;
+	uint64_t session;
+};
+
+struct window_result {
+	uint64_t events, dropped, bad, truncated, bytes;
+};
+
+extern pthread_mutex_t g_win_mu;   /* the window: held by start, stop, drain */
+
+/* Open agent_<pid>.data in <prof_dir>/host/data and start recording.
+ * -EBUSY when a window is open. Caller holds g_win_mu. */
+int window_start(const struct window_opts *o);
+/* Stop recording, drain, write the counters, close.  -ENOENT when no
+ * window is open.  Caller holds g_win_mu. */
+int window_stop(struct window_result *ret);
+/* Drain every ring into the file (agent thread, every AGENT_DRAIN_MS). */
+void window_drain(void);
+bool window_active(void);
+uint64_t window_session(void);
+/* Totals over the life of the process, for the message at exit. */
+void window_totals(uint64_t *dropped, uint64_t *bad, uint64_t *truncated);
+/* After fork, in the child: forget the parent's window without writing. */
+void window_forget_after_fork(void);
+
+/* --- control.c: the agent thread --------------------------------------- */
+
+/* Wake the agent thread early (a ring is half full). */
+void agent_wake(void);
+int agent_thread_start(void);
+
+/* --- process facts ------------------------------------------------------ */
+int agent_rank(void);        /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; -1 */
+void agent_comm(char *buf, size_t size);
+void agent_cmdline(char *buf, size_t size);

@@ -1,0 +1,616 @@
+/* The agent's life: load (constructor), the agent thread, the daemon
+ * connection, fork and exit.
+ *
+ * The agent thread ("msprof-agent", all signals blocked) wakes every
+ * AGENT_DRAIN_MS while a window records to drain the rings, and otherwise
+ * once a second to (re)connect.  Connected, it says the agent hello of
+ * ipc/proto.h and obeys agent_start / agent_stop; it never starts the
+ * daemon, and a daemon that is absent or goes away costs the program
+ * nothing but one line on stderr (only when an open connection is lost).
+ *
+ * Standalone mode: MSPROF_AGENT_OUTPUT=<dir> records from load to exit into
+ * <dir>/host/data (no daemon), with MSPROF_AGENT_MSTX_DOMAIN_INCLUDE /
+ * _EXCLUDE as the filter.  Launch mode: MSPROF_AGENT_WAIT_MS makes the
+ * loading thread register before the program runs (register_sync).
+ *
+ * fork: the prepare handler takes the agent's locks so the child gets them
+ * in a known state; the child handler only resets memory and closes the
+ * inherited descriptors (async-signal-safe calls), and leaves g_state at
+ * AGENT_CHILD: the child's first annotation sets it up (its own agent
+ * thread, its own connection or standalone file).  exec: the environment
+ * carries LD_PRELOAD and the injection variables on. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "ajson.h"
+#include "proto.h"
+
+#define RETRY_NS (1 * NSEC_PER_SEC)
+#define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)
+#define SEND_TIMEOUT_MS 1000
+
+enum conn { C_NONE, C_HELLO, C_READY };
+
+static struct {
+	bool started;              /* the agent thread runs (in this process) */
+	pthread_t thread;
+	int wake_fd;
+	_Atomic int wake_pending;
+	_Atomic int exiting;
+	int sock;
+	enum conn conn;
+	uint64_t next_try_ns;
+	bool warned;
+	char *standalone_dir;
+	uint64_t next_id;
+	uint64_t idle_session;     /* agent_start without msproftx: nothing recorded */
+	size_t rlen;
+	char rbuf[4 + IPC_MAX_MSG];
+	char sbuf[IPC_MAX_MSG + 1];
+} C = { .wake_fd = -1, .sock = -1 };
+
+static void warn_once(const char *fmt, const char *a, const char *b)
+{
+	if (C.warned)
+		return;
+	C.warned = true;
+	fprintf(stderr, "msprof agent: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+void agent_wake(void)
+{
+	if (C.wake_fd < 0 || atomic_load_explicit(&C.wake_pending, memory_order_relaxed) ||
+	    atomic_exchange(&C.wake_pending, 1))
+		return;
+	uint64_t one = 1;
+	ssize_t n = write(C.wake_fd, &one, sizeof(one));
+	(void)n; /* a full eventfd is awake already */
+}
+
+/* --- the daemon connection ------------------------------------------------ */
+
+/* The runtime dir as ipc/runtime.c resolves it, checked but never created:
+ * the agent must not make directories in the user's name. */
+static int runtime_sock(char *buf, size_t size, const char **ret_why)
+{
+	const char *env = getenv("MSPROF_RUNTIME_DIR");
+	char dir[PATH_MAX];
+	if (env && *env) {
+		if (env[0] != '/') {
+			*ret_why = "MSPROF_RUNTIME_DIR is not an absolute path";
+			return -EINVAL;
+		}
+		snprintf(dir, sizeof(dir), "%s", env);
+	} else if ((env = getenv("XDG_RUNTIME_DIR")) && env[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/msprof", env);
+	} else {
+		snprintf(dir, sizeof(dir), "/tmp/msprof-%u", (unsigned)geteuid());
+	}
+	for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+		dir[n - 1] = 0;
+	struct stat st;
+	if (lstat(dir, &st) < 0)
+		return -errno; /* no daemon yet: not worth a word */
+	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		*ret_why = "it is not a 0700 directory of the current user";
+		return -EPERM;
+	}
+	int n = snprintf(buf, size, "%s/msprofd.sock", dir);
+	if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int send_msg(const char *json, size_t n)
+{
+	if (C.sock < 0)
+		return -ENOTCONN;
+	uint8_t hdr[4] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
+	struct iovec iov[2] = { { hdr, 4 }, { (void *)json, n } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t want = 4 + n, done = 0;
+	/* a blocking socket with SO_SNDTIMEO: the daemon reads promptly */
+	while (done < want) {
+		ssize_t k = sendmsg(C.sock, &mh, MSG_NOSIGNAL);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)k;
+		while (mh.msg_iovlen > 0 && (size_t)k >= mh.msg_iov[0].iov_len) {
+			k -= (ssize_t)mh.msg_iov[0].iov_len;
+			mh.msg_iov++;
+			mh.msg_iovlen--;
+		}
+		if (mh.msg_iovlen > 0) {
+			mh.msg_iov[0].iov_base = (uint8_t *)mh.msg_iov[0].iov_base + k;
+			mh.msg_iov[0].iov_len -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+static void msg_begin(struct ajw *w, const char *type, uint64_t id)
+{
+	ajw_begin(w, C.sbuf, sizeof(C.sbuf));
+	ajw_int(w, "v", IPC_PROTO_VERSION);
+	ajw_str(w, "type", type);
+	ajw_uint(w, "id", id);
+}
+
+static int msg_send(struct ajw *w)
+{
+	long n = ajw_end(w);
+	return n < 0 ? (int)n : send_msg(C.sbuf, (size_t)n);
+}
+
+static void send_error(uint64_t id, const char *code, const char *message)
+{
+	struct ajw w;
+	msg_begin(&w, "error", id);
+	ajw_str(&w, "code", code);
+	ajw_str(&w, "message", message);
+	(void)msg_send(&w);
+}
+
+static void disconnect(const char *why)
+{
+	bool was_ready = C.conn == C_READY;
+	if (C.sock >= 0)
+		close(C.sock);
+	C.sock = -1;
+	C.conn = C_NONE;
+	C.rlen = 0;
+	C.idle_session = 0;
+	C.next_try_ns = mono_ns() + RETRY_NS;
+	/* Nobody will stop the window now: close it so what was recorded is
+	 * complete (counters last) and the disk stops filling. */
+	pthread_mutex_lock(&g_win_mu);
+	bool stopped = window_active() && window_stop(NULL) >= 0;
+	pthread_mutex_unlock(&g_win_mu);
+	if (was_ready && !atomic_load(&C.exiting))
+		warn_once("lost msprofd (%s)%s; the program continues", why,
+			  stopped ? ", recording stopped" : "");
+}
+
+static void try_connect(void)
+{
+	char path[PATH_MAX];
+	const char *why = NULL;
+	C.next_try_ns = mono_ns() + RETRY_NS;
+	int r = runtime_sock(path, sizeof(path), &why);
+	if (r < 0) {
+		if (why)
+			warn_once("cannot use the msprofd runtime directory: %s%s", why, "");
+		return;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, path, strlen(path) + 1); /* runtime_sock checked the length */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd); /* not running: try again in a second */
+		return;
+	}
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != geteuid()) {
+		close(fd);
+		warn_once("refusing msprofd socket '%s': %s", path, "not owned by the current user");
+		return;
+	}
+	struct timeval tv = { .tv_sec = SEND_TIMEOUT_MS / 1000, .tv_usec = (SEND_TIMEOUT_MS % 1000) * 1000 };
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	C.sock = fd;
+
+	char comm[64];
+	agent_comm(comm, sizeof(comm));
+	struct ajw w;
+	msg_begin(&w, "hello", ++C.next_id);
+	ajw_str(&w, "client", "agent");
+	ajw_int(&w, "pid", getpid());
+	ajw_int(&w, "ppid", getppid());
+	ajw_str(&w, "name", comm);
+	ajw_int(&w, "rank", agent_rank());
+	ajw_str(&w, "features", AGENT_FEATURES);
+	if (msg_send(&w) < 0) {
+		close(fd);
+		C.sock = -1;
+		return;
+	}
+	C.conn = C_HELLO;
+}
+
+static void on_start(const struct ajson_obj *m, uint64_t id)
+{
+	int64_t session = 0;
+	const char *dir = NULL, *inc = "", *exc = "";
+	bool tx = true;
+	if (ajson_get_int(m, "session", &session) < 0 || session <= 0 ||
+	    ajson_get_str(m, "prof_dir", &dir) < 0 || dir[0] != '/' ||
+	    ajson_get_bool(m, "msproftx", &tx) == -EINVAL ||
+	    ajson_get_str(m, "mstx_domain_include", &inc) == -EINVAL ||
+	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL) {
+		send_error(id, "bad_request", "agent_start needs 'session' and an absolute 'prof_dir'");
+		return;
+	}
+	pthread_mutex_lock(&g_win_mu);
+	int r = 0;
+	if (atomic_load(&C.exiting))
+		r = -ESHUTDOWN; /* the exit handler has closed the last window */
+	else if (window_active() || C.idle_session)
+		r = -EBUSY;
+	else if (tx)
+		r = window_start(&(struct window_opts){ .prof_dir = dir, .include = inc, .exclude = exc,
+							 .session = (uint64_t)session });
+	else
+		C.idle_session = (uint64_t)session; /* nothing of ours is asked for */
+	pthread_mutex_unlock(&g_win_mu);
+	if (r == -EBUSY) {
+		send_error(id, "busy", "this agent is recording for another session");
+		return;
+	}
+	if (r < 0) {
+		char text[PATH_MAX + 64];
+		snprintf(text, sizeof(text), "cannot write into '%s/host/data': %s", dir, strerror(-r));
+		send_error(id, "io", text);
+		return;
+	}
+	struct ajw w;
+	msg_begin(&w, "agent_started", id);
+	ajw_int(&w, "session", session);
+	(void)msg_send(&w);
+}
+
+static void on_stop(const struct ajson_obj *m, uint64_t id)
+{
+	int64_t session = 0;
+	if (ajson_get_int(m, "session", &session) < 0) {
+		send_error(id, "bad_request", "agent_stop needs 'session'");
+		return;
+	}
+	struct window_result res = { 0 };
+	int r = -ENOENT;
+	pthread_mutex_lock(&g_win_mu);
+	if (window_active() && window_session() == (uint64_t)session)
+		r = window_stop(&res);
+	else if (C.idle_session && C.idle_session == (uint64_t)session)
+		r = 0, C.idle_session = 0;
+	pthread_mutex_unlock(&g_win_mu);
+	if (r == -ENOENT) {
+		send_error(id, "not_found", "this agent is not recording for that session");
+		return;
+	}
+	struct ajw w;
+	msg_begin(&w, "agent_stopped", id);
+	ajw_int(&w, "session", session);
+	ajw_uint(&w, "events", res.events);
+	ajw_uint(&w, "dropped", res.dropped);
+	ajw_uint(&w, "bytes", res.bytes);
+	ajw_uint(&w, "bad_calls", res.bad);
+	ajw_uint(&w, "truncated", res.truncated);
+	if (r < 0)
+		ajw_str(&w, "error", strerror(-r));
+	(void)msg_send(&w);
+}
+
+static void on_message(const char *json, size_t n)
+{
+	static char strbuf[IPC_MAX_MSG + 1];
+	struct ajson_obj m;
+	int64_t v = 0, id = 0;
+	const char *type = NULL;
+	if (ajson_parse(json, n, strbuf, sizeof(strbuf), &m) < 0 || ajson_get_int(&m, "v", &v) < 0 ||
+	    ajson_get_str(&m, "type", &type) < 0) {
+		disconnect("it sent a message that is not protocol JSON");
+		return;
+	}
+	if (v != IPC_PROTO_VERSION) {
+		disconnect("protocol version mismatch");
+		return;
+	}
+	if (ajson_get_int(&m, "id", &id) == -EINVAL || id < 0)
+		id = 0;
+	if (C.conn == C_HELLO) {
+		bool ok = false;
+		if (streq(type, "hello") && ajson_get_bool(&m, "ok", &ok) == 0 && ok) {
+			C.conn = C_READY;
+			return;
+		}
+		const char *text = "hello refused";
+		(void)ajson_get_str(&m, "message", &text);
+		char why[256];
+		snprintf(why, sizeof(why), "%.200s", text);
+		C.conn = C_NONE; /* no "lost" warning for a refusal */
+		disconnect(why);
+		warn_once("msprofd refused this agent: %s%s", why, "");
+		C.next_try_ns = mono_ns() + REFUSED_RETRY_NS;
+		return;
+	}
+	if (streq(type, "agent_start"))
+		on_start(&m, (uint64_t)id);
+	else if (streq(type, "agent_stop"))
+		on_stop(&m, (uint64_t)id);
+	else if (id > 0 && !streq(type, "error") && !streq(type, "status"))
+		send_error((uint64_t)id, "unknown_type", "an agent does not answer this request");
+}
+
+static void read_input(void)
+{
+	for (;;) {
+		ssize_t k = recv(C.sock, C.rbuf + C.rlen, sizeof(C.rbuf) - C.rlen, MSG_DONTWAIT);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			disconnect(strerror(errno));
+			return;
+		}
+		if (k == 0) {
+			disconnect("it closed the connection");
+			return;
+		}
+		C.rlen += (size_t)k;
+		size_t off = 0;
+		while (C.sock >= 0 && C.rlen - off >= 4) {
+			const uint8_t *p = (const uint8_t *)C.rbuf + off;
+			uint32_t n = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+			if (n == 0 || n > IPC_MAX_MSG) {
+				disconnect("it sent a bad frame");
+				return;
+			}
+			if (C.rlen - off - 4 < n)
+				break;
+			on_message(C.rbuf + off + 4, n);
+			off += 4 + n;
+		}
+		if (C.sock < 0)
+			return;
+		memmove(C.rbuf, C.rbuf + off, C.rlen - off);
+		C.rlen -= off;
+	}
+}
+
+/* Launch mode: msprof holds the program until its session covers it, and
+ * sets MSPROF_AGENT_WAIT_MS so that the agent registers before the program
+ * runs: connect, hello, and wait (at most that long) for agent_start, so
+ * the first annotation is recorded.  Runs on the loading thread before the
+ * agent thread exists (or, in a forked child, before it is restarted).
+ * Without the variable the agent never waits. */
+static void register_sync(void)
+{
+	const char *v = getenv("MSPROF_AGENT_WAIT_MS");
+	uint64_t ms;
+	if (C.standalone_dir || !v || parse_u64(v, 1, 60000, &ms) < 0)
+		return;
+	uint64_t deadline = mono_ns() + ms * NSEC_PER_MSEC;
+	try_connect();
+	for (;;) {
+		uint64_t now = mono_ns();
+		if (C.sock < 0 || window_active() || C.idle_session || now >= deadline)
+			break;
+		struct pollfd pf = { .fd = C.sock, .events = POLLIN };
+		int n = poll(&pf, 1, (int)((deadline - now) / NSEC_PER_MSEC) + 1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			read_input();
+	}
+}
+
+/* --- the agent thread -------------------------------------------------------- */
+
+static void *agent_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "msprof-agent");
+	uint64_t next_drain = 0;
+	while (!atomic_load(&C.exiting)) {
+		uint64_t now = mono_ns();
+		pthread_mutex_lock(&g_win_mu);
+		bool active = window_active();
+		if (active && now >= next_drain) {
+			window_drain();
+			next_drain = now + AGENT_DRAIN_MS * NSEC_PER_MSEC;
+		}
+		pthread_mutex_unlock(&g_win_mu);
+		if (!C.standalone_dir && C.sock < 0 && now >= C.next_try_ns)
+			try_connect();
+
+		int timeout = 1000;
+		if (active)
+			timeout = next_drain > now ? (int)((next_drain - now) / NSEC_PER_MSEC) + 1 : 0;
+		struct pollfd pf[2] = { { .fd = C.wake_fd, .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
+		int n = poll(pf, C.sock >= 0 ? 2 : 1, timeout);
+		if (n <= 0)
+			continue;
+		if (pf[0].revents & POLLIN) {
+			uint64_t v;
+			if (read(C.wake_fd, &v, sizeof(v)) < 0) {
+				/* nothing to read: another wake took it */
+			}
+			atomic_store(&C.wake_pending, 0);
+			next_drain = 0; /* a ring is half full: drain now */
+		}
+		if (C.sock >= 0 && pf[1].revents)
+			read_input();
+	}
+	return NULL;
+}
+
+int agent_thread_start(void)
+{
+	if (C.started)
+		return 0;
+	C.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (C.wake_fd < 0)
+		return -errno;
+	/* the thread must never run the program's signal handlers */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	int r = pthread_create(&C.thread, &attr, agent_main, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		close(C.wake_fd);
+		C.wake_fd = -1;
+		return -r;
+	}
+	C.started = true;
+	return 0;
+}
+
+/* --- load, exit, fork -------------------------------------------------------- */
+
+static void start_standalone(void)
+{
+	pthread_mutex_lock(&g_win_mu);
+	int r = window_start(&(struct window_opts){
+		.prof_dir = C.standalone_dir,
+		.include = getenv("MSPROF_AGENT_MSTX_DOMAIN_INCLUDE"),
+		.exclude = getenv("MSPROF_AGENT_MSTX_DOMAIN_EXCLUDE"),
+		.session = 0,
+	});
+	pthread_mutex_unlock(&g_win_mu);
+	if (r < 0)
+		fprintf(stderr, "msprof agent: cannot record into '%s/host/data': %s\n", C.standalone_dir,
+			strerror(-r));
+	else
+		agent_wake(); /* the agent thread may be asleep for a second */
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&g_win_mu);
+	pthread_mutex_lock(&g_reg_mu);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&g_reg_mu);
+	pthread_mutex_unlock(&g_win_mu);
+}
+
+/* Async-signal-safe calls only: plain stores, close(2), gettid. */
+static void atfork_child(void)
+{
+	pthread_mutex_unlock(&g_reg_mu);
+	pthread_mutex_unlock(&g_win_mu);
+	if (C.sock >= 0)
+		close(C.sock);
+	if (C.wake_fd >= 0)
+		close(C.wake_fd);
+	C.sock = C.wake_fd = -1;
+	C.conn = C_NONE;
+	C.rlen = 0;
+	C.idle_session = 0;
+	C.next_try_ns = 0;
+	C.warned = false;
+	C.started = false;
+	atomic_store(&C.wake_pending, 0);
+	/* only the forking thread lives on: every other slot is free, and
+	 * nothing the parent had not drained is the child's */
+	uint32_t n = atomic_load(&g_n_threads);
+	uint32_t me = (uint32_t)syscall(SYS_gettid);
+	struct athread *self = agent_thread_get_if_any();
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load(&g_threads[i]);
+		if (!t)
+			continue;
+		atomic_store(&t->busy, 0);
+		atomic_store(&t->tail, atomic_load(&t->head));
+		t->tail_cache = atomic_load(&t->head);
+		if (t != self)
+			atomic_store(&t->live, 0);
+		else
+			t->tid = me;
+	}
+	atomic_store(&g_state, AGENT_CHILD);
+}
+
+void agent_after_fork_init(void)
+{
+	int expect = AGENT_CHILD;
+	if (!atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
+		return; /* another thread of the child does it */
+	pthread_mutex_lock(&g_win_mu);
+	window_forget_after_fork();
+	pthread_mutex_unlock(&g_win_mu);
+	register_sync(); /* launch mode: its session covers the child already */
+	if (agent_thread_start() < 0)
+		return;
+	if (C.standalone_dir)
+		start_standalone();
+}
+
+static void ring_size_from_env(void)
+{
+	const char *v = getenv("MSPROF_AGENT_BUFFER_KB");
+	uint64_t kb;
+	if (!v || parse_u64(v, 64, 1 << 20, &kb) < 0)
+		return;
+	uint64_t bytes = 64 << 10;
+	while (bytes < (kb << 10))
+		bytes <<= 1;
+	g_ring_bytes = bytes;
+}
+
+__attribute__((constructor)) static void agent_load(void)
+{
+	agent_core_init();
+	ring_size_from_env();
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	const char *out = getenv("MSPROF_AGENT_OUTPUT");
+	if (out && *out)
+		C.standalone_dir = strdup(out);
+	register_sync();
+	if (agent_thread_start() < 0)
+		return; /* no agent thread: the program runs, nothing records */
+	if (C.standalone_dir)
+		start_standalone();
+}
+
+__attribute__((destructor)) static void agent_unload(void)
+{
+	if (atomic_load(&g_state) == AGENT_CHILD)
+		return; /* a child that never annotated: nothing of its own */
+	atomic_store(&C.exiting, 1);
+	pthread_mutex_lock(&g_win_mu);
+	if (window_active())
+		(void)window_stop(NULL);
+	pthread_mutex_unlock(&g_win_mu);
+	uint64_t dropped, bad, truncated;
+	window_totals(&dropped, &bad, &truncated);
+	if (dropped)
+		fprintf(stderr, "msprof agent: %llu events dropped (buffer full)\n", (unsigned long long)dropped);
+	if (bad)
+		fprintf(stderr, "msprof agent: %llu bad annotation calls ignored (NULL message, unknown range id, "
+			"pop without push or destroyed domain)\n", (unsigned long long)bad);
+	if (truncated)
+		fprintf(stderr, "msprof agent: %llu messages cut to %d bytes\n", (unsigned long long)truncated,
+			RAW_AGENT_MAX_STR);
+}

@@ -1,0 +1,773 @@
+/* The hot path and the registries: thread slots and their rings, range ids,
+ * push/pop levels, domains, registered strings and names.  See agent.h for
+ * the design.  Everything the application thread does when recording is
+ * in agent_mark, agent_range_start/end, agent_push/pop and the inline helpers
+ * above them; everything else here is a slow path taken once per thread,
+ * domain or name. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+_Atomic int g_state;
+_Atomic uint8_t g_gen = 1;
+struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
+_Atomic uint32_t g_n_threads;
+pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+uint64_t g_ring_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
+_Atomic uint64_t g_orphan_dropped, g_orphan_bad;
+
+struct agent_domain g_domains[AGENT_MAX_DOMAINS];
+_Atomic uint32_t g_n_domains;
+struct agent_name g_categories[AGENT_MAX_NAMES];
+_Atomic uint32_t g_n_categories;
+struct agent_name g_thread_names[AGENT_MAX_NAMES];
+_Atomic uint32_t g_n_thread_names;
+
+/* Registered strings: chunks published once, entries published by count. */
+#define STR_CHUNK 1024
+struct reg_string {
+	char *s;
+	uint32_t len;
+};
+static struct reg_string *_Atomic g_str_chunks[AGENT_MAX_STRINGS / STR_CHUNK];
+static _Atomic uint32_t g_n_strings;
+
+/* The filter of the current window, as lists of names. */
+static char *g_filter_include, *g_filter_exclude;
+
+/* initial-exec: one TLS load, no __tls_get_addr, on the hot path; the
+ * surplus static TLS glibc keeps covers a dlopen'ed agent too. */
+static __thread struct athread *tl_self __attribute__((tls_model("initial-exec")));
+/* Set while this thread holds g_reg_mu: a signal handler that annotates
+ * inside our slow path must not try to take it again. */
+static __thread int tl_in_reg __attribute__((tls_model("initial-exec")));
+static pthread_key_t g_key;
+static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+#define HANDLE_TAG_DOMAIN 0x6d73ULL   /* "ms" in the top 16 bits */
+#define HANDLE_TAG_STRING 0x6e76ULL   /* "nv" */
+
+#define RID_GEN_SHIFT 56
+#define RID_SLOT_SHIFT 40
+#define RID_SEQ_MASK ((1ULL << RID_SLOT_SHIFT) - 1)
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Owner-only counter bump: a plain load and store (no lock prefix); the
+ * agent thread only reads. */
+static inline void bump(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/* g_reg_mu, unless this thread holds it already (then false: the caller
+ * gives up, counted). */
+static bool reg_lock(void)
+{
+	if (tl_in_reg)
+		return false;
+	tl_in_reg = 1;
+	pthread_mutex_lock(&g_reg_mu);
+	return true;
+}
+
+static void reg_unlock(void)
+{
+	pthread_mutex_unlock(&g_reg_mu);
+	tl_in_reg = 0;
+}
+
+/* --- thread slots ------------------------------------------------------- */
+
+static void key_destructor(void *p)
+{
+	(void)p;
+	agent_thread_exit();
+}
+
+static void make_key(void)
+{
+	if (pthread_key_create(&g_key, key_destructor) != 0)
+		g_key = (pthread_key_t)-1;
+}
+
+void agent_core_init(void)
+{
+	pthread_once(&g_key_once, make_key);
+	if (atomic_load_explicit(&g_domains[0].state, memory_order_acquire) != 0 || !reg_lock())
+		return;
+	if (atomic_load(&g_domains[0].state) == 0) {
+		g_domains[0].name = strdup("default");
+		atomic_store(&g_domains[0].enabled, 1);
+		atomic_store(&g_domains[0].state, 1);
+		atomic_store(&g_n_domains, 1);
+	}
+	reg_unlock();
+}
+
+static struct athread *slot_new(uint32_t idx)
+{
+	struct athread *t;
+	if (posix_memalign((void **)&t, 64, sizeof(*t)) != 0)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->open = calloc(AGENT_OPEN_RANGES, sizeof(*t->open));
+	if (!t->open) {
+		free(t);
+		return NULL;
+	}
+	t->slot = idx;
+	return t;
+}
+
+/* A slot is free when its thread is gone and the agent thread has taken
+ * every event out of its ring (the events carry their tid, but a slot must
+ * not be handed on while its old counters are still being read). */
+static bool slot_reusable(struct athread *t)
+{
+	return !atomic_load_explicit(&t->live, memory_order_acquire) &&
+	       atomic_load_explicit(&t->tail, memory_order_acquire) ==
+		       atomic_load_explicit(&t->head, memory_order_acquire);
+}
+
+static struct athread *slot_claim(void)
+{
+	struct athread *t = NULL;
+
+	if (!reg_lock())
+		return NULL;
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *c = atomic_load_explicit(&g_threads[i], memory_order_relaxed);
+		if (c && slot_reusable(c)) {
+			t = c;
+			break;
+		}
+	}
+	if (!t && n < AGENT_MAX_THREADS) {
+		t = slot_new(n);
+		if (t) {
+			atomic_store_explicit(&g_threads[n], t, memory_order_release);
+			atomic_store_explicit(&g_n_threads, n + 1, memory_order_release);
+		}
+	}
+	if (t) {
+		t->tid = (uint32_t)syscall(SYS_gettid);
+		if (prctl(PR_GET_NAME, t->name) != 0)
+			t->name[0] = 0;
+		t->name[sizeof(t->name) - 1] = 0;
+		if (t->depth)
+			memset(t->depth, 0, t->depth_cap * sizeof(*t->depth));
+		atomic_store_explicit(&t->live, 1, memory_order_release);
+	}
+	reg_unlock();
+	return t;
+}
+
+static bool ring_alloc(struct athread *t)
+{
+	uint8_t *r = aligned_alloc(64, g_ring_bytes);
+	if (!r)
+		return false;
+	/* touch it now: a page fault per 4 KiB inside annotations would cost
+	 * more than the annotations */
+	memset(r, 0, g_ring_bytes);
+	t->mask = g_ring_bytes - 1;
+	/* head and tail run on from where they are (a reused slot) */
+	t->head_local = atomic_load_explicit(&t->head, memory_order_relaxed);
+	t->tail_cache = t->head_local;
+	atomic_store_explicit(&t->ring, r, memory_order_release);
+	return true;
+}
+
+struct athread *agent_thread_get(bool with_ring)
+{
+	struct athread *t = tl_self;
+	if (!t) {
+		agent_core_init();
+		t = slot_claim();
+		if (!t)
+			return NULL;
+		tl_self = t;
+		if (g_key != (pthread_key_t)-1)
+			pthread_setspecific(g_key, t);
+	}
+	if (with_ring && !atomic_load_explicit(&t->ring, memory_order_relaxed) && !ring_alloc(t))
+		return NULL;
+	return t;
+}
+
+struct athread *agent_thread_get_if_any(void)
+{
+	return tl_self;
+}
+
+void agent_thread_exit(void)
+{
+	struct athread *t = tl_self;
+	if (!t)
+		return;
+	tl_self = NULL;
+	/* the ring stays with the slot: the agent thread drains it */
+	atomic_store_explicit(&t->live, 0, memory_order_release);
+}
+
+/* --- the recording path ------------------------------------------------- */
+
+/* Enter the recording path: the slot with a ring, marked busy, or NULL
+ * (idle after all, no slot, or a nested call from a signal handler). */
+static inline struct athread *rec_enter(void)
+{
+	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_CHILD))
+		agent_after_fork_init();
+	struct athread *t = tl_self;
+	if (_unlikely_(!t || !atomic_load_explicit(&t->ring, memory_order_relaxed))) {
+		if (atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)
+			return NULL;
+		t = agent_thread_get(true);
+		if (!t) {
+			atomic_fetch_add(&g_orphan_dropped, 1);
+			return NULL;
+		}
+	}
+	if (_unlikely_(atomic_load_explicit(&t->busy, memory_order_relaxed))) {
+		/* A signal handler annotating inside an annotation: dropped,
+		 * counted apart with an atomic add (the interrupted call may be
+		 * halfway through bumping n_dropped). */
+		atomic_fetch_add(&t->n_nested, 1);
+		return NULL;
+	}
+	atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+	/* Pairs with membarrier() in window_stop: the stopper sees busy, or
+	 * we see the state it stored. */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)) {
+		atomic_store_explicit(&t->busy, 0, memory_order_relaxed);
+		return NULL;
+	}
+	return t;
+}
+
+static inline void rec_leave(struct athread *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+/* Room for `size` bytes (a multiple of 8) at the ring head, or NULL. */
+static inline struct agent_ev *ring_reserve(struct athread *t, uint8_t *ring, uint32_t size)
+{
+	uint64_t cap = t->mask + 1;
+	uint64_t head = t->head_local;
+	uint64_t pos = head & t->mask;
+	uint64_t to_end = cap - pos;
+	uint64_t need = size <= to_end ? size : size + to_end;
+
+	if (_unlikely_(head + need - t->tail_cache > cap)) {
+		t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
+		if (head + need - t->tail_cache > cap)
+			return NULL;
+	}
+	if (size > to_end) {
+		/* the record must be contiguous: skip to the start */
+		struct agent_ev *pad = (struct agent_ev *)(ring + pos);
+		pad->kind = EV_PAD;
+		pad->len = (uint32_t)to_end;
+		t->head_local = head + to_end;
+		pos = 0;
+	}
+	return (struct agent_ev *)(ring + pos);
+}
+
+static inline void ring_commit(struct athread *t, uint32_t size)
+{
+	t->head_local += size;
+	atomic_store_explicit(&t->head, t->head_local, memory_order_release);
+	uint64_t half = (t->mask + 1) >> 1;
+	if (_unlikely_(t->head_local - t->tail_cache > half)) {
+		/* the cached tail may be old: look again before waking anyone */
+		t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
+		if (t->head_local - t->tail_cache > half)
+			agent_wake();
+	}
+}
+
+/* Message length, cut to RAW_AGENT_MAX_STR at a UTF-8 character boundary. */
+static inline uint32_t msg_len(struct athread *t, const char *msg, long len)
+{
+	size_t n = len >= 0 ? (size_t)len : strnlen(msg, RAW_AGENT_MAX_STR + 1);
+	if (_unlikely_(n > RAW_AGENT_MAX_STR)) {
+		n = RAW_AGENT_MAX_STR;
+		while (n > 0 && ((unsigned char)msg[n] & 0xc0) == 0x80)
+			n--;
+		bump(&t->n_truncated);
+	}
+	return (uint32_t)n;
+}
+
+/* Write one event; false when the ring is full (counted). */
+static inline bool put_event(struct athread *t, uint16_t kind, uint16_t type, uint64_t ts, uint64_t id,
+			     uint32_t domain, const char *msg, uint32_t n, uint32_t category, uint32_t color)
+{
+	uint8_t *ring = atomic_load_explicit(&t->ring, memory_order_relaxed);
+	uint32_t size = (uint32_t)((sizeof(struct agent_ev) + n + 7) & ~(size_t)7);
+	struct agent_ev *e = ring_reserve(t, ring, size);
+	if (_unlikely_(!e)) {
+		bump(&t->n_dropped);
+		return false;
+	}
+	e->kind = kind;
+	e->type = type;
+	e->len = n;
+	e->ts = ts;
+	e->id = id;
+	e->domain = domain;
+	e->category = category;
+	e->color = color;
+	e->tid = t->tid;
+	if (n)
+		memcpy(e + 1, msg, n);
+	ring_commit(t, size);
+	return true;
+}
+
+static inline bool domain_enabled(uint32_t domain)
+{
+	return atomic_load_explicit(&g_domains[domain].enabled, memory_order_relaxed);
+}
+
+void agent_bad_call(void)
+{
+	if (agent_idle())
+		return;
+	struct athread *t = agent_thread_get(false);
+	/* atomic: bad calls are rare, and one may come from a signal handler
+	 * while this thread counts another */
+	if (t)
+		atomic_fetch_add(&t->n_bad, 1);
+	else
+		atomic_fetch_add(&g_orphan_bad, 1);
+}
+
+void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color)
+{
+	if (agent_idle())
+		return;
+	uint64_t ts = now_ns();
+	struct athread *t = rec_enter();
+	if (!t)
+		return;
+	if (domain_enabled(domain))
+		put_event(t, EV_MARK, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
+	rec_leave(t);
+}
+
+uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
+{
+	if (agent_idle())
+		return 0;
+	uint64_t ts = now_ns();
+	struct athread *t = rec_enter();
+	if (!t)
+		return 0;
+	uint64_t id = 0;
+	if (domain_enabled(domain)) {
+		uint64_t seq = t->next_seq++ & RID_SEQ_MASK;
+		uint64_t gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
+		id = gen << RID_GEN_SHIFT | (uint64_t)t->slot << RID_SLOT_SHIFT | seq;
+		/* A start that cannot be recorded is remembered inverted, so
+		 * that its end is dropped (and counted) too rather than
+		 * reported as an unknown id. */
+		bool ok = put_event(t, EV_START, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len),
+				    category, color);
+		atomic_store_explicit(&t->open[seq % AGENT_OPEN_RANGES], ok ? id : ~id, memory_order_release);
+	}
+	rec_leave(t);
+	return id;
+}
+
+int agent_range_end(uint32_t domain, uint64_t id)
+{
+	if (agent_idle())
+		return 0;
+	uint64_t ts = now_ns();
+	struct athread *t = rec_enter();
+	if (!t)
+		return 0;
+	int r = 0;
+	uint64_t gen = id >> RID_GEN_SHIFT;
+	uint32_t slot = (uint32_t)(id >> RID_SLOT_SHIFT) & 0xffff;
+	/* 0 (a start made while idle or filtered out) and ids of earlier
+	 * windows are not errors; generation 0 was never handed out */
+	if (id != 0 && gen == 0) {
+		atomic_fetch_add(&t->n_bad, 1);
+		r = -1;
+	} else if (id != 0 && gen == atomic_load_explicit(&g_gen, memory_order_relaxed)) {
+		struct athread *o = slot < atomic_load_explicit(&g_n_threads, memory_order_acquire)
+					    ? atomic_load_explicit(&g_threads[slot], memory_order_acquire)
+					    : NULL;
+		_Atomic uint64_t *cell = o ? &o->open[(id & RID_SEQ_MASK) % AGENT_OPEN_RANGES] : NULL;
+		uint64_t want = id, dropped = ~id;
+		/* The owner ending its own range (the common case) needs no
+		 * locked instruction: only a second end of the same id racing on
+		 * another thread (a bug in the program) could then be taken
+		 * twice. */
+		if (o == t && atomic_load_explicit(cell, memory_order_relaxed) == id) {
+			atomic_store_explicit(cell, 0, memory_order_relaxed);
+			put_event(t, EV_END, EV_TYPE_STARTEND, ts, id, domain, NULL, 0, 0, 0);
+		} else if (cell && atomic_compare_exchange_strong(cell, &want, 0)) {
+			put_event(t, EV_END, EV_TYPE_STARTEND, ts, id, domain, NULL, 0, 0, 0);
+		} else if (cell && atomic_compare_exchange_strong(cell, &dropped, 0)) {
+			bump(&t->n_dropped); /* its start was dropped */
+		} else {
+			atomic_fetch_add(&t->n_bad, 1);
+			r = -1;
+		}
+	}
+	rec_leave(t);
+	return r;
+}
+
+/* The push/pop state of this thread for a domain (grows the table). */
+static struct dstack *dstack_of(struct athread *t, uint32_t domain)
+{
+	if (domain >= t->depth_cap) {
+		uint32_t cap = t->depth_cap ? t->depth_cap : 8;
+		while (cap <= domain)
+			cap *= 2;
+		struct dstack *d = realloc(t->depth, cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		memset(d + t->depth_cap, 0, (cap - t->depth_cap) * sizeof(*d));
+		t->depth = d;
+		t->depth_cap = cap;
+	}
+	return &t->depth[domain];
+}
+
+/* Push/pop levels are kept even while idle (NVTX returns them, and a pop
+ * must know whether its push was recorded); this costs a slot per thread
+ * that pushes, never a ring. */
+int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
+{
+	struct athread *t = tl_self;
+	if (_unlikely_(!t) && !(t = agent_thread_get(false)))
+		return -1;
+	struct dstack *d = dstack_of(t, domain);
+	if (!d)
+		return -1;
+	uint32_t level = d->depth++;
+	uint8_t gen = 0;
+	if (!agent_idle()) {
+		uint64_t ts = now_ns();
+		struct athread *r = rec_enter();
+		if (r) {
+			if (domain_enabled(domain) &&
+			    put_event(r, EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len),
+				      category, color))
+				gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
+			rec_leave(r);
+		}
+	}
+	if (level < AGENT_DEPTH_GENS)
+		d->gen[level] = gen;
+	return (int)level;
+}
+
+int agent_pop(uint32_t domain)
+{
+	struct athread *t = tl_self;
+	struct dstack *d = t && domain < t->depth_cap ? &t->depth[domain] : NULL;
+	if (!d || d->depth == 0) {
+		agent_bad_call();
+		return -1;
+	}
+	uint32_t level = --d->depth;
+	if (!agent_idle()) {
+		uint64_t ts = now_ns();
+		/* record the end only of a push this window recorded (deeper
+		 * levels than we remember are taken as recorded) */
+		bool recorded = level >= AGENT_DEPTH_GENS ||
+				d->gen[level] == atomic_load_explicit(&g_gen, memory_order_relaxed);
+		struct athread *r = rec_enter();
+		if (r) {
+			if (recorded && domain_enabled(domain))
+				put_event(r, EV_END, EV_TYPE_PUSHPOP, ts, 0, domain, NULL, 0, 0, 0);
+			rec_leave(r);
+		}
+	}
+	if (level < AGENT_DEPTH_GENS)
+		d->gen[level] = 0;
+	return (int)level;
+}
+
+/* --- domains ------------------------------------------------------------ */
+
+void *agent_domain_handle(uint32_t id)
+{
+	return (void *)(uintptr_t)(HANDLE_TAG_DOMAIN << 48 | id);
+}
+
+int agent_domain_lookup(const void *handle, uint32_t *ret_id)
+{
+	uint64_t h = (uint64_t)(uintptr_t)handle;
+	if (!handle) {
+		*ret_id = 0;
+		return 1;
+	}
+	if (h >> 48 != HANDLE_TAG_DOMAIN)
+		return 0;
+	uint64_t id = h & 0xffffffffffffULL;
+	if (id >= atomic_load_explicit(&g_n_domains, memory_order_acquire) ||
+	    atomic_load_explicit(&g_domains[id].state, memory_order_acquire) != 1)
+		return 0;
+	*ret_id = (uint32_t)id;
+	return 1;
+}
+
+/* msprof's rule: a comma-separated list of names, "default" being the
+ * domain of the calls without one. */
+static bool name_in_list(const char *list, const char *name)
+{
+	if (!list)
+		return false;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		const char *end = e;
+		while (end > p && end[-1] == ' ')
+			end--;
+		if ((size_t)(end - p) == n && n > 0 && memcmp(p, name, n) == 0)
+			return true;
+		p = e;
+	}
+	return false;
+}
+
+static bool filter_allows(const char *name)
+{
+	if (g_filter_include && *g_filter_include)
+		return name_in_list(g_filter_include, name);
+	return !name_in_list(g_filter_exclude, name);
+}
+
+void agent_filter_set(const char *include, const char *exclude)
+{
+	if (!reg_lock())
+		return;
+	free(g_filter_include);
+	free(g_filter_exclude);
+	g_filter_include = include && *include ? strdup(include) : NULL;
+	g_filter_exclude = exclude && *exclude ? strdup(exclude) : NULL;
+	uint32_t n = atomic_load(&g_n_domains);
+	for (uint32_t i = 0; i < n; i++)
+		if (g_domains[i].name)
+			atomic_store(&g_domains[i].enabled, filter_allows(g_domains[i].name));
+	reg_unlock();
+}
+
+void *agent_domain_create(const char *name)
+{
+	if (!name) {
+		agent_bad_call();
+		return NULL;
+	}
+	agent_core_init();
+	size_t len = strnlen(name, RAW_AGENT_MAX_STR + 1);
+	if (len > RAW_AGENT_MAX_STR || len == 0) {
+		agent_bad_call();
+		return NULL;
+	}
+	void *h = NULL;
+	if (!reg_lock()) {
+		agent_bad_call();
+		return NULL;
+	}
+	uint32_t n = atomic_load(&g_n_domains);
+	/* the same name gives the same live domain; "default" is domain 0 */
+	for (uint32_t i = 0; i < n && !h; i++)
+		if (atomic_load(&g_domains[i].state) == 1 && g_domains[i].name && streq(g_domains[i].name, name))
+			h = agent_domain_handle(i);
+	if (!h && n < AGENT_MAX_DOMAINS) {
+		char *copy = strndup(name, len);
+		if (copy) {
+			g_domains[n].name = copy;
+			atomic_store(&g_domains[n].enabled, filter_allows(copy));
+			atomic_store(&g_domains[n].state, 1);
+			atomic_store_explicit(&g_n_domains, n + 1, memory_order_release);
+			h = agent_domain_handle(n);
+		}
+	}
+	reg_unlock();
+	if (!h)
+		agent_bad_call(); /* out of domains or memory */
+	return h;
+}
+
+int agent_domain_destroy(const void *handle)
+{
+	uint32_t id;
+	if (!handle || !agent_domain_lookup(handle, &id) || id == 0) {
+		agent_bad_call(); /* the default domain cannot go */
+		return -EINVAL;
+	}
+	atomic_store_explicit(&g_domains[id].state, 2, memory_order_release);
+	return 0;
+}
+
+/* --- registered strings and names ---------------------------------------- */
+
+void *agent_string_register(const char *s, size_t n)
+{
+	if (n > RAW_AGENT_MAX_STR + 1)
+		n = RAW_AGENT_MAX_STR + 1; /* the cut is counted when it is used */
+	char *copy = strndup(s, n);
+	if (!copy)
+		return NULL;
+	void *h = NULL;
+	if (!reg_lock()) {
+		free(copy);
+		return NULL;
+	}
+	uint32_t i = atomic_load(&g_n_strings);
+	if (i < AGENT_MAX_STRINGS) {
+		struct reg_string *chunk = atomic_load(&g_str_chunks[i / STR_CHUNK]);
+		if (!chunk) {
+			chunk = calloc(STR_CHUNK, sizeof(*chunk));
+			atomic_store_explicit(&g_str_chunks[i / STR_CHUNK], chunk, memory_order_release);
+		}
+		if (chunk) {
+			chunk[i % STR_CHUNK] = (struct reg_string){ copy, (uint32_t)strlen(copy) };
+			atomic_store_explicit(&g_n_strings, i + 1, memory_order_release);
+			h = (void *)(uintptr_t)(HANDLE_TAG_STRING << 48 | (i + 1));
+			copy = NULL;
+		}
+	}
+	reg_unlock();
+	free(copy);
+	return h;
+}
+
+const char *agent_string_lookup(const void *handle, uint32_t *ret_len)
+{
+	uint64_t h = (uint64_t)(uintptr_t)handle;
+	if (h >> 48 != HANDLE_TAG_STRING)
+		return NULL;
+	uint64_t i = (h & 0xffffffffffffULL) - 1;
+	if (i >= atomic_load_explicit(&g_n_strings, memory_order_acquire))
+		return NULL;
+	struct reg_string *chunk = atomic_load_explicit(&g_str_chunks[i / STR_CHUNK], memory_order_acquire);
+	*ret_len = chunk[i % STR_CHUNK].len;
+	return chunk[i % STR_CHUNK].s;
+}
+
+static void name_add(struct agent_name *tab, _Atomic uint32_t *count, uint32_t domain, uint32_t key,
+		     const char *name, size_t n)
+{
+	if (n > RAW_AGENT_MAX_STR)
+		n = RAW_AGENT_MAX_STR;
+	char *copy = strndup(name, n);
+	bool ok = false;
+	if (!reg_lock()) {
+		free(copy);
+		agent_bad_call();
+		return;
+	}
+	uint32_t i = atomic_load(count);
+	/* naming the same thing the same way again changes nothing */
+	for (uint32_t j = i; j-- > 0;) {
+		if (tab[j].domain == domain && tab[j].key == key) {
+			if (copy && streq(tab[j].name, copy)) {
+				reg_unlock();
+				free(copy);
+				return;
+			}
+			break;
+		}
+	}
+	if (copy && i < AGENT_MAX_NAMES) {
+		tab[i] = (struct agent_name){ domain, key, copy };
+		atomic_store_explicit(count, i + 1, memory_order_release);
+		ok = true;
+	}
+	reg_unlock();
+	if (!ok) {
+		free(copy);
+		agent_bad_call();
+	}
+}
+
+void agent_name_category(uint32_t domain, uint32_t category, const char *name, size_t n)
+{
+	name_add(g_categories, &g_n_categories, domain, category, name, n);
+}
+
+void agent_name_thread(uint32_t tid, const char *name, size_t n)
+{
+	name_add(g_thread_names, &g_n_thread_names, 0, tid, name, n);
+}
+
+/* --- process facts -------------------------------------------------------- */
+
+int agent_rank(void)
+{
+	static const char *const vars[] = { "RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+		uint64_t r;
+		if (v && *v)
+			return parse_u64(v, 0, INT32_MAX, &r) == 0 ? (int)r : -1;
+	}
+	return -1;
+}
+
+static size_t read_small(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return n;
+}
+
+/* Printable: the daemon refuses control characters in names. */
+static void sanitize(char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = s[i] == 0 ? ' ' : '?';
+}
+
+void agent_comm(char *buf, size_t size)
+{
+	size_t n = read_small("/proc/self/comm", buf, size);
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	sanitize(buf, n);
+}
+
+void agent_cmdline(char *buf, size_t size)
+{
+	size_t n = read_small("/proc/self/cmdline", buf, size);
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	buf[n] = 0;
+	sanitize(buf, n); /* NUL separators become spaces */
+}

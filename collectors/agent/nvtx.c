@@ -1,0 +1,441 @@
+/* NVTX v3: the agent as an NVTX injection library.  A program built with
+ * NVIDIA's header-only NVTX finds us through NVTX_INJECTION64_PATH and calls
+ * InitializeInjectionNvtx2 once; we write our functions into its CORE and
+ * CORE2 callback tables.  Marks, start/end and push/pop ranges (also per
+ * domain), domains, registered strings, category names and OS thread names
+ * are recorded like their mstx counterparts; resources, payloads and the
+ * CUDA/OpenCL/sync modules are left as no-ops.  Wide strings become UTF-8. */
+#include <string.h>
+
+#include "agent.h"
+#include "nvtx-abi.h"
+
+/* A message from event attributes, as a UTF-8 pointer and length; wide
+ * strings are converted into buf.  false: the attributes are unusable (a
+ * bad call). */
+struct msg {
+	const char *s;
+	long len;
+	uint32_t category, color;
+};
+
+static size_t utf8_put(char *out, uint32_t cp)
+{
+	if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+		cp = 0xfffd;
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Up to RAW_AGENT_MAX_STR + 1 bytes (so the cut is seen and counted). */
+#define WBUF (RAW_AGENT_MAX_STR + 8)
+
+static long wide_to_utf8(const wchar_t *w, char *buf)
+{
+	size_t n = 0;
+	for (; *w && n <= RAW_AGENT_MAX_STR; w++)
+		n += utf8_put(buf + n, (uint32_t)*w);
+	buf[n] = 0;
+	return (long)n;
+}
+
+static bool attr_msg(const struct nv_event_attributes *a, char *wbuf, struct msg *m)
+{
+	*m = (struct msg){ .s = "", .len = 0 };
+	if (!a || a->size < offsetof(struct nv_event_attributes, colorType))
+		return false;
+	m->category = a->category;
+	if (a->size >= offsetof(struct nv_event_attributes, payloadType) && a->colorType == NV_COLOR_ARGB)
+		m->color = a->color;
+	if (a->size < sizeof(*a))
+		return true; /* an attributes struct without a message */
+	switch (a->messageType) {
+	case NV_MESSAGE_TYPE_ASCII:
+		if (!a->message.ascii)
+			return false;
+		m->s = a->message.ascii;
+		m->len = -1;
+		return true;
+	case NV_MESSAGE_TYPE_UNICODE:
+		if (!a->message.unicode)
+			return false;
+		m->len = wide_to_utf8(a->message.unicode, wbuf);
+		m->s = wbuf;
+		return true;
+	case NV_MESSAGE_TYPE_REGISTERED: {
+		uint32_t n;
+		const char *s = agent_string_lookup(a->message.registered, &n);
+		if (!s)
+			return false;
+		m->s = s;
+		m->len = n;
+		return true;
+	}
+	case NV_MESSAGE_UNKNOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool domain_of(const void *handle, uint32_t *ret)
+{
+	if (agent_domain_lookup(handle, ret))
+		return true;
+	agent_bad_call();
+	return false;
+}
+
+/* --- CORE ----------------------------------------------------------------- */
+
+static void domain_mark_ex(const void *domain, const struct nv_event_attributes *a)
+{
+	if (agent_idle())
+		return;
+	char wbuf[WBUF];
+	struct msg m;
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return;
+	if (!attr_msg(a, wbuf, &m)) {
+		agent_bad_call();
+		return;
+	}
+	agent_mark(d, EV_TYPE_MARKER_EX, m.s, m.len, m.category, m.color);
+}
+
+static void mark_ex(const struct nv_event_attributes *a)
+{
+	domain_mark_ex(NULL, a);
+}
+
+static void mark_a(const char *s)
+{
+	if (agent_idle())
+		return;
+	if (!s) {
+		agent_bad_call();
+		return;
+	}
+	agent_mark(0, EV_TYPE_MARKER, s, -1, 0, 0);
+}
+
+static void mark_w(const wchar_t *s)
+{
+	if (agent_idle())
+		return;
+	if (!s) {
+		agent_bad_call();
+		return;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(s, wbuf);
+	agent_mark(0, EV_TYPE_MARKER, wbuf, n, 0, 0);
+}
+
+static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_attributes *a)
+{
+	if (agent_idle())
+		return 0;
+	char wbuf[WBUF];
+	struct msg m;
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return 0;
+	if (!attr_msg(a, wbuf, &m)) {
+		agent_bad_call();
+		return 0;
+	}
+	return agent_range_start(d, m.s, m.len, m.category, m.color);
+}
+
+static uint64_t range_start_ex(const struct nv_event_attributes *a)
+{
+	return domain_range_start_ex(NULL, a);
+}
+
+static uint64_t range_start_a(const char *s)
+{
+	if (agent_idle())
+		return 0;
+	if (!s) {
+		agent_bad_call();
+		return 0;
+	}
+	return agent_range_start(0, s, -1, 0, 0);
+}
+
+static uint64_t range_start_w(const wchar_t *s)
+{
+	if (agent_idle())
+		return 0;
+	if (!s) {
+		agent_bad_call();
+		return 0;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(s, wbuf);
+	return agent_range_start(0, wbuf, n, 0, 0);
+}
+
+static void domain_range_end(const void *domain, uint64_t id)
+{
+	if (agent_idle())
+		return;
+	uint32_t d;
+	if (domain_of(domain, &d))
+		agent_range_end(d, id);
+}
+
+static void range_end(uint64_t id)
+{
+	domain_range_end(NULL, id);
+}
+
+/* Push and pop keep their levels while idle too: see agent_push. */
+static int domain_push_ex(const void *domain, const struct nv_event_attributes *a)
+{
+	char wbuf[WBUF];
+	struct msg m;
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return -1;
+	if (!attr_msg(a, wbuf, &m)) {
+		agent_bad_call();
+		return -1;
+	}
+	return agent_push(d, m.s, m.len, m.category, m.color);
+}
+
+static int push_ex(const struct nv_event_attributes *a)
+{
+	return domain_push_ex(NULL, a);
+}
+
+static int push_a(const char *s)
+{
+	if (!s) {
+		agent_bad_call();
+		return -1;
+	}
+	return agent_push(0, s, -1, 0, 0);
+}
+
+static int push_w(const wchar_t *s)
+{
+	if (!s) {
+		agent_bad_call();
+		return -1;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(s, wbuf);
+	return agent_push(0, wbuf, n, 0, 0);
+}
+
+static int domain_pop(const void *domain)
+{
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return -1;
+	return agent_pop(d);
+}
+
+static int pop(void)
+{
+	return agent_pop(0);
+}
+
+static void domain_name_category_a(const void *domain, uint32_t category, const char *name)
+{
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return;
+	if (!name) {
+		agent_bad_call();
+		return;
+	}
+	agent_name_category(d, category, name, strnlen(name, RAW_AGENT_MAX_STR + 1));
+}
+
+static void domain_name_category_w(const void *domain, uint32_t category, const wchar_t *name)
+{
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return;
+	if (!name) {
+		agent_bad_call();
+		return;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(name, wbuf);
+	agent_name_category(d, category, wbuf, (size_t)n);
+}
+
+static void name_category_a(uint32_t category, const char *name)
+{
+	domain_name_category_a(NULL, category, name);
+}
+
+static void name_category_w(uint32_t category, const wchar_t *name)
+{
+	domain_name_category_w(NULL, category, name);
+}
+
+static void name_os_thread_a(uint32_t tid, const char *name)
+{
+	if (!name) {
+		agent_bad_call();
+		return;
+	}
+	agent_name_thread(tid, name, strnlen(name, RAW_AGENT_MAX_STR + 1));
+}
+
+static void name_os_thread_w(uint32_t tid, const wchar_t *name)
+{
+	if (!name) {
+		agent_bad_call();
+		return;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(name, wbuf);
+	agent_name_thread(tid, wbuf, (size_t)n);
+}
+
+/* --- CORE2: domains and strings ---------------------------------------------- */
+
+static void *domain_create_a(const char *name)
+{
+	return agent_domain_create(name);
+}
+
+static void *domain_create_w(const wchar_t *name)
+{
+	if (!name) {
+		agent_bad_call();
+		return NULL;
+	}
+	char wbuf[WBUF];
+	wide_to_utf8(name, wbuf);
+	return agent_domain_create(wbuf);
+}
+
+static void domain_destroy(void *domain)
+{
+	agent_domain_destroy(domain);
+}
+
+static void *domain_register_string_a(const void *domain, const char *s)
+{
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return NULL;
+	if (!s) {
+		agent_bad_call();
+		return NULL;
+	}
+	return agent_string_register(s, strnlen(s, RAW_AGENT_MAX_STR + 1));
+}
+
+static void *domain_register_string_w(const void *domain, const wchar_t *s)
+{
+	uint32_t d;
+	if (!domain_of(domain, &d))
+		return NULL;
+	if (!s) {
+		agent_bad_call();
+		return NULL;
+	}
+	char wbuf[WBUF];
+	long n = wide_to_utf8(s, wbuf);
+	return agent_string_register(wbuf, (size_t)n);
+}
+
+/* --- injection ------------------------------------------------------------------ */
+
+struct cb {
+	unsigned id;
+	nv_function_pointer fn;
+};
+
+#define CB(id, f) { id, (nv_function_pointer)(f) }
+
+static const struct cb core[] = {
+	CB(NV_CBID_CORE_MarkEx, mark_ex),
+	CB(NV_CBID_CORE_MarkA, mark_a),
+	CB(NV_CBID_CORE_MarkW, mark_w),
+	CB(NV_CBID_CORE_RangeStartEx, range_start_ex),
+	CB(NV_CBID_CORE_RangeStartA, range_start_a),
+	CB(NV_CBID_CORE_RangeStartW, range_start_w),
+	CB(NV_CBID_CORE_RangeEnd, range_end),
+	CB(NV_CBID_CORE_RangePushEx, push_ex),
+	CB(NV_CBID_CORE_RangePushA, push_a),
+	CB(NV_CBID_CORE_RangePushW, push_w),
+	CB(NV_CBID_CORE_RangePop, pop),
+	CB(NV_CBID_CORE_NameCategoryA, name_category_a),
+	CB(NV_CBID_CORE_NameCategoryW, name_category_w),
+	CB(NV_CBID_CORE_NameOsThreadA, name_os_thread_a),
+	CB(NV_CBID_CORE_NameOsThreadW, name_os_thread_w),
+};
+
+static const struct cb core2[] = {
+	CB(NV_CBID_CORE2_DomainMarkEx, domain_mark_ex),
+	CB(NV_CBID_CORE2_DomainRangeStartEx, domain_range_start_ex),
+	CB(NV_CBID_CORE2_DomainRangeEnd, domain_range_end),
+	CB(NV_CBID_CORE2_DomainRangePushEx, domain_push_ex),
+	CB(NV_CBID_CORE2_DomainRangePop, domain_pop),
+	CB(NV_CBID_CORE2_DomainNameCategoryA, domain_name_category_a),
+	CB(NV_CBID_CORE2_DomainNameCategoryW, domain_name_category_w),
+	CB(NV_CBID_CORE2_DomainRegisterStringA, domain_register_string_a),
+	CB(NV_CBID_CORE2_DomainRegisterStringW, domain_register_string_w),
+	CB(NV_CBID_CORE2_DomainCreateA, domain_create_a),
+	CB(NV_CBID_CORE2_DomainCreateW, domain_create_w),
+	CB(NV_CBID_CORE2_DomainDestroy, domain_destroy),
+};
+
+static bool fill(const struct nv_etbl_callbacks *cbs, int module, const struct cb *v, size_t n)
+{
+	nv_function_table table = NULL;
+	unsigned size = 0;
+	if (!cbs->GetModuleFunctionTable(module, &table, &size) || !table)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id < size && table[v[i].id])
+			*table[v[i].id] = v[i].fn;
+	return true;
+}
+
+/* Returns non-zero on success (NVTX's convention). */
+AGENT_EXPORT int InitializeInjectionNvtx2(nv_get_export_table get)
+{
+	if (!get)
+		return 0;
+	const struct nv_etbl_callbacks *cbs = get(NV_ETID_CALLBACKS);
+	if (!cbs || cbs->struct_size < sizeof(*cbs) || !cbs->GetModuleFunctionTable)
+		return 0;
+	const struct nv_etbl_version_info *vi = get(NV_ETID_VERSIONINFO);
+	if (vi && vi->struct_size >= sizeof(*vi) && vi->SetInjectionNvtxVersion)
+		vi->SetInjectionNvtxVersion(NV_TOOL_VERSION);
+	if (!fill(cbs, NV_CB_MODULE_CORE, core, ARRAY_SIZE(core)))
+		return 0;
+	(void)fill(cbs, NV_CB_MODULE_CORE2, core2, ARRAY_SIZE(core2));
+	agent_core_init();
+	return 1;
+}

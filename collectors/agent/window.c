@@ -1,0 +1,613 @@
+/* The writer side of the agent: a window is one start..stop of recording
+ * into one agent_<pid>.data file set.  Only the agent thread drains; start,
+ * stop and drain run under g_win_mu (the agent thread, the exit handler and
+ * a forked child's first call are the only callers).  See raw.h for the
+ * records and their placement. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define WRITE_BUFFER (256U << 10)
+#define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
+
+pthread_mutex_t g_win_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* tids with a THREAD record in the current slice */
+struct tidset {
+	uint32_t *v;
+	size_t cap, n;
+};
+
+static struct {
+	bool active;
+	struct raw_writer *w;
+	uint64_t session;
+	char dir[PATH_MAX];
+	uint64_t slice_bytes;
+	struct raw_buf buf;
+	struct tidset tids;
+	/* registry entries already in this slice */
+	uint32_t domains, categories, names;
+	/* this window */
+	uint64_t events, dropped, bad, truncated, write_lost;
+	uint64_t seen_orphan_dropped, seen_orphan_bad;
+	int write_err;
+	bool warned_write;
+	bool in_preamble;
+	bool first_slice;          /* the next PROCESS record begins the window */
+	/* the file is made when there is something to put in it */
+	uint64_t mono0, real0;
+	bool open_failed;
+} W;
+
+/* lifetime totals, for the message at exit */
+static uint64_t T_dropped, T_bad, T_truncated;
+static int g_membarrier = -1; /* 1 expedited, 0 not available */
+
+/* --- tid set ---------------------------------------------------------------- */
+
+static bool tidset_has(const struct tidset *s, uint32_t tid)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = (tid * 2654435761U) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (s->v[i] == tid)
+			return true;
+		if (s->v[i] == 0)
+			return false;
+	}
+}
+
+static bool tidset_add(struct tidset *s, uint32_t tid)
+{
+	if (tid == 0 || tidset_has(s, tid))
+		return true;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		uint32_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return false;
+		for (size_t i = 0; i < s->cap; i++) {
+			uint32_t x = s->v[i];
+			if (!x)
+				continue;
+			size_t j = (x * 2654435761U) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			v[j] = x;
+		}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	size_t i = (tid * 2654435761U) & (s->cap - 1);
+	while (s->v[i])
+		i = (i + 1) & (s->cap - 1);
+	s->v[i] = tid;
+	s->n++;
+	return true;
+}
+
+static void tidset_clear(struct tidset *s)
+{
+	if (s->v)
+		memset(s->v, 0, s->cap * sizeof(*s->v));
+	s->n = 0;
+}
+
+/* --- records ---------------------------------------------------------------- */
+
+static void buf_strn(struct raw_buf *b, const char *s, size_t n)
+{
+	if (n > RAW_AGENT_MAX_STR)
+		n = RAW_AGENT_MAX_STR;
+	raw_buf_u32(b, (uint32_t)n);
+	raw_buf_bytes(b, s, n);
+}
+
+static void buf_str(struct raw_buf *b, const char *s)
+{
+	buf_strn(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void write_preamble(void);
+
+/* Append the record in W.buf; a new slice first gets the preamble, and
+ * the preamble and that record stay in it even if they overfill it (a
+ * slice always begins with PROCESS). */
+static int emit(uint16_t type)
+{
+	if (W.buf.err)
+		return W.buf.err;
+	int r;
+	bool here = W.in_preamble;
+	if (!here && !raw_writer_fits(W.w, (uint32_t)W.buf.len)) {
+		/* keep the record aside while the preamble uses the buffer */
+		struct raw_buf rec = W.buf;
+		W.buf = (struct raw_buf){ 0 };
+		r = raw_writer_rotate(W.w);
+		if (r == 0)
+			write_preamble();
+		raw_buf_release(&W.buf);
+		W.buf = rec;
+		if (r < 0)
+			return r;
+		here = true;
+	}
+	r = here ? raw_writer_append_here(W.w, type, W.buf.data, (uint32_t)W.buf.len)
+		 : raw_writer_append(W.w, type, W.buf.data, (uint32_t)W.buf.len);
+	if (r < 0 && !W.write_err)
+		W.write_err = r;
+	return r;
+}
+
+static void rec_begin(uint64_t ts)
+{
+	raw_buf_reset(&W.buf);
+	raw_buf_u64(&W.buf, ts);
+}
+
+static void write_process(void)
+{
+	char comm[64], cmd[RAW_AGENT_MAX_STR + 1];
+	agent_comm(comm, sizeof(comm));
+	agent_cmdline(cmd, sizeof(cmd));
+	rec_begin(mono_ns());
+	raw_buf_u32(&W.buf, (uint32_t)getpid());
+	raw_buf_u32(&W.buf, (uint32_t)getppid());
+	raw_buf_u32(&W.buf, (uint32_t)agent_rank());
+	raw_buf_u32(&W.buf, W.first_slice ? RAW_AGENT_WINDOW_START : 0);
+	W.first_slice = false;
+	buf_str(&W.buf, comm);
+	buf_str(&W.buf, cmd);
+	emit(RAW_AGENT_PROCESS);
+}
+
+static void write_thread(uint32_t tid, const char *name)
+{
+	rec_begin(mono_ns());
+	raw_buf_u32(&W.buf, tid);
+	buf_str(&W.buf, name);
+	if (emit(RAW_AGENT_THREAD) == 0)
+		tidset_add(&W.tids, tid);
+}
+
+/* Registry entries (domains, category and thread names) not yet in this
+ * slice; all of them after a rotation. */
+static void write_registry(void)
+{
+	uint32_t n = atomic_load_explicit(&g_n_domains, memory_order_acquire);
+	for (; W.domains < n; W.domains++) {
+		if (W.domains == 0)
+			continue; /* "default" is implied */
+		rec_begin(mono_ns());
+		raw_buf_u64(&W.buf, W.domains);
+		buf_str(&W.buf, g_domains[W.domains].name);
+		emit(RAW_AGENT_DOMAIN);
+	}
+	n = atomic_load_explicit(&g_n_categories, memory_order_acquire);
+	for (; W.categories < n; W.categories++) {
+		const struct agent_name *c = &g_categories[W.categories];
+		rec_begin(mono_ns());
+		raw_buf_u64(&W.buf, c->domain);
+		raw_buf_u64(&W.buf, c->key);
+		buf_str(&W.buf, c->name);
+		emit(RAW_AGENT_CATEGORY);
+	}
+	n = atomic_load_explicit(&g_n_thread_names, memory_order_acquire);
+	for (; W.names < n; W.names++)
+		write_thread(g_thread_names[W.names].key, g_thread_names[W.names].name);
+}
+
+static void write_preamble(void)
+{
+	W.domains = W.categories = W.names = 0;
+	tidset_clear(&W.tids);
+	W.in_preamble = true;
+	write_process();
+	write_registry();
+	W.in_preamble = false;
+}
+
+static void write_counters(void)
+{
+	rec_begin(mono_ns());
+	raw_buf_u64(&W.buf, W.events);
+	raw_buf_u64(&W.buf, W.dropped + W.write_lost);
+	raw_buf_u64(&W.buf, W.bad);
+	raw_buf_u64(&W.buf, W.truncated);
+	emit(RAW_AGENT_COUNTERS);
+}
+
+/* The event in W.buf, preceded in its slice by its thread's record: if the
+ * pair does not fit, a new slice gets the preamble, the thread and the
+ * event together. */
+static int emit_event(uint16_t type, uint32_t tid, const char *name)
+{
+	bool need_thread = !tidset_has(&W.tids, tid);
+	uint32_t extra = need_thread ? RAW_FRAME_SIZE + 16 + (uint32_t)strlen(name) : 0;
+	bool rotated = false;
+	struct raw_buf ev = W.buf;
+	W.buf = (struct raw_buf){ 0 };
+	int r = 0;
+	if (!raw_writer_fits(W.w, (uint32_t)ev.len + extra)) {
+		r = raw_writer_rotate(W.w);
+		if (r == 0)
+			write_preamble();
+		rotated = need_thread = true;
+	}
+	if (r == 0 && need_thread) {
+		W.in_preamble = rotated;
+		write_thread(tid, name);
+		W.in_preamble = false;
+	}
+	raw_buf_release(&W.buf);
+	W.buf = ev;
+	if (r < 0)
+		return r;
+	W.in_preamble = rotated;
+	r = emit(type);
+	W.in_preamble = false;
+	return r;
+}
+
+/* One event from a ring into the file. */
+static void write_event(const struct athread *t, const struct agent_ev *e)
+{
+	const char *msg = (const char *)(e + 1);
+	uint16_t type;
+	rec_begin(e->ts);
+	raw_buf_u32(&W.buf, e->tid);
+	raw_buf_u32(&W.buf, e->type);
+	switch (e->kind) {
+	case EV_MARK:
+		type = RAW_AGENT_MARK;
+		raw_buf_u64(&W.buf, e->domain);
+		raw_buf_u64(&W.buf, e->category);
+		raw_buf_u32(&W.buf, e->color);
+		raw_buf_u32(&W.buf, 0);
+		buf_strn(&W.buf, msg, e->len);
+		break;
+	case EV_START:
+		type = RAW_AGENT_RANGE_START;
+		raw_buf_u64(&W.buf, e->id);
+		raw_buf_u64(&W.buf, e->domain);
+		raw_buf_u64(&W.buf, e->category);
+		raw_buf_u32(&W.buf, e->color);
+		raw_buf_u32(&W.buf, 0);
+		buf_strn(&W.buf, msg, e->len);
+		break;
+	default:
+		type = RAW_AGENT_RANGE_END;
+		raw_buf_u64(&W.buf, e->id);
+		raw_buf_u64(&W.buf, e->domain);
+		break;
+	}
+	/* a slot's events are its current owner's: reuse waits for the ring
+	 * to be empty */
+	if (emit_event(type, e->tid, e->tid == t->tid ? t->name : "") == 0)
+		W.events++;
+	else
+		W.write_lost++;
+}
+
+/* Take what is in a slot's ring up to `head`. */
+static void drain_slot(struct athread *t, uint64_t head)
+{
+	uint8_t *ring = atomic_load_explicit(&t->ring, memory_order_acquire);
+	uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+	if (!ring)
+		return;
+	uint64_t cap = t->mask + 1;
+	unsigned batch = 0;
+	while (tail < head) {
+		const struct agent_ev *e = (const struct agent_ev *)(ring + (tail & t->mask));
+		uint64_t size;
+		if (e->kind == EV_PAD) {
+			size = e->len;
+		} else {
+			size = (sizeof(*e) + e->len + 7) & ~(uint64_t)7;
+			/* our own producer wrote it; still, never walk off the ring */
+			if (e->kind > EV_END || e->len > RAW_AGENT_MAX_STR)
+				size = 0;
+			else if (W.w)
+				write_event(t, e);
+			else
+				W.write_lost++; /* the file could not be made */
+		}
+		if (size == 0 || size > cap || (size & 7)) {
+			tail = head;
+			break;
+		}
+		tail += size;
+		/* hand space back as we go: the producer may be waiting for it */
+		if (++batch % 256 == 0)
+			atomic_store_explicit(&t->tail, tail, memory_order_release);
+	}
+	atomic_store_explicit(&t->tail, tail, memory_order_release);
+}
+
+/* Fold the per-slot counters into the window's. */
+static void collect_counters(void)
+{
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		if (!t)
+			continue;
+		uint64_t d = atomic_load_explicit(&t->n_dropped, memory_order_relaxed);
+		uint64_t b = atomic_load_explicit(&t->n_bad, memory_order_relaxed);
+		uint64_t c = atomic_load_explicit(&t->n_truncated, memory_order_relaxed);
+		uint64_t x = atomic_load_explicit(&t->n_nested, memory_order_relaxed);
+		W.dropped += d - t->seen_dropped + (x - t->seen_nested);
+		t->seen_nested = x;
+		W.bad += b - t->seen_bad;
+		W.truncated += c - t->seen_truncated;
+		t->seen_dropped = d;
+		t->seen_bad = b;
+		t->seen_truncated = c;
+	}
+	uint64_t od = atomic_load(&g_orphan_dropped), ob = atomic_load(&g_orphan_bad);
+	W.dropped += od - W.seen_orphan_dropped;
+	W.bad += ob - W.seen_orphan_bad;
+	W.seen_orphan_dropped = od;
+	W.seen_orphan_bad = ob;
+}
+
+static uint64_t heads[AGENT_MAX_THREADS];
+
+static void warn_write(void)
+{
+	if (W.write_err && !W.warned_write) {
+		W.warned_write = true;
+		fprintf(stderr, "msprof agent: cannot write into '%s': %s\n", W.dir, strerror(-W.write_err));
+	}
+}
+
+/* The window's file, made at the first drain with something to write, so
+ * that a process that never annotates (a shell, a helper the program runs)
+ * leaves no file.  PROCESS, the registry and the live threads first. */
+static void file_open(void)
+{
+	char stem[RAW_STEM_MAX];
+	raw_agent_stem(getpid(), stem);
+	struct raw_writer *w;
+	int r = raw_writer_open_stem(W.dir, stem, RAW_SOURCE_AGENT, W.mono0, W.real0, W.slice_bytes, &w);
+	if (r < 0) {
+		W.open_failed = true;
+		W.write_err = r;
+		return;
+	}
+	(void)raw_writer_set_buffer(w, WRITE_BUFFER);
+	W.w = w;
+	W.first_slice = true;
+	write_preamble();
+	uint32_t nt = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < nt; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		if (t && atomic_load(&t->live) && !tidset_has(&W.tids, t->tid))
+			write_thread(t->tid, t->name);
+	}
+}
+
+static void drain(bool last)
+{
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	/* Heads first, registry second: every domain an event names was
+	 * registered before the event was written, so it is in the registry
+	 * we read after the head. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		heads[i] = t ? atomic_load_explicit(&t->head, memory_order_acquire) : 0;
+	}
+	if (!W.w) {
+		bool pending = false;
+		for (uint32_t i = 0; i < n && !pending; i++) {
+			struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+			pending = t && heads[i] != atomic_load_explicit(&t->tail, memory_order_relaxed);
+		}
+		collect_counters();
+		if (!pending && !W.dropped && !W.bad && !W.truncated && !W.write_lost)
+			return; /* nothing yet: no file */
+		if (!W.open_failed)
+			file_open();
+		if (!W.w) {
+			for (uint32_t i = 0; i < n; i++) {
+				struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+				if (t)
+					drain_slot(t, heads[i]); /* counted as lost */
+			}
+			warn_write();
+			return;
+		}
+	}
+	uint64_t before = W.events;
+	write_registry();
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		if (t)
+			drain_slot(t, heads[i]);
+	}
+	uint64_t old_d = W.dropped, old_b = W.bad, old_t = W.truncated;
+	collect_counters();
+	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t)
+		write_counters();
+	int r = raw_writer_flush(W.w);
+	if (r < 0 && !W.write_err)
+		W.write_err = r;
+	warn_write();
+}
+
+void window_drain(void)
+{
+	if (W.active)
+		drain(false);
+}
+
+bool window_active(void)
+{
+	return W.active;
+}
+
+uint64_t window_session(void)
+{
+	return W.session;
+}
+
+/* mkdir -p, 0750 for what we create */
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int r = mkdir(path, 0750);
+		*p = '/';
+		if (r < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (mkdir(path, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void membarrier_init(void)
+{
+	if (g_membarrier >= 0)
+		return;
+	g_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+int window_start(const struct window_opts *o)
+{
+	if (W.active)
+		return -EBUSY;
+	if (!o->prof_dir || !*o->prof_dir)
+		return -EINVAL;
+	membarrier_init();
+
+	char dir[PATH_MAX];
+	int n = snprintf(dir, sizeof(dir), "%s/host/data", o->prof_dir);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	int r = mkdirs(dir);
+	if (r < 0)
+		return r;
+
+	/* the file comes later (file_open): find out now whether it can */
+	if (access(dir, W_OK | X_OK) < 0)
+		return -errno;
+
+	const char *sb = getenv("MSPROF_AGENT_SLICE_BYTES");
+	uint64_t slice = 0;
+	if (sb && parse_u64(sb, 512, UINT64_MAX, &slice) < 0)
+		slice = 0;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_REALTIME, &b);
+
+	struct raw_buf keep = W.buf;
+	struct tidset tids = W.tids;
+	W = (typeof(W)){ 0 };
+	W.buf = keep;
+	W.tids = tids;
+	tidset_clear(&W.tids);
+	W.mono0 = (uint64_t)a.tv_sec * NSEC_PER_SEC + (uint64_t)a.tv_nsec;
+	W.real0 = (uint64_t)b.tv_sec * NSEC_PER_SEC + (uint64_t)b.tv_nsec;
+	W.slice_bytes = slice;
+	W.session = o->session;
+	snprintf(W.dir, sizeof(W.dir), "%s", dir);
+
+	agent_filter_set(o->include, o->exclude);
+	uint8_t gen = atomic_load(&g_gen) + 1;
+	atomic_store(&g_gen, gen ? gen : 1);
+
+	/* What a slot did before this window is not ours: forget its old
+	 * events (there are none unless a stop gave up waiting) and take
+	 * its counters from here. */
+	uint32_t nt = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < nt; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		if (!t)
+			continue;
+		atomic_store_explicit(&t->tail, atomic_load_explicit(&t->head, memory_order_acquire),
+				      memory_order_release);
+		t->seen_dropped = atomic_load(&t->n_dropped);
+		t->seen_bad = atomic_load(&t->n_bad);
+		t->seen_truncated = atomic_load(&t->n_truncated);
+		t->seen_nested = atomic_load(&t->n_nested);
+	}
+	W.seen_orphan_dropped = atomic_load(&g_orphan_dropped);
+	W.seen_orphan_bad = atomic_load(&g_orphan_bad);
+
+	W.active = true;
+	atomic_store(&g_state, AGENT_RECORDING);
+	return 0;
+}
+
+/* After g_state went idle, wait until no thread is inside a recording call. */
+static void quiesce(void)
+{
+	if (g_membarrier == 1)
+		(void)syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else
+		atomic_thread_fence(memory_order_seq_cst); /* best effort without membarrier */
+	uint64_t deadline = mono_ns() + STOP_WAIT_NS;
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		while (t && atomic_load_explicit(&t->busy, memory_order_acquire) && mono_ns() < deadline)
+			sched_yield();
+	}
+}
+
+int window_stop(struct window_result *ret)
+{
+	if (!W.active)
+		return -ENOENT;
+	atomic_store(&g_state, AGENT_IDLE);
+	quiesce();
+	drain(true);
+	int r = W.w ? raw_writer_flush(W.w) : 0;
+	struct window_result res = {
+		.events = W.events,
+		.dropped = W.dropped + W.write_lost,
+		.bad = W.bad,
+		.truncated = W.truncated,
+		.bytes = raw_writer_bytes(W.w),
+	};
+	W.w = raw_writer_free(W.w);
+	W.active = false;
+	T_dropped += res.dropped;
+	T_bad += res.bad;
+	T_truncated += res.truncated;
+	if (ret)
+		*ret = res;
+	return r < 0 ? r : W.write_err;
+}
+
+void window_totals(uint64_t *dropped, uint64_t *bad, uint64_t *truncated)
+{
+	*dropped = T_dropped;
+	*bad = T_bad;
+	*truncated = T_truncated;
+}
+
+void window_forget_after_fork(void)
+{
+	/* The parent's writer had flushed everything before fork (the drain
+	 * flushes under g_win_mu, which fork held): freeing it writes nothing. */
+	W.w = raw_writer_free(W.w);
+	W.active = false;
+	T_dropped = T_bad = T_truncated = 0;
+}

@@ -1,0 +1,335 @@
+/* Agents and claims: the registry of agent connections (libmsprof_agent.so
+ * inside profiled processes), the daemon's requests to them, the "agents"
+ * list and the claims of interactive clients.
+ *
+ * An agent says hello with "client":"agent" and its pid; the pid must be
+ * the one SO_PEERCRED reported for the connection, so a process cannot
+ * speak for another.  From then on the connection is that process's agent:
+ * it may answer our requests and ask for status, nothing else (an agent
+ * never starts, stops or claims sessions).  Agents do not count against
+ * IPC_MAX_CLIENTS but against IPC_MAX_AGENTS; until its hello an agent is an
+ * ordinary new connection.
+ *
+ * Requests to an agent carry ids from srv->next_agent_req; the agent echoes
+ * them.  Only the reply to the one pending request counts: a late
+ * agent_stopped for a session that already gave up on it, or anything with
+ * an unknown id, is ignored.  One stream carries both directions in order,
+ * so an agent_start sent right after an agent_stop reaches the agent after
+ * it. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msprofd.h"
+
+#define PID_MAX_LIMIT 4194304
+
+/* A name from a peer: at most max - 1 bytes, no control characters (they
+ * would reach log lines and terminals). */
+static bool text_ok(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	if (n >= max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
+{
+	struct server *srv = c->srv;
+	const char *name = "", *features = "";
+	uint64_t pid, ppid, rank1;
+
+	if (json_get_u64(msg, "pid", 1, PID_MAX_LIMIT, true, 0, &pid) < 0 ||
+	    json_get_u64(msg, "ppid", 0, PID_MAX_LIMIT, false, 0, &ppid) < 0) {
+		client_fail(c, id, "bad_request", "an agent hello needs 'pid' (and 'ppid') as pids");
+		return;
+	}
+	if ((pid_t)pid != c->pid) {
+		client_fail(c, id, "denied", "hello says pid %" PRIu64 " but the connection comes from pid %d",
+			    pid, (int)c->pid);
+		return;
+	}
+	/* rank: -1 (none) or a rank id; JSON numbers below 0 need a look of
+	 * their own since json_get_u64 takes non-negative ones */
+	const cJSON *rk = cJSON_GetObjectItemCaseSensitive(msg, "rank");
+	rank1 = 0;
+	if (rk && !(cJSON_IsNumber(rk) && rk->valuedouble == -1) &&
+	    json_value_u64(rk, 0, INT32_MAX, &rank1) < 0) {
+		client_fail(c, id, "bad_request", "'rank' must be -1 or a rank id in 0..%d", INT32_MAX);
+		return;
+	}
+	int64_t rank = rk && cJSON_IsNumber(rk) && rk->valuedouble == -1 ? -1 : rk ? (int64_t)rank1 : -1;
+	if (json_get_str(msg, "name", false, "", &name) < 0 || !text_ok(name, AGENT_NAME_MAX) ||
+	    json_get_str(msg, "features", false, "", &features) < 0 || !text_ok(features, AGENT_FEATURES_MAX)) {
+		client_fail(c, id, "bad_request", "'name' and 'features' must be strings of at most %d and %d "
+			    "bytes without control characters", AGENT_NAME_MAX - 1, AGENT_FEATURES_MAX - 1);
+		return;
+	}
+	if (srv->n_agents >= IPC_MAX_AGENTS) {
+		client_fail(c, id, "limit", "too many agents (%d)", IPC_MAX_AGENTS);
+		return;
+	}
+	struct agent *a = calloc(1, sizeof(*a));
+	if (!a) {
+		client_fail(c, id, "io", "out of memory");
+		return;
+	}
+	a->c = c;
+	a->pid = (pid_t)pid;
+	a->ppid = (pid_t)ppid;
+	a->rank = rank;
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	snprintf(a->features, sizeof(a->features), "%s", features);
+	a->hello_ns = mono_ns();
+	c->agent = a;
+	/* From a client slot to an agent slot. */
+	srv->n_clients--;
+	srv->n_agents++;
+	log_msg("agent of pid %d ('%s', rank %" PRId64 ", features '%s') connected", a->pid, a->name,
+		a->rank, a->features);
+	server_hello_reply(c, id);
+	sessions_offer_agent(srv, a);
+	server_update_idle(srv);
+}
+
+void agent_gone(struct client *c)
+{
+	struct agent *a = c->agent;
+	if (!a)
+		return;
+	if (a->session)
+		session_agent_gone(a->session, a);
+	log_msg("agent of pid %d disconnected", a->pid);
+	c->srv->n_agents--;
+	c->srv->n_clients++; /* client_close takes it off n_clients */
+	c->agent = NULL;
+	free(a);
+}
+
+static cJSON *agent_request(struct agent *a, enum ipc_type type, uint64_t session_id)
+{
+	struct server *srv = a->c->srv;
+	uint64_t id = ++srv->next_agent_req;
+	if (id > JSON_MAX_INT)
+		id = srv->next_agent_req = 1;
+	cJSON *m = ipc_msg_new(type, id);
+	if (m && !cJSON_AddNumberToObject(m, "session", (double)session_id)) {
+		cJSON_Delete(m);
+		return NULL;
+	}
+	a->pending_id = id;
+	a->sent_ns = mono_ns();
+	return m;
+}
+
+void agent_send_start(struct agent *a, struct session *s, const cJSON *start)
+{
+	cJSON *m = agent_request(a, IPC_T_AGENT_START, session_id(s));
+	/* the settings every agent of the session gets, copied in */
+	const cJSON *item;
+	cJSON_ArrayForEach(item, start) {
+		if (!m)
+			break;
+		cJSON *dup = cJSON_Duplicate(item, 1);
+		if (!dup) {
+			cJSON_Delete(m);
+			m = NULL;
+			break;
+		}
+		cJSON_AddItemToObject(m, item->string, dup);
+	}
+	a->state = AGENT_STARTING;
+	a->session = s;
+	client_send(a->c, m);
+}
+
+void agent_send_stop(struct agent *a, uint64_t sid)
+{
+	a->state = AGENT_STOPPING;
+	client_send(a->c, agent_request(a, IPC_T_AGENT_STOP, sid));
+}
+
+/* The reply to our pending request, or NULL when it is not (late, or an
+ * id we never used). */
+static bool is_pending(const struct agent *a, uint64_t id)
+{
+	return id != 0 && id == a->pending_id;
+}
+
+void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64_t id)
+{
+	struct agent *a = c->agent;
+	const char *name = ipc_type_name(type);
+
+	switch (type) {
+	case IPC_T_AGENT_STARTED:
+		if (!is_pending(a, id) || a->state != AGENT_STARTING)
+			return;
+		a->pending_id = 0;
+		a->state = AGENT_RECORDING;
+		if (a->session)
+			session_agent_started(a->session, a);
+		return;
+	case IPC_T_AGENT_STOPPED:
+		if (!is_pending(a, id) || a->state != AGENT_STOPPING)
+			return;
+		a->pending_id = 0;
+		a->state = AGENT_IDLE;
+		if (a->session) {
+			struct session *s = a->session;
+			a->session = NULL;
+			session_agent_stopped(s, a, msg, NULL);
+		}
+		return;
+	case IPC_T_ERROR: {
+		/* The agent refused our request (cannot write into the PROF
+		 * dir, ...): that session gets no data from it. */
+		if (!is_pending(a, id))
+			return;
+		const char *text = "?";
+		(void)json_get_str(msg, "message", false, "?", &text);
+		char why[200];
+		snprintf(why, sizeof(why), "the agent refused %s: %.150s",
+			 a->state == AGENT_STARTING ? "to start" : "to stop", text);
+		a->pending_id = 0;
+		a->state = AGENT_IDLE;
+		log_msg("agent of pid %d: %s", a->pid, why);
+		if (a->session) {
+			struct session *s = a->session;
+			a->session = NULL;
+			session_agent_stopped(s, a, NULL, why);
+		}
+		return;
+	}
+	case IPC_T_STATUS:
+	case IPC_T_HELLO:
+		break; /* server.c answers these */
+	default:
+		client_send_error(c, id, "denied", "an agent connection cannot send '%.64s'",
+				  name ? name : "?");
+		return;
+	}
+}
+
+/* --- the agents list ------------------------------------------------------ */
+
+/* "recording" from agent_start on, while a session drives it (proto.h has
+ * two states; session_started is sent once the agent answered). */
+static const char *state_name(const struct agent *a)
+{
+	return a->session ? "recording" : "idle";
+}
+
+void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
+{
+	struct client *o;
+	cJSON *r = ipc_msg_new(IPC_T_AGENTS, id);
+	cJSON *list = r ? cJSON_AddArrayToObject(r, "agents") : NULL;
+	bool ok = list != NULL;
+
+	TAILQ_FOREACH(o, &c->srv->clients, link) {
+		const struct agent *a = o->agent;
+		if (!ok)
+			break;
+		if (!a || o->state != CLIENT_READY)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		ok = e && cJSON_AddItemToArray(list, e) &&
+		     cJSON_AddNumberToObject(e, "pid", a->pid) &&
+		     cJSON_AddNumberToObject(e, "ppid", a->ppid) &&
+		     cJSON_AddStringToObject(e, "name", a->name) &&
+		     cJSON_AddNumberToObject(e, "rank", (double)a->rank) &&
+		     cJSON_AddStringToObject(e, "state", state_name(a)) &&
+		     cJSON_AddNumberToObject(e, "session", a->session ? (double)session_id(a->session) : 0);
+	}
+	if (!ok) {
+		cJSON_Delete(r);
+		client_send_error(c, id, "io", "out of memory");
+		return;
+	}
+	client_send(c, r);
+}
+
+/* --- claims ----------------------------------------------------------------- */
+
+static bool has_claim(const struct client *c, uint32_t pid)
+{
+	for (unsigned i = 0; i < c->n_claims; i++)
+		if (c->claims[i] == pid)
+			return true;
+	return false;
+}
+
+struct client *claim_owner(struct server *srv, const struct client *self, uint32_t pid)
+{
+	struct client *o;
+	TAILQ_FOREACH(o, &srv->clients, link)
+		if (o != self && o->state != CLIENT_CLOSED && has_claim(o, pid))
+			return o;
+	return NULL;
+}
+
+static bool add_refusal(cJSON *refused, uint64_t pid, const char *code, const char *message)
+{
+	cJSON *e = cJSON_CreateObject();
+	return e && cJSON_AddItemToArray(refused, e) && cJSON_AddNumberToObject(e, "pid", (double)pid) &&
+	       cJSON_AddStringToObject(e, "code", code) && cJSON_AddStringToObject(e, "message", message);
+}
+
+void claim_request(struct client *c, const cJSON *msg, uint64_t id)
+{
+	const cJSON *pids = cJSON_GetObjectItemCaseSensitive(msg, "pids"), *item;
+	int n = cJSON_GetArraySize(pids);
+	char why[256];
+
+	if (!cJSON_IsArray(pids) || n < 1 || n > CLIENT_MAX_CLAIMS) {
+		client_send_error(c, id, "bad_request", "'pids' must be an array of 1 to %d pids",
+				  CLIENT_MAX_CLAIMS);
+		return;
+	}
+	cJSON_ArrayForEach(item, pids) {
+		uint64_t pid;
+		if (json_value_u64(item, 1, PID_MAX_LIMIT, &pid) < 0) {
+			client_send_error(c, id, "bad_request", "'pids' must hold integers in 1..%d",
+					  PID_MAX_LIMIT);
+			return;
+		}
+	}
+	_cleanup_json_ cJSON *r = ipc_msg_new(IPC_T_CLAIMED, id);
+	cJSON *got = r ? cJSON_AddArrayToObject(r, "pids") : NULL;
+	cJSON *refused = r ? cJSON_AddArrayToObject(r, "refused") : NULL;
+	bool ok = got && refused;
+
+	cJSON_ArrayForEach(item, pids) {
+		if (!ok)
+			break;
+		uint32_t pid = (uint32_t)item->valuedouble;
+		struct client *owner;
+		int k = session_check_pid(pid, c->uid, why, sizeof(why));
+		if (k < 0) {
+			ok = add_refusal(refused, pid, k == -ESRCH ? "not_found" : "denied", why);
+		} else if ((owner = claim_owner(c->srv, c, pid))) {
+			log_msg("pid %d may not claim pid %u: claimed by pid %d", (int)c->pid, pid, (int)owner->pid);
+			ok = add_refusal(refused, pid, "busy", CLAIM_BUSY_MESSAGE);
+		} else if (has_claim(c, pid)) {
+			ok = cJSON_AddItemToArray(got, cJSON_CreateNumber(pid));
+		} else if (c->n_claims >= CLIENT_MAX_CLAIMS) {
+			snprintf(why, sizeof(why), "this connection holds %d claims already", CLIENT_MAX_CLAIMS);
+			ok = add_refusal(refused, pid, "denied", why);
+		} else {
+			c->claims[c->n_claims++] = pid;
+			ok = cJSON_AddItemToArray(got, cJSON_CreateNumber(pid));
+		}
+	}
+	if (!ok) {
+		client_send_error(c, id, "io", "out of memory");
+		return;
+	}
+	client_send(c, TAKE_PTR(r));
+}

@@ -1,0 +1,391 @@
+/* mstx outputs: MSTX_EVENTS -> the msprof_tx layers of msprof_{ts}.json,
+ * msprof_tx_{ts}.json (the same layers alone, reference §2.3) and
+ * msprof_tx_{ts}.csv (§3).
+ *
+ * Timeline (msprof's MsprofTxAssembler): per process one layer, msprof's
+ * "PID Name/MsprofTx" (sort index 6) renamed to the process name, label
+ * CPU; per thread thread_name "Thread <tid>" and thread_sort_index <tid>.
+ * Every mark and range is an "X" event (keys name, pid, tid, ts, dur, ph,
+ * args), a mark with dur 0, on the thread that started it; args are those
+ * of msprof's mstx events, {"event_type", "domain"}, led by "Category"
+ * (as a string, as msprof writes it) when the event has one (NVTX).  No
+ * MsTx flow arrows: they link a host event to its device task, and host-only
+ * events have none.
+ *
+ * Viewers need the events of one thread to nest (Perfetto puts the rest on
+ * an overflow track or drops them).  Marks and push/pop ranges always nest;
+ * start/end ranges may overlap partly, and a range ended on another thread
+ * is drawn on the thread that started it.  So each thread's events are
+ * placed in start order (the longer first on a tie) on the first of
+ * EXPORT_MAX_LANES lanes where they nest; lane 0 is the thread itself,
+ * lane k > 0 an extra track with tid + k * EXPORT_LANE_TID_STEP named
+ * "Thread <tid> (overlapping ranges k)".  Only what cannot nest moves; the
+ * last lane takes whatever is left.  Rows stream from SQLite in that order
+ * (index MstxEventsIndex); memory is the lanes of one thread and the list
+ * of one process's threads. */
+#include <ctype.h>
+#include <dirent.h>
+
+#include "internal.h"
+#include "util.h"
+
+#define LANE_DEPTH_MAX 4096   /* open events per lane; deeper ones move on */
+#define CSV_LIMIT 1000000     /* rows per CSV file, as msprof (CSV_LIMIT) */
+
+static const char *event_type_name(int64_t t)
+{
+	return t >= 0 && t < 4 ? export_mstx_event_types[t] : "unknown";
+}
+
+/* A text column, "" for NULL (never passed on as a NULL pointer). */
+static const char *text(sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	return s ? s : "";
+}
+
+/* --- timeline ---------------------------------------------------------------- */
+
+struct lanes {
+	int64_t *end[EXPORT_MAX_LANES];
+	unsigned n[EXPORT_MAX_LANES];
+	unsigned used;             /* lanes this thread needed */
+};
+
+struct thr { uint32_t tid; unsigned lanes; };
+
+struct txl {
+	struct exp *e;
+	FILE *f;
+	bool *first;
+	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
+	struct lanes l;
+	struct thr *threads;
+	size_t n_threads, cap_threads;
+};
+
+static void sep(struct txl *t)
+{
+	fputs(*t->first ? "\n" : ",\n", t->f);
+	*t->first = false;
+}
+
+/* The lane an event goes on: the first where it nests. */
+static unsigned place(struct lanes *l, int64_t start, int64_t end)
+{
+	unsigned k;
+	for (k = 0; k < EXPORT_MAX_LANES; k++) {
+		while (l->n[k] && l->end[k][l->n[k] - 1] <= start)
+			l->n[k]--;
+		if (l->n[k] == LANE_DEPTH_MAX)
+			continue;
+		if (!l->n[k] || end <= l->end[k][l->n[k] - 1])
+			break;
+	}
+	if (k == EXPORT_MAX_LANES) /* nowhere: the last lane, nested or not */
+		k = EXPORT_MAX_LANES - 1;
+	if (l->n[k] < LANE_DEPTH_MAX)
+		l->end[k][l->n[k]++] = end;
+	if (k + 1 > l->used)
+		l->used = k + 1;
+	return k;
+}
+
+static void meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
+{
+	sep(t);
+	fprintf(t->f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
+		key);
+}
+
+static int process_meta(struct txl *t, uint32_t pid)
+{
+	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
+	char fallback[32];
+	const char *name = fallback;
+	snprintf(fallback, sizeof fallback, "pid %u", pid);
+	sqlite3_bind_int64(t->name, 1, pid);
+	int rc = sqlite3_step(t->name);
+	if (rc == SQLITE_ROW && sqlite3_column_text(t->name, 0))
+		name = (const char *)sqlite3_column_text(t->name, 0);
+	else if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		sqlite3_reset(t->name);
+		return exp_sql_fail(t->e, rc, "AGENT_PROCESS");
+	}
+	meta(t, fpid, 0, "process_name", "name");
+	fputc('"', t->f);
+	exp_json_str(t->f, name, strlen(name));
+	fputs("\"}}", t->f);
+	sqlite3_reset(t->name);
+	meta(t, fpid, 0, "process_labels", "labels");
+	fprintf(t->f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
+	meta(t, fpid, 0, "process_sort_index", "sort_index");
+	fprintf(t->f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
+	for (size_t i = 0; i < t->n_threads; i++) {
+		const struct thr *h = &t->threads[i];
+		for (unsigned k = 0; k < h->lanes; k++) {
+			uint64_t tid = h->tid + (uint64_t)k * EXPORT_LANE_TID_STEP;
+			meta(t, fpid, tid, "thread_name", "name");
+			if (k)
+				fprintf(t->f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
+			else
+				fprintf(t->f, "\"Thread %u\"}}", h->tid);
+			meta(t, fpid, tid, "thread_sort_index", "sort_index");
+			fprintf(t->f, "%u}}", h->tid);
+		}
+	}
+	t->n_threads = 0;
+	return 0;
+}
+
+/* The thread just finished: into the process's list. */
+static int thread_done(struct txl *t, uint32_t tid)
+{
+	if (t->n_threads == t->cap_threads) {
+		size_t cap = t->cap_threads ? t->cap_threads * 2 : 16;
+		struct thr *n = realloc(t->threads, cap * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		t->threads = n;
+		t->cap_threads = cap;
+	}
+	t->threads[t->n_threads++] = (struct thr){ tid, t->l.used ? t->l.used : 1 };
+	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
+		t->l.n[k] = 0;
+	t->l.used = 0;
+	return 0;
+}
+
+static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
+		  int64_t category, const char *msg, int msg_len, const char *domain, int domain_len)
+{
+	char ts[32], dur[64];
+	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
+	exp_format_ts(start, ts);
+	exp_format_num((double)(end - start) / 1000.0, 3, dur, sizeof dur);
+	sep(t);
+	fputs("{\"name\":\"", t->f);
+	exp_json_str(t->f, msg, (size_t)msg_len);
+	fprintf(t->f, "\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{", fpid, tid,
+		ts, dur);
+	if (category != EXPORT_MSTX_NONE)
+		fprintf(t->f, "\"Category\":\"%" PRId64 "\",", category);
+	fprintf(t->f, "\"event_type\":\"%s\",\"domain\":\"", event_type_name(type));
+	exp_json_str(t->f, domain, (size_t)domain_len);
+	fputs("\"}}", t->f);
+}
+
+int exp_write_tx_layer(struct exp *e, FILE *f, bool *first)
+{
+	static const char sql[] =
+		"SELECT m.globalTid, m.startNs, m.endNs, m.eventType, m.category, s.value, d.value "
+		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
+		"ORDER BY m.globalTid, m.startNs, m.endNs DESC, m.rowid";
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+		return 0;
+	struct txl t = { .e = e, .f = f, .first = first };
+	sqlite3_stmt *st = NULL;
+	int r = 0;
+	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
+		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
+			r = -ENOMEM;
+	if (r == 0)
+		r = exp_prepare(e, "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
+				&t.name);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
+	int64_t cur = -1;
+	int rc = SQLITE_DONE;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t g = sqlite3_column_int64(st, 0);
+		uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
+		if (cur >= 0 && g != cur) {
+			r = thread_done(&t, (uint32_t)cur);
+			if (r == 0 && (uint32_t)((uint64_t)cur >> 32) != pid)
+				r = process_meta(&t, (uint32_t)((uint64_t)cur >> 32));
+			if (r < 0)
+				break;
+		}
+		cur = g;
+		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+		unsigned lane = place(&t.l, start, end);
+		event(&t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
+		      sqlite3_column_int64(st, 4), text(st, 5), sqlite3_column_bytes(st, 5), text(st, 6),
+		      sqlite3_column_bytes(st, 6));
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	if (r == 0 && cur >= 0) {
+		r = thread_done(&t, (uint32_t)cur);
+		if (r == 0)
+			r = process_meta(&t, (uint32_t)((uint64_t)cur >> 32));
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(t.name);
+	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
+		free(t.l.end[k]);
+	free(t.threads);
+	return r;
+}
+
+int exp_write_tx_timeline(struct exp *e, const char *dir)
+{
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+		return 0;
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "msprof_tx_%s.json", e->ts);
+	struct exp_out o;
+	int r = exp_out_open(&o, dir, name);
+	if (r < 0) {
+		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		return r;
+	}
+	bool first = true;
+	fputc('[', o.f);
+	r = exp_write_tx_layer(e, o.f, &first);
+	fputs("\n]\n", o.f);
+	if (r < 0) {
+		exp_out_abort(&o);
+		return r;
+	}
+	r = exp_out_commit(e, &o);
+	if (r == 0)
+		exp_remove_older(dir, "msprof_tx", ".json", name);
+	return r;
+}
+
+/* --- summary ------------------------------------------------------------------ */
+
+static void csv_field(FILE *f, const char *s, int len)
+{
+	if (!memchr(s, ',', (size_t)len) && !memchr(s, '"', (size_t)len) && !memchr(s, '\n', (size_t)len) &&
+	    !memchr(s, '\r', (size_t)len)) {
+		fwrite(s, 1, (size_t)len, f);
+		return;
+	}
+	fputc('"', f);
+	for (int i = 0; i < len; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+static void csv_header(FILE *f)
+{
+	const struct export_csv_table *t = &export_csv_tables[CSV_MSPROF_TX];
+	for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && t->columns[i]; i++)
+		fprintf(f, "%s%s", i ? "," : "", t->columns[i]);
+	fputc('\n', f);
+}
+
+/* Older msprof_tx{,_slice_N}_{14 digits}.csv than this export's. */
+static void remove_old_csv(const char *dir, const char *ts)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (!startswith(n, "msprof_tx_") || len < 10 + EXPORT_TS_LEN + 4 || strcmp(n + len - 4, ".csv") != 0)
+			continue;
+		const char *stamp = n + len - 4 - EXPORT_TS_LEN;
+		bool digits = stamp[-1] == '_';
+		for (size_t i = 0; digits && i < EXPORT_TS_LEN; i++)
+			digits = isdigit((unsigned char)stamp[i]);
+		if (!digits || strncmp(stamp, ts, EXPORT_TS_LEN) == 0)
+			continue;
+		const char *mid = n + 10; /* "" or "slice_<n>_" */
+		if (mid != stamp) {
+			if (!startswith(mid, "slice_"))
+				continue;
+			const char *q = mid + 6;
+			while (q < stamp - 1 && isdigit((unsigned char)*q))
+				q++;
+			if (q != stamp - 1 || q == mid + 6)
+				continue;
+		}
+		(void)unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+/* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
+ * mstx event, with the Device_id column and the device times (N/A: no
+ * device side) of its merge step; times are µs with three decimals and the
+ * "\t" msprof appends (format_high_precision_for_csv). */
+static void csv_row(FILE *f, sqlite3_stmt *st)
+{
+	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
+	char start[32], end[32];
+	exp_format_ts(sqlite3_column_int64(st, 3), start);
+	exp_format_ts(sqlite3_column_int64(st, 4), end);
+	fprintf(f, "host,%" PRIu64 ",%" PRIu64 ",", (uint64_t)g >> 32, (uint64_t)g & 0xffffffffU);
+	if (category == EXPORT_MSTX_NONE)
+		fputs("N/A", f);
+	else
+		fprintf(f, "%" PRId64, category);
+	fprintf(f, ",%s,N/A,N/A,%s\t,%s\t,N/A,", event_type_name(sqlite3_column_int64(st, 2)), start, end);
+	csv_field(f, text(st, 5), sqlite3_column_bytes(st, 5));
+	fputc(',', f);
+	csv_field(f, text(st, 6), sqlite3_column_bytes(st, 6));
+	fputs(",N/A,N/A\n", f);
+}
+
+int exp_write_tx_summary(struct exp *e, const char *dir)
+{
+	static const char sql[] =
+		"SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value "
+		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
+		"ORDER BY m.startNs, m.rowid";
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+		return 0;
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, "SELECT COUNT(*) FROM MSTX_EVENTS", &st);
+	if (r < 0)
+		return r;
+	int64_t rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	bool sliced = rows > CSV_LIMIT;
+	if ((r = exp_prepare(e, sql, &st)) < 0)
+		return r;
+
+	struct exp_out o = { 0 };
+	unsigned slice = 0;
+	int64_t in_file = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!o.f || in_file == CSV_LIMIT) {
+			if (o.f && (r = exp_out_commit(e, &o)) < 0)
+				break;
+			char name[NAME_MAX + 1];
+			if (sliced)
+				snprintf(name, sizeof name, "msprof_tx_slice_%u_%s.csv", slice++, e->ts);
+			else
+				snprintf(name, sizeof name, "msprof_tx_%s.csv", e->ts);
+			if ((r = exp_out_open(&o, dir, name)) < 0) {
+				exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+				break;
+			}
+			csv_header(o.f);
+			in_file = 0;
+		}
+		csv_row(o.f, st);
+		in_file++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	if (r < 0) {
+		if (o.f)
+			exp_out_abort(&o);
+		return r;
+	}
+	if (o.f && (r = exp_out_commit(e, &o)) < 0)
+		return r;
+	remove_old_csv(dir, e->ts);
+	return 0;
+}

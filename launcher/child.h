@@ -1,0 +1,34 @@
+/* The profiled application as a child process: forked, held before exec
+ * until its collection has started, then released.  Shared by launch mode
+ * and dynamic launch mode. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "app.h"
+
+struct child {
+	pid_t pid;
+	int go_fd;     /* write one byte: exec; close: give up */
+	int err_fd;    /* the exec errno comes back here, EOF when exec worked */
+};
+
+#define CHILD_NONE ((struct child){ .pid = -1, .go_fd = -1, .err_fd = -1 })
+
+/* Fork the application, held before exec.  null_stdin: its standard input
+ * is /dev/null (dynamic mode, where the prompt reads msprof's). */
+int child_spawn_held(const struct app_cmd *app, char **envp, bool null_stdin, struct child *ret);
+
+/* Let the held child go; 0 once it has exec'd, -errno (the exec's) if not. */
+int child_release(struct child *c);
+
+/* Give up a child that was never released (or kill it first): closes the
+ * pipes and reaps it. */
+void child_abandon(struct child *c);
+
+/* The status msprof exits with for a wait status: the code, 128+signal. */
+int exit_code(int status);
+
+/* rank_id for info.json: RANK_ID of the environment, -1 when unset. */
+int rank_of(char *const *env);

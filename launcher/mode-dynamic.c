@@ -1,0 +1,951 @@
+/* Dynamic mode: the (msprof) prompt (reference §1.4).
+ *
+ *   msprof --dynamic=on [options] <app> [args]    launch: start the app,
+ *                                                 with the agent injected
+ *   msprof --dynamic=on --pid=P[,P...] [options]  attach: running processes
+ *
+ * Each profiled process ("target") has its own connection to msprofd, which
+ * holds its claim (one interactive msprof per process) and runs one daemon
+ * session per collection window:
+ *
+ *   start  -> per live target: a new PROF dir, session_start     (window open)
+ *   stop   -> per open window: session_stop, end_info, then the dir is
+ *             exported by a child process while the prompt goes on
+ *   quit/q -> stop what is open, detach; launch: wait for the app
+ *
+ * Other ways a window closes, each saving and exporting it: the target
+ * exits (launch: the app, and then msprof exits with its status), msprofd
+ * ends the session (disk full, shutdown), the connection to msprofd breaks
+ * (the next start reconnects, starting a new msprofd, and claims again).
+ *
+ * One thread, one poll loop: the prompt's input (terminal or pipe; EOF is
+ * quit), the stop signals and SIGCHLD (signalfd), each target's daemon
+ * connection and pidfd, the export children's report pipes.  Lines that
+ * come while the prompt waits (an export done, a process gone) are printed
+ * on a line of their own and the prompt is shown again.
+ *
+ * Replies are msprof's (dyn_prof_client.cpp, the single-process version
+ * with the "(msprof) " prompt); "status" and the messages about exits,
+ * msprofd and exports are ours. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "child.h"
+#include "collectors/raw.h"
+#include "console.h"
+#include "runners.h"
+#include "session.h"
+#include "util.h"
+
+extern char **environ;
+
+#define PROMPT "(msprof) "
+#define IDLE_DEFAULT_S 1800       /* msprof: a prompt with no start for 30 min ends */
+#define LINE_MAX_LEN 1024         /* longer input lines are cut (and invalid) */
+#define MAX_EXPORTS 16            /* export children at once; then wait for the oldest */
+#define PROBE_MS 200              /* exit probing where pidfd_open is missing */
+
+/* msprof's replies, exactly. */
+#define MSG_START_OK "dynamic profiling start success......"
+#define MSG_ALREADY "dynamic profiling already started......"
+#define MSG_START_FAILED "dynamic profiling start failed......"
+#define MSG_STOP_OK "dynamic profiling stop success......"
+#define MSG_NOT_STARTED "dynamic profiling has not started......"
+#define MSG_QUIT_OK "dynamic profiling quit success......"
+
+struct target {
+	pid_t pid;
+	char name[64];            /* comm, or the app's name */
+	char dir[PATH_MAX];       /* its executable's directory, for sample.json */
+	int rank;
+	bool alive;
+	bool agent;               /* its agent has registered with msprofd */
+	int pidfd;                /* attach: readable when it exits; -1 */
+	struct session s;         /* its connection (and claim), and the open window */
+	bool window;
+	uint64_t window_ns;       /* CLOCK_MONOTONIC when the window opened */
+};
+
+enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
+
+struct dyn {
+	struct msprof_opts o;     /* shallow copy with the defaults */
+	char *output;
+	bool launch;
+	struct app_cmd app;
+	char **envp;
+	struct child child;
+	bool app_exited;
+	int app_status;
+
+	struct target *t;
+	unsigned n;
+	int sigfd;
+	enum phase phase;
+
+	bool prompt_shown;
+	bool eof;
+	char line[LINE_MAX_LEN + 1];   /* a longer line is cut, so it is no command */
+	size_t len;
+
+	struct export_job jobs[MAX_EXPORTS];
+	unsigned n_jobs;
+	unsigned saved;           /* windows saved */
+	bool export_failed;
+
+	unsigned idle_s;
+	uint64_t idle_since;      /* no window open since */
+	bool lost_told;           /* the lost connection was reported */
+	bool claims_unsupported;
+};
+
+/* --- output around the prompt -------------------------------------------- */
+
+static void prompt(struct dyn *d)
+{
+	if (d->phase != PHASE_PROMPT || d->prompt_shown)
+		return;
+	fputs(PROMPT, stdout);
+	fflush(stdout);
+	d->prompt_shown = true;
+}
+
+/* Before a line that was not asked for: off the prompt's line. */
+static void unprompt(struct dyn *d)
+{
+	if (!d->prompt_shown)
+		return;
+	fputc('\n', stdout);
+	fflush(stdout);
+	d->prompt_shown = false;
+}
+
+/* A reply to a command (msprof's CmdLogNoLevel: no level, stdout). */
+static _printf_(1, 2) void reply(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* --- targets ------------------------------------------------------------- */
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Name, directory and rank of a process we attach to. */
+static void describe(struct target *t)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)t->pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(t->name, sizeof(t->name), f))
+			t->name[strcspn(t->name, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)t->pid);
+	char exe[PATH_MAX];
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(t->dir, sizeof(t->dir), "%s", dirname(exe));
+	}
+	/* RANK_ID of its environment, as launch mode reads the app's */
+	t->rank = -1;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)t->pid);
+	f = fopen(path, "re");
+	if (f) {
+		char *item = NULL;
+		size_t cap = 0;
+		ssize_t len;
+		while ((len = getdelim(&item, &cap, '\0', f)) > 0) {
+			uint64_t v;
+			if (startswith(item, "RANK_ID=") && parse_u64(item + 8, 0, INT32_MAX, &v) == 0)
+				t->rank = (int)v;
+		}
+		free(item);
+		fclose(f);
+	}
+}
+
+static unsigned windows_open(const struct dyn *d)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < d->n; i++)
+		k += d->t[i].window;
+	return k;
+}
+
+static unsigned targets_alive(const struct dyn *d)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < d->n; i++)
+		k += d->t[i].alive;
+	return k;
+}
+
+/* Connect a target's session and claim its process.  0 when it is ours;
+ * 1 when it is refused (busy, gone, not ours: the user is told, the
+ * process is skipped); -errno when msprofd cannot be reached (told too). */
+static int target_connect(struct dyn *d, struct target *t)
+{
+	char why[256];
+
+	session_release(&t->s);
+	session_init(&t->s);
+	t->s.quiet = true;
+	t->s.dir_pid = t->pid;
+	int r = session_connect(&t->s);
+	if (r < 0)
+		return r;
+	r = session_claim(&t->s, t->pid, why, sizeof(why));
+	if (r == 0)
+		return 0;
+	if (r == -EOPNOTSUPP) {
+		if (!d->claims_unsupported)
+			console_warn("msprofd does not support claims: another msprof could drive the same processes");
+		d->claims_unsupported = true;
+		return 0;
+	}
+	if (r == -EBUSY)
+		/* msprof's words for a target that already has its client */
+		console_error("recv params timeout, server for pid %d has been connected to another client.",
+			      (int)t->pid);
+	else
+		console_error("cannot attach to process %d: %s", (int)t->pid, why);
+	session_release(&t->s);
+	session_init(&t->s);
+	t->s.quiet = true;
+	if (r == -ETIMEDOUT || r == -ECONNRESET || r == -ENOTCONN)
+		return r;
+	return 1;
+}
+
+/* What a window of t holds: the agent records mstx only with --msproftx=on. */
+static const char *data_kinds(const struct dyn *d, const struct target *t)
+{
+	if (!t->agent)
+		return "without the msprof agent: host data only";
+	return d->o.msproftx ? "with its msprof agent: host and agent data" :
+			       "with its msprof agent: host data (mstx data needs --msproftx=on)";
+}
+
+static void agents_refresh(struct dyn *d)
+{
+	struct agent_info *a = NULL;
+	size_t n = 0;
+	struct session *any = NULL;
+	for (unsigned i = 0; i < d->n && !any; i++)
+		if (d->t[i].alive && d->t[i].s.ipc && !d->t[i].s.lost)
+			any = &d->t[i].s;
+	if (!any || session_agents(any, &a, &n) < 0)
+		return;
+	for (unsigned i = 0; i < d->n; i++) {
+		d->t[i].agent = false;
+		for (size_t k = 0; k < n; k++)
+			d->t[i].agent = d->t[i].agent || a[k].pid == d->t[i].pid;
+	}
+	free(a);
+}
+
+/* --- exports ------------------------------------------------------------- */
+
+static void export_done(struct dyn *d, unsigned k)
+{
+	if (export_finish(&d->jobs[k]) < 0)
+		d->export_failed = true;
+	d->jobs[k] = d->jobs[--d->n_jobs];
+}
+
+static void export_start(struct dyn *d, char *prof_dir)
+{
+	if (d->n_jobs == MAX_EXPORTS)
+		export_done(d, 0);   /* blocks until the oldest is done */
+	int r = export_spawn(prof_dir, d->o.type, &d->jobs[d->n_jobs]);
+	if (r < 0) {
+		/* as a last resort, in the foreground */
+		if (export_one(prof_dir, d->o.type) < 0)
+			d->export_failed = true;
+	} else {
+		d->n_jobs++;
+	}
+	free(prof_dir);
+}
+
+/* --- windows ------------------------------------------------------------- */
+
+static bool window_open(struct dyn *d, struct target *t)
+{
+	struct session *s = &t->s;
+	if (session_create_dir(s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir) < 0)
+		return false;
+	pid_t pids[1] = { t->pid };
+	if (session_start(s, &d->o, pids, 1) < 0) {
+		session_discard(s);
+		return false;
+	}
+	t->window = true;
+	t->window_ns = mono_ns();
+	return true;
+}
+
+/* Stop the daemon session and write end_info; the export comes after, in
+ * window_export, so that replies are printed before the export lines. */
+static void window_stop(struct dyn *d, struct target *t)
+{
+	if (!t->window)
+		return;
+	session_stop(&t->s);
+	if (t->s.lost && !d->lost_told) {
+		console_warn("lost the connection to msprofd: the processes keep running; the next start reconnects");
+		d->lost_told = true;
+	}
+}
+
+static void window_export(struct dyn *d, struct target *t)
+{
+	if (!t->window)
+		return;
+	t->window = false;
+	d->saved++;
+	export_start(d, session_take_dir(&t->s));
+	if (!windows_open(d))
+		d->idle_since = mono_ns();
+}
+
+static void window_save(struct dyn *d, struct target *t)
+{
+	window_stop(d, t);
+	window_export(d, t);
+}
+
+static const char *dir_name(const struct target *t)
+{
+	const char *slash = t->s.prof_dir ? strrchr(t->s.prof_dir, '/') : NULL;
+	return slash ? slash + 1 : "";
+}
+
+/* --- events -------------------------------------------------------------- */
+
+static void quit_now(struct dyn *d);
+
+/* The target is gone (attach: its pidfd; launch: the app was reaped). */
+static void target_gone(struct dyn *d, struct target *t)
+{
+	if (!t->alive)
+		return;
+	t->alive = false;
+	unprompt(d);
+	if (d->launch)
+		console_info("app process %d exited with code %d, dynamic profiling ends.", (int)t->pid,
+			     exit_code(d->app_status));
+	else
+		console_warn("process %d (%s) has exited%s", (int)t->pid, t->name,
+			     targets_alive(d) ? ", the other processes carry on" : "");
+	if (t->window) {
+		console_info("The collection of process %d is saved in %s.", (int)t->pid, dir_name(t));
+		window_save(d, t);
+	}
+	if (t->pidfd >= 0) {
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
+	/* the connection goes too: it held the claim */
+	session_release(&t->s);
+	session_init(&t->s);
+	t->s.quiet = true;
+	if (!targets_alive(d)) {
+		if (!d->launch)
+			console_info("All attached processes have exited, dynamic profiling ends.");
+		quit_now(d);
+	}
+}
+
+/* What came on a target's daemon connection. */
+static void target_poll(struct dyn *d, struct target *t)
+{
+	struct session *s = &t->s;
+	session_poll(s);
+	if (t->window && s->ended) {
+		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
+		if (!streq(s->ended_reason, "target_exited")) {
+			unprompt(d);
+			console_warn("msprofd ended the collection of process %d (%s); what was collected is saved "
+				     "in %s", (int)t->pid, s->ended_reason, dir_name(t));
+			window_save(d, t);
+		}
+	}
+	if (s->lost) {
+		unprompt(d);
+		if (!d->lost_told)
+			console_warn("lost the connection to msprofd: the processes keep running; the next start "
+				     "reconnects");
+		d->lost_told = true;
+		if (t->window) {
+			console_warn("The collection of process %d ended with msprofd; what was written is saved in %s.",
+				     (int)t->pid, dir_name(t));
+			window_save(d, t);
+		}
+		session_release(s);
+		session_init(s);
+		s->quiet = true;
+	}
+}
+
+/* --- commands ------------------------------------------------------------ */
+
+static void cmd_help(struct dyn *d);
+
+/* Reconnect targets whose connection is gone (msprofd died): a new msprofd
+ * is started, the claims are made again.  False when none can be used. */
+static bool reconnect(struct dyn *d)
+{
+	bool any = false, tried = false;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct target *t = &d->t[i];
+		if (!t->alive)
+			continue;
+		if (t->s.ipc && !t->s.lost) {
+			any = true;
+			continue;
+		}
+		tried = true;
+		int r = target_connect(d, t);
+		if (r < 0)
+			return false;   /* msprofd cannot be reached: said why */
+		any = any || r == 0;
+	}
+	if (tried && any) {
+		d->lost_told = false;
+		agents_refresh(d);
+	}
+	return any;
+}
+
+static void cmd_start(struct dyn *d)
+{
+	if (windows_open(d)) {
+		console_warn(MSG_ALREADY);
+		return;
+	}
+	unsigned started = 0;
+	if (reconnect(d)) {
+		for (unsigned i = 0; i < d->n; i++) {
+			struct target *t = &d->t[i];
+			if (t->alive && t->s.ipc && !t->s.lost)
+				started += window_open(d, t);
+		}
+	}
+	if (!started) {
+		console_error(MSG_START_FAILED);
+		return;
+	}
+	reply(MSG_START_OK);
+}
+
+static void stop_all(struct dyn *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		window_stop(d, &d->t[i]);
+}
+
+static void export_all(struct dyn *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		window_export(d, &d->t[i]);
+}
+
+static void cmd_stop(struct dyn *d)
+{
+	if (!windows_open(d)) {
+		console_warn(MSG_NOT_STARTED);
+		return;
+	}
+	stop_all(d);
+	reply(MSG_STOP_OK);
+	export_all(d);
+}
+
+static void quit_now(struct dyn *d)
+{
+	stop_all(d);
+	export_all(d);
+	d->phase = d->launch && !d->app_exited ? PHASE_WAIT_APP : PHASE_DRAIN;
+	d->prompt_shown = false;
+	if (d->phase == PHASE_WAIT_APP)
+		console_info("waiting for app process exit......");
+}
+
+static void cmd_quit(struct dyn *d)
+{
+	stop_all(d);
+	reply(MSG_QUIT_OK);
+	quit_now(d);
+}
+
+/* Records in the raw files of a window so far: host samples, agent events. */
+static void count_records(const char *prof_dir, uint64_t *ret_host, uint64_t *ret_agent)
+{
+	char path[PATH_MAX];
+	*ret_host = *ret_agent = 0;
+	snprintf(path, sizeof(path), "%s/host/data", prof_dir);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (!strstr(e->d_name, ".slice_"))
+			continue;
+		char file[PATH_MAX + 256];
+		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
+		struct raw_reader *r = NULL;
+		if (raw_reader_open(file, &r) < 0)
+			continue;
+		struct raw_record rec;
+		uint64_t k = 0;
+		while (raw_reader_next(r, &rec) > 0)
+			k++;
+		raw_reader_free(r);
+		if (startswith(e->d_name, "agent_"))
+			*ret_agent += k;
+		else
+			*ret_host += k;
+	}
+	closedir(dir);
+}
+
+static void cmd_status(struct dyn *d)
+{
+	agents_refresh(d);
+	if (d->launch)
+		reply("dynamic profiling of the application %s (pid %d), output %s", d->app.name, (int)d->t[0].pid,
+		      d->output);
+	else
+		reply("dynamic profiling of %u process%s, output %s", d->n, d->n == 1 ? "" : "es", d->output);
+	for (unsigned i = 0; i < d->n; i++) {
+		struct target *t = &d->t[i];
+		if (!t->alive) {
+			reply("  pid %d (%s): exited", (int)t->pid, t->name);
+			continue;
+		}
+		reply("  pid %d (%s): running, %s%s", (int)t->pid, t->name, data_kinds(d, t),
+		      t->s.ipc && !t->s.lost ? "" : ", not connected to msprofd");
+		if (t->window) {
+			uint64_t host, agent;
+			count_records(t->s.prof_dir, &host, &agent);
+			uint64_t ms = (mono_ns() - t->window_ns) / NSEC_PER_MSEC;
+			reply("    collecting for %llu.%llu s into %s: %llu host records, %llu agent events so far",
+			      (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100), dir_name(t),
+			      (unsigned long long)host, (unsigned long long)agent);
+		}
+	}
+	reply("  collection %s; %u collection%s saved, %u export%s running",
+	      windows_open(d) ? "started" : "not started", d->saved, d->saved == 1 ? "" : "s", d->n_jobs,
+	      d->n_jobs == 1 ? "" : "s");
+}
+
+static const struct command {
+	const char *name, *alias;
+	void (*run)(struct dyn *d);
+	const char *help;
+} commands[] = {
+	/* msprof's usage lists these three, in this order, with these words */
+	{ "start", NULL, cmd_start, "Start a collection in interactive mode." },
+	{ "stop", NULL, cmd_stop, "Stop a collection that was started in interactive mode." },
+	{ "quit", "q", cmd_quit, "Stop collection and quit interactive mode." },
+	/* ours */
+	{ "status", NULL, cmd_status, "Show the processes, the collection and the data so far." },
+	{ "help", "h", cmd_help, "Show this usage." },
+};
+
+static void cmd_help(struct dyn *d)
+{
+	fputs("Usage:\n", stdout);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s:", commands[i].name);
+		printf("\t %-23s%s\n", name, commands[i].help);
+	}
+	fflush(stdout);
+}
+
+static void run_line(struct dyn *d, char *line)
+{
+	/* msprof trims the line (Utils::Trim); an empty one shows the prompt again */
+	while (*line == ' ' || *line == '\t')
+		line++;
+	size_t n = strlen(line);
+	while (n > 0 && strchr(" \t\r\n", line[n - 1]))
+		line[--n] = '\0';
+	if (n == 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (streq(line, commands[i].name) || (commands[i].alias && streq(line, commands[i].alias))) {
+			commands[i].run(d);
+			return;
+		}
+	reply("invalid option -- '%s'\n", line);
+	cmd_help(d);
+}
+
+/* Read what the prompt's input has; run every whole line. */
+static void read_input(struct dyn *d)
+{
+	char buf[512];
+	ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		/* EOF (or an input that broke) is quit */
+		d->eof = true;
+		unprompt(d);
+		if (d->len > 0 && d->phase == PHASE_PROMPT) {
+			d->line[d->len] = '\0';
+			d->len = 0;
+			run_line(d, d->line);
+		}
+		if (d->phase == PHASE_PROMPT)
+			cmd_quit(d);
+		return;
+	}
+	for (ssize_t i = 0; i < n && d->phase == PHASE_PROMPT; i++) {
+		if (buf[i] != '\n') {
+			if (d->len < LINE_MAX_LEN)
+				d->line[d->len++] = buf[i];
+			continue;
+		}
+		d->line[d->len] = '\0';
+		d->len = 0;
+		d->prompt_shown = false;   /* the user's newline ended its line */
+		run_line(d, d->line);
+		prompt(d);
+	}
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+static void forward(struct dyn *d, const struct signalfd_siginfo *si)
+{
+	if (d->launch && !d->app_exited && si->ssi_code != SI_KERNEL)
+		kill(d->t[0].pid, (int)si->ssi_signo);
+}
+
+static void reap_app(struct dyn *d)
+{
+	if (!d->launch || d->app_exited)
+		return;
+	int status;
+	pid_t w = waitpid(d->t[0].pid, &status, WNOHANG);
+	if (w != d->t[0].pid)
+		return;
+	d->app_exited = true;
+	d->app_status = status;
+	if (d->phase == PHASE_WAIT_APP) {
+		d->t[0].alive = false;
+		d->phase = PHASE_DRAIN;
+	} else {
+		target_gone(d, &d->t[0]);
+	}
+}
+
+static void read_signals(struct dyn *d)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		unprompt(d);
+		console_warn(MSG_STOP_SIGNAL);
+		forward(d, &si);
+		stop = true;
+	}
+	reap_app(d);
+	if (stop && d->phase == PHASE_PROMPT)
+		quit_now(d);
+}
+
+static void loop(struct dyn *d)
+{
+	/* fds: stdin, signals, and per target its connection and pidfd, and
+	 * per export its report */
+	size_t cap = 2 + 2 * (size_t)d->n + MAX_EXPORTS;
+	struct pollfd *p = calloc(cap, sizeof(*p));
+	if (!p) {
+		console_error("out of memory");
+		return;
+	}
+	prompt(d);
+	while (!(d->phase == PHASE_DRAIN && d->n_jobs == 0)) {
+		size_t k = 0;
+		bool probe = false;
+		p[k++] = (struct pollfd){ .fd = d->phase == PHASE_PROMPT && !d->eof ? STDIN_FILENO : -1, .events = POLLIN };
+		p[k++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
+		for (unsigned i = 0; i < d->n; i++) {
+			struct target *t = &d->t[i];
+			bool watch = t->alive && d->phase == PHASE_PROMPT;
+			p[k++] = (struct pollfd){ .fd = watch ? session_fd(&t->s) : -1, .events = POLLIN };
+			p[k++] = (struct pollfd){ .fd = watch ? t->pidfd : -1, .events = POLLIN };
+			probe = probe || (watch && !d->launch && t->pidfd < 0);
+		}
+		for (unsigned i = 0; i < d->n_jobs; i++)
+			p[k++] = (struct pollfd){ .fd = d->jobs[i].fd, .events = POLLIN };
+
+		int timeout = -1;
+		if (d->phase == PHASE_PROMPT && !windows_open(d)) {
+			uint64_t end = d->idle_since + (uint64_t)d->idle_s * NSEC_PER_SEC, now = mono_ns();
+			if (now >= end) {
+				unprompt(d);
+				console_warn("No collection was started within %u seconds, dynamic profiling quits.",
+					     d->idle_s);
+				quit_now(d);
+				continue;
+			}
+			uint64_t ms = (end - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+			timeout = ms > INT32_MAX ? INT32_MAX : (int)ms;
+		}
+		if (probe && (timeout < 0 || timeout > PROBE_MS))
+			timeout = PROBE_MS;
+
+		if (poll(p, k, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			console_error("cannot wait for input: %s", strerror(errno));
+			break;
+		}
+		/* exports first: the other handlers may start more, which moves
+		 * the jobs; newest first, so that removing one (the last moves
+		 * into its place) never moves one not looked at yet */
+		size_t base = 2 + 2 * (size_t)d->n;
+		for (size_t j = k; j > base; j--)
+			if (p[j - 1].revents) {
+				unprompt(d);
+				export_done(d, (unsigned)(j - 1 - base));
+			}
+		if (p[1].revents)
+			read_signals(d);
+		for (unsigned i = 0; i < d->n && d->phase == PHASE_PROMPT; i++) {
+			struct target *t = &d->t[i];
+			if (p[2 + 2 * i].fd >= 0 && p[2 + 2 * i].revents)
+				target_poll(d, t);
+			bool gone = p[3 + 2 * i].fd >= 0 && p[3 + 2 * i].revents;
+			if (!gone && t->alive && !d->launch && t->pidfd < 0)
+				gone = kill(t->pid, 0) < 0 && errno == ESRCH;
+			if (gone)
+				target_gone(d, t);
+		}
+		if (d->phase == PHASE_PROMPT && !d->eof && p[0].fd >= 0 && p[0].revents)
+			read_input(d);
+		prompt(d);
+	}
+	free(p);
+}
+
+/* --- setup --------------------------------------------------------------- */
+
+static unsigned idle_seconds(void)
+{
+	/* for tests: not in --help, documented in the man page */
+	const char *v = getenv("MSPROF_DYNAMIC_IDLE_S");
+	uint64_t n;
+	if (v && *v) {
+		if (parse_u64(v, 1, UINT32_MAX, &n) == 0)
+			return (unsigned)n;
+		console_warn("MSPROF_DYNAMIC_IDLE_S '%s' is not a number of seconds, using %u", v, IDLE_DEFAULT_S);
+	}
+	return IDLE_DEFAULT_S;
+}
+
+/* launch: the application, held until it is claimed, then released. */
+static int setup_launch(struct dyn *d)
+{
+	struct diag dg = { 0 };
+	char *agent = NULL;
+
+	if (app_resolve(&d->o, &d->app, &dg) < 0 || output_prepare(&d->o, &d->app, &d->output, &dg) < 0) {
+		console_diag(&dg);
+		return -EINVAL;
+	}
+	if (agent_find(&agent, &dg) < 0) {
+		diag_warn(&dg, "%s: mstx and NVTX data will not be collected, host data will", dg.error);
+		dg.error[0] = '\0';
+	}
+	int r = app_env_for(environ, &d->o, agent, &d->envp, &dg);
+	free(agent);
+	console_diag(&dg);
+	if (r < 0)
+		return r;
+	dg = (struct diag){ 0 };
+	if (!d->o.storage_limit_mb && output_check_space(d->output, &dg) < 0) {
+		console_diag(&dg);
+		return -ENOSPC;
+	}
+
+	d->t = calloc(1, sizeof(*d->t));
+	if (!d->t)
+		return -ENOMEM;
+	d->n = 1;
+	struct target *t = &d->t[0];
+	session_init(&t->s);
+	t->pidfd = -1;
+	/* msprofd first: no point starting the app if it cannot be reached */
+	t->s.quiet = true;
+	r = session_connect(&t->s);
+	if (r < 0)
+		return r;
+	r = child_spawn_held(&d->app, d->envp, true, &d->child);
+	if (r < 0) {
+		console_error("cannot start '%s': %s", d->app.path, strerror(-r));
+		return r;
+	}
+	t->pid = d->child.pid;
+	t->alive = true;
+	snprintf(t->name, sizeof(t->name), "%s", d->app.name);
+	snprintf(t->dir, sizeof(t->dir), "%s", d->app.dir);
+	t->rank = rank_of(d->envp);
+	r = target_connect(d, t);
+	if (r != 0) {
+		child_abandon(&d->child);
+		return r < 0 ? r : -ESRCH;
+	}
+	r = child_release(&d->child);
+	if (r < 0) {
+		console_error("cannot execute '%s': %s", d->app.path, strerror(-r));
+		child_abandon(&d->child);   /* reaps what is left of it */
+		t->alive = false;
+		d->app_exited = true;
+		d->app_status = 127 << 8;
+		return r;
+	}
+	return 0;
+}
+
+/* attach: the processes of --pid that can be claimed. */
+static int setup_attach(struct dyn *d)
+{
+	struct diag dg = { 0 };
+	if (output_prepare(&d->o, NULL, &d->output, &dg) < 0) {
+		console_diag(&dg);
+		return -EINVAL;
+	}
+	if (!d->o.storage_limit_mb && output_check_space(d->output, &dg) < 0) {
+		console_diag(&dg);
+		return -ENOSPC;
+	}
+	d->t = calloc(d->o.n_pids, sizeof(*d->t));
+	if (!d->t)
+		return -ENOMEM;
+	for (unsigned i = 0; i < d->o.n_pids; i++) {
+		struct target *t = &d->t[d->n];
+		session_init(&t->s);
+		t->pid = d->o.pids[i];
+		t->pidfd = -1;
+		describe(t);
+		int r = target_connect(d, t);
+		if (r < 0)
+			return r;   /* msprofd cannot be reached: said why */
+		if (r > 0)
+			continue;
+		t->alive = true;
+		t->pidfd = pidfd_open_compat(t->pid);
+		d->n++;
+	}
+	if (d->n == 0) {
+		console_error("no process left to profile, stop profiling.");
+		return -ESRCH;
+	}
+	agents_refresh(d);
+	for (unsigned i = 0; i < d->n; i++)
+		console_info("Attached to process %d (%s), %s.", (int)d->t[i].pid, d->t[i].name, data_kinds(d, &d->t[i]));
+	return 0;
+}
+
+int mode_dynamic_run(const struct msprof_opts *given)
+{
+	struct dyn dd = { .o = *given, .child = CHILD_NONE, .sigfd = -1 };
+	struct dyn *d = &dd;
+	sigset_t old;
+	int rc = 1;
+
+	opts_default_host_sys(&d->o);
+	d->launch = opts_have_app(&d->o);
+	d->idle_s = idle_seconds();
+
+	/* Signals first: the application must not be able to exit unseen. */
+	d->sigfd = signals_watch(true, &old);
+	if (d->sigfd < 0)
+		return 1;
+	int r = d->launch ? setup_launch(d) : setup_attach(d);
+	if (r < 0 && !(d->launch && d->app_exited))
+		goto out;
+
+	d->idle_since = mono_ns();
+	d->phase = d->app_exited ? PHASE_DRAIN : PHASE_PROMPT;
+	loop(d);
+	/* a stop signal in the prompt phase with the app gone: nothing to wait for */
+	while (d->launch && !d->app_exited) {
+		int status;
+		pid_t w = waitpid(d->t[0].pid, &status, 0);
+		if (w == d->t[0].pid) {
+			d->app_exited = true;
+			d->app_status = status;
+		} else if (w < 0 && errno != EINTR) {
+			break;
+		}
+	}
+	while (d->n_jobs > 0)
+		export_done(d, 0);
+
+	if (d->saved)
+		console_info("Process profiling data complete. Data is saved in %s", d->output);
+	if (d->launch)
+		rc = exit_code(d->app_status);
+	else
+		rc = 0;
+	if (d->export_failed && rc == 0)
+		rc = 1;
+
+out:
+	for (unsigned i = 0; i < d->n; i++) {
+		if (d->t[i].pidfd >= 0)
+			close(d->t[i].pidfd);
+		session_release(&d->t[i].s);
+	}
+	free(d->t);
+	if (d->child.pid > 0 && !d->app_exited) {
+		/* setup failed after the fork: do not leave it held */
+		kill(d->child.pid, SIGKILL);
+		child_abandon(&d->child);
+	}
+	close(d->sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	app_cmd_release(&d->app);
+	strv_free(d->envp);
+	free(d->output);
+	return rc;
+}

@@ -1,0 +1,31 @@
+# The mstx loader path without LD_PRELOAD and without our library: a
+# program with its own CANN-style loader gets the agent only through
+# MSTX_INJECTION_PATH, and the agent fills the tables as the protocol says.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+
+APP=$AGENT_BIN/mstx-loader-app
+dir=$T_WORK/loader
+if MSTX_INJECTION_PATH="$AGENT" MSPROF_AGENT_OUTPUT="$dir" "$APP" run >"$T_WORK/out" 2>"$T_WORK/err"; then
+	t_ok "the loader found InitInjectionMstx and the tables are filled as §6 says"
+	read -r pid tid <"$T_WORK/out"
+	t_check "file holds exactly the calls" "$APP" check "$dir/host/data" "$pid" "$tid"
+	a_expect_stderr "$T_WORK/err"
+else
+	t_fail "the loader program failed"; cat "$T_WORK/err" >&2
+fi
+# the agent is not in the program's symbol table (RTLD_LOCAL): nothing of
+# it leaked out but the injection entry points, checked with nm
+if command -v nm >/dev/null; then
+	extra=$(nm -D --defined-only "$AGENT" | awk '{print $3}' | grep -v -E '^(InitInjectionMstx|InitializeInjectionNvtx2|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId))$' || true)
+	if [ -z "$extra" ]; then t_ok "the agent exports only its entry points and the mstx API"; else t_fail "the agent exports more: $extra"; fi
+	libs=$(objdump -p "$AGENT" 2>/dev/null | awk '/NEEDED/ {print $2}' | grep -v -E '^(libc|libpthread|libdl|ld-linux.*)\.so' || true)
+	if [ "${SANITIZE:-none}" != none ]; then
+		t_ok "sanitized build ($SANITIZE): the agent's libraries not checked"
+	elif [ -z "$libs" ]; then
+		t_ok "the agent needs libc/libpthread/libdl only"
+	else
+		t_fail "the agent needs: $libs"
+	fi
+fi
+t_done

@@ -1,0 +1,125 @@
+/* A long-running annotated program for the safety tests.
+ *
+ *   spin-app steady SECONDS   one mark per millisecond; every 10th prints
+ *                             "i ts" (ts: CLOCK_MONOTONIC ns when marked)
+ *   spin-app signals SECONDS  marks in a tight loop while a 1 kHz SIGALRM
+ *                             handler marks too; prints "pid issued sig_marks"
+ *   spin-app check-kill DIR PID LAST_TS   the file of a SIGKILLed spin-app
+ *                             holds every mark up to LAST_TS - 100 ms
+ *   spin-app check-signals DIR PID ISSUED */
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "apptest.h"
+#include "mstx/ms_tools_ext.h"
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int steady(double seconds)
+{
+	uint64_t end = mono() + (uint64_t)(seconds * 1e9);
+	char msg[32];
+	for (unsigned i = 0; mono() < end; i++) {
+		snprintf(msg, sizeof(msg), "m%u", i);
+		uint64_t ts = mono();
+		mstxMarkA(msg, NULL);
+		if (i % 10 == 0) {
+			printf("%u %llu\n", i, (unsigned long long)ts);
+			fflush(stdout);
+		}
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return 0;
+}
+
+static _Atomic uint64_t sig_marks;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	mstxMarkA("sig", NULL);
+	atomic_fetch_add(&sig_marks, 1);
+}
+
+static int signals(double seconds)
+{
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	uint64_t end = mono() + (uint64_t)(seconds * 1e9), n = 0;
+	while (mono() < end) {
+		mstxMarkA("main", NULL);
+		n++;
+	}
+	it = (struct itimerval){ 0 };
+	CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	printf("%d %llu %llu\n", (int)getpid(), (unsigned long long)(n + atomic_load(&sig_marks)),
+	       (unsigned long long)atomic_load(&sig_marks));
+	return 0;
+}
+
+static int check_kill(const char *dir, uint32_t pid, uint64_t last_ts)
+{
+	struct ar_file f;
+	int r = ar_load(dir, pid, &f);
+	if (r < 0)
+		fprintf(stderr, "cannot load agent_%u in %s: %s\n", pid, dir, strerror(-r));
+	CHECK(r == 0);
+	if (f.problem[0])
+		fprintf(stderr, "format problem: %s\n", f.problem);
+	CHECK(f.problem[0] == 0);
+	uint64_t newest = 0;
+	unsigned count = 0;
+	for (size_t i = 0; i < f.n_ev; i++) {
+		if (f.ev[i].rec != RAW_AGENT_MARK)
+			continue;
+		/* marks are m0, m1, ... in order: nothing missing in between */
+		char want[32];
+		snprintf(want, sizeof(want), "m%u", count++);
+		CHECK(strcmp(f.ev[i].msg, want) == 0);
+		if (f.ev[i].ts > newest)
+			newest = f.ev[i].ts;
+	}
+	printf("marks=%u newest=%llu last_printed=%llu lag_ms=%.1f torn=%llu\n", count,
+	       (unsigned long long)newest, (unsigned long long)last_ts,
+	       last_ts > newest ? (double)(last_ts - newest) / 1e6 : 0.0, (unsigned long long)f.damage);
+	CHECK(count > 0);
+	CHECK(newest + 100000000ULL >= last_ts);
+	ar_free(&f);
+	return 0;
+}
+
+static int check_signals(const char *dir, uint32_t pid, uint64_t issued)
+{
+	struct ar_file f;
+	app_load(dir, pid, &f);
+	uint64_t recorded = ar_count(&f, RAW_AGENT_MARK);
+	printf("issued=%llu recorded=%llu dropped=%llu\n", (unsigned long long)issued,
+	       (unsigned long long)recorded, (unsigned long long)f.dropped);
+	CHECK(recorded == f.events && recorded + f.dropped == issued && f.bad == 0);
+	ar_free(&f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "steady") == 0)
+		return steady(atof(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "signals") == 0)
+		return signals(atof(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "check-kill") == 0)
+		return check_kill(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10));
+	if (argc == 5 && strcmp(argv[1], "check-signals") == 0)
+		return check_signals(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10));
+	fprintf(stderr, "usage: spin-app steady|signals SECONDS | check-kill DIR PID TS | check-signals DIR PID N\n");
+	return 2;
+}
