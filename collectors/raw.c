@@ -92,11 +92,35 @@ static const uint32_t crc_table[256] = {
 	0xb40bbe37U, 0xc30c8ea1U, 0x5a05df1bU, 0x2d02ef8dU
 };
 
+/* Slice-by-8: eight bytes per step through eight derived tables, about 4x
+ * the byte loop; the agent's writer checksums every frame it drains.  The
+ * tables are derived from crc_table when the library is loaded, before any
+ * thread can ask for a checksum. */
+static uint32_t crc_slice[8][256];
+
+__attribute__((constructor)) static void crc_slice_init(void)
+{
+	for (unsigned i = 0; i < 256; i++)
+		crc_slice[0][i] = crc_table[i];
+	for (unsigned k = 1; k < 8; k++)
+		for (unsigned i = 0; i < 256; i++)
+			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^ crc_table[crc_slice[k - 1][i] & 0xff];
+}
+
 uint32_t raw_crc32(const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	uint32_t c = 0xffffffffU;
 
+	while (n >= 8) {
+		uint32_t lo = c ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+		uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+		c = crc_slice[7][lo & 0xff] ^ crc_slice[6][(lo >> 8) & 0xff] ^ crc_slice[5][(lo >> 16) & 0xff] ^
+		    crc_slice[4][lo >> 24] ^ crc_slice[3][hi & 0xff] ^ crc_slice[2][(hi >> 8) & 0xff] ^
+		    crc_slice[1][(hi >> 16) & 0xff] ^ crc_slice[0][hi >> 24];
+		b += 8;
+		n -= 8;
+	}
 	while (n--)
 		c = crc_table[(c ^ *b++) & 0xff] ^ (c >> 8);
 	return c ^ 0xffffffffU;

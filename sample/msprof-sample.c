@@ -2,7 +2,9 @@
  * real to profile: each epoch computes (a matrix product on one core while a
  * forked "data loader" worker computes too), grows its memory, writes and
  * fsyncs a checkpoint, and exchanges batches with the worker over loopback
- * TCP.
+ * TCP.  Each epoch and its phases are annotated through the mstx API, which
+ * records only when msprof injects its agent (--msproftx=on) and costs a
+ * flag check otherwise.
  *   msprof-sample [--epochs N] [--dir D]   (defaults: 3 epochs, cwd) */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mstx/ms_tools_ext.h"
 #include "util.h"
 
 #define N 256
@@ -104,14 +107,21 @@ int main(int argc, char **argv)
 	char **keep = calloc(epochs, sizeof *keep);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/msprof-sample-ckpt.%d", dir, (int)getpid());
+	mstxDomainHandle_t io = mstxDomainCreateA("io");
 	for (uint64_t e = 0; e < epochs; e++) {
 		uint64_t t0 = mono_ns();
+		char name[32];
+		snprintf(name, sizeof name, "epoch %llu", (unsigned long long)e + 1);
+		mstxRangeId epoch = mstxRangeStartA(name, NULL);
+		mstxRangeId phase = mstxRangeStartA("compute", NULL);
 		double v = matmul(12);
+		mstxRangeEnd(phase);
 		/* memory: each epoch keeps 32 MiB more, touched */
 		keep[e] = malloc(32u << 20);
 		if (keep[e])
 			memset(keep[e], (int)e + 1, 32u << 20);
 		/* network: 16 batches to the worker and back */
+		phase = mstxDomainRangeStartA(io, "exchange batches", NULL);
 		for (int i = 0; i < 16; i++) {
 			char ack;
 			batch[0] = (char)i;
@@ -120,7 +130,9 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		mstxDomainRangeEnd(io, phase);
 		/* disk: a 16 MiB checkpoint, fsynced */
+		phase = mstxDomainRangeStartA(io, "checkpoint", NULL);
 		int ck = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (ck < 0 || write_all(ck, batch, BATCH) < 0) {
 			perror(path);
@@ -131,6 +143,9 @@ int main(int argc, char **argv)
 				return 1;
 		fsync(ck);
 		close(ck);
+		mstxDomainRangeEnd(io, phase);
+		mstxRangeEnd(epoch);
+		mstxMarkA("epoch done", NULL);
 		printf("epoch %llu: loss %.4f, %.0f ms\n", (unsigned long long)e + 1, 1.0 / (1.0 + v + (double)e),
 		       (double)(mono_ns() - t0) / 1e6);
 		fflush(stdout);

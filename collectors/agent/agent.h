@@ -205,6 +205,10 @@ extern pthread_mutex_t g_win_mu;   /* the window: held by start, stop, drain */
 
 /* Open agent_<pid>.data in <prof_dir>/host/data and start recording.
  * -EBUSY when a window is open. Caller holds g_win_mu. */
+/* Register for expedited membarrier once, ahead of any window: the first
+ * registration can take tens of ms, which would otherwise delay the first
+ * window's start (called with g_win_mu held, from the agent thread). */
+void window_prepare(void);
 int window_start(const struct window_opts *o);
 /* Stop recording, drain, write the counters, close.  -ENOENT when no
  * window is open.  Caller holds g_win_mu. */

@@ -423,6 +423,9 @@ static void *agent_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "msprof-agent");
+	pthread_mutex_lock(&g_win_mu);
+	window_prepare();
+	pthread_mutex_unlock(&g_win_mu);
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
 		uint64_t now = mono_ns();

@@ -488,6 +488,11 @@ static void membarrier_init(void)
 	g_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
+void window_prepare(void)
+{
+	membarrier_init();
+}
+
 int window_start(const struct window_opts *o)
 {
 	if (W.active)

@@ -355,6 +355,24 @@ static void test_crc_and_stems(void)
 {
 	CHECK(raw_crc32("123456789", 9) == 0xCBF43926U);
 	CHECK(raw_crc32("", 0) == 0);
+	/* the table-driven CRC against the bitwise definition, every length
+	 * and alignment of a random buffer */
+	static uint8_t rnd[320];
+	uint32_t seed = 12345;
+	for (size_t i = 0; i < sizeof(rnd); i++) {
+		seed = seed * 1103515245u + 12345u;
+		rnd[i] = (uint8_t)(seed >> 16);
+	}
+	for (size_t off = 0; off < 8; off++)
+		for (size_t len = 0; len + off <= 308 && len <= 300; len++) {
+			uint32_t c = 0xffffffffU;
+			for (size_t i = 0; i < len; i++) {
+				c ^= rnd[off + i];
+				for (int k = 0; k < 8; k++)
+					c = (c >> 1) ^ (0xedb88320U & (0U - (c & 1)));
+			}
+			CHECK(raw_crc32(rnd + off, len) == (c ^ 0xffffffffU));
+		}
 	CHECK(streq(raw_source_stem(RAW_SOURCE_HOST_CPU), "host_cpu.data"));
 	CHECK(streq(raw_source_stem(RAW_SOURCE_HOST_MEM), "host_mem.data"));
 	CHECK(streq(raw_source_stem(RAW_SOURCE_HOST_DISK), "host_disk.data"));
