@@ -168,6 +168,9 @@ enum raw_type {
 	 *                    pop without push, destroyed domain), u64 truncated
 	 *                    (messages cut to RAW_AGENT_MAX_STR).  Cumulative
 	 *                    for the window; written at every flush and last.
+	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
+	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
+	 *                    that took at least the window's threshold.
 	 *
 	 * Placement (agent, collectors/agent/window.c): every slice begins with
 	 * RAW_AGENT_PROCESS, then the DOMAIN, CATEGORY and NVTX-named THREAD
@@ -188,6 +191,7 @@ enum raw_type {
 	RAW_AGENT_RANGE_START = 111,
 	RAW_AGENT_RANGE_END = 112,
 	RAW_AGENT_COUNTERS = 120,
+	RAW_AGENT_OSRT = 130,
 };
 
 #define RAW_AGENT_MAX_STR 1024

@@ -51,6 +51,7 @@
 #include "host.h"
 #include "msprofd.h"
 #include "raw.h"
+#include "select.h"
 
 #define HOST_SYS_FREQ_MAX 1000
 #define HOST_SYS_FREQ_DEFAULT 50
@@ -753,10 +754,29 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
+	/* --step-range, --ranks (ipc/select.h): checked here, applied by the agents */
+	const char *steps = "", *ranks = "";
+	int64_t lo, hi;
+	if (json_get_str(msg, "step_range", false, "", &steps) < 0 ||
+	    (*steps && ipc_parse_step_range(steps, &lo, &hi) < 0)) {
+		snprintf(why, why_len, "'step_range' must be \"A-B\", decimal step numbers with A < B");
+		return -EINVAL;
+	}
+	if (json_get_str(msg, "ranks", false, "", &ranks) < 0 || (*ranks && ipc_parse_ranks(ranks) < 0)) {
+		snprintf(why, why_len, "'ranks' must be comma-separated ranks 0 to %d (at most %d)", IPC_RANK_MAX,
+			 IPC_RANKS_MAX);
+		return -EINVAL;
+	}
+	if ((*steps || *ranks) && !tx) {
+		snprintf(why, why_len, "'step_range' and 'ranks' need 'msproftx': true");
+		return -EINVAL;
+	}
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || !cJSON_AddBoolToObject(m, "msproftx", tx) ||
 	    !cJSON_AddStringToObject(m, "mstx_domain_include", inc) ||
-	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc)) {
+	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc) ||
+	    (*steps && !cJSON_AddStringToObject(m, "step_range", steps)) ||
+	    (*ranks && !cJSON_AddStringToObject(m, "ranks", ranks))) {
 		cJSON_Delete(m);
 		return -ENOMEM;
 	}

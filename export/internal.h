@@ -121,6 +121,9 @@ void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *r
 int exp_write_tx_layer(struct exp *e, FILE *f, bool *first);
 int exp_write_tx_timeline(struct exp *e, const char *dir);
 int exp_write_tx_summary(struct exp *e, const char *dir);
+/* STEP from the step annotations in MSTX_EVENTS (steps.c) */
+int exp_build_steps(struct exp *e);
+int exp_write_step_trace(struct exp *e, const char *dir);
 int exp_write_timeline(struct exp *e, const char *dir);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);

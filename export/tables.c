@@ -93,6 +93,7 @@ const struct export_db_table export_db_tables[] = {
 	  "pid INTEGER, events INTEGER, dropped INTEGER, badCalls INTEGER, truncated INTEGER, "
 	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER",
 	  false, false },
+	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 
@@ -150,6 +151,13 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
 		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
 		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
+	[CSV_STEP_TRACE] = { CSV_STEP_TRACE, "step_trace",
+		{ "Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
+		  "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)",
+		  "Model ID" },
+		"Training steps marked with mstx/NVTX (\"step N\", \"ProfilerStep#N\" ranges, mstxStep), by start time.\n"
+		"\tFP/BP, Iteration Refresh, Data Aug Bound: N/A, no device side for host-only steps.\n"
+		"\tModel ID: 4294967295, msprof's id for step mode.\n" },
 };
 
 const struct export_csv_table *export_csv_table_find(const char *type)

@@ -41,6 +41,7 @@ enum export_csv {
 	CSV_PROCESS_CPU_USAGE,
 	CSV_PROCESS_MEM,
 	CSV_MSPROF_TX,
+	CSV_STEP_TRACE,
 	_CSV_MAX,
 };
 

@@ -59,7 +59,11 @@
  * carries "agents":[{"pid","events","dropped","bytes"} or {"pid","error"}].
  * session_start takes, besides the fields above, "agent":true|false
  * (default true: drive the agents of the tree) and the agent_start fields
- * "msproftx", "mstx_domain_include", "mstx_domain_exclude".
+ * "msproftx", "mstx_domain_include", "mstx_domain_exclude", and (need
+ * msproftx; sent on only when set) "step_range":"A-B" (record annotations
+ * only inside steps A..B-1, the step markers always) and "ranks":"0,2"
+ * (agents of other ranks, or of none, record nothing); ipc/select.h says
+ * what is valid.
  *
  * Attach and dynamic mode:
  *   agents       {} -> agents {"agents":[{"pid","ppid","name","rank",

@@ -11,12 +11,18 @@
 
 #include "util.h"
 
+/* msprof's RANK_ID, then what the agent reads (agent_rank: the launchers
+ * of torchrun, Open MPI and Slurm), so that info.json's rank_id and the
+ * agent's --ranks check agree. */
 int rank_of(char *const *env)
 {
-	const char *v = strv_env_get(env, "RANK_ID");
-	uint64_t n;
-	if (v && parse_u64(v, 0, INT32_MAX, &n) == 0)
-		return (int)n;
+	static const char *const keys[] = { "RANK_ID", "RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = strv_env_get(env, keys[i]);
+		uint64_t n;
+		if (v && parse_u64(v, 0, INT32_MAX, &n) == 0)
+			return (int)n;
+	}
 	return -1;
 }
 

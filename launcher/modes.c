@@ -18,7 +18,7 @@
 
 /* The agent options: launch mode injects the agent for them, dynamic mode
  * always. */
-#define AGENT_OPTS (B(MSPROFTX) | B(MSTX_DOMAIN_INCLUDE) | B(MSTX_DOMAIN_EXCLUDE))
+#define AGENT_OPTS (B(MSPROFTX) | B(MSTX_DOMAIN_INCLUDE) | B(MSTX_DOMAIN_EXCLUDE) | B(STEP_RANGE) | B(RANKS))
 #define LAUNCH_OPTS (B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | \
 		     B(DYNAMIC) | HOST_OPTS | AGENT_OPTS)
 

@@ -5,6 +5,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
+#include "select.h"
 #include "util.h"
 
 int diag_error(struct diag *d, const char *fmt, ...)
@@ -406,6 +408,39 @@ static int check_mstx_include(struct msprof_opts *o, const char *v, struct diag 
 	return 0;
 }
 
+/* Ours (MindSpeed's profile_step_start/end and profile_ranks); the values
+ * are checked as the daemon checks them (ipc/select.c). */
+static int check_step_range(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --step-range: expected one argument,please enter a valid value.");
+	int r = ipc_parse_step_range(v, &o->step_lo, &o->step_hi);
+	if (r == -ERANGE)
+		return diag_error(d, "Argument --step-range is invalid: '%s', the start step must be less than the end "
+				     "step, both at most %" PRId64 ".", v, INT64_MAX);
+	if (r < 0)
+		return diag_error(d, "Argument --step-range is invalid: '%s', expected A-B (steps A to B-1, "
+				     "non-negative integers), e.g. 2-4.", v);
+	o->step_range = v;
+	return 0;
+}
+
+static int check_ranks(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --ranks: expected one argument,please enter a valid value.");
+	int r = ipc_parse_ranks(v);
+	if (r == -ERANGE)
+		return diag_error(d, "Argument --ranks is invalid: '%s', a rank must be in range 0 ~ %d.", v,
+				  IPC_RANK_MAX);
+	if (r == -E2BIG)
+		return diag_error(d, "Argument --ranks is invalid: more than %d ranks.", IPC_RANKS_MAX);
+	if (r < 0)
+		return diag_error(d, "Argument --ranks is invalid: '%s', expected comma-separated ranks, e.g. 0,2.", v);
+	o->ranks = v;
+	return 0;
+}
+
 static int check_mstx_exclude(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	if (!v)
@@ -578,6 +613,8 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		return diag_error(d, "Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.");
 	if (inc && exc)
 		return diag_error(d, "Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.");
+	if (!o->msproftx && (o->step_range || o->ranks))
+		return diag_error(d, "Argument --step-range/--ranks must be used with --msproftx=on.");
 	return 0;
 }
 
@@ -654,6 +691,14 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"With --dynamic=on: list the processes --pid can attach to with agent data (mstx, NVTX),"
 		CONT "those whose msprof agent has registered. (an option of this implementation; CANN msprof has none)",
 		check_list },
+	[OPT_STEP_RANGE] = { OPT_STEP_RANGE, "step-range", true,
+		"With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
+		CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
+		CONT "(an option of this implementation; CANN msprof has none)", check_step_range },
+	[OPT_RANKS] = { OPT_RANKS, "ranks", true,
+		"With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
+		CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
+		CONT "(an option of this implementation; CANN msprof has none)", check_ranks },
 };
 
 void opts_init(struct msprof_opts *o)

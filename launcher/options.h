@@ -44,6 +44,8 @@ enum opt_id {
 	OPT_HOST_SYS_FREQ,
 	OPT_VERSION,
 	OPT_LIST,
+	OPT_STEP_RANGE,
+	OPT_RANKS,
 	_OPT_MAX
 };
 
@@ -109,6 +111,9 @@ struct msprof_opts {
 	bool msproftx;                   /* --msproftx=on */
 	const char *mstx_include;        /* --mstx-domain-include, NULL or "" when not given */
 	const char *mstx_exclude;        /* --mstx-domain-exclude */
+	const char *step_range;          /* --step-range=A-B (ours), NULL when not given */
+	int64_t step_lo, step_hi;        /* its steps: A inclusive, B exclusive */
+	const char *ranks;               /* --ranks=0,2 (ours), NULL when not given */
 	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
 	bool sys_cpu_profiling;
 	bool list;                       /* --list (ours) */

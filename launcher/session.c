@@ -171,6 +171,8 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 	    !cJSON_AddBoolToObject(req, "msproftx", o->msproftx) ||
 	    !cJSON_AddStringToObject(req, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
 	    !cJSON_AddStringToObject(req, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
+	    (o->step_range && !cJSON_AddStringToObject(req, "step_range", o->step_range)) ||
+	    (o->ranks && !cJSON_AddStringToObject(req, "ranks", o->ranks)) ||
 	    !cJSON_AddStringToObject(req, "host_sys", o->host_sys_list) ||
 	    !cJSON_AddNumberToObject(req, "host_sys_freq", o->host_sys_freq) ||
 	    !cJSON_AddStringToObject(req, "host_sys_usage", o->host_usage_list) ||

@@ -61,7 +61,8 @@ enum {
 };
 
 /* One event in a ring: 8-byte aligned, followed by `len` message bytes. */
-enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3 };
+/* EV_OSRT: type is the api id (osrt-api.h), ts the start, id the end. */
+enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3, EV_OSRT = 4 };
 
 struct agent_ev {
 	uint16_t kind;
@@ -183,11 +184,44 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 int agent_pop(uint32_t domain);
 /* A bad call (NULL message, destroyed domain...): counted while recording. */
 void agent_bad_call(void);
+/* An OS runtime call of the calling thread (osrt.c, while g_osrt_on). */
+void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
+
+/* --- osrt.c: the interposed libc calls ------------------------------------ */
+
+extern _Atomic int g_osrt_on;          /* set by window_start, cleared first by window_stop */
+extern uint64_t g_osrt_threshold_ns;
+/* The calling thread records its own calls (false: never, as the agent
+ * thread, the load and exit handlers). */
+#ifdef MSPROF_AGENT_NO_OSRT
+/* Built without osrt.c: no interposed calls, so no thread of ours needs
+ * telling apart from the program's. */
+static inline void agent_osrt_self(bool on) { (void)on; }
+#else
+void agent_osrt_self(bool on);
+#endif
 
 static inline bool agent_idle(void)
 {
 	return atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_IDLE;
 }
+
+/* --- gate.c: --step-range and --ranks ------------------------------------ */
+
+/* "A-B", A < B, both decimal: -EINVAL otherwise. */
+int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi);
+/* Whether rank is in the comma-separated list ("" or NULL: every rank). */
+bool agent_gate_rank_listed(const char *ranks, int rank);
+/* Set or clear the step range (the agent thread, before a window starts). */
+void agent_gate_set(bool on, int64_t lo, int64_t hi);
+/* Whether an annotation passes: marks true/false; starts and pushes 0
+ * (filtered), 1 (record) or 2 (record: it starts a step). */
+bool agent_gate_mark(uint32_t domain, const char *msg, long len);
+int agent_gate_start(const char *msg, long len);
+void agent_gate_started_range(uint64_t id);
+void agent_gate_ended_range(uint64_t id);
+void agent_gate_pushed(uint32_t slot, uint32_t domain, uint32_t level);
+void agent_gate_popped(uint32_t slot, uint32_t domain, uint32_t level);
 
 /* --- window.c: the writer side -------------------------------------------- */
 
@@ -195,6 +229,9 @@ struct window_opts {
 	const char *prof_dir;      /* PROF_… dir: files go to <prof_dir>/host/data */
 	const char *include, *exclude;
 	uint64_t session;
+	bool osrt;                 /* record OS runtime calls (osrt.c) */
+	bool no_mstx;              /* osrt only: no annotations */
+	uint64_t osrt_threshold_ns;
 };
 
 struct window_result {

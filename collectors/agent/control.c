@@ -37,6 +37,7 @@
 
 #include "agent.h"
 #include "ajson.h"
+#include "osrt-api.h"
 #include "proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)
@@ -242,26 +243,34 @@ static void try_connect(void)
 static void on_start(const struct ajson_obj *m, uint64_t id)
 {
 	int64_t session = 0;
-	const char *dir = NULL, *inc = "", *exc = "";
+	const char *dir = NULL, *inc = "", *exc = "", *ranks = "", *steps = "";
 	bool tx = true;
+	int64_t lo = 0, hi = 0;
 	if (ajson_get_int(m, "session", &session) < 0 || session <= 0 ||
 	    ajson_get_str(m, "prof_dir", &dir) < 0 || dir[0] != '/' ||
 	    ajson_get_bool(m, "msproftx", &tx) == -EINVAL ||
 	    ajson_get_str(m, "mstx_domain_include", &inc) == -EINVAL ||
-	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL) {
-		send_error(id, "bad_request", "agent_start needs 'session' and an absolute 'prof_dir'");
+	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL ||
+	    ajson_get_str(m, "ranks", &ranks) == -EINVAL || ajson_get_str(m, "step_range", &steps) == -EINVAL ||
+	    (*steps && agent_gate_parse_range(steps, &lo, &hi) < 0)) {
+		send_error(id, "bad_request", "agent_start needs 'session' and an absolute 'prof_dir' "
+					      "('step_range' is \"A-B\", A < B)");
 		return;
 	}
+	/* --ranks: a process of another rank records nothing (gate.c) */
+	if (!agent_gate_rank_listed(ranks, agent_rank()))
+		tx = false;
 	pthread_mutex_lock(&g_win_mu);
 	int r = 0;
 	if (atomic_load(&C.exiting))
 		r = -ESHUTDOWN; /* the exit handler has closed the last window */
 	else if (window_active() || C.idle_session)
 		r = -EBUSY;
-	else if (tx)
+	else if (tx) {
+		agent_gate_set(*steps != 0, lo, hi);
 		r = window_start(&(struct window_opts){ .prof_dir = dir, .include = inc, .exclude = exc,
 							 .session = (uint64_t)session });
-	else
+	} else
 		C.idle_session = (uint64_t)session; /* nothing of ours is asked for */
 	pthread_mutex_unlock(&g_win_mu);
 	if (r == -EBUSY) {
@@ -423,6 +432,7 @@ static void *agent_main(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "msprof-agent");
+	agent_osrt_self(false); /* the writer's own reads and writes */
 	pthread_mutex_lock(&g_win_mu);
 	window_prepare();
 	pthread_mutex_unlock(&g_win_mu);
@@ -491,12 +501,19 @@ int agent_thread_start(void)
 
 static void start_standalone(void)
 {
+	/* MSPROF_AGENT_OSRT=1: OS runtime calls too (a bad threshold is the default) */
+	const char *osrt = getenv("MSPROF_AGENT_OSRT"), *thr = getenv("MSPROF_AGENT_OSRT_THRESHOLD_NS");
+	uint64_t threshold = OSRT_THRESHOLD_DEFAULT_NS;
+	if (thr && parse_u64(thr, 0, OSRT_THRESHOLD_MAX_NS, &threshold) < 0)
+		threshold = OSRT_THRESHOLD_DEFAULT_NS;
 	pthread_mutex_lock(&g_win_mu);
 	int r = window_start(&(struct window_opts){
 		.prof_dir = C.standalone_dir,
 		.include = getenv("MSPROF_AGENT_MSTX_DOMAIN_INCLUDE"),
 		.exclude = getenv("MSPROF_AGENT_MSTX_DOMAIN_EXCLUDE"),
 		.session = 0,
+		.osrt = osrt && streq(osrt, "1"),
+		.osrt_threshold_ns = threshold,
 	});
 	pthread_mutex_unlock(&g_win_mu);
 	if (r < 0)
@@ -584,6 +601,7 @@ static void ring_size_from_env(void)
 
 __attribute__((constructor)) static void agent_load(void)
 {
+	agent_osrt_self(false); /* our start (a window may open here) is not the program's */
 	agent_core_init();
 	ring_size_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
@@ -591,16 +609,17 @@ __attribute__((constructor)) static void agent_load(void)
 	if (out && *out)
 		C.standalone_dir = strdup(out);
 	register_sync();
-	if (agent_thread_start() < 0)
-		return; /* no agent thread: the program runs, nothing records */
-	if (C.standalone_dir)
+	if (agent_thread_start() >= 0 && C.standalone_dir)
 		start_standalone();
+	/* else no agent thread: the program runs, nothing records */
+	agent_osrt_self(true);
 }
 
 __attribute__((destructor)) static void agent_unload(void)
 {
 	if (atomic_load(&g_state) == AGENT_CHILD)
 		return; /* a child that never annotated: nothing of its own */
+	agent_osrt_self(false); /* the last drain is ours, not the program's */
 	atomic_store(&C.exiting, 1);
 	pthread_mutex_lock(&g_win_mu);
 	if (window_active())

@@ -368,8 +368,17 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	if (domain_enabled(domain))
+	if (domain_enabled(domain) && agent_gate_mark(domain, msg, len))
 		put_event(t, EV_MARK, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
+	rec_leave(t);
+}
+
+void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns)
+{
+	struct athread *t = rec_enter();
+	if (!t)
+		return;
+	put_event(t, EV_OSRT, api, start_ns, end_ns, 0, NULL, 0, 0, 0);
 	rec_leave(t);
 }
 
@@ -382,7 +391,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 	if (!t)
 		return 0;
 	uint64_t id = 0;
-	if (domain_enabled(domain)) {
+	int gate = domain_enabled(domain) ? agent_gate_start(msg, len) : 0;
+	if (gate) {
 		uint64_t seq = t->next_seq++ & RID_SEQ_MASK;
 		uint64_t gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
 		id = gen << RID_GEN_SHIFT | (uint64_t)t->slot << RID_SLOT_SHIFT | seq;
@@ -392,6 +402,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 		bool ok = put_event(t, EV_START, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len),
 				    category, color);
 		atomic_store_explicit(&t->open[seq % AGENT_OPEN_RANGES], ok ? id : ~id, memory_order_release);
+		if (gate == 2)
+			agent_gate_started_range(id);
 	}
 	rec_leave(t);
 	return id;
@@ -408,6 +420,7 @@ int agent_range_end(uint32_t domain, uint64_t id)
 	int r = 0;
 	uint64_t gen = id >> RID_GEN_SHIFT;
 	uint32_t slot = (uint32_t)(id >> RID_SLOT_SHIFT) & 0xffff;
+	agent_gate_ended_range(id);
 	/* 0 (a start made while idle or filtered out) and ids of earlier
 	 * windows are not errors; generation 0 was never handed out */
 	if (id != 0 && gen == 0) {
@@ -473,7 +486,10 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 		uint64_t ts = now_ns();
 		struct athread *r = rec_enter();
 		if (r) {
-			if (domain_enabled(domain) &&
+			int gate = domain_enabled(domain) ? agent_gate_start(msg, len) : 0;
+			if (gate == 2)
+				agent_gate_pushed(t->slot, domain, level);
+			if (gate &&
 			    put_event(r, EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len),
 				      category, color))
 				gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
@@ -494,6 +510,7 @@ int agent_pop(uint32_t domain)
 		return -1;
 	}
 	uint32_t level = --d->depth;
+	agent_gate_popped(t->slot, domain, level);
 	if (!agent_idle()) {
 		uint64_t ts = now_ns();
 		/* record the end only of a push this window recorded (deeper

@@ -8,8 +8,10 @@
  * header-only loader speaks, so any mstx tool works.  Without a tool every
  * slot is NULL and a call is a load and a compare. */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +190,26 @@ EXPORT void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id)
 	mstxDomainRangeEndFunc f = SLOT(domain_range_end);
 	if (f)
 		f(domain, id);
+}
+
+/* Through the ordinary slots, so it needs nothing new from the tool; the
+ * domain is created once (a race creates it twice: same handle). */
+EXPORT void mstxStep(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	mstxDomainMarkAFunc f = SLOT(domain_mark);
+	if (!f)
+		return;
+	mstxDomainHandle_t d = atomic_load_explicit(&dom, memory_order_acquire);
+	if (!d) {
+		d = mstxDomainCreateA(MSTX_STEP_DOMAIN);
+		if (!d)
+			return;
+		atomic_store_explicit(&dom, d, memory_order_release);
+	}
+	char msg[32];
+	snprintf(msg, sizeof msg, "step %" PRIu64, step);
+	f(d, msg, NULL);
 }
 
 EXPORT mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t domain, mstxMemHeapDesc_t const *desc)

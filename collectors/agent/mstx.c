@@ -5,6 +5,9 @@
  * header-only loader and our libms_tools_ext both use it) with the same
  * functions.  `stream` (a device stream) is not used: events are host
  * events.  An idle call costs the g_state check and nothing else. */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "agent.h"
 #include "mstx/mstx_injection.h"
 
@@ -171,4 +174,23 @@ AGENT_EXPORT int InitInjectionMstx(mstxGetModuleFuncTableFunc get_table)
 	}
 	/* CORE_MEM: memory pools are not profiled by msprof; left as no-ops */
 	return MSTX_SUCCESS;
+}
+
+/* msprof extension (ms_tools_ext.h): a mark "step N" in the reserved domain
+ * MSTX_STEP_DOMAIN.  The domain is created on the first call; idle calls
+ * cost the usual load and compare. */
+AGENT_EXPORT void mstxStep(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	if (agent_idle())
+		return;
+	mstxDomainHandle_t d = atomic_load_explicit(&dom, memory_order_acquire);
+	if (!d) {
+		if (!(d = agent_domain_create(MSTX_STEP_DOMAIN)))
+			return;
+		atomic_store_explicit(&dom, d, memory_order_release);
+	}
+	char msg[32];
+	snprintf(msg, sizeof msg, "step %" PRIu64, step);
+	domain_mark(d, msg, NULL);
 }

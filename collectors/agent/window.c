@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "osrt-api.h"
 
 #define WRITE_BUFFER (256U << 10)
 #define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
@@ -27,6 +28,11 @@ struct tidset {
 	uint32_t *v;
 	size_t cap, n;
 };
+
+
+/* osrt settings of the open window (read by osrt.c's wrappers). */
+_Atomic int g_osrt_on;
+uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
 
 static struct {
 	bool active;
@@ -287,6 +293,11 @@ static void write_event(const struct athread *t, const struct agent_ev *e)
 		raw_buf_u32(&W.buf, 0);
 		buf_strn(&W.buf, msg, e->len);
 		break;
+	case EV_OSRT:
+		/* tid, api (above), end */
+		type = RAW_AGENT_OSRT;
+		raw_buf_u64(&W.buf, e->id);
+		break;
 	default:
 		type = RAW_AGENT_RANGE_END;
 		raw_buf_u64(&W.buf, e->id);
@@ -318,7 +329,7 @@ static void drain_slot(struct athread *t, uint64_t head)
 		} else {
 			size = (sizeof(*e) + e->len + 7) & ~(uint64_t)7;
 			/* our own producer wrote it; still, never walk off the ring */
-			if (e->kind > EV_END || e->len > RAW_AGENT_MAX_STR)
+			if (e->kind > EV_OSRT || e->len > RAW_AGENT_MAX_STR)
 				size = 0;
 			else if (W.w)
 				write_event(t, e);
@@ -533,7 +544,8 @@ int window_start(const struct window_opts *o)
 	W.session = o->session;
 	snprintf(W.dir, sizeof(W.dir), "%s", dir);
 
-	agent_filter_set(o->include, o->exclude);
+	/* an osrt-only window: "," names no domain, so no annotation passes */
+	agent_filter_set(o->no_mstx ? "," : o->include, o->exclude);
 	uint8_t gen = atomic_load(&g_gen) + 1;
 	atomic_store(&g_gen, gen ? gen : 1);
 
@@ -556,7 +568,9 @@ int window_start(const struct window_opts *o)
 	W.seen_orphan_bad = atomic_load(&g_orphan_bad);
 
 	W.active = true;
+	g_osrt_threshold_ns = o->osrt_threshold_ns;
 	atomic_store(&g_state, AGENT_RECORDING);
+	atomic_store(&g_osrt_on, o->osrt);
 	return 0;
 }
 
@@ -580,6 +594,7 @@ int window_stop(struct window_result *ret)
 {
 	if (!W.active)
 		return -ENOENT;
+	atomic_store(&g_osrt_on, 0);
 	atomic_store(&g_state, AGENT_IDLE);
 	quiesce();
 	drain(true);

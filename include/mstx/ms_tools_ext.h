@@ -122,6 +122,13 @@ void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id);
  * MSTX_TOOL_INVALID_ID when none is loaded. */
 void mstxGetToolId(uint64_t *id);
 
+/* msprof extension: step `step` starts now and the previous step of this
+ * process ends here.  A mark "step <step>" in the reserved domain
+ * "msprof.step" (MSTX_STEP_DOMAIN), so any mstx tool sees it; msprof's
+ * export turns it into a STEP row and a step_trace line. */
+#define MSTX_STEP_DOMAIN "msprof.step"
+void mstxStep(uint64_t step);
+
 mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t domain, mstxMemHeapDesc_t const *desc);
 void mstxMemHeapUnregister(mstxDomainHandle_t domain, mstxMemHeapHandle_t heap);
 void mstxMemRegionsRegister(mstxDomainHandle_t domain, mstxMemRegionsRegisterBatch_t const *desc);
@@ -142,6 +149,7 @@ static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t d, const char
 }
 static inline void mstxDomainRangeEnd(mstxDomainHandle_t d, mstxRangeId id) { (void)d, (void)id; }
 static inline void mstxGetToolId(uint64_t *id) { if (id) *id = MSTX_TOOL_INVALID_ID; }
+static inline void mstxStep(uint64_t step) { (void)step; }
 static inline mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t d, mstxMemHeapDesc_t const *x)
 {
 	(void)d, (void)x;

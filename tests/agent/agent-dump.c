@@ -22,7 +22,9 @@ static void dump(const struct ar_file *f)
 		printf("  domain id=%llu name=%s\n", (unsigned long long)f->domains[i].key, f->domains[i].name);
 	for (size_t i = 0; i < f->n_ev; i++) {
 		const struct ar_event *e = &f->ev[i];
-		const char *k = e->rec == RAW_AGENT_MARK ? "mark" : e->rec == RAW_AGENT_RANGE_START ? "start" : "end";
+		const char *k = e->rec == RAW_AGENT_MARK ? "mark" : e->rec == RAW_AGENT_RANGE_START ? "start"
+				: e->rec == RAW_AGENT_OSRT	  ? "osrt"
+								  : "end";
 		printf("  %s ts=%llu tid=%u type=%u id=%llx domain=%llu cat=%llu color=%x msg=%s\n", k,
 		       (unsigned long long)e->ts, e->tid, e->type, (unsigned long long)e->id,
 		       (unsigned long long)e->domain, (unsigned long long)e->category, e->color,

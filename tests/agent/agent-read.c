@@ -119,14 +119,17 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 		}
 		case RAW_AGENT_MARK:
 		case RAW_AGENT_RANGE_START:
-		case RAW_AGENT_RANGE_END: {
+		case RAW_AGENT_RANGE_END:
+		case RAW_AGENT_OSRT: {
+			/* OSRT: type is the api, id the end */
 			struct ar_event ev = { .rec = rec.type, .ts = ts };
 			ev.tid = raw_cur_u32(&c);
 			ev.type = raw_cur_u32(&c);
 			if (rec.type != RAW_AGENT_MARK)
 				ev.id = raw_cur_u64(&c);
-			ev.domain = raw_cur_u64(&c);
-			if (rec.type != RAW_AGENT_RANGE_END) {
+			if (rec.type != RAW_AGENT_OSRT)
+				ev.domain = raw_cur_u64(&c);
+			if (rec.type != RAW_AGENT_RANGE_END && rec.type != RAW_AGENT_OSRT) {
 				ev.category = raw_cur_u64(&c);
 				ev.color = raw_cur_u32(&c);
 				(void)raw_cur_u32(&c);

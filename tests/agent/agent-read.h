@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct ar_event {
-	uint16_t rec;          /* RAW_AGENT_MARK / _RANGE_START / _RANGE_END */
+	uint16_t rec;          /* RAW_AGENT_MARK / _RANGE_START / _RANGE_END / _OSRT (type: api, id: end) */
 	uint64_t ts;
 	uint32_t tid, type;
 	uint64_t id, domain, category;

@@ -791,6 +791,53 @@ static void test_dynamic_options(void)
 	PARSE_ERR("Argument --dynamic=on, but --application/--pid is all empty.", "--dynamic=on",
 		  "--mstx-domain-include=a");
 
+	/* --step-range=A-B and --ranks (ours) */
+	CHECK(PARSE(&o, &d, "--msproftx=on", "--step-range=2-4", "--ranks=0,2", "app") == 0);
+	CHECK(streq(o.step_range, "2-4") && o.step_lo == 2 && o.step_hi == 4 && streq(o.ranks, "0,2"));
+	PARSE_OK("--msproftx=on", "--step-range=0-1", "app");
+	PARSE_OK("--msproftx=on", "--step-range=0-9223372036854775807", "--ranks=1000000", "app");
+	PARSE_ERR("Argument --step-range/--ranks must be used with --msproftx=on.", "--step-range=2-4", "app");
+	PARSE_ERR("Argument --step-range/--ranks must be used with --msproftx=on.", "--msproftx=off", "--ranks=0",
+		  "app");
+	PARSE_ERR("Argument --step-range: expected one argument,please enter a valid value.", "--msproftx=on",
+		  "--step-range=", "app");
+	PARSE_ERR("Argument --step-range is invalid: '4-2', the start step must be less than the end step, both "
+		  "at most 9223372036854775807.", "--msproftx=on", "--step-range=4-2", "app");
+	PARSE_ERR("Argument --step-range is invalid: '3-3', the start step must be less than the end step, both "
+		  "at most 9223372036854775807.", "--msproftx=on", "--step-range=3-3", "app");
+	PARSE_ERR("Argument --step-range is invalid: '0-9223372036854775808', the start step must be less than "
+		  "the end step, both at most 9223372036854775807.", "--msproftx=on",
+		  "--step-range=0-9223372036854775808", "app");
+	static const char *const bad_ranges[] = { "2", "-1-3", "2-", "a-b", "2-4x", " 2-4", "2 -4", "+2-4", "2--4" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ranges); i++) {
+		char arg[64], wmsg[160];
+		snprintf(arg, sizeof arg, "--step-range=%s", bad_ranges[i]);
+		snprintf(wmsg, sizeof wmsg, "Argument --step-range is invalid: '%s', expected A-B (steps A to B-1, "
+			 "non-negative integers), e.g. 2-4.", bad_ranges[i]);
+		PARSE_ERR(wmsg, "--msproftx=on", arg, "app");
+	}
+	PARSE_ERR("Argument --ranks: expected one argument,please enter a valid value.", "--msproftx=on",
+		  "--ranks=", "app");
+	PARSE_ERR("Argument --ranks is invalid: '1000001', a rank must be in range 0 ~ 1000000.", "--msproftx=on",
+		  "--ranks=1000001", "app");
+	static const char *const bad_ranks[] = { "a", "0,", ",0", "0,,2", "-1", "0 2", "0;2" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ranks); i++) {
+		char arg[64], wmsg[160];
+		snprintf(arg, sizeof arg, "--ranks=%s", bad_ranks[i]);
+		snprintf(wmsg, sizeof wmsg, "Argument --ranks is invalid: '%s', expected comma-separated ranks, e.g. 0,2.",
+			 bad_ranks[i]);
+		PARSE_ERR(wmsg, "--msproftx=on", arg, "app");
+	}
+	{
+		/* IPC_RANKS_MAX ranks pass, one more does not */
+		char arg[8 + 2 * 1025 + 1] = "--ranks=";
+		for (int i = 0; i < 1024; i++)
+			strcat(arg, i ? ",0" : "0");
+		PARSE_OK("--msproftx=on", arg, "app");
+		strcat(arg, ",0");
+		PARSE_ERR("Argument --ranks is invalid: more than 1024 ranks.", "--msproftx=on", arg, "app");
+	}
+
 	/* --delay and --duration: 1 to 4294967295 seconds */
 	PARSE_ERR("Argument --delay: invalid int value: 0.Please input data is in 1 to 4294967295.", "--delay=0", "app");
 	CHECK(PARSE(&o, &d, "--delay=1", "app") == 0 && o.delay_s == 1);

@@ -1,0 +1,138 @@
+/* Training steps: MSTX_EVENTS -> STEP (ours) -> step_trace_{ts}.csv (§3).
+ *
+ * The convention is collectors/steps.h: a push/pop or start/end range named
+ * "step N" / "ProfilerStep#N" is step N from its start to its end; a mark
+ * "step N" in the domain "msprof.step" (mstxStep) starts step N on its
+ * thread's process and ends that process's previous mstxStep step.  The
+ * last mstxStep step of a process ends where its last recorded annotation
+ * ends (never before its own start).  Steps are per process: ranks each
+ * have their own step N.
+ *
+ * step_trace rows are msprof's for host-only data in step mode: the FP/BP,
+ * refresh and data-augmentation columns are N/A (they come from the
+ * device's training trace), Model ID is 4294967295 (what msprof uses for
+ * --model-id=4294967295, step mode). */
+#include <string.h>
+
+#include "internal.h"
+#include "steps.h"
+#include "util.h"
+
+#define STEP_MODEL_ID "4294967295"
+
+struct pending {
+	bool open;
+	int64_t step, start;
+	uint64_t gtid;
+};
+
+static int insert(struct exp *e, sqlite3_stmt *ins, int64_t step, int64_t start, int64_t end, uint64_t gtid)
+{
+	sqlite3_bind_int64(ins, 1, step);
+	sqlite3_bind_int64(ins, 2, start);
+	sqlite3_bind_int64(ins, 3, end < start ? start : end);
+	sqlite3_bind_int64(ins, 4, (int64_t)(gtid >> 32));
+	sqlite3_bind_int64(ins, 5, (int64_t)(gtid & 0xffffffffU));
+	return exp_step_done(e, ins, "STEP");
+}
+
+/* The end of pid's last annotation. */
+static int64_t last_end(sqlite3_stmt *q, uint64_t pid)
+{
+	sqlite3_bind_int64(q, 1, (int64_t)pid);
+	int64_t v = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	sqlite3_reset(q);
+	return v;
+}
+
+int exp_build_steps(struct exp *e)
+{
+	/* by process, then time: mstxStep steps close on the next one */
+	static const char sql[] =
+		"SELECT m.globalTid, m.eventType, m.startNs, m.endNs, s.value, d.value "
+		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
+		"WHERE s.value LIKE 'step %' OR s.value LIKE 'ProfilerStep#%' "
+		"ORDER BY m.globalTid >> 32, m.startNs, m.rowid";
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+		return 0;
+	sqlite3_stmt *st = NULL, *ins = NULL, *q = NULL;
+	int r = exp_prepare(e, sql, &st);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT INTO STEP (stepId, startNs, endNs, pid, tid) VALUES (?, ?, ?, ?, ?)", &ins);
+	if (r == 0)
+		r = exp_prepare(e, "SELECT max(endNs) FROM MSTX_EVENTS WHERE globalTid >> 32 = ?", &q);
+	struct pending p = { 0 };
+	int rc = SQLITE_DONE;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t gtid = (uint64_t)sqlite3_column_int64(st, 0), step;
+		int64_t type = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 2);
+		const char *msg = (const char *)sqlite3_column_text(st, 4);
+		const char *dom = (const char *)sqlite3_column_text(st, 5);
+		if (!msg || !step_parse(msg, (size_t)sqlite3_column_bytes(st, 4), &step))
+			continue;
+		if (p.open && p.gtid >> 32 != gtid >> 32) {
+			r = insert(e, ins, p.step, p.start, last_end(q, p.gtid >> 32), p.gtid);
+			p.open = false;
+		}
+		if (r < 0)
+			break;
+		if (type == 1 || type == 2) {
+			r = insert(e, ins, (int64_t)step, start, sqlite3_column_int64(st, 3), gtid);
+		} else if (dom && streq(dom, STEP_DOMAIN)) {
+			if (p.open)
+				r = insert(e, ins, p.step, p.start, start, p.gtid);
+			p = (struct pending){ true, (int64_t)step, start, gtid };
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	if (r == 0 && p.open)
+		r = insert(e, ins, p.step, p.start, last_end(q, p.gtid >> 32), p.gtid);
+	sqlite3_finalize(st);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(q);
+	return r;
+}
+
+int exp_write_step_trace(struct exp *e, const char *dir)
+{
+	static const char sql[] = "SELECT stepId, startNs, endNs FROM STEP ORDER BY startNs, pid, stepId";
+	if (!exp_table_has_rows(e, "STEP"))
+		return 0;
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, sql, &st);
+	if (r < 0)
+		return r;
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "%s_%s.csv", export_csv_tables[CSV_STEP_TRACE].type, e->ts);
+	struct exp_out o;
+	if ((r = exp_out_open(&o, dir, name)) < 0) {
+		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		sqlite3_finalize(st);
+		return r;
+	}
+	const struct export_csv_table *t = &export_csv_tables[CSV_STEP_TRACE];
+	for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && t->columns[i]; i++)
+		fprintf(o.f, "%s%s", i ? "," : "", t->columns[i]);
+	fputc('\n', o.f);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+		char e_us[32], d_us[32];
+		exp_format_ts(end, e_us);
+		exp_format_ts(end - start, d_us);
+		fprintf(o.f, "host,%" PRId64 ",N/A,N/A,%s\t,%s,N/A,N/A,N/A," STEP_MODEL_ID "\n",
+			(int64_t)sqlite3_column_int64(st, 0), e_us, d_us);
+	}
+	if (rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	if (r < 0) {
+		exp_out_abort(&o);
+		return r;
+	}
+	if ((r = exp_out_commit(e, &o)) < 0)
+		return r;
+	exp_remove_older(dir, t->type, ".csv", name);
+	return 0;
+}

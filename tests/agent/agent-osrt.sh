@@ -1,0 +1,37 @@
+# --host-sys=osrt in the agent's standalone mode (MSPROF_AGENT_OSRT=1): a
+# program's slow calls (2 ms nanosleeps, a contended mutex, a pipe read that
+# waits) recorded exactly once each, inside the program's own timing, none
+# under the threshold; errno kept; nothing recorded without the switch.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+
+APP=$AGENT_BIN/osrt-app
+
+osrt_case() {
+	local name=$1 thr=$2; shift 2
+	local dir=$T_WORK/$name
+	if ! env "$@" LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" run 5 "$T_WORK/$name.calls" \
+		>"$T_WORK/$name.out" 2>"$T_WORK/$name.err"; then
+		t_fail "$name: the program failed"; cat "$T_WORK/$name.err" >&2; return
+	fi
+	if "$APP" check "$dir/host/data" "$T_WORK/$name.calls" "$thr" >"$T_WORK/$name.check" 2>&1; then
+		t_ok "$name: $(head -n1 "$T_WORK/$name.check")"
+	else
+		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
+	fi
+	a_expect_stderr "$T_WORK/$name.err"
+}
+
+osrt_case all 0 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=0
+osrt_case default 1000 MSPROF_AGENT_OSRT=1
+osrt_case slow 500000 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=500000
+
+# without the switch: the calls pass through, nothing is recorded
+dir=$T_WORK/off
+if env LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" run 2 "$T_WORK/off.calls" 2>"$T_WORK/off.err" &&
+	"$AGENT_BIN/agent-dump" -v "$dir/host/data" >"$T_WORK/off.dump" && ! grep -q "^  osrt " "$T_WORK/off.dump"; then
+	t_ok "off: no osrt records without MSPROF_AGENT_OSRT"
+else
+	t_fail "off: osrt recorded without the switch"
+fi
+t_done
