@@ -207,6 +207,13 @@ struct raw_sys_cpu { int32_t cpu; uint64_t user, nice, system, idle, iowait, irq
 struct raw_sys_mem { uint64_t ts, mem_total, mem_free, buffers, cached, shmem, commit_limit, committed_as, huge_total, huge_free; };
 struct raw_proc_cpu { uint32_t pid; uint64_t utime, stime; };
 
+/* Unix ns of a record's CLOCK_MONOTONIC stamp, with the clocks of its
+ * file's header (the conversion every reader makes). */
+static inline int64_t raw_unix_ns(const struct raw_header *h, uint64_t ts)
+{
+	return (int64_t)(ts - h->mono0_ns) + (int64_t)h->real0_ns;
+}
+
 /* File name stem for a source ("host_cpu.data"); NULL if unknown (and for
  * RAW_SOURCE_AGENT, whose files are named per process: raw_agent_stem). */
 const char *raw_source_stem(enum raw_source s);

@@ -183,11 +183,6 @@ struct agent_parse {
 
 static int step(struct agent_parse *p, int idx) { return exp_step_done(p->e, p->st[idx], st_sql[idx]); }
 
-static int64_t to_unix(const struct agent_parse *p, uint64_t ts)
-{
-	return (int64_t)(ts - p->h.mono0_ns) + (int64_t)p->h.real0_ns;
-}
-
 /* A string field: u32 length + bytes, at most RAW_AGENT_MAX_STR, copied
  * NUL-terminated into buf (RAW_AGENT_MAX_STR + 1 bytes); an embedded NUL
  * ends it.  false: malformed. */
@@ -557,13 +552,8 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	uint64_t ts = raw_cur_u64(&c);
 	if (c.err)
 		return 1;
-	int64_t t = to_unix(p, ts);
-	struct exp *e = p->e;
-	if (!e->have_records || t < e->first_ns)
-		e->first_ns = t;
-	if (!e->have_records || t > e->last_ns)
-		e->last_ns = t;
-	e->have_records = true;
+	int64_t t = raw_unix_ns(&p->h, ts);
+	exp_note_time(p->e, t);
 	if (!p->have_records || t < p->first_ns)
 		p->first_ns = t;
 	if (!p->have_records || t > p->last_ns)

@@ -67,6 +67,16 @@ struct exp {
 	unsigned n_written;
 };
 
+/* Widen the session's time span to include t (Unix ns of a record). */
+static inline void exp_note_time(struct exp *e, int64_t t)
+{
+	if (!e->have_records || t < e->first_ns)
+		e->first_ns = t;
+	if (!e->have_records || t > e->last_ns)
+		e->last_ns = t;
+	e->have_records = true;
+}
+
 /* Record the first problem worth telling the user (report.message). */
 void exp_note(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Add to report.message ("; " between), for problems every one of which

@@ -279,11 +279,6 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int64_t to_unix(const struct parse *p, uint64_t ts)
-{
-	return (int64_t)(ts - p->h->mono0_ns) + (int64_t)p->h->real0_ns;
-}
-
 /* u32 count of entries of esize bytes that must fit in what is left. */
 static bool take_count(struct raw_cur *c, size_t esize, uint32_t *ret)
 {
@@ -384,7 +379,7 @@ static int cpu_interval(struct parse *p)
 {
 	struct series *s = &p->thr;
 	double dt = (double)(s->cur_ts - s->prev_ts);
-	int64_t start = to_unix(p, s->prev_ts);
+	int64_t start = raw_unix_ns(p->h, s->prev_ts);
 	const struct thr *a = s->prev, *b = s->cur;
 	double total = 0;
 	int r;
@@ -501,7 +496,7 @@ static int complete_mem(struct parse *p)
 		return 0;
 	double page_kb = (double)(p->h->page_size ? p->h->page_size : 4096) / 1024.0;
 	sqlite3_stmt *st = p->st[ST_HOST_MEM];
-	sqlite3_bind_int64(st, 1, to_unix(p, p->mem.ts));
+	sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, p->mem.ts));
 	sqlite3_bind_double(st, 2,
 			    exp_round((double)p->mem.resident * page_kb * 100.0 / (double)p->e->mem_total_kb, 6));
 	return step(p, ST_HOST_MEM);
@@ -515,7 +510,7 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 		return 1;
 	if (!all && p->mem.have && p->mem.ts != ts && (r = complete_mem(p)) < 0)
 		return r;
-	int64_t t = to_unix(p, ts);
+	int64_t t = raw_unix_ns(p->h, ts);
 	uint64_t resident = 0;
 	int idx = all ? ST_PROC_MEM : ST_TARGET_MEM;
 	for (uint32_t i = 0; i < n; i++) {
@@ -555,7 +550,7 @@ static int io_interval(struct parse *p)
 {
 	struct series *s = &p->io;
 	double dt_s = (double)(s->cur_ts - s->prev_ts) / 1e9;
-	int64_t start = to_unix(p, s->prev_ts);
+	int64_t start = raw_unix_ns(p->h, s->prev_ts);
 	const struct pio *a = s->prev, *b = s->cur;
 	double rd = 0, wr = 0, blk = 0;
 	int r;
@@ -650,7 +645,7 @@ static int net_interval(struct parse *p)
 {
 	struct series *s = &p->net;
 	double dt_s = (double)(s->cur_ts - s->prev_ts) / 1e9;
-	int64_t start = to_unix(p, s->prev_ts);
+	int64_t start = raw_unix_ns(p->h, s->prev_ts);
 	const struct ndev *a = s->prev, *b = s->cur;
 	double all = 0, known = 0, capacity = 0;
 	bool any = false;
@@ -738,7 +733,7 @@ static int pcpu_interval(struct parse *p)
 {
 	struct series *s = &p->pcpu;
 	double avail = (double)(s->cur_ts - s->prev_ts) / 1e9 * clk_tck(p) * p->e->cpu_nums;
-	int64_t start = to_unix(p, s->prev_ts);
+	int64_t start = raw_unix_ns(p->h, s->prev_ts);
 	const struct pcpu *a = s->prev, *b = s->cur;
 	for (size_t i = 0, j = 0; j < s->ncur; j++) {
 		const struct pcpu *n = &b[j], *o;
@@ -835,7 +830,7 @@ static int on_sys_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 	uint32_t n;
 	if (!take_count(c, 72, &n))
 		return 1;
-	int64_t t = to_unix(p, ts);
+	int64_t t = raw_unix_ns(p->h, ts);
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t cpu = (int32_t)raw_cur_u32(c);
 		(void)raw_cur_u32(c);
@@ -864,7 +859,7 @@ static int on_sys_mem(struct parse *p, struct raw_cur *c, uint64_t ts)
 	if (c->err)
 		return 1;
 	sqlite3_stmt *st = p->st[ST_SYS_MEM];
-	sqlite3_bind_int64(st, 1, to_unix(p, ts));
+	sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, ts));
 	for (int k = 0; k < 9; k++)
 		sqlite3_bind_int64(st, 2 + k, (int64_t)v[k]);
 	return step(p, ST_SYS_MEM);
@@ -891,7 +886,7 @@ static int on_proc_info(struct parse *p, struct raw_cur *c, uint64_t ts)
 	sqlite3_bind_int64(st, 3, (int64_t)start);
 	sqlite3_bind_int64(st, 4, name);
 	sqlite3_bind_int(st, 5, target ? 1 : 0);
-	sqlite3_bind_int64(st, 6, to_unix(p, ts));
+	sqlite3_bind_int64(st, 6, raw_unix_ns(p->h, ts));
 	return step(p, ST_PROC_INFO);
 }
 
@@ -907,7 +902,7 @@ static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
 		return r;
 	pm_del(&p->born, pid);
 	sqlite3_stmt *st = p->st[ST_PROC_EXIT];
-	sqlite3_bind_int64(st, 1, to_unix(p, ts));
+	sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, ts));
 	sqlite3_bind_int64(st, 2, pid);
 	return step(p, ST_PROC_EXIT);
 }
@@ -919,13 +914,7 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	uint64_t ts = raw_cur_u64(&c);
 	if (c.err)
 		return 1;
-	int64_t t = to_unix(p, ts);
-	struct exp *e = p->e;
-	if (!e->have_records || t < e->first_ns)
-		e->first_ns = t;
-	if (!e->have_records || t > e->last_ns)
-		e->last_ns = t;
-	e->have_records = true;
+	exp_note_time(p->e, raw_unix_ns(p->h, ts));
 
 	switch (rec->type) {
 	case RAW_PROC_INFO: return on_proc_info(p, &c, ts);
