@@ -450,7 +450,7 @@ static void on_connection(uv_stream_t *l, int status)
 	if (c->uid != srv->uid) {
 		log_msg("refused a connection from uid %u (pid %d): only uid %u may use this msprofd",
 			(unsigned)c->uid, (int)c->pid, (unsigned)srv->uid);
-		reject(c, "bad_request", "uid %u may not use the msprofd of uid %u",
+		reject(c, "denied", "uid %u may not use the msprofd of uid %u",
 		       (unsigned)c->uid, (unsigned)srv->uid);
 		return;
 	}

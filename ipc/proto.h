@@ -57,6 +57,11 @@
  * agent_stopped (at most IPC_AGENT_STOP_TIMEOUT_MS) before it replies, so
  * the agents' files are complete when the launcher exports; its reply
  * carries "agents":[{"pid","events","dropped","bytes"} or {"pid","error"}].
+ * session_started is sent once the agents driven at the start have
+ * answered (at most IPC_AGENT_STOP_TIMEOUT_MS), so its receiver knows they
+ * record; status also carries "agents" (connected agents); a stop reply may
+ * carry "agents_exited" (a count) instead of listing agents whose process
+ * is gone.
  * session_start takes, besides the fields above, "agent":true|false
  * (default true: drive the agents of the tree) and the agent_start fields
  * "msproftx", "mstx_domain_include", "mstx_domain_exclude", and (need

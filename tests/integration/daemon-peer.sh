@@ -29,7 +29,7 @@ chmod 755 "$RUN"
 chmod 777 "$RUN/msprofd.sock"
 out=$(as_nobody "$NPROBE" --socket="$RUN/msprofd.sock" --no-hello read eof)
 rc=$?
-t_check "uid nobody is refused with a reason" grep -q '"code":"bad_request","message":"uid 65534 may not use the msprofd of uid 0"' <<<"$out"
+t_check "uid nobody is refused with a reason" grep -q '"code":"denied","message":"uid 65534 may not use the msprofd of uid 0"' <<<"$out"
 t_check "... and closed" grep -q '{"probe":"eof"}' <<<"$out"
 [ "$rc" -eq 3 ] && t_ok "refused probe exits 3" || t_fail "exit $rc"
 out=$(as_nobody "$NPROBE" --socket="$RUN/msprofd.sock" req:status)
