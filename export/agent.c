@@ -573,6 +573,11 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	}
 }
 
+static int on_record_cb(void *ctx, const struct raw_record *rec)
+{
+	return on_record(ctx, rec);
+}
+
 /* --- one process -------------------------------------------------------------------- */
 
 static int process_begin(struct agent_parse *p, uint32_t pid)
@@ -655,36 +660,12 @@ static int process_end(struct agent_parse *p)
 
 static int agent_file(struct agent_parse *p, const char *path)
 {
-	struct exp *e = p->e;
 	struct raw_reader *rd = NULL;
-	int r = raw_reader_open(path, &rd);
-	if (r < 0) {
-		exp_note(e, "cannot read raw file '%s': %s", path,
-			 r == -EPROTO ? "not a raw data file" :
-			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
-		return r == -ENOMEM ? r : 0;
-	}
-	e->rep->raw_files++;
+	int r = exp_reader_open(p->e, path, &rd);
+	if (r <= 0)
+		return r;
 	p->h = *raw_reader_header(rd);
-	struct raw_record rec;
-	bool fatal = false;
-	while ((r = raw_reader_next(rd, &rec)) > 0) {
-		int k = on_record(p, &rec);
-		if (k < 0) {
-			r = k;
-			fatal = true;
-			break;
-		}
-		if (k > 0)
-			p->malformed++;
-	}
-	if (r < 0 && !fatal) {
-		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
-		r = 0;
-	}
-	exp_reader_done(e, path, rd);
-	raw_reader_free(rd);
-	return r;
+	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }
 
 /* --- all processes ------------------------------------------------------------------ */

@@ -125,8 +125,15 @@ int exp_parse(struct exp *e);
 /* The agents' files in dir (host/data): MSTX_EVENTS and AGENT_* (agent.c). */
 int exp_parse_agents(struct exp *e, const char *dir);
 struct raw_reader;
-/* Add a finished file's reader counts to the report, noting damage. */
-void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *rd);
+struct raw_record;
+/* Open a raw file for a parser: 1 and *ret, or 0 when it is unusable
+ * (noted in the report, the export goes on), or <0 (out of memory). */
+int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret);
+/* Feed every whole record to take (<0 fatal, 0 taken, 1 malformed,
+ * counted in *malformed), note read errors and damage in the report, and
+ * free the reader.  Returns <0 only when take failed fatally. */
+int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
+		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed);
 /* mindstudio_profiler_output/msprof_tx_{ts}.json and .csv (mstx.c). */
 int exp_write_tx_layer(struct exp *e, FILE *f, bool *first);
 int exp_write_tx_timeline(struct exp *e, const char *dir);

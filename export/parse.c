@@ -931,19 +931,17 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	}
 }
 
+static int on_record_cb(void *ctx, const struct raw_record *rec)
+{
+	return on_record(ctx, rec);
+}
+
 static int parse_file(struct parse *p, const char *path)
 {
-	struct exp *e = p->e;
 	struct raw_reader *rd = NULL;
-	int r = raw_reader_open(path, &rd);
-	if (r < 0) {
-		exp_note(e, "cannot read raw file '%s': %s", path,
-			 r == -EPROTO ? "not a raw data file" :
-			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
-		/* a file we cannot use is damage, not a reason to stop the export */
-		return r == -ENOMEM ? r : 0;
-	}
-	e->rep->raw_files++;
+	int r = exp_reader_open(p->e, path, &rd);
+	if (r <= 0)
+		return r;
 	const struct raw_header *h = raw_reader_header(rd);
 	/* a missing slice (aged out, lost) breaks the chain of samples: pair
 	 * nothing across it */
@@ -958,30 +956,11 @@ static int parse_file(struct parse *p, const char *path)
 	p->hdr = *h;
 	p->h = &p->hdr;
 	p->have_hdr = true;
-
-	struct raw_record rec;
-	bool fatal = false;
-	while ((r = raw_reader_next(rd, &rec)) > 0) {
-		int k = on_record(p, &rec);
-		if (k < 0) {
-			r = k;
-			fatal = true;
-			break;
-		}
-		if (k > 0)
-			p->malformed++;
-	}
-	if (r < 0 && !fatal) {
-		/* an I/O error loses this file's tail, not the export */
-		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
-		r = 0;
-	}
-	exp_reader_done(e, path, rd);
-	raw_reader_free(rd);
-	return r;
+	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }
 
-void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *rd)
+/* Add a finished file's reader counts to the report, noting damage. */
+static void reader_done(struct exp *e, const char *path, const struct raw_reader *rd)
 {
 	const struct raw_reader_stats *s = raw_reader_stats(rd);
 	e->rep->records += s->records;
@@ -993,6 +972,46 @@ void exp_reader_done(struct exp *e, const char *path, const struct raw_reader *r
 	else if (s->torn_bytes)
 		exp_note(e, "raw file '%s' ends with an incomplete record (%" PRIu64 " byte(s) ignored)", path,
 			 s->torn_bytes);
+}
+
+int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret)
+{
+	int r = raw_reader_open(path, ret);
+	if (r < 0) {
+		exp_note(e, "cannot read raw file '%s': %s", path,
+			 r == -EPROTO ? "not a raw data file" :
+			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
+		/* a file we cannot use is damage, not a reason to stop the export */
+		return r == -ENOMEM ? r : 0;
+	}
+	e->rep->raw_files++;
+	return 1;
+}
+
+int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
+		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed)
+{
+	struct raw_record rec;
+	bool fatal = false;
+	int r;
+	while ((r = raw_reader_next(rd, &rec)) > 0) {
+		int k = take(ctx, &rec);
+		if (k < 0) {
+			r = k;
+			fatal = true;
+			break;
+		}
+		if (k > 0)
+			(*malformed)++;
+	}
+	if (r < 0 && !fatal) {
+		/* an I/O error loses this file's tail, not the export */
+		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
+		r = 0;
+	}
+	reader_done(e, path, rd);
+	raw_reader_free(rd);
+	return r;
 }
 
 static const enum raw_source sources[] = {
