@@ -77,20 +77,6 @@ int profdir_make_name(unsigned index, uint64_t rns, pid_t pid, char ret[PROFDIR_
 
 /* --- tree -------------------------------------------------------------------- */
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-	if (!p)
-		return NULL;
-	memcpy(p, a, la);
-	size_t o = la;
-	if (la == 0 || a[la - 1] != '/')
-		p[o++] = '/';
-	memcpy(p + o, b, lb + 1);
-	return p;
-}
-
 static atomic_uint profdir_counter;
 
 int profdir_create(const char *parent, pid_t pid, char **ret_path)

@@ -939,20 +939,6 @@ void raw_paths_free(char **paths)
 	free(paths);
 }
 
-static char *path_join(const char *dir, const char *name)
-{
-	size_t a = strlen(dir), b = strlen(name);
-	char *p = malloc(a + b + 2);
-	if (!p)
-		return NULL;
-	memcpy(p, dir, a);
-	size_t o = a;
-	if (a == 0 || dir[a - 1] != '/')
-		p[o++] = '/';
-	memcpy(p + o, name, b + 1);
-	return p;
-}
-
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
 {
 	const char *stem = raw_source_stem(source);

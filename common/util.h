@@ -67,6 +67,22 @@ static inline int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t 
 	return 0;
 }
 
+/* dir + "/" + name, malloc'd (NULL when out of memory); no slash is added
+ * after a dir that ends in one, nor after an empty dir (a PATH entry that
+ * means the current directory). */
+static inline char *path_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	char *p = malloc(a + b + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	if (a > 0 && dir[a - 1] != '/')
+		p[a++] = '/';
+	memcpy(p + a, name, b + 1);
+	return p;
+}
+
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 static inline bool startswith(const char *s, const char *prefix)
 {

@@ -31,14 +31,6 @@ void app_cmd_release(struct app_cmd *a)
 	*a = (struct app_cmd){ 0 };
 }
 
-static char *path_join(const char *dir, const char *name)
-{
-	char *p;
-	if (asprintf(&p, "%s%s%s", dir, (*dir && dir[strlen(dir) - 1] != '/') ? "/" : "", name) < 0)
-		return NULL;
-	return p;
-}
-
 static char *absolute(const char *path)
 {
 	if (path[0] == '/')

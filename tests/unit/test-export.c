@@ -80,17 +80,18 @@ static void write_text(const char *path, const char *text)
 		exit(2);
 }
 
-static char *path_join(const char *a, const char *b)
+/* path_join that never returns NULL: a test without memory stops. */
+static char *xpath_join(const char *a, const char *b)
 {
-	char *p;
-	if (asprintf(&p, "%s/%s", a, b) < 0)
+	char *p = path_join(a, b);
+	if (!p)
 		exit(2);
 	return p;
 }
 
 static bool exists(const char *dir, const char *name)
 {
-	_cleanup_free_ char *p = path_join(dir, name);
+	_cleanup_free_ char *p = xpath_join(dir, name);
 	struct stat st;
 	return stat(p, &st) == 0;
 }
@@ -390,29 +391,29 @@ static void write_usage_mem(const char *data)
 
 static char *make_prof(const char *parent, const char *name, bool end_info, const char *sample)
 {
-	char *prof = path_join(parent, name);
-	_cleanup_free_ char *host = path_join(prof, "host");
-	_cleanup_free_ char *data = path_join(host, "data");
+	char *prof = xpath_join(parent, name);
+	_cleanup_free_ char *host = xpath_join(prof, "host");
+	_cleanup_free_ char *data = xpath_join(host, "data");
 	if (mkdir(prof, 0755) < 0 || mkdir(host, 0755) < 0 || mkdir(data, 0755) < 0) {
 		perror(prof);
 		exit(2);
 	}
 	char *p;
-	p = path_join(host, "info.json");
+	p = xpath_join(host, "info.json");
 	write_text(p, "{\"jobInfo\":\"NA\",\"hostname\":\"testhost\",\"hostUid\":\"0123abcd\",\"pid\":\"4242\","
 		      "\"pid_name\":\"app\",\"rank_id\":-1,\"devices\":\"\",\"DeviceInfo\":[],"
 		      "\"cpuNums\":2,\"sysClockFreq\":100,\"memoryTotal\":1000000,\"netCardNums\":2,"
 		      "\"netCard\":[{\"netCardName\":\"lo\",\"speed\":-1},{\"netCardName\":\"eth0\",\"speed\":1000}]}");
 	free(p);
-	p = path_join(host, "sample.json");
+	p = xpath_join(host, "sample.json");
 	write_text(p, sample);
 	free(p);
-	p = path_join(host, "start_info");
+	p = xpath_join(host, "start_info");
 	write_text(p, "{\"collectionDateBegin\":\"2023-11-14 22:13:20.100000\",\"collectionTimeBegin\":\"1700000000100000\","
 		      "\"clockMonotonicRaw\":\"1000000000000\"}");
 	free(p);
 	if (end_info) {
-		p = path_join(host, "end_info");
+		p = xpath_join(host, "end_info");
 		write_text(p, "{\"collectionDateEnd\":\"2023-11-14 22:13:21.300000\",\"collectionTimeEnd\":\"1700000001300000\","
 			      "\"clockMonotonicRaw\":\"1001200000000\"}");
 		free(p);
@@ -471,7 +472,7 @@ static char *find_file(const char *dir, const char *prefix, const char *suffix)
 			continue;
 		n++;
 		free(found);
-		found = path_join(dir, de->d_name);
+		found = xpath_join(dir, de->d_name);
 	}
 	closedir(d);
 	if (n != 1) {
@@ -850,7 +851,7 @@ static void check_timeline(const char *out)
 /* README.txt lists exactly the deliverables in the dir. */
 static void check_readme(const char *out, unsigned want_files)
 {
-	_cleanup_free_ char *path = path_join(out, "README.txt");
+	_cleanup_free_ char *path = xpath_join(out, "README.txt");
 	_cleanup_free_ char *text = read_all(path);
 	CHECK(text);
 	if (!text)
@@ -890,7 +891,7 @@ static void check_readme(const char *out, unsigned want_files)
 	CHECK(present == want_files);
 }
 
-static char *outdir(const char *prof) { return path_join(prof, "mindstudio_profiler_output"); }
+static char *outdir(const char *prof) { return xpath_join(prof, "mindstudio_profiler_output"); }
 
 static void test_text(const char *tmp)
 {
@@ -921,10 +922,10 @@ static void test_text(const char *tmp)
 	check_readme(out, 9);
 
 	/* again, over older files: only the newest of each kind stays */
-	_cleanup_free_ char *old_db = path_join(prof, "msprof_20000101000000.db");
-	_cleanup_free_ char *old_csv = path_join(out, "host_cpu_usage_20000101000000.csv");
-	_cleanup_free_ char *old_json = path_join(out, "msprof_20000101000000.json");
-	_cleanup_free_ char *other = path_join(out, "msprof_tx_20000101000000.json");
+	_cleanup_free_ char *old_db = xpath_join(prof, "msprof_20000101000000.db");
+	_cleanup_free_ char *old_csv = xpath_join(out, "host_cpu_usage_20000101000000.csv");
+	_cleanup_free_ char *old_json = xpath_join(out, "msprof_20000101000000.json");
+	_cleanup_free_ char *other = xpath_join(out, "msprof_tx_20000101000000.json");
 	write_text(old_db, "old");
 	write_text(old_csv, "old");
 	write_text(old_json, "old");
@@ -955,7 +956,7 @@ static void test_damage(const char *tmp)
 {
 	n_records = 0;
 	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000002_20231114221320100_00004242ABCDEFGH", false, SAMPLE_ALL);
-	_cleanup_free_ char *data = path_join(prof, "host/data");
+	_cleanup_free_ char *data = xpath_join(prof, "host/data");
 
 	/* the newest host_cpu slice loses the end of its last record */
 	char **paths = NULL;
@@ -1029,12 +1030,12 @@ static void test_asked(const char *tmp)
 
 static void test_missing(const char *tmp)
 {
-	_cleanup_free_ char *empty = path_join(tmp, "PROF_000005_20231114221320100_00004242ABCDEFGH");
+	_cleanup_free_ char *empty = xpath_join(tmp, "PROF_000005_20231114221320100_00004242ABCDEFGH");
 	CHECK(mkdir(empty, 0755) == 0);
 	struct export_report rep;
 	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
 	CHECK(strstr(rep.message, "host"));
-	_cleanup_free_ char *host = path_join(empty, "host");
+	_cleanup_free_ char *host = xpath_join(empty, "host");
 	CHECK(mkdir(host, 0755) == 0);
 	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
 	CHECK(strstr(rep.message, "no raw data"));
