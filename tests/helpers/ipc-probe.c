@@ -333,14 +333,16 @@ static int step_flood(const char *arg)
 	long rss0 = peer_rss_kb();
 	int fl = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	uint64_t sent = 0, replies = 0, blocked_after = 0;
+	uint64_t sent = 0, replies = 0, errors = 0, blocked_after = 0;
+	const char *end = "done";  /* why the loop ended, for the report */
+	char first_error[64] = "";
 	size_t off = 0;   /* bytes of the current request already sent */
 	bool reading = false;
 	uint64_t deadline = mono_ns() + 600 * NSEC_PER_SEC;
 
 	while ((sent < n || replies < n) && mono_ns() < deadline) {
 		struct pollfd p = { .fd = fd, .events = (short)((sent < n ? POLLOUT : 0) | (reading ? POLLIN : 0)) };
-		int r = poll(&p, 1, reading ? 10000 : 2000);
+		int r = poll(&p, 1, reading ? timeout_ms : 2000);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0 && !reading) {
@@ -352,8 +354,10 @@ static int step_flood(const char *arg)
 			reading = true;
 			continue;
 		}
-		if (r == 0)
+		if (r == 0) {
+			end = "timeout";
 			break;
+		}
 		if (p.revents & POLLOUT) {
 			for (;;) {
 				ssize_t w = send(fd, frame + off, flen - off, MSG_NOSIGNAL);
@@ -371,8 +375,10 @@ static int step_flood(const char *arg)
 		}
 		if (p.revents & (POLLIN | POLLHUP)) {
 			ssize_t m = read(fd, rbuf + rlen, sizeof(rbuf) - rlen);
-			if (m <= 0 && !(m < 0 && errno == EAGAIN))
+			if (m <= 0 && !(m < 0 && errno == EAGAIN)) {
+				end = m == 0 ? "eof" : "read_error";
 				break;
+			}
 			if (m > 0)
 				rlen += (size_t)m;
 			for (;;) {
@@ -382,14 +388,23 @@ static int step_flood(const char *arg)
 					break;
 				memmove(rbuf, rbuf + used, rlen - used);
 				rlen -= used;
-				replies += !is_error(f);
+				if (is_error(f)) {
+					if (errors++ == 0) {
+						const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "code");
+						snprintf(first_error, sizeof(first_error), "%s",
+							 cJSON_IsString(c) ? c->valuestring : "?");
+					}
+				} else
+					replies++;
 				cJSON_Delete(f);
 			}
 		}
 	}
 	fcntl(fd, F_SETFL, fl);
-	printf("{\"probe\":\"flood\",\"sent\":%llu,\"replies\":%llu,\"blocked_after\":%llu}\n",
-	       (unsigned long long)sent, (unsigned long long)replies, (unsigned long long)blocked_after);
+	printf("{\"probe\":\"flood\",\"sent\":%llu,\"replies\":%llu,\"blocked_after\":%llu,"
+	       "\"errors\":%llu,\"first_error\":\"%s\",\"end\":\"%s\"}\n",
+	       (unsigned long long)sent, (unsigned long long)replies, (unsigned long long)blocked_after,
+	       (unsigned long long)errors, first_error, end);
 	fflush(stdout);
 	return replies == n ? EXIT_OK : EXIT_TIMEOUT;
 }
