@@ -379,7 +379,10 @@ static void client_read_resume(struct client *c)
 {
 	c->throttled = false;
 	client_process(c);
-	if (c->state != CLIENT_NEW && c->state != CLIENT_READY)
+	/* The frames already buffered may have filled the queue again: stay
+	 * paused then, or the buffer fills while nothing is processed and
+	 * the next read finds no room. */
+	if ((c->state != CLIENT_NEW && c->state != CLIENT_READY) || c->throttled)
 		return;
 	int r = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
 	if (r < 0)
