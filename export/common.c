@@ -401,9 +401,20 @@ int exp_out_commit(struct exp *e, struct exp_out *o)
 		exp_note(e, "cannot write '%s': %s", o->path, strerror(-r));
 		return r;
 	}
-	if (e->n_written < EXPORT_MAX_FILES)
-		snprintf(e->written[e->n_written++], sizeof e->written[0], "%s", o->name);
+	exp_note_written(e, o->name);
 	return 0;
+}
+
+void exp_note_written(struct exp *e, const char *name)
+{
+	if (e->n_written < EXPORT_MAX_FILES)
+		snprintf(e->written[e->n_written++], sizeof e->written[0], "%s", name);
+}
+
+void exp_out_rename(struct exp_out *o, const char *dir, const char *name)
+{
+	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+	snprintf(o->name, sizeof o->name, "%s", name);
 }
 
 void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep)

@@ -267,6 +267,21 @@ static int close_db(struct exp *e)
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
+/* PRAGMA user_version of the databases this build writes: a hash of the
+ * schema table, so a database is reused only by a build with the same
+ * tables (another build's writers might ask for a column it lacks). */
+static int32_t schema_stamp(void)
+{
+	uint32_t h = 2166136261U;
+	for (size_t i = 0; i < export_db_tables_n; i++) {
+		for (const char *p = export_db_tables[i].name; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619U;
+		for (const char *p = export_db_tables[i].columns; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619U;
+	}
+	return (int32_t)(h & 0x7fffffff) | 1;
+}
+
 static int build_db(struct exp *e, const char *tmp)
 {
 	int rc = sqlite3_open_v2(tmp, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -286,6 +301,11 @@ static int build_db(struct exp *e, const char *tmp)
 		r = write_session_time(e);
 	if (r == 0)
 		r = drop_empty(e);
+	if (r == 0) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %" PRId32, schema_stamp());
+		r = exp_exec(e, sql);
+	}
 	if (r == 0)
 		r = exp_exec(e, "COMMIT");
 	int c = close_db(e);
@@ -348,6 +368,8 @@ static int write_readme(struct exp *e, const char *dir)
 		const struct export_csv_table *t = &export_csv_tables[k];
 		if (written(e, t->type, ".csv"))
 			fprintf(o.f, "%u.%s.csv:%s", ++n, t->type, t->description);
+		else if (written(e, t->type, ".json") && !(k == CSV_MSPROF_TX && !e->summary_json))
+			fprintf(o.f, "%u.%s.json:%s", ++n, t->type, t->description);
 	}
 	fputc('\n', o.f);
 	unsigned before = e->n_written;
@@ -356,7 +378,7 @@ static int write_readme(struct exp *e, const char *dir)
 	return r;
 }
 
-static int write_outputs(struct exp *e)
+static int write_outputs(struct exp *e, const struct export_options *opt)
 {
 	char dir[PATH_MAX];
 	if ((size_t)snprintf(dir, sizeof dir, "%s/%s", e->prof_dir, EXPORT_OUTPUT_DIR) >= sizeof dir)
@@ -367,19 +389,26 @@ static int write_outputs(struct exp *e)
 		return r;
 	}
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
+	unsigned what = opt && opt->what ? opt->what : EXPORT_ALL;
 
 	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	int r = rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
-	if (r == 0)
+	if (r == 0 && opt && opt->select)
+		r = exp_select_steps(e, opt->model_id, opt->iteration_id, opt->iteration_count);
+	if (r == 0 && (what & EXPORT_TIMELINE)) {
+		exp_progress(e, "timeline", 0, 0);
 		r = exp_write_timeline(e, dir);
-	if (r == 0)
-		r = exp_write_tx_timeline(e, dir);
-	if (r == 0)
+		if (r == 0)
+			r = exp_write_tx_timeline(e, dir);
+	}
+	if (r == 0 && (what & EXPORT_SUMMARY)) {
+		exp_progress(e, "summary", 0, 0);
 		r = exp_write_summaries(e, dir);
-	if (r == 0)
-		r = exp_write_tx_summary(e, dir);
-	if (r == 0)
-		r = exp_write_step_trace(e, dir);
+		if (r == 0)
+			r = exp_write_tx_summary(e, dir);
+		if (r == 0)
+			r = exp_write_step_trace(e, dir);
+	}
 	close_db(e);
 	e->rep->files_written = e->n_written;
 	if (r == 0)
@@ -389,85 +418,22 @@ static int write_outputs(struct exp *e)
 
 /* --- entry ------------------------------------------------------------------------ */
 
-static void local_ts(char buf[EXPORT_TS_LEN + 1])
+/* Raw data -> PROF/msprof_{ts}.db, built under a temporary name. */
+static int parse_db(struct exp *e)
 {
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(buf, EXPORT_TS_LEN + 1, "%Y%m%d%H%M%S", &tm);
-}
-
-static int count_slices(const char *prof_dir, unsigned *ret)
-{
-	char dir[PATH_MAX];
-	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", prof_dir) >= sizeof dir)
-		return -ENAMETOOLONG;
-	unsigned n = 0;
-	for (int s = RAW_SOURCE_HOST_CPU; s <= RAW_SOURCE_USAGE_MEM; s++) {
-		char **paths = NULL;
-		int r = raw_list_slices(dir, (enum raw_source)s, &paths);
-		if (r == -ENOENT)
-			continue;
-		if (r < 0)
-			return r;
-		for (char **p = paths; p && *p; p++)
-			n++;
-		raw_paths_free(paths);
-	}
-	/* the agents' files (agent_<pid>.data.slice_<n>) */
-	uint32_t *pids = NULL;
-	size_t np = 0;
-	int r = raw_list_agent_pids(dir, &pids, &np);
-	free(pids);
-	if (r < 0 && r != -ENOENT)
-		return r;
-	*ret = n + (unsigned)np;
-	return 0;
-}
-
-static int run(struct exp *e, const struct export_options *opt)
-{
-	struct stat stb;
-	char path[PATH_MAX];
-	unsigned slices = 0;
-	int r;
-
-	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
-		return -ENAMETOOLONG;
-	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
-		exp_note(e, "no host data in '%s': '%s' is missing", e->prof_dir, path);
-		return -ENOENT;
-	}
-	if ((r = count_slices(e->prof_dir, &slices)) < 0) {
-		exp_note(e, "cannot list '%s/data': %s", path, strerror(-r));
-		return r;
-	}
-	if (!slices) {
-		exp_note(e, "no raw data in '%s/data'", path);
-		return -ENOENT;
-	}
-	read_info(e);
-	read_sample(e);
-	read_times(e);
-	if (!e->cpu_nums) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		e->cpu_nums = n > 0 ? (unsigned)n : 1;
-	}
-	local_ts(e->ts);
-
 	char tmp[PATH_MAX], final[PATH_MAX];
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s/.msprof_%s.db.XXXXXX", e->prof_dir, e->ts) >= sizeof tmp ||
 	    (size_t)snprintf(final, sizeof final, "%s/msprof_%s.db", e->prof_dir, e->ts) >= sizeof final)
 		return -ENAMETOOLONG;
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		r = -errno;
+		int r = -errno;
 		exp_note(e, "cannot create a database in '%s': %s", e->prof_dir, strerror(errno));
 		return r;
 	}
 	(void)fchmod(fd, 0640);
 	close(fd);
-	r = build_db(e, tmp);
+	int r = build_db(e, tmp);
 	if (r == 0 && rename(tmp, final) < 0) {
 		r = -errno;
 		exp_note(e, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
@@ -480,16 +446,221 @@ static int run(struct exp *e, const struct export_options *opt)
 	char keep[NAME_MAX + 1];
 	snprintf(keep, sizeof keep, "msprof_%s.db", e->ts);
 	exp_remove_older(e->prof_dir, "msprof", ".db", keep);
+	return 0;
+}
 
-	if (opt && opt->type == EXPORT_DB)
+static void local_ts(char buf[EXPORT_TS_LEN + 1])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(buf, EXPORT_TS_LEN + 1, "%Y%m%d%H%M%S", &tm);
+}
+
+static void add_size(const char *path, uint64_t *bytes, struct timespec *newest)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return;
+	*bytes += (uint64_t)st.st_size;
+	if (st.st_mtim.tv_sec > newest->tv_sec ||
+	    (st.st_mtim.tv_sec == newest->tv_sec && st.st_mtim.tv_nsec > newest->tv_nsec))
+		*newest = st.st_mtim;
+}
+
+/* The raw slices of prof_dir: how many, their bytes, and the newest
+ * modification among them and the host/ descriptions. */
+static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes, struct timespec *ret_newest)
+{
+	uint64_t bytes = 0;
+	struct timespec newest = { 0 };
+	static const char *const described[] = { "info.json", "sample.json", "start_info", "end_info" };
+	for (size_t i = 0; i < ARRAY_SIZE(described); i++) {
+		char p[PATH_MAX];
+		uint64_t ignored = 0;
+		snprintf(p, sizeof p, "%s/host/%s", prof_dir, described[i]);
+		add_size(p, &ignored, &newest);
+	}
+	char dir[PATH_MAX];
+	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", prof_dir) >= sizeof dir)
+		return -ENAMETOOLONG;
+	unsigned n = 0;
+	for (int s = RAW_SOURCE_HOST_CPU; s <= RAW_SOURCE_USAGE_MEM; s++) {
+		char **paths = NULL;
+		int r = raw_list_slices(dir, (enum raw_source)s, &paths);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		for (char **p = paths; p && *p; p++) {
+			add_size(*p, &bytes, &newest);
+			n++;
+		}
+		raw_paths_free(paths);
+	}
+	/* the agents' files (agent_<pid>.data.slice_<n>) */
+	uint32_t *pids = NULL;
+	size_t np = 0;
+	int r = raw_list_agent_pids(dir, &pids, &np);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	for (size_t i = 0; i < np; i++) {
+		char stem[RAW_STEM_MAX], **paths = NULL;
+		raw_agent_stem((pid_t)pids[i], stem);
+		if (raw_list_stem_slices(dir, stem, &paths) < 0)
+			continue;
+		for (char **p = paths; p && *p; p++)
+			add_size(*p, &bytes, &newest);
+		raw_paths_free(paths);
+	}
+	free(pids);
+	*ret = n + (unsigned)np;
+	*ret_bytes = bytes;
+	*ret_newest = newest;
+	return 0;
+}
+
+/* The newest msprof_{14 digits}.db of prof_dir, when this build wrote it
+ * (schema_stamp) and nothing it was parsed from changed since. */
+static bool current_db(struct exp *e, const struct timespec *raw_newest, char *path, size_t size)
+{
+	DIR *d = opendir(e->prof_dir);
+	if (!d)
+		return false;
+	char best[NAME_MAX + 1] = "";
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (len != 7 + EXPORT_TS_LEN + 3 || !startswith(n, "msprof_") || strcmp(n + len - 3, ".db") != 0)
+			continue;
+		bool digits = true;
+		for (size_t i = 0; i < EXPORT_TS_LEN; i++)
+			digits = digits && isdigit((unsigned char)n[7 + i]);
+		if (digits && strcmp(n, best) > 0)
+			snprintf(best, sizeof best, "%s", n);
+	}
+	closedir(d);
+	if (!best[0] || (size_t)snprintf(path, size, "%s/%s", e->prof_dir, best) >= size)
+		return false;
+	struct stat st;
+	if (stat(path, &st) < 0 || st.st_mtim.tv_sec < raw_newest->tv_sec ||
+	    (st.st_mtim.tv_sec == raw_newest->tv_sec && st.st_mtim.tv_nsec < raw_newest->tv_nsec))
+		return false;
+	sqlite3 *db = NULL;
+	bool ok = false;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st2 = NULL;
+		if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st2, NULL) == SQLITE_OK &&
+		    sqlite3_step(st2) == SQLITE_ROW)
+			ok = sqlite3_column_int(st2, 0) == schema_stamp();
+		sqlite3_finalize(st2);
+	}
+	sqlite3_close(db);
+	return ok;
+}
+
+/* msprof's --clear: the intermediate databases in sqlite/ of host/ and
+ * device_*\/ (CANN keeps thread.db and platform.db) and data/'s .complete
+ * tags.  This implementation parses straight into msprof_{ts}.db and has
+ * no intermediates of its own; raw data is never touched. */
+static void clear_dir_files(const char *dir, const char *suffix, bool keep_cann)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n), ls = suffix ? strlen(suffix) : 0;
+		if (streq(n, ".") || streq(n, ".."))
+			continue;
+		if (keep_cann && (streq(n, "thread.db") || streq(n, "platform.db")))
+			continue;
+		if (suffix && (len < ls || strcmp(n + len - ls, suffix) != 0))
+			continue;
+		(void)unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+static void clear_intermediates(struct exp *e)
+{
+	DIR *d = opendir(e->prof_dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!streq(de->d_name, "host") && !startswith(de->d_name, "device_"))
+			continue;
+		char p[PATH_MAX];
+		snprintf(p, sizeof p, "%s/%s/sqlite", e->prof_dir, de->d_name);
+		clear_dir_files(p, NULL, true);
+		snprintf(p, sizeof p, "%s/%s/data", e->prof_dir, de->d_name);
+		clear_dir_files(p, ".complete", false);
+	}
+	closedir(d);
+}
+
+static int run(struct exp *e, const struct export_options *opt)
+{
+	struct stat stb;
+	struct timespec newest = { 0 };
+	char path[PATH_MAX], have_db[PATH_MAX];
+	unsigned slices = 0;
+	int r;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
+		return -ENAMETOOLONG;
+	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
+		exp_note(e, "no host data in '%s': '%s' is missing", e->prof_dir, path);
+		return -ENOENT;
+	}
+	if ((r = count_slices(e->prof_dir, &slices, &e->raw_bytes, &newest)) < 0) {
+		exp_note(e, "cannot list '%s/data': %s", path, strerror(-r));
+		return r;
+	}
+	bool reuse = !(opt && opt->parse_only) && current_db(e, &newest, have_db, sizeof have_db);
+	if (!slices && !reuse) {
+		exp_note(e, "no raw data in '%s/data'", path);
+		return -ENOENT;
+	}
+	read_info(e);
+	read_sample(e);
+	read_times(e);
+	if (!e->cpu_nums) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		e->cpu_nums = n > 0 ? (unsigned)n : 1;
+	}
+	local_ts(e->ts);
+	if (opt) {
+		e->summary_json = opt->summary_json;
+		e->progress = opt->progress;
+		e->progress_ctx = opt->progress_ctx;
+		if (opt->tl_slice_bytes)
+			e->tl_slice_bytes = opt->tl_slice_bytes;
+		if (opt->reports)
+			e->tracks = opt->tracks;
+	}
+
+	if (reuse) {
+		snprintf(e->rep->db_path, sizeof e->rep->db_path, "%s", have_db);
+		e->rep->reused = true;
+		exp_remove_older(e->prof_dir, "msprof", ".db", strrchr(have_db, '/') + 1);
+	} else if ((r = parse_db(e)) < 0) {
+		return r;
+	}
+	if (opt && opt->clear)
+		clear_intermediates(e);
+	if (opt && (opt->type == EXPORT_DB || opt->parse_only))
 		return 0;
-	return write_outputs(e);
+	return write_outputs(e, opt);
 }
 
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret)
 {
 	struct export_report rep = { 0 };
-	struct exp e = { .prof_dir = prof_dir, .rep = &rep };
+	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES };
 	int r = run(&e, opt);
 	if (e.db)
 		close_db(&e);

@@ -11,8 +11,36 @@
 
 enum export_type { EXPORT_TEXT = 0, EXPORT_DB = 1 };
 
+/* What a text export writes (msprof.py's export timeline / summary). */
+enum {
+	EXPORT_TIMELINE = 1 << 0,
+	EXPORT_SUMMARY = 1 << 1,
+	EXPORT_ALL = EXPORT_TIMELINE | EXPORT_SUMMARY,
+};
+
+#define EXPORT_STEP_MODEL_ID 4294967295ULL /* msprof's model id for step mode */
+#define EXPORT_TL_SLICE_BYTES (200ULL << 20) /* timeline pieces: msprof's 200 MB budget */
+
+/* Progress of a long export: the stage ("parse": raw bytes read of total;
+ * "timeline", "summary": events or rows written, total 0).  Called from
+ * the exporting thread, at most every 64 MB or 1M events. */
+typedef void (*export_progress_fn)(void *ctx, const char *stage, uint64_t done, uint64_t total);
+
 struct export_options {
 	enum export_type type;   /* text: db + json + csv; db: only the db */
+	bool parse_only;         /* --parse=on: build the database, always anew */
+	unsigned what;           /* EXPORT_* outputs of a text export; 0: all */
+	bool summary_json;       /* --summary-format=json */
+	bool clear;              /* --clear=on: remove the intermediate sqlite/ dirs */
+	bool select;             /* --model-id/--iteration-id given */
+	uint64_t model_id;
+	uint64_t iteration_id;
+	unsigned iteration_count;  /* steps from iteration_id on, 0 or 1: one */
+	bool reports;            /* --reports given: only tracks in `tracks` */
+	uint64_t tracks;         /* bit per timeline track (export_reports_parse) */
+	uint64_t tl_slice_bytes; /* timeline piece size; 0: EXPORT_TL_SLICE_BYTES */
+	export_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct export_report {
@@ -24,6 +52,7 @@ struct export_report {
 	uint64_t torn_bytes;     /* incomplete tails */
 	unsigned raw_files;      /* raw slices read */
 	uint64_t mstx_dropped;   /* mstx events the agents dropped (buffers full) */
+	bool reused;             /* db_path was parsed before and is current */
 	char message[512];       /* first problem worth telling the user, or "" */
 };
 
@@ -32,3 +61,27 @@ struct export_report {
  * filled in every case, so a failure comes with its message and whatever
  * counts were gathered. */
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret);
+
+/* --reports: msprof's reports_sample_config.json text ({"json_process":
+ * {"cpu_usage": true, ...}}) -> the tracks to write.  A track is written
+ * when its key is true; keys this build has no track for are ignored.
+ * -EINVAL with a message in err when the text is not such an object. */
+int export_reports_parse(const char *json, uint64_t *ret_tracks, char *err, size_t err_size);
+
+/* What msprof --query=on shows for one PROF dir (reference §1.5). */
+struct export_query {
+	char db_path[4096];
+	int64_t start_ns;        /* collection start, Unix ns; 0 unknown */
+	uint64_t n_steps;        /* distinct step numbers */
+	int64_t top[5];          /* the longest steps, longest first */
+	unsigned n_top;
+	int64_t rank;            /* -1: none */
+};
+
+/* Query prof_dir, parsing its raw data first when it has no current
+ * database.  0, or -errno with rep->message saying why. */
+int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct export_report *rep);
+
+/* Whether the current database of prof_dir holds any of the tables named
+ * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
+int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);

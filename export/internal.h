@@ -16,6 +16,8 @@
 #define EXPORT_TS_LEN 14 /* YYYYMMDDhhmmss */
 #define EXPORT_MAX_NETCARDS 64
 #define EXPORT_MAX_FILES 64 /* names kept for README.txt; CSV slices beyond are not listed twice */
+#define EXPORT_CSV_LIMIT 1000000 /* rows per summary file, as msprof (FileSliceHelper.CSV_LIMIT) */
+#define EXPORT_MAX_TL_PIECES 1024
 
 /* Samples asked for, from host/sample.json (host_sys, host_sys_usage). */
 enum {
@@ -62,6 +64,15 @@ struct exp {
 
 	struct exp_intern *strings;
 
+	/* what this export writes (export_options) */
+	bool summary_json;          /* summaries as .json */
+	uint64_t tl_slice_bytes;    /* timeline pieces, 0: one file */
+	uint64_t tracks;            /* bit per enum export_track: written */
+	bool selected;              /* only the chosen steps (select.c) */
+	export_progress_fn progress;
+	void *progress_ctx;
+	uint64_t raw_bytes, raw_done; /* parse progress */
+
 	/* files written to the output dir, for README.txt */
 	char written[EXPORT_MAX_FILES][NAME_MAX + 1];
 	unsigned n_written;
@@ -75,6 +86,12 @@ static inline void exp_note_time(struct exp *e, int64_t t)
 	if (!e->have_records || t > e->last_ns)
 		e->last_ns = t;
 	e->have_records = true;
+}
+
+static inline void exp_progress(struct exp *e, const char *stage, uint64_t done, uint64_t total)
+{
+	if (e->progress)
+		e->progress(e->progress_ctx, stage, done, total);
 }
 
 /* Record the first problem worth telling the user (report.message). */
@@ -117,8 +134,73 @@ struct exp_out {
 };
 int exp_out_open(struct exp_out *o, const char *dir, const char *name);
 int exp_out_commit(struct exp *e, struct exp_out *o);
+/* Give the file another final name in dir before it is committed. */
+void exp_out_rename(struct exp_out *o, const char *dir, const char *name);
+/* Remember a deliverable for README.txt. */
+void exp_note_written(struct exp *e, const char *name);
+/* Remove this type's files of older exports: "{stem}_{ts}{suffix}" and
+ * "{stem}_slice_{n}_{ts}{suffix}" whose 14-digit stamp is not ts. */
+void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts);
+
+/* A summary table (output.c): CSV, or JSON when e->summary_json, split
+ * into {type}_slice_{n}_{ts} pieces of EXPORT_CSV_LIMIT rows when it holds
+ * more, else one {type}_{ts} file.  A row is one CSV line written to the
+ * FILE exp_table_row returns and ended with exp_table_row_end. */
+struct exp_table {
+	struct exp *e;
+	const char *dir;
+	const struct export_csv_table *t;
+	bool json;
+	struct exp_out o;
+	unsigned slice;
+	uint64_t in_file, rows;
+	int err;
+	FILE *line;          /* JSON: the row as CSV, converted at its end */
+	char *line_buf;
+	size_t line_size;
+	char field[4096];
+};
+int exp_table_open(struct exp *e, struct exp_table *w, const char *dir, enum export_csv id);
+FILE *exp_table_row(struct exp_table *w);
+int exp_table_row_end(struct exp_table *w);
+/* Rows from CSV text (lines, quoted fields may hold line breaks). */
+int exp_table_lines(struct exp_table *w, const char *buf, size_t len);
+int exp_table_commit(struct exp_table *w);
+void exp_table_abort(struct exp_table *w);
+/* A whole small table from a writer of CSV lines (no header). */
+int exp_table_write(struct exp *e, const char *dir, enum export_csv id, int (*write)(struct exp *e, FILE *f));
+
+/* The timeline (output.c): events through exp_tl_event (one JSON object
+ * each, no separator), metadata events through exp_tl_meta.  Split in
+ * pieces of about e->tl_slice_bytes, each a JSON array with every
+ * metadata event appended. */
+struct exp_tl {
+	struct exp *e;
+	const char *dir, *stem;
+	uint64_t limit;
+	struct exp_out o;
+	unsigned n_pieces;
+	char tmp[EXPORT_MAX_TL_PIECES][PATH_MAX];
+	uint64_t events[EXPORT_MAX_TL_PIECES];
+	uint64_t events_in_piece, n_events, n_meta;
+	unsigned since_check;
+	FILE *meta;
+	char *meta_buf;
+	size_t meta_size;
+	int err;
+};
+int exp_tl_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem);
+FILE *exp_tl_event(struct exp_tl *t);
+FILE *exp_tl_meta(struct exp_tl *t);
+int exp_tl_commit(struct exp_tl *t);
+void exp_tl_abort(struct exp_tl *t);
+static inline bool exp_track_on(const struct exp *e, unsigned track)
+{
+	return (e->tracks >> track) & 1;
+}
 void exp_out_abort(struct exp_out *o);
-/* Remove older "{stem}_{14 digits}{suffix}" files in dir except keep. */
+/* Remove older "{stem}_{14 digits}{suffix}" files in dir except keep
+ * (the database; deliverables use exp_remove_stale). */
 void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep);
 
 int exp_parse(struct exp *e);
@@ -135,7 +217,7 @@ int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret);
 int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed);
 /* mindstudio_profiler_output/msprof_tx_{ts}.json and .csv (mstx.c). */
-int exp_write_tx_layer(struct exp *e, FILE *f, bool *first);
+int exp_write_tx_layer(struct exp *e, struct exp_tl *tl);
 int exp_write_tx_timeline(struct exp *e, const char *dir);
 int exp_write_tx_summary(struct exp *e, const char *dir);
 /* STEP from the step annotations in MSTX_EVENTS (steps.c) */
@@ -144,3 +226,6 @@ int exp_write_step_trace(struct exp *e, const char *dir);
 int exp_write_timeline(struct exp *e, const char *dir);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);
+/* --model-id/--iteration-id (select.c): TEMP views in front of the data
+ * tables that hold only what lies inside the chosen steps. */
+int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

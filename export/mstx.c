@@ -30,7 +30,6 @@
 #include "util.h"
 
 #define LANE_DEPTH_MAX 4096   /* open events per lane; deeper ones move on */
-#define CSV_LIMIT 1000000     /* rows per CSV file, as msprof (CSV_LIMIT) */
 
 static const char *event_type_name(int64_t t)
 {
@@ -56,19 +55,12 @@ struct thr { uint32_t tid; unsigned lanes; };
 
 struct txl {
 	struct exp *e;
-	FILE *f;
-	bool *first;
+	struct exp_tl *out;
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
 	struct lanes l;
 	struct thr *threads;
 	size_t n_threads, cap_threads;
 };
-
-static void sep(struct txl *t)
-{
-	fputs(*t->first ? "\n" : ",\n", t->f);
-	*t->first = false;
-}
 
 /* The lane an event goes on: the first where it nests. */
 static unsigned place(struct lanes *l, int64_t start, int64_t end)
@@ -91,11 +83,12 @@ static unsigned place(struct lanes *l, int64_t start, int64_t end)
 	return k;
 }
 
-static void meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
+static FILE *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
 {
-	sep(t);
-	fprintf(t->f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
+	FILE *f = exp_tl_meta(t->out);
+	fprintf(f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
 		key);
+	return f;
 }
 
 static int process_meta(struct txl *t, uint32_t pid)
@@ -112,26 +105,26 @@ static int process_meta(struct txl *t, uint32_t pid)
 		sqlite3_reset(t->name);
 		return exp_sql_fail(t->e, rc, "AGENT_PROCESS");
 	}
-	meta(t, fpid, 0, "process_name", "name");
-	fputc('"', t->f);
-	exp_json_str(t->f, name, strlen(name));
-	fputs("\"}}", t->f);
+	FILE *f = meta(t, fpid, 0, "process_name", "name");
+	fputc('"', f);
+	exp_json_str(f, name, strlen(name));
+	fputs("\"}}", f);
 	sqlite3_reset(t->name);
-	meta(t, fpid, 0, "process_labels", "labels");
-	fprintf(t->f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
-	meta(t, fpid, 0, "process_sort_index", "sort_index");
-	fprintf(t->f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
+	f = meta(t, fpid, 0, "process_labels", "labels");
+	fprintf(f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
+	f = meta(t, fpid, 0, "process_sort_index", "sort_index");
+	fprintf(f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct thr *h = &t->threads[i];
 		for (unsigned k = 0; k < h->lanes; k++) {
 			uint64_t tid = h->tid + (uint64_t)k * EXPORT_LANE_TID_STEP;
-			meta(t, fpid, tid, "thread_name", "name");
+			f = meta(t, fpid, tid, "thread_name", "name");
 			if (k)
-				fprintf(t->f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
+				fprintf(f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
 			else
-				fprintf(t->f, "\"Thread %u\"}}", h->tid);
-			meta(t, fpid, tid, "thread_sort_index", "sort_index");
-			fprintf(t->f, "%u}}", h->tid);
+				fprintf(f, "\"Thread %u\"}}", h->tid);
+			f = meta(t, fpid, tid, "thread_sort_index", "sort_index");
+			fprintf(f, "%u}}", h->tid);
 		}
 	}
 	t->n_threads = 0;
@@ -163,19 +156,19 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
 	exp_format_ts(start, ts);
 	exp_format_num((double)(end - start) / 1000.0, 3, dur, sizeof dur);
-	sep(t);
-	fputs("{\"name\":\"", t->f);
-	exp_json_str(t->f, msg, (size_t)msg_len);
-	fprintf(t->f, "\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{", fpid, tid,
+	FILE *f = exp_tl_event(t->out);
+	fputs("{\"name\":\"", f);
+	exp_json_str(f, msg, (size_t)msg_len);
+	fprintf(f, "\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{", fpid, tid,
 		ts, dur);
 	if (category != EXPORT_MSTX_NONE)
-		fprintf(t->f, "\"Category\":\"%" PRId64 "\",", category);
-	fprintf(t->f, "\"event_type\":\"%s\",\"domain\":\"", event_type_name(type));
-	exp_json_str(t->f, domain, (size_t)domain_len);
-	fputs("\"}}", t->f);
+		fprintf(f, "\"Category\":\"%" PRId64 "\",", category);
+	fprintf(f, "\"event_type\":\"%s\",\"domain\":\"", event_type_name(type));
+	exp_json_str(f, domain, (size_t)domain_len);
+	fputs("\"}}", f);
 }
 
-int exp_write_tx_layer(struct exp *e, FILE *f, bool *first)
+int exp_write_tx_layer(struct exp *e, struct exp_tl *out)
 {
 	static const char sql[] =
 		"SELECT m.globalTid, m.startNs, m.endNs, m.eventType, m.category, s.value, d.value "
@@ -183,7 +176,7 @@ int exp_write_tx_layer(struct exp *e, FILE *f, bool *first)
 		"ORDER BY m.globalTid, m.startNs, m.endNs DESC, m.rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct txl t = { .e = e, .f = f, .first = first };
+	struct txl t = { .e = e, .out = out };
 	sqlite3_stmt *st = NULL;
 	int r = 0;
 	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
@@ -230,28 +223,20 @@ int exp_write_tx_layer(struct exp *e, FILE *f, bool *first)
 
 int exp_write_tx_timeline(struct exp *e, const char *dir)
 {
-	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+	/* msprof_tx_{ts}.json would be the msprof_tx summary's name in JSON
+	 * format; the summary wins, the same layers are in msprof_{ts}.json */
+	if (e->summary_json || !exp_track_on(e, TRACK_MSPROFTX) || !exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	char name[NAME_MAX + 1];
-	snprintf(name, sizeof name, "msprof_tx_%s.json", e->ts);
-	struct exp_out o;
-	int r = exp_out_open(&o, dir, name);
+	struct exp_tl out;
+	int r = exp_tl_open(e, &out, dir, "msprof_tx");
+	if (r < 0)
+		return r;
+	r = exp_write_tx_layer(e, &out);
 	if (r < 0) {
-		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		exp_tl_abort(&out);
 		return r;
 	}
-	bool first = true;
-	fputc('[', o.f);
-	r = exp_write_tx_layer(e, o.f, &first);
-	fputs("\n]\n", o.f);
-	if (r < 0) {
-		exp_out_abort(&o);
-		return r;
-	}
-	r = exp_out_commit(e, &o);
-	if (r == 0)
-		exp_remove_older(dir, "msprof_tx", ".json", name);
-	return r;
+	return exp_tl_commit(&out);
 }
 
 /* --- summary ------------------------------------------------------------------ */
@@ -270,47 +255,6 @@ static void csv_field(FILE *f, const char *s, int len)
 		fputc(s[i], f);
 	}
 	fputc('"', f);
-}
-
-static void csv_header(FILE *f)
-{
-	const struct export_csv_table *t = &export_csv_tables[CSV_MSPROF_TX];
-	for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && t->columns[i]; i++)
-		fprintf(f, "%s%s", i ? "," : "", t->columns[i]);
-	fputc('\n', f);
-}
-
-/* Older msprof_tx{,_slice_N}_{14 digits}.csv than this export's. */
-static void remove_old_csv(const char *dir, const char *ts)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t len = strlen(n);
-		if (!startswith(n, "msprof_tx_") || len < 10 + EXPORT_TS_LEN + 4 || strcmp(n + len - 4, ".csv") != 0)
-			continue;
-		const char *stamp = n + len - 4 - EXPORT_TS_LEN;
-		bool digits = stamp[-1] == '_';
-		for (size_t i = 0; digits && i < EXPORT_TS_LEN; i++)
-			digits = isdigit((unsigned char)stamp[i]);
-		if (!digits || strncmp(stamp, ts, EXPORT_TS_LEN) == 0)
-			continue;
-		const char *mid = n + 10; /* "" or "slice_<n>_" */
-		if (mid != stamp) {
-			if (!startswith(mid, "slice_"))
-				continue;
-			const char *q = mid + 6;
-			while (q < stamp - 1 && isdigit((unsigned char)*q))
-				q++;
-			if (q != stamp - 1 || q == mid + 6)
-				continue;
-		}
-		(void)unlinkat(dirfd(d), n, 0);
-	}
-	closedir(d);
 }
 
 /* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
@@ -344,48 +288,31 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
 	sqlite3_stmt *st;
-	int r = exp_prepare(e, "SELECT COUNT(*) FROM MSTX_EVENTS", &st);
+	int r = exp_prepare(e, sql, &st);
 	if (r < 0)
 		return r;
-	int64_t rows = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	bool sliced = rows > CSV_LIMIT;
-	if ((r = exp_prepare(e, sql, &st)) < 0)
+	struct exp_table w;
+	if ((r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) < 0) {
+		sqlite3_finalize(st);
 		return r;
-
-	struct exp_out o = { 0 };
-	unsigned slice = 0;
-	int64_t in_file = 0;
+	}
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!o.f || in_file == CSV_LIMIT) {
-			if (o.f && (r = exp_out_commit(e, &o)) < 0)
-				break;
-			char name[NAME_MAX + 1];
-			if (sliced)
-				snprintf(name, sizeof name, "msprof_tx_slice_%u_%s.csv", slice++, e->ts);
-			else
-				snprintf(name, sizeof name, "msprof_tx_%s.csv", e->ts);
-			if ((r = exp_out_open(&o, dir, name)) < 0) {
-				exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
-				break;
-			}
-			csv_header(o.f);
-			in_file = 0;
-		}
-		csv_row(o.f, st);
-		in_file++;
+		FILE *f = exp_table_row(&w);
+		if (!f)
+			break;
+		csv_row(f, st);
+		if ((r = exp_table_row_end(&w)) < 0)
+			break;
 	}
+	if (r == 0 && w.err)
+		r = w.err;
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);
 	if (r < 0) {
-		if (o.f)
-			exp_out_abort(&o);
+		exp_table_abort(&w);
 		return r;
 	}
-	if (o.f && (r = exp_out_commit(e, &o)) < 0)
-		return r;
-	remove_old_csv(dir, e->ts);
-	return 0;
+	return exp_table_commit(&w);
 }

@@ -13,6 +13,8 @@
  * ("Semantics"). */
 #include <math.h>
 
+#include <sys/stat.h>
+
 #include "internal.h"
 #include "raw.h"
 #include "util.h"
@@ -1011,6 +1013,10 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 	}
 	reader_done(e, path, rd);
 	raw_reader_free(rd);
+	struct stat st;
+	if (stat(path, &st) == 0)
+		e->raw_done += (uint64_t)st.st_size;
+	exp_progress(e, "parse", e->raw_done, e->raw_bytes);
 	return r;
 }
 

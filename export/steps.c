@@ -103,36 +103,33 @@ int exp_write_step_trace(struct exp *e, const char *dir)
 	int r = exp_prepare(e, sql, &st);
 	if (r < 0)
 		return r;
-	char name[NAME_MAX + 1];
-	snprintf(name, sizeof name, "%s_%s.csv", export_csv_tables[CSV_STEP_TRACE].type, e->ts);
-	struct exp_out o;
-	if ((r = exp_out_open(&o, dir, name)) < 0) {
-		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+	struct exp_table w;
+	if ((r = exp_table_open(e, &w, dir, CSV_STEP_TRACE)) < 0) {
 		sqlite3_finalize(st);
 		return r;
 	}
-	const struct export_csv_table *t = &export_csv_tables[CSV_STEP_TRACE];
-	for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && t->columns[i]; i++)
-		fprintf(o.f, "%s%s", i ? "," : "", t->columns[i]);
-	fputc('\n', o.f);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 		char e_us[32], d_us[32];
 		exp_format_ts(end, e_us);
 		exp_format_ts(end - start, d_us);
-		fprintf(o.f, "host,%" PRId64 ",N/A,N/A,%s\t,%s,N/A,N/A,N/A," STEP_MODEL_ID "\n",
+		FILE *f = exp_table_row(&w);
+		if (!f)
+			break;
+		fprintf(f, "host,%" PRId64 ",N/A,N/A,%s\t,%s,N/A,N/A,N/A," STEP_MODEL_ID "\n",
 			(int64_t)sqlite3_column_int64(st, 0), e_us, d_us);
+		if ((r = exp_table_row_end(&w)) < 0)
+			break;
 	}
-	if (rc != SQLITE_DONE)
+	if (r == 0 && w.err)
+		r = w.err;
+	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);
 	if (r < 0) {
-		exp_out_abort(&o);
+		exp_table_abort(&w);
 		return r;
 	}
-	if ((r = exp_out_commit(e, &o)) < 0)
-		return r;
-	exp_remove_older(dir, t->type, ".csv", name);
-	return 0;
+	return exp_table_commit(&w);
 }

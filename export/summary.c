@@ -1,4 +1,5 @@
-/* Summaries: database -> mindstudio_profiler_output/{type}_{ts}.csv.
+/* Summaries: database -> mindstudio_profiler_output/{type}_{ts}.csv (or
+ * .json with --summary-format=json; output.c writes the files).
  *
  * Headers come from export_csv_tables (tables.c); the first column is
  * Device_id = "host" as msprof's merge step writes it for host data.  A file
@@ -27,16 +28,6 @@ static void csv_field(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
-}
-
-static void csv_header(FILE *f, const struct export_csv_table *t)
-{
-	for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && t->columns[i]; i++) {
-		if (i)
-			fputc(',', f);
-		csv_field(f, t->columns[i]);
-	}
-	fputc('\n', f);
 }
 
 /* The first column of the first row; 0 when there is no row. */
@@ -346,7 +337,6 @@ int exp_write_summaries(struct exp *e, const char *dir)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(summaries); i++) {
 		const struct summary *s = &summaries[i];
-		const struct export_csv_table *t = &export_csv_tables[s->csv];
 		if (e->have_sample && !((s->usage ? e->ask_usage : e->ask_sys) & s->ask))
 			continue;
 		if (!exp_table_has_rows(e, s->table))
@@ -354,23 +344,9 @@ int exp_write_summaries(struct exp *e, const char *dir)
 		if (s->csv == CSV_HOST_MEM_USAGE && !e->mem_total_kb)
 			continue;
 
-		char name[NAME_MAX + 1];
-		snprintf(name, sizeof name, "%s_%s.csv", t->type, e->ts);
-		struct exp_out o;
-		int r = exp_out_open(&o, dir, name);
-		if (r < 0) {
-			exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		int r = exp_table_write(e, dir, s->csv, s->write);
+		if (r < 0)
 			return r;
-		}
-		csv_header(o.f, t);
-		r = s->write(e, o.f);
-		if (r < 0) {
-			exp_out_abort(&o);
-			return r;
-		}
-		if ((r = exp_out_commit(e, &o)) < 0)
-			return r;
-		exp_remove_older(dir, t->type, ".csv", name);
 	}
 	return 0;
 }

@@ -178,11 +178,11 @@ size_t export_csv_ncolumns(const struct export_csv_table *t)
 
 /* Process names and sort indices: msprof's meta_data_event.h (§4). */
 const struct export_track_info export_tracks[_TRACK_MAX] = {
-	[TRACK_CPU_USAGE] = { TRACK_CPU_USAGE, "CPU Usage", 9, "CPU" },
-	[TRACK_MEMORY_USAGE] = { TRACK_MEMORY_USAGE, "Memory Usage", 10, "CPU" },
-	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU" },
-	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU" },
-	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU" },
+	[TRACK_CPU_USAGE] = { TRACK_CPU_USAGE, "CPU Usage", 9, "CPU", "cpu_usage" },
+	[TRACK_MEMORY_USAGE] = { TRACK_MEMORY_USAGE, "Memory Usage", 10, "CPU", "memory_usage" },
+	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU", "network_usage" },
+	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU", "disk_usage" },
+	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU", "msproftx" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

@@ -74,6 +74,9 @@ struct export_track_info {
 	const char *process_name; /* process_name metadata */
 	unsigned sort_index;      /* process_sort_index, and bits 5..9 of the pid */
 	const char *label;        /* process_labels: "CPU" for host layers */
+	/* its key in --reports' "json_process" (msprof's
+	 * reports_sample_config.json); NULL: always written */
+	const char *report;
 };
 
 extern const struct export_track_info export_tracks[_TRACK_MAX];

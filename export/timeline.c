@@ -8,21 +8,16 @@
  * (keys name, pid, tid, ph, args).  CPU Usage has one counter per CPU,
  * named "CPU <n>", and "CPU Avg"; the others one counter named after the
  * layer.  A layer without data is left out, metadata included.  The mstx
- * layers of the annotated processes follow (mstx.c). */
+ * layers of the annotated processes follow (mstx.c).  Metadata events come
+ * after all others, in every piece when the timeline is split (output.c);
+ * --reports leaves out the tracks it does not name (e->tracks). */
 #include "internal.h"
 #include "util.h"
 
 struct tl {
 	struct exp *e;
-	FILE *f;
-	bool first;
+	struct exp_tl *out;
 };
-
-static void tl_sep(struct tl *t)
-{
-	fputs(t->first ? "\n" : ",\n", t->f);
-	t->first = false;
-}
 
 static void tl_counter(struct tl *t, const char *name, const char *name_suffix, unsigned pid, int64_t ts_ns,
 		       double value)
@@ -30,21 +25,20 @@ static void tl_counter(struct tl *t, const char *name, const char *name_suffix, 
 	char ts[32], v[64];
 	exp_format_ts(ts_ns, ts);
 	exp_format_num(value, 6, v, sizeof v); /* "50.0", "12.345678" */
-	tl_sep(t);
-	fprintf(t->f, "{\"name\":\"%s%s\",\"pid\":%u,\"tid\":0,\"ts\":\"%s\",\"ph\":\"C\",\"args\":{\"Usage(%%)\":%s}}",
+	fprintf(exp_tl_event(t->out),
+		"{\"name\":\"%s%s\",\"pid\":%u,\"tid\":0,\"ts\":\"%s\",\"ph\":\"C\",\"args\":{\"Usage(%%)\":%s}}",
 		name, name_suffix, pid, ts, v);
 }
 
 static void tl_metadata(struct tl *t, const struct export_track_info *k, unsigned pid)
 {
-	tl_sep(t);
-	fprintf(t->f, "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
+	fprintf(exp_tl_meta(t->out),
+		"{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
 		pid, k->process_name);
-	tl_sep(t);
-	fprintf(t->f, "{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}",
+	fprintf(exp_tl_meta(t->out),
+		"{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}",
 		pid, k->label);
-	tl_sep(t);
-	fprintf(t->f,
+	fprintf(exp_tl_meta(t->out),
 		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
 		pid, k->sort_index);
 }
@@ -99,28 +93,26 @@ static const struct layer layers[] = {
 
 int exp_write_timeline(struct exp *e, const char *dir)
 {
-	bool any = exp_table_has_rows(e, "MSTX_EVENTS");
+	bool any = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
-		any = exp_table_has_rows(e, layers[i].table) ||
-		      (layers[i].table2 && exp_table_has_rows(e, layers[i].table2));
+		any = exp_track_on(e, layers[i].track) &&
+		      (exp_table_has_rows(e, layers[i].table) ||
+		       (layers[i].table2 && exp_table_has_rows(e, layers[i].table2)));
 	if (!any)
 		return 0;
 
-	char name[NAME_MAX + 1];
-	snprintf(name, sizeof name, "msprof_%s.json", e->ts);
-	struct exp_out o;
-	int r = exp_out_open(&o, dir, name);
-	if (r < 0) {
-		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+	struct exp_tl out;
+	int r = exp_tl_open(e, &out, dir, "msprof");
+	if (r < 0)
 		return r;
-	}
-	struct tl t = { .e = e, .f = o.f, .first = true };
-	fputc('[', o.f);
+	struct tl t = { .e = e, .out = &out };
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && r == 0; i++) {
 		const struct layer *l = &layers[i];
 		const struct export_track_info *k = &export_tracks[l->track];
 		unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
 		uint64_t n = 0;
+		if (!exp_track_on(e, l->track))
+			continue;
 		if (exp_table_has_rows(e, l->table))
 			r = tl_rows(&t, l->sql, l->with_id, l->prefix, pid, &n);
 		if (r == 0 && l->sql2 && exp_table_has_rows(e, l->table2))
@@ -128,15 +120,11 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		if (r == 0 && n)
 			tl_metadata(&t, k, pid);
 	}
-	if (r == 0)
-		r = exp_write_tx_layer(e, o.f, &t.first);
-	fputs("\n]\n", o.f);
+	if (r == 0 && exp_track_on(e, TRACK_MSPROFTX))
+		r = exp_write_tx_layer(e, &out);
 	if (r < 0) {
-		exp_out_abort(&o);
+		exp_tl_abort(&out);
 		return r;
 	}
-	r = exp_out_commit(e, &o);
-	if (r == 0)
-		exp_remove_older(dir, "msprof", ".json", name);
-	return r;
+	return exp_tl_commit(&out);
 }

@@ -437,6 +437,13 @@ static void check_timeline(const char *out)
 	X("never ended", fp1, T2, 15, "84999.211", def_r);
 	X("open push", fp1, T2, 16, "83999.211", def_p);
 	X("ex, \\\"q\\\"", fp1, T2, 17, "0.0", "\"Category\":\"7\",\"event_type\":\"marker_ex\",\"domain\":\"default\"");
+	for (unsigned i = 0; i < 4; i++) {
+		char dur[16];
+		snprintf(dur, sizeof dur, "%u000.0", 13 - 2 * i);
+		X("deep", fp2, P2, 20 + i, dur, "\"event_type\":\"push/pop\",\"domain\":\"net\"");
+	}
+	/* metadata after all events (every piece of a split timeline gets
+	 * all of it), in the order the processes were written */
 	M("process_name", fp1, 0, "\"name\":\"app\"");
 	M("process_labels", fp1, 0, "\"labels\":\"CPU\"");
 	M("process_sort_index", fp1, 0, "\"sort_index\":6");
@@ -448,11 +455,6 @@ static void check_timeline(const char *out)
 	M("thread_sort_index", fp1, lane2, "\"sort_index\":5000");
 	M("thread_name", fp1, T2, "\"name\":\"Thread 5001\"");
 	M("thread_sort_index", fp1, T2, "\"sort_index\":5001");
-	for (unsigned i = 0; i < 4; i++) {
-		char dur[16];
-		snprintf(dur, sizeof dur, "%u000.0", 13 - 2 * i);
-		X("deep", fp2, P2, 20 + i, dur, "\"event_type\":\"push/pop\",\"domain\":\"net\"");
-	}
 	M("process_name", fp2, 0, "\"name\":\"child\"");
 	M("process_labels", fp2, 0, "\"labels\":\"CPU\"");
 	M("process_sort_index", fp2, 0, "\"sort_index\":6");

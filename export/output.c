@@ -1,0 +1,484 @@
+/* Deliverable writers shared by every table and track: summary tables as
+ * CSV or JSON split at EXPORT_CSV_LIMIT rows, and the timeline split by
+ * size, each piece a complete JSON array carrying every metadata event.
+ *
+ * Both stream: a table holds one row, a timeline the metadata events (one
+ * per process and thread, never per event).  Files are written under hidden
+ * temporary names and get their final names only when complete, so the
+ * name a file gets (plain or _slice_N) is decided at the end, once the
+ * number of pieces is known. */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+
+#include "internal.h"
+#include "util.h"
+
+/* "{stem}_{ts}{suffix}" or "{stem}_slice_{n}_{ts}{suffix}" */
+static void piece_name(char *buf, size_t size, const char *stem, bool sliced, unsigned n, const char *ts,
+		       const char *suffix)
+{
+	if (sliced)
+		snprintf(buf, size, "%s_slice_%u_%s%s", stem, n, ts, suffix);
+	else
+		snprintf(buf, size, "%s_%s%s", stem, ts, suffix);
+}
+
+static bool digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t ls = strlen(stem), lx = strlen(suffix);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (len < ls + 1 + EXPORT_TS_LEN + lx || strncmp(n, stem, ls) != 0 || n[ls] != '_' ||
+		    strcmp(n + len - lx, suffix) != 0)
+			continue;
+		const char *stamp = n + len - lx - EXPORT_TS_LEN, *mid = n + ls + 1;
+		if (!digits(stamp, EXPORT_TS_LEN) || strncmp(stamp, ts, EXPORT_TS_LEN) == 0)
+			continue;
+		if (mid != stamp) {
+			/* only "slice_<n>_" may stand between stem and stamp */
+			if (!startswith(mid, "slice_") || stamp - 1 <= mid + 6 || stamp[-1] != '_' ||
+			    !digits(mid + 6, (size_t)(stamp - 1 - (mid + 6))))
+				continue;
+		}
+		(void)unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+/* --- summary tables ------------------------------------------------------- */
+
+static int table_begin_file(struct exp_table *w)
+{
+	char name[NAME_MAX + 1];
+	/* the final name is set at commit; this one only makes the temp name */
+	piece_name(name, sizeof name, w->t->type, true, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	int r = exp_out_open(&w->o, w->dir, name);
+	if (r < 0) {
+		exp_note(w->e, "cannot create '%s/%s': %s", w->dir, name, strerror(-r));
+		return r;
+	}
+	w->in_file = 0;
+	if (w->json) {
+		fputc('[', w->o.f);
+	} else {
+		for (size_t i = 0; i < EXPORT_CSV_MAX_COLUMNS && w->t->columns[i]; i++) {
+			if (i)
+				fputc(',', w->o.f);
+			fputs(w->t->columns[i], w->o.f);
+		}
+		fputc('\n', w->o.f);
+	}
+	return 0;
+}
+
+/* Finish the current file under its final name. */
+static int table_end_file(struct exp_table *w, bool sliced)
+{
+	if (w->json)
+		fputs(w->in_file ? "\n]\n" : "]\n", w->o.f);
+	char name[NAME_MAX + 1];
+	piece_name(name, sizeof name, w->t->type, sliced, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	exp_out_rename(&w->o, w->dir, name);
+	return exp_out_commit(w->e, &w->o);
+}
+
+int exp_table_open(struct exp *e, struct exp_table *w, const char *dir, enum export_csv id)
+{
+	*w = (struct exp_table){ .e = e, .dir = dir, .t = &export_csv_tables[id], .json = e->summary_json };
+	if (!w->json)
+		return table_begin_file(w);
+	w->line = open_memstream(&w->line_buf, &w->line_size);
+	if (!w->line)
+		return -errno;
+	int r = table_begin_file(w);
+	if (r < 0) {
+		fclose(w->line);
+		free(w->line_buf);
+		w->line = NULL;
+		w->line_buf = NULL;
+	}
+	return r;
+}
+
+FILE *exp_table_row(struct exp_table *w)
+{
+	if (w->err)
+		return w->json ? w->line : w->o.f;
+	if (w->in_file == EXPORT_CSV_LIMIT) {
+		/* one row more than a file holds: every piece is a slice */
+		int r = table_end_file(w, true);
+		w->slice++;
+		if (r == 0)
+			r = table_begin_file(w);
+		if (r < 0) {
+			w->err = r;
+			return w->json ? w->line : NULL;
+		}
+	}
+	if (!w->json)
+		return w->o.f;
+	rewind(w->line);
+	return w->line;
+}
+
+/* A number as CSV holds it, written as a JSON number: decimal digits with
+ * an optional sign, fraction and exponent; "nan", "inf", hex and a leading
+ * '+' or '0' before digits stay strings. */
+static bool json_number(const char *s, size_t n)
+{
+	size_t i = 0;
+	if (i < n && s[i] == '-')
+		i++;
+	if (i == n || !isdigit((unsigned char)s[i]))
+		return false;
+	if (s[i] == '0' && i + 1 < n && isdigit((unsigned char)s[i + 1]))
+		return false;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i < n && s[i] == '.') {
+		if (++i == n || !isdigit((unsigned char)s[i]))
+			return false;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		if (i == n || !isdigit((unsigned char)s[i]))
+			return false;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+	}
+	return i == n;
+}
+
+/* One CSV line (RFC 4180 quoting) as a JSON object keyed by the header, as
+ * msprof's create_json writes a summary: numbers as numbers, the rest as
+ * strings; the "\t" kept after times for spreadsheets is dropped. */
+static void json_row(struct exp_table *w, const char *p, size_t len)
+{
+	FILE *f = w->o.f;
+	const char *end = p + len;
+	char *field = w->field;
+	fputs(w->in_file ? ",\n{" : "\n{", f);
+	for (size_t col = 0; p <= end; col++) {
+		size_t n = 0;
+		bool quoted = p < end && *p == '"';
+		if (quoted) {
+			p++;
+			while (p < end) {
+				if (*p == '"' && p + 1 < end && p[1] == '"') {
+					p += 2;
+					if (n < sizeof w->field)
+						field[n++] = '"';
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					if (n < sizeof w->field)
+						field[n++] = *p;
+					p++;
+				}
+			}
+		}
+		const char *start = p;
+		while (p < end && *p != ',')
+			p++;
+		if (!quoted) {
+			size_t k = (size_t)(p - start);
+			if (k > sizeof w->field)
+				k = sizeof w->field;
+			memcpy(field, start, k);
+			n = k;
+		}
+		if (col < EXPORT_CSV_MAX_COLUMNS && w->t->columns[col]) {
+			if (col)
+				fputc(',', f);
+			fputc('"', f);
+			exp_json_str(f, w->t->columns[col], strlen(w->t->columns[col]));
+			fputs("\":", f);
+			bool tab = n && field[n - 1] == '\t';
+			if (tab)
+				n--;
+			if (!quoted && !tab && json_number(field, n)) {
+				fwrite(field, 1, n, f);
+			} else {
+				fputc('"', f);
+				exp_json_str(f, field, n);
+				fputc('"', f);
+			}
+		}
+		p++; /* past the comma, or past end: done */
+	}
+	fputc('}', f);
+}
+
+int exp_table_row_end(struct exp_table *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->json) {
+		if (fflush(w->line) != 0)
+			return w->err = -ENOMEM;
+		long len = ftell(w->line);
+		size_t n = len > 0 ? (size_t)len : 0;
+		while (n && (w->line_buf[n - 1] == '\n' || w->line_buf[n - 1] == '\r'))
+			n--;
+		json_row(w, w->line_buf, n);
+	}
+	w->in_file++;
+	if (++w->rows % 1000000 == 0)
+		exp_progress(w->e, "summary", w->rows, 0);
+	return 0;
+}
+
+int exp_table_lines(struct exp_table *w, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		/* a line ends at a newline outside quotes */
+		const char *q = p;
+		bool in_quotes = false;
+		while (q < end && (in_quotes || *q != '\n')) {
+			if (*q == '"')
+				in_quotes = !in_quotes;
+			q++;
+		}
+		FILE *f = exp_table_row(w);
+		if (!f)
+			return w->err;
+		fwrite(p, 1, (size_t)(q - p), f);
+		fputc('\n', f);
+		int r = exp_table_row_end(w);
+		if (r < 0)
+			return r;
+		p = q + 1;
+	}
+	return 0;
+}
+
+static void table_release(struct exp_table *w)
+{
+	if (w->line)
+		fclose(w->line);
+	free(w->line_buf);
+	w->line = NULL;
+	w->line_buf = NULL;
+}
+
+int exp_table_commit(struct exp_table *w)
+{
+	int r = w->err;
+	if (r == 0)
+		r = table_end_file(w, w->slice > 0);
+	else
+		exp_out_abort(&w->o);
+	table_release(w);
+	if (r == 0)
+		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts);
+	return r;
+}
+
+void exp_table_abort(struct exp_table *w)
+{
+	exp_out_abort(&w->o);
+	table_release(w);
+}
+
+int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
+		    int (*write)(struct exp *e, FILE *f))
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	if (!m)
+		return -errno;
+	int r = write(e, m);
+	if (fclose(m) != 0 && r == 0)
+		r = -ENOMEM;
+	struct exp_table w;
+	if (r == 0)
+		r = exp_table_open(e, &w, dir, id);
+	if (r == 0) {
+		r = exp_table_lines(&w, buf, size);
+		if (r == 0)
+			r = exp_table_commit(&w);
+		else
+			exp_table_abort(&w);
+	}
+	free(buf);
+	return r;
+}
+
+/* --- timeline ----------------------------------------------------------- */
+
+/* How often (events) the size of the current piece is looked at. */
+#define TL_CHECK_EVERY 4096
+
+static int tl_begin_piece(struct exp_tl *t)
+{
+	if (t->n_pieces == EXPORT_MAX_TL_PIECES) {
+		exp_note(t->e, "the timeline is larger than %u pieces of %" PRIu64 " bytes; the rest is left out",
+			 EXPORT_MAX_TL_PIECES, t->limit);
+		return -EFBIG;
+	}
+	char name[NAME_MAX + 1];
+	piece_name(name, sizeof name, t->stem, true, t->n_pieces, t->e->ts, ".json");
+	int r = exp_out_open(&t->o, t->dir, name);
+	if (r < 0) {
+		exp_note(t->e, "cannot create '%s/%s': %s", t->dir, name, strerror(-r));
+		return r;
+	}
+	snprintf(t->tmp[t->n_pieces], sizeof t->tmp[0], "%s", t->o.tmp);
+	t->n_pieces++;
+	t->events_in_piece = 0;
+	fputc('[', t->o.f);
+	return 0;
+}
+
+/* Close a piece without its metadata and trailer; they are appended at
+ * the end, when every metadata event is known. */
+static int tl_park_piece(struct exp_tl *t)
+{
+	int r = 0;
+	if (fflush(t->o.f) != 0 || ferror(t->o.f))
+		r = -EIO;
+	if (fclose(t->o.f) != 0 && r == 0)
+		r = -errno;
+	t->o.f = NULL;
+	free(t->o.vbuf);
+	t->o.vbuf = NULL;
+	t->events[t->n_pieces - 1] = t->events_in_piece;
+	if (r < 0)
+		exp_note(t->e, "cannot write '%s': %s", t->o.tmp, strerror(-r));
+	return r;
+}
+
+int exp_tl_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem)
+{
+	*t = (struct exp_tl){ .e = e, .dir = dir, .stem = stem, .limit = e->tl_slice_bytes };
+	t->meta = open_memstream(&t->meta_buf, &t->meta_size);
+	if (!t->meta)
+		return -errno;
+	int r = tl_begin_piece(t);
+	if (r < 0) {
+		fclose(t->meta);
+		free(t->meta_buf);
+		t->meta = NULL;
+	}
+	return r;
+}
+
+FILE *exp_tl_event(struct exp_tl *t)
+{
+	if (t->err)
+		return t->o.f ? t->o.f : t->meta; /* writes go nowhere that matters */
+	if (t->limit && t->events_in_piece && ++t->since_check >= TL_CHECK_EVERY) {
+		t->since_check = 0;
+		off_t at = ftello(t->o.f);
+		if (at >= 0 && (uint64_t)at >= t->limit) {
+			int r = tl_park_piece(t);
+			if (r == 0)
+				r = tl_begin_piece(t);
+			if (r < 0) {
+				t->err = r;
+				return t->meta;
+			}
+		}
+	}
+	fputs(t->events_in_piece ? ",\n" : "\n", t->o.f);
+	t->events_in_piece++;
+	if (++t->n_events % 1000000 == 0)
+		exp_progress(t->e, "timeline", t->n_events, 0);
+	return t->o.f;
+}
+
+FILE *exp_tl_meta(struct exp_tl *t)
+{
+	fputs(t->n_meta ? ",\n" : "\n", t->meta);
+	t->n_meta++;
+	return t->meta;
+}
+
+void exp_tl_abort(struct exp_tl *t)
+{
+	if (t->o.f)
+		exp_out_abort(&t->o);
+	for (unsigned i = 0; i < t->n_pieces; i++)
+		(void)unlink(t->tmp[i]);
+	if (t->meta)
+		fclose(t->meta);
+	free(t->meta_buf);
+	t->meta = NULL;
+	t->meta_buf = NULL;
+}
+
+int exp_tl_commit(struct exp_tl *t)
+{
+	int r = t->err;
+	if (r == 0)
+		r = tl_park_piece(t);
+	if (r == 0 && fflush(t->meta) != 0)
+		r = -ENOMEM;
+	bool sliced = t->n_pieces > 1;
+	for (unsigned i = 0; r == 0 && i < t->n_pieces; i++) {
+		int fd = open(t->tmp[i], O_WRONLY | O_APPEND | O_CLOEXEC);
+		FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!f) {
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		/* every piece carries all metadata, as msprof's slices do, so
+		 * each opens on its own with its process and thread names */
+		if (t->meta_size)
+			fputs(t->events[i] ? "," : "", f);
+		fwrite(t->meta_buf, 1, t->meta_size, f);
+		fputs("\n]\n", f);
+		if (fflush(f) != 0 || ferror(f))
+			r = -EIO;
+		if (fclose(f) != 0 && r == 0)
+			r = -errno;
+		char name[NAME_MAX + 1], path[PATH_MAX];
+		piece_name(name, sizeof name, t->stem, sliced, i, t->e->ts, ".json");
+		snprintf(path, sizeof path, "%s/%s", t->dir, name);
+		if (r == 0 && rename(t->tmp[i], path) < 0)
+			r = -errno;
+		if (r == 0) {
+			t->tmp[i][0] = '\0';
+			exp_note_written(t->e, name);
+		} else {
+			exp_note(t->e, "cannot write '%s': %s", path, strerror(-r));
+		}
+	}
+	if (r < 0) {
+		for (unsigned i = 0; i < t->n_pieces; i++)
+			if (t->tmp[i][0])
+				(void)unlink(t->tmp[i]);
+	}
+	if (t->meta)
+		fclose(t->meta);
+	free(t->meta_buf);
+	t->meta = NULL;
+	t->meta_buf = NULL;
+	if (r == 0)
+		exp_remove_stale(t->dir, t->stem, ".json", t->e->ts);
+	return r;
+}

@@ -1,0 +1,136 @@
+/* Iteration selection: --model-id/--iteration-id (and msprof.py's
+ * --iteration-count) export only what lies inside the chosen steps.
+ *
+ * The writers read tables by their plain names; a TEMP view of the same
+ * name shadows the main table for the rest of the connection (SQLite looks
+ * in temp first), so every writer, and every table added later, is
+ * filtered without knowing it.  A table is filtered by its columns:
+ *   STEP                      the chosen steps themselves
+ *   startNs and globalTid     events of a process: those starting inside one
+ *                             of that process's chosen steps
+ *   startNs                   events: starting inside the chosen span
+ *   timestampNs               samples: taken inside the chosen span
+ * where the span runs from the first chosen step's start to the last one's
+ * end, over all processes (host samples belong to no process's step).
+ *
+ * Steps are in step mode (steps.c): model id 4294967295, as msprof numbers
+ * the steps of MindSpore and torch_npu data with --model-id=4294967295. */
+#include "internal.h"
+#include "util.h"
+
+#define STEP_MODE_MODEL_ID 4294967295ULL
+
+static bool has_column(const char *columns, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = columns; (p = strstr(p, name)); p += n)
+		if ((p == columns || p[-1] == ' ') && p[n] == ' ')
+			return true;
+	return false;
+}
+
+static int table_exists(struct exp *e, const char *name, bool *ret)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?", &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	*ret = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Two integers from a one-row query. */
+static int two(struct exp *e, const char *sql, int64_t *a, int64_t *b, bool *ret_null)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, sql, &st);
+	if (r < 0)
+		return r;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_null = sqlite3_column_type(st, 0) == SQLITE_NULL;
+		*a = sqlite3_column_int64(st, 0);
+		*b = sqlite3_column_int64(st, 1);
+	} else
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count)
+{
+	int64_t lo, hi;
+	bool none;
+	char sql[1024];
+	int r;
+
+	if (!exp_table_has_rows(e, "STEP")) {
+		exp_note(e, "no training steps in '%s': --iteration-id needs steps marked with mstx or NVTX "
+			    "(ranges named \"step N\" or \"ProfilerStep#N\", or mstxStep)", e->prof_dir);
+		return -ENOENT;
+	}
+	if ((r = two(e, "SELECT MIN(stepId), MAX(stepId) FROM main.STEP", &lo, &hi, &none)) < 0)
+		return r;
+	if (model_id != STEP_MODE_MODEL_ID) {
+		exp_note(e, "model id %" PRIu64 " is not in '%s': its steps %" PRId64 " to %" PRId64
+			    " are in step mode, select them with --model-id=4294967295",
+			 model_id, e->prof_dir, lo, hi);
+		return -ENOENT;
+	}
+	if (count == 0)
+		count = 1;
+	snprintf(sql, sizeof sql,
+		 "CREATE TEMP TABLE SELECTED_STEP AS SELECT stepId, pid, startNs, endNs FROM main.STEP "
+		 "WHERE stepId >= %" PRIu64 " AND stepId < %" PRIu64,
+		 first, first + count);
+	if ((r = exp_exec(e, sql)) < 0)
+		return r;
+	int64_t s_lo, s_hi;
+	if ((r = two(e, "SELECT MIN(startNs), MAX(endNs) FROM SELECTED_STEP", &s_lo, &s_hi, &none)) < 0)
+		return r;
+	if (none) {
+		exp_note(e, "iteration %" PRIu64 " is not in '%s': its steps are %" PRId64 " to %" PRId64, first,
+			 e->prof_dir, lo, hi);
+		return -ENOENT;
+	}
+
+	for (size_t i = 0; i < export_db_tables_n; i++) {
+		const struct export_db_table *t = &export_db_tables[i];
+		/* AGENT_PROCESS: startNs/endNs describe the process, which the
+		 * layers need whenever any of its events is shown */
+		if (streq(t->name, "AGENT_PROCESS"))
+			continue;
+		bool exists;
+		if ((r = table_exists(e, t->name, &exists)) < 0)
+			return r;
+		if (!exists)
+			continue;
+		if (streq(t->name, "STEP"))
+			snprintf(sql, sizeof sql,
+				 "CREATE TEMP VIEW STEP AS SELECT * FROM main.STEP "
+				 "WHERE stepId >= %" PRIu64 " AND stepId < %" PRIu64,
+				 first, first + count);
+		else if (has_column(t->columns, "startNs") && has_column(t->columns, "globalTid"))
+			snprintf(sql, sizeof sql,
+				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s AS x WHERE EXISTS "
+				 "(SELECT 1 FROM SELECTED_STEP s WHERE s.pid = (x.globalTid >> 32) "
+				 "AND x.startNs >= s.startNs AND (x.startNs < s.endNs OR x.startNs = s.startNs))",
+				 t->name, t->name);
+		else if (has_column(t->columns, "startNs"))
+			snprintf(sql, sizeof sql,
+				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s WHERE startNs BETWEEN %" PRId64
+				 " AND %" PRId64, t->name, t->name, s_lo, s_hi);
+		else if (has_column(t->columns, "timestampNs"))
+			snprintf(sql, sizeof sql,
+				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s WHERE timestampNs BETWEEN %" PRId64
+				 " AND %" PRId64, t->name, t->name, s_lo, s_hi);
+		else
+			continue;
+		if ((r = exp_exec(e, sql)) < 0)
+			return r;
+	}
+	e->selected = true;
+	return 0;
+}
