@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum export_type { EXPORT_TEXT = 0, EXPORT_DB = 1 };

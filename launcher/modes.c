@@ -49,9 +49,32 @@ static bool host_usage_selected(const struct msprof_opts *o)
 	return o->host_usage != 0;
 }
 
+static bool parse_selected(const struct msprof_opts *o)
+{
+	return o->parse_on;
+}
+
+static bool query_selected(const struct msprof_opts *o)
+{
+	return o->query_on;
+}
+
 static bool export_selected(const struct msprof_opts *o)
 {
 	return o->export_on;
+}
+
+static bool analyze_selected(const struct msprof_opts *o)
+{
+	return o->analyze_on;
+}
+
+/* msprof.py's check: both ids or neither. */
+static int export_check(const struct msprof_opts *o, struct diag *d)
+{
+	if (opts_used(o, OPT_MODEL_ID) != opts_used(o, OPT_ITERATION_ID))
+		return diag_error(d, "Please set 'model-id' and 'iteration-id' simultaneously.");
+	return 0;
 }
 
 static int host_sys_check(const struct msprof_opts *o, struct diag *d)
@@ -63,9 +86,13 @@ static int host_sys_check(const struct msprof_opts *o, struct diag *d)
 }
 
 /* msprof ExportMode::ModeParamsCheck: --type=db narrows the export sets. */
+#define EXPORT_OPTS (B(OUTPUT) | B(EXPORT) | B(ITERATION_ID) | B(MODEL_ID) | B(SUMMARY_FORMAT) | \
+		     B(PYTHON_PATH) | B(CLEAR) | B(TYPE) | B(REPORTS))
 static const struct mode_rules export_db_rules = {
 	.key = "export and --type",
-	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE),
+	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH),
+	.forbidden = (EXPORT_OPTS & ~(B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH))) |
+		     B(QUERY) | B(PARSE) | B(ANALYZE) | B(RULE),
 	.necessary = B(OUTPUT) | B(EXPORT) | B(TYPE),
 };
 
@@ -110,14 +137,45 @@ const struct mode_def mode_table[_MODE_MAX] = {
 			.necessary = B(OUTPUT),
 		},
 	},
+	/* the analysis modes, msprof's ParseMode, QueryMode, ExportMode and
+	 * AnalyzeMode sets */
+	[MODE_PARSE] = {
+		.id = MODE_PARSE, .name = "parse", .selected = parse_selected,
+		.rules = {
+			.key = "parse",
+			.allowed = B(OUTPUT) | B(PARSE) | B(PYTHON_PATH),
+			.forbidden = B(QUERY) | B(EXPORT) | B(ANALYZE) | B(RULE) | B(CLEAR),
+			.necessary = B(OUTPUT) | B(PARSE),
+		},
+	},
+	[MODE_QUERY] = {
+		.id = MODE_QUERY, .name = "query", .selected = query_selected,
+		.rules = {
+			.key = "query",
+			.allowed = B(OUTPUT) | B(QUERY) | B(PYTHON_PATH),
+			.forbidden = B(PARSE) | B(EXPORT) | B(ANALYZE) | B(RULE) | B(CLEAR),
+			.necessary = B(OUTPUT) | B(QUERY),
+		},
+	},
 	[MODE_EXPORT] = {
 		.id = MODE_EXPORT, .name = "export", .selected = export_selected,
 		.rules = {
 			.key = "export",
-			.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE),
+			.allowed = EXPORT_OPTS,
+			.forbidden = B(QUERY) | B(PARSE) | B(ANALYZE) | B(RULE),
 			.necessary = B(OUTPUT) | B(EXPORT),
 		},
 		.rules_for = export_rules_for,
+		.check = export_check,
+	},
+	[MODE_ANALYZE] = {
+		.id = MODE_ANALYZE, .name = "analyze", .selected = analyze_selected,
+		.rules = {
+			.key = "analyze",
+			.allowed = B(OUTPUT) | B(ANALYZE) | B(PYTHON_PATH) | B(RULE) | B(CLEAR) | B(TYPE),
+			.forbidden = B(QUERY) | B(EXPORT) | B(PARSE),
+			.necessary = B(OUTPUT) | B(ANALYZE),
+		},
 	},
 };
 

@@ -17,7 +17,10 @@ enum mode_id {
 	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
 	MODE_HOST_SYS,        /* --host-sys with --host-sys-pid, no app */
 	MODE_HOST_SYS_USAGE,  /* --host-sys-usage, no app */
+	MODE_PARSE,           /* --parse=on --output=<PROF dir or parent> */
+	MODE_QUERY,           /* --query=on --output=... */
 	MODE_EXPORT,          /* --export=on --output=<PROF dir or parent> */
+	MODE_ANALYZE,         /* --analyze=on --output=... */
 	_MODE_MAX
 };
 

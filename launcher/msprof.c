@@ -15,7 +15,10 @@ static const mode_run_fn mode_runners[_MODE_MAX] = {
 	[MODE_LAUNCH] = mode_launch_run,
 	[MODE_HOST_SYS] = mode_hostsys_run,
 	[MODE_HOST_SYS_USAGE] = mode_hostsys_run,
+	[MODE_PARSE] = mode_parse_run,
+	[MODE_QUERY] = mode_query_run,
 	[MODE_EXPORT] = mode_export_run,
+	[MODE_ANALYZE] = mode_analyze_run,
 };
 
 int main(int argc, char **argv)
@@ -35,7 +38,9 @@ int main(int argc, char **argv)
 		opts_print_help(stderr);
 		return 1;
 	}
-	if (opts_parse(argc, argv, &o, &d) < 0) {
+	if (subcmd_is(argv[1])) {
+		rc = subcmd_run(argc, argv);
+	} else if (opts_parse(argc, argv, &o, &d) < 0) {
 		console_diag(&d);
 		rc = 1;
 	} else if (o.help) {

@@ -236,6 +236,102 @@ static int check_export(struct msprof_opts *o, const char *v, struct diag *d)
 	return check_on_off("export", v, &o->export_on, d);
 }
 
+static int check_parse(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("parse", v, &o->parse_on, d);
+}
+
+static int check_query(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("query", v, &o->query_on, d);
+}
+
+static int check_analyze(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("analyze", v, &o->analyze_on, d);
+}
+
+static int check_clear(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("clear", v, &o->clear, d);
+}
+
+/* An id as msprof takes --model-id and --iteration-id: 0 to 4294967295. */
+static int check_id(const char *name, const char *v, uint64_t *ret, struct diag *d)
+{
+	uint64_t n;
+	if (!v || !*v)
+		return diag_error(d, "Argument --%s: expected one argument,please enter a valid value.", name);
+	if (!all_digits(v) || parse_u64(v, 0, UINT32_MAX, &n) < 0)
+		return diag_error(d, "Argument --%s: invalid value: %s.Please input an integer value in 0-4294967295.",
+				  name, v);
+	*ret = n;
+	return 0;
+}
+
+static int check_model_id(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_id("model-id", v, &o->model_id, d);
+}
+
+static int check_iteration_id(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_id("iteration-id", v, &o->iteration_id, d);
+}
+
+static int check_summary_format(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v)
+		return diag_error(d, "Argument --summary-format: expected one argument,please enter a valid value.");
+	if (streq(v, "csv"))
+		o->summary_json = false;
+	else if (streq(v, "json"))
+		o->summary_json = true;
+	else
+		return diag_error(d, "Argument --summary-format: invalid value: %s. Please input 'csv' or 'json'.", v);
+	return 0;
+}
+
+static int check_reports(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --reports: expected one argument,please enter a valid value.");
+	if (strlen(v) > MSPROF_MAX_PATH_LEN)
+		return diag_error(d, "Argument --reports is invalid because of exceeds the maximum length of %u",
+				  MSPROF_MAX_PATH_LEN);
+	o->reports = v;
+	return 0;
+}
+
+/* msprof's analyze rules, a comma separated list. */
+static int check_rule(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --rule: expected one argument,please enter a valid value.");
+	unsigned rules = 0;
+	for (const char *p = v; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == 13 && strncmp(p, "communication", n) == 0)
+			rules |= RULE_COMMUNICATION;
+		else if (n == 20 && strncmp(p, "communication_matrix", n) == 0)
+			rules |= RULE_COMMUNICATION_MATRIX;
+		else
+			return diag_error(d, "Argument --rule: invalid value: %s. "
+					     "Please input 'communication' or 'communication_matrix'.", v);
+		p += n + (p[n] == ',');
+	}
+	o->rules = rules;
+	return 0;
+}
+
+static int check_python_path(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !*v)
+		return diag_error(d, "Argument --python-path: expected one argument,please enter a valid value.");
+	o->python_path = v;
+	return 0;
+}
+
 /* msprof's CheckArgRange: an unsigned integer in [min, max]. */
 static int check_range(const char *name, const char *v, unsigned min, unsigned max, unsigned *ret, struct diag *d)
 {
@@ -669,6 +765,35 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_cpu_profiling },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export },
+	[OPT_ITERATION_ID] = { OPT_ITERATION_ID, "iteration-id", true,
+		"The export iteration id, only used when argument `export` is on,"
+		CONT "must be set together with `model-id`; steps marked with mstx/NVTX are"
+		CONT "numbered as in step_trace (`model-id` 4294967295).", check_iteration_id },
+	[OPT_MODEL_ID] = { OPT_MODEL_ID, "model-id", true,
+		"The export model id, only used when argument `export` is on,"
+		CONT "must be set together with `iteration-id`; 4294967295 selects step mode.", check_model_id },
+	[OPT_SUMMARY_FORMAT] = { OPT_SUMMARY_FORMAT, "summary-format", true,
+		"The export summary file format, only used when argument `export` is on,"
+		CONT "include csv, json, the default value is csv.", check_summary_format },
+	[OPT_REPORTS] = { OPT_REPORTS, "reports", true,
+		"The timeline tracks to export, a JSON file like msprof's reports_sample_config.json"
+		CONT "({\"json_process\": {\"cpu_usage\": true, ...}}), only used when argument `export` is on.",
+		check_reports },
+	[OPT_PARSE] = { OPT_PARSE, "parse", true,
+		"Switch for using msprof to parse collecting data, the default value is off.", check_parse },
+	[OPT_QUERY] = { OPT_QUERY, "query", true,
+		"Switch for using msprof to query collecting data, the default value is off.", check_query },
+	[OPT_ANALYZE] = { OPT_ANALYZE, "analyze", true,
+		"Switch for using msprof to analyze collecting data, the default value is off.", check_analyze },
+	[OPT_RULE] = { OPT_RULE, "rule", true,
+		"The analyze rules, only used when argument `analyze` is on,"
+		CONT "include communication, communication_matrix (split with ',').", check_rule },
+	[OPT_CLEAR] = { OPT_CLEAR, "clear", true,
+		"Switch for deleting the intermediate sqlite/ data after export or analyze, the default value is off.",
+		check_clear },
+	[OPT_PYTHON_PATH] = { OPT_PYTHON_PATH, "python-path", true,
+		"Specify the python interpreter path."
+		CONT "(accepted for compatibility; this implementation needs no Python)", check_python_path },
 	[OPT_SYS_PERIOD] = { OPT_SYS_PERIOD, "sys-period", true,
 		"Set total sampling period of system profiling in seconds, range 1 ~ 2592000s."
 		CONT "Without an application, collection otherwise runs until the process exits or Ctrl-C.",

@@ -35,6 +35,16 @@ enum opt_id {
 	OPT_MSTX_DOMAIN_EXCLUDE,
 	OPT_SYS_CPU_PROFILING,
 	OPT_EXPORT,
+	OPT_ITERATION_ID,
+	OPT_MODEL_ID,
+	OPT_SUMMARY_FORMAT,
+	OPT_REPORTS,
+	OPT_PARSE,
+	OPT_QUERY,
+	OPT_ANALYZE,
+	OPT_RULE,
+	OPT_CLEAR,
+	OPT_PYTHON_PATH,
 	OPT_SYS_PERIOD,
 	OPT_HOST_SYS_USAGE_FREQ,
 	OPT_HOST_SYS,
@@ -66,6 +76,13 @@ enum opt_id {
 
 enum out_type { OUT_TEXT = 0, OUT_DB = 1 };
 
+/* --rule values (msprof's analyze rules). */
+enum analyze_rules {
+	RULE_COMMUNICATION = 1 << 0,
+	RULE_COMMUNICATION_MATRIX = 1 << 1,
+};
+#define MSPROF_MAX_REPORTS_BYTES (64U << 20)   /* --reports file (msprof's limit) */
+
 /* Messages for the user, filled by the parser and the mode checks.  `error`
  * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
  * "msprof: unrecognized option '--x'"); `usage` asks for the usage after it.
@@ -93,6 +110,13 @@ struct msprof_opts {
 	const char *environment;         /* --environment as given */
 	enum out_type type;
 	bool export_on;
+	bool parse_on, query_on, analyze_on;   /* --parse, --query, --analyze */
+	bool clear;                      /* --clear=on */
+	bool summary_json;               /* --summary-format=json */
+	uint64_t model_id, iteration_id; /* --model-id, --iteration-id as given */
+	const char *reports;             /* --reports path as given, NULL if not */
+	unsigned rules;                  /* --rule: enum analyze_rules */
+	const char *python_path;         /* accepted for msprof's command lines */
 	unsigned sys_period;             /* seconds, 0: none */
 
 	unsigned host_sys;               /* enum host_sys_flags */

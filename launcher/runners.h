@@ -7,5 +7,12 @@
 int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
 int mode_hostsys_run(const struct msprof_opts *o);  /* mode-hostsys.c: host-sys and host-sys-usage */
 int mode_export_run(const struct msprof_opts *o);   /* mode-export.c */
+int mode_parse_run(const struct msprof_opts *o);    /* mode-analysis.c: --parse, --query, --analyze */
+int mode_query_run(const struct msprof_opts *o);
+int mode_analyze_run(const struct msprof_opts *o);
+/* subcmd.c: msprof.py's forms, "msprof export timeline -dir D" and the
+ * like; argv[1] is the subcommand. */
+bool subcmd_is(const char *word);
+int subcmd_run(int argc, char **argv);
 int mode_dynamic_run(const struct msprof_opts *o);  /* mode-dynamic.c: the (msprof) prompt */
 int mode_list_run(const struct msprof_opts *o);     /* mode-list.c: --dynamic=on --list */

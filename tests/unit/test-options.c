@@ -426,13 +426,61 @@ static void test_modes(void)
 	CHECK(SELECT(&d, &m, "--export=on", "--type=db", "--output=/tmp", "--storage-limit=300MB") == 0);
 	CHECK_STR(d.warn[0], "The argument --storage-limit is useless when --export and --type is not empty");
 
+	/* export's own options, and what --type=db forbids of them */
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--model-id=4294967295", "--iteration-id=3",
+		     "--summary-format=json", "--clear=on", "--reports=/tmp/r.json", "--python-path=python3") == 0);
+	CHECK(m->id == MODE_EXPORT && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--model-id=1") == -EINVAL);
+	CHECK_STR(d.error, "Please set 'model-id' and 'iteration-id' simultaneously.");
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--iteration-id=1") == -EINVAL);
+	CHECK_STR(d.error, "Please set 'model-id' and 'iteration-id' simultaneously.");
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--type=db", "--summary-format=csv") == -EINVAL);
+	CHECK_STR(d.error, "The argument --summary-format is forbidden when --export and --type is not empty");
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--type=db", "--clear=on", "--reports=/r") == -EINVAL);
+	CHECK_STR(d.error, "The argument --reports --clear is forbidden when --export and --type is not empty");
+	CHECK(SELECT(&d, &m, "--export=on", "--output=/tmp", "--rule=communication") == -EINVAL);
+	CHECK_STR(d.error, "The argument --rule is forbidden when --export is not empty");
+	CHECK(SELECT(&d, &m, "--export=on", "--analyze=on", "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "The argument --analyze is forbidden when --export is not empty");
+
+	/* parse, query, analyze: msprof's priority parse > query > export > analyze */
+	CHECK(SELECT(&d, &m, "--parse=on", "--output=/tmp") == 0 && m->id == MODE_PARSE && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--parse=on") == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --parse is not empty");
+	CHECK(SELECT(&d, &m, "--parse=on", "--output=/tmp", "--clear=on") == -EINVAL);
+	CHECK_STR(d.error, "The argument --clear is forbidden when --parse is not empty");
+	CHECK(SELECT(&d, &m, "--parse=on", "--export=on", "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "The argument --export is forbidden when --parse is not empty");
+	CHECK(SELECT(&d, &m, "--parse=on", "--output=/tmp", "--type=db") == 0);
+	CHECK_STR(d.warn[0], "The argument --type is useless when --parse is not empty");
+	CHECK(SELECT(&d, &m, "--query=on", "--output=/tmp") == 0 && m->id == MODE_QUERY && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--query=on", "--export=on", "--output=/tmp") == -EINVAL);
+	CHECK_STR(d.error, "The argument --export is forbidden when --query is not empty");
+	CHECK(SELECT(&d, &m, "--query=on", "--output=/tmp", "--rule=communication") == -EINVAL);
+	CHECK_STR(d.error, "The argument --rule is forbidden when --query is not empty");
+	CHECK(SELECT(&d, &m, "--analyze=on", "--output=/tmp", "--rule=communication,communication_matrix",
+		     "--clear=on", "--type=db") == 0);
+	CHECK(m->id == MODE_ANALYZE && d.n_warn == 0);
+	CHECK(SELECT(&d, &m, "--analyze=on") == -EINVAL);
+	CHECK_STR(d.error, "The argument --output is neccessary when --analyze is not empty");
+	CHECK(SELECT(&d, &m, "--analyze=on", "--output=/tmp", "--model-id=1") == 0);
+	CHECK_STR(d.warn[0], "The argument --model-id is useless when --analyze is not empty");
+
+	/* the values */
+	PARSE_ERR("Argument --rule: invalid value: comm. Please input 'communication' or 'communication_matrix'.", "--rule=comm");
+	PARSE_ERR("Argument --summary-format: invalid value: xml. Please input 'csv' or 'json'.", "--summary-format=xml");
+	PARSE_ERR("Argument --clear: invalid value: yes. Please input 'on' or 'off'.", "--clear=yes");
+	PARSE_ERR("Argument --parse: invalid value: 1. Please input 'on' or 'off'.", "--parse=1");
+	PARSE_ERR("Argument --model-id: invalid value: 4294967296.Please input an integer value in 0-4294967295.", "--model-id=4294967296");
+	PARSE_ERR("Argument --iteration-id: invalid value: x.Please input an integer value in 0-4294967295.", "--iteration-id=x");
+
 	/* nothing to do */
 	CHECK(SELECT(&d, &m, "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
 	CHECK(d.usage);
 	CHECK(SELECT(&d, &m, "--export=off", "--output=/tmp") == -EINVAL);
 	CHECK(SELECT(&d, &m, pid, "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
 
 	/* the names list is in msprof's enum order */
 	char names[256];
@@ -900,7 +948,7 @@ static void test_dynamic_modes(void)
 	CHECK(m->id == MODE_HOST_SYS);
 	CHECK_STR(d.warn[0], "The argument --delay --msproftx is useless when --host-sys is not empty");
 	CHECK(SELECT(&d, &m, "--sys-devices=0", "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --export");
+	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
 }
 
 static void test_agent_env(void)

@@ -1,0 +1,377 @@
+/* Parse, query, export and analyze over one PROF dir or a directory of
+ * them (analysis.h). */
+#include "analysis.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "console.h"
+#include "util.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void analysis_free_dirs(char **dirs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+int analysis_find_prof_dirs(const char *dir, char ***ret, size_t *ret_n)
+{
+	char *copy = strdup(dir);
+	if (!copy)
+		return -ENOMEM;
+	bool self = is_prof_dir_name(basename(copy));
+	free(copy);
+
+	char **v = NULL;
+	size_t n = 0;
+	if (self) {
+		v = calloc(1, sizeof(*v));
+		if (!v || !(v[0] = strdup(dir))) {
+			free(v);
+			return -ENOMEM;
+		}
+		*ret = v;
+		*ret_n = 1;
+		return 0;
+	}
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(dp))) {
+		if (!is_prof_dir_name(de->d_name))
+			continue;
+		char *path;
+		struct stat st;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		/* a symlink is not followed, as msprof refuses them */
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			free(path);
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[n++] = path;
+	}
+	closedir(dp);
+	if (r < 0) {
+		analysis_free_dirs(v, n);
+		return r;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* The dirs of dir, or 1 after saying why there are none. */
+static int dirs_of(const char *dir, char ***ret, size_t *ret_n)
+{
+	int r = analysis_find_prof_dirs(dir, ret, ret_n);
+	if (r < 0) {
+		console_error("cannot read '%s': %s", dir, strerror(-r));
+		return 1;
+	}
+	if (*ret_n == 0) {
+		free(*ret);
+		console_error("no PROF_* directory in '%s': give a PROF_* directory or the directory that holds them",
+			      dir);
+		return 1;
+	}
+	return 0;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* --- progress ---------------------------------------------------------------- */
+
+/* One line on a terminal, rewritten in place, once an export has run a
+ * second; nothing when stderr is not a terminal. */
+struct progress {
+	const char *name;
+	struct timespec start, last;
+	bool shown;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress_cb(void *ctx, const char *stage, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (since(&p->start, &now) < 1.0 || (p->shown && since(&p->last, &now) < 0.25))
+		return;
+	p->last = now;
+	p->shown = true;
+	if (total)
+		fprintf(stderr, "\r\033[K[INFO] %s: %s %u%%", p->name, stage,
+			(unsigned)(done * 100 / (total ? total : 1)));
+	else if (done)
+		fprintf(stderr, "\r\033[K[INFO] %s: %s, %llu written", p->name, stage, (unsigned long long)done);
+	else
+		fprintf(stderr, "\r\033[K[INFO] %s: %s", p->name, stage);
+	fflush(stderr);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* --- the commands --------------------------------------------------------------- */
+
+/* One PROF dir: msprof's RunningMode::StartExportTask lines around it. */
+static int export_dir(const char *prof, struct export_options *opt, const char *verb, const char *verb_cap)
+{
+	struct export_report *rep = calloc(1, sizeof(*rep));
+	if (!rep)
+		return -ENOMEM;
+	struct progress p = { .name = base(prof) };
+	clock_gettime(CLOCK_MONOTONIC, &p.start);
+	if (isatty(STDERR_FILENO)) {
+		opt->progress = progress_cb;
+		opt->progress_ctx = &p;
+	}
+	console_info("Start %s data in %s.", verb, base(prof));
+	int r = export_prof_dir(prof, opt, rep);
+	progress_end(&p);
+	opt->progress = NULL;
+	opt->progress_ctx = NULL;
+	if (r < 0) {
+		console_error("cannot %s '%s': %s", verb, base(prof), rep->message[0] ? rep->message : strerror(-r));
+	} else {
+		if (rep->message[0])
+			console_warn("%s", rep->message);
+		console_info("%s all data in %s done.", verb_cap, base(prof));
+	}
+	free(rep);
+	return r;
+}
+
+int analysis_parse(const char *dir)
+{
+	char **dirs;
+	size_t n;
+	if (dirs_of(dir, &dirs, &n))
+		return 1;
+	unsigned failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct export_options opt = { .type = EXPORT_DB, .parse_only = true };
+		if (export_dir(dirs[i], &opt, "parse", "Parse") < 0)
+			failed++;
+	}
+	analysis_free_dirs(dirs, n);
+	return failed ? 1 : 0;
+}
+
+int analysis_export(const char *dir, struct export_options *opt)
+{
+	char **dirs;
+	size_t n;
+	if (dirs_of(dir, &dirs, &n))
+		return 1;
+	unsigned failed = 0;
+	for (size_t i = 0; i < n; i++)
+		if (export_dir(dirs[i], opt, "export", "Export") < 0)
+			failed++;
+	analysis_free_dirs(dirs, n);
+	return failed ? 1 : 0;
+}
+
+/* msprof's query table, one per PROF dir with a row per device dir; this
+ * implementation has host data only: Device ID and Dir Name "host", Job
+ * Info "NA" as msprof shows it without a job id. */
+static const char *const query_columns[] = {
+	"Job Info", "Device ID", "Dir Name", "Collection Time", "Model ID", "Iteration Number",
+	"Top Time Iteration", "Rank ID",
+};
+#define QUERY_COLS (sizeof(query_columns) / sizeof(query_columns[0]))
+
+static int query_one(const char *prof)
+{
+	struct export_query q;
+	struct export_report rep;
+	char row[QUERY_COLS][128];
+	console_info("Start query data in %s.", base(prof));
+	int r = export_query_prof_dir(prof, &q, &rep);
+	if (r < 0) {
+		console_error("cannot query '%s': %s", base(prof), rep.message[0] ? rep.message : strerror(-r));
+		return r;
+	}
+	snprintf(row[0], 128, "NA");
+	snprintf(row[1], 128, "host");
+	snprintf(row[2], 128, "host");
+	if (q.start_ns > 0) {
+		time_t t = (time_t)(q.start_ns / 1000000000);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		size_t k = strftime(row[3], 128, "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(row[3] + k, 128 - k, ".%06lld", (long long)(q.start_ns % 1000000000 / 1000));
+	} else {
+		snprintf(row[3], 128, "N/A");
+	}
+	if (q.n_steps) {
+		snprintf(row[4], 128, "%llu", EXPORT_STEP_MODEL_ID);
+		snprintf(row[5], 128, "%llu", (unsigned long long)q.n_steps);
+		size_t k = 0;
+		for (unsigned j = 0; j < q.n_top; j++)
+			k += (size_t)snprintf(row[6] + k, 128 - k, "%s%lld", j ? "," : "", (long long)q.top[j]);
+	} else {
+		snprintf(row[4], 128, "N/A");
+		snprintf(row[5], 128, "N/A");
+		snprintf(row[6], 128, "N/A");
+	}
+	if (q.rank >= 0)
+		snprintf(row[7], 128, "%lld", (long long)q.rank);
+	else
+		snprintf(row[7], 128, "N/A");
+	for (size_t c = 0; c < QUERY_COLS; c++) {
+		size_t w = strlen(query_columns[c]) > strlen(row[c]) ? strlen(query_columns[c]) : strlen(row[c]);
+		if (c + 1 < QUERY_COLS)
+			printf("%-*s  ", (int)w, query_columns[c]);
+		else
+			printf("%s\n", query_columns[c]);
+	}
+	for (size_t c = 0; c < QUERY_COLS; c++) {
+		size_t w = strlen(query_columns[c]) > strlen(row[c]) ? strlen(query_columns[c]) : strlen(row[c]);
+		if (c + 1 < QUERY_COLS)
+			printf("%-*s  ", (int)w, row[c]);
+		else
+			printf("%s\n", row[c]);
+	}
+	console_info("Query all data in %s done.", base(prof));
+	return 0;
+}
+
+int analysis_query(const char *dir)
+{
+	char **dirs;
+	size_t n;
+	if (dirs_of(dir, &dirs, &n))
+		return 1;
+	unsigned failed = 0;
+	for (size_t i = 0; i < n; i++)
+		if (query_one(dirs[i]) < 0)
+			failed++;
+	analysis_free_dirs(dirs, n);
+	return failed ? 1 : 0;
+}
+
+/* The tables msprof's communication analysis reads (reference §5). */
+static const char *const comm_tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", NULL };
+
+int analysis_analyze(const char *dir, unsigned rules, bool clear)
+{
+	(void)rules; /* both rules read the same tables */
+	char **dirs;
+	size_t n;
+	if (dirs_of(dir, &dirs, &n))
+		return 1;
+	unsigned failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct export_report rep;
+		console_info("Start analyze data in %s.", base(dirs[i]));
+		int r = export_has_tables(dirs[i], comm_tables, &rep);
+		if (r < 0) {
+			console_error("cannot analyze '%s': %s", base(dirs[i]), rep.message[0] ? rep.message : strerror(-r));
+			failed++;
+			continue;
+		}
+		if (r == 0) {
+			/* torch_npu runs --analyze after every export: no data to
+			 * analyze is not a failure */
+			console_info("%s has no communication data (collective operations between devices), "
+				     "so there is nothing for the communication rules to analyze; no analyze/ written.",
+				     base(dirs[i]));
+			continue;
+		}
+		console_error("cannot analyze '%s': communication analysis is not implemented for this data",
+			      base(dirs[i]));
+		failed++;
+	}
+	for (size_t i = 0; clear && !failed && i < n; i++) {
+		struct export_options opt = { .type = EXPORT_DB, .clear = true };
+		struct export_report rep;
+		if (export_prof_dir(dirs[i], &opt, &rep) < 0)
+			failed++;
+	}
+	analysis_free_dirs(dirs, n);
+	return failed ? 1 : 0;
+}
+
+int analysis_read_reports(const char *path, uint64_t *ret_tracks)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0) {
+		console_error("Argument --reports: cannot read '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		console_error("Argument --reports: '%s' is a soft link; give the file itself", path);
+		return -EINVAL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		console_error("Argument --reports: '%s' is not a regular file", path);
+		return -EINVAL;
+	}
+	if (st.st_size > MSPROF_MAX_REPORTS_BYTES) {
+		console_error("Argument --reports: '%s' is larger than %u MB", path, MSPROF_MAX_REPORTS_BYTES >> 20);
+		return -EFBIG;
+	}
+	FILE *f = fopen(path, "re");
+	char *buf = f ? malloc((size_t)st.st_size + 1) : NULL;
+	size_t got = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+	int r = 0;
+	if (!f || !buf || ferror(f)) {
+		r = -(errno ? errno : EIO);
+		console_error("Argument --reports: cannot read '%s': %s", path, strerror(-r));
+	} else {
+		buf[got] = '\0';
+		char why[128];
+		if (export_reports_parse(buf, ret_tracks, why, sizeof why) < 0) {
+			console_error("Argument --reports: '%s' is not a reports configuration: %s "
+				      "(expected {\"json_process\": {\"cpu_usage\": true, ...}})", path, why);
+			r = -EINVAL;
+		}
+	}
+	free(buf);
+	if (f)
+		fclose(f);
+	return r;
+}

@@ -1,0 +1,26 @@
+/* The analysis commands on PROF dirs: parse, query, export and analyze,
+ * shared by the --parse/--query/--export/--analyze modes and msprof.py's
+ * subcommand forms (subcmd.c).  Each takes a PROF dir or a directory
+ * holding PROF dirs, prints msprof's console lines and returns the exit
+ * status. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "export.h"
+#include "options.h"
+
+/* The PROF_* dirs to work on: dir itself when it is one, else those
+ * directly under it, sorted.  0 and *ret (NULL-terminated), or -errno. */
+int analysis_find_prof_dirs(const char *dir, char ***ret, size_t *ret_n);
+void analysis_free_dirs(char **dirs, size_t n);
+
+int analysis_parse(const char *dir);
+int analysis_query(const char *dir);
+/* opt->progress is set here (a line on a terminal). */
+int analysis_export(const char *dir, struct export_options *opt);
+int analysis_analyze(const char *dir, unsigned rules, bool clear);
+
+/* Read and check a --reports file: 0 and the tracks, or -errno after
+ * printing why. */
+int analysis_read_reports(const char *path, uint64_t *ret_tracks);

@@ -1,0 +1,255 @@
+/* msprof.py's command forms (reference §1.6), for scripts written against
+ * CANN's analysis tool:
+ *
+ *   msprof import -dir <dir> [--cluster]
+ *   msprof query -dir <dir>
+ *   msprof export timeline|summary|db -dir <dir> [-reports <json>]
+ *          [--model-id N --iteration-id N [--iteration-count 1..5]]
+ *          [--format csv|json] [--clear]
+ *   msprof analyze -dir <dir> -r|--rule <rules> [--clear] [--type text|db]
+ *
+ * "-dir" is also "--collection-dir"; values follow as the next word or
+ * after "=", and a leading "=" and "~" are expanded as msprof.py does.
+ * Errors are argparse's: "msprof <cmd>: error: ..." and exit status 2. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis.h"
+#include "console.h"
+#include "runners.h"
+#include "util.h"
+
+static const char *const subcommands[] = { "import", "query", "export", "analyze" };
+
+bool subcmd_is(const char *word)
+{
+	for (size_t i = 0; word && i < ARRAY_SIZE(subcommands); i++)
+		if (streq(word, subcommands[i]))
+			return true;
+	return false;
+}
+
+struct sub {
+	const char *cmd;          /* "export timeline" */
+	char dir[4096];
+	bool have_dir, cluster, clear, have_model, have_iter, have_count, json, type_db;
+	uint64_t model_id, iteration_id, count;
+	const char *reports;
+	unsigned rules;
+};
+
+static int usage_error(const struct sub *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const struct sub *s, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "usage: msprof %s -dir <dir> [options]\nmsprof %s: error: ", s->cmd, s->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static bool number(const char *v, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	if (!v || !*v || *v == '-' || *v == '+')
+		return false;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || n > max)
+		return false;
+	*ret = n;
+	return true;
+}
+
+/* -dir's value: leading "=" dropped, "~" expanded. */
+static int set_dir(struct sub *s, const char *v)
+{
+	while (*v == '=')
+		v++;
+	const char *home = getenv("HOME");
+	if (v[0] == '~' && (v[1] == '/' || !v[1]) && home)
+		snprintf(s->dir, sizeof s->dir, "%s%s", home, v + 1);
+	else
+		snprintf(s->dir, sizeof s->dir, "%s", v);
+	s->have_dir = s->dir[0] != '\0';
+	return 0;
+}
+
+static int parse_args(struct sub *s, int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++) {
+		char name[64];
+		const char *tok = argv[i], *eq = strchr(tok, '='), *val = NULL;
+		size_t n = eq ? (size_t)(eq - tok) : strlen(tok);
+		if (n >= sizeof name)
+			return usage_error(s, "unrecognized arguments: %s", tok);
+		memcpy(name, tok, n);
+		name[n] = '\0';
+		bool flag = streq(name, "--cluster") || streq(name, "--clear");
+		if (flag) {
+			if (eq)
+				return usage_error(s, "argument %s: ignored explicit argument '%s'", name, eq + 1);
+			if (streq(name, "--cluster"))
+				s->cluster = true;
+			else
+				s->clear = true;
+			continue;
+		}
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		if (streq(name, "-dir") || streq(name, "--collection-dir")) {
+			if (!val)
+				return usage_error(s, "argument -dir/--collection-dir: expected one argument");
+			set_dir(s, val);
+		} else if (streq(name, "--model-id") || streq(name, "--iteration-id") ||
+			   streq(name, "--iteration-count")) {
+			uint64_t v;
+			bool count = streq(name, "--iteration-count");
+			if (!number(val, count ? 5 : UINT32_MAX, &v) || (count && v < 1))
+				return usage_error(s, "argument %s: invalid value: '%s', expected an integer in %s", name,
+						   val ? val : "", count ? "1-5" : "0-4294967295");
+			if (streq(name, "--model-id"))
+				s->model_id = v, s->have_model = true;
+			else if (count)
+				s->count = v, s->have_count = true;
+			else
+				s->iteration_id = v, s->have_iter = true;
+		} else if (streq(name, "--format")) {
+			if (!val || (!streq(val, "csv") && !streq(val, "json")))
+				return usage_error(s, "argument --format: invalid choice: '%s' (choose from 'csv', 'json')",
+						   val ? val : "");
+			s->json = streq(val, "json");
+		} else if (streq(name, "-reports") || streq(name, "--reports")) {
+			if (!val)
+				return usage_error(s, "argument -reports: expected one argument");
+			s->reports = val;
+		} else if (streq(name, "--type")) {
+			if (!val || (!streq(val, "text") && !streq(val, "db")))
+				return usage_error(s, "argument --type: invalid choice: '%s' (choose from 'text', 'db')",
+						   val ? val : "");
+			s->type_db = streq(val, "db");
+		} else if (streq(name, "-r") || streq(name, "--rule")) {
+			if (!val)
+				return usage_error(s, "argument -r/--rule: expected one argument");
+			for (const char *p = val; *p;) {
+				size_t k = strcspn(p, ",");
+				if (k == 13 && strncmp(p, "communication", k) == 0)
+					s->rules |= RULE_COMMUNICATION;
+				else if (k == 20 && strncmp(p, "communication_matrix", k) == 0)
+					s->rules |= RULE_COMMUNICATION_MATRIX;
+				else
+					return usage_error(s, "argument -r/--rule: invalid value: '%s', "
+							      "expected communication or communication_matrix", val);
+				p += k + (p[k] == ',');
+			}
+		} else {
+			return usage_error(s, "unrecognized arguments: %s", tok);
+		}
+	}
+	if (!s->have_dir)
+		return usage_error(s, "the following arguments are required: -dir/--collection-dir");
+	struct stat st;
+	if (stat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "[ERROR] Analysis output path(%s) does not exist.\n", s->dir);
+		return 1;
+	}
+	return 0;
+}
+
+/* Which options a form takes, beyond -dir. */
+enum { T_CLUSTER = 1, T_SELECT = 2, T_FORMAT = 4, T_CLEAR = 8, T_REPORTS = 16, T_RULE = 32, T_TYPE = 64 };
+
+static int refuse_others(struct sub *s, unsigned takes)
+{
+	struct { bool given; unsigned need; const char *name; } uses[] = {
+		{ s->cluster, T_CLUSTER, "--cluster" },
+		{ s->have_model || s->have_iter || s->have_count, T_SELECT, "--model-id/--iteration-id/--iteration-count" },
+		{ s->json, T_FORMAT, "--format" },
+		{ s->clear, T_CLEAR, "--clear" },
+		{ s->reports != NULL, T_REPORTS, "-reports" },
+		{ s->rules != 0, T_RULE, "-r/--rule" },
+		{ s->type_db, T_TYPE, "--type" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(uses); i++)
+		if (uses[i].given && !(takes & uses[i].need))
+			return usage_error(s, "unrecognized arguments: %s", uses[i].name);
+	return 0;
+}
+
+int subcmd_run(int argc, char **argv)
+{
+	struct sub s = { .cmd = argv[1] };
+	char cmd[64];
+	int first = 2, r;
+	unsigned what = 0;
+	enum export_type type = EXPORT_TEXT;
+
+	if (streq(argv[1], "export")) {
+		const char *kind = argc > 2 ? argv[2] : "";
+		if (streq(kind, "timeline"))
+			what = EXPORT_TIMELINE;
+		else if (streq(kind, "summary"))
+			what = EXPORT_SUMMARY;
+		else if (streq(kind, "db"))
+			type = EXPORT_DB;
+		else
+			return usage_error(&s, "argument export: invalid choice: '%s' (choose from 'timeline', 'summary', 'db')",
+					   kind);
+		snprintf(cmd, sizeof cmd, "export %s", kind);
+		s.cmd = cmd;
+		first = 3;
+	}
+	if ((r = parse_args(&s, argc, argv, first)) != 0)
+		return r;
+
+	if (streq(argv[1], "import")) {
+		if ((r = refuse_others(&s, T_CLUSTER)) != 0)
+			return r;
+		return analysis_parse(s.dir);
+	}
+	if (streq(argv[1], "query")) {
+		if ((r = refuse_others(&s, 0)) != 0)
+			return r;
+		return analysis_query(s.dir);
+	}
+	if (streq(argv[1], "analyze")) {
+		if ((r = refuse_others(&s, T_RULE | T_CLEAR | T_TYPE)) != 0)
+			return r;
+		if (!s.rules)
+			return usage_error(&s, "the following arguments are required: -r/--rule");
+		return analysis_analyze(s.dir, s.rules, s.clear);
+	}
+	unsigned takes = type == EXPORT_DB ? 0 :
+			 what == EXPORT_TIMELINE ? T_SELECT | T_CLEAR | T_REPORTS :
+						   T_SELECT | T_CLEAR | T_FORMAT;
+	if ((r = refuse_others(&s, takes)) != 0)
+		return r;
+	if (s.have_model != s.have_iter) {
+		console_error("Please set 'model-id' and 'iteration-id' simultaneously.");
+		return 1;
+	}
+	if (s.have_count && !s.have_iter)
+		return usage_error(&s, "argument --iteration-count: needs --model-id and --iteration-id");
+	struct export_options opt = {
+		.type = type,
+		.what = what,
+		.summary_json = s.json,
+		.clear = s.clear,
+		.select = s.have_iter,
+		.model_id = s.model_id,
+		.iteration_id = s.iteration_id,
+		.iteration_count = s.have_count ? (unsigned)s.count : 1,
+		.reports = s.reports != NULL,
+	};
+	if (s.reports && analysis_read_reports(s.reports, &opt.tracks) < 0)
+		return 1;
+	return analysis_export(s.dir, &opt);
+}
