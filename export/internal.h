@@ -138,9 +138,11 @@ int exp_out_commit(struct exp *e, struct exp_out *o);
 void exp_out_rename(struct exp_out *o, const char *dir, const char *name);
 /* Remember a deliverable for README.txt. */
 void exp_note_written(struct exp *e, const char *name);
-/* Remove this type's files of older exports: "{stem}_{ts}{suffix}" and
- * "{stem}_slice_{n}_{ts}{suffix}" whose 14-digit stamp is not ts. */
-void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts);
+/* Remove this type's files other than the `pieces` this export wrote
+ * (plain when 1, slice_0.. otherwise): "{stem}_{ts}{suffix}" and
+ * "{stem}_slice_{n}_{ts}{suffix}" of older exports, and of an export in
+ * the same second that was split differently. */
+void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts, unsigned pieces);
 
 /* A summary table (output.c): CSV, or JSON when e->summary_json, split
  * into {type}_slice_{n}_{ts} pieces of EXPORT_CSV_LIMIT rows when it holds

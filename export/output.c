@@ -33,7 +33,7 @@ static bool digits(const char *s, size_t n)
 	return true;
 }
 
-void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts)
+void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts, unsigned pieces)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -47,12 +47,19 @@ void exp_remove_stale(const char *dir, const char *stem, const char *suffix, con
 		    strcmp(n + len - lx, suffix) != 0)
 			continue;
 		const char *stamp = n + len - lx - EXPORT_TS_LEN, *mid = n + ls + 1;
-		if (!digits(stamp, EXPORT_TS_LEN) || strncmp(stamp, ts, EXPORT_TS_LEN) == 0)
+		if (!digits(stamp, EXPORT_TS_LEN))
 			continue;
-		if (mid != stamp) {
+		bool ours = strncmp(stamp, ts, EXPORT_TS_LEN) == 0;
+		if (mid == stamp) {
+			/* plain: ours only when this export wrote one piece */
+			if (ours && pieces == 1)
+				continue;
+		} else {
 			/* only "slice_<n>_" may stand between stem and stamp */
 			if (!startswith(mid, "slice_") || stamp - 1 <= mid + 6 || stamp[-1] != '_' ||
 			    !digits(mid + 6, (size_t)(stamp - 1 - (mid + 6))))
+				continue;
+			if (ours && pieces > 1 && strtoul(mid + 6, NULL, 10) < pieces)
 				continue;
 		}
 		(void)unlinkat(dirfd(d), n, 0);
@@ -291,7 +298,7 @@ int exp_table_commit(struct exp_table *w)
 		exp_out_abort(&w->o);
 	table_release(w);
 	if (r == 0)
-		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts);
+		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts, w->slice + 1);
 	return r;
 }
 
@@ -479,6 +486,6 @@ int exp_tl_commit(struct exp_tl *t)
 	t->meta = NULL;
 	t->meta_buf = NULL;
 	if (r == 0)
-		exp_remove_stale(t->dir, t->stem, ".json", t->e->ts);
+		exp_remove_stale(t->dir, t->stem, ".json", t->e->ts, t->n_pieces);
 	return r;
 }

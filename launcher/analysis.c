@@ -168,6 +168,17 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 		opt->progress = progress_cb;
 		opt->progress_ctx = &p;
 	}
+	/* MSPROF_SLICE_MB: timeline piece size (msprof's msprof_slice.json) */
+	const char *mb = getenv("MSPROF_SLICE_MB");
+	if (mb && *mb) {
+		char *end;
+		unsigned long long v = strtoull(mb, &end, 10);
+		if (*end || v == 0 || v > 1ULL << 20)
+			console_warn("MSPROF_SLICE_MB=%s is not a size in MB (1 to 1048576): the default, %llu MB, is used",
+				     mb, EXPORT_TL_SLICE_BYTES >> 20);
+		else
+			opt->tl_slice_bytes = v << 20;
+	}
 	console_info("Start %s data in %s.", verb, base(prof));
 	int r = export_prof_dir(prof, opt, rep);
 	progress_end(&p);
