@@ -298,7 +298,13 @@ int exp_table_commit(struct exp_table *w)
 		exp_out_abort(&w->o);
 	table_release(w);
 	if (r == 0)
+	{
 		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts, w->slice + 1);
+		/* the summary of the other format is older too; msprof_tx_{ts}.json
+		 * is also the mstx timeline's name, which is not a summary */
+		if (w->json || w->t->id != CSV_MSPROF_TX)
+			exp_remove_stale(w->dir, w->t->type, w->json ? ".csv" : ".json", w->e->ts, 0);
+	}
 	return r;
 }
 
