@@ -225,7 +225,14 @@ int exp_write_tx_timeline(struct exp *e, const char *dir)
 {
 	/* msprof_tx_{ts}.json would be the msprof_tx summary's name in JSON
 	 * format; the summary wins, the same layers are in msprof_{ts}.json */
-	if (e->summary_json || !exp_track_on(e, TRACK_MSPROFTX) || !exp_table_has_rows(e, "MSTX_EVENTS"))
+	if (e->summary_json)
+		return 0;
+	if (!exp_track_on(e, TRACK_MSPROFTX)) {
+		/* left out by --reports: an older export's file is not this one's */
+		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
+		return 0;
+	}
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
 	struct exp_tl out;
 	int r = exp_tl_open(e, &out, dir, "msprof_tx");
