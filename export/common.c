@@ -43,6 +43,15 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
+		/* the common case, a run of plain ASCII, in one write */
+		const unsigned char *q = p;
+		while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+			q++;
+		if (q > p) {
+			fwrite(p, 1, (size_t)(q - p), f);
+			p = q;
+			continue;
+		}
 		unsigned char c = *p;
 		if (c == '"' || c == '\\') {
 			fputc('\\', f);
@@ -300,11 +309,47 @@ double exp_round(double v, int decimals)
 	return r == 0 ? 0 : r; /* no "-0.0" */
 }
 
+size_t exp_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* integer digits, '.', three decimals: the writers' hottest formatting */
+static size_t fmt_ns_us(int64_t ns, char buf[32])
+{
+	size_t n = exp_fmt_u64(buf, (uint64_t)ns / 1000);
+	unsigned frac = (unsigned)((uint64_t)ns % 1000);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + frac / 100);
+	buf[n++] = (char)('0' + frac / 10 % 10);
+	buf[n++] = (char)('0' + frac % 10);
+	buf[n] = '\0';
+	return n;
+}
+
 void exp_format_ts(int64_t ns, char buf[32])
 {
-	if (ns < 0)
-		ns = 0;
-	snprintf(buf, 32, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+	fmt_ns_us(ns < 0 ? 0 : ns, buf);
+}
+
+void exp_format_dur_us(int64_t ns, char buf[32])
+{
+	if (ns < 0) {
+		exp_format_num((double)ns / 1000.0, 3, buf, 32);
+		return;
+	}
+	size_t n = fmt_ns_us(ns, buf);
+	while (buf[n - 1] == '0' && buf[n - 2] != '.')
+		buf[--n] = '\0';
 }
 
 void exp_format_num(double v, int decimals, char *buf, size_t size)

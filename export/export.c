@@ -398,8 +398,6 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	if (r == 0 && (what & EXPORT_TIMELINE)) {
 		exp_progress(e, "timeline", 0, 0);
 		r = exp_write_timeline(e, dir);
-		if (r == 0)
-			r = exp_write_tx_timeline(e, dir);
 	}
 	if (r == 0 && (what & EXPORT_SUMMARY)) {
 		exp_progress(e, "summary", 0, 0);

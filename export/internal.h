@@ -118,6 +118,11 @@ double exp_round(double v, int decimals);
 
 /* "1700000000123456.789": ns as µs with exactly three decimals. */
 void exp_format_ts(int64_t ns, char buf[32]);
+/* A duration in ns as µs the way exp_format_num(ns / 1000.0, 3) writes it
+ * ("3000.0", "84999.211"), without floating point. */
+void exp_format_dur_us(int64_t ns, char buf[32]);
+/* Decimal digits of v, NUL-terminated; returns their count. */
+size_t exp_fmt_u64(char *buf, uint64_t v);
 /* A float as Python's repr() prints it after round(v, decimals), which is
  * what msprof's summaries hold: "12.5", "100.0", "0.0"; decimals < 0: not
  * rounded (repr of the value itself). */
@@ -182,8 +187,8 @@ struct exp_tl {
 	uint64_t limit;
 	struct exp_out o;
 	unsigned n_pieces;
-	char tmp[EXPORT_MAX_TL_PIECES][PATH_MAX];
-	uint64_t events[EXPORT_MAX_TL_PIECES];
+	char **tmp;                 /* temporary name of each piece */
+	uint64_t *events;           /* events in each piece */
 	uint64_t events_in_piece, n_events, n_meta;
 	unsigned since_check;
 	FILE *meta;
@@ -219,8 +224,9 @@ int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret);
 int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed);
 /* mindstudio_profiler_output/msprof_tx_{ts}.json and .csv (mstx.c). */
-int exp_write_tx_layer(struct exp *e, struct exp_tl *tl);
-int exp_write_tx_timeline(struct exp *e, const char *dir);
+/* The mstx layers into tl, and the same events into tl2 too unless NULL
+ * (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
+int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
 int exp_write_tx_summary(struct exp *e, const char *dir);
 /* STEP from the step annotations in MSTX_EVENTS (steps.c) */
 int exp_build_steps(struct exp *e);

@@ -55,7 +55,10 @@ struct thr { uint32_t tid; unsigned lanes; };
 
 struct txl {
 	struct exp *e;
-	struct exp_tl *out;
+	struct exp_tl *out, *out2;
+	FILE *ev;                  /* one event, formatted once for both */
+	char *ev_buf;
+	size_t ev_size;
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
 	struct lanes l;
 	struct thr *threads;
@@ -83,9 +86,21 @@ static unsigned place(struct lanes *l, int64_t start, int64_t end)
 	return k;
 }
 
+/* Metadata events are formatted into t->ev and copied to each output when
+ * complete (meta_end). */
+static void meta_end(struct txl *t)
+{
+	fflush(t->ev);
+	long n = ftell(t->ev);
+	fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out));
+	if (t->out2)
+		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out2));
+	rewind(t->ev);
+}
+
 static FILE *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
 {
-	FILE *f = exp_tl_meta(t->out);
+	FILE *f = t->ev;
 	fprintf(f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
 		key);
 	return f;
@@ -109,11 +124,14 @@ static int process_meta(struct txl *t, uint32_t pid)
 	fputc('"', f);
 	exp_json_str(f, name, strlen(name));
 	fputs("\"}}", f);
+	meta_end(t);
 	sqlite3_reset(t->name);
 	f = meta(t, fpid, 0, "process_labels", "labels");
 	fprintf(f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
+	meta_end(t);
 	f = meta(t, fpid, 0, "process_sort_index", "sort_index");
 	fprintf(f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
+	meta_end(t);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct thr *h = &t->threads[i];
 		for (unsigned k = 0; k < h->lanes; k++) {
@@ -123,8 +141,10 @@ static int process_meta(struct txl *t, uint32_t pid)
 				fprintf(f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
 			else
 				fprintf(f, "\"Thread %u\"}}", h->tid);
+			meta_end(t);
 			f = meta(t, fpid, tid, "thread_sort_index", "sort_index");
 			fprintf(f, "%u}}", h->tid);
+			meta_end(t);
 		}
 	}
 	t->n_threads = 0;
@@ -152,23 +172,39 @@ static int thread_done(struct txl *t, uint32_t tid)
 static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
 		  int64_t category, const char *msg, int msg_len, const char *domain, int domain_len)
 {
-	char ts[32], dur[64];
+	char ts[32], dur[32], num[24];
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
 	exp_format_ts(start, ts);
-	exp_format_num((double)(end - start) / 1000.0, 3, dur, sizeof dur);
-	FILE *f = exp_tl_event(t->out);
+	exp_format_dur_us(end - start, dur);
+	FILE *f = t->out2 ? t->ev : exp_tl_event(t->out);
 	fputs("{\"name\":\"", f);
 	exp_json_str(f, msg, (size_t)msg_len);
-	fprintf(f, "\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{", fpid, tid,
-		ts, dur);
+	fputs("\",\"pid\":", f);
+	fwrite(num, 1, exp_fmt_u64(num, fpid), f);
+	fputs(",\"tid\":", f);
+	fwrite(num, 1, exp_fmt_u64(num, tid), f);
+	fputs(",\"ts\":\"", f);
+	fputs(ts, f);
+	fputs("\",\"dur\":", f);
+	fputs(dur, f);
+	fputs(",\"ph\":\"X\",\"args\":{", f);
 	if (category != EXPORT_MSTX_NONE)
 		fprintf(f, "\"Category\":\"%" PRId64 "\",", category);
-	fprintf(f, "\"event_type\":\"%s\",\"domain\":\"", event_type_name(type));
+	fputs("\"event_type\":\"", f);
+	fputs(event_type_name(type), f);
+	fputs("\",\"domain\":\"", f);
 	exp_json_str(f, domain, (size_t)domain_len);
 	fputs("\"}}", f);
+	if (t->out2) {
+		fflush(t->ev);
+		long n = ftell(t->ev);
+		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out));
+		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out2));
+		rewind(t->ev);
+	}
 }
 
-int exp_write_tx_layer(struct exp *e, struct exp_tl *out)
+int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
 	static const char sql[] =
 		"SELECT m.globalTid, m.startNs, m.endNs, m.eventType, m.category, s.value, d.value "
@@ -176,9 +212,11 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out)
 		"ORDER BY m.globalTid, m.startNs, m.endNs DESC, m.rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct txl t = { .e = e, .out = out };
+	struct txl t = { .e = e, .out = out, .out2 = out2 };
 	sqlite3_stmt *st = NULL;
 	int r = 0;
+	if (!(t.ev = open_memstream(&t.ev_buf, &t.ev_size)))
+		return -errno;
 	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
 		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
 			r = -ENOMEM;
@@ -218,32 +256,9 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out)
 	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
 		free(t.l.end[k]);
 	free(t.threads);
+	fclose(t.ev);
+	free(t.ev_buf);
 	return r;
-}
-
-int exp_write_tx_timeline(struct exp *e, const char *dir)
-{
-	/* msprof_tx_{ts}.json would be the msprof_tx summary's name in JSON
-	 * format; the summary wins, the same layers are in msprof_{ts}.json */
-	if (e->summary_json)
-		return 0;
-	if (!exp_track_on(e, TRACK_MSPROFTX)) {
-		/* left out by --reports: an older export's file is not this one's */
-		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
-		return 0;
-	}
-	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
-		return 0;
-	struct exp_tl out;
-	int r = exp_tl_open(e, &out, dir, "msprof_tx");
-	if (r < 0)
-		return r;
-	r = exp_write_tx_layer(e, &out);
-	if (r < 0) {
-		exp_tl_abort(&out);
-		return r;
-	}
-	return exp_tl_commit(&out);
 }
 
 /* --- summary ------------------------------------------------------------------ */

@@ -352,13 +352,24 @@ static int tl_begin_piece(struct exp_tl *t)
 		return -EFBIG;
 	}
 	char name[NAME_MAX + 1];
+	char **tmp = realloc(t->tmp, (t->n_pieces + 1) * sizeof *tmp);
+	if (tmp)
+		t->tmp = tmp;
+	uint64_t *events = realloc(t->events, (t->n_pieces + 1) * sizeof *events);
+	if (events)
+		t->events = events;
+	if (!tmp || !events)
+		return -ENOMEM;
 	piece_name(name, sizeof name, t->stem, true, t->n_pieces, t->e->ts, ".json");
 	int r = exp_out_open(&t->o, t->dir, name);
 	if (r < 0) {
 		exp_note(t->e, "cannot create '%s/%s': %s", t->dir, name, strerror(-r));
 		return r;
 	}
-	snprintf(t->tmp[t->n_pieces], sizeof t->tmp[0], "%s", t->o.tmp);
+	if (!(t->tmp[t->n_pieces] = strdup(t->o.tmp))) {
+		exp_out_abort(&t->o);
+		return -ENOMEM;
+	}
 	t->n_pieces++;
 	t->events_in_piece = 0;
 	fputc('[', t->o.f);
@@ -429,12 +440,24 @@ FILE *exp_tl_meta(struct exp_tl *t)
 	return t->meta;
 }
 
+static void tl_free(struct exp_tl *t)
+{
+	for (unsigned i = 0; i < t->n_pieces; i++)
+		free(t->tmp[i]);
+	free(t->tmp);
+	free(t->events);
+	t->tmp = NULL;
+	t->events = NULL;
+	t->n_pieces = 0;
+}
+
 void exp_tl_abort(struct exp_tl *t)
 {
 	if (t->o.f)
 		exp_out_abort(&t->o);
 	for (unsigned i = 0; i < t->n_pieces; i++)
 		(void)unlink(t->tmp[i]);
+	tl_free(t);
 	if (t->meta)
 		fclose(t->meta);
 	free(t->meta_buf);
@@ -482,6 +505,8 @@ int exp_tl_commit(struct exp_tl *t)
 		}
 	}
 	if (r < 0) {
+		if (t->o.f)
+			exp_out_abort(&t->o);
 		for (unsigned i = 0; i < t->n_pieces; i++)
 			if (t->tmp[i][0])
 				(void)unlink(t->tmp[i]);
@@ -491,7 +516,9 @@ int exp_tl_commit(struct exp_tl *t)
 	free(t->meta_buf);
 	t->meta = NULL;
 	t->meta_buf = NULL;
+	unsigned pieces = t->n_pieces;
+	tl_free(t);
 	if (r == 0)
-		exp_remove_stale(t->dir, t->stem, ".json", t->e->ts, t->n_pieces);
+		exp_remove_stale(t->dir, t->stem, ".json", t->e->ts, pieces);
 	return r;
 }

@@ -93,7 +93,11 @@ static const struct layer layers[] = {
 
 int exp_write_timeline(struct exp *e, const char *dir)
 {
-	bool any = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
+	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
+	bool any = tx;
+	if (!exp_track_on(e, TRACK_MSPROFTX) && !e->summary_json)
+		/* left out by --reports: an older export's file is not this one's */
+		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
 		any = exp_track_on(e, layers[i].track) &&
 		      (exp_table_has_rows(e, layers[i].table) ||
@@ -120,11 +124,26 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		if (r == 0 && n)
 			tl_metadata(&t, k, pid);
 	}
-	if (r == 0 && exp_track_on(e, TRACK_MSPROFTX))
-		r = exp_write_tx_layer(e, &out);
-	if (r < 0) {
-		exp_tl_abort(&out);
-		return r;
+	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
+	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
+	 * summary wins, the layers are in msprof_{ts}.json */
+	struct exp_tl tx_out;
+	bool with_tx = false;
+	if (r == 0 && tx && !e->summary_json) {
+		r = exp_tl_open(e, &tx_out, dir, "msprof_tx");
+		with_tx = r == 0;
 	}
-	return exp_tl_commit(&out);
+	if (r == 0 && tx)
+		r = exp_write_tx_layer(e, &out, with_tx ? &tx_out : NULL);
+	if (r == 0)
+		r = exp_tl_commit(&out);
+	else
+		exp_tl_abort(&out);
+	if (with_tx) {
+		if (r == 0)
+			r = exp_tl_commit(&tx_out);
+		else
+			exp_tl_abort(&tx_out);
+	}
+	return r;
 }
