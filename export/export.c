@@ -360,7 +360,7 @@ static int write_readme(struct exp *e, const char *dir)
 	unsigned n = 0;
 	if (written(e, "msprof", ".json"))
 		fprintf(o.f, "%u.msprof.json:%s", ++n, EXPORT_TIMELINE_DESCRIPTION);
-	if (written(e, "msprof_tx", ".json"))
+	if (written(e, "msprof_tx", ".json") && !e->summary_json)
 		fprintf(o.f, "%u.msprof_tx.json:%s", ++n, EXPORT_TX_TIMELINE_DESCRIPTION);
 	fputs("\nSummary file description:\n", o.f);
 	n = 0;

@@ -307,8 +307,11 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 		"SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value "
 		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
 		"ORDER BY m.startNs, m.rowid";
-	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
+		if (e->selected) /* the chosen steps hold no event: no older file stays */
+			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
+	}
 	sqlite3_stmt *st;
 	int r = exp_prepare(e, sql, &st);
 	if (r < 0)

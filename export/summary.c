@@ -339,8 +339,14 @@ int exp_write_summaries(struct exp *e, const char *dir)
 		const struct summary *s = &summaries[i];
 		if (e->have_sample && !((s->usage ? e->ask_usage : e->ask_sys) & s->ask))
 			continue;
-		if (!exp_table_has_rows(e, s->table))
+		if (!exp_table_has_rows(e, s->table)) {
+			/* nothing in this export (the chosen steps hold no
+			 * sample): an older file would pass for this one's */
+			const char *type = export_csv_tables[s->csv].type;
+			exp_remove_stale(dir, type, ".csv", e->ts, 0);
+			exp_remove_stale(dir, type, ".json", e->ts, 0);
 			continue;
+		}
 		if (s->csv == CSV_HOST_MEM_USAGE && !e->mem_total_kb)
 			continue;
 
