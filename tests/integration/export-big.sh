@@ -43,6 +43,19 @@ eq "every piece has the header" "$(head -qn1 "$(OUT)"/msprof_tx_slice_*.csv | so
 "$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 >/dev/null 2>&1
 eq "a smaller export replaces the slices" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 1 { print $3 }' "$P.steps") "
 
+# --- a progress line on a terminal, none on a pipe ------------------------------------------
+if [ -x "$HELPERS/pty-run" ]; then
+	# stdin a fifo held open here: nothing is typed and no EOF either
+	mkfifo "$T_WORK/in"
+	exec 8<>"$T_WORK/in"
+	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
+	exec 8>&-
+	t_grep "a terminal gets the progress line (after a second)" \
+		"$(printf '\r\033[K[INFO] %s: ' "$(basename "$P")")" "$T_WORK/tty.log"
+	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
+	eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
+fi
+
 # --- iteration selection against the generator's steps ---------------------------------
 gen it 4000 4
 "$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id=3 >"$T_WORK/log" 2>&1 ||
