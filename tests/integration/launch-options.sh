@@ -98,7 +98,7 @@ expect_err "--output empty" "[ERROR] Argument --output: expected one argument" -
 
 # --- modes --------------------------------------------------------------------
 expect_err "nothing to do" \
-	"[ERROR] No valid argument found in --application --host-sys --host-sys-usage --export" --output="$OUT"
+	"[ERROR] No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze" --output="$OUT"
 expect_err "host-sys without pid" \
 	"[ERROR] The argument --host-sys-pid are required when app is empty and --host-sys is on." \
 	--output="$OUT" --host-sys=cpu
@@ -109,7 +109,7 @@ expect_err "export, type db, without output" \
 	"[ERROR] The argument --output is neccessary when --export and --type is not empty" --export=on --type=db
 expect_err "export of a missing dir" "[ERROR] Analysis output path($T_WORK/none) does not exist." \
 	--export=on --output="$T_WORK/none"
-expect_err "export with no PROF dir" "[ERROR] no PROF_* directory in '$OUT'" --export=on --output="$OUT"
+expect_err "export with no PROF dir" "[ERROR] no PROF_* directory in '$OUT': give a PROF_* directory or the directory that holds them" --export=on --output="$OUT"
 
 # --- the application ----------------------------------------------------------
 printf 'not a program\n' >"$T_WORK/data.txt"
