@@ -33,6 +33,8 @@ const char *strv_env_get(char *const *env, const char *key);
 int strv_env_set(char ***env, const char *key, const char *value);
 
 #define AGENT_NAME "libmsprof_agent.so"
+/* The same agent with the OS runtime calls wrapped (--host-sys=osrt). */
+#define AGENT_OSRT_NAME "libmsprof_agent_osrt.so"
 /* How long, at most, the agent of a launched application waits at load for
  * msprofd to start it (collectors/agent register_sync). */
 #define AGENT_WAIT_MS "3000"
@@ -45,6 +47,11 @@ int strv_env_set(char ***env, const char *key, const char *value);
  * -EINVAL when MSPROF_AGENT_PATH names no readable file or the path cannot
  * go into LD_PRELOAD (a blank or a colon); d gets the reason as an error. */
 int agent_find(char **ret, struct diag *d);
+/* The same search for AGENT_OSRT_NAME, $MSPROF_AGENT_OSRT_PATH first. */
+int agent_find_osrt(char **ret, struct diag *d);
+/* The one o needs: the osrt build with --host-sys=osrt, else the plain one
+ * (which wraps no libc call, so costs a job that does not ask nothing). */
+int agent_find_for(const struct msprof_opts *o, char **ret, struct diag *d);
 
 /* The environment a launched application gets: base plus --environment
  * (app_env_build), then what msprof sets (application.cpp SetAppEnv):

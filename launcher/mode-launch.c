@@ -12,7 +12,8 @@
  * AppMode::RunModeTasks).
  *
  * --msproftx=on injects the in-process agent (LD_PRELOAD and the mstx/NVTX
- * injection variables).  The agent registers with msprofd as the process
+ * injection variables); --host-sys=osrt injects its osrt build instead
+ * (libmsprof_agent_osrt.so, which also records mstx when asked).  The agent registers with msprofd as the process
  * starts; msprofd sends it agent_start when it belongs to a running
  * session, so with the application held until session_start it records
  * from its very first annotation.
@@ -116,9 +117,10 @@ int mode_launch_run(const struct msprof_opts *given)
 		console_diag(&d);
 		goto out;
 	}
-	if (o->msproftx && agent_find(&agent, &d) < 0) {
+	if ((o->msproftx || opts_osrt(o)) && agent_find_for(o, &agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */
-		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
+		diag_warn(&d, "%s: %s data will not be collected, host data will", d.error,
+			  o->msproftx && opts_osrt(o) ? "mstx and osrt" : o->msproftx ? "mstx" : "osrt");
 		d.error[0] = '\0';
 	}
 	if (app_env_for(environ, o, agent, &envp, &d) < 0) {
