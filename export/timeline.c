@@ -7,8 +7,9 @@
  * process_name / process_labels / process_sort_index metadata events
  * (keys name, pid, tid, ph, args).  CPU Usage has one counter per CPU,
  * named "CPU <n>", and "CPU Avg"; the others one counter named after the
- * layer.  A layer without data is left out, metadata included.  The mstx
- * layers of the annotated processes follow (mstx.c). */
+ * layer.  A layer without data is left out, metadata included.  The OS
+ * Runtime API layers (osrt.c) and the mstx layers of the annotated
+ * processes (mstx.c) follow. */
 #include "internal.h"
 #include "util.h"
 
@@ -99,7 +100,7 @@ static const struct layer layers[] = {
 
 int exp_write_timeline(struct exp *e, const char *dir)
 {
-	bool any = exp_table_has_rows(e, "MSTX_EVENTS");
+	bool any = exp_table_has_rows(e, "MSTX_EVENTS") || exp_table_has_rows(e, "OSRT_API");
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
 		any = exp_table_has_rows(e, layers[i].table) ||
 		      (layers[i].table2 && exp_table_has_rows(e, layers[i].table2));
@@ -128,6 +129,8 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		if (r == 0 && n)
 			tl_metadata(&t, k, pid);
 	}
+	if (r == 0)
+		r = exp_write_osrt_layer(e, o.f, &t.first);
 	if (r == 0)
 		r = exp_write_tx_layer(e, o.f, &t.first);
 	fputs("\n]\n", o.f);
