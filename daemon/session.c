@@ -793,10 +793,10 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 	}
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || !cJSON_AddBoolToObject(m, "msproftx", tx) ||
-	    !cJSON_AddBoolToObject(m, "osrt", osrt) ||
-	    !cJSON_AddNumberToObject(m, "osrt_threshold_ns", (double)threshold) ||
 	    !cJSON_AddStringToObject(m, "mstx_domain_include", inc) ||
 	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc) ||
+	    !cJSON_AddBoolToObject(m, "osrt", osrt) ||
+	    !cJSON_AddNumberToObject(m, "osrt_threshold_ns", (double)threshold) ||
 	    (*steps && !cJSON_AddStringToObject(m, "step_range", steps)) ||
 	    (*ranks && !cJSON_AddStringToObject(m, "ranks", ranks))) {
 		cJSON_Delete(m);

@@ -78,7 +78,7 @@
  *
  * Attach and dynamic mode:
  *   agents       {} -> agents {"agents":[{"pid","ppid","name","rank",
- *                "features","state":"idle"|"recording","session":S|0}]}  every agent
+ *                "state":"idle"|"recording","session":S|0,"features"}]}  every agent
  *                of this user now connected (how `msprof` lists what can be
  *                attached with agent data)
  *   claim        {"pids":[N,…]} -> claimed {"pids":[…],"refused":[{"pid",

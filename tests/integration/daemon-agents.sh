@@ -81,7 +81,7 @@ p_close BAD
 
 p_open C
 p_do C 'req:agents'
-has "the agents list holds the agent, idle" "{\"pid\":${P_PID[A]},\"ppid\":$$,\"name\":\"fake\",\"rank\":-1,\"state\":\"idle\",\"session\":0}"
+has "the agents list holds the agent, idle" "{\"pid\":${P_PID[A]},\"ppid\":$$,\"name\":\"fake\",\"rank\":-1,\"state\":\"idle\",\"session\":0,\"features\":\"mstx\"}"
 p_do C 'req:status'
 has "status counts agents apart from clients" '"clients":1,"agents":1'
 
