@@ -15,7 +15,10 @@
  * Then a forked child sleeps and exits, and another one execs
  * `osrt-workload exec OUT`, which sleeps twice.
  *
- *   test-osrt-workload OUT | exec OUT */
+ * `loop STOPFILE` sleeps 2 ms at a time until STOPFILE exists (a process
+ * to attach to).
+ *
+ *   test-osrt-workload OUT | exec OUT | loop STOPFILE */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -44,7 +47,9 @@ static unsigned tid(void) { return (unsigned)syscall(SYS_gettid); }
 static void note(const char *name, uint64_t t0, uint64_t t1)
 {
 	unsigned i = atomic_fetch_add(&n_calls, 1);
-	if (i < MAX_CALLS)
+	if (i >= MAX_CALLS)
+		atomic_store(&n_calls, MAX_CALLS); /* loop mode keeps none */
+	else
 		calls[i] = (struct call){ tid(), name, t0, t1 };
 }
 
@@ -82,7 +87,7 @@ static void save(const char *out)
 	fprintf(f, "clock %llu %llu\n", (unsigned long long)m.tv_sec * NSEC_PER_SEC + (unsigned long long)m.tv_nsec,
 		(unsigned long long)r.tv_sec * NSEC_PER_SEC + (unsigned long long)r.tv_nsec);
 	unsigned n = atomic_load(&n_calls);
-	EXPECT(n <= MAX_CALLS);
+	EXPECT(n < MAX_CALLS);
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "call %d %u %s %llu %llu\n", (int)getpid(), calls[i].tid, calls[i].name,
 			(unsigned long long)calls[i].t0, (unsigned long long)calls[i].t1);
@@ -224,6 +229,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 2)
 		return run(argv[1], argv[0]);
+	if (argc == 3 && strcmp(argv[1], "loop") == 0) {
+		while (access(argv[2], F_OK) < 0)
+			sleeps(1);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "exec") == 0) {
 		sleeps(2);
 		save(argv[2]);

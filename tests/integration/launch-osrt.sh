@@ -4,16 +4,24 @@
 # fast reads, a forked and an exec'd child), which times every wrapped call
 # it makes.  The export must hold exactly the calls at or above the
 # threshold (OSRT_API), each inside the program's own timing (same clock:
-# the recorded duration is at most the measured one and less than 1 ms
-# shorter; start within 2 ms once both are on Unix time), none below it, on
+# the recorded duration is at most the measured one and less than 20 ms
+# shorter, usually < 1 us; start within 2 ms once both are on Unix time), none below it, on
 # the right process and thread; os_runtime_statistic_{ts}.csv must be the
 # exact aggregate of those rows and the timeline's OS Runtime API layer
-# must draw each of them.  Then --osrt-threshold, --type=db, and a run
-# without osrt (no OSRT data).
+# must draw each of them.  Then --osrt-threshold, --type=db, a run without
+# osrt (no OSRT data), and attach: a process started by hand with the osrt
+# agent preloaded is recorded, one without it gets msprof's warning.
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/dynamic-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to check the outputs"
 WL=$HELPERS/test-osrt-workload
+# a sanitized build: the agent msprof preloads needs the ASan runtime in
+# front of it (LD_PRELOAD keeps what is there first)
+msprof() { ( [ -n "$DYN_ASAN_LIB" ] && export LD_PRELOAD=$DYN_ASAN_LIB; exec "$MSPROF" "$@" ); }
+KILL_AT_EXIT=()
+at_exit() { for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
+trap at_exit EXIT
 
 # check OUTDIR GT_PREFIX THRESHOLD [db]: the python checks, one "ok:"/"FAIL:"
 # line each; with db, the database alone (--type=db)
@@ -66,7 +74,9 @@ for (name, pid, tid, s, e) in rows:
             continue
         d_gt, d_rec = c["t1"] - c["t0"], e - s
         start = c["t0"] + c["off"]
-        if d_rec <= d_gt and d_gt - d_rec < 1000000 and abs(s - start) <= 2000000:
+        # the slack: the first call of a forked child also registers the
+        # child with msprofd (a round trip, after the real call returns)
+        if d_rec <= d_gt and d_gt - d_rec < 20000000 and abs(s - start) <= 2000000:
             if best is None or abs(s - start) < best[0]:
                 best = (abs(s - start), i)
     if best is None:
@@ -150,7 +160,7 @@ PY
 # --- default threshold ---------------------------------------------------------------
 O=$T_WORK/default
 t_expect_rc 0 "msprof --host-sys=osrt runs the workload" \
-	"$MSPROF" --output="$O" --host-sys=osrt "$WL" "$O/gt" >"$T_WORK/default.log" 2>&1
+	msprof --output="$O" --host-sys=osrt "$WL" "$O/gt" >"$T_WORK/default.log" 2>&1
 if check "$O" "$O/gt" 1000; then t_ok "default threshold: outputs match the program's calls"; else t_fail "default threshold"; fi
 if grep -q '^\[WARNING\]' "$T_WORK/default.log"; then
 	t_fail "warnings in the launch: $(grep WARNING "$T_WORK/default.log")"
@@ -161,13 +171,13 @@ fi
 # --- --osrt-threshold, --type=db -------------------------------------------------------
 O=$T_WORK/thr
 t_expect_rc 0 "msprof --osrt-threshold=500000 --type=db" \
-	"$MSPROF" --output="$O" --host-sys=osrt --osrt-threshold=500000 --type=db "$WL" "$O/gt" >"$T_WORK/thr.log" 2>&1
+	msprof --output="$O" --host-sys=osrt --osrt-threshold=500000 --type=db "$WL" "$O/gt" >"$T_WORK/thr.log" 2>&1
 if check "$O" "$O/gt" 500000 db; then t_ok "--osrt-threshold=500000: the database matches the program's calls"
 else t_fail "--osrt-threshold=500000"; fi
 
 # --- without osrt: nothing of it --------------------------------------------------------
 O=$T_WORK/off
-t_expect_rc 0 "msprof without osrt" "$MSPROF" --output="$O" --host-sys=cpu "$WL" "$O/gt" >"$T_WORK/off.log" 2>&1
+t_expect_rc 0 "msprof without osrt" msprof --output="$O" --host-sys=cpu "$WL" "$O/gt" >"$T_WORK/off.log" 2>&1
 P=$(t_prof_dir "$O")
 n=$(t_sql "$P"/msprof_*.db "SELECT COUNT(*) FROM sqlite_master WHERE name = 'OSRT_API'")
 if [ "$n" = 0 ] && ! ls "$P"/mindstudio_profiler_output/os_runtime_statistic_* >/dev/null 2>&1 &&
@@ -176,4 +186,45 @@ if [ "$n" = 0 ] && ! ls "$P"/mindstudio_profiler_output/os_runtime_statistic_* >
 else
 	t_fail "without osrt: OSRT data or agent files found"
 fi
+
+# --- attach: the osrt agent preloaded by hand, and a process without it -------------------
+# the daemon of the runs above may still be up; the agent needs one to register with
+"$HELPERS/ipc-probe" req:status >/dev/null 2>&1 || t_expect_rc 0 "msprofd starts" "$MSPROFD"
+LD_PRELOAD=${DYN_ASAN_LIB:+$DYN_ASAN_LIB:}$AGENT_OSRT "$WL" loop "$T_WORK/stop" &
+PA=$!
+"$WL" loop "$T_WORK/stop" &
+PB=$!
+KILL_AT_EXIT+=("$PA" "$PB")
+registered() { "$HELPERS/ipc-probe" req:agents | grep -q "\"pid\":$PA,.*\"features\":\"mstx,nvtx,osrt\""; }
+dyn_until registered && t_ok "the hand-preloaded osrt agent registered, saying osrt"
+dyn_open in
+dyn_run_pipe "$T_WORK/att.log" --dynamic=on --output="$T_WORK/att" --pid="$PA,$PB" --host-sys=osrt
+dyn_wait 1 "(msprof) " "$T_WORK/att.log" "attached"
+t_grep "the process without the osrt agent gets the warning, with what to do" \
+	"[WARNING] --host-sys=osrt: process $PB was not started with the msprof osrt agent, its OS runtime calls will not be collected; to collect them, start it under msprof --host-sys=osrt, or start it with LD_PRELOAD=$AGENT_OSRT and attach again" \
+	"$T_WORK/att.log"
+if grep -q "process $PA was not started" "$T_WORK/att.log"; then t_fail "warning for the process with the osrt agent"
+else t_ok "no warning for the process with the osrt agent"; fi
+dyn_send start
+dyn_wait 1 "dynamic profiling start success......" "$T_WORK/att.log" "start"
+sleep 0.3
+dyn_send stop
+dyn_wait 1 "dynamic profiling stop success......" "$T_WORK/att.log" "stop"
+dyn_send quit
+wait "$DYN_PID"
+dyn_close
+touch "$T_WORK/stop"
+wait "$PA" "$PB"
+na=0 nb=0
+for d in "$T_WORK"/att/PROF_*; do
+	db=$(ls "$d"/msprof_*.db 2>/dev/null | head -n1)
+	[ -n "$db" ] || continue
+	[ "$(t_sql "$db" "SELECT COUNT(*) FROM sqlite_master WHERE name = 'OSRT_API'")" = 1 ] || continue
+	na=$((na + $(t_sql "$db" "SELECT COUNT(*) FROM OSRT_API o JOIN STRING_IDS s ON s.id = o.name
+		WHERE o.globalTid >> 32 = $PA AND s.value = 'nanosleep' AND o.endNs - o.startNs >= 2000000")))
+	nb=$((nb + $(t_sql "$db" "SELECT COUNT(*) FROM OSRT_API WHERE globalTid >> 32 = $PB")))
+done
+# 300 ms of 2 ms sleeps: well over 20 of them in the window
+if [ "$na" -ge 20 ] && [ "$nb" -eq 0 ]; then t_ok "attached: $na sleeps of the osrt-agent process recorded, none of the other"
+else t_fail "attached: $na sleeps of $PA (want >= 20), $nb calls of $PB (want 0)"; fi
 t_done
