@@ -394,7 +394,7 @@ void session_check_osrt(struct session *s, const pid_t *pids, unsigned n)
 		if (!osrt)
 			console_warn("--host-sys=osrt: process %d was not started with the msprof osrt agent, its OS "
 				     "runtime calls will not be collected; to collect them, start it under msprof "
-				     "--host-sys=osrt, or start it with LD_PRELOAD=%s and attach again",
+				     "--host-sys=osrt, or start it with LD_PRELOAD=%s and profile it again",
 				     (int)pids[i], lib ? lib : AGENT_OSRT_NAME);
 	}
 	free(a);

@@ -201,7 +201,7 @@ dyn_open in
 dyn_run_pipe "$T_WORK/att.log" --dynamic=on --output="$T_WORK/att" --pid="$PA,$PB" --host-sys=osrt
 dyn_wait 1 "(msprof) " "$T_WORK/att.log" "attached"
 t_grep "the process without the osrt agent gets the warning, with what to do" \
-	"[WARNING] --host-sys=osrt: process $PB was not started with the msprof osrt agent, its OS runtime calls will not be collected; to collect them, start it under msprof --host-sys=osrt, or start it with LD_PRELOAD=$AGENT_OSRT and attach again" \
+	"[WARNING] --host-sys=osrt: process $PB was not started with the msprof osrt agent, its OS runtime calls will not be collected; to collect them, start it under msprof --host-sys=osrt, or start it with LD_PRELOAD=$AGENT_OSRT and profile it again" \
 	"$T_WORK/att.log"
 if grep -q "process $PA was not started" "$T_WORK/att.log"; then t_fail "warning for the process with the osrt agent"
 else t_ok "no warning for the process with the osrt agent"; fi
