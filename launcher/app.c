@@ -309,11 +309,6 @@ int agent_find_osrt(char **ret, struct diag *d)
 	return agent_lookup(AGENT_OSRT_NAME, "MSPROF_AGENT_OSRT_PATH", ret, d);
 }
 
-int agent_find_for(const struct msprof_opts *o, char **ret, struct diag *d)
-{
-	return opts_osrt(o) ? agent_find_osrt(ret, d) : agent_find(ret, d);
-}
-
 int app_env_add_agent(char ***env, const char *agent)
 {
 	const char *old = strv_env_get(*env, "LD_PRELOAD");

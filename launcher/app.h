@@ -47,11 +47,12 @@ int strv_env_set(char ***env, const char *key, const char *value);
  * -EINVAL when MSPROF_AGENT_PATH names no readable file or the path cannot
  * go into LD_PRELOAD (a blank or a colon); d gets the reason as an error. */
 int agent_find(char **ret, struct diag *d);
+/* msprof's words when its osrt tools are missing ("The tool perf is
+ * invalid, ..."), for the osrt agent; %s: why it was not found. */
+#define MSG_OSRT_AGENT_INVALID \
+	"The tool " AGENT_OSRT_NAME " is invalid, please check that it is installed with msprof: %s"
 /* The same search for AGENT_OSRT_NAME, $MSPROF_AGENT_OSRT_PATH first. */
 int agent_find_osrt(char **ret, struct diag *d);
-/* The one o needs: the osrt build with --host-sys=osrt, else the plain one
- * (which wraps no libc call, so costs a job that does not ask nothing). */
-int agent_find_for(const struct msprof_opts *o, char **ret, struct diag *d);
 
 /* The environment a launched application gets: base plus --environment
  * (app_env_build), then what msprof sets (application.cpp SetAppEnv):

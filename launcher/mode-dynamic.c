@@ -793,9 +793,12 @@ static int setup_launch(struct dyn *d)
 		console_diag(&dg);
 		return -EINVAL;
 	}
-	if (agent_find_for(&d->o, &agent, &dg) < 0) {
-		diag_warn(&dg, "%s: %s data will not be collected, host data will", dg.error,
-			  opts_osrt(&d->o) ? "mstx, NVTX and osrt" : "mstx and NVTX");
+	if (opts_osrt(&d->o) && agent_find_osrt(&agent, &dg) < 0) {
+		console_error(MSG_OSRT_AGENT_INVALID, dg.error);
+		return -ENOENT;
+	}
+	if (!agent && agent_find(&agent, &dg) < 0) {
+		diag_warn(&dg, "%s: mstx and NVTX data will not be collected, host data will", dg.error);
 		dg.error[0] = '\0';
 	}
 	int r = app_env_for(environ, &d->o, agent, &d->envp, &dg);

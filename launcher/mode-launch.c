@@ -117,10 +117,14 @@ int mode_launch_run(const struct msprof_opts *given)
 		console_diag(&d);
 		goto out;
 	}
-	if ((o->msproftx || opts_osrt(o)) && agent_find_for(o, &agent, &d) < 0) {
+	if (opts_osrt(o) && agent_find_osrt(&agent, &d) < 0) {
+		/* msprof refuses to start when its osrt tools are missing */
+		console_error(MSG_OSRT_AGENT_INVALID, d.error);
+		goto out;
+	}
+	if (o->msproftx && !agent && agent_find(&agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */
-		diag_warn(&d, "%s: %s data will not be collected, host data will", d.error,
-			  o->msproftx && opts_osrt(o) ? "mstx and osrt" : o->msproftx ? "mstx" : "osrt");
+		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
 		d.error[0] = '\0';
 	}
 	if (app_env_for(environ, o, agent, &envp, &d) < 0) {

@@ -187,6 +187,17 @@ else
 	t_fail "without osrt: OSRT data or agent files found"
 fi
 
+# --- no osrt agent: msprof refuses to start, as it does without its osrt tools ------------
+O=$T_WORK/noagent
+MSPROF_AGENT_OSRT_PATH=$T_WORK/none.so msprof --output="$O" --host-sys=osrt "$WL" "$O/gt" >"$T_WORK/noagent.log" 2>&1
+rc=$?
+t_check "without the osrt agent: exit 1" test "$rc" -eq 1
+t_grep "without the osrt agent: msprof-like message naming it and why" \
+	"[ERROR] The tool libmsprof_agent_osrt.so is invalid, please check that it is installed with msprof: MSPROF_AGENT_OSRT_PATH '$T_WORK/none.so' is not a readable file" \
+	"$T_WORK/noagent.log"
+if ! ls "$O"/PROF_* >/dev/null 2>&1 && ! ls "$O"/gt.* >/dev/null 2>&1; then t_ok "without the osrt agent: nothing ran"
+else t_fail "without the osrt agent: the job ran or a PROF dir was left"; fi
+
 # --- attach: the osrt agent preloaded by hand, and a process without it -------------------
 # the daemon of the runs above may still be up; the agent needs one to register with
 "$HELPERS/ipc-probe" req:status >/dev/null 2>&1 || t_expect_rc 0 "msprofd starts" "$MSPROFD"
