@@ -16,7 +16,7 @@ enum host_sys_flags {
 	HOST_SYS_MEM = 1 << 1,
 	HOST_SYS_DISK = 1 << 2,
 	HOST_SYS_NETWORK = 1 << 3,
-	/* osrt arrives with the agent */
+	/* osrt is not sampled: the agent records it (launcher/options.h HOST_SYS_OSRT) */
 };
 
 enum host_usage_flags {

@@ -246,7 +246,8 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 		     cJSON_AddStringToObject(e, "name", a->name) &&
 		     cJSON_AddNumberToObject(e, "rank", (double)a->rank) &&
 		     cJSON_AddStringToObject(e, "state", state_name(a)) &&
-		     cJSON_AddNumberToObject(e, "session", a->session ? (double)session_id(a->session) : 0);
+		     cJSON_AddNumberToObject(e, "session", a->session ? (double)session_id(a->session) : 0) &&
+		     cJSON_AddStringToObject(e, "features", a->features);
 	}
 	if (!ok) {
 		cJSON_Delete(r);

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "osrt-api.h"
 #include "msprofd.h"
 #include "raw.h"
 #include "select.h"
@@ -725,7 +726,9 @@ static bool domain_list_ok(const char *list)
 
 /* The agent fields of session_start: "agent" (drive the tree's agents,
  * default true), "msproftx" (record mstx, default false) and the domain
- * filters, which msprof allows one at a time and only with msproftx.
+ * filters, which msprof allows one at a time and only with msproftx;
+ * "osrt" (record OS runtime calls, default false) and "osrt_threshold_ns"
+ * (keep calls that took at least this long, default 1000).
  * *ret_start: what every agent_start of the session carries. */
 static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, cJSON **ret_start,
 		       char *why, size_t why_len)
@@ -771,10 +774,29 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 		snprintf(why, why_len, "'step_range' and 'ranks' need 'msproftx': true");
 		return -EINVAL;
 	}
+	/* --host-sys=osrt: the agents record OS runtime calls (their osrt build) */
+	bool osrt;
+	uint64_t threshold;
+	if (json_get_bool(msg, "osrt", false, false, &osrt) < 0) {
+		snprintf(why, why_len, "'osrt' must be true or false");
+		return -EINVAL;
+	}
+	if (json_get_u64(msg, "osrt_threshold_ns", 0, OSRT_THRESHOLD_MAX_NS, false, OSRT_THRESHOLD_DEFAULT_NS,
+			 &threshold) < 0) {
+		snprintf(why, why_len, "'osrt_threshold_ns' must be an integer in 0..%llu ns",
+			 (unsigned long long)OSRT_THRESHOLD_MAX_NS);
+		return -EINVAL;
+	}
+	if (osrt && !drive) {
+		snprintf(why, why_len, "'osrt' needs 'agent': true (the agents record the calls)");
+		return -EINVAL;
+	}
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || !cJSON_AddBoolToObject(m, "msproftx", tx) ||
 	    !cJSON_AddStringToObject(m, "mstx_domain_include", inc) ||
 	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc) ||
+	    !cJSON_AddBoolToObject(m, "osrt", osrt) ||
+	    !cJSON_AddNumberToObject(m, "osrt_threshold_ns", (double)threshold) ||
 	    (*steps && !cJSON_AddStringToObject(m, "step_range", steps)) ||
 	    (*ranks && !cJSON_AddStringToObject(m, "ranks", ranks))) {
 		cJSON_Delete(m);

@@ -1,5 +1,6 @@
-/* Agent data: every host/data/agent_<pid>.data.slice_<n> -> MSTX_EVENTS and
- * the AGENT_* tables (SCHEMA.md has the meaning of each column).
+/* Agent data: every host/data/agent_<pid>.data.slice_<n> -> MSTX_EVENTS,
+ * OSRT_API and the AGENT_* tables (SCHEMA.md has the meaning of each
+ * column).  An OS runtime call is one record and one row.
  *
  * One process at a time, its slices in order, records as they come.  A row
  * goes into MSTX_EVENTS when its mark or range starts; a range's end updates
@@ -20,6 +21,7 @@
  * not end an outer range.  An end without its start is counted
  * (endWithoutStart).  Every count reaches the report. */
 #include "internal.h"
+#include "osrt-api.h"
 #include "raw.h"
 #include "util.h"
 
@@ -34,6 +36,7 @@ enum {
 	ST_CATEGORY,
 	ST_PROCESS,
 	ST_COUNTERS,
+	ST_OSRT,
 	_ST_MAX,
 };
 
@@ -48,6 +51,7 @@ static const char *const st_sql[_ST_MAX] = {
 			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+	[ST_OSRT] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)",
 };
 
 /* u64 key (never 0) -> two values; open addressing, backward-shift delete. */
@@ -530,6 +534,37 @@ static int on_category(struct agent_parse *p, struct raw_cur *c)
 	return step(p, ST_CATEGORY);
 }
 
+/* An OS runtime call (--host-sys=osrt): OSRT_API(name, globalTid, startNs,
+ * endNs).  An api id this build does not know (a newer agent's) is kept
+ * under a name that says so. */
+static int on_osrt(struct agent_parse *p, struct raw_cur *c, int64_t t)
+{
+	uint32_t tid = raw_cur_u32(c), api = raw_cur_u32(c);
+	uint64_t end = raw_cur_u64(c);
+	if (c->err || end > INT64_MAX)
+		return 1;
+	int64_t end_ns = raw_unix_ns(&p->h, end);
+	if (end_ns < t)
+		return 1;
+	const char *name = osrt_api_name(api);
+	char unknown[32];
+	if (!name) {
+		snprintf(unknown, sizeof unknown, "osrt call %u", api);
+		name = unknown;
+	}
+	int64_t sid;
+	int r = exp_intern_id(p->e, name, &sid);
+	if (r < 0)
+		return r;
+	exp_note_time(p->e, end_ns);
+	sqlite3_stmt *st = p->st[ST_OSRT];
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_int64(st, 2, gtid(p, tid));
+	sqlite3_bind_int64(st, 3, t);
+	sqlite3_bind_int64(st, 4, end_ns);
+	return step(p, ST_OSRT);
+}
+
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
 	uint64_t v[4];
@@ -569,6 +604,7 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	case RAW_AGENT_DOMAIN: return on_domain(p, &c);
 	case RAW_AGENT_CATEGORY: return on_category(p, &c);
 	case RAW_AGENT_COUNTERS: return on_counters(p, &c);
+	case RAW_AGENT_OSRT: return on_osrt(p, &c, t);
 	default: return 0; /* a newer agent's record */
 	}
 }
@@ -712,6 +748,9 @@ static int close_open(struct agent_parse *p, uint64_t *ret_open)
 		r = exp_exec(e, "DROP INDEX MstxOpenIndex");
 	if (r == 0)
 		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS (globalTid, startNs)");
+	/* the timeline reads OS runtime calls by thread, then time */
+	if (r == 0)
+		r = exp_exec(e, "CREATE INDEX OsrtApiIndex ON OSRT_API (globalTid, startNs)");
 	*ret_open = total;
 	return r;
 }

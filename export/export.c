@@ -112,11 +112,12 @@ static void read_info(struct exp *e)
 	}
 }
 
-/* "cpu,mem,disk,network" as msprof's option takes it, or a JSON array. */
+/* "cpu,mem,disk,network,osrt" as msprof's option takes it, or a JSON array. */
 static unsigned parse_items(const cJSON *v)
 {
 	static const struct { const char *name; unsigned flag; } items[] = {
 		{ "cpu", ASK_CPU }, { "mem", ASK_MEM }, { "disk", ASK_DISK }, { "network", ASK_NETWORK },
+		{ "osrt", ASK_OSRT },
 	};
 	unsigned flags = 0;
 	if (cJSON_IsArray(v)) {
@@ -404,6 +405,8 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 		r = exp_write_summaries(e, dir);
 		if (r == 0)
 			r = exp_write_tx_summary(e, dir);
+		if (r == 0)
+			r = exp_write_osrt_summary(e, dir);
 		if (r == 0)
 			r = exp_write_step_trace(e, dir);
 	}

@@ -25,6 +25,7 @@ enum {
 	ASK_MEM = 1 << 1,
 	ASK_DISK = 1 << 2,
 	ASK_NETWORK = 1 << 3,
+	ASK_OSRT = 1 << 4,
 };
 
 struct exp_netcard {
@@ -228,6 +229,10 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
  * (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
 int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
 int exp_write_tx_summary(struct exp *e, const char *dir);
+/* OSRT_API -> the OS Runtime API layers of msprof_{ts}.json and
+ * os_runtime_statistic_{ts}.csv (osrt.c). */
+int exp_write_osrt_layer(struct exp *e, struct exp_tl *tl);
+int exp_write_osrt_summary(struct exp *e, const char *dir);
 /* STEP from the step annotations in MSTX_EVENTS (steps.c) */
 int exp_build_steps(struct exp *e);
 int exp_write_step_trace(struct exp *e, const char *dir);

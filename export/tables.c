@@ -54,6 +54,7 @@ const struct export_db_table export_db_tables[] = {
 	  "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, "
 	  "message INTEGER, globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
 	  true, false },
+	{ "OSRT_API", "name INTEGER, globalTid INTEGER, startNs INTEGER, endNs INTEGER", true, false },
 	/* msprof writes its ENUM tables whatever was collected */
 	{ "ENUM_MSTX_EVENT_TYPE", "id INTEGER PRIMARY KEY, name TEXT", true, true },
 	/* ours */
@@ -158,6 +159,15 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"Training steps marked with mstx/NVTX (\"step N\", \"ProfilerStep#N\" ranges, mstxStep), by start time.\n"
 		"\tFP/BP, Iteration Refresh, Data Aug Bound: N/A, no device side for host-only steps.\n"
 		"\tModel ID: 4294967295, msprof's id for step mode.\n" },
+	[CSV_OS_RUNTIME_STATISTIC] = { CSV_OS_RUNTIME_STATISTIC, "os_runtime_statistic",
+		{ "Device_id", "Process ID", "Thread ID", "Name", "Time(%)", "Time(us)", "Count", "Avg(us)",
+		  "Max(us)", "Min(us)" },
+		"OS runtime calls of the application (--host-sys=osrt: locks, condition waits, sleeps, file and "
+		"socket I/O, poll, fsync, mmap...) that took at least --osrt-threshold, per process, thread and call, "
+		"longest total first.\n"
+		"\tTime(%): share of this row in the total time of all recorded calls.\n"
+		"\tTime(us): total duration of the calls; Count: number of calls.\n"
+		"\tAvg, Max, Min: average, longest and shortest call (us).\n" },
 };
 
 const struct export_csv_table *export_csv_table_find(const char *type)
@@ -183,6 +193,7 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU", "network_usage" },
 	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU", "disk_usage" },
 	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU", "msproftx" },
+	[TRACK_OS_RUNTIME_API] = { TRACK_OS_RUNTIME_API, "OS Runtime API", 13, "CPU", "os_runtime_api" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

@@ -42,6 +42,7 @@ enum export_csv {
 	CSV_PROCESS_MEM,
 	CSV_MSPROF_TX,
 	CSV_STEP_TRACE,
+	CSV_OS_RUNTIME_STATISTIC,
 	_CSV_MAX,
 };
 
@@ -66,6 +67,7 @@ enum export_track {
 	TRACK_NETWORK_USAGE,
 	TRACK_DISK_USAGE,
 	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
+	TRACK_OS_RUNTIME_API, /* one per process with OS runtime calls */
 	_TRACK_MAX,
 };
 
@@ -108,7 +110,9 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 #define EXPORT_TIMELINE_DESCRIPTION \
 	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
 	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
-	"Network Usage, Disk Usage), values in percent; with --msproftx, one layer per " \
+	"Network Usage, Disk Usage), values in percent; with --host-sys=osrt, an OS Runtime API " \
+	"layer per process with its OS runtime calls (at least --osrt-threshold long) per thread; " \
+	"with --msproftx, one layer per " \
 	"annotated process (named after it) with its mstx marks and ranges per thread.\n"
 #define EXPORT_TX_TIMELINE_DESCRIPTION \
 	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \

@@ -7,10 +7,11 @@
  * process_name / process_labels / process_sort_index metadata events
  * (keys name, pid, tid, ph, args).  CPU Usage has one counter per CPU,
  * named "CPU <n>", and "CPU Avg"; the others one counter named after the
- * layer.  A layer without data is left out, metadata included.  The mstx
- * layers of the annotated processes follow (mstx.c).  Metadata events come
- * after all others, in every piece when the timeline is split (output.c);
- * --reports leaves out the tracks it does not name (e->tracks). */
+ * layer.  A layer without data is left out, metadata included.  The OS
+ * Runtime API layers (osrt.c) and the mstx layers of the annotated
+ * processes (mstx.c) follow.  Metadata events come after all others, in
+ * every piece when the timeline is split (output.c); --reports leaves out
+ * the tracks it does not name (e->tracks). */
 #include "internal.h"
 #include "util.h"
 
@@ -94,7 +95,8 @@ static const struct layer layers[] = {
 int exp_write_timeline(struct exp *e, const char *dir)
 {
 	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
-	bool any = tx;
+	bool osrt = exp_track_on(e, TRACK_OS_RUNTIME_API) && exp_table_has_rows(e, "OSRT_API");
+	bool any = tx || osrt;
 	if (!exp_track_on(e, TRACK_MSPROFTX) && !e->summary_json)
 		/* left out by --reports: an older export's file is not this one's */
 		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
@@ -124,6 +126,8 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		if (r == 0 && n)
 			tl_metadata(&t, k, pid);
 	}
+	if (r == 0 && osrt)
+		r = exp_write_osrt_layer(e, &out);
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
 	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
 	 * summary wins, the layers are in msprof_{ts}.json */

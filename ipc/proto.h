@@ -39,15 +39,18 @@
  * Agents (collectors/agent, libmsprof_agent.so inside a profiled process).
  * An agent connects like any client; its hello says
  *   {"client":"agent","pid":N,"ppid":N,"name":"<comm>","rank":N (-1 none),
- *    "features":"mstx,nvtx"}
+ *    "features":"mstx,nvtx" ("mstx,nvtx,osrt" from the osrt build)}
  * and the daemon checks "pid" against SO_PEERCRED (a mismatch is refused).
  * From then on the connection is that process's agent: it stays open, idle,
  * for the life of the process; the daemon never lets an agent start
  * sessions.  The daemon drives it with requests of its own (ids chosen by
  * the daemon; the agent echoes them):
  *   agent_start  {"session":S,"prof_dir":"/abs/PROF_…","msproftx":true,
- *                 "mstx_domain_include":"a,b","mstx_domain_exclude":""}
- *                -> agent_started {"session":S}
+ *                 "mstx_domain_include":"a,b","mstx_domain_exclude":"",
+ *                 "osrt":false,"osrt_threshold_ns":1000}
+ *                -> agent_started {"session":S,"osrt":B (whether OS runtime
+ *                   calls are recorded: only the osrt build of the agent,
+ *                   libmsprof_agent_osrt.so, wraps them)}
  *   agent_stop   {"session":S}
  *                -> agent_stopped {"session":S,"events":N,"dropped":N,"bytes":N}
  * A session_start whose tree (its pids and their descendants) holds agents
@@ -68,11 +71,14 @@
  * msproftx; sent on only when set) "step_range":"A-B" (record annotations
  * only inside steps A..B-1, the step markers always) and "ranks":"0,2"
  * (agents of other ranks, or of none, record nothing); ipc/select.h says
- * what is valid.
+ * what is valid.  "osrt":true (--host-sys=osrt; needs "agent") has the
+ * agents record OS runtime calls that took at least "osrt_threshold_ns"
+ * (0..1000000000, default 1000; collectors/osrt-api.h), with or without
+ * msproftx.
  *
  * Attach and dynamic mode:
  *   agents       {} -> agents {"agents":[{"pid","ppid","name","rank",
- *                "state":"idle"|"recording","session":S|0}]}  every agent
+ *                "state":"idle"|"recording","session":S|0,"features"}]}  every agent
  *                of this user now connected (how `msprof` lists what can be
  *                attached with agent data)
  *   claim        {"pids":[N,…]} -> claimed {"pids":[…],"refused":[{"pid",

@@ -233,27 +233,28 @@ static bool readable_file(const char *path)
 }
 
 /* A candidate: the file exists, and its path made absolute and clean. */
-static char *agent_candidate(const char *dir, const char *sub)
+static char *agent_candidate(const char *dir, const char *sub, const char *lib)
 {
 	char *p;
-	if (asprintf(&p, "%s/%s%s" AGENT_NAME, dir, sub, *sub ? "/" : "") < 0)
+	if (asprintf(&p, "%s/%s%s%s", dir, sub, *sub ? "/" : "", lib) < 0)
 		return NULL;
 	char *canon = readable_file(p) ? realpath(p, NULL) : NULL;
 	free(p);
 	return canon;
 }
 
-int agent_find(char **ret, struct diag *d)
+/* lib (AGENT_NAME or AGENT_OSRT_NAME), or what the variable var names. */
+static int agent_lookup(const char *lib, const char *var, char **ret, struct diag *d)
 {
-	const char *env = getenv("MSPROF_AGENT_PATH");
+	const char *env = getenv(var);
 	char *found = NULL;
 
 	if (env && *env) {
 		if (!readable_file(env))
-			return diag_error(d, "MSPROF_AGENT_PATH '%s' is not a readable file", env);
+			return diag_error(d, "%s '%s' is not a readable file", var, env);
 		found = realpath(env, NULL);
 		if (!found)
-			return diag_error(d, "cannot resolve MSPROF_AGENT_PATH '%s': %s", env, strerror(errno));
+			return diag_error(d, "cannot resolve %s '%s': %s", var, env, strerror(errno));
 	}
 
 	char self[PATH_MAX];
@@ -266,9 +267,9 @@ int agent_find(char **ret, struct diag *d)
 		const char *rel = MSPROF_LIBDIR_REL;
 		char *up = NULL;
 		if (rel[0] != '/' && asprintf(&up, "%s/../%s", self, rel) > 0) {
-			found = agent_candidate(up, "");
+			found = agent_candidate(up, "", lib);
 			if (!found)
-				found = agent_candidate(up, "msprof");
+				found = agent_candidate(up, "msprof", lib);
 		}
 		free(up);
 		if (!found && asprintf(&up, "%s/../build.ninja", self) > 0) {
@@ -276,16 +277,16 @@ int agent_find(char **ret, struct diag *d)
 			free(up);
 			up = NULL;
 			if (build_tree && asprintf(&up, "%s/..", self) > 0)
-				found = agent_candidate(up, "collectors/agent");
+				found = agent_candidate(up, "collectors/agent", lib);
 			free(up);
 		}
 	}
 	if (!found)
-		found = agent_candidate(MSPROF_AGENT_LIBDIR, "");
+		found = agent_candidate(MSPROF_AGENT_LIBDIR, "", lib);
 	if (!found)
-		found = agent_candidate(MSPROF_AGENT_LIBDIR, "msprof");
+		found = agent_candidate(MSPROF_AGENT_LIBDIR, "msprof", lib);
 	if (!found) {
-		diag_error(d, "cannot find the msprof agent " AGENT_NAME " (set MSPROF_AGENT_PATH)");
+		diag_error(d, "cannot find the msprof agent %s (set %s)", lib, var);
 		return -ENOENT;
 	}
 	/* the dynamic loader splits LD_PRELOAD on blanks and colons */
@@ -296,6 +297,16 @@ int agent_find(char **ret, struct diag *d)
 	}
 	*ret = found;
 	return 0;
+}
+
+int agent_find(char **ret, struct diag *d)
+{
+	return agent_lookup(AGENT_NAME, "MSPROF_AGENT_PATH", ret, d);
+}
+
+int agent_find_osrt(char **ret, struct diag *d)
+{
+	return agent_lookup(AGENT_OSRT_NAME, "MSPROF_AGENT_OSRT_PATH", ret, d);
 }
 
 int app_env_add_agent(char ***env, const char *agent)

@@ -33,6 +33,8 @@ const char *strv_env_get(char *const *env, const char *key);
 int strv_env_set(char ***env, const char *key, const char *value);
 
 #define AGENT_NAME "libmsprof_agent.so"
+/* The same agent with the OS runtime calls wrapped (--host-sys=osrt). */
+#define AGENT_OSRT_NAME "libmsprof_agent_osrt.so"
 /* How long, at most, the agent of a launched application waits at load for
  * msprofd to start it (collectors/agent register_sync). */
 #define AGENT_WAIT_MS "3000"
@@ -45,6 +47,12 @@ int strv_env_set(char ***env, const char *key, const char *value);
  * -EINVAL when MSPROF_AGENT_PATH names no readable file or the path cannot
  * go into LD_PRELOAD (a blank or a colon); d gets the reason as an error. */
 int agent_find(char **ret, struct diag *d);
+/* msprof's words when its osrt tools are missing ("The tool perf is
+ * invalid, ..."), for the osrt agent; %s: why it was not found. */
+#define MSG_OSRT_AGENT_INVALID \
+	"The tool " AGENT_OSRT_NAME " is invalid, please check that it is installed with msprof: %s"
+/* The same search for AGENT_OSRT_NAME, $MSPROF_AGENT_OSRT_PATH first. */
+int agent_find_osrt(char **ret, struct diag *d);
 
 /* The environment a launched application gets: base plus --environment
  * (app_env_build), then what msprof sets (application.cpp SetAppEnv):

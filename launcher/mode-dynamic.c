@@ -251,8 +251,10 @@ static const char *data_kinds(const struct dyn *d, const struct target *t)
 {
 	if (!t->agent)
 		return "without the msprof agent: host data only";
-	return d->o.msproftx ? "with its msprof agent: host and agent data" :
-			       "with its msprof agent: host data (mstx data needs --msproftx=on)";
+	if (d->o.msproftx)
+		return "with its msprof agent: host and agent data";
+	return opts_osrt(&d->o) ? "with its msprof agent: host and osrt data" :
+				  "with its msprof agent: host data (mstx data needs --msproftx=on)";
 }
 
 static void agents_refresh(struct dyn *d)
@@ -791,7 +793,11 @@ static int setup_launch(struct dyn *d)
 		console_diag(&dg);
 		return -EINVAL;
 	}
-	if (agent_find(&agent, &dg) < 0) {
+	if (opts_osrt(&d->o) && agent_find_osrt(&agent, &dg) < 0) {
+		console_error(MSG_OSRT_AGENT_INVALID, dg.error);
+		return -ENOENT;
+	}
+	if (!agent && agent_find(&agent, &dg) < 0) {
 		diag_warn(&dg, "%s: mstx and NVTX data will not be collected, host data will", dg.error);
 		dg.error[0] = '\0';
 	}
@@ -882,6 +888,9 @@ static int setup_attach(struct dyn *d)
 	agents_refresh(d);
 	for (unsigned i = 0; i < d->n; i++)
 		console_info("Attached to process %d (%s), %s.", (int)d->t[i].pid, d->t[i].name, data_kinds(d, &d->t[i]));
+	for (unsigned i = 0; i < d->n && opts_osrt(&d->o); i++)
+		if (d->t[i].s.ipc && !d->t[i].s.lost)
+			session_check_osrt(&d->t[i].s, &d->t[i].pid, 1);
 	return 0;
 }
 

@@ -137,6 +137,8 @@ int mode_hostsys_run(const struct msprof_opts *o)
 		session_discard(&s);
 		goto out_mask;
 	}
+	if (opts_osrt(o))
+		session_check_osrt(&s, pids, 1);
 
 	wait_end(&s, sigfd, target, o->sys_period);
 

@@ -12,7 +12,8 @@
  * AppMode::RunModeTasks).
  *
  * --msproftx=on injects the in-process agent (LD_PRELOAD and the mstx/NVTX
- * injection variables).  The agent registers with msprofd as the process
+ * injection variables); --host-sys=osrt injects its osrt build instead
+ * (libmsprof_agent_osrt.so, which also records mstx when asked).  The agent registers with msprofd as the process
  * starts; msprofd sends it agent_start when it belongs to a running
  * session, so with the application held until session_start it records
  * from its very first annotation.
@@ -116,7 +117,12 @@ int mode_launch_run(const struct msprof_opts *given)
 		console_diag(&d);
 		goto out;
 	}
-	if (o->msproftx && agent_find(&agent, &d) < 0) {
+	if (opts_osrt(o) && agent_find_osrt(&agent, &d) < 0) {
+		/* msprof refuses to start when its osrt tools are missing */
+		console_error(MSG_OSRT_AGENT_INVALID, d.error);
+		goto out;
+	}
+	if (o->msproftx && !agent && agent_find(&agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */
 		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
 		d.error[0] = '\0';

@@ -14,7 +14,7 @@
  * white set lacks the host-sys-usage pair, but its docs (host_system_data.md)
  * use them with an application and our daemon collects them, so we allow
  * them there. */
-#define HOST_OPTS (B(HOST_SYS) | B(HOST_SYS_FREQ) | B(HOST_SYS_USAGE) | B(HOST_SYS_USAGE_FREQ))
+#define HOST_OPTS (B(HOST_SYS) | B(HOST_SYS_FREQ) | B(HOST_SYS_USAGE) | B(HOST_SYS_USAGE_FREQ) | B(OSRT_THRESHOLD))
 
 /* The agent options: launch mode injects the agent for them, dynamic mode
  * always. */

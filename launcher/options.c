@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
+#include "collectors/osrt-api.h"
 #include "select.h"
 #include "util.h"
 
@@ -121,14 +122,15 @@ static void list_canonical(unsigned flags, const struct flag_name *names, size_t
 	}
 }
 
-/* osrt is accepted by the name table so that it gets its own message. */
-#define HOST_SYS_OSRT_PENDING (1U << 16)
+/* The samplers first: host_sys_list names those alone (what msprofd
+ * samples); osrt goes to the agent. */
+#define HOST_SYS_SAMPLERS 4
 static const struct flag_name host_sys_names[] = {
 	{ "cpu", HOST_SYS_CPU },
 	{ "mem", HOST_SYS_MEM },
 	{ "disk", HOST_SYS_DISK },
 	{ "network", HOST_SYS_NETWORK },
-	{ "osrt", HOST_SYS_OSRT_PENDING },
+	{ "osrt", HOST_SYS_OSRT },
 };
 
 static const struct flag_name host_usage_names[] = {
@@ -392,19 +394,21 @@ static int check_host_sys(struct msprof_opts *o, const char *v, struct diag *d)
 		return diag_error(d, "Argument --host-sys: invalid value:%s. Please input in the range of %s", bad, range);
 	if (flags == 0)
 		return diag_error(d, "Argument --host-sys is empty. Please input in the range of %s", range);
-	if (flags & HOST_SYS_OSRT_PENDING) {
-		/* msprof checks the order before probing perf/ltrace for osrt
-		 * (CheckOsrtTools); we keep that message, then say osrt is not
-		 * there yet instead of probing. */
-		if (!opts_used(o, OPT_OUTPUT) && !opts_used(o, OPT_APPLICATION))
-			return diag_error(d, "If you want to use this parameter:--host-sys, please put it behind the "
-					  "--output or --application.");
-		return diag_error(d, "Argument --host-sys: osrt is not supported yet. Please input in the range of "
-				  "'cpu|mem|disk|network'");
-	}
+	/* msprof checks the order before probing perf and ltrace for osrt
+	 * (CheckOsrtTools); we keep that rule and probe nothing: the agent
+	 * records the calls, no tool or sudo is involved. */
+	if ((flags & HOST_SYS_OSRT) && !opts_used(o, OPT_OUTPUT) && !opts_used(o, OPT_APPLICATION))
+		return diag_error(d, "If you want to use this parameter:--host-sys, please put it behind the "
+				  "--output or --application.");
 	o->host_sys = flags;
-	list_canonical(flags, host_sys_names, ARRAY_SIZE(host_sys_names), o->host_sys_list, sizeof(o->host_sys_list));
+	list_canonical(flags, host_sys_names, HOST_SYS_SAMPLERS, o->host_sys_list, sizeof(o->host_sys_list));
 	return 0;
+}
+
+/* Ours: msprof's osrt keeps what ltrace reports, with no threshold. */
+static int check_osrt_threshold(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_range("osrt-threshold", v, 0, (unsigned)OSRT_THRESHOLD_MAX_NS, &o->osrt_threshold_ns, d);
 }
 
 static int check_host_sys_pid(struct msprof_opts *o, const char *v, struct diag *d)
@@ -711,6 +715,8 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		return diag_error(d, "Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.");
 	if (!o->msproftx && (o->step_range || o->ranks))
 		return diag_error(d, "Argument --step-range/--ranks must be used with --msproftx=on.");
+	if (opts_used(o, OPT_OSRT_THRESHOLD) && !opts_osrt(o))
+		return diag_error(d, "Argument --osrt-threshold must be used with --host-sys=osrt.");
 	return 0;
 }
 
@@ -802,7 +808,9 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"The sampling frequency in hertz. the default value is 50 Hz the range is 1 to 50 Hz.",
 		check_host_sys_usage_freq },
 	[OPT_HOST_SYS] = { OPT_HOST_SYS, "host-sys", true,
-		"The host-sys data type, include cpu, mem, disk, network (osrt is not supported yet)", check_host_sys },
+		"The host-sys data type, include cpu, mem, disk, network, osrt."
+		CONT "osrt: OS runtime calls of the application (locks, waits, sleeps, I/O, poll...)"
+		CONT "recorded in-process by the msprof agent (no perf, ltrace or sudo).", check_host_sys },
 	[OPT_HOST_SYS_PID] = { OPT_HOST_SYS_PID, "host-sys-pid", true,
 		"Set the PID of the app process for which you want to collect performance data.", check_host_sys_pid },
 	[OPT_HOST_SYS_USAGE] = { OPT_HOST_SYS_USAGE, "host-sys-usage", true,
@@ -824,6 +832,10 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
 		CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
 		CONT "(an option of this implementation; CANN msprof has none)", check_ranks },
+	[OPT_OSRT_THRESHOLD] = { OPT_OSRT_THRESHOLD, "osrt-threshold", true,
+		"With --host-sys=osrt: keep the calls that took at least this many nanoseconds,"
+		CONT "the default value is 1000, the range is 0 to 1000000000 ns."
+		CONT "(an option of this implementation; CANN msprof has none)", check_osrt_threshold },
 };
 
 void opts_init(struct msprof_opts *o)
@@ -832,6 +844,7 @@ void opts_init(struct msprof_opts *o)
 		.type = OUT_TEXT,
 		.host_sys_freq = MSPROF_DEFAULT_FREQ,
 		.host_usage_freq = MSPROF_DEFAULT_FREQ,
+		.osrt_threshold_ns = (unsigned)OSRT_THRESHOLD_DEFAULT_NS,
 	};
 }
 
@@ -848,7 +861,7 @@ void opts_default_host_sys(struct msprof_opts *o)
 	if (o->host_sys || o->host_usage)
 		return;
 	o->host_sys = HOST_SYS_CPU | HOST_SYS_MEM;
-	list_canonical(o->host_sys, host_sys_names, ARRAY_SIZE(host_sys_names), o->host_sys_list,
+	list_canonical(o->host_sys, host_sys_names, HOST_SYS_SAMPLERS, o->host_sys_list,
 		       sizeof(o->host_sys_list));
 }
 

@@ -56,6 +56,7 @@ enum opt_id {
 	OPT_LIST,
 	OPT_STEP_RANGE,
 	OPT_RANKS,
+	OPT_OSRT_THRESHOLD,
 	_OPT_MAX
 };
 
@@ -82,6 +83,11 @@ enum analyze_rules {
 	RULE_COMMUNICATION_MATRIX = 1 << 1,
 };
 #define MSPROF_MAX_REPORTS_BYTES (64U << 20)   /* --reports file (msprof's limit) */
+
+/* --host-sys=osrt, next to collectors/host.h's sampler flags: OS runtime
+ * calls are not sampled by msprofd but recorded by the agent's osrt build
+ * (libmsprof_agent_osrt.so) inside the application. */
+#define HOST_SYS_OSRT (1U << 16)
 
 /* Messages for the user, filled by the parser and the mode checks.  `error`
  * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
@@ -119,8 +125,9 @@ struct msprof_opts {
 	const char *python_path;         /* accepted for msprof's command lines */
 	unsigned sys_period;             /* seconds, 0: none */
 
-	unsigned host_sys;               /* enum host_sys_flags */
-	char host_sys_list[48];          /* canonical "cpu,mem,disk,network" */
+	unsigned host_sys;               /* enum host_sys_flags, | HOST_SYS_OSRT */
+	char host_sys_list[48];          /* the samplers, canonical "cpu,mem,disk,network" (no osrt) */
+	unsigned osrt_threshold_ns;      /* --osrt-threshold (ours), default 1000 */
 	unsigned host_sys_freq;
 	pid_t host_sys_pid;              /* 0: none */
 	unsigned host_usage;             /* enum host_usage_flags */
@@ -181,6 +188,12 @@ void opts_print_help(FILE *f);
  * --host-sys=cpu,mem (ours: msprof's defaults are device data we do not
  * have; a run must produce something to look at). */
 void opts_default_host_sys(struct msprof_opts *o);
+
+/* --host-sys holds osrt. */
+static inline bool opts_osrt(const struct msprof_opts *o)
+{
+	return (o->host_sys & HOST_SYS_OSRT) != 0;
+}
 
 /* Whether the application was given, new style or with --application. */
 static inline bool opts_have_app(const struct msprof_opts *o)

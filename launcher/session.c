@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "collectors/profdir.h"
 #include "console.h"
 #include "export/export.h"
@@ -79,10 +80,14 @@ int session_create_dir(struct session *s, const char *output, const struct mspro
 	if (r < 0)
 		goto fail;
 
+	/* host_sys as asked: the samplers, and osrt (which the export reads) */
+	char host_sys[sizeof(o->host_sys_list) + 8];
+	snprintf(host_sys, sizeof(host_sys), "%s%s%s", o->host_sys_list,
+		 opts_osrt(o) && o->host_sys_list[0] ? "," : "", opts_osrt(o) ? "osrt" : "");
 	sample = cJSON_CreateObject();
 	if (!sample ||
 	    !cJSON_AddStringToObject(sample, "result_dir", output) ||
-	    !cJSON_AddStringToObject(sample, "host_sys", o->host_sys_list) ||
+	    !cJSON_AddStringToObject(sample, "host_sys", host_sys) ||
 	    !cJSON_AddNumberToObject(sample, "host_sys_freq", o->host_sys_freq) ||
 	    !cJSON_AddStringToObject(sample, "host_sys_usage", o->host_usage_list) ||
 	    !cJSON_AddNumberToObject(sample, "host_sys_usage_freq", o->host_usage_freq) ||
@@ -109,6 +114,19 @@ fail:
 	console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
 	session_discard(s);
 	return r;
+}
+
+/* Whether the comma-separated list holds word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, word, n) == 0)
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
 }
 
 static const char *json_str(const cJSON *obj, const char *key)
@@ -173,6 +191,8 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 	    !cJSON_AddStringToObject(req, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
 	    (o->step_range && !cJSON_AddStringToObject(req, "step_range", o->step_range)) ||
 	    (o->ranks && !cJSON_AddStringToObject(req, "ranks", o->ranks)) ||
+	    !cJSON_AddBoolToObject(req, "osrt", opts_osrt(o)) ||
+	    !cJSON_AddNumberToObject(req, "osrt_threshold_ns", o->osrt_threshold_ns) ||
 	    !cJSON_AddStringToObject(req, "host_sys", o->host_sys_list) ||
 	    !cJSON_AddNumberToObject(req, "host_sys_freq", o->host_sys_freq) ||
 	    !cJSON_AddStringToObject(req, "host_sys_usage", o->host_usage_list) ||
@@ -344,16 +364,40 @@ int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n)
 		if (pid <= 0 || pid > INT32_MAX || k >= (size_t)n)
 			continue;
 		const char *name = json_str(a, "name"), *state = json_str(a, "state");
+		const char *features = json_str(a, "features");
 		v[k].pid = (pid_t)pid;
 		v[k].ppid = (pid_t)json_int(a, "ppid", 0);
 		v[k].rank = (int)json_int(a, "rank", -1);
 		v[k].recording = state && streq(state, "recording");
+		v[k].osrt = features && has_word(features, "osrt");
 		snprintf(v[k].name, sizeof(v[k].name), "%s", name ? name : "");
 		k++;
 	}
 	*ret = v;
 	*ret_n = k;
 	return 0;
+}
+
+void session_check_osrt(struct session *s, const pid_t *pids, unsigned n)
+{
+	struct agent_info *a = NULL;
+	size_t na = 0;
+	if (session_agents(s, &a, &na) < 0)
+		return; /* an old msprofd: nothing to tell */
+	struct diag d = { 0 };
+	_cleanup_free_ char *lib = NULL;
+	(void)agent_find_osrt(&lib, &d);
+	for (unsigned i = 0; i < n; i++) {
+		bool osrt = false;
+		for (size_t k = 0; k < na; k++)
+			osrt = osrt || (a[k].pid == pids[i] && a[k].osrt);
+		if (!osrt)
+			console_warn("--host-sys=osrt: process %d was not started with the msprof osrt agent, its OS "
+				     "runtime calls will not be collected; to collect them, start it under msprof "
+				     "--host-sys=osrt, or start it with LD_PRELOAD=%s and profile it again",
+				     (int)pids[i], lib ? lib : AGENT_OSRT_NAME);
+	}
+	free(a);
 }
 
 void session_discard(struct session *s)

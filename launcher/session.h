@@ -64,11 +64,17 @@ struct agent_info {
 	pid_t pid, ppid;
 	int rank;
 	bool recording;
+	bool osrt;          /* the osrt build: "osrt" in its features */
 	char name[32];
 };
 /* *ret is malloc'd; -EOPNOTSUPP when msprofd has no "agents".  Prints
  * nothing. */
 int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n);
+
+/* --host-sys=osrt on processes msprof did not start (--pid, --host-sys-pid):
+ * their calls are recorded only if they loaded the osrt build of the agent
+ * themselves.  Warns, with what to do, for each pid without one. */
+void session_check_osrt(struct session *s, const pid_t *pids, unsigned n);
 
 /* End the window: the PROF dir (malloc'd, NULL if none) is the caller's,
  * the session can start the next one on the same connection. */

@@ -51,7 +51,12 @@
 #define AGENT_DEPTH_GENS 64            /* push levels whose window is remembered */
 #define AGENT_DRAIN_MS 50
 #define AGENT_RING_DEFAULT_KB 1024     /* MSPROF_AGENT_BUFFER_KB overrides */
+/* what the hello says this build records: osrt only with osrt.c */
+#ifdef MSPROF_AGENT_NO_OSRT
 #define AGENT_FEATURES "mstx,nvtx"
+#else
+#define AGENT_FEATURES "mstx,nvtx,osrt"
+#endif
 
 /* g_state */
 enum {

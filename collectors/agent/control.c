@@ -242,34 +242,39 @@ static void try_connect(void)
 
 static void on_start(const struct ajson_obj *m, uint64_t id)
 {
-	int64_t session = 0;
+	int64_t session = 0, threshold = OSRT_THRESHOLD_DEFAULT_NS;
 	const char *dir = NULL, *inc = "", *exc = "", *ranks = "", *steps = "";
-	bool tx = true;
+	bool tx = true, osrt = false;
 	int64_t lo = 0, hi = 0;
 	if (ajson_get_int(m, "session", &session) < 0 || session <= 0 ||
 	    ajson_get_str(m, "prof_dir", &dir) < 0 || dir[0] != '/' ||
-	    ajson_get_bool(m, "msproftx", &tx) == -EINVAL ||
+	    ajson_get_bool(m, "msproftx", &tx) == -EINVAL || ajson_get_bool(m, "osrt", &osrt) == -EINVAL ||
+	    ajson_get_int(m, "osrt_threshold_ns", &threshold) == -EINVAL || threshold < 0 ||
+	    (uint64_t)threshold > OSRT_THRESHOLD_MAX_NS ||
 	    ajson_get_str(m, "mstx_domain_include", &inc) == -EINVAL ||
 	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL ||
 	    ajson_get_str(m, "ranks", &ranks) == -EINVAL || ajson_get_str(m, "step_range", &steps) == -EINVAL ||
 	    (*steps && agent_gate_parse_range(steps, &lo, &hi) < 0)) {
 		send_error(id, "bad_request", "agent_start needs 'session' and an absolute 'prof_dir' "
-					      "('step_range' is \"A-B\", A < B)");
+					      "('step_range' is \"A-B\", A < B; 'osrt_threshold_ns' 0..1000000000)");
 		return;
 	}
 	/* --ranks: a process of another rank records nothing (gate.c) */
 	if (!agent_gate_rank_listed(ranks, agent_rank()))
-		tx = false;
+		tx = osrt = false;
 	pthread_mutex_lock(&g_win_mu);
 	int r = 0;
 	if (atomic_load(&C.exiting))
 		r = -ESHUTDOWN; /* the exit handler has closed the last window */
 	else if (window_active() || C.idle_session)
 		r = -EBUSY;
-	else if (tx) {
+	else if (tx || osrt) {
+		/* osrt alone: a window that takes no annotation */
 		agent_gate_set(*steps != 0, lo, hi);
 		r = window_start(&(struct window_opts){ .prof_dir = dir, .include = inc, .exclude = exc,
-							 .session = (uint64_t)session });
+							 .session = (uint64_t)session, .osrt = osrt,
+							 .no_mstx = !tx,
+							 .osrt_threshold_ns = (uint64_t)threshold });
 	} else
 		C.idle_session = (uint64_t)session; /* nothing of ours is asked for */
 	pthread_mutex_unlock(&g_win_mu);
@@ -283,9 +288,13 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 		send_error(id, "io", text);
 		return;
 	}
+#ifdef MSPROF_AGENT_NO_OSRT
+	osrt = false; /* this build wraps no call: say so */
+#endif
 	struct ajw w;
 	msg_begin(&w, "agent_started", id);
 	ajw_int(&w, "session", session);
+	ajw_bool(&w, "osrt", osrt);
 	(void)msg_send(&w);
 }
 

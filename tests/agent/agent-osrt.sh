@@ -6,6 +6,8 @@
 . "$SRCDIR/tests/agent/agent-lib.sh"
 
 APP=$AGENT_BIN/osrt-app
+# the osrt build of the agent: the plain one wraps no call
+A_PRELOAD=${ASAN_LIB:+$ASAN_LIB:}${AGENT_OSRT:?run under meson test}
 
 osrt_case() {
 	local name=$1 thr=$2; shift 2

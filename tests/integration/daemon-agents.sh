@@ -81,7 +81,7 @@ p_close BAD
 
 p_open C
 p_do C 'req:agents'
-has "the agents list holds the agent, idle" "{\"pid\":${P_PID[A]},\"ppid\":$$,\"name\":\"fake\",\"rank\":-1,\"state\":\"idle\",\"session\":0}"
+has "the agents list holds the agent, idle" "{\"pid\":${P_PID[A]},\"ppid\":$$,\"name\":\"fake\",\"rank\":-1,\"state\":\"idle\",\"session\":0,\"features\":\"mstx\"}"
 p_do C 'req:status'
 has "status counts agents apart from clients" '"clients":1,"agents":1'
 
@@ -95,9 +95,10 @@ has "... but may ask for status" '"type":"status","id":9'
 
 # --- session_start drives the tree's agents -------------------------------------------
 # session_started waits for agent_started: who hears it knows the agents record.
-p_send C "req:session_start:{\"prof_dir\":\"$P1\",\"pids\":[$$],\"msproftx\":true,\"mstx_domain_include\":\"default,net\"}"
+p_send C "req:session_start:{\"prof_dir\":\"$P1\",\"pids\":[$$],\"msproftx\":true,\"mstx_domain_include\":\"default,net\",\"osrt\":true,\"osrt_threshold_ns\":5000}"
 p_do A read
 has "the agent gets agent_start with the session's settings" "\"type\":\"agent_start\",\"id\":1,\"session\":1,\"prof_dir\":\"$P1\",\"msproftx\":true,\"mstx_domain_include\":\"default,net\",\"mstx_domain_exclude\":\"\""
+has "... osrt and its threshold too" "\"mstx_domain_exclude\":\"\",\"osrt\":true,\"osrt_threshold_ns\":5000}"
 answer A agent_started
 has "agent_started is taken silently" '"probe":"sent"'
 p_recv C

@@ -118,6 +118,11 @@ start_err "host_sys_freq 2.5" "'host_sys_freq'" "{$ok_fields,\"host_sys_freq\":2
 start_err "host_sys_usage_freq 51" "'host_sys_usage_freq'" "{$ok_fields,\"host_sys_usage\":\"cpu\",\"host_sys_usage_freq\":51}"
 start_err "negative storage_limit_mb" "'storage_limit_mb'" "{$ok_fields,\"storage_limit_mb\":-1}"
 start_err "follow_children not a bool" "'follow_children'" "{$ok_fields,\"follow_children\":1}"
+start_err "osrt not a bool" "'osrt'" "{$ok_fields,\"osrt\":\"on\"}"
+start_err "osrt_threshold_ns over 1 s" "'osrt_threshold_ns'" "{$ok_fields,\"osrt\":true,\"osrt_threshold_ns\":1000000001}"
+start_err "negative osrt_threshold_ns" "'osrt_threshold_ns'" "{$ok_fields,\"osrt\":true,\"osrt_threshold_ns\":-1}"
+start_err "osrt_threshold_ns 1.5" "'osrt_threshold_ns'" "{$ok_fields,\"osrt\":true,\"osrt_threshold_ns\":1.5}"
+start_err "osrt without agents" "'osrt' needs 'agent'" "{$ok_fields,\"osrt\":true,\"agent\":false}"
 out=$("$PROBE" 'req:session_stop:{"session":12345}' 'req:session_stop:{}')
 t_check "stopping an unknown session gives not_found" grep -q '"code":"not_found"' <<<"$out"
 t_check "session_stop without a session gives bad_request" grep -q '"code":"bad_request"' <<<"$out"

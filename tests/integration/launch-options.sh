@@ -63,9 +63,12 @@ expect_err "--host-sys empty" \
 expect_err "--host-sys before --output" \
 	"[ERROR] If you want to use this parameter:--host-sys, please put it behind the --output or --application." \
 	--host-sys=osrt --output="$OUT" $APP
-expect_err "--host-sys=osrt" \
-	"[ERROR] Argument --host-sys: osrt is not supported yet. Please input in the range of 'cpu|mem|disk|network'" \
-	--output="$OUT" --host-sys=cpu,osrt $APP
+expect_err "--osrt-threshold without osrt" \
+	"[ERROR] Argument --osrt-threshold must be used with --host-sys=osrt." \
+	--output="$OUT" --host-sys=cpu --osrt-threshold=10 $APP
+expect_err "--osrt-threshold range" \
+	"[ERROR] Argument --osrt-threshold: invalid int value: 2000000000.Please input data is in 0 to 1000000000." \
+	--output="$OUT" --host-sys=osrt --osrt-threshold=2000000000 $APP
 expect_err "--host-sys-usage" \
 	"[ERROR] Argument --host-sys-usage=cpu,disk is invalid. Please input in the range of 'cpu|mem'." \
 	--host-sys-usage=cpu,disk $APP

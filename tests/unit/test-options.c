@@ -232,13 +232,31 @@ static void test_messages(void)
 		  "--host-sys=cpu,gpu,mem");
 	PARSE_ERR("Argument --host-sys: invalid value:CPU. Please input in the range of 'cpu|mem|disk|network|osrt'",
 		  "--host-sys=CPU");
-	/* osrt: msprof's order rule first, then ours */
+	/* osrt: msprof's order rule; the samplers' list leaves it out */
 	PARSE_ERR("If you want to use this parameter:--host-sys, please put it behind the --output or --application.",
 		  "--host-sys=cpu,osrt", "--output=/tmp");
-	PARSE_ERR("Argument --host-sys: osrt is not supported yet. Please input in the range of 'cpu|mem|disk|network'",
-		  "--output=/tmp", "--host-sys=osrt");
-	PARSE_ERR("Argument --host-sys: osrt is not supported yet. Please input in the range of 'cpu|mem|disk|network'",
-		  "--application=/bin/true", "--host-sys=osrt");
+	struct msprof_opts o;
+	struct diag d;
+	opts_init(&o);
+	CHECK(PARSE(&o, &d, "--output=/tmp", "--host-sys=osrt,cpu", "app") == 0);
+	CHECK(opts_osrt(&o) && (o.host_sys & HOST_SYS_CPU) && streq(o.host_sys_list, "cpu"));
+	CHECK(o.osrt_threshold_ns == 1000);
+	opts_release(&o);
+	CHECK(PARSE(&o, &d, "--application=/bin/true", "--host-sys=osrt", "--osrt-threshold=0") == 0);
+	CHECK(opts_osrt(&o) && streq(o.host_sys_list, "") && o.osrt_threshold_ns == 0);
+	opts_release(&o);
+	CHECK(PARSE(&o, &d, "--output=/tmp", "--host-sys=cpu", "app") == 0);
+	CHECK(!opts_osrt(&o) && streq(o.host_sys_list, "cpu"));
+	opts_release(&o);
+	/* --osrt-threshold (ours) */
+	PARSE_OK("--output=/tmp", "--host-sys=osrt", "--osrt-threshold=1000000000", "app");
+	PARSE_ERR("Argument --osrt-threshold: invalid int value: 1000000001.Please input data is in 0 to 1000000000.",
+		  "--output=/tmp", "--host-sys=osrt", "--osrt-threshold=1000000001", "app");
+	PARSE_ERR("Argument --osrt-threshold: invalid value: 1us.Please input an integer value in 0-1000000000.",
+		  "--output=/tmp", "--host-sys=osrt", "--osrt-threshold=1us", "app");
+	PARSE_ERR("Argument --osrt-threshold must be used with --host-sys=osrt.", "--output=/tmp", "--host-sys=cpu",
+		  "--osrt-threshold=5", "app");
+	PARSE_ERR("Argument --osrt-threshold must be used with --host-sys=osrt.", "--osrt-threshold=5", "app");
 
 	/* --host-sys-pid */
 	PARSE_ERR("Argument --host-sys-pid is empty,Please enter a valid --host-sys-pid value.", "--host-sys-pid");
