@@ -11,7 +11,11 @@
  * "op_<i % 100>" one microsecond apart (the last step takes the
  * remainder), so step s holds exactly gen_marks_in(s) + 1 events.  Prints
  * one line per step: "step <s> <events> <startNs> <endNs>" (Unix ns), the
- * ground truth the tests compare the export with. */
+ * ground truth the tests compare the export with.
+ *
+ * Device tasks (the benchmark's 1M TASK rows) go here once the GPU
+ * collector's raw task records exist: written into the same steps, from
+ * a device source's writer next to this agent file. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
