@@ -73,6 +73,14 @@ int main(int argc, char **argv)
 	char slave_path[256];
 	snprintf(slave_path, sizeof(slave_path), "%s", slave_name);
 
+	/* The child holds the slave open before the loop below starts: until
+	 * then the master reads as hung up (EIO), which the loop takes for the
+	 * command's end.  The pipe's write end closes on exec. */
+	int sync_pipe[2];
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0) {
+		perror("pty-run: pipe");
+		return 2;
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -93,6 +101,7 @@ int main(int argc, char **argv)
 			_exit(127);
 		if (slave > 2)
 			close(slave);
+		close(sync_pipe[0]);
 		/* as at a terminal: a shell running pty-run in the background
 		 * may have left SIGINT and SIGQUIT ignored */
 		signal(SIGPIPE, SIG_DFL);
@@ -102,6 +111,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pty-run: cannot execute '%s': %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}
+
+	close(sync_pipe[1]);
+	for (char c; read(sync_pipe[0], &c, 1) != 0; )
+		if (errno != EINTR)
+			break;
+	close(sync_pipe[0]);
 
 	/* The typed EOF character, as the slave's termios has it. */
 	char veof = 4;
