@@ -142,5 +142,11 @@ int exp_write_tx_summary(struct exp *e, const char *dir);
 int exp_build_steps(struct exp *e);
 int exp_write_step_trace(struct exp *e, const char *dir);
 int exp_write_timeline(struct exp *e, const char *dir);
+/* Devices (device.c): device_<N>/data -> GPU_* and NPU_INFO, NPU_MEM,
+ * AICORE_FREQ; npu_mem_{ts}.csv; the device counter layers. */
+int exp_parse_devices(struct exp *e);
+int exp_write_npu_mem(struct exp *e, const char *dir);
+bool exp_have_device_layers(struct exp *e);
+int exp_write_device_layers(struct exp *e, FILE *f, bool *first);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);

@@ -39,7 +39,18 @@
  *   AGENT_COUNTERS            per process: what the agent counted (events,
  *                             dropped, badCalls, truncated) and what the
  *                             export found (openAtEnd, endWithoutStart,
- *                             matchOverflow, filtered) */
+ *                             matchOverflow, filtered)
+ *   GPU_INFO                  per device: model name, uuid, PCI bus id,
+ *                             driver version, memory (bytes), maximum SM and
+ *                             memory clocks (MHz), cores (NULL: unknown)
+ *   GPU_SAMPLE                per device and --sys-hardware-mem sample:
+ *                             utilisation (%), memory used, free, reserved
+ *                             (bytes), SM and memory clocks (MHz), power
+ *                             (mW), temperature (C); NULL: not readable
+ *   GPU_PCIE                  per device and --sys-interconnection sample:
+ *                             PCIe tx/rx B/s
+ *   GPU_PROCESS_MEM           per device and sample: every process holding
+ *                             device memory (pid, bytes) */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -94,6 +105,21 @@ const struct export_db_table export_db_tables[] = {
 	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
+	/* devices (export/device.c) */
+	{ "NPU_INFO", "id INTEGER PRIMARY KEY, name TEXT", true, false },
+	{ "NPU_MEM", "type INTEGER, ddr INTEGER, hbm INTEGER, timestampNs INTEGER, deviceId INTEGER", true, false },
+	{ "AICORE_FREQ", "deviceId INTEGER, timestampNs INTEGER, freq INTEGER", true, false },
+	{ "GPU_INFO",
+	  "deviceId INTEGER PRIMARY KEY, name TEXT, uuid TEXT, busId TEXT, driverVersion TEXT, memTotal INTEGER, "
+	  "maxSmClock INTEGER, maxMemClock INTEGER, cores INTEGER",
+	  false, false },
+	{ "GPU_SAMPLE",
+	  "deviceId INTEGER, timestampNs INTEGER, gpuUtil INTEGER, memUtil INTEGER, memUsed INTEGER, "
+	  "memFree INTEGER, memReserved INTEGER, smClock INTEGER, memClock INTEGER, power INTEGER, "
+	  "temperature INTEGER",
+	  false, false },
+	{ "GPU_PCIE", "deviceId INTEGER, timestampNs INTEGER, txRate INTEGER, rxRate INTEGER", false, false },
+	{ "GPU_PROCESS_MEM", "deviceId INTEGER, timestampNs INTEGER, pid INTEGER, used INTEGER", false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 
@@ -151,6 +177,11 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
 		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
 		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
+	[CSV_NPU_MEM] = { CSV_NPU_MEM, "npu_mem",
+		{ "Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)" },
+		"Device memory over time, per device (--sys-hardware-mem).\n"
+		"\tevent: device (all memory used on the device) or app (memory held by the profiled processes).\n"
+		"\tddr(KB): 0 on GPUs; hbm(KB): the GPU's memory (HBM or GDDR); memory(KB): their sum.\n" },
 	[CSV_STEP_TRACE] = { CSV_STEP_TRACE, "step_trace",
 		{ "Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
 		  "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)",
@@ -183,6 +214,11 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	[TRACK_NETWORK_USAGE] = { TRACK_NETWORK_USAGE, "Network Usage", 11, "CPU" },
 	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU" },
 	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU" },
+	[TRACK_NPU_MEM] = { TRACK_NPU_MEM, "NPU MEM", 17, "NPU" },
+	[TRACK_AI_CORE_FREQ] = { TRACK_AI_CORE_FREQ, "AI Core Freq", 15, "NPU" },
+	[TRACK_PCIE] = { TRACK_PCIE, "PCIe", 23, "NPU" },
+	/* ours; 25 is msprof's Stars Soc Info, an Ascend-only layer */
+	[TRACK_GPU_USAGE] = { TRACK_GPU_USAGE, "GPU Usage", 25, "NPU" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

@@ -42,6 +42,7 @@ enum export_csv {
 	CSV_PROCESS_MEM,
 	CSV_MSPROF_TX,
 	CSV_STEP_TRACE,
+	CSV_NPU_MEM,
 	_CSV_MAX,
 };
 
@@ -66,6 +67,11 @@ enum export_track {
 	TRACK_NETWORK_USAGE,
 	TRACK_DISK_USAGE,
 	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
+	/* device layers: one process per device, label "NPU <id>" (§9) */
+	TRACK_NPU_MEM,
+	TRACK_AI_CORE_FREQ,
+	TRACK_PCIE,
+	TRACK_GPU_USAGE,   /* ours */
 	_TRACK_MAX,
 };
 
@@ -73,7 +79,7 @@ struct export_track_info {
 	enum export_track id;
 	const char *process_name; /* process_name metadata */
 	unsigned sort_index;      /* process_sort_index, and bits 5..9 of the pid */
-	const char *label;        /* process_labels: "CPU" for host layers */
+	const char *label;        /* process_labels: "CPU" for host layers, "NPU" + " <id>" for devices */
 };
 
 extern const struct export_track_info export_tracks[_TRACK_MAX];
