@@ -692,7 +692,7 @@ const struct opt_def opt_table[_OPT_MAX] = {
 	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
 		"Specify the profiling scope by device ID when collect sys profiling."
 		"The value is all or ID list (split with ',')."
-		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_devices },
+		CONT "(accepted for compatibility; every NVIDIA GPU NVML lists is collected)", check_sys_devices },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
@@ -711,7 +711,7 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "The switch cannot be set with mstx-domain-include at the same time.", check_mstx_exclude },
 	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
 		"The CPU acquisition switch, optional on / off,the default value is off."
-		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_cpu_profiling },
+		CONT "(accepted for compatibility; GPUs have no such CPU data)", check_sys_cpu_profiling },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export },
 	[OPT_SYS_PERIOD] = { OPT_SYS_PERIOD, "sys-period", true,
@@ -729,10 +729,11 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"The host-sys-usage data type, include cpu, mem.", check_host_sys_usage },
 	[OPT_TASK_TIME] = { OPT_TASK_TIME, "task-time", true,
 		"Show task time data on the device, include on, off, l0, l1, l2; on is l1,"
-		CONT "the default value is on. On NVIDIA GPUs: CUDA kernels, memcpy and memset from CUPTI"
-		CONT "(the msprof agent must be loaded in the application).", check_task_time },
+		CONT "the default value is on. On NVIDIA GPUs the devices are described (device_N/info.json.N);"
+		CONT "tracing CUDA kernels and copies (CUPTI) is not implemented yet.", check_task_time },
 	[OPT_RUNTIME_API] = { OPT_RUNTIME_API, "runtime-api", true,
-		"Show runtime api data, the default value is off. On NVIDIA GPUs: CUDA runtime API calls.",
+		"Show runtime api data, the default value is off."
+		CONT "(accepted; CUDA runtime API tracing is not implemented yet)",
 		check_runtime_api },
 	[OPT_SYS_HARDWARE_MEM] = { OPT_SYS_HARDWARE_MEM, "sys-hardware-mem", true,
 		"The memory acquisition switch of the device, optional on / off, the default value is off."
