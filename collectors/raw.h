@@ -195,6 +195,19 @@ enum raw_type {
 	RAW_AGENT_RANGE_END = 112,
 	RAW_AGENT_COUNTERS = 120,
 	RAW_AGENT_OSRT = 130,
+	/* Device tasks (collectors/gputask.h encodes and decodes them; names
+	 * are u32 length + bytes, under GPU_NAME_MAX):
+	 * RAW_AGENT_GPU_TASK  u64 start, u64 end (CLOCK_MONOTONIC ns), u32 kind
+	 *                     (1 kernel, 2 memcpy, 3 memset), u32 device, u32
+	 *                     context, u32 stream, u32 correlation, i32 grid[3],
+	 *                     i32 block[3], u32 shared_mem, u32 registers, u32
+	 *                     copy_kind (memcpy: CUPTI's direction; memset: the
+	 *                     value), u64 bytes, str name (kernels; "" else).
+	 * RAW_AGENT_GPU_API   u64 start, u64 end, u32 tid, u32 correlation, u32
+	 *                     cbid, u32 result, str name: a CUDA runtime call;
+	 *                     the tasks it launched carry its correlation id. */
+	RAW_AGENT_GPU_TASK = 140,
+	RAW_AGENT_GPU_API = 141,
 	/* Device records (RAW_SOURCE_DEVICE, collectors/device.c encodes and
 	 * decodes them).  Strings are u32 length + bytes, under DEV_NAME_MAX.
 	 *
