@@ -283,6 +283,9 @@ static int build_db(struct exp *e, const char *tmp)
 	if (r == 0)
 		r = exp_parse_devices(e);
 	if (r == 0)
+		r = exp_build_gpu_tasks(e);
+	exp_gpu_free(e);
+	if (r == 0)
 		r = exp_build_steps(e);
 	if (r == 0)
 		r = write_session_time(e);
@@ -384,6 +387,8 @@ static int write_outputs(struct exp *e)
 		r = exp_write_step_trace(e, dir);
 	if (r == 0)
 		r = exp_write_npu_mem(e, dir);
+	if (r == 0)
+		r = exp_write_gpu_summaries(e, dir);
 	close_db(e);
 	e->rep->files_written = e->n_written;
 	if (r == 0)

@@ -43,10 +43,14 @@ enum export_csv {
 	CSV_MSPROF_TX,
 	CSV_STEP_TRACE,
 	CSV_NPU_MEM,
+	CSV_OP_SUMMARY,
+	CSV_OP_STATISTIC,
+	CSV_TASK_TIME,
+	CSV_API_STATISTIC,
 	_CSV_MAX,
 };
 
-#define EXPORT_CSV_MAX_COLUMNS 16
+#define EXPORT_CSV_MAX_COLUMNS 24
 
 struct export_csv_table {
 	enum export_csv id;
@@ -72,6 +76,8 @@ enum export_track {
 	TRACK_AI_CORE_FREQ,
 	TRACK_PCIE,
 	TRACK_GPU_USAGE,   /* ours */
+	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
+	TRACK_CANN,        /* host: the API calls that launched them, per thread */
 	_TRACK_MAX,
 };
 

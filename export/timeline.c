@@ -99,7 +99,8 @@ static const struct layer layers[] = {
 
 int exp_write_timeline(struct exp *e, const char *dir)
 {
-	bool any = exp_table_has_rows(e, "MSTX_EVENTS") || exp_have_device_layers(e);
+	bool any = exp_table_has_rows(e, "MSTX_EVENTS") || exp_have_device_layers(e) ||
+		   exp_have_gpu_layers(e);
 	for (size_t i = 0; i < ARRAY_SIZE(layers) && !any; i++)
 		any = exp_table_has_rows(e, layers[i].table) ||
 		      (layers[i].table2 && exp_table_has_rows(e, layers[i].table2));
@@ -132,6 +133,8 @@ int exp_write_timeline(struct exp *e, const char *dir)
 		r = exp_write_tx_layer(e, o.f, &t.first);
 	if (r == 0)
 		r = exp_write_device_layers(e, o.f, &t.first);
+	if (r == 0)
+		r = exp_write_gpu_layers(e, o.f, &t.first);
 	fputs("\n]\n", o.f);
 	if (r < 0) {
 		exp_out_abort(&o);
