@@ -729,11 +729,11 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"The host-sys-usage data type, include cpu, mem.", check_host_sys_usage },
 	[OPT_TASK_TIME] = { OPT_TASK_TIME, "task-time", true,
 		"Show task time data on the device, include on, off, l0, l1, l2; on is l1,"
-		CONT "the default value is on. On NVIDIA GPUs the devices are described (device_N/info.json.N);"
-		CONT "tracing CUDA kernels and copies (CUPTI) is not implemented yet.", check_task_time },
+		CONT "the default value is on. On NVIDIA GPUs: CUDA kernels, memcpy and memset from CUPTI"
+		CONT "(the agent is injected where /dev/nvidiactl exists, or with --msproftx=on).", check_task_time },
 	[OPT_RUNTIME_API] = { OPT_RUNTIME_API, "runtime-api", true,
 		"Show runtime api data, the default value is off."
-		CONT "(accepted; CUDA runtime API tracing is not implemented yet)",
+		CONT "(accepted; CUDA runtime API calls are recorded with --task-time, they link launches to tasks)",
 		check_runtime_api },
 	[OPT_SYS_HARDWARE_MEM] = { OPT_SYS_HARDWARE_MEM, "sys-hardware-mem", true,
 		"The memory acquisition switch of the device, optional on / off, the default value is off."
