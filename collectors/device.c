@@ -296,6 +296,14 @@ const struct dev_info *dev_sampler_info(const struct dev_sampler *s, unsigned i)
 const char *dev_sampler_backend(const struct dev_sampler *s) { return s ? s->ops->name : ""; }
 uint64_t dev_sampler_records(const struct dev_sampler *s) { return s ? s->records : 0; }
 
+uint64_t dev_sampler_bytes(const struct dev_sampler *s)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; s && i < s->n; i++)
+		n += s->devs[i].w ? raw_writer_bytes(s->devs[i].w) : 0;
+	return n;
+}
+
 struct dev_sampler *dev_sampler_free(struct dev_sampler *s)
 {
 	if (!s)

@@ -112,6 +112,7 @@ const char *dev_sampler_backend(const struct dev_sampler *s);
 /* One sample of every device now; -errno when a write failed. */
 int dev_sampler_tick(struct dev_sampler *s, unsigned kinds);
 uint64_t dev_sampler_records(const struct dev_sampler *s);
+uint64_t dev_sampler_bytes(const struct dev_sampler *s);   /* raw bytes, all devices */
 /* RAW_SESSION_END, end_info.<N>, close. */
 int dev_sampler_finish(struct dev_sampler *s, uint32_t reason);
 struct dev_sampler *dev_sampler_free(struct dev_sampler *s);

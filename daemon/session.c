@@ -547,6 +547,7 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	host_sampler_get_stats(s->sampler, &s->st);
 	s->sampler = host_sampler_free(s->sampler);
 	if (s->dev) {
+		s->st.bytes += dev_sampler_bytes(s->dev);   /* before finish closes the files */
 		int rd = dev_sampler_finish(s->dev, reasons[why].raw);
 		s->st.records += dev_sampler_records(s->dev);
 		s->dev = dev_sampler_free(s->dev);
