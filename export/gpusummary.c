@@ -13,25 +13,29 @@
 static char *tasks_sql(struct exp *e, const char *tail)
 {
 	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
+	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
 	char *sql = NULL;
 	if (asprintf(&sql,
 		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, %s, "
-		     "%s, %s, %s, %s, g.copyKind, g.bytes, tt.value AS ttype, g.pid, %s AS launched "
-		     "FROM TASK t JOIN GPU_TASK g ON g.rowid = t.globalTaskId %s "
+		     "%s, %s, %s, %s, g.copyKind, g.bytes, tt.value AS ttype, g.pid, %s AS launched, %s AS range "
+		     "FROM TASK t JOIN GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
 		     "JOIN STRING_IDS tt ON tt.id = t.taskType %s",
 		     kernels ? "sn.value AS name" : "NULL", kernels ? "ot.value AS optype" : "NULL",
 		     kernels ? "c.blockNum" : "NULL", kernels ? "c.mixBlockNum" : "NULL", kernels ? "c.gridDim" : "NULL",
 		     kernels ? "c.blockDim" : "NULL",
 		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
+		     ranges ? "rs.value" : "NULL",
 		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
 			       "LEFT JOIN STRING_IDS sn ON sn.id = c.name LEFT JOIN STRING_IDS ot ON ot.id = c.opType"
 			     : "",
+		     ranges ? "LEFT JOIN GPU_TASK_RANGE r ON r.globalTaskId = t.globalTaskId "
+			      "LEFT JOIN STRING_IDS rs ON rs.id = r.message" : "",
 		     tail) < 0)
 		return NULL;
 	return sql;
 }
 enum { T_DEV, T_STREAM, T_TASKID, T_START, T_END, T_CONN, T_KIND, T_NAME, T_OPTYPE, T_BLOCKS, T_THREADS,
-       T_GRID, T_BLOCK, T_COPY, T_BYTES, T_TYPE, T_PID, T_LAUNCHED, T_WAIT };
+       T_GRID, T_BLOCK, T_COPY, T_BYTES, T_TYPE, T_PID, T_LAUNCHED, T_RANGE, T_WAIT };
 
 /* Run sql (malloc'd, freed here) and hand each row to row(). */
 static int each_row(struct exp *e, char *sql, FILE *f, void (*row)(FILE *f, sqlite3_stmt *st))
@@ -358,6 +362,12 @@ static int hw_layer(struct exp *e, FILE *f, bool *first)
 			fprintf(f, ",\"size(B)\":%" PRId64 ",\"bandwidth(GB/s)\":%s", bytes, bw);
 			if (kind == GPU_TASK_MEMCPY)
 				fprintf(f, ",\"operation\":\"%s\"", task_name(st) + strlen("Memcpy "));
+		}
+		const char *range = (const char *)sqlite3_column_text(st, T_RANGE);
+		if (range) {
+			fputs(",\"range\":\"", f);
+			exp_json_str(f, range, strlen(range));
+			fputc('"', f);
 		}
 		fputs("}}", f);
 		/* the flow's end, at the task start (§9: same pid, tid, ts) */

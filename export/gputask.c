@@ -283,5 +283,13 @@ int exp_build_gpu_tasks(struct exp *e)
 	sqlite3_finalize(ins);
 	if (r == 0)
 		r = exp_exec(e, "INSERT INTO ENUM_API_TYPE VALUES (5000, 'runtime')");
+	/* the innermost mstx/NVTX range (push/pop or start/end) of the
+	 * launching thread around each launch */
+	if (r == 0 && exp_table_has_rows(e, "MSTX_EVENTS") && exp_table_has_rows(e, "CANN_API"))
+		r = exp_exec(e, "INSERT INTO GPU_TASK_RANGE SELECT globalTaskId, message FROM (SELECT t.globalTaskId, "
+				"(SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = a.globalTid AND m.eventType IN "
+				"(1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs ORDER BY m.startNs DESC, "
+				"m.endNs LIMIT 1) AS message FROM TASK t JOIN CANN_API a ON a.connectionId = "
+				"t.connectionId) WHERE message IS NOT NULL");
 	return r;
 }

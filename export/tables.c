@@ -148,6 +148,7 @@ const struct export_db_table export_db_tables[] = {
 	  "pid INTEGER, tid INTEGER, startNs INTEGER, endNs INTEGER, correlationId INTEGER, cbid INTEGER, "
 	  "result INTEGER, name TEXT",
 	  false, false },
+	{ "GPU_TASK_RANGE", "globalTaskId INTEGER PRIMARY KEY, message INTEGER", false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 

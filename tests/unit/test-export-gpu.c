@@ -49,6 +49,25 @@ static void api(uint64_t us0, uint64_t us1, uint32_t tid, uint32_t corr, const c
 	emit(RAW_AGENT_GPU_API);
 }
 
+/* RAW_AGENT_RANGE_START / _END of a push/pop range in the default domain */
+static void push(uint64_t us0, uint32_t tid, const char *msg)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 1), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	raw_buf_u32(&b, 0), raw_buf_u32(&b, 0);
+	raw_buf_u32(&b, (uint32_t)strlen(msg)), raw_buf_bytes(&b, msg, strlen(msg));
+	emit(RAW_AGENT_RANGE_START);
+}
+
+static void pop(uint64_t us0, uint32_t tid)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 1), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	emit(RAW_AGENT_RANGE_END);
+}
+
 static struct gpu_task task;
 
 static void put_task(uint32_t kind, uint64_t us0, uint64_t us1, uint32_t stream, uint32_t corr)
@@ -78,11 +97,15 @@ static char *make_prof(void)
 	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
 	emit(RAW_AGENT_PROCESS);
 
+	/* an NVTX push "forward" on thread 5000 from 500 to 6500 µs: it
+	 * encloses the first two launches, not the third (another thread) */
+	push(500, 5000, "forward");
 	/* µs after the start: launches on threads 5000 and 5001, tasks on
 	 * streams 7 and 13 */
 	api(1000, 1010, 5000, 1, "cudaLaunchKernel");
 	api(6000, 6030, 5000, 2, "cudaMemcpyAsync");
 	api(7800, 7830, 5001, 3, "cudaLaunchKernel");
+	pop(6500, 5000);
 	task = (struct gpu_task){ .grid = { 128, 2, 1 }, .block = { 256, 1, 1 }, .shared_mem = 0, .registers = 32 };
 	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");  /* void fill<float>(int) */
 	put_task(GPU_TASK_KERNEL, 2000, 5000, 7, 1);
@@ -183,6 +206,9 @@ int main(void)
 		   "void fill<float>(int)|1|256|256|fill|N/A|128,2,1|256,1,1\n"
 		   "void fill<float>(int)|3|1|32|fill|N/A|1,1,1|32,1,1\n");
 	check_text("MEMCPY_INFO", rows(db, "SELECT * FROM MEMCPY_INFO"), "2|1048576|1\n");
+	check_text("GPU_TASK_RANGE", rows(db, "SELECT globalTaskId, s.value FROM GPU_TASK_RANGE r JOIN STRING_IDS s "
+					       "ON s.id = r.message ORDER BY 1"),
+		   "1|forward\n2|forward\n");
 	check_text("CANN_API", rows(db, "SELECT startNs, endNs, type, globalTid, connectionId, s.value FROM CANN_API a "
 					"JOIN STRING_IDS s ON s.id = a.name ORDER BY startNs"),
 		   "1700000000001000000|1700000000001010000|5000|21474836485000|1|cudaLaunchKernel\n"
@@ -266,6 +292,9 @@ int main(void)
 	}
 	CHECK(n_x == 4 && n_s == 3 && n_f == 3);
 	CHECK(strstr(text, "\"name\":\"Runtime@cudaLaunchKernel\""));
+	/* the enclosing range in the args of the tasks it launched, only those */
+	const char *r1 = strstr(text, ",\"range\":\"forward\"}}");
+	CHECK(r1 && strstr(r1 + 1, ",\"range\":\"forward\"}}") && !strstr(strstr(r1 + 1, ",\"range\":") + 1, ",\"range\":"));
 	CHECK(strstr(text, "{\"name\":\"thread_name\",\"pid\":5120448,\"tid\":13,\"ph\":\"M\",\"args\":{\"name\":\"Stream 13\"}}"));
 	CHECK(strstr(text, "{\"name\":\"process_labels\",\"pid\":5120448,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"NPU 0\"}}"));
 	cJSON_Delete(ev);
