@@ -108,28 +108,36 @@ static bool enqueue(uint16_t type, const struct raw_buf *b)
 
 static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
-	static _Thread_local struct gpu_task task;
-	static _Thread_local struct gpu_api api;
+	/* on the heap: a thread-local copy (8 KB) would not fit the static
+	 * TLS of a library loaded with dlopen; the callback may run on CUPTI's
+	 * thread and on a flushing one at once */
+	struct conv { struct gpu_task task; struct gpu_api api; } *cv = malloc(sizeof(*cv));
 	struct raw_buf b = { 0 };
 	CUpti_Activity *rec = NULL;
 	uint64_t start = atomic_load(&C.window_start);
 
+	if (!cv) {
+		atomic_fetch_add(&C.dropped, 1);
+		free(buffer);
+		return;
+	}
 	while (C.next_record && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
-		int r = cupti_convert(rec, api_name, &task, &api);
+		int r = cupti_convert(rec, api_name, &cv->task, &cv->api);
 		if (r < 0) {
 			atomic_fetch_add(&C.bad, 1);
 			continue;
 		}
 		if (r == CUPTI_CONV_SKIP || !start)
 			continue;
-		uint64_t t0 = r == CUPTI_CONV_TASK ? task.start : api.start;
+		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : cv->api.start;
 		if (t0 < start)
 			continue;  /* before the window */
-		int e = r == CUPTI_CONV_TASK ? gpu_encode_task(&b, &task) : gpu_encode_api(&b, &api);
+		int e = r == CUPTI_CONV_TASK ? gpu_encode_task(&b, &cv->task) : gpu_encode_api(&b, &cv->api);
 		if (e < 0 || !enqueue(r == CUPTI_CONV_TASK ? RAW_AGENT_GPU_TASK : RAW_AGENT_GPU_API, &b))
 			atomic_fetch_add(&C.dropped, 1);
 	}
 	raw_buf_release(&b);
+	free(cv);
 	free(buffer);
 }
 
