@@ -419,7 +419,7 @@ int host_facts_read(struct host_facts *ret)
 /* --- JSON files -------------------------------------------------------------- */
 
 /* Write atomically: a temporary in the same directory, fsync, rename. */
-static int write_atomic(const char *dir, const char *name, const char *text)
+int profdir_write_text(const char *dir, const char *name, const char *text)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -461,7 +461,7 @@ static int write_json(const char *prof_dir, const char *name, const cJSON *j)
 	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
 	if (!text)
 		return -ENOMEM;
-	return write_atomic(host, name, text);
+	return profdir_write_text(host, name, text);
 }
 
 /* cJSON_Add*ToObject return NULL only when out of memory */

@@ -70,5 +70,9 @@ int profdir_write_sample(const char *prof_dir, const struct cJSON *options);
  * clocks read now, or at the given instant when real_ns != 0. */
 int profdir_write_time_info(const char *prof_dir, int begin, uint64_t real_ns, uint64_t monoraw_ns);
 
+/* Write dir/name atomically (a temporary file renamed into place), as the
+ * files above are written; for the device_<N>/ files (device.c). */
+int profdir_write_text(const char *dir, const char *name, const char *text);
+
 /* Read a JSON file (at most 1 MiB) into a cJSON tree. */
 int profdir_read_json(const char *path, struct cJSON **ret);

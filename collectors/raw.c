@@ -135,6 +135,7 @@ static const char *const source_stems[] = {
 	[RAW_SOURCE_HOST_NET] = "host_network.data",
 	[RAW_SOURCE_USAGE_CPU] = "host_usage_cpu.data",
 	[RAW_SOURCE_USAGE_MEM] = "host_usage_mem.data",
+	[RAW_SOURCE_DEVICE] = "device.data",
 };
 
 const char *raw_source_stem(enum raw_source s)

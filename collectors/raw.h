@@ -77,6 +77,9 @@ enum raw_source {
 	/* The in-process agent: one file set per process and window,
 	 * host/data/agent_<pid>.data.slice_<n> (raw_agent_stem). */
 	RAW_SOURCE_AGENT = 100,
+	/* Device samples from the daemon (collectors/device.h): one file set
+	 * per device, device_<N>/data/device.data.slice_<n>. */
+	RAW_SOURCE_DEVICE = 20,
 };
 
 /* Record types and their payloads.  Every payload begins with u64 ts
@@ -192,6 +195,41 @@ enum raw_type {
 	RAW_AGENT_RANGE_END = 112,
 	RAW_AGENT_COUNTERS = 120,
 	RAW_AGENT_OSRT = 130,
+	/* Device tasks (collectors/gputask.h encodes and decodes them; names
+	 * are u32 length + bytes, under GPU_NAME_MAX):
+	 * RAW_AGENT_GPU_TASK  u64 start, u64 end (CLOCK_MONOTONIC ns), u32 kind
+	 *                     (1 kernel, 2 memcpy, 3 memset), u32 device, u32
+	 *                     context, u32 stream, u32 correlation, i32 grid[3],
+	 *                     i32 block[3], u32 shared_mem, u32 registers, u32
+	 *                     copy_kind (memcpy: CUPTI's direction; memset: the
+	 *                     value), u64 bytes, str name (kernels; "" else).
+	 * RAW_AGENT_GPU_API   u64 start, u64 end, u32 tid, u32 correlation, u32
+	 *                     cbid, u32 result, str name: a CUDA runtime call;
+	 *                     the tasks it launched carry its correlation id. */
+	RAW_AGENT_GPU_TASK = 140,
+	RAW_AGENT_GPU_API = 141,
+	/* Device records (RAW_SOURCE_DEVICE, collectors/device.c encodes and
+	 * decodes them).  Strings are u32 length + bytes, under DEV_NAME_MAX.
+	 *
+	 * RAW_DEV_INFO    ts, u32 index, u32 backend (1 NVML), u64 mem_total
+	 *                 (bytes), u32 max_sm_clock, u32 max_mem_clock (MHz,
+	 *                 0 unknown), u32 cores (0 unknown), u32 reserved,
+	 *                 str name, str uuid, str bus_id, str driver.  First
+	 *                 record of every slice.
+	 * RAW_DEV_SAMPLE  ts, u32 index, u32 valid (enum dev_valid), u32
+	 *                 util_gpu, u32 util_mem (%), u64 mem_used, u64
+	 *                 mem_free, u64 mem_reserved (bytes), u32 sm_clock, u32
+	 *                 mem_clock (MHz), u32 power (mW), u32 temperature (C),
+	 *                 u32 pcie_tx, u32 pcie_rx (KB/s).  A value whose valid
+	 *                 bit is clear is zero and means nothing.
+	 * RAW_DEV_PROCS   ts, u32 index, n x {u32 pid, u32 reserved, u64 used
+	 *                 (bytes of device memory)}: the processes holding
+	 *                 memory on the device at the sample (every process
+	 *                 the driver lists; the export picks the profiled
+	 *                 ones).  Written with each DEV_TICK_MEM sample. */
+	RAW_DEV_INFO = 200,
+	RAW_DEV_SAMPLE = 201,
+	RAW_DEV_PROCS = 202,
 };
 
 #define RAW_AGENT_MAX_STR 1024

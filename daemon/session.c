@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "host.h"
 #include "osrt-api.h"
 #include "msprofd.h"
@@ -63,6 +64,10 @@
 #define WATCH_FREQ 10                  /* Hz, a session that samples nothing */
 #define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
+
+#define DEV_MEM_FREQ_MAX 100        /* msprof: --sys-hardware-mem-freq 1-100 */
+#define DEV_PCIE_FREQ_MAX 50        /* msprof: --sys-interconnection-freq 1-50 */
+#define DEV_FREQ_DEFAULT 50
 
 #define DOMAIN_LIST_MAX 1024          /* bytes of --mstx-domain-include/exclude */
 #define DOMAIN_NAME_MAX 255
@@ -118,6 +123,15 @@ struct session {
 	unsigned open_handles;
 	uint64_t sys_period_ns, usage_period_ns;
 	uint64_t sys_next_ns, usage_next_ns;   /* absolute CLOCK_MONOTONIC deadlines */
+
+	/* devices (collectors/device.h): dev_timer at sys_hardware_mem_freq,
+	 * pcie_timer at sys_interconnection_freq; dev is NULL when device
+	 * collection was not asked for or found no device (dev_off says why) */
+	struct dev_sampler *dev;
+	uv_timer_t dev_timer, pcie_timer;
+	uint64_t dev_period_ns, pcie_period_ns;
+	uint64_t dev_next_ns, pcie_next_ns;
+	char dev_off[256];
 
 	uint64_t age_limit_bytes;              /* 0: no --storage-limit */
 	uint64_t age_last_ns;
@@ -312,6 +326,27 @@ void sessions_offer_agent(struct server *srv, struct agent *a)
  * away, or IPC_AGENT_STOP_TIMEOUT_MS passed): a client that hears it knows
  * those agents record, so what the application annotates from then on is
  * kept.  "agents" lists every agent sent agent_start. */
+/* "devices":[{"id","name"}] and "device_backend", or "device_off":"why"
+ * when device collection was asked for and found nothing */
+static bool add_devices(cJSON *m, const struct session *s)
+{
+	if (s->dev_off[0])
+		return cJSON_AddStringToObject(m, "device_off", s->dev_off) != NULL;
+	if (!s->dev)
+		return true;
+	cJSON *list = cJSON_AddArrayToObject(m, "devices");
+	if (!list || !cJSON_AddStringToObject(m, "device_backend", dev_sampler_backend(s->dev)))
+		return false;
+	for (unsigned i = 0; i < dev_sampler_count(s->dev); i++) {
+		const struct dev_info *d = dev_sampler_info(s->dev, i);
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "id", d->index) ||
+		    !cJSON_AddStringToObject(e, "name", d->name))
+			return false;
+	}
+	return true;
+}
+
 static void send_started(struct session *s)
 {
 	if (!s->start_pending)
@@ -324,6 +359,8 @@ static void send_started(struct session *s)
 	for (unsigned i = 0; pids && i < s->n_slots; i++)
 		if (!cJSON_AddItemToArray(pids, cJSON_CreateNumber(s->slots[i].pid)))
 			pids = NULL;
+	if (pids && !add_devices(reply, s))
+		pids = NULL;
 	if (!pids) {
 		cJSON_Delete(reply);
 		reply = NULL;
@@ -483,6 +520,8 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->sys_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->usage_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
+	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
+	uv_close((uv_handle_t *)&s->pcie_timer, on_session_closed);
 	server_update_idle(srv);
 }
 
@@ -497,6 +536,8 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		return;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
+	uv_timer_stop(&s->dev_timer);
+	uv_timer_stop(&s->pcie_timer);
 	/* ended while its agents were starting: the owner hears of the
 	 * session before of its end */
 	if (why == SESSION_REASON_CLIENT_GONE)
@@ -506,6 +547,14 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	int r = host_sampler_finish(s->sampler, reasons[why].raw);
 	host_sampler_get_stats(s->sampler, &s->st);
 	s->sampler = host_sampler_free(s->sampler);
+	if (s->dev) {
+		s->st.bytes += dev_sampler_bytes(s->dev);   /* before finish closes the files */
+		int rd = dev_sampler_finish(s->dev, reasons[why].raw);
+		s->st.records += dev_sampler_records(s->dev);
+		s->dev = dev_sampler_free(s->dev);
+		if (r == 0)
+			r = rd;
+	}
 	if (why == SESSION_REASON_WRITE_ERROR) {
 		snprintf(s->message, sizeof(s->message), "cannot write raw data in '%s': %s", s->data_dir,
 			 strerror(-error));
@@ -628,6 +677,25 @@ static void on_tick(uv_timer_t *t)
 		schedule(s, t, &s->sys_next_ns, s->sys_period_ns);
 	else
 		schedule(s, t, &s->usage_next_ns, s->usage_period_ns);
+}
+
+static void on_dev_tick(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	bool mem = t == &s->dev_timer;
+
+	int r = dev_sampler_tick(s->dev, mem ? DEV_TICK_MEM : DEV_TICK_PCIE);
+	if (r < 0) {
+		session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
+		return;
+	}
+	uint64_t now = mono_ns(), *next = mem ? &s->dev_next_ns : &s->pcie_next_ns;
+	uint64_t period = mem ? s->dev_period_ns : s->pcie_period_ns;
+	*next += period;
+	if (*next + period <= now)
+		*next = now + period;
+	uv_update_time(s->srv->loop);
+	uv_timer_start(t, on_dev_tick, *next > now ? (*next - now + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0, 0);
 }
 
 /* --- requests ----------------------------------------------------------- */
@@ -807,6 +875,39 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 	return 0;
 }
 
+/* The device fields of session_start: "device" (describe the devices:
+ * device_<N>/ with info.json.<N>, default false), "sys_hardware_mem" and
+ * "sys_interconnection" (sample them; each implies "device") with their
+ * frequencies.  Returns whether device collection is wanted. */
+struct dev_req {
+	bool want, mem, pcie;
+	uint64_t mem_freq, pcie_freq;
+};
+
+static int parse_device(const cJSON *msg, struct dev_req *ret, char *why, size_t why_len)
+{
+	struct dev_req d;
+	if (json_get_bool(msg, "device", false, false, &d.want) < 0 ||
+	    json_get_bool(msg, "sys_hardware_mem", false, false, &d.mem) < 0 ||
+	    json_get_bool(msg, "sys_interconnection", false, false, &d.pcie) < 0) {
+		snprintf(why, why_len, "'device', 'sys_hardware_mem' and 'sys_interconnection' must be true or false");
+		return -EINVAL;
+	}
+	if (json_get_u64(msg, "sys_hardware_mem_freq", 1, DEV_MEM_FREQ_MAX, false, DEV_FREQ_DEFAULT,
+			 &d.mem_freq) < 0) {
+		snprintf(why, why_len, "'sys_hardware_mem_freq' must be an integer in 1..%d Hz", DEV_MEM_FREQ_MAX);
+		return -EINVAL;
+	}
+	if (json_get_u64(msg, "sys_interconnection_freq", 1, DEV_PCIE_FREQ_MAX, false, DEV_FREQ_DEFAULT,
+			 &d.pcie_freq) < 0) {
+		snprintf(why, why_len, "'sys_interconnection_freq' must be an integer in 1..%d Hz", DEV_PCIE_FREQ_MAX);
+		return -EINVAL;
+	}
+	d.want = d.want || d.mem || d.pcie;
+	*ret = d;
+	return 0;
+}
+
 /* Fill cfg from a session_start request.  Every field is checked; the
  * first problem goes to why (for a bad_request error).  data_dir is
  * malloc'd into *ret_data_dir, the agents' settings into *ret_agent_start. */
@@ -935,8 +1036,11 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 				  IPC_MAX_SESSIONS_PER_CLIENT);
 		return;
 	}
+	struct dev_req dreq;
 	r = parse_start(msg, c->uid, &cfg, &sys_freq, &usage_freq, &limit_mb, &drive, &agent_start,
 			&data_dir, why, sizeof(why));
+	if (r == 0)
+		r = parse_device(msg, &dreq, why, sizeof(why));
 	if (r == -ENOMEM) {
 		client_send_error(c, id, "io", "out of memory");
 		return;
@@ -987,6 +1091,22 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		return;
 	}
 
+	/* Devices: none found is not an error, the session goes on with
+	 * host data and its owner hears why (device_off). */
+	if (dreq.want) {
+		_cleanup_free_ char *prof_dir = strndup(data_dir, strlen(data_dir) - strlen("/host/data"));
+		struct dev_sampler_config dcfg = { .prof_dir = prof_dir, .app_pid = cfg.roots[0],
+						   .mono0_ns = cfg.mono0_ns, .real0_ns = cfg.real0_ns,
+						   .slice_bytes = cfg.slice_bytes };
+		r = prof_dir ? dev_sampler_new(&dcfg, &s->dev, s->dev_off, sizeof(s->dev_off)) : -ENOMEM;
+		if (r == -ENOMEM)
+			snprintf(s->dev_off, sizeof(s->dev_off), "out of memory");
+		if (r < 0 && !s->dev_off[0])
+			snprintf(s->dev_off, sizeof(s->dev_off), "%s", strerror(-r));
+		if (r < 0)
+			log_msg("session for pid %d: device collection is off: %s", (int)c->pid, s->dev_off);
+	}
+
 	s->srv = srv;
 	s->owner = c;
 	s->id = ++srv->next_session;
@@ -1010,8 +1130,11 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	uv_timer_init(srv->loop, &s->sys_timer);
 	uv_timer_init(srv->loop, &s->usage_timer);
 	uv_timer_init(srv->loop, &s->stop_timer);
+	uv_timer_init(srv->loop, &s->dev_timer);
+	uv_timer_init(srv->loop, &s->pcie_timer);
 	s->sys_timer.data = s->usage_timer.data = s->stop_timer.data = s;
-	s->open_handles = 3;
+	s->dev_timer.data = s->pcie_timer.data = s;
+	s->open_handles = 5;
 	TAILQ_INSERT_TAIL(&srv->sessions, s, link);
 	srv->n_sessions++;
 	c->n_sessions++;
@@ -1022,6 +1145,18 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
 	if (cfg.usage_flags)
 		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
+	s->dev_next_ns = s->pcie_next_ns = cfg.mono0_ns;
+	s->dev_period_ns = NSEC_PER_SEC / dreq.mem_freq;
+	s->pcie_period_ns = NSEC_PER_SEC / dreq.pcie_freq;
+	if (s->dev && dreq.mem)
+		uv_timer_start(&s->dev_timer, on_dev_tick, 0, 0);
+	if (s->dev && dreq.pcie)
+		uv_timer_start(&s->pcie_timer, on_dev_tick, 0, 0);
+	if (s->dev)
+		log_msg("session %" PRIu64 ": %u device(s) through %s, hardware-mem %s at %" PRIu64
+			" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dev_sampler_count(s->dev),
+			dev_sampler_backend(s->dev), dreq.mem ? "on" : "off", dreq.mem_freq,
+			dreq.pcie ? "on" : "off", dreq.pcie_freq);
 
 	const char *sys = "", *usage = "";
 	(void)json_get_str(msg, "host_sys", false, "", &sys);   /* validated above */

@@ -605,6 +605,8 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	case RAW_AGENT_CATEGORY: return on_category(p, &c);
 	case RAW_AGENT_COUNTERS: return on_counters(p, &c);
 	case RAW_AGENT_OSRT: return on_osrt(p, &c, t);
+	case RAW_AGENT_GPU_TASK:
+	case RAW_AGENT_GPU_API: return exp_gpu_record(p->e, &p->h, p->pid, rec);
 	default: return 0; /* a newer agent's record */
 	}
 }

@@ -297,6 +297,11 @@ static int build_db(struct exp *e, const char *tmp)
 	if (r == 0)
 		r = exp_parse(e);
 	if (r == 0)
+		r = exp_parse_devices(e);
+	if (r == 0)
+		r = exp_build_gpu_tasks(e);
+	exp_gpu_free(e);
+	if (r == 0)
 		r = exp_build_steps(e);
 	if (r == 0)
 		r = write_session_time(e);
@@ -409,6 +414,10 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 			r = exp_write_osrt_summary(e, dir);
 		if (r == 0)
 			r = exp_write_step_trace(e, dir);
+		if (r == 0)
+			r = exp_write_npu_mem(e, dir);
+		if (r == 0)
+			r = exp_write_gpu_summaries(e, dir);
 	}
 	close_db(e);
 	e->rep->files_written = e->n_written;

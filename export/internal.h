@@ -64,6 +64,7 @@ struct exp {
 	bool have_records;
 
 	struct exp_intern *strings;
+	struct exp_gpu *gpu;        /* gputask.c: statements of GPU_TASK, GPU_API */
 
 	/* what this export writes (export_options) */
 	bool summary_json;          /* summaries as .json */
@@ -237,6 +238,24 @@ int exp_write_osrt_summary(struct exp *e, const char *dir);
 int exp_build_steps(struct exp *e);
 int exp_write_step_trace(struct exp *e, const char *dir);
 int exp_write_timeline(struct exp *e, const char *dir);
+/* Devices (device.c): device_<N>/data -> GPU_* and NPU_INFO, NPU_MEM,
+ * AICORE_FREQ; npu_mem_{ts}.csv; the device counter layers. */
+int exp_parse_devices(struct exp *e);
+/* Device tasks (gputask.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
+ * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
+ * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and
+ * the timeline layers. */
+struct raw_header;
+int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
+void exp_gpu_free(struct exp *e);
+int exp_build_gpu_tasks(struct exp *e);
+int exp_write_gpu_summaries(struct exp *e, const char *dir);
+bool exp_have_gpu_layers(struct exp *e);
+int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
+extern const char *const exp_memcpy_operations[8];
+int exp_write_npu_mem(struct exp *e, const char *dir);
+bool exp_have_device_layers(struct exp *e);
+int exp_write_device_layers(struct exp *e, struct exp_tl *tl);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);
 /* --model-id/--iteration-id (select.c): TEMP views in front of the data

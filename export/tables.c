@@ -39,7 +39,18 @@
  *   AGENT_COUNTERS            per process: what the agent counted (events,
  *                             dropped, badCalls, truncated) and what the
  *                             export found (openAtEnd, endWithoutStart,
- *                             matchOverflow, filtered) */
+ *                             matchOverflow, filtered)
+ *   GPU_INFO                  per device: model name, uuid, PCI bus id,
+ *                             driver version, memory (bytes), maximum SM and
+ *                             memory clocks (MHz), cores (NULL: unknown)
+ *   GPU_SAMPLE                per device and --sys-hardware-mem sample:
+ *                             utilisation (%), memory used, free, reserved
+ *                             (bytes), SM and memory clocks (MHz), power
+ *                             (mW), temperature (C); NULL: not readable
+ *   GPU_PCIE                  per device and --sys-interconnection sample:
+ *                             PCIe tx/rx B/s
+ *   GPU_PROCESS_MEM           per device and sample: every process holding
+ *                             device memory (pid, bytes) */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -95,6 +106,50 @@ const struct export_db_table export_db_tables[] = {
 	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
+	/* devices (export/device.c) */
+	{ "NPU_INFO", "id INTEGER PRIMARY KEY, name TEXT", true, false },
+	{ "NPU_MEM", "type INTEGER, ddr INTEGER, hbm INTEGER, timestampNs INTEGER, deviceId INTEGER", true, false },
+	{ "AICORE_FREQ", "deviceId INTEGER, timestampNs INTEGER, freq INTEGER", true, false },
+	{ "GPU_INFO",
+	  "deviceId INTEGER PRIMARY KEY, name TEXT, uuid TEXT, busId TEXT, driverVersion TEXT, memTotal INTEGER, "
+	  "maxSmClock INTEGER, maxMemClock INTEGER, cores INTEGER",
+	  false, false },
+	{ "GPU_SAMPLE",
+	  "deviceId INTEGER, timestampNs INTEGER, gpuUtil INTEGER, memUtil INTEGER, memUsed INTEGER, "
+	  "memFree INTEGER, memReserved INTEGER, smClock INTEGER, memClock INTEGER, power INTEGER, "
+	  "temperature INTEGER",
+	  false, false },
+	{ "GPU_PCIE", "deviceId INTEGER, timestampNs INTEGER, txRate INTEGER, rxRate INTEGER", false, false },
+	{ "GPU_PROCESS_MEM", "deviceId INTEGER, timestampNs INTEGER, pid INTEGER, used INTEGER", false, false },
+	/* device tasks (export/gputask.c) */
+	{ "TASK",
+	  "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+	  "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER",
+	  true, false },
+	{ "COMPUTE_TASK_INFO",
+	  "name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockNum INTEGER, mixBlockNum INTEGER, taskType INTEGER, "
+	  "opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
+	  "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
+	  "gridDim TEXT, blockDim TEXT",
+	  true, false },
+	{ "MEMCPY_INFO", "globalTaskId INTEGER, size INTEGER, memcpyOperation INTEGER", true, false },
+	{ "CANN_API",
+	  "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
+	  "name INTEGER",
+	  true, false },
+	{ "ENUM_API_TYPE", "id INTEGER PRIMARY KEY, name TEXT", true, false },
+	{ "ENUM_MEMCPY_OPERATION", "id INTEGER PRIMARY KEY, name TEXT", true, false },
+	{ "GPU_TASK",
+	  "pid INTEGER, startNs INTEGER, endNs INTEGER, kind INTEGER, deviceId INTEGER, contextId INTEGER, "
+	  "streamId INTEGER, correlationId INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, "
+	  "blockY INTEGER, blockZ INTEGER, sharedMem INTEGER, registers INTEGER, copyKind INTEGER, bytes INTEGER, "
+	  "name TEXT",
+	  false, false },
+	{ "GPU_API",
+	  "pid INTEGER, tid INTEGER, startNs INTEGER, endNs INTEGER, correlationId INTEGER, cbid INTEGER, "
+	  "result INTEGER, name TEXT",
+	  false, false },
+	{ "GPU_TASK_RANGE", "globalTaskId INTEGER PRIMARY KEY, message INTEGER", false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 
@@ -152,6 +207,32 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
 		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
 		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
+	[CSV_NPU_MEM] = { CSV_NPU_MEM, "npu_mem",
+		{ "Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)" },
+		"Device memory over time, per device (--sys-hardware-mem).\n"
+		"\tevent: device (all memory used on the device) or app (memory held by the profiled processes).\n"
+		"\tddr(KB): 0 on GPUs; hbm(KB): the GPU's memory (HBM or GDDR); memory(KB): their sum.\n" },
+	[CSV_OP_SUMMARY] = { CSV_OP_SUMMARY, "op_summary",
+		{ "Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State", "Task Type",
+		  "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)", "Block Num", "Mix Block Num",
+		  "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
+		  "Output Data Types", "Output Formats", "Context ID" },
+		"GPU kernels, by start time (--task-time).\n"
+		"\tTask ID: the CUDA correlation id; Op Name: the demangled kernel name; OP Type: its qualified name.\n"
+		"\tBlock Num: blocks in the grid; Mix Block Num: threads per block.\n"
+		"\tTask Wait Time: the gap since the previous task on the same stream ended.\n"
+		"\tModel ID 4294967295 and N/A columns: no such thing for a CUDA kernel.\n" },
+	[CSV_OP_STATISTIC] = { CSV_OP_STATISTIC, "op_statistic",
+		{ "Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)",
+		  "Max Time(us)", "Ratio(%)" },
+		"GPU kernels grouped by OP Type, by total time; Core Type is CUDA.\n" },
+	[CSV_TASK_TIME] = { CSV_TASK_TIME, "task_time",
+		{ "Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
+		  "task_stop(us)" },
+		"Every GPU task (kernels, memory copies and sets), by start time.\n" },
+	[CSV_API_STATISTIC] = { CSV_API_STATISTIC, "api_statistic",
+		{ "Device_id", "Level", "API Name", "Time(us)", "Count", "Avg(us)", "Min(us)", "Max(us)", "Variance" },
+		"CUDA runtime API calls grouped by name (Level Runtime), by total time; Variance in us^2.\n" },
 	[CSV_STEP_TRACE] = { CSV_STEP_TRACE, "step_trace",
 		{ "Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
 		  "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)",
@@ -194,6 +275,13 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	[TRACK_DISK_USAGE] = { TRACK_DISK_USAGE, "Disk Usage", 12, "CPU", "disk_usage" },
 	[TRACK_MSPROFTX] = { TRACK_MSPROFTX, "MsprofTx", 6, "CPU", "msproftx" },
 	[TRACK_OS_RUNTIME_API] = { TRACK_OS_RUNTIME_API, "OS Runtime API", 13, "CPU", "os_runtime_api" },
+	[TRACK_NPU_MEM] = { TRACK_NPU_MEM, "NPU MEM", 17, "NPU", "npu_mem" },
+	[TRACK_AI_CORE_FREQ] = { TRACK_AI_CORE_FREQ, "AI Core Freq", 15, "NPU", "freq" },
+	[TRACK_PCIE] = { TRACK_PCIE, "PCIe", 23, "NPU", "pcie" },
+	/* ours; 25 is msprof's Stars Soc Info, an Ascend-only layer */
+	[TRACK_GPU_USAGE] = { TRACK_GPU_USAGE, "GPU Usage", 25, "NPU", NULL },
+	[TRACK_ASCEND_HW] = { TRACK_ASCEND_HW, "Ascend Hardware", 14, "NPU", "ascend" },
+	[TRACK_CANN] = { TRACK_CANN, "CANN", 7, "CPU", "cann" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

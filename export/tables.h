@@ -43,10 +43,15 @@ enum export_csv {
 	CSV_MSPROF_TX,
 	CSV_STEP_TRACE,
 	CSV_OS_RUNTIME_STATISTIC,
+	CSV_NPU_MEM,
+	CSV_OP_SUMMARY,
+	CSV_OP_STATISTIC,
+	CSV_TASK_TIME,
+	CSV_API_STATISTIC,
 	_CSV_MAX,
 };
 
-#define EXPORT_CSV_MAX_COLUMNS 16
+#define EXPORT_CSV_MAX_COLUMNS 24
 
 struct export_csv_table {
 	enum export_csv id;
@@ -68,6 +73,13 @@ enum export_track {
 	TRACK_DISK_USAGE,
 	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
 	TRACK_OS_RUNTIME_API, /* one per process with OS runtime calls */
+	/* device layers: one process per device, label "NPU <id>" (§9) */
+	TRACK_NPU_MEM,
+	TRACK_AI_CORE_FREQ,
+	TRACK_PCIE,
+	TRACK_GPU_USAGE,   /* ours */
+	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
+	TRACK_CANN,        /* host: the API calls that launched them, per thread */
 	_TRACK_MAX,
 };
 
@@ -75,7 +87,7 @@ struct export_track_info {
 	enum export_track id;
 	const char *process_name; /* process_name metadata */
 	unsigned sort_index;      /* process_sort_index, and bits 5..9 of the pid */
-	const char *label;        /* process_labels: "CPU" for host layers */
+	const char *label;        /* process_labels: "CPU" for host layers, "NPU" + " <id>" for devices */
 	/* its key in --reports' "json_process" (msprof's
 	 * reports_sample_config.json); NULL: always written */
 	const char *report;

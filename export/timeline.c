@@ -96,7 +96,7 @@ int exp_write_timeline(struct exp *e, const char *dir)
 {
 	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 	bool osrt = exp_track_on(e, TRACK_OS_RUNTIME_API) && exp_table_has_rows(e, "OSRT_API");
-	bool any = tx || osrt;
+	bool any = tx || osrt || exp_have_device_layers(e) || exp_have_gpu_layers(e);
 	if (!exp_track_on(e, TRACK_MSPROFTX) && !e->summary_json)
 		/* left out by --reports: an older export's file is not this one's */
 		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
@@ -128,6 +128,10 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	}
 	if (r == 0 && osrt)
 		r = exp_write_osrt_layer(e, &out);
+	if (r == 0)
+		r = exp_write_device_layers(e, &out);
+	if (r == 0)
+		r = exp_write_gpu_layers(e, &out);
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
 	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
 	 * summary wins, the layers are in msprof_{ts}.json */

@@ -19,8 +19,14 @@
  *   session_start  {"prof_dir":"/abs/PROF_…", "pids":[N,…] (1..HOST_MAX_ROOTS),
  *                   "follow_children":true, "host_sys":"cpu,mem,disk,network",
  *                   "host_sys_freq":Hz (1..1000), "host_sys_usage":"cpu,mem",
- *                   "host_sys_usage_freq":Hz (1..50), "storage_limit_mb":N (0: none)}
- *                  -> session_started {"session":S}
+ *                   "host_sys_usage_freq":Hz (1..50), "storage_limit_mb":N (0: none),
+ *                   "device":false (describe the devices: device_N/), "sys_hardware_mem":false
+ *                   (sample them, implies device), "sys_hardware_mem_freq":Hz (1..100, 50),
+ *                   "sys_interconnection":false (PCIe, implies device),
+ *                   "sys_interconnection_freq":Hz (1..50, 50)}
+ *                  -> session_started {"session":S} and, when device data was asked
+ *                   for, "devices":[{"id","name"}] with "device_backend":"nvml", or
+ *                   "device_off":"<why>" (no driver, no device: the session goes on)
  *   session_stop   {"session":S} -> session_stopped {"session":S,"ticks":N,
  *                   "records":N,"bytes":N,"reason":"stop"}
  *   status         {} -> status {"sessions":N,"clients":N,"uptime_s":N}

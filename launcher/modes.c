@@ -19,8 +19,12 @@
 /* The agent options: launch mode injects the agent for them, dynamic mode
  * always. */
 #define AGENT_OPTS (B(MSPROFTX) | B(MSTX_DOMAIN_INCLUDE) | B(MSTX_DOMAIN_EXCLUDE) | B(STEP_RANGE) | B(RANKS))
+/* Device options: the daemon samples the devices (NVML), the agent traces
+ * device tasks (CUPTI). */
+#define DEVICE_OPTS (B(TASK_TIME) | B(RUNTIME_API) | B(SYS_HARDWARE_MEM) | B(SYS_HARDWARE_MEM_FREQ) | \
+		     B(SYS_INTERCONNECTION_PROFILING) | B(SYS_INTERCONNECTION_FREQ))
 #define LAUNCH_OPTS (B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | \
-		     B(DYNAMIC) | HOST_OPTS | AGENT_OPTS)
+		     B(DYNAMIC) | HOST_OPTS | AGENT_OPTS | DEVICE_OPTS)
 
 static bool list_selected(const struct msprof_opts *o)
 {

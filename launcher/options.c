@@ -554,6 +554,51 @@ static int check_sys_cpu_profiling(struct msprof_opts *o, const char *v, struct 
 	return check_on_off("sys-cpu-profiling", v, &o->sys_cpu_profiling, d);
 }
 
+/* msprof's --task-time values (input_parser.cpp CheckTaskTime) */
+static int check_task_time(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	static const struct { const char *name; enum task_time level; } levels[] = {
+		{ "on", TASK_TIME_L1 }, { "off", TASK_TIME_OFF }, { "l0", TASK_TIME_L0 },
+		{ "l1", TASK_TIME_L1 }, { "l2", TASK_TIME_L2 },
+	};
+	if (!v)
+		return diag_error(d, "Argument --task-time: expected one argument,please enter a valid value.");
+	if (streq(v, "l3"))
+		return diag_error(d, "l3 is not supported on this platform.");
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++)
+		if (streq(v, levels[i].name)) {
+			o->task_time = levels[i].level;
+			return 0;
+		}
+	return diag_error(d, "Argument --task-time: invalid value: %s. Please input 'on', 'off', 'l0', 'l1' or 'l2'.", v);
+}
+
+static int check_runtime_api(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("runtime-api", v, &o->runtime_api, d);
+}
+
+static int check_sys_hardware_mem(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("sys-hardware-mem", v, &o->sys_hardware_mem, d);
+}
+
+static int check_sys_hardware_mem_freq(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_range("sys-hardware-mem-freq", v, 1, MSPROF_HW_MEM_FREQ_MAX, &o->sys_hardware_mem_freq, d);
+}
+
+static int check_sys_interconnection(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_on_off("sys-interconnection-profiling", v, &o->sys_interconnection, d);
+}
+
+static int check_sys_interconnection_freq(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	return check_range("sys-interconnection-freq", v, 1, MSPROF_INTERCONNECT_FREQ_MAX,
+			   &o->sys_interconnection_freq, d);
+}
+
 static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	o->list = true;
@@ -749,7 +794,7 @@ const struct opt_def opt_table[_OPT_MAX] = {
 	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
 		"Specify the profiling scope by device ID when collect sys profiling."
 		"The value is all or ID list (split with ',')."
-		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_devices },
+		CONT "(accepted for compatibility; every NVIDIA GPU NVML lists is collected)", check_sys_devices },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
@@ -768,7 +813,7 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "The switch cannot be set with mstx-domain-include at the same time.", check_mstx_exclude },
 	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
 		"The CPU acquisition switch, optional on / off,the default value is off."
-		CONT "(accepted for compatibility; this implementation collects no device data)", check_sys_cpu_profiling },
+		CONT "(accepted for compatibility; GPUs have no such CPU data)", check_sys_cpu_profiling },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export },
 	[OPT_ITERATION_ID] = { OPT_ITERATION_ID, "iteration-id", true,
@@ -815,6 +860,27 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		"Set the PID of the app process for which you want to collect performance data.", check_host_sys_pid },
 	[OPT_HOST_SYS_USAGE] = { OPT_HOST_SYS_USAGE, "host-sys-usage", true,
 		"The host-sys-usage data type, include cpu, mem.", check_host_sys_usage },
+	[OPT_TASK_TIME] = { OPT_TASK_TIME, "task-time", true,
+		"Show task time data on the device, include on, off, l0, l1, l2; on is l1,"
+		CONT "the default value is on. On NVIDIA GPUs: CUDA kernels, memcpy and memset from CUPTI"
+		CONT "(the agent is injected where /dev/nvidiactl exists, or with --msproftx=on).", check_task_time },
+	[OPT_RUNTIME_API] = { OPT_RUNTIME_API, "runtime-api", true,
+		"Show runtime api data, the default value is off."
+		CONT "(accepted; CUDA runtime API calls are recorded with --task-time, they link launches to tasks)",
+		check_runtime_api },
+	[OPT_SYS_HARDWARE_MEM] = { OPT_SYS_HARDWARE_MEM, "sys-hardware-mem", true,
+		"The memory acquisition switch of the device, optional on / off, the default value is off."
+		CONT "On NVIDIA GPUs: memory used and reserved (also per profiled process), utilisation,"
+		CONT "SM and memory clocks, power and temperature from NVML.", check_sys_hardware_mem },
+	[OPT_SYS_HARDWARE_MEM_FREQ] = { OPT_SYS_HARDWARE_MEM_FREQ, "sys-hardware-mem-freq", true,
+		"The sampling frequency of the device memory in hertz, the default value is 50 Hz,"
+		CONT "the range is 1 to 100 Hz.", check_sys_hardware_mem_freq },
+	[OPT_SYS_INTERCONNECTION_PROFILING] = { OPT_SYS_INTERCONNECTION_PROFILING, "sys-interconnection-profiling",
+		true, "The interconnection acquisition switch, optional on / off, the default value is off."
+		CONT "On NVIDIA GPUs: PCIe throughput from NVML.", check_sys_interconnection },
+	[OPT_SYS_INTERCONNECTION_FREQ] = { OPT_SYS_INTERCONNECTION_FREQ, "sys-interconnection-freq", true,
+		"The sampling frequency of the interconnection in hertz, the default value is 50 Hz,"
+		CONT "the range is 1 to 50 Hz.", check_sys_interconnection_freq },
 	[OPT_HOST_SYS_FREQ] = { OPT_HOST_SYS_FREQ, "host-sys-freq", true,
 		"The host-sys sampling frequency in hertz, the default value is 50 Hz, the range is 1 to 1000 Hz."
 		CONT "(an option of this implementation; CANN msprof has none)", check_host_sys_freq },
@@ -845,6 +911,9 @@ void opts_init(struct msprof_opts *o)
 		.host_sys_freq = MSPROF_DEFAULT_FREQ,
 		.host_usage_freq = MSPROF_DEFAULT_FREQ,
 		.osrt_threshold_ns = (unsigned)OSRT_THRESHOLD_DEFAULT_NS,
+		.task_time = TASK_TIME_L1,
+		.sys_hardware_mem_freq = MSPROF_DEFAULT_FREQ,
+		.sys_interconnection_freq = MSPROF_DEFAULT_FREQ,
 	};
 }
 

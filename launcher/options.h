@@ -50,6 +50,13 @@ enum opt_id {
 	OPT_HOST_SYS,
 	OPT_HOST_SYS_PID,
 	OPT_HOST_SYS_USAGE,
+	/* device collection (msprof's names; collectors/device.h, the agent's CUPTI) */
+	OPT_TASK_TIME,
+	OPT_RUNTIME_API,
+	OPT_SYS_HARDWARE_MEM,
+	OPT_SYS_HARDWARE_MEM_FREQ,
+	OPT_SYS_INTERCONNECTION_PROFILING,
+	OPT_SYS_INTERCONNECTION_FREQ,
 	/* ours, not in msprof */
 	OPT_HOST_SYS_FREQ,
 	OPT_VERSION,
@@ -71,6 +78,8 @@ enum opt_id {
 #define MSPROF_HOST_SYS_FREQ_MAX 1000U
 #define MSPROF_HOST_USAGE_FREQ_MAX 50U
 #define MSPROF_DEFAULT_FREQ 50U
+#define MSPROF_HW_MEM_FREQ_MAX 100U      /* --sys-hardware-mem-freq */
+#define MSPROF_INTERCONNECT_FREQ_MAX 50U /* --sys-interconnection-freq */
 #define MSPROF_MIN_FREE_MB 20U           /* below this nothing is collected */
 #define MSPROF_DELAY_MAX 4294967295U     /* --delay, --duration: seconds (msprof PROF_MAX_DYNAMIC_TIME) */
 #define MSPROF_MAX_DYNAMIC_PIDS 32       /* --pid: one daemon session each, IPC_MAX_SESSIONS in all */
@@ -88,6 +97,9 @@ enum analyze_rules {
  * calls are not sampled by msprofd but recorded by the agent's osrt build
  * (libmsprof_agent_osrt.so) inside the application. */
 #define HOST_SYS_OSRT (1U << 16)
+/* --task-time: off, l0, l1 (= on, the default), l2; l3 is refused as on
+ * platforms without PyPTO. */
+enum task_time { TASK_TIME_OFF = 0, TASK_TIME_L0 = 1, TASK_TIME_L1 = 2, TASK_TIME_L2 = 3 };
 
 /* Messages for the user, filled by the parser and the mode checks.  `error`
  * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
@@ -147,6 +159,12 @@ struct msprof_opts {
 	const char *ranks;               /* --ranks=0,2 (ours), NULL when not given */
 	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
 	bool sys_cpu_profiling;
+	enum task_time task_time;        /* device tasks (CUPTI kernels, memcpy) */
+	bool runtime_api;                /* --runtime-api=on: CUDA runtime API calls */
+	bool sys_hardware_mem;           /* device memory, clocks, power (NVML) */
+	unsigned sys_hardware_mem_freq;
+	bool sys_interconnection;        /* PCIe throughput (NVML) */
+	unsigned sys_interconnection_freq;
 	bool list;                       /* --list (ours) */
 
 	/* The application, new style: argv[app_first..] (not copied). */

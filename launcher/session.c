@@ -58,6 +58,12 @@ static const char *type_name(enum out_type t)
 	return t == OUT_DB ? "db" : "text";
 }
 
+static const char *task_time_name(enum task_time t)
+{
+	static const char *const names[] = { "off", "l0", "l1", "l2" };
+	return (unsigned)t < ARRAY_SIZE(names) ? names[t] : "l1";
+}
+
 int session_create_dir(struct session *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
@@ -101,7 +107,13 @@ int session_create_dir(struct session *s, const char *output, const struct mspro
 	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
 	    !cJSON_AddStringToObject(sample, "msproftx", o->msproftx ? "on" : "off") ||
 	    !cJSON_AddStringToObject(sample, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
-	    !cJSON_AddStringToObject(sample, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "")) {
+	    !cJSON_AddStringToObject(sample, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
+	    !cJSON_AddStringToObject(sample, "task_time", task_time_name(o->task_time)) ||
+	    !cJSON_AddStringToObject(sample, "runtime_api", o->runtime_api ? "on" : "off") ||
+	    !cJSON_AddStringToObject(sample, "sys_hardware_mem", o->sys_hardware_mem ? "on" : "off") ||
+	    !cJSON_AddNumberToObject(sample, "sys_hardware_mem_freq", o->sys_hardware_mem_freq) ||
+	    !cJSON_AddStringToObject(sample, "sys_interconnection_profiling", o->sys_interconnection ? "on" : "off") ||
+	    !cJSON_AddNumberToObject(sample, "sys_interconnection_freq", o->sys_interconnection_freq)) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -168,6 +180,34 @@ static int call(struct session *s, cJSON *req, int timeout_ms, const char *what,
 	return 0;
 }
 
+/* One line, once per run, on what the devices give: the names of those
+ * sampled, or why device collection is off (host profiling goes on). */
+static void report_devices(const cJSON *reply)
+{
+	static bool said;
+	const char *off = json_str(reply, "device_off");
+	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(reply, "devices"), *d;
+	if (said || (!off && !cJSON_IsArray(devs)))
+		return;
+	said = true;
+	if (off) {
+		console_info("Device collection is off: %s; host profiling goes on.", off);
+		return;
+	}
+	char names[512] = "";
+	size_t used = 0;
+	unsigned n = 0;
+	cJSON_ArrayForEach(d, devs) {
+		const char *name = json_str(d, "name");
+		if (used < sizeof(names))
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%d: %s", n ? ", " : "",
+						 (int)json_int(d, "id", -1), name ? name : "?");
+		n++;
+	}
+	const char *backend = json_str(reply, "device_backend");
+	console_info("Device collection on %u device(s) through %s (%s).", n, backend ? backend : "?", names);
+}
+
 int session_start(struct session *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids)
 {
 	int r = profdir_write_time_info(s->prof_dir, 1, 0, 0);
@@ -197,7 +237,15 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 	    !cJSON_AddNumberToObject(req, "host_sys_freq", o->host_sys_freq) ||
 	    !cJSON_AddStringToObject(req, "host_sys_usage", o->host_usage_list) ||
 	    !cJSON_AddNumberToObject(req, "host_sys_usage_freq", o->host_usage_freq) ||
-	    !cJSON_AddNumberToObject(req, "storage_limit_mb", (double)o->storage_limit_mb))
+	    !cJSON_AddNumberToObject(req, "storage_limit_mb", (double)o->storage_limit_mb) ||
+	    /* the devices are described whenever device data may come (task
+	     * time is on by default), sampled with the sys switches */
+	    !cJSON_AddBoolToObject(req, "device", o->task_time != TASK_TIME_OFF || o->runtime_api ||
+						     o->sys_hardware_mem || o->sys_interconnection) ||
+	    !cJSON_AddBoolToObject(req, "sys_hardware_mem", o->sys_hardware_mem) ||
+	    !cJSON_AddNumberToObject(req, "sys_hardware_mem_freq", o->sys_hardware_mem_freq) ||
+	    !cJSON_AddBoolToObject(req, "sys_interconnection", o->sys_interconnection) ||
+	    !cJSON_AddNumberToObject(req, "sys_interconnection_freq", o->sys_interconnection_freq))
 		return -ENOMEM;
 
 	_cleanup_cjson_ cJSON *reply = NULL;
@@ -210,6 +258,7 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 		return -EBADMSG;
 	}
 	s->sid = (int64_t)sid->valuedouble;
+	report_devices(reply);
 	s->ended = false;
 	s->ended_reason[0] = '\0';
 	return 0;

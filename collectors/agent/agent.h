@@ -192,6 +192,22 @@ void agent_bad_call(void);
 /* An OS runtime call of the calling thread (osrt.c, while g_osrt_on). */
 void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
 
+/* --- cupti.c (cupti-none.c without the CUDA headers): device tasks -------- */
+
+/* The CUDA driver's entry point for CUDA_INJECTION64_PATH. */
+AGENT_EXPORT int InitializeInjection(void);
+/* The window began at start_ns (CLOCK_MONOTONIC), or ended (0): records of
+ * tasks that started outside a window are dropped. */
+void agent_cupti_window(uint64_t start_ns);
+/* Hand every buffered CUPTI record over now (window_stop, still recording). */
+void agent_cupti_flush(void);
+/* Move the queued device-task records into the raw file through emit;
+ * returns how many were written, *ret_dropped those lost since the last
+ * drain (queue full, impossible records). */
+/* Records wait in the queue. */
+bool agent_cupti_pending(void);
+unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), uint64_t *ret_dropped);
+
 /* --- osrt.c: the interposed libc calls ------------------------------------ */
 
 extern _Atomic int g_osrt_on;          /* set by window_start, cleared first by window_stop */

@@ -411,6 +411,17 @@ static void file_open(void)
 	}
 }
 
+/* A device-task record from the CUPTI queue (cupti.c) into the file. */
+static int emit_gpu(uint16_t type, const uint8_t *p, uint32_t len)
+{
+	raw_buf_reset(&W.buf);
+	raw_buf_bytes(&W.buf, p, len);
+	int r = emit(type);
+	if (r == 0)
+		W.events++;
+	return r;
+}
+
 static void drain(bool last)
 {
 	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
@@ -427,6 +438,7 @@ static void drain(bool last)
 			struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 			pending = t && heads[i] != atomic_load_explicit(&t->tail, memory_order_relaxed);
 		}
+		pending = pending || agent_cupti_pending();
 		collect_counters();
 		if (!pending && !W.dropped && !W.bad && !W.truncated && !W.write_lost)
 			return; /* nothing yet: no file */
@@ -449,6 +461,9 @@ static void drain(bool last)
 		if (t)
 			drain_slot(t, heads[i]);
 	}
+	uint64_t gpu_lost = 0;
+	(void)agent_cupti_drain(emit_gpu, &gpu_lost);
+	W.dropped += gpu_lost;
 	uint64_t old_d = W.dropped, old_b = W.bad, old_t = W.truncated;
 	collect_counters();
 	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t)
@@ -569,6 +584,7 @@ int window_start(const struct window_opts *o)
 
 	W.active = true;
 	g_osrt_threshold_ns = o->osrt_threshold_ns;
+	agent_cupti_window(mono_ns());
 	atomic_store(&g_state, AGENT_RECORDING);
 	atomic_store(&g_osrt_on, o->osrt);
 	return 0;
@@ -595,6 +611,9 @@ int window_stop(struct window_result *ret)
 	if (!W.active)
 		return -ENOENT;
 	atomic_store(&g_osrt_on, 0);
+	/* CUPTI's buffers first, while the window still takes them */
+	agent_cupti_flush();
+	agent_cupti_window(0);
 	atomic_store(&g_state, AGENT_IDLE);
 	quiesce();
 	drain(true);

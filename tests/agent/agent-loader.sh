@@ -18,7 +18,7 @@ fi
 # it leaked out but the injection entry points, checked with nm
 # the interposed OS runtime calls (osrt.c), the 64 variants included
 OSRT_APIS='pthread_mutex_lock|pthread_cond_wait|pthread_cond_timedwait|pthread_join|nanosleep|usleep|sleep|clock_nanosleep|read|write|pread|pwrite|pread64|pwrite64|readv|writev|send|recv|sendto|recvfrom|poll|ppoll|select|epoll_wait|fsync|fdatasync|open|open64|openat|openat64|mmap|mmap64|munmap'
-ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step)'
+ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step)'
 if command -v nm >/dev/null; then
 	# the plain agent wraps no libc call: a job that does not ask for osrt
 	# pays nothing on its system calls

@@ -1,0 +1,290 @@
+/* Device tasks from CUPTI inside the profiled process.
+ *
+ * The CUDA driver calls InitializeInjection() while cuInit runs when
+ * CUDA_INJECTION64_PATH names this library (msprof sets it).  We load
+ * libcupti with dlopen (MSPROF_CUPTI_LIBRARY, else libcupti.so and its
+ * versioned names), subscribe, make CUPTI stamp records with
+ * CLOCK_MONOTONIC (the raw files' clock), and enable CONCURRENT_KERNEL,
+ * MEMCPY, MEMSET and RUNTIME at once: enabling concurrent-kernel tracing
+ * mid-run instruments every loaded module and stalls the job for seconds,
+ * so it is on from the start and the window only decides what is kept.
+ *
+ * CUPTI hands completed buffers to its own thread (on_buffer_completed):
+ * each record is converted (cupti-conv.c), encoded, and queued under a
+ * mutex; the agent thread moves the queue into the raw file at every
+ * drain (agent_cupti_drain).  Records of tasks that started outside a
+ * window are dropped.  window_stop flushes CUPTI first, so the tasks of
+ * the window are in its file.  The queue is bounded (CUPTI_QUEUE_MAX):
+ * beyond it records are dropped and counted with the window's drops.
+ *
+ * Only one CUPTI subscriber may exist per process (nsys, Kineto, ncu...):
+ * when another holds it we say so once on stderr and step aside; mstx,
+ * NVTX and everything else go on. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "agent.h"
+#include "cupti-conv.h"
+
+#define CUPTI_BUF_SIZE (4U << 20)        /* bytes per activity buffer */
+#define CUPTI_QUEUE_MAX (256U << 20)     /* bytes of encoded records waiting */
+
+static struct {
+	void *lib;
+	bool on;
+	_Atomic uint64_t window_start;      /* CLOCK_MONOTONIC ns; 0: no window */
+	pthread_mutex_t mu;
+	uint8_t *q;                          /* {u16 type, u32 len, payload}... */
+	size_t q_len, q_cap;
+	_Atomic uint64_t dropped, bad;
+	CUpti_SubscriberHandle sub;
+	__typeof__(cuptiActivityFlushAll) *flush_all;
+	__typeof__(cuptiActivityGetNextRecord) *next_record;
+	__typeof__(cuptiGetCallbackName) *callback_name;
+} C = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void say(const char *fmt, const char *a)
+{
+	fprintf(stderr, "msprof agent: ");
+	fprintf(stderr, fmt, a);
+	fputc('\n', stderr);
+}
+
+static uint64_t mono_stamp(void)
+{
+	return mono_ns();
+}
+
+static void on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	/* CUPTI wants 8-byte alignment */
+	void *p = NULL;
+	if (posix_memalign(&p, 8, CUPTI_BUF_SIZE) != 0)
+		p = NULL;
+	*buffer = p;
+	*size = p ? CUPTI_BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static const char *api_name(uint32_t cbid)
+{
+	const char *name = NULL;
+	if (C.callback_name && C.callback_name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS)
+		name = NULL;
+	return name;
+}
+
+/* Queue one encoded record; false when the queue is full. */
+static bool enqueue(uint16_t type, const struct raw_buf *b)
+{
+	size_t need = 6 + b->len;
+	pthread_mutex_lock(&C.mu);
+	if (C.q_len + need > C.q_cap) {
+		size_t cap = C.q_cap ? C.q_cap : 1U << 20;
+		while (cap < C.q_len + need && cap <= CUPTI_QUEUE_MAX)
+			cap *= 2;
+		uint8_t *q = cap <= CUPTI_QUEUE_MAX ? realloc(C.q, cap) : NULL;
+		if (!q) {
+			pthread_mutex_unlock(&C.mu);
+			return false;
+		}
+		C.q = q;
+		C.q_cap = cap;
+	}
+	uint32_t len = (uint32_t)b->len;
+	memcpy(C.q + C.q_len, &type, 2);
+	memcpy(C.q + C.q_len + 2, &len, 4);
+	memcpy(C.q + C.q_len + 6, b->data, b->len);
+	C.q_len += need;
+	pthread_mutex_unlock(&C.mu);
+	return true;
+}
+
+static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+	/* on the heap: a thread-local copy (8 KB) would not fit the static
+	 * TLS of a library loaded with dlopen; the callback may run on CUPTI's
+	 * thread and on a flushing one at once */
+	struct conv { struct gpu_task task; struct gpu_api api; } *cv = malloc(sizeof(*cv));
+	struct raw_buf b = { 0 };
+	CUpti_Activity *rec = NULL;
+	uint64_t start = atomic_load(&C.window_start);
+
+	if (!cv) {
+		atomic_fetch_add(&C.dropped, 1);
+		free(buffer);
+		return;
+	}
+	while (C.next_record && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
+		int r = cupti_convert(rec, api_name, &cv->task, &cv->api);
+		if (r < 0) {
+			atomic_fetch_add(&C.bad, 1);
+			continue;
+		}
+		if (r == CUPTI_CONV_SKIP || !start)
+			continue;
+		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : cv->api.start;
+		if (t0 < start)
+			continue;  /* before the window */
+		int e = r == CUPTI_CONV_TASK ? gpu_encode_task(&b, &cv->task) : gpu_encode_api(&b, &cv->api);
+		if (e < 0 || !enqueue(r == CUPTI_CONV_TASK ? RAW_AGENT_GPU_TASK : RAW_AGENT_GPU_API, &b))
+			atomic_fetch_add(&C.dropped, 1);
+	}
+	raw_buf_release(&b);
+	free(cv);
+	free(buffer);
+}
+
+static void on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+	/* the subscription only claims CUPTI; activity records carry the data */
+}
+
+#define SYM(var, name) (*(void **)&(var) = dlsym(C.lib, name))
+
+static void *load_cupti(void)
+{
+	const char *env = getenv("MSPROF_CUPTI_LIBRARY");
+	if (env && *env)
+		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	static const char *const names[] = { "libcupti.so", "libcupti.so.13", "libcupti.so.12" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			return h;
+	}
+	return NULL;
+}
+
+static int cupti_start(void)
+{
+	__typeof__(cuptiSubscribe) *subscribe;
+	__typeof__(cuptiActivityRegisterCallbacks) *register_callbacks;
+	__typeof__(cuptiActivityRegisterTimestampCallback) *register_ts;
+	__typeof__(cuptiActivityEnable) *enable;
+	__typeof__(cuptiGetVersion) *get_version;
+	__typeof__(cuptiGetResultString) *result_string;
+
+	C.lib = load_cupti();
+	if (!C.lib) {
+		const char *e = dlerror();
+		say("cannot load CUPTI (%s): device tasks are not recorded", e ? e : "libcupti.so");
+		return -ENOENT;
+	}
+	SYM(subscribe, "cuptiSubscribe");
+	SYM(register_callbacks, "cuptiActivityRegisterCallbacks");
+	SYM(register_ts, "cuptiActivityRegisterTimestampCallback");
+	SYM(enable, "cuptiActivityEnable");
+	SYM(get_version, "cuptiGetVersion");
+	SYM(result_string, "cuptiGetResultString");
+	SYM(C.flush_all, "cuptiActivityFlushAll");
+	SYM(C.next_record, "cuptiActivityGetNextRecord");
+	SYM(C.callback_name, "cuptiGetCallbackName");
+	if (!subscribe || !register_callbacks || !enable || !get_version || !C.flush_all || !C.next_record) {
+		say("%s", "the CUPTI library lacks the activity API: device tasks are not recorded");
+		return -ENOENT;
+	}
+	/* the record layouts are those of the headers we were built with */
+	uint32_t v = 0;
+	if (get_version(&v) != CUPTI_SUCCESS || v < CUPTI_API_VERSION) {
+		char why[128];
+		snprintf(why, sizeof why, "CUPTI API version %u is older than %u, the one this agent was built for",
+			 (unsigned)v, (unsigned)CUPTI_API_VERSION);
+		say("%s: device tasks are not recorded", why);
+		return -EPROTO;
+	}
+	CUptiResult r = subscribe(&C.sub, (CUpti_CallbackFunc)on_callback, NULL);
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		say("%s", "another CUPTI user (nsys, Kineto, ncu...) is active in this process: device tasks are "
+			  "not recorded, everything else is");
+		return -EBUSY;
+	}
+	const char *msg = NULL;
+	if (r != CUPTI_SUCCESS) {
+		if (result_string)
+			result_string(r, &msg);
+		say("cuptiSubscribe failed (%s): device tasks are not recorded", msg ? msg : "unknown error");
+		return -EIO;
+	}
+	/* CLOCK_MONOTONIC stamps: without this (WSL refuses it) the stamps
+	 * would be CLOCK_REALTIME and the records would land elsewhere */
+	if (!register_ts || register_ts(mono_stamp) != CUPTI_SUCCESS) {
+		say("%s", "CUPTI refuses our clock: device tasks are not recorded");
+		return -ENOTSUP;
+	}
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+						    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME };
+	if (register_callbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
+		say("%s", "cuptiActivityRegisterCallbacks failed: device tasks are not recorded");
+		return -EIO;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (enable(kinds[i]) != CUPTI_SUCCESS) {
+			say("%s", "cuptiActivityEnable failed: device tasks are not recorded");
+			return -EIO;
+		}
+	C.on = true;
+	return 0;
+}
+
+/* A failed start keeps the library loaded: CUPTI may run threads of its
+ * own by then. */
+static void init_once(void)
+{
+	(void)cupti_start();
+}
+
+AGENT_EXPORT int InitializeInjection(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, init_once);
+	return 1;  /* the driver goes on whatever happened here */
+}
+
+void agent_cupti_window(uint64_t start_ns)
+{
+	atomic_store(&C.window_start, start_ns);
+}
+
+void agent_cupti_flush(void)
+{
+	if (C.on)
+		C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+bool agent_cupti_pending(void)
+{
+	pthread_mutex_lock(&C.mu);
+	bool any = C.q_len > 0;
+	pthread_mutex_unlock(&C.mu);
+	return any;
+}
+
+unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), uint64_t *ret_dropped)
+{
+	pthread_mutex_lock(&C.mu);
+	uint8_t *q = C.q;
+	size_t len = C.q_len;
+	C.q = NULL;
+	C.q_len = C.q_cap = 0;
+	pthread_mutex_unlock(&C.mu);
+	unsigned long n = 0;
+	for (size_t off = 0; off + 6 <= len;) {
+		uint16_t type;
+		uint32_t l;
+		memcpy(&type, q + off, 2);
+		memcpy(&l, q + off + 2, 4);
+		if (emit(type, q + off + 6, l) == 0)
+			n++;
+		off += 6 + l;
+	}
+	free(q);
+	*ret_dropped = atomic_exchange(&C.dropped, 0) + atomic_exchange(&C.bad, 0);
+	return n;
+}

@@ -1,0 +1,89 @@
+/* CUPTI activity records -> gpu_task / gpu_api (cupti-conv.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cupti-conv.h"
+
+static int take_kernel(const CUpti_ActivityKernel10 *k, struct gpu_task *t)
+{
+	memset(t, 0, sizeof(*t) - sizeof(t->name));
+	t->kind = GPU_TASK_KERNEL;
+	t->start = k->start;
+	t->end = k->end;
+	t->device = k->deviceId;
+	t->context = k->contextId;
+	t->stream = k->streamId;
+	t->correlation = k->correlationId;
+	t->grid[0] = k->gridX, t->grid[1] = k->gridY, t->grid[2] = k->gridZ;
+	t->block[0] = k->blockX, t->block[1] = k->blockY, t->block[2] = k->blockZ;
+	t->shared_mem = (uint32_t)k->staticSharedMemory + (uint32_t)k->dynamicSharedMemory;
+	t->registers = k->registersPerThread;
+	snprintf(t->name, sizeof(t->name), "%s", k->name ? k->name : "");
+	if (!t->name[0] || k->staticSharedMemory < 0 || k->dynamicSharedMemory < 0)
+		return -EBADMSG;
+	return CUPTI_CONV_TASK;
+}
+
+int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct gpu_task *ret_task,
+		  struct gpu_api *ret_api)
+{
+	int r = CUPTI_CONV_SKIP;
+	struct gpu_task *t = ret_task;
+
+	switch (rec->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		r = take_kernel((const CUpti_ActivityKernel10 *)(const void *)rec, t);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const void *)rec;
+		memset(t, 0, sizeof(*t) - sizeof(t->name));
+		t->name[0] = '\0';
+		t->kind = GPU_TASK_MEMCPY;
+		t->start = m->start, t->end = m->end;
+		t->device = m->deviceId, t->context = m->contextId, t->stream = m->streamId;
+		t->correlation = m->correlationId;
+		t->copy_kind = m->copyKind;
+		t->bytes = m->bytes;
+		r = CUPTI_CONV_TASK;
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const void *)rec;
+		memset(t, 0, sizeof(*t) - sizeof(t->name));
+		t->name[0] = '\0';
+		t->kind = GPU_TASK_MEMSET;
+		t->start = m->start, t->end = m->end;
+		t->device = m->deviceId, t->context = m->contextId, t->stream = m->streamId;
+		t->correlation = m->correlationId;
+		t->copy_kind = m->value;
+		t->bytes = m->bytes;
+		r = CUPTI_CONV_TASK;
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_RUNTIME: {
+		const CUpti_ActivityAPI *a = (const void *)rec;
+		const char *name = namer ? namer(a->cbid) : NULL;
+		ret_api->start = a->start, ret_api->end = a->end;
+		ret_api->tid = a->threadId;
+		ret_api->correlation = a->correlationId;
+		ret_api->cbid = a->cbid;
+		ret_api->result = a->returnValue;
+		if (name && *name)
+			snprintf(ret_api->name, sizeof(ret_api->name), "%s", name);
+		else
+			snprintf(ret_api->name, sizeof(ret_api->name), "cudaApi#%u", (unsigned)a->cbid);
+		return a->end < a->start ? -EBADMSG : CUPTI_CONV_API;
+	}
+	default:
+		return CUPTI_CONV_SKIP;
+	}
+	if (r == CUPTI_CONV_TASK && (t->end < t->start || t->device > 30))
+		return -EBADMSG;
+	if (r == CUPTI_CONV_TASK && t->kind == GPU_TASK_KERNEL)
+		for (int i = 0; i < 3; i++)
+			if (t->grid[i] < 1 || t->block[i] < 1)
+				return -EBADMSG;
+	return r;
+}

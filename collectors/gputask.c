@@ -1,0 +1,106 @@
+/* Codec of the agent's device-task records (gputask.h). */
+#include <errno.h>
+#include <string.h>
+
+#include "gputask.h"
+
+static void put_name(struct raw_buf *b, const char *s)
+{
+	size_t n = strnlen(s, GPU_NAME_MAX - 1);
+	raw_buf_u32(b, (uint32_t)n);
+	raw_buf_bytes(b, s, n);
+}
+
+static void get_name(struct raw_cur *c, char out[GPU_NAME_MAX])
+{
+	uint32_t n = raw_cur_u32(c);
+	if (c->err || n >= GPU_NAME_MAX || n > c->left || memchr(c->p, '\0', n)) {
+		c->err = -EBADMSG;
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, c->p, n);
+	out[n] = '\0';
+	c->p += n;
+	c->left -= n;
+}
+
+int gpu_encode_task(struct raw_buf *b, const struct gpu_task *t)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, t->start);
+	raw_buf_u64(b, t->end);
+	raw_buf_u32(b, t->kind);
+	raw_buf_u32(b, t->device);
+	raw_buf_u32(b, t->context);
+	raw_buf_u32(b, t->stream);
+	raw_buf_u32(b, t->correlation);
+	for (int i = 0; i < 3; i++)
+		raw_buf_u32(b, (uint32_t)t->grid[i]);
+	for (int i = 0; i < 3; i++)
+		raw_buf_u32(b, (uint32_t)t->block[i]);
+	raw_buf_u32(b, t->shared_mem);
+	raw_buf_u32(b, t->registers);
+	raw_buf_u32(b, t->copy_kind);
+	raw_buf_u64(b, t->bytes);
+	put_name(b, t->kind == GPU_TASK_KERNEL ? t->name : "");
+	return b->err;
+}
+
+int gpu_decode_task(const uint8_t *p, size_t len, struct gpu_task *ret)
+{
+	struct raw_cur c = { p, len, 0 };
+	struct gpu_task *t = ret;
+	t->start = raw_cur_u64(&c);
+	t->end = raw_cur_u64(&c);
+	t->kind = raw_cur_u32(&c);
+	t->device = raw_cur_u32(&c);
+	t->context = raw_cur_u32(&c);
+	t->stream = raw_cur_u32(&c);
+	t->correlation = raw_cur_u32(&c);
+	for (int i = 0; i < 3; i++)
+		t->grid[i] = (int32_t)raw_cur_u32(&c);
+	for (int i = 0; i < 3; i++)
+		t->block[i] = (int32_t)raw_cur_u32(&c);
+	t->shared_mem = raw_cur_u32(&c);
+	t->registers = raw_cur_u32(&c);
+	t->copy_kind = raw_cur_u32(&c);
+	t->bytes = raw_cur_u64(&c);
+	get_name(&c, t->name);
+	if (c.err || c.left || t->kind < GPU_TASK_KERNEL || t->kind > GPU_TASK_MEMSET || t->end < t->start ||
+	    t->device > 30)
+		return -EBADMSG;
+	if (t->kind == GPU_TASK_KERNEL)
+		for (int i = 0; i < 3; i++)
+			if (t->grid[i] < 1 || t->block[i] < 1)
+				return -EBADMSG;
+	return 0;
+}
+
+int gpu_encode_api(struct raw_buf *b, const struct gpu_api *a)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, a->start);
+	raw_buf_u64(b, a->end);
+	raw_buf_u32(b, a->tid);
+	raw_buf_u32(b, a->correlation);
+	raw_buf_u32(b, a->cbid);
+	raw_buf_u32(b, a->result);
+	put_name(b, a->name);
+	return b->err;
+}
+
+int gpu_decode_api(const uint8_t *p, size_t len, struct gpu_api *ret)
+{
+	struct raw_cur c = { p, len, 0 };
+	ret->start = raw_cur_u64(&c);
+	ret->end = raw_cur_u64(&c);
+	ret->tid = raw_cur_u32(&c);
+	ret->correlation = raw_cur_u32(&c);
+	ret->cbid = raw_cur_u32(&c);
+	ret->result = raw_cur_u32(&c);
+	get_name(&c, ret->name);
+	if (c.err || c.left || ret->end < ret->start || !ret->name[0])
+		return -EBADMSG;
+	return 0;
+}

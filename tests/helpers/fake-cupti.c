@@ -1,0 +1,150 @@
+/* A fake libcupti for the tests: the activity API the agent uses
+ * (collectors/agent/cupti.c), loaded through its real dlopen path
+ * (MSPROF_CUPTI_LIBRARY), delivering records built from the CUDA headers'
+ * own structs.  At every cuptiActivityFlushAll it hands over one buffer,
+ * stamped with the clock the agent registered (T = its value at the flush):
+ *   for i in 0..K-1 (K = FAKE_CUPTI_KERNELS, default 3):
+ *     runtime API cbid 211 ("cudaLaunchKernel_v7000"), correlation i+1,
+ *       thread = the flushing thread, T - 10000 + 2000 i .. +100 ns
+ *     kernel "_Z6kernelv" on device 0, context 1, stream 7, correlation
+ *       i+1, grid (4 + i, 1, 1), block (128, 1, 1), T - 9000 + 2000 i .. +500 ns
+ *   a memcpy HtoD of 4096 bytes, stream 9, correlation K+1, no API call,
+ *     T - 1000 .. T - 800 ns
+ * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
+ * another subscriber), FAKE_CUPTI_KERNELS. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+static CUpti_BuffersCallbackRequestFunc requested;
+static CUpti_BuffersCallbackCompleteFunc completed;
+static CUpti_TimestampCallbackFunc stamp;
+static unsigned enabled;
+
+CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
+{
+	*version = CUPTI_API_VERSION;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+{
+	const char *e = getenv("FAKE_CUPTI_SUBSCRIBE_ERROR");
+	*subscriber = (CUpti_SubscriberHandle)1;
+	return e && *e ? (CUptiResult)atoi(e) : CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+						    CUpti_BuffersCallbackCompleteFunc done)
+{
+	requested = req;
+	completed = done;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn)
+{
+	stamp = fn;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	enabled |= 1U << kind;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
+{
+	*str = "fake CUPTI error";
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
+{
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || cbid != 211)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = "cudaLaunchKernel_v7000";
+	return CUPTI_SUCCESS;
+}
+
+/* records back to back, each padded to 8 bytes, the size told by the kind */
+static size_t rec_size(const CUpti_Activity *r)
+{
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_RUNTIME: return sizeof(CUpti_ActivityAPI);
+	default: return 0;
+	}
+}
+
+CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+	size_t off = 0;
+	if (*record) {
+		off = (size_t)((uint8_t *)*record - buffer);
+		off += (rec_size(*record) + 7) & ~(size_t)7;
+	}
+	if (off + sizeof(CUpti_Activity) > valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*record = (CUpti_Activity *)(void *)(buffer + off);
+	return CUPTI_SUCCESS;
+}
+
+static size_t put(uint8_t *buf, size_t off, const void *rec, size_t size)
+{
+	memcpy(buf + off, rec, size);
+	return off + ((size + 7) & ~(size_t)7);
+}
+
+CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
+{
+	if (!requested || !completed || !stamp)
+		return CUPTI_ERROR_NOT_INITIALIZED;
+	uint8_t *buf = NULL;
+	size_t size = 0, max = 0;
+	requested(&buf, &size, &max);
+	if (!buf)
+		return CUPTI_ERROR_OUT_OF_MEMORY;
+	const char *k = getenv("FAKE_CUPTI_KERNELS");
+	unsigned n = k && *k ? (unsigned)atoi(k) : 3;
+	uint64_t t = stamp();
+	size_t off = 0;
+	for (unsigned i = 0; i < n && off + 1024 < size; i++) {
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = 211;
+		a.start = t - 10000 + 2000 * i, a.end = a.start + 100;
+		a.processId = (uint32_t)getpid();
+		a.threadId = (uint32_t)syscall(SYS_gettid);
+		a.correlationId = i + 1;
+		if (enabled & (1U << CUPTI_ACTIVITY_KIND_RUNTIME))
+			off = put(buf, off, &a, sizeof(a));
+		CUpti_ActivityKernel10 kr;
+		memset(&kr, 0, sizeof(kr));
+		kr.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		kr.start = t - 9000 + 2000 * i, kr.end = kr.start + 500;
+		kr.deviceId = 0, kr.contextId = 1, kr.streamId = 7, kr.correlationId = i + 1;
+		kr.gridX = 4 + (int)i, kr.gridY = 1, kr.gridZ = 1;
+		kr.blockX = 128, kr.blockY = 1, kr.blockZ = 1;
+		kr.name = "_Z6kernelv";
+		if (enabled & (1U << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+			off = put(buf, off, &kr, sizeof(kr));
+	}
+	CUpti_ActivityMemcpy6 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+	m.bytes = 4096;
+	m.start = t - 1000, m.end = t - 800;
+	m.streamId = 9, m.contextId = 1, m.correlationId = n + 1;
+	if (enabled & (1U << CUPTI_ACTIVITY_KIND_MEMCPY))
+		off = put(buf, off, &m, sizeof(m));
+	completed(NULL, 0, buf, size, off);
+	return CUPTI_SUCCESS;
+}

@@ -1,0 +1,173 @@
+/* The device records' codec (every malformed payload refused) and the
+ * device sampler through the fake NVML (argv[1]): records read back from
+ * the raw files hold the fake's values, and every slice begins with
+ * RAW_DEV_INFO so it stands alone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "raw.h"
+#include "unittest.h"
+#include "util.h"
+
+#define MIB (1024ULL * 1024ULL)
+
+static void test_codec(void)
+{
+	struct raw_buf b = { 0 };
+	struct dev_info in = { .index = 3, .backend = DEV_BACKEND_NVML, .mem_total = 1ULL << 40,
+			       .max_sm_clock_mhz = 1980, .max_mem_clock_mhz = 2619, .cores = 16896 };
+	strcpy(in.name, "NVIDIA H200");
+	strcpy(in.uuid, "GPU-1234");
+	strcpy(in.bus_id, "00000000:19:00.0");
+	strcpy(in.driver, "570.86.15");
+	CHECK(dev_encode_info(&b, 42, &in) == 0);
+	struct dev_info out;
+	uint64_t ts;
+	uint32_t idx;
+	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == 0);
+	CHECK(ts == 42 && out.index == 3 && out.backend == DEV_BACKEND_NVML && out.mem_total == 1ULL << 40 &&
+	      out.max_sm_clock_mhz == 1980 && out.max_mem_clock_mhz == 2619 && out.cores == 16896);
+	CHECK(streq(out.name, in.name) && streq(out.uuid, in.uuid) && streq(out.bus_id, in.bus_id) &&
+	      streq(out.driver, in.driver));
+	/* every truncation and one extra byte are damage */
+	for (size_t n = 0; n < b.len; n++)
+		CHECK(dev_decode_info(b.data, n, &ts, &out) == -EBADMSG);
+	uint8_t *longer = calloc(1, b.len + 1);
+	CHECK(longer);
+	memcpy(longer, b.data, b.len);
+	CHECK(dev_decode_info(longer, b.len + 1, &ts, &out) == -EBADMSG);
+	free(longer);
+	/* a name length past its field, a NUL inside a name, an index past 31 */
+	size_t name_at = 8 + 4 + 4 + 8 + 4 * 4;
+	uint8_t *p = b.data;
+	p[name_at] = DEV_NAME_MAX;
+	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == -EBADMSG);
+	p[name_at] = (uint8_t)strlen(in.name);
+	p[name_at + 4 + 2] = 0;
+	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == -EBADMSG);
+	CHECK(dev_encode_info(&b, 42, &in) == 0);
+	b.data[8] = DEV_MAX_DEVICES;
+	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == -EBADMSG);
+
+	struct dev_sample s = { .valid = DEV_V_UTIL_GPU | DEV_V_MEM | DEV_V_PCIE_RX, .util_gpu = 100, .util_mem = 7,
+				.mem_used = 5 * MIB, .mem_free = 6 * MIB, .mem_reserved = 7 * MIB, .sm_clock_mhz = 1,
+				.mem_clock_mhz = 2, .power_mw = 3, .temp_c = 4, .pcie_tx_kbps = 5, .pcie_rx_kbps = 6 };
+	struct dev_sample s2;
+	CHECK(dev_encode_sample(&b, 7, 2, &s) == 0);
+	CHECK(dev_decode_sample(b.data, b.len, &ts, &idx, &s2) == 0);
+	CHECK(ts == 7 && idx == 2 && s2.valid == s.valid && s2.util_gpu == 100 && s2.util_mem == 7 &&
+	      s2.mem_used == 5 * MIB && s2.mem_free == 6 * MIB && s2.mem_reserved == 7 * MIB && s2.sm_clock_mhz == 1 &&
+	      s2.mem_clock_mhz == 2 && s2.power_mw == 3 && s2.temp_c == 4 && s2.pcie_tx_kbps == 5 &&
+	      s2.pcie_rx_kbps == 6);
+	CHECK(dev_decode_sample(b.data, b.len - 1, &ts, &idx, &s2) == -EBADMSG);
+	s.util_gpu = 101;   /* a percentage above 100 */
+	CHECK(dev_encode_sample(&b, 7, 2, &s) == 0);
+	CHECK(dev_decode_sample(b.data, b.len, &ts, &idx, &s2) == -EBADMSG);
+	s.util_gpu = 1;
+	s.valid |= 1U << 20; /* a bit nobody defined */
+	CHECK(dev_encode_sample(&b, 7, 2, &s) == 0);
+	CHECK(dev_decode_sample(b.data, b.len, &ts, &idx, &s2) == -EBADMSG);
+
+	struct dev_proc v[3] = { { 10, 1 }, { 11, 2 }, { 12, UINT64_MAX } }, *w = NULL;
+	size_t n;
+	CHECK(dev_encode_procs(&b, 9, 1, v, 3) == 0);
+	CHECK(dev_decode_procs(b.data, b.len, &ts, &idx, &w, &n) == 0);
+	CHECK(ts == 9 && idx == 1 && n == 3 && w);
+	for (size_t i = 0; i < 3; i++)
+		CHECK(w[i].pid == v[i].pid && w[i].used == v[i].used);
+	free(w);
+	CHECK(dev_decode_procs(b.data, b.len - 1, &ts, &idx, &w, &n) == -EBADMSG);
+	b.data[12] = 4;     /* a count the payload does not hold */
+	CHECK(dev_decode_procs(b.data, b.len, &ts, &idx, &w, &n) == -EBADMSG);
+	CHECK(dev_encode_procs(&b, 9, 1, NULL, 0) == 0);
+	CHECK(dev_decode_procs(b.data, b.len, &ts, &idx, &w, &n) == 0 && n == 0 && !w);
+	raw_buf_release(&b);
+}
+
+static void test_sampler(const char *fake, const char *tmp)
+{
+	char why[256];
+	struct dev_sampler *s = NULL;
+
+	/* no library: off, with the reason */
+	setenv(DEV_NVML_LIBRARY_ENV, "/nonexistent/libnvidia-ml.so.1", 1);
+	struct dev_sampler_config cfg = { .prof_dir = tmp, .app_pid = 77, .mono0_ns = mono_ns(),
+					  .real0_ns = real_ns(), .slice_bytes = 4096 };
+	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == -ENOENT && !s);
+	CHECK(strstr(why, "no NVIDIA driver") != NULL);
+	setenv(DEV_NVML_LIBRARY_ENV, fake, 1);
+	setenv("FAKE_NVML_INIT_ERROR", "9", 1);
+	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == -ENODEV && !s);
+	CHECK(streq(why, "NVML cannot start: Driver Not Loaded"));
+	unsetenv("FAKE_NVML_INIT_ERROR");
+
+	setenv("FAKE_NVML_DEVICES", "2", 1);
+	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == 0 && s);
+	CHECK(dev_sampler_count(s) == 2 && streq(dev_sampler_backend(s), "nvml"));
+	CHECK(streq(dev_sampler_info(s, 1)->name, "NVIDIA FakeGPU-1"));
+	/* enough samples for several 4 KiB slices */
+	const unsigned ticks = 200;
+	for (unsigned k = 0; k < ticks; k++)
+		CHECK(dev_sampler_tick(s, DEV_TICK_MEM) == 0);
+	CHECK(dev_sampler_finish(s, 0) == 0);
+	s = dev_sampler_free(s);
+
+	for (unsigned i = 0; i < 2; i++) {
+		char *dir;
+		CHECK(asprintf(&dir, "%s/device_%u/data", tmp, i) > 0);
+		char **paths = NULL;
+		CHECK(raw_list_slices(dir, RAW_SOURCE_DEVICE, &paths) > 3);
+		unsigned slices = 0, k = 0, procs = 0;
+		for (char **p = paths; *p; p++, slices++) {
+			struct raw_reader *r;
+			CHECK(raw_reader_open(*p, &r) == 0);
+			struct raw_record rec;
+			bool first = true;
+			while (raw_reader_next(r, &rec) == 1) {
+				uint64_t ts;
+				uint32_t idx;
+				if (first) {
+					struct dev_info d;
+					CHECK(rec.type == RAW_DEV_INFO);
+					CHECK(dev_decode_info(rec.payload, rec.len, &ts, &d) == 0 && d.index == i);
+					first = false;
+				} else if (rec.type == RAW_DEV_SAMPLE) {
+					struct dev_sample smp;
+					CHECK(dev_decode_sample(rec.payload, rec.len, &ts, &idx, &smp) == 0 && idx == i);
+					CHECK(smp.mem_used == (1000 + 100 * i + k) * MIB);
+					CHECK(smp.sm_clock_mhz == 1000 + 10 * k + i);
+					k++;
+				} else if (rec.type == RAW_DEV_PROCS) {
+					struct dev_proc *v;
+					size_t n;
+					CHECK(dev_decode_procs(rec.payload, rec.len, &ts, &idx, &v, &n) == 0);
+					CHECK(n == 1 && v[0].pid == 1 && v[0].used == 7 * MIB);
+					free(v);
+					procs++;
+				} else {
+					CHECK(rec.type == RAW_SESSION_END);
+				}
+			}
+			CHECK(raw_reader_stats(r)->bad_records == 0);
+			raw_reader_free(r);
+		}
+		CHECK(slices > 3);
+		CHECK(k == ticks && procs == ticks);
+		raw_paths_free(paths);
+		free(dir);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	test_codec();
+	if (argc > 1) {
+		char tmpl[] = "/tmp/test-device.XXXXXX";
+		CHECK(mkdtemp(tmpl));
+		test_sampler(argv[1], tmpl);
+		rm_rf(tmpl);
+	}
+	return 0;
+}

@@ -1,0 +1,307 @@
+/* Device tasks through the export: an agent file written with the real raw
+ * writer and codec holds CUDA runtime calls and the kernels, copy and set
+ * they launched (and one impossible task); the export must give exactly
+ * these TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API rows, op_summary,
+ * op_statistic, task_time, api_statistic CSVs, and timeline events with a
+ * HostToDevice flow from each launch to its task (same pid, tid and ts as
+ * the task's event, §9). */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "export.h"
+#include "gputask.h"
+#include "raw.h"
+#include "unittest.h"
+#include "util.h"
+
+#define MONO0 1000000000000ULL
+#define REAL0 1700000000000000000ULL
+#define US NSEC_PER_USEC
+#define PID 5000U
+
+static char tmp[] = "/tmp/test-export-gpu.XXXXXX";
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char *p;
+	CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
+	FILE *f = fopen(p, "we");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+	free(p);
+}
+
+static struct raw_writer *w;
+static struct raw_buf b;
+
+static void emit(uint16_t type)
+{
+	CHECK(b.err == 0 && raw_writer_append(w, type, b.data, (uint32_t)b.len) == 0);
+}
+
+static void api(uint64_t us0, uint64_t us1, uint32_t tid, uint32_t corr, const char *name)
+{
+	struct gpu_api a = { .start = MONO0 + us0 * US, .end = MONO0 + us1 * US, .tid = tid, .correlation = corr,
+			     .cbid = 211 };
+	snprintf(a.name, sizeof a.name, "%s", name);
+	CHECK(gpu_encode_api(&b, &a) == 0);
+	emit(RAW_AGENT_GPU_API);
+}
+
+/* RAW_AGENT_RANGE_START / _END of a push/pop range in the default domain */
+static void push(uint64_t us0, uint32_t tid, const char *msg)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 1), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	raw_buf_u32(&b, 0), raw_buf_u32(&b, 0);
+	raw_buf_u32(&b, (uint32_t)strlen(msg)), raw_buf_bytes(&b, msg, strlen(msg));
+	emit(RAW_AGENT_RANGE_START);
+}
+
+static void pop(uint64_t us0, uint32_t tid)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 1), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	emit(RAW_AGENT_RANGE_END);
+}
+
+static struct gpu_task task;
+
+static void put_task(uint32_t kind, uint64_t us0, uint64_t us1, uint32_t stream, uint32_t corr)
+{
+	task.kind = kind, task.start = MONO0 + us0 * US, task.end = MONO0 + us1 * US;
+	task.device = 0, task.context = 1, task.stream = stream, task.correlation = corr;
+	CHECK(gpu_encode_task(&b, &task) == 0);
+	emit(RAW_AGENT_GPU_TASK);
+}
+
+static char *make_prof(void)
+{
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/PROF_000001_20231114221320000_00005000ABCDEFGH", tmp) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
+		   "\"memoryTotal\":1000}");
+	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
+	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	char stem[RAW_STEM_MAX];
+	raw_agent_stem(PID, stem);
+	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0);
+	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
+	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
+	emit(RAW_AGENT_PROCESS);
+
+	/* an NVTX push "forward" on thread 5000 from 500 to 6500 µs: it
+	 * encloses the first two launches, not the third (another thread) */
+	push(500, 5000, "forward");
+	/* µs after the start: launches on threads 5000 and 5001, tasks on
+	 * streams 7 and 13 */
+	api(1000, 1010, 5000, 1, "cudaLaunchKernel");
+	api(6000, 6030, 5000, 2, "cudaMemcpyAsync");
+	api(7800, 7830, 5001, 3, "cudaLaunchKernel");
+	pop(6500, 5000);
+	task = (struct gpu_task){ .grid = { 128, 2, 1 }, .block = { 256, 1, 1 }, .shared_mem = 0, .registers = 32 };
+	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");  /* void fill<float>(int) */
+	put_task(GPU_TASK_KERNEL, 2000, 5000, 7, 1);
+	task = (struct gpu_task){ .copy_kind = GPU_COPY_HTOD, .bytes = 1 << 20 };
+	put_task(GPU_TASK_MEMCPY, 7000, 7500, 7, 2);
+	task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");
+	put_task(GPU_TASK_KERNEL, 8000, 9000, 7, 3);
+	task = (struct gpu_task){ .copy_kind = 0, .bytes = 4096 };
+	put_task(GPU_TASK_MEMSET, 10000, 10100, 13, 4);   /* no API call recorded: no flow */
+	/* impossible: ends before it starts -- skipped, counted */
+	raw_buf_reset(&b);
+	task = (struct gpu_task){ .kind = GPU_TASK_MEMSET, .start = MONO0 + 5, .end = MONO0 + 4 };
+	CHECK(gpu_encode_task(&b, &task) == 0);
+	emit(RAW_AGENT_GPU_TASK);
+	raw_writer_free(w);
+	raw_buf_release(&b);
+	free(host);
+	free(data);
+	return prof;
+}
+
+static char *rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++)
+			fprintf(m, "%s%s", i ? "|" : "",
+				sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "NULL");
+		fputc('\n', m);
+	}
+	sqlite3_finalize(st);
+	fclose(m);
+	return buf;
+}
+
+static void check_text(const char *what, char *got, const char *want)
+{
+	if (!got || strcmp(got, want) != 0) {
+		fprintf(stderr, "%s:\n--- got:\n%s--- want:\n%s", what, got ? got : "(null)\n", want);
+		CHECK(!"text differs");
+	}
+	free(got);
+}
+
+static char *find_file(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	char *found = NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (startswith(de->d_name, prefix) && de->d_name[strlen(prefix)] >= '0' &&
+		    de->d_name[strlen(prefix)] <= '9')
+			CHECK(!found && asprintf(&found, "%s/%s", dir, de->d_name) > 0);
+	if (d)
+		closedir(d);
+	CHECK(found);
+	return found;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	CHECK(f);
+	char *buf = NULL;
+	size_t n = 0;
+	CHECK(getdelim(&buf, &n, '\0', f) > 0);
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	CHECK(mkdtemp(tmp));
+	char *prof = make_prof();
+	struct export_report rep;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(rep.bad_records == 1);
+
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	/* start, end (Unix ns), device, connectionId, globalTaskId, pid, type, context, stream, taskId, model */
+	check_text("TASK", rows(db, "SELECT t.startNs, t.endNs, deviceId, connectionId, globalTaskId, globalPid, s.value, "
+				    "contextId, streamId, taskId, modelId FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+				    "ORDER BY startNs"),
+		   "1700000000002000000|1700000000005000000|0|1|1|5000|KERNEL|1|7|1|4294967295\n"
+		   "1700000000007000000|1700000000007500000|0|2|2|5000|MEMCPY|1|7|2|4294967295\n"
+		   "1700000000008000000|1700000000009000000|0|3|3|5000|KERNEL|1|7|3|4294967295\n"
+		   "1700000000010000000|1700000000010100000|0|4|4|5000|MEMSET|1|13|4|4294967295\n");
+	check_text("COMPUTE_TASK_INFO",
+		   rows(db, "SELECT n.value, globalTaskId, blockNum, mixBlockNum, o.value, h.value, gridDim, blockDim "
+			    "FROM COMPUTE_TASK_INFO c JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = "
+			    "c.opType JOIN STRING_IDS h ON h.id = c.hf32Eligible ORDER BY globalTaskId"),
+		   "void fill<float>(int)|1|256|256|fill|N/A|128,2,1|256,1,1\n"
+		   "void fill<float>(int)|3|1|32|fill|N/A|1,1,1|32,1,1\n");
+	check_text("MEMCPY_INFO", rows(db, "SELECT * FROM MEMCPY_INFO"), "2|1048576|1\n");
+	check_text("GPU_TASK_RANGE", rows(db, "SELECT globalTaskId, s.value FROM GPU_TASK_RANGE r JOIN STRING_IDS s "
+					       "ON s.id = r.message ORDER BY 1"),
+		   "1|forward\n2|forward\n");
+	check_text("CANN_API", rows(db, "SELECT startNs, endNs, type, globalTid, connectionId, s.value FROM CANN_API a "
+					"JOIN STRING_IDS s ON s.id = a.name ORDER BY startNs"),
+		   "1700000000001000000|1700000000001010000|5000|21474836485000|1|cudaLaunchKernel\n"
+		   "1700000000006000000|1700000000006030000|5000|21474836485000|2|cudaMemcpyAsync\n"
+		   "1700000000007800000|1700000000007830000|5000|21474836485001|3|cudaLaunchKernel\n");
+	sqlite3_close(db);
+
+	char *out;
+	CHECK(asprintf(&out, "%s/mindstudio_profiler_output", prof) > 0);
+	char *p = find_file(out, "op_summary_");
+	check_text("op_summary", slurp(p),
+		   "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+		   "Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes,"
+		   "Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID\n"
+		   "0,4294967295,1,7,void fill<float>(int),fill,N/A,KERNEL,1700000000002000.000\t,3000.000,0.000,256,256,"
+		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n"
+		   "0,4294967295,3,7,void fill<float>(int),fill,N/A,KERNEL,1700000000008000.000\t,1000.000,500.000,1,32,"
+		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
+	free(p);
+	p = find_file(out, "op_statistic_");
+	check_text("op_statistic", slurp(p),
+		   "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+		   "0,fill,CUDA,2,4000.000,1000.000,2000.000,3000.000,100.0\n");
+	free(p);
+	p = find_file(out, "task_time_");
+	check_text("task_time", slurp(p),
+		   "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n"
+		   "0,void fill<float>(int),KERNEL,7,1,3000.000,1700000000002000.000\t,1700000000005000.000\t\n"
+		   "0,Memcpy HtoD,MEMCPY,7,2,500.000,1700000000007000.000\t,1700000000007500.000\t\n"
+		   "0,void fill<float>(int),KERNEL,7,3,1000.000,1700000000008000.000\t,1700000000009000.000\t\n"
+		   "0,Memset,MEMSET,13,4,100.000,1700000000010000.000\t,1700000000010100.000\t\n");
+	free(p);
+	p = find_file(out, "api_statistic_");
+	check_text("api_statistic", slurp(p),
+		   "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n"
+		   "host,Runtime,cudaLaunchKernel,40.000,2,20.000,10.000,30.000,100.0\n"
+		   "host,Runtime,cudaMemcpyAsync,30.000,1,30.000,30.000,30.000,0.0\n");
+	free(p);
+
+	/* timeline: every flow's f matches a device X event exactly, its s a
+	 * Runtime@ event; the memset (no launch recorded) has none */
+	p = find_file(out, "msprof_");
+	char *text = slurp(p);
+	cJSON *ev = cJSON_Parse(text);
+	CHECK(cJSON_IsArray(ev));
+	unsigned hw_pid = (PID << 10) | (14 << 5) | 0, cann_pid = (PID << 10) | (7 << 5) | 31;
+	unsigned n_s = 0, n_f = 0, n_x = 0;
+	const cJSON *e, *x;
+	cJSON_ArrayForEach(e, ev) {
+		const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
+		if (streq(ph, "X") && (unsigned)cJSON_GetObjectItem(e, "pid")->valuedouble == hw_pid)
+			n_x++;
+		if (!streq(ph, "s") && !streq(ph, "f"))
+			continue;
+		const char *id = cJSON_GetObjectItem(e, "id")->valuestring;
+		const char *ts = cJSON_GetObjectItem(e, "ts")->valuestring;
+		double pid = cJSON_GetObjectItem(e, "pid")->valuedouble, tid = cJSON_GetObjectItem(e, "tid")->valuedouble;
+		CHECK(streq(cJSON_GetObjectItem(e, "cat")->valuestring, "HostToDevice"));
+		bool matched = false;
+		cJSON_ArrayForEach(x, ev) {
+			if (!streq(cJSON_GetObjectItem(x, "ph")->valuestring, "X") ||
+			    cJSON_GetObjectItem(x, "pid")->valuedouble != pid ||
+			    cJSON_GetObjectItem(x, "tid")->valuedouble != tid ||
+			    !streq(cJSON_GetObjectItem(x, "ts")->valuestring, ts))
+				continue;
+			char want[48];
+			snprintf(want, sizeof want, "%llu",
+				 (unsigned long long)cJSON_GetObjectItem(cJSON_GetObjectItem(x, "args"), "connection_id")
+					 ->valuedouble << 32);
+			CHECK(streq(id, want));
+			matched = true;
+		}
+		CHECK(matched);
+		if (streq(ph, "s")) {
+			CHECK((unsigned)pid == cann_pid);
+			n_s++;
+		} else {
+			CHECK((unsigned)pid == hw_pid && streq(cJSON_GetObjectItem(e, "bp")->valuestring, "e"));
+			n_f++;
+		}
+	}
+	CHECK(n_x == 4 && n_s == 3 && n_f == 3);
+	CHECK(strstr(text, "\"name\":\"Runtime@cudaLaunchKernel\""));
+	/* the enclosing range in the args of the tasks it launched, only those */
+	const char *r1 = strstr(text, ",\"range\":\"forward\"}}");
+	CHECK(r1 && strstr(r1 + 1, ",\"range\":\"forward\"}}") && !strstr(strstr(r1 + 1, ",\"range\":") + 1, ",\"range\":"));
+	CHECK(strstr(text, "{\"name\":\"thread_name\",\"pid\":5120448,\"tid\":13,\"ph\":\"M\",\"args\":{\"name\":\"Stream 13\"}}"));
+	CHECK(strstr(text, "{\"name\":\"process_labels\",\"pid\":5120448,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"NPU 0\"}}"));
+	cJSON_Delete(ev);
+	free(text);
+	free(p);
+	free(out);
+	rm_rf(tmp);
+	free(prof);
+	return 0;
+}
