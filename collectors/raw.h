@@ -345,7 +345,7 @@ void raw_cur_str(struct raw_cur *c, char *out, size_t field); /* NUL-terminates 
 
 /* List the slices of one source in dir, ordered by slice index.  *ret_paths
  * is a NULL-terminated array of malloc'd absolute paths, freed with
- * raw_paths_free. */
+ * raw_paths_free.  Returns the number of slices (>= 0), or -errno. */
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths);
 /* The same for the slices "<stem>.slice_<n>" of any stem. */
 int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths);

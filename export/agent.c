@@ -763,7 +763,7 @@ static void report(struct agent_parse *p, uint64_t open)
 	struct export_report *rep = e->rep;
 	rep->mstx_dropped = p->t_dropped;
 	if (p->t_dropped)
-		exp_note_add(e, "mstx: %" PRIu64 " event(s) dropped by the agent in %u process(es): its buffers "
+		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls) dropped in %u process(es): its buffers "
 			     "were full (MSPROF_AGENT_BUFFER_KB makes them larger)", p->t_dropped, p->t_dropping_pids);
 	if (p->t_bad)
 		exp_note_add(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "

@@ -514,7 +514,7 @@ static void test_export(void)
 	CHECK(r == 0);
 	CHECK(rep.bad_records == 0);
 	CHECK(rep.mstx_dropped == 3);
-	CHECK(strstr(rep.message, "mstx: 3 event(s) dropped by the agent in 1 process(es)"));
+	CHECK(strstr(rep.message, "agent: 3 event(s) (annotations, OS runtime calls) dropped in 1 process(es)"));
 	CHECK(strstr(rep.message, "mstx: 1 bad call(s) ignored"));
 	CHECK(strstr(rep.message, "mstx: 2 range(s) never ended: they end at the session end"));
 	CHECK(strstr(rep.message, "mstx: 2 range end(s) without a start left out"));
