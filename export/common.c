@@ -36,6 +36,23 @@ void exp_note_add(struct exp *e, const char *fmt, ...)
 	va_end(ap);
 }
 
+void exp_csv_field(FILE *f, const char *s, size_t len)
+{
+	if (len == 0) /* also a NULL column */
+		return;
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
 /* JSON string contents: quotes, backslashes and control characters
  * escaped; bytes that are not UTF-8 (an application's message may hold
  * anything) become U+FFFD, so the file stays valid JSON. */

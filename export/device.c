@@ -244,47 +244,23 @@ int exp_parse_devices(struct exp *e)
 
 /* --- npu_mem_{ts}.csv --------------------------------------------------------- */
 
+/* msprof NpuMemoryAssembler: integer KB, the timestamp followed by a tab */
+static void npu_mem_row(FILE *f, sqlite3_stmt *st, void *arg)
+{
+	char ts[32];
+	int64_t ddr = (int64_t)sqlite3_column_int64(st, 2), hbm = (int64_t)sqlite3_column_int64(st, 3);
+	exp_format_ts(sqlite3_column_int64(st, 4), ts);
+	fprintf(f, "%" PRId64 ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s\t\n", (int64_t)sqlite3_column_int64(st, 0),
+		(const char *)sqlite3_column_text(st, 1), ddr / KB, hbm / KB, (ddr + hbm) / KB, ts);
+}
+
 int exp_write_npu_mem(struct exp *e, const char *dir)
 {
-	if (!exp_table_has_rows(e, "NPU_MEM"))
-		return 0;
-	const struct export_csv_table *t = &export_csv_tables[CSV_NPU_MEM];
-	char name[NAME_MAX + 1];
-	snprintf(name, sizeof name, "%s_%s.csv", t->type, e->ts);
-	struct exp_out o;
-	int r = exp_out_open(&o, dir, name);
-	if (r < 0) {
-		exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
-		return r;
-	}
-	for (size_t i = 0; i < export_csv_ncolumns(t); i++)
-		fprintf(o.f, "%s%s", i ? "," : "", t->columns[i]);
-	fputc('\n', o.f);
-	/* msprof NpuMemoryAssembler: integer KB, the timestamp followed by a tab */
 	static const char sql[] = "SELECT m.deviceId, s.value, m.ddr, m.hbm, m.timestampNs FROM NPU_MEM m "
 				  "JOIN STRING_IDS s ON s.id = m.type ORDER BY m.deviceId, m.timestampNs, s.value";
-	sqlite3_stmt *st;
-	r = exp_prepare(e, sql, &st);
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char ts[32];
-		int64_t ddr = (int64_t)sqlite3_column_int64(st, 2), hbm = (int64_t)sqlite3_column_int64(st, 3);
-		exp_format_ts(sqlite3_column_int64(st, 4), ts);
-		fprintf(o.f, "%" PRId64 ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s\t\n", (int64_t)sqlite3_column_int64(st, 0),
-			(const char *)sqlite3_column_text(st, 1), ddr / KB, hbm / KB, (ddr + hbm) / KB, ts);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	if (r == 0)
-		sqlite3_finalize(st);
-	if (r < 0) {
-		exp_out_abort(&o);
-		return r;
-	}
-	if ((r = exp_out_commit(e, &o)) < 0)
-		return r;
-	exp_remove_older(dir, t->type, ".csv", name);
-	return 0;
+	if (!exp_table_has_rows(e, "NPU_MEM"))
+		return 0;
+	return exp_table_query(e, dir, CSV_NPU_MEM, sql, npu_mem_row, NULL);
 }
 
 /* --- timeline ----------------------------------------------------------------- */

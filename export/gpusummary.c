@@ -37,23 +37,6 @@ static char *tasks_sql(struct exp *e, const char *tail)
 enum { T_DEV, T_STREAM, T_TASKID, T_START, T_END, T_CONN, T_KIND, T_NAME, T_OPTYPE, T_BLOCKS, T_THREADS,
        T_GRID, T_BLOCK, T_COPY, T_BYTES, T_TYPE, T_PID, T_LAUNCHED, T_RANGE, T_WAIT };
 
-/* Run sql (malloc'd, freed here) and hand each row to row(). */
-static int each_row(struct exp *e, char *sql, FILE *f, void (*row)(FILE *f, sqlite3_stmt *st))
-{
-	if (!sql)
-		return -ENOMEM;
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		row(f, st);
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	if (r == 0)
-		sqlite3_finalize(st);
-	free(sql);
-	return r;
-}
-
 static const char *const copy_names[] = { "Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
 					  "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
 					  "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP" };
@@ -77,17 +60,7 @@ static const char *task_name(sqlite3_stmt *st)
 
 static void csv_str(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	exp_csv_field(f, s, strlen(s));
 }
 
 static void us(FILE *f, int64_t ns)
@@ -97,9 +70,7 @@ static void us(FILE *f, int64_t ns)
 	fputs(b, f);
 }
 
-typedef int (*writer)(struct exp *e, FILE *f);
-
-static void op_summary_row(FILE *f, sqlite3_stmt *st)
+static void op_summary_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
 	fprintf(f, "%" PRId64 ",4294967295,%" PRId64 ",%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV),
 		(int64_t)sqlite3_column_int64(st, T_TASKID), (int64_t)sqlite3_column_int64(st, T_STREAM));
@@ -119,52 +90,46 @@ static void op_summary_row(FILE *f, sqlite3_stmt *st)
 
 /* Task Wait Time: since the previous task (of any kind) on the same stream
  * of the same process and device ended; 0 for the first and for overlaps */
-static int write_op_summary(struct exp *e, FILE *f)
+static char *op_summary_sql(struct exp *e)
 {
 	_cleanup_free_ char *inner = tasks_sql(e, "");
 	char *sql = NULL;
 	if (!inner || asprintf(&sql, "SELECT * FROM (SELECT q.*, max(0, q.startNs - coalesce(lag(q.endNs) OVER "
 				     "(PARTITION BY q.pid, q.deviceId, q.streamId ORDER BY q.startNs), q.startNs)) "
 				     "FROM (%s) q) WHERE kind = 1 ORDER BY startNs", inner) < 0)
-		return -ENOMEM;
-	return each_row(e, sql, f, op_summary_row);
+		return NULL;
+	return sql;
 }
 
-static int write_op_statistic(struct exp *e, FILE *f)
+/* per device and kernel (opType), longest total first */
+#define OP_STATISTIC_SQL \
+	"SELECT ot.value, count(*), sum(t.endNs - t.startNs), min(t.endNs - t.startNs), " \
+	"max(t.endNs - t.startNs), (SELECT sum(x.endNs - x.startNs) FROM TASK x JOIN COMPUTE_TASK_INFO y " \
+	"ON y.globalTaskId = x.globalTaskId WHERE x.deviceId = t.deviceId), t.deviceId " \
+	"FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = " \
+	"t.globalTaskId JOIN STRING_IDS ot ON ot.id = c.opType GROUP BY t.deviceId, c.opType " \
+	"ORDER BY 7, 3 DESC, 1"
+
+static void op_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
-	static const char sql[] =
-		"SELECT ot.value, count(*), sum(t.endNs - t.startNs), min(t.endNs - t.startNs), "
-		"max(t.endNs - t.startNs), (SELECT sum(x.endNs - x.startNs) FROM TASK x JOIN COMPUTE_TASK_INFO y "
-		"ON y.globalTaskId = x.globalTaskId WHERE x.deviceId = t.deviceId), t.deviceId "
-		"FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
-		"t.globalTaskId JOIN STRING_IDS ot ON ot.id = c.opType GROUP BY t.deviceId, c.opType "
-		"ORDER BY 7, 3 DESC, 1";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t n = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
-		int64_t all = sqlite3_column_int64(st, 5);
-		char ratio[64];
-		exp_format_num(all ? 100.0 * (double)total / (double)all : 0, 3, ratio, sizeof ratio);
-		fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 6));
-		csv_str(f, col_text(st, 0, ""));
-		fprintf(f, ",CUDA,%" PRId64 ",", n);
-		us(f, total);
-		fputc(',', f);
-		us(f, sqlite3_column_int64(st, 3));
-		fputc(',', f);
-		us(f, n ? total / n : 0);
-		fputc(',', f);
-		us(f, sqlite3_column_int64(st, 4));
-		fprintf(f, ",%s\n", ratio);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	int64_t n = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
+	int64_t all = sqlite3_column_int64(st, 5);
+	char ratio[64];
+	exp_format_num(all ? 100.0 * (double)total / (double)all : 0, 3, ratio, sizeof ratio);
+	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 6));
+	csv_str(f, col_text(st, 0, ""));
+	fprintf(f, ",CUDA,%" PRId64 ",", n);
+	us(f, total);
+	fputc(',', f);
+	us(f, sqlite3_column_int64(st, 3));
+	fputc(',', f);
+	us(f, n ? total / n : 0);
+	fputc(',', f);
+	us(f, sqlite3_column_int64(st, 4));
+	fprintf(f, ",%s\n", ratio);
 }
 
-static void task_time_row(FILE *f, sqlite3_stmt *st)
+static void task_time_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
 	int64_t s = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
 	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV));
@@ -179,74 +144,69 @@ static void task_time_row(FILE *f, sqlite3_stmt *st)
 	fputs("\t\n", f);
 }
 
-static int write_task_time(struct exp *e, FILE *f)
+static char *task_time_sql(struct exp *e)
 {
-	return each_row(e, tasks_sql(e, "ORDER BY t.startNs"), f, task_time_row);
+	return tasks_sql(e, "ORDER BY t.startNs");
 }
 
-static int write_api_statistic(struct exp *e, FILE *f)
+/* durations in µs as doubles for the variance (population, µs²) */
+#define API_STATISTIC_SQL \
+	"SELECT s.value, sum(a.endNs - a.startNs), count(*), min(a.endNs - a.startNs), max(a.endNs - a.startNs), " \
+	"avg((a.endNs - a.startNs) / 1000.0 * (a.endNs - a.startNs) / 1000.0) - " \
+	"avg((a.endNs - a.startNs) / 1000.0) * avg((a.endNs - a.startNs) / 1000.0) " \
+	"FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name GROUP BY a.name ORDER BY 2 DESC, 1"
+
+static void api_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
-	/* durations in µs as doubles for the variance (population, µs²) */
-	static const char sql[] =
-		"SELECT s.value, sum(a.endNs - a.startNs), count(*), min(a.endNs - a.startNs), max(a.endNs - a.startNs), "
-		"avg((a.endNs - a.startNs) / 1000.0 * (a.endNs - a.startNs) / 1000.0) - "
-		"avg((a.endNs - a.startNs) / 1000.0) * avg((a.endNs - a.startNs) / 1000.0) "
-		"FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name GROUP BY a.name ORDER BY 2 DESC, 1";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t total = sqlite3_column_int64(st, 1), n = sqlite3_column_int64(st, 2);
-		double var = sqlite3_column_double(st, 5);
-		char v[64];
-		exp_format_num(var < 0 ? 0 : var, 3, v, sizeof v);
-		fputs("host,Runtime,", f);
-		csv_str(f, col_text(st, 0, ""));
-		fputc(',', f);
-		us(f, total);
-		fprintf(f, ",%" PRId64 ",", n);
-		us(f, n ? total / n : 0);
-		fputc(',', f);
-		us(f, sqlite3_column_int64(st, 3));
-		fputc(',', f);
-		us(f, sqlite3_column_int64(st, 4));
-		fprintf(f, ",%s\n", v);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	int64_t total = sqlite3_column_int64(st, 1), n = sqlite3_column_int64(st, 2);
+	double var = sqlite3_column_double(st, 5);
+	char v[64];
+	exp_format_num(var < 0 ? 0 : var, 3, v, sizeof v);
+	fputs("host,Runtime,", f);
+	csv_str(f, col_text(st, 0, ""));
+	fputc(',', f);
+	us(f, total);
+	fprintf(f, ",%" PRId64 ",", n);
+	us(f, n ? total / n : 0);
+	fputc(',', f);
+	us(f, sqlite3_column_int64(st, 3));
+	fputc(',', f);
+	us(f, sqlite3_column_int64(st, 4));
+	fprintf(f, ",%s\n", v);
+}
+
+static char *op_statistic_sql(struct exp *e)
+{
+	return strdup(OP_STATISTIC_SQL);
+}
+
+static char *api_statistic_sql(struct exp *e)
+{
+	return strdup(API_STATISTIC_SQL);
 }
 
 int exp_write_gpu_summaries(struct exp *e, const char *dir)
 {
-	static const struct { enum export_csv csv; const char *table; writer write; } files[] = {
-		{ CSV_OP_SUMMARY, "COMPUTE_TASK_INFO", write_op_summary },
-		{ CSV_OP_STATISTIC, "COMPUTE_TASK_INFO", write_op_statistic },
-		{ CSV_TASK_TIME, "TASK", write_task_time },
-		{ CSV_API_STATISTIC, "CANN_API", write_api_statistic },
+	static const struct {
+		enum export_csv csv;
+		const char *table;
+		char *(*sql)(struct exp *e); /* malloc'd */
+		void (*row)(FILE *f, sqlite3_stmt *st, void *arg);
+	} files[] = {
+		{ CSV_OP_SUMMARY, "COMPUTE_TASK_INFO", op_summary_sql, op_summary_row },
+		{ CSV_OP_STATISTIC, "COMPUTE_TASK_INFO", op_statistic_sql, op_statistic_row },
+		{ CSV_TASK_TIME, "TASK", task_time_sql, task_time_row },
+		{ CSV_API_STATISTIC, "CANN_API", api_statistic_sql, api_statistic_row },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		if (!exp_table_has_rows(e, files[i].table))
 			continue;
-		const struct export_csv_table *t = &export_csv_tables[files[i].csv];
-		char name[NAME_MAX + 1];
-		snprintf(name, sizeof name, "%s_%s.csv", t->type, e->ts);
-		struct exp_out o;
-		int r = exp_out_open(&o, dir, name);
-		if (r < 0) {
-			exp_note(e, "cannot create '%s/%s': %s", dir, name, strerror(-r));
+		_cleanup_free_ char *sql = files[i].sql(e);
+		if (!sql)
+			return -ENOMEM;
+		int r = exp_table_query(e, dir, files[i].csv, sql, files[i].row, NULL);
+		if (r < 0)
 			return r;
-		}
-		for (size_t c = 0; c < export_csv_ncolumns(t); c++)
-			fprintf(o.f, "%s%s", c ? "," : "", t->columns[c]);
-		fputc('\n', o.f);
-		if ((r = files[i].write(e, o.f)) < 0) {
-			exp_out_abort(&o);
-			return r;
-		}
-		if ((r = exp_out_commit(e, &o)) < 0)
-			return r;
-		exp_remove_older(dir, t->type, ".csv", name);
 	}
 	return 0;
 }

@@ -103,6 +103,8 @@ void exp_note(struct exp *e, const char *fmt, ...) __attribute__((format(printf,
 void exp_note_add(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Write s[0..len) as the inside of a JSON string (escaped, valid UTF-8). */
 void exp_json_str(FILE *f, const char *s, size_t len);
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
+void exp_csv_field(FILE *f, const char *s, size_t len);
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
 int exp_exec(struct exp *e, const char *sql);
@@ -176,6 +178,11 @@ int exp_table_row_end(struct exp_table *w);
 int exp_table_lines(struct exp_table *w, const char *buf, size_t len);
 int exp_table_commit(struct exp_table *w);
 void exp_table_abort(struct exp_table *w);
+/* Table id from the rows of sql, each written by row() as one CSV line
+ * (newline included); arg is row()'s.  The caller checks that there are
+ * rows: a table with none is a file with the header alone. */
+int exp_table_query(struct exp *e, const char *dir, enum export_csv id, const char *sql,
+		    void (*row)(FILE *f, sqlite3_stmt *st, void *arg), void *arg);
 /* A whole small table from a writer of CSV lines (no header). */
 int exp_table_write(struct exp *e, const char *dir, enum export_csv id, int (*write)(struct exp *e, FILE *f));
 

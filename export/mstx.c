@@ -263,27 +263,11 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 
 /* --- summary ------------------------------------------------------------------ */
 
-static void csv_field(FILE *f, const char *s, int len)
-{
-	if (!memchr(s, ',', (size_t)len) && !memchr(s, '"', (size_t)len) && !memchr(s, '\n', (size_t)len) &&
-	    !memchr(s, '\r', (size_t)len)) {
-		fwrite(s, 1, (size_t)len, f);
-		return;
-	}
-	fputc('"', f);
-	for (int i = 0; i < len; i++) {
-		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
-	}
-	fputc('"', f);
-}
-
 /* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
  * mstx event, with the Device_id column and the device times (N/A: no
  * device side) of its merge step; times are µs with three decimals and the
  * "\t" msprof appends (format_high_precision_for_csv). */
-static void csv_row(FILE *f, sqlite3_stmt *st)
+static void csv_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
 	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
 	char start[32], end[32];
@@ -295,9 +279,9 @@ static void csv_row(FILE *f, sqlite3_stmt *st)
 	else
 		fprintf(f, "%" PRId64, category);
 	fprintf(f, ",%s,N/A,N/A,%s\t,%s\t,N/A,", event_type_name(sqlite3_column_int64(st, 2)), start, end);
-	csv_field(f, text(st, 5), sqlite3_column_bytes(st, 5));
+	exp_csv_field(f, text(st, 5), (size_t)sqlite3_column_bytes(st, 5));
 	fputc(',', f);
-	csv_field(f, text(st, 6), sqlite3_column_bytes(st, 6));
+	exp_csv_field(f, text(st, 6), (size_t)sqlite3_column_bytes(st, 6));
 	fputs(",N/A,N/A\n", f);
 }
 
@@ -312,32 +296,5 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
 	}
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	struct exp_table w;
-	if ((r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) < 0) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		FILE *f = exp_table_row(&w);
-		if (!f)
-			break;
-		csv_row(f, st);
-		if ((r = exp_table_row_end(&w)) < 0)
-			break;
-	}
-	if (r == 0 && w.err)
-		r = w.err;
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		exp_table_abort(&w);
-		return r;
-	}
-	return exp_table_commit(&w);
+	return exp_table_query(e, dir, CSV_MSPROF_TX, sql, csv_row, NULL);
 }

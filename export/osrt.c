@@ -110,6 +110,23 @@ static void put_us(FILE *f, double ns)
 	fputs(b, f);
 }
 
+/* One (process, thread, call) row; arg: the total time of all calls, ns */
+static void osrt_row(FILE *f, sqlite3_stmt *st, void *arg)
+{
+	int64_t total = *(const int64_t *)arg;
+	double sum = sqlite3_column_double(st, 3);
+	char pct[64];
+	exp_format_num(total > 0 ? sum * 100.0 / (double)total : 0.0, 3, pct, sizeof pct);
+	fprintf(f, "host,%" PRId64 ",%" PRId64 ",%s,%s", (int64_t)sqlite3_column_int64(st, 0),
+		(int64_t)sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2), pct);
+	put_us(f, sum);
+	fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, 4));
+	put_us(f, sqlite3_column_double(st, 5));
+	put_us(f, sqlite3_column_double(st, 6));
+	put_us(f, sqlite3_column_double(st, 7));
+	fputc('\n', f);
+}
+
 int exp_write_osrt_summary(struct exp *e, const char *dir)
 {
 	static const char sql[] =
@@ -134,40 +151,5 @@ int exp_write_osrt_summary(struct exp *e, const char *dir)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		total = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if ((r = exp_prepare(e, sql, &st)) < 0)
-		return r;
-	struct exp_table w;
-	if ((r = exp_table_open(e, &w, dir, CSV_OS_RUNTIME_STATISTIC)) < 0) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		FILE *f = exp_table_row(&w);
-		if (!f)
-			break;
-		double sum = sqlite3_column_double(st, 3);
-		char pct[64];
-		exp_format_num(total > 0 ? sum * 100.0 / (double)total : 0.0, 3, pct, sizeof pct);
-		fprintf(f, "host,%" PRId64 ",%" PRId64 ",%s,%s", (int64_t)sqlite3_column_int64(st, 0),
-			(int64_t)sqlite3_column_int64(st, 1), (const char *)sqlite3_column_text(st, 2), pct);
-		put_us(f, sum);
-		fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, 4));
-		put_us(f, sqlite3_column_double(st, 5));
-		put_us(f, sqlite3_column_double(st, 6));
-		put_us(f, sqlite3_column_double(st, 7));
-		fputc('\n', f);
-		if ((r = exp_table_row_end(&w)) < 0)
-			break;
-	}
-	if (r == 0 && w.err)
-		r = w.err;
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		exp_table_abort(&w);
-		return r;
-	}
-	return exp_table_commit(&w);
+	return exp_table_query(e, dir, CSV_OS_RUNTIME_STATISTIC, sql, osrt_row, &total);
 }

@@ -314,6 +314,39 @@ void exp_table_abort(struct exp_table *w)
 	table_release(w);
 }
 
+int exp_table_query(struct exp *e, const char *dir, enum export_csv id, const char *sql,
+		    void (*row)(FILE *f, sqlite3_stmt *st, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, sql, &st);
+	if (r < 0)
+		return r;
+	struct exp_table w;
+	if ((r = exp_table_open(e, &w, dir, id)) < 0) {
+		sqlite3_finalize(st);
+		return r;
+	}
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		FILE *f = exp_table_row(&w);
+		if (!f)
+			break;
+		row(f, st, arg);
+		if ((r = exp_table_row_end(&w)) < 0)
+			break;
+	}
+	if (r == 0 && w.err)
+		r = w.err;
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	if (r < 0) {
+		exp_table_abort(&w);
+		return r;
+	}
+	return exp_table_commit(&w);
+}
+
 int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
 		    int (*write)(struct exp *e, FILE *f))
 {

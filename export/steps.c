@@ -94,42 +94,20 @@ int exp_build_steps(struct exp *e)
 	return r;
 }
 
+static void step_trace_row(FILE *f, sqlite3_stmt *st, void *arg)
+{
+	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+	char e_us[32], d_us[32];
+	exp_format_ts(end, e_us);
+	exp_format_ts(end - start, d_us);
+	fprintf(f, "host,%" PRId64 ",N/A,N/A,%s\t,%s,N/A,N/A,N/A," STEP_MODEL_ID "\n",
+		(int64_t)sqlite3_column_int64(st, 0), e_us, d_us);
+}
+
 int exp_write_step_trace(struct exp *e, const char *dir)
 {
 	static const char sql[] = "SELECT stepId, startNs, endNs FROM STEP ORDER BY startNs, pid, stepId";
 	if (!exp_table_has_rows(e, "STEP"))
 		return 0;
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	struct exp_table w;
-	if ((r = exp_table_open(e, &w, dir, CSV_STEP_TRACE)) < 0) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-		char e_us[32], d_us[32];
-		exp_format_ts(end, e_us);
-		exp_format_ts(end - start, d_us);
-		FILE *f = exp_table_row(&w);
-		if (!f)
-			break;
-		fprintf(f, "host,%" PRId64 ",N/A,N/A,%s\t,%s,N/A,N/A,N/A," STEP_MODEL_ID "\n",
-			(int64_t)sqlite3_column_int64(st, 0), e_us, d_us);
-		if ((r = exp_table_row_end(&w)) < 0)
-			break;
-	}
-	if (r == 0 && w.err)
-		r = w.err;
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		exp_table_abort(&w);
-		return r;
-	}
-	return exp_table_commit(&w);
+	return exp_table_query(e, dir, CSV_STEP_TRACE, sql, step_trace_row, NULL);
 }

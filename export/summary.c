@@ -14,22 +14,6 @@
 #define RECOMMEND_PERCENTILE 0.98
 #define RATIO_FOR_BEST_PERFORMANCE 0.8
 
-/* CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* The first column of the first row; 0 when there is no row. */
 static int single_value(struct exp *e, const char *sql, double *ret_d, int64_t *ret_i)
 {
@@ -186,7 +170,7 @@ static void cpu_row(FILE *f, const char *type, const struct cpu_ticks *a, const 
 	}
 	static const int col[6] = { 0, 2, 4, 5, 6, 3 }; /* User Sys IoWait Irq Soft Idle */
 	fputs("host,", f);
-	csv_field(f, type);
+	exp_csv_field(f, type, strlen(type));
 	for (int k = 0; k < 6; k++)
 		put_num(f, total > 0 ? d[col[k]] * 100.0 / total : 0.0, 3);
 	fputc('\n', f);
@@ -279,7 +263,8 @@ static int write_process_cpu(struct exp *e, FILE *f)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fprintf(f, "host,%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 0));
-		csv_field(f, (const char *)sqlite3_column_text(st, 1));
+		const char *name = (const char *)sqlite3_column_text(st, 1); /* before its length */
+		exp_csv_field(f, name, (size_t)sqlite3_column_bytes(st, 1));
 		put_num(f, sqlite3_column_double(st, 2), 3);
 		fputc('\n', f);
 	}
@@ -303,7 +288,8 @@ static int write_process_mem(struct exp *e, FILE *f)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fprintf(f, "host,%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 0));
-		csv_field(f, (const char *)sqlite3_column_text(st, 1));
+		const char *name = (const char *)sqlite3_column_text(st, 1); /* before its length */
+		exp_csv_field(f, name, (size_t)sqlite3_column_bytes(st, 1));
 		for (int k = 2; k < 5; k++)
 			fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, k));
 		fputc('\n', f);
