@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -253,23 +252,9 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 /* start_info.<N> / end_info.<N>: the keys of host/start_info (profdir.c) */
 static int write_time(const struct dev_dev *d, bool begin)
 {
-	uint64_t rns = real_ns(), raw = clock_ns(CLOCK_MONOTONIC_RAW);
-	time_t sec = (time_t)(rns / NSEC_PER_SEC);
-	struct tm tm;
-	char when[32], date[64], num[32], name[32];
-	if (!localtime_r(&sec, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
-		return -EINVAL;
-	snprintf(date, sizeof(date), "%s.%06u", when, (unsigned)(rns % NSEC_PER_SEC / NSEC_PER_USEC));
-	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
-	if (!j)
-		return -ENOMEM;
-	J(cJSON_AddStringToObject(j, begin ? "collectionDateBegin" : "collectionDateEnd", date));
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)(rns / NSEC_PER_USEC));
-	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)raw);
-	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
+	char name[32];
 	snprintf(name, sizeof(name), "%s.%u", begin ? "start_info" : "end_info", d->info.index);
-	return write_json(d->dir, name, j);
+	return profdir_write_time_file(d->dir, name, begin, 0, 0);
 }
 
 static int mkdir_p2(const char *dir, const char *sub)

@@ -542,10 +542,8 @@ int profdir_write_sample(const char *prof_dir, const struct cJSON *options)
 	return write_json(prof_dir, "sample.json", options);
 }
 
-int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)
+int profdir_write_time_file(const char *dir, const char *name, int begin, uint64_t rns, uint64_t monoraw_ns)
 {
-	if (!prof_dir)
-		return -EINVAL;
 	if (rns == 0) {
 		rns = real_ns();
 		monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
@@ -567,7 +565,20 @@ int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint6
 	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)monoraw_ns);
 	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
-	return write_json(prof_dir, begin ? "start_info" : "end_info", j);
+	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
+	if (!text)
+		return -ENOMEM;
+	return profdir_write_text(dir, name, text);
+}
+
+int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)
+{
+	if (!prof_dir)
+		return -EINVAL;
+	_cleanup_free_ char *host = path_join(prof_dir, "host");
+	if (!host)
+		return -ENOMEM;
+	return profdir_write_time_file(host, begin ? "start_info" : "end_info", begin, rns, monoraw_ns);
 }
 
 int profdir_read_json(const char *path, struct cJSON **ret)

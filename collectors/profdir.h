@@ -69,6 +69,8 @@ int profdir_write_sample(const char *prof_dir, const struct cJSON *options);
 /* Write host/start_info (begin=1) or host/end_info (begin=0) with the
  * clocks read now, or at the given instant when real_ns != 0. */
 int profdir_write_time_info(const char *prof_dir, int begin, uint64_t real_ns, uint64_t monoraw_ns);
+/* The same keys in dir/name (device_<N>/start_info.<N>, device.c). */
+int profdir_write_time_file(const char *dir, const char *name, int begin, uint64_t real_ns, uint64_t monoraw_ns);
 
 /* Write dir/name atomically (a temporary file renamed into place), as the
  * files above are written; for the device_<N>/ files (device.c). */
