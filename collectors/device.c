@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "profdir.h"
+#include "cjson-cleanup.h"
 #include "util.h"
 
 const struct dev_backend_ops *const device_backends[] = {
@@ -201,8 +202,6 @@ int dev_decode_procs(const uint8_t *p, size_t len, uint64_t *ret_ts, uint32_t *r
 			return -ENOMEM; \
 	} while (0)
 
-static void cjson_deletep(cJSON **j) { cJSON_Delete(*j); }
-#define _cleanup_cjson_ _cleanup_(cjson_deletep)
 
 static int write_json(const char *dir, const char *name, const cJSON *j)
 {
@@ -218,7 +217,7 @@ static int write_json(const char *dir, const char *name, const cJSON *j)
 static int write_info(const struct dev_dev *d, uint32_t app_pid)
 {
 	char name[32], num[32], host[256] = "";
-	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
+	_cleanup_json_ cJSON *j = cJSON_CreateObject();
 	if (!j)
 		return -ENOMEM;
 	(void)gethostname(host, sizeof(host) - 1);

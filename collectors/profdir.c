@@ -11,18 +11,13 @@
 #include "config.h"
 #include "profdir.h"
 #include "raw.h"
+#include "cjson-cleanup.h"
 #include "util.h"
 
 #define JSON_MAX (1U << 20)
 #define DIR_MODE 0750
 #define FILE_MODE 0640
 
-static inline void cjson_deletep(cJSON **j)
-{
-	if (*j)
-		cJSON_Delete(*j);
-}
-#define _cleanup_cjson_ _cleanup_(cjson_deletep)
 
 static inline void closedirp(DIR **d)
 {
@@ -476,7 +471,7 @@ int profdir_write_info(const char *prof_dir, const struct host_facts *f, pid_t p
 {
 	if (!prof_dir || !f)
 		return -EINVAL;
-	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
+	_cleanup_json_ cJSON *j = cJSON_CreateObject();
 	if (!j)
 		return -ENOMEM;
 	char num[64];
@@ -557,7 +552,7 @@ int profdir_write_time_file(const char *dir, const char *name, int begin, uint64
 		return -EINVAL;
 	snprintf(date, sizeof(date), "%s.%06u", when, (unsigned)(rns % NSEC_PER_SEC / NSEC_PER_USEC));
 
-	_cleanup_cjson_ cJSON *j = cJSON_CreateObject();
+	_cleanup_json_ cJSON *j = cJSON_CreateObject();
 	if (!j)
 		return -ENOMEM;
 	J(cJSON_AddStringToObject(j, begin ? "collectionDateBegin" : "collectionDateEnd", date));

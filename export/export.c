@@ -21,10 +21,9 @@
 #include "internal.h"
 #include "profdir.h"
 #include "raw.h"
+#include "cjson-cleanup.h"
 #include "util.h"
 
-static void cjson_deletep(cJSON **p) { cJSON_Delete(*p); }
-#define _cleanup_cjson_ _cleanup_(cjson_deletep)
 
 /* --- small JSON files in host/ ----------------------------------------------- */
 
@@ -78,7 +77,7 @@ static int read_host_json(struct exp *e, const char *name, cJSON **ret)
 
 static void read_info(struct exp *e)
 {
-	_cleanup_cjson_ cJSON *j = NULL;
+	_cleanup_json_ cJSON *j = NULL;
 	int r = read_host_json(e, "info.json", &j);
 	if (r < 0) {
 		exp_note(e, "cannot read '%s/host/info.json': %s", e->prof_dir, strerror(-r));
@@ -140,7 +139,7 @@ static unsigned parse_items(const cJSON *v)
 
 static void read_sample(struct exp *e)
 {
-	_cleanup_cjson_ cJSON *j = NULL;
+	_cleanup_json_ cJSON *j = NULL;
 	if (read_host_json(e, "sample.json", &j) < 0)
 		return; /* without it: export whatever data exists */
 	e->have_sample = true;
@@ -154,7 +153,7 @@ static void read_sample(struct exp *e)
 
 static void read_times(struct exp *e)
 {
-	_cleanup_cjson_ cJSON *b = NULL, *n = NULL;
+	_cleanup_json_ cJSON *b = NULL, *n = NULL;
 	uint64_t us;
 	if (read_host_json(e, "start_info", &b) == 0 && json_u64(b, "collectionTimeBegin", &us))
 		e->start_ns = us * NSEC_PER_USEC;

@@ -8,8 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-static inline void cjson_freep(cJSON **p) { cJSON_Delete(*p); }
-#define _cleanup_json_ __attribute__((cleanup(cjson_freep)))
+#include "cjson-cleanup.h"
 
 /* Largest integer that survives a round trip through cJSON: it prints
  * numbers beyond int range with "%1.15g" (and accepts that as exact within a

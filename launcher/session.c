@@ -16,6 +16,7 @@
 #include "console.h"
 #include "export/export.h"
 #include "ipc/ipc.h"
+#include "cjson-cleanup.h"
 #include "util.h"
 
 #define START_TIMEOUT_MS 10000
@@ -23,11 +24,6 @@
 #define STOP_TIMEOUT_MS 30000
 #define CONTROL_TIMEOUT_MS 10000  /* claim, agents */
 
-static void cjson_deletep(cJSON **p)
-{
-	cJSON_Delete(*p);
-}
-#define _cleanup_cjson_ _cleanup_(cjson_deletep)
 
 void session_init(struct session *s)
 {
@@ -67,7 +63,7 @@ static const char *task_time_name(enum task_time t)
 int session_create_dir(struct session *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
-	_cleanup_cjson_ cJSON *sample = NULL;
+	_cleanup_json_ cJSON *sample = NULL;
 	int r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
 	if (r < 0) {
 		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
@@ -216,7 +212,7 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 		return r;
 	}
 
-	_cleanup_cjson_ cJSON *req = ipc_msg_new(IPC_T_SESSION_START, s->next_id++);
+	_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_START, s->next_id++);
 	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;
 	if (!arr)
 		return -ENOMEM;
@@ -248,7 +244,7 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 	    !cJSON_AddNumberToObject(req, "sys_interconnection_freq", o->sys_interconnection_freq))
 		return -ENOMEM;
 
-	_cleanup_cjson_ cJSON *reply = NULL;
+	_cleanup_json_ cJSON *reply = NULL;
 	r = call(s, req, START_TIMEOUT_MS, "start the session", &reply);
 	if (r < 0)
 		return r;
@@ -315,10 +311,10 @@ int session_stop(struct session *s)
 	if (s->sid >= 0)
 		session_poll(s);
 	if (s->sid >= 0 && !s->lost && !s->ended) {
-		_cleanup_cjson_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
+		_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
 		if (!req || !cJSON_AddNumberToObject(req, "session", (double)s->sid))
 			return -ENOMEM;
-		_cleanup_cjson_ cJSON *reply = NULL;
+		_cleanup_json_ cJSON *reply = NULL;
 		r = call(s, req, STOP_TIMEOUT_MS, "stop the session", &reply);
 		if (r == -ENOENT)
 			r = 0;
@@ -364,7 +360,7 @@ static int control(struct session *s, cJSON *req, cJSON **ret_reply)
 
 int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
 {
-	_cleanup_cjson_ cJSON *reply = NULL;
+	_cleanup_json_ cJSON *reply = NULL;
 	cJSON *req = ipc_msg_new(IPC_T_CLAIM, s->next_id++);
 	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;
 	if (!arr || !cJSON_AddItemToArray(arr, cJSON_CreateNumber(pid))) {
@@ -396,7 +392,7 @@ int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
 
 int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n)
 {
-	_cleanup_cjson_ cJSON *reply = NULL;
+	_cleanup_json_ cJSON *reply = NULL;
 	cJSON *req = ipc_msg_new(IPC_T_AGENTS, s->next_id++);
 	int r = control(s, req, &reply);
 	cJSON_Delete(req);
@@ -452,7 +448,7 @@ void session_check_osrt(struct session *s, const pid_t *pids, unsigned n)
 void session_discard(struct session *s)
 {
 	if (s->sid >= 0 && !s->lost) {
-		_cleanup_cjson_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
+		_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
 		cJSON *reply = NULL;
 		if (req && cJSON_AddNumberToObject(req, "session", (double)s->sid) &&
 		    ipc_client_call(s->ipc, req, STOP_TIMEOUT_MS, &reply) >= 0)
