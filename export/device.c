@@ -268,16 +268,9 @@ int exp_write_npu_mem(struct exp *e, const char *dir)
 /* process_name / process_labels ("NPU <id>", §9) / process_sort_index */
 static void device_meta(struct exp_tl *t, const struct export_track_info *k, unsigned pid, int64_t dev)
 {
-	FILE *f;
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}", pid,
-		k->process_name);
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"NPU %" PRId64
-		   "\"}}", pid, dev);
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
-		pid, k->sort_index);
+	char label[32];
+	snprintf(label, sizeof label, "NPU %" PRId64, dev);
+	exp_tl_process(t, pid, k->process_name, label, k->sort_index);
 }
 
 static void counter(struct exp_tl *t, const char *name, unsigned pid, const char *ts, const char *unit,

@@ -213,30 +213,6 @@ int exp_write_gpu_summaries(struct exp *e, const char *dir)
 
 /* --- timeline ------------------------------------------------------------------- */
 
-static void meta(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort)
-{
-	FILE *f;
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}", pid, name);
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}", pid,
-		label);
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
-		pid, sort);
-}
-
-static void thread_meta(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)
-{
-	FILE *f;
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"name\":\"%s %" PRId64
-		   "\"}}", pid, tid, kind, tid);
-	f = exp_tl_meta(t);
-	fprintf(f, "{\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"sort_index\":%"
-		   PRId64 "}}", pid, tid, tid);
-}
-
 /* msprof's flow id: the string of connectionId << 32 (our connection ids
  * may pass 32 bits, so the shift is done in 128 bits, never wrapped) */
 __extension__ typedef unsigned __int128 u128;
@@ -288,10 +264,10 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 			continue;
 		if (d != dev || s != stream) {
 			if (stream >= 0)
-				thread_meta(t, pid, stream, "Stream");
+				exp_tl_thread(t, pid, stream, "Stream");
 			if (d != dev && dev >= 0) {
 				snprintf(label, sizeof label, "NPU %" PRId64, dev);
-				meta(t, pid, k->process_name, label, k->sort_index);
+				exp_tl_process(t, pid, k->process_name, label, k->sort_index);
 			}
 			dev = d, stream = s;
 			pid = export_format_pid(e->app_pid, k->sort_index, (unsigned)d);
@@ -333,9 +309,9 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 			flow(t, "f", pid, s, sqlite3_column_int64(st, T_CONN), ts);
 	}
 	if (stream >= 0) {
-		thread_meta(t, pid, stream, "Stream");
+		exp_tl_thread(t, pid, stream, "Stream");
 		snprintf(label, sizeof label, "NPU %" PRId64, dev);
-		meta(t, pid, k->process_name, label, k->sort_index);
+		exp_tl_process(t, pid, k->process_name, label, k->sort_index);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
@@ -361,7 +337,7 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 		int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
 		int64_t end = sqlite3_column_int64(st, 2), conn = sqlite3_column_int64(st, 3);
 		if (t != tid && tid >= 0)
-			thread_meta(tl, pid, tid, "Thread");
+			exp_tl_thread(tl, pid, tid, "Thread");
 		tid = t;
 		any = true;
 		char ts[32], dur[32];
@@ -379,9 +355,9 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 			flow(tl, "s", pid, t, conn, ts);
 	}
 	if (tid >= 0)
-		thread_meta(tl, pid, tid, "Thread");
+		exp_tl_thread(tl, pid, tid, "Thread");
 	if (any)
-		meta(tl, pid, k->process_name, k->label, k->sort_index);
+		exp_tl_process(tl, pid, k->process_name, k->label, k->sort_index);
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);

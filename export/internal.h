@@ -208,6 +208,10 @@ struct exp_tl {
 int exp_tl_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem);
 FILE *exp_tl_event(struct exp_tl *t);
 FILE *exp_tl_meta(struct exp_tl *t);
+/* A process's process_name, process_labels and process_sort_index, and a
+ * thread's thread_name ("<kind> <tid>") and thread_sort_index (the tid). */
+void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort);
+void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind);
 int exp_tl_commit(struct exp_tl *t);
 void exp_tl_abort(struct exp_tl *t);
 static inline bool exp_track_on(const struct exp *e, unsigned track)

@@ -30,22 +30,9 @@ static void process_meta(struct exp_tl *out, uint32_t pid, const uint32_t *tids,
 {
 	const struct export_track_info *k = &export_tracks[TRACK_OS_RUNTIME_API];
 	unsigned fpid = layer_pid(pid);
-	fprintf(exp_tl_meta(out), "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
-		fpid, k->process_name);
-	fprintf(exp_tl_meta(out),
-		"{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}", fpid,
-		k->label);
-	fprintf(exp_tl_meta(out),
-		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
-		fpid, k->sort_index);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(exp_tl_meta(out),
-			"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ph\":\"M\",\"args\":{\"name\":\"Thread %u\"}}",
-			fpid, tids[i], tids[i]);
-		fprintf(exp_tl_meta(out),
-			"{\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
-			fpid, tids[i], tids[i]);
-	}
+	exp_tl_process(out, fpid, k->process_name, k->label, k->sort_index);
+	for (size_t i = 0; i < n; i++)
+		exp_tl_thread(out, fpid, tids[i], "Thread");
 }
 
 int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)

@@ -498,6 +498,28 @@ void exp_tl_abort(struct exp_tl *t)
 	t->meta_buf = NULL;
 }
 
+void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort)
+{
+	fprintf(exp_tl_meta(t), "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
+		pid, name);
+	fprintf(exp_tl_meta(t),
+		"{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}", pid,
+		label);
+	fprintf(exp_tl_meta(t),
+		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
+		pid, sort);
+}
+
+void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)
+{
+	fprintf(exp_tl_meta(t),
+		"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"name\":\"%s %" PRId64
+		"\"}}", pid, tid, kind, tid);
+	fprintf(exp_tl_meta(t),
+		"{\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"sort_index\":%"
+		PRId64 "}}", pid, tid, tid);
+}
+
 int exp_tl_commit(struct exp_tl *t)
 {
 	int r = t->err;

@@ -33,15 +33,7 @@ static void tl_counter(struct tl *t, const char *name, const char *name_suffix, 
 
 static void tl_metadata(struct tl *t, const struct export_track_info *k, unsigned pid)
 {
-	fprintf(exp_tl_meta(t->out),
-		"{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
-		pid, k->process_name);
-	fprintf(exp_tl_meta(t->out),
-		"{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}",
-		pid, k->label);
-	fprintf(exp_tl_meta(t->out),
-		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
-		pid, k->sort_index);
+	exp_tl_process(t->out, pid, k->process_name, k->label, k->sort_index);
 }
 
 /* Stream "SELECT ts, [id,] value" rows as counters.  With an id column the
