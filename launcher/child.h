@@ -30,5 +30,9 @@ void child_abandon(struct child *c);
 /* The status msprof exits with for a wait status: the code, 128+signal. */
 int exit_code(int status);
 
+/* A pidfd of pid (readable when it exits); -1 with errno, ENOSYS before
+ * Linux 5.3, where callers probe instead. */
+int child_pidfd_open(pid_t pid);
+
 /* rank_id for info.json: RANK_ID of the environment, -1 when unset. */
 int rank_of(char *const *env);

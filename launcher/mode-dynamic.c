@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,16 +145,6 @@ static _printf_(1, 2) void reply(const char *fmt, ...)
 }
 
 /* --- targets ------------------------------------------------------------- */
-
-static int pidfd_open_compat(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
 
 /* Name, directory and rank of a process we attach to. */
 static void describe(struct target *t)
@@ -878,7 +867,7 @@ static int setup_attach(struct dyn *d)
 		if (r > 0)
 			continue;
 		t->alive = true;
-		t->pidfd = pidfd_open_compat(t->pid);
+		t->pidfd = child_pidfd_open(t->pid);
 		d->n++;
 	}
 	if (d->n == 0) {

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "app.h"
+#include "child.h"
 #include "console.h"
 #include "runners.h"
 #include "session.h"
@@ -24,16 +24,6 @@
 
 /* How often to look for the target when pidfd_open is missing (Linux < 5.3). */
 #define PROBE_MS 200
-
-static int pidfd_open_compat(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
 
 static void comm_of(pid_t pid, char *buf, size_t size)
 {
@@ -56,7 +46,7 @@ static bool target_alive(pid_t pid)
 /* Wait for the end of the collection. */
 static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period_s)
 {
-	int pidfd = target != getpid() ? pidfd_open_compat(target) : -1;
+	int pidfd = target != getpid() ? child_pidfd_open(target) : -1;
 	bool probe = target != getpid() && pidfd < 0;
 	uint64_t deadline = period_s ? mono_ns() + (uint64_t)period_s * NSEC_PER_SEC : 0;
 
