@@ -83,6 +83,24 @@ struct export_query {
  * database.  0, or -errno with rep->message saying why. */
 int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct export_report *rep);
 
+/* msprof.py query --data-type's views of a PROF dir (reading its current
+ * database, parsed first when needed).  A process's id is its rank, or its
+ * pid when it was started without one (msprof uses the device id then). */
+struct export_query_id {
+	int64_t pid;
+	int64_t rank;            /* -1: none */
+};
+struct export_query_step {
+	int64_t id;              /* rank, or pid */
+	int64_t pid;
+	int64_t step;
+	int64_t start_ns, end_ns;
+};
+/* The processes with agent data, by pid.  *ret to free(). */
+int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t *ret_n, struct export_report *rep);
+/* The STEP rows, by id, step and start.  *ret to free(). */
+int export_query_steps(const char *prof_dir, struct export_query_step **ret, size_t *ret_n, struct export_report *rep);
+
 /* Whether the current database of prof_dir holds any of the tables named
  * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
 int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);

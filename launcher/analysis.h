@@ -21,6 +21,16 @@ int analysis_query(const char *dir);
 int analysis_export(const char *dir, struct export_options *opt);
 int analysis_analyze(const char *dir, unsigned rules, bool clear);
 
+/* msprof.py query's --id, --data-type, --model-id, --iteration-id. */
+#define QUERY_DATA_TYPES 11 /* msprof's QueryDataType: 0 to 10 */
+struct query_args {
+	bool have_id, have_type, have_model, have_iter;
+	long long id, data_type, model_id, iteration_id;
+};
+/* Whether any is given: the query is then one data type (query-data.c). */
+bool query_args_any(const struct query_args *a);
+int analysis_query_data(const char *dir, const struct query_args *a);
+
 /* Read and check a --reports file: 0 and the tracks, or -errno after
  * printing why. */
 int analysis_read_reports(const char *path, uint64_t *ret_tracks);

@@ -2,7 +2,8 @@
  * CANN's analysis tool:
  *
  *   msprof import -dir <dir> [--cluster]
- *   msprof query -dir <dir>
+ *   msprof query -dir <dir> [--data-type 0..10 [--id N] [--model-id N]
+ *          [--iteration-id N]]                          (query-data.c)
  *   msprof export timeline|summary|db -dir <dir> [-reports <json>]
  *          [--model-id N --iteration-id N [--iteration-count 1..5]]
  *          [--format csv|json] [--clear]
@@ -40,6 +41,7 @@ struct sub {
 	uint64_t model_id, iteration_id, count;
 	const char *reports;
 	unsigned rules;
+	struct query_args q;      /* query's options, signed as argparse's int */
 };
 
 static int usage_error(const struct sub *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -52,6 +54,61 @@ static int usage_error(const struct sub *s, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+/* Python's int(): optional sign, digits. */
+static bool integer(const char *v, long long *ret)
+{
+	char *end;
+	if (!v)
+		return false;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (!(*v == '-' || *v == '+' || (*v >= '0' && *v <= '9')))
+		return false;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || *end || end == v)
+		return false;
+	*ret = n;
+	return true;
+}
+
+/* msprof.py query's four options: 1 taken, 0 not one of them, or the
+ * exit status of argparse's error. */
+static int query_option(struct sub *s, const char *name, const char *val, int *ret_rc)
+{
+	struct { const char *name; bool *have; long long *v; } opts[] = {
+		{ "--id", &s->q.have_id, &s->q.id },
+		{ "--data-type", &s->q.have_type, &s->q.data_type },
+		{ "--model-id", &s->q.have_model, &s->q.model_id },
+		{ "--iteration-id", &s->q.have_iter, &s->q.iteration_id },
+	};
+	if (!streq(s->cmd, "query"))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!streq(name, opts[i].name))
+			continue;
+		if (!val) {
+			*ret_rc = usage_error(s, "argument %s: expected one argument", name);
+			return 1;
+		}
+		if (!integer(val, opts[i].v)) {
+			*ret_rc = usage_error(s, "argument %s: invalid int value: '%s'", name, val);
+			return 1;
+		}
+		if (opts[i].v == &s->q.data_type && (s->q.data_type < 0 || s->q.data_type >= QUERY_DATA_TYPES)) {
+			*ret_rc = usage_error(s, "argument --data-type: invalid choice: %lld "
+						 "(choose from 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)", s->q.data_type);
+			return 1;
+		}
+		*opts[i].have = true;
+		*ret_rc = 0;
+		return 1;
+	}
+	return 0;
 }
 
 static bool number(const char *v, uint64_t max, uint64_t *ret)
@@ -105,7 +162,11 @@ static int parse_args(struct sub *s, int argc, char **argv, int first)
 			val = eq + 1;
 		else if (i + 1 < argc)
 			val = argv[++i];
-		if (streq(name, "-dir") || streq(name, "--collection-dir")) {
+		int qrc;
+		if (query_option(s, name, val, &qrc)) {
+			if (qrc)
+				return qrc;
+		} else if (streq(name, "-dir") || streq(name, "--collection-dir")) {
 			if (!val)
 				return usage_error(s, "argument -dir/--collection-dir: expected one argument");
 			set_dir(s, val);
@@ -218,6 +279,8 @@ int subcmd_run(int argc, char **argv)
 	if (streq(argv[1], "query")) {
 		if ((r = refuse_others(&s, 0)) != 0)
 			return r;
+		if (query_args_any(&s.q))
+			return analysis_query_data(s.dir, &s.q);
 		return analysis_query(s.dir);
 	}
 	if (streq(argv[1], "analyze")) {
