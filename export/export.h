@@ -101,6 +101,20 @@ int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t 
 /* The STEP rows, by id, step and start.  *ret to free(). */
 int export_query_steps(const char *prof_dir, struct export_query_step **ret, size_t *ret_n, struct export_report *rep);
 
+/* msprof.py query --data-type 8 for the process of id (rank, or pid):
+ * msprof's host_{sys_cpu,sys_mem,pid_mem}_usage_<suffix>.json written into
+ * out_dir from the --host-sys-usage data of prof_dir, bits of *ret_written
+ * for those written (none: no such data).  -ENOENT when id is no process
+ * of prof_dir.  host_pid_cpu_usage needs user and system time apart, which
+ * PROCESS_CPU_USAGE does not keep: never written. */
+enum {
+	EXPORT_HOST_USAGE_SYS_CPU = 1 << 0,
+	EXPORT_HOST_USAGE_SYS_MEM = 1 << 1,
+	EXPORT_HOST_USAGE_PID_MEM = 1 << 2,
+};
+int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_dir, const char *suffix,
+			    unsigned *ret_written, struct export_report *rep);
+
 /* Whether the current database of prof_dir holds any of the tables named
  * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
 int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);

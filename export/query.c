@@ -2,8 +2,11 @@
  * msprof --query=on's table, --analyze's tables, and --reports' track
  * choice. */
 #include <cjson/cJSON.h>
+#include <limits.h>
 
+#include "cjson-cleanup.h"
 #include "internal.h"
+#include "profdir.h"
 #include "util.h"
 
 int export_reports_parse(const char *json, uint64_t *ret_tracks, char *err, size_t err_size)
@@ -193,4 +196,225 @@ int export_query_steps(const char *prof_dir, struct export_query_step **ret, siz
 	*ret = (struct export_query_step *)v;
 	*ret_n = n;
 	return 0;
+}
+
+/* --- msprof.py query --data-type 8 ------------------------------------------------------- */
+
+static int64_t host_json_i64(const char *prof_dir, const char *file, const char *key, int64_t fallback)
+{
+	char path[PATH_MAX];
+	_cleanup_json_ cJSON *j = NULL;
+	if ((size_t)snprintf(path, sizeof path, "%s/host/%s", prof_dir, file) >= sizeof path ||
+	    profdir_read_json(path, &j) < 0)
+		return fallback;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	if (cJSON_IsNumber(v))
+		return (int64_t)v->valuedouble;
+	if (cJSON_IsString(v) && v->valuestring && *v->valuestring)
+		return strtoll(v->valuestring, NULL, 10);
+	return fallback;
+}
+
+/* Hundredths as a JSON number: "12.34". */
+static void centi(FILE *f, int64_t c)
+{
+	fprintf(f, "%s%" PRId64 ".%02" PRId64, c < 0 ? "-" : "", (c < 0 ? -c : c) / 100, (c < 0 ? -c : c) % 100);
+}
+
+/* round(100 * part / whole, 2) in hundredths */
+static int64_t pct(int64_t part, int64_t whole)
+{
+	return whole ? (int64_t)((double)part * 10000.0 / (double)whole + 0.5) : 0;
+}
+
+/* round(seconds since t0, 2) in hundredths */
+static int64_t rel_s(int64_t t, int64_t t0)
+{
+	return (t - t0 + 5000000) / 10000000;
+}
+
+static int open_out(const char *out_dir, const char *stem, const char *suffix, char *path, size_t size, FILE **ret)
+{
+	if ((size_t)snprintf(path, size, "%s/%s_%s.json", out_dir, stem, suffix) >= size)
+		return -ENAMETOOLONG;
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	*ret = f;
+	return 0;
+}
+
+static int close_out(FILE *f, int r)
+{
+	if (ferror(f) && r == 0)
+		r = -EIO;
+	if (fclose(f) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+static void pid_list(FILE *f, const int64_t *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%" PRId64, i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_dir, const char *suffix,
+			    unsigned *ret_written, struct export_report *rep)
+{
+	sqlite3 *db = NULL;
+	int r = open_current(prof_dir, &db, rep);
+	if (r < 0)
+		return r;
+	int64_t *v = NULL, *pids = NULL;
+	size_t n = 0, n_pids = 0;
+	unsigned written = 0;
+	char sql[512], path[PATH_MAX];
+	FILE *f = NULL;
+
+	/* the process of id: an agent process with that rank, or without a
+	 * rank and with that pid; else the process host/info.json names */
+	int64_t pid = -1;
+	if (has_table(db, "AGENT_PROCESS")) {
+		snprintf(sql, sizeof sql,
+			 "SELECT pid FROM AGENT_PROCESS GROUP BY pid HAVING MAX(rank) = %" PRId64
+			 " OR (MAX(rank) < 0 AND pid = %" PRId64 ") ORDER BY pid LIMIT 1", id, id);
+		pid = one(db, sql, -1);
+	}
+	if (pid < 0 && host_json_i64(prof_dir, "info.json", "pid", -1) == id)
+		pid = id;
+	if (pid < 0) {
+		r = -ENOENT;
+		goto out;
+	}
+	int64_t freq = host_json_i64(prof_dir, "sample.json", "host_sys_usage_freq", 0);
+	int64_t interval_ms = freq > 0 ? 1000 / freq : 0;
+	int64_t cpu_nums = host_json_i64(prof_dir, "info.json", "cpuNums", 0);
+
+	/* system CPU: the aggregate /proc/stat line, ticks per interval */
+	if (has_table(db, "SYS_CPU")) {
+		r = rows_i64(db,
+			     "SELECT timestampNs, u, s, io, idl FROM (SELECT timestampNs, "
+			     "user + nice - LAG(user + nice) OVER w AS u, "
+			     "system + irq + softirq - LAG(system + irq + softirq) OVER w AS s, "
+			     "iowait - LAG(iowait) OVER w AS io, idle - LAG(idle) OVER w AS idl "
+			     "FROM SYS_CPU WHERE cpuId = -1 WINDOW w AS (ORDER BY timestampNs)) "
+			     "WHERE u IS NOT NULL AND u + s + io + idl > 0 ORDER BY timestampNs",
+			     5, &v, &n, rep);
+		if (r < 0)
+			goto out;
+	}
+	if (n) {
+		int64_t sum[4] = { 0 }, total = 0;
+		for (size_t i = 0; i < n; i++)
+			for (int c = 0; c < 4; c++)
+				sum[c] += v[i * 5 + 1 + c], total += v[i * 5 + 1 + c];
+		if ((r = open_out(out_dir, "host_sys_cpu_usage", suffix, path, sizeof path, &f)) < 0)
+			goto out;
+		fprintf(f, "{\"info\": {\"cpu_nums\": %" PRId64 ", \"sampling_interval\": %" PRId64, cpu_nums,
+			interval_ms);
+		static const char *const avg[] = { "average_user_usage", "average_sys_usage", "average_io_usage",
+						   "average_idle_usage" };
+		static const char *const tag[] = { "user_usage", "sys_usage", "io_usage", "idle_usage" };
+		for (int c = 0; c < 4; c++) {
+			fprintf(f, ", \"%s\": ", avg[c]);
+			centi(f, pct(sum[c], total));
+		}
+		fputs("}, \"data\": [", f);
+		for (size_t i = 0; i < n; i++) {
+			const int64_t *row = v + i * 5;
+			int64_t rs = row[1] + row[2] + row[3] + row[4];
+			fputs(i ? ", {" : "{", f);
+			for (int c = 0; c < 4; c++) {
+				fprintf(f, "\"%s\": ", tag[c]);
+				centi(f, pct(row[1 + c], rs));
+				fputs(", ", f);
+			}
+			fputs("\"timestamp\": ", f);
+			centi(f, rel_s(row[0], v[0]));
+			fputc('}', f);
+		}
+		fputs("]}", f);
+		if ((r = close_out(f, 0)) < 0)
+			goto fail_write;
+		written |= EXPORT_HOST_USAGE_SYS_CPU;
+	}
+	free(v);
+	v = NULL;
+	n = 0;
+
+	/* system memory: MemTotal - MemFree of MemTotal */
+	if (has_table(db, "SYS_MEM") &&
+	    (r = rows_i64(db, "SELECT timestampNs, memTotal, memFree FROM SYS_MEM WHERE memTotal > 0 ORDER BY timestampNs",
+			  3, &v, &n, rep)) < 0)
+		goto out;
+	if (n) {
+		int64_t sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += pct(v[i * 3 + 1] - v[i * 3 + 2], v[i * 3 + 1]);
+		if ((r = open_out(out_dir, "host_sys_mem_usage", suffix, path, sizeof path, &f)) < 0)
+			goto out;
+		fprintf(f, "{\"info\": {\"sampling_interval\": %" PRId64 ", \"total_mem\": %" PRId64
+			   ", \"average_mem_usage\": ", interval_ms, v[1]);
+		centi(f, (sum + (int64_t)n / 2) / (int64_t)n);
+		fputs("}, \"data\": [", f);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ", {\"mem_usage\": " : "{\"mem_usage\": ", f);
+			centi(f, pct(v[i * 3 + 1] - v[i * 3 + 2], v[i * 3 + 1]));
+			fputs(", \"timestamp\": ", f);
+			centi(f, rel_s(v[i * 3], v[0]));
+			fputc('}', f);
+		}
+		fputs("]}", f);
+		if ((r = close_out(f, 0)) < 0)
+			goto fail_write;
+		written |= EXPORT_HOST_USAGE_SYS_MEM;
+	}
+	free(v);
+	v = NULL;
+	n = 0;
+
+	/* the process's memory: statm pages as MB (4 KB pages, as msprof) */
+	if (has_table(db, "PROCESS_MEM_USAGE")) {
+		if ((r = rows_i64(db, "SELECT DISTINCT pid FROM PROCESS_MEM_USAGE ORDER BY pid", 1, &pids, &n_pids, rep)) <
+		    0)
+			goto out;
+		snprintf(sql, sizeof sql,
+			 "SELECT timestampNs, sizePages, residentPages, sharedPages FROM PROCESS_MEM_USAGE "
+			 "WHERE pid = %" PRId64 " ORDER BY timestampNs", pid);
+		if ((r = rows_i64(db, sql, 4, &v, &n, rep)) < 0)
+			goto out;
+	}
+	if (n) {
+		if ((r = open_out(out_dir, "host_pid_mem_usage", suffix, path, sizeof path, &f)) < 0)
+			goto out;
+		fprintf(f, "{\"info\": {\"sampling_interval\": %" PRId64 ", \"cur_pid\": %" PRId64 ", \"all_pids\": ",
+			interval_ms, pid);
+		pid_list(f, pids, n_pids);
+		fputs("}, \"data\": [", f);
+		for (size_t i = 0; i < n; i++) {
+			const int64_t *row = v + i * 4;
+			fprintf(f, "%s{\"size\": %" PRId64 ", \"resident\": %" PRId64 ", \"shared\": %" PRId64
+				   ", \"timestamp\": ", i ? ", " : "", row[1] / 256, row[2] / 256, row[3] / 256);
+			centi(f, rel_s(row[0], v[0]));
+			fputc('}', f);
+		}
+		fputs("]}", f);
+		if ((r = close_out(f, 0)) < 0)
+			goto fail_write;
+		written |= EXPORT_HOST_USAGE_PID_MEM;
+	}
+	r = 0;
+	*ret_written = written;
+	goto out;
+
+fail_write:
+	snprintf(rep->message, sizeof rep->message, "cannot write '%.400s': %s", path, strerror(-r));
+out:
+	free(v);
+	free(pids);
+	sqlite3_close(db);
+	return r;
 }

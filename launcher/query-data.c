@@ -46,7 +46,7 @@ static const struct {
 		"it needs communication data (collective operations between devices), which nothing collects yet" },
 	[7] = { "communication matrix",
 		"it needs communication data (collective operations between devices), which nothing collects yet" },
-	[8] = { "host sys usage", "not yet" },
+	[8] = { "host sys usage", NULL },
 	[9] = { "cluster communication critical path",
 		"it needs communication data (collective operations between devices), which nothing collects yet" },
 	[10] = { "communication matrix critical path",
@@ -199,23 +199,29 @@ static int cluster_scene(const char *dir)
 
 /* --- 1: step trace ----------------------------------------------------------------------- */
 
-/* <dir>/query/<name>, the directory made: 0, or -errno. */
-static int query_file(const char *dir, const char *name, char *path, size_t size)
+/* <dir>/query, made: 0, or -errno. */
+static int query_dir(const char *dir, char *path, size_t size)
 {
 	char *real = realpath(dir, NULL);
 	if (!real)
 		return -errno;
 	int n = snprintf(path, size, "%s/query", real);
-	if (n < 0 || (size_t)n >= size) {
-		free(real);
-		return -ENAMETOOLONG;
-	}
-	if (mkdir(path, 0750) < 0 && errno != EEXIST) {
-		free(real);
-		return -errno;
-	}
-	n = snprintf(path, size, "%s/query/%s", real, name);
 	free(real);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* <dir>/query/<name>, the directory made: 0, or -errno. */
+static int query_file(const char *dir, const char *name, char *path, size_t size)
+{
+	char qdir[PATH_MAX];
+	int r = query_dir(dir, qdir, sizeof qdir);
+	if (r < 0)
+		return r;
+	int n = snprintf(path, size, "%s/%s", qdir, name);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -313,6 +319,74 @@ static int step_trace(const char *dir, const struct query_args *a)
 	return 0;
 }
 
+/* --- 8: host sys usage ----------------------------------------------------------------- */
+
+/* msprof's HostSysUsageParser: the --host-sys-usage samples of the host
+ * the process of --id ran on, as host_*_usage_<id>_<model>.json. */
+static int host_sys_usage(const char *dir, const struct query_args *a)
+{
+	if (!a->have_id) {
+		status_line(1, "Query data type 8 (host sys usage) needs --id: the rank of the process, "
+			       "or its pid when it has none.", "");
+		return 1;
+	}
+	char qdir[PATH_MAX], suffix[64];
+	/* msprof formats a missing model id as Python's None */
+	if (a->have_model)
+		snprintf(suffix, sizeof suffix, "%lld_%lld", a->id, a->model_id);
+	else
+		snprintf(suffix, sizeof suffix, "%lld_None", a->id);
+	char **dirs;
+	size_t n;
+	int r = analysis_find_prof_dirs(dir, &dirs, &n);
+	if (r < 0 || n == 0) {
+		if (r == 0)
+			free(dirs);
+		console_error(r < 0 ? "cannot read '%s': %s" : "no PROF_* directory in '%s'%s", dir,
+			      r < 0 ? strerror(-r) : ": give a PROF_* directory or the directory that holds them");
+		return 1;
+	}
+	if ((r = query_dir(dir, qdir, sizeof qdir)) < 0) {
+		analysis_free_dirs(dirs, n);
+		console_error("cannot create '%s/query': %s", dir, strerror(-r));
+		return 1;
+	}
+	unsigned written = 0;
+	const char *found = NULL;
+	char info[1024];
+	int rc = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		struct export_report rep = { 0 };
+		r = export_query_host_usage(dirs[i], a->id, qdir, suffix, &written, &rep);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			console_error("cannot query '%s': %s", dirs[i], rep.message[0] ? rep.message : strerror(-r));
+			rc = 1;
+			break;
+		}
+		found = dirs[i];
+	}
+	if (rc == 0 && !found) {
+		snprintf(info, sizeof info, "Query host sys usage data failed. No process has id %lld in '%s' "
+			 "(the ids are the processes' ranks, or their pids when they have none).", a->id, dir);
+		status_line(1, info, "");
+	} else if (rc == 0 && !written) {
+		snprintf(info, sizeof info, "Query host sys usage data failed. '%s' has no host sys usage data: "
+			 "record it with --host-sys-usage=cpu,mem.", found);
+		status_line(1, info, "");
+	} else if (rc == 0) {
+		snprintf(info, sizeof info, "%s%s%shost_pid_cpu_usage is not written: it needs the process's user and "
+			 "system time apart, which are recorded as their sum.",
+			 written & EXPORT_HOST_USAGE_SYS_CPU ? "" : "host_sys_cpu_usage is not written: no --host-sys-usage=cpu data. ",
+			 written & EXPORT_HOST_USAGE_SYS_MEM ? "" : "host_sys_mem_usage is not written: no --host-sys-usage=mem data. ",
+			 written & EXPORT_HOST_USAGE_PID_MEM ? "" : "host_pid_mem_usage is not written: no memory samples of the process. ");
+		status_line(0, info, qdir);
+	}
+	analysis_free_dirs(dirs, n);
+	return rc;
+}
+
 /* --- dispatch -------------------------------------------------------------------------------- */
 
 int analysis_query_data(const char *dir, const struct query_args *a)
@@ -326,6 +400,8 @@ int analysis_query_data(const char *dir, const struct query_args *a)
 		return cluster_scene(dir);
 	case 1:
 		return step_trace(dir, a);
+	case 8:
+		return host_sys_usage(dir, a);
 	default: {
 		char info[512];
 		snprintf(info, sizeof info, "Query data type %lld (%s) has no data in '%s': %s.", a->data_type,
