@@ -143,6 +143,10 @@ static void read_sample(struct exp *e)
 	if (read_host_json(e, "sample.json", &j) < 0)
 		return; /* without it: export whatever data exists */
 	e->have_sample = true;
+	/* msprof's system mode: no application, so no steps of one (an older
+	 * sample.json without the key says nothing) */
+	const cJSON *app = cJSON_GetObjectItemCaseSensitive(j, "app");
+	e->system_only = cJSON_IsString(app) && app->valuestring && !app->valuestring[0];
 	e->ask_sys = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys"));
 	e->ask_usage = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys_usage"));
 	/* the agents filter already; a file written without the filter (the
@@ -637,6 +641,14 @@ static int run(struct exp *e, const struct export_options *opt)
 	read_info(e);
 	read_sample(e);
 	read_times(e);
+	if (opt && opt->select && e->system_only && opt->type == EXPORT_TEXT && !opt->parse_only) {
+		/* msprof: --model-id/--iteration-id are not supported for system
+		 * data (collected without --application); the data is left as is */
+		exp_note(e, "The step export is not supported: '%s' holds system data only (collected without an "
+			    "application), and --model-id/--iteration-id select an application's steps; "
+			    "export it without them", e->prof_dir);
+		return -ENOTSUP;
+	}
 	if (!e->cpu_nums) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		e->cpu_nums = n > 0 ? (unsigned)n : 1;

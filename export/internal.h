@@ -53,6 +53,7 @@ struct exp {
 
 	/* host/sample.json; without it every source found is exported */
 	bool have_sample;
+	bool system_only;        /* sample.json "app" empty: collected without an application */
 	unsigned ask_sys;   /* --host-sys */
 	unsigned ask_usage; /* --host-sys-usage */
 	char mstx_include[1025]; /* --mstx-domain-include, "" none */
