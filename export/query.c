@@ -296,12 +296,14 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 	/* system CPU: the aggregate /proc/stat line, ticks per interval */
 	if (has_table(db, "SYS_CPU")) {
 		r = rows_i64(db,
-			     "SELECT timestampNs, u, s, io, idl FROM (SELECT timestampNs, "
+			     /* stamped with the start of the interval, as the other
+			      * host values are */
+			     "SELECT t, u, s, io, idl FROM (SELECT LAG(timestampNs) OVER w AS t, "
 			     "user + nice - LAG(user + nice) OVER w AS u, "
 			     "system + irq + softirq - LAG(system + irq + softirq) OVER w AS s, "
 			     "iowait - LAG(iowait) OVER w AS io, idle - LAG(idle) OVER w AS idl "
 			     "FROM SYS_CPU WHERE cpuId = -1 WINDOW w AS (ORDER BY timestampNs)) "
-			     "WHERE u IS NOT NULL AND u + s + io + idl > 0 ORDER BY timestampNs",
+			     "WHERE u IS NOT NULL AND u + s + io + idl > 0 ORDER BY t",
 			     5, &v, &n, rep);
 		if (r < 0)
 			goto out;
