@@ -44,6 +44,61 @@ struct sub {
 	struct query_args q;      /* query's options, signed as argparse's int */
 };
 
+/* -h/--help of each form, argparse's layout with msprof.py's options. */
+static const struct {
+	const char *cmd, *usage, *options;
+} helps[] = {
+	{ "import", "[-h] -dir <dir> [--cluster]",
+	  "  --cluster             <Optional> the cluster scene flag (each PROF dir is parsed)\n" },
+	{ "query", "[-h] -dir <dir> [--id <id>] [--data-type <data_type>] [--model-id <model_id>]\n"
+		   "                    [--iteration-id <iteration_id>]",
+	  "  --id <id>             <Optional> the rank of a process (its pid when it has none); -1: all\n"
+	  "  --data-type <data_type>\n"
+	  "                        <Optional> the data type to query, support 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10:\n"
+	  "                        0 cluster scene, 1 step trace, 8 host sys usage; the others need data\n"
+	  "                        not collected here (2 fops analysis, 3 data preparation, 4 parallel\n"
+	  "                        tuning, 5 parallel data, 6 cluster communication, 7 communication\n"
+	  "                        matrix, 9 and 10 their critical paths)\n"
+	  "  --model-id <model_id>\n"
+	  "                        <Optional> the model ID (4294967295: steps)\n"
+	  "  --iteration-id <iteration_id>\n"
+	  "                        <Optional> the iteration ID\n" },
+	{ "export timeline", "[-h] -dir <dir> [--iteration-id <iteration_id>] [--model-id <model_id>]\n"
+			     "                    [--iteration-count <iteration_count>] [--clear] [-reports reports]",
+	  "  --iteration-id, --model-id, --iteration-count\n"
+	  "                        <Optional> steps to export (model id 4294967295, count 1-5)\n"
+	  "  --clear               <Optional> the clear mode flag\n"
+	  "  -reports reports      <Optional> path of the reports JSON configuration file\n" },
+	{ "export summary", "[-h] -dir <dir> [--iteration-id <iteration_id>] [--model-id <model_id>]\n"
+			    "                    [--iteration-count <iteration_count>] [--clear] [--format <export_format>]",
+	  "  --iteration-id, --model-id, --iteration-count\n"
+	  "                        <Optional> steps to export (model id 4294967295, count 1-5)\n"
+	  "  --clear               <Optional> the clear mode flag\n"
+	  "  --format <export_format>\n"
+	  "                        <Optional> the format for export, supports csv and json\n" },
+	{ "export db", "[-h] -dir <dir>", "" },
+	{ "analyze", "[-h] -dir <dir> --rule RULE [--clear] [--type {db,text}]",
+	  "  --rule RULE, -r RULE  communication, communication_matrix, or both separated by a comma\n"
+	  "  --clear               <Optional> the clear mode flag\n"
+	  "  --type {db,text}      Specify the output file type, db or text\n" },
+};
+
+static int print_help(const char *cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(helps); i++) {
+		if (!streq(helps[i].cmd, cmd))
+			continue;
+		printf("usage: msprof %s %s\n\noptions:\n"
+		       "  -h, --help            show this help message and exit\n"
+		       "  -dir <dir>, --collection-dir <dir>\n"
+		       "                        <Mandatory> Specify the directory that is used for creating data\n"
+		       "                        collection results.\n%s",
+		       helps[i].cmd, helps[i].usage, helps[i].options);
+		return 0;
+	}
+	return 2;
+}
+
 static int usage_error(const struct sub *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int usage_error(const struct sub *s, const char *fmt, ...)
 {
@@ -148,6 +203,8 @@ static int parse_args(struct sub *s, int argc, char **argv, int first)
 			return usage_error(s, "unrecognized arguments: %s", tok);
 		memcpy(name, tok, n);
 		name[n] = '\0';
+		if (streq(tok, "-h") || streq(tok, "--help"))
+			return print_help(s->cmd) == 0 ? -1 : 2;
 		bool flag = streq(name, "--cluster") || streq(name, "--clear");
 		if (flag) {
 			if (eq)
@@ -255,6 +312,12 @@ int subcmd_run(int argc, char **argv)
 
 	if (streq(argv[1], "export")) {
 		const char *kind = argc > 2 ? argv[2] : "";
+		if (streq(kind, "-h") || streq(kind, "--help")) {
+			printf("usage: msprof export [-h] {summary,timeline,db} ...\n\n"
+			       "  summary   Get summary data.\n  timeline  Get timeline data.\n  db        Get db data.\n"
+			       "\n'msprof export <kind> -h' tells the options of each.\n");
+			return 0;
+		}
 		if (streq(kind, "timeline"))
 			what = EXPORT_TIMELINE;
 		else if (streq(kind, "summary"))
@@ -269,7 +332,7 @@ int subcmd_run(int argc, char **argv)
 		first = 3;
 	}
 	if ((r = parse_args(&s, argc, argv, first)) != 0)
-		return r;
+		return r < 0 ? 0 : r; /* -1: help printed */
 
 	if (streq(argv[1], "import")) {
 		if ((r = refuse_others(&s, T_CLUSTER)) != 0)

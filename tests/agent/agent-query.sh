@@ -68,6 +68,10 @@ PY
 )" "1 3 2 True"
 
 # --- msprof's messages for bad values ------------------------------------------------------------------
+run "query -h" 0 "$MSPROF" query -h
+t_grep "-h lists the data types" "0 cluster scene, 1 step trace, 8 host sys usage" "$T_WORK/out"
+run "export summary --help" 0 "$MSPROF" export summary --help
+t_grep "--help lists its options" "--format <export_format>" "$T_WORK/out"
 run "--id without --data-type" 1 "$MSPROF" query -dir "$W" --id 3
 t_grep "msprof's data type message" "[ERROR] The query data type is wrong. Please enter a valid value." "$T_WORK/err"
 run "--data-type 11" 2 "$MSPROF" query -dir "$W" --data-type 11
