@@ -147,6 +147,10 @@ static int rows_i64(sqlite3 *db, const char *sql, unsigned ncol, int64_t **v, si
 /* A process's query id: its rank, or its pid when it has none. */
 #define QUERY_ID_SQL "(SELECT CASE WHEN MAX(a.rank) >= 0 THEN MAX(a.rank) ELSE %s END FROM AGENT_PROCESS a WHERE a.pid = %s)"
 
+/* rows_i64 fills these structs as int64 columns */
+_Static_assert(sizeof(struct export_query_id) == 2 * sizeof(int64_t), "export_query_id is two int64");
+_Static_assert(sizeof(struct export_query_step) == 5 * sizeof(int64_t), "export_query_step is five int64");
+
 int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t *ret_n, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
