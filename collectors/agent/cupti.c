@@ -5,9 +5,14 @@
  * libcupti with dlopen (MSPROF_CUPTI_LIBRARY, else libcupti.so and its
  * versioned names), subscribe, make CUPTI stamp records with
  * CLOCK_MONOTONIC (the raw files' clock), and enable CONCURRENT_KERNEL,
- * MEMCPY, MEMSET and RUNTIME at once: enabling concurrent-kernel tracing
- * mid-run instruments every loaded module and stalls the job for seconds,
- * so it is on from the start and the window only decides what is kept.
+ * MEMCPY, MEMSET, RUNTIME and SYNCHRONIZATION at once: enabling
+ * concurrent-kernel tracing mid-run instruments every loaded module and
+ * stalls the job for seconds, so it is on from the start and the window
+ * only decides what is kept.  Every kind is kept in a window whatever
+ * msprof's switches (the agent is not told them): the export writes what
+ * --task-time and --runtime-api ask for.  A session that began before
+ * cuInit and asked nothing else of the agent gets its window when CUPTI
+ * comes up (agent_device_up).
  *
  * CUPTI hands completed buffers to its own thread (on_buffer_completed):
  * each record is converted (cupti-conv.c), encoded, and queued under a
@@ -37,7 +42,7 @@
 
 static struct {
 	void *lib;
-	bool on;
+	_Atomic bool on;
 	_Atomic uint64_t window_start;      /* CLOCK_MONOTONIC ns; 0: no window */
 	pthread_mutex_t mu;
 	uint8_t *q;                          /* {u16 type, u32 len, payload}... */
@@ -111,7 +116,7 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 	/* on the heap: a thread-local copy (8 KB) would not fit the static
 	 * TLS of a library loaded with dlopen; the callback may run on CUPTI's
 	 * thread and on a flushing one at once */
-	struct conv { struct gpu_task task; struct gpu_api api; } *cv = malloc(sizeof(*cv));
+	struct cupti_out *cv = malloc(sizeof(*cv));
 	struct raw_buf b = { 0 };
 	CUpti_Activity *rec = NULL;
 	uint64_t start = atomic_load(&C.window_start);
@@ -122,18 +127,25 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 		return;
 	}
 	while (C.next_record && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
-		int r = cupti_convert(rec, api_name, &cv->task, &cv->api);
+		int r = cupti_convert(rec, api_name, cv);
 		if (r < 0) {
 			atomic_fetch_add(&C.bad, 1);
 			continue;
 		}
 		if (r == CUPTI_CONV_SKIP || !start)
 			continue;
-		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : cv->api.start;
+		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : r == CUPTI_CONV_API ? cv->api.start : cv->sync.start;
 		if (t0 < start)
 			continue;  /* before the window */
-		int e = r == CUPTI_CONV_TASK ? gpu_encode_task(&b, &cv->task) : gpu_encode_api(&b, &cv->api);
-		if (e < 0 || !enqueue(r == CUPTI_CONV_TASK ? RAW_AGENT_GPU_TASK : RAW_AGENT_GPU_API, &b))
+		int e;
+		uint16_t type;
+		if (r == CUPTI_CONV_TASK)
+			e = gpu_encode_task(&b, &cv->task), type = RAW_AGENT_GPU_TASK;
+		else if (r == CUPTI_CONV_API)
+			e = gpu_encode_api(&b, &cv->api), type = RAW_AGENT_GPU_API;
+		else
+			e = gpu_encode_sync(&b, &cv->sync), type = RAW_AGENT_GPU_SYNC;
+		if (e < 0 || !enqueue(type, &b))
 			atomic_fetch_add(&C.dropped, 1);
 	}
 	raw_buf_release(&b);
@@ -219,7 +231,8 @@ static int cupti_start(void)
 		return -ENOTSUP;
 	}
 	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-						    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME };
+						    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION };
 	if (register_callbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
 		say("%s", "cuptiActivityRegisterCallbacks failed: device tasks are not recorded");
 		return -EIO;
@@ -237,7 +250,8 @@ static int cupti_start(void)
  * own by then. */
 static void init_once(void)
 {
-	(void)cupti_start();
+	if (cupti_start() == 0)
+		agent_device_up();
 }
 
 AGENT_EXPORT int InitializeInjection(void)
@@ -245,6 +259,11 @@ AGENT_EXPORT int InitializeInjection(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, init_once);
 	return 1;  /* the driver goes on whatever happened here */
+}
+
+bool agent_cupti_active(void)
+{
+	return atomic_load(&C.on);
 }
 
 void agent_cupti_window(uint64_t start_ns)

@@ -10,6 +10,12 @@
  *       i+1, grid (4 + i, 1, 1), block (128, 1, 1), T - 9000 + 2000 i .. +500 ns
  *   a memcpy HtoD of 4096 bytes, stream 9, correlation K+1, no API call,
  *     T - 1000 .. T - 800 ns
+ *   runtime API cbid 131 ("cudaStreamSynchronize_v3020"), correlation K+2,
+ *     T - 4000 .. T - 2500 ns, and its synchronisation record: stream
+ *     sync, context 1, stream 7, T - 3900 .. T - 2600 ns
+ *   runtime API cbid 165 ("cudaDeviceSynchronize_v3020"), correlation K+3,
+ *     T - 2400 .. T - 1500 ns, and its synchronisation record: context
+ *     sync, context 1, no stream, T - 2350 .. T - 1550 ns
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
  * another subscriber), FAKE_CUPTI_KERNELS. */
 #include <stdlib.h>
@@ -22,7 +28,7 @@
 static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc stamp;
-static unsigned enabled;
+static uint64_t enabled;  /* bit per CUpti_ActivityKind (all below 64) */
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
@@ -53,7 +59,9 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	enabled |= 1U << kind;
+	if ((unsigned)kind >= 64)
+		return CUPTI_ERROR_INVALID_KIND;
+	enabled |= 1ULL << kind;
 	return CUPTI_SUCCESS;
 }
 
@@ -65,10 +73,14 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
 
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || cbid != 211)
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*name = "cudaLaunchKernel_v7000";
-	return CUPTI_SUCCESS;
+	switch (cbid) {
+	case 211: *name = "cudaLaunchKernel_v7000"; return CUPTI_SUCCESS;
+	case 131: *name = "cudaStreamSynchronize_v3020"; return CUPTI_SUCCESS;
+	case 165: *name = "cudaDeviceSynchronize_v3020"; return CUPTI_SUCCESS;
+	default: return CUPTI_ERROR_INVALID_PARAMETER;
+	}
 }
 
 /* records back to back, each padded to 8 bytes, the size told by the kind */
@@ -78,6 +90,7 @@ static size_t rec_size(const CUpti_Activity *r)
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
 	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
 	case CUPTI_ACTIVITY_KIND_RUNTIME: return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
 	default: return 0;
 	}
 }
@@ -123,7 +136,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 		a.processId = (uint32_t)getpid();
 		a.threadId = (uint32_t)syscall(SYS_gettid);
 		a.correlationId = i + 1;
-		if (enabled & (1U << CUPTI_ACTIVITY_KIND_RUNTIME))
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_RUNTIME))
 			off = put(buf, off, &a, sizeof(a));
 		CUpti_ActivityKernel10 kr;
 		memset(&kr, 0, sizeof(kr));
@@ -133,7 +146,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 		kr.gridX = 4 + (int)i, kr.gridY = 1, kr.gridZ = 1;
 		kr.blockX = 128, kr.blockY = 1, kr.blockZ = 1;
 		kr.name = "_Z6kernelv";
-		if (enabled & (1U << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
 			off = put(buf, off, &kr, sizeof(kr));
 	}
 	CUpti_ActivityMemcpy6 m;
@@ -143,8 +156,38 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 	m.bytes = 4096;
 	m.start = t - 1000, m.end = t - 800;
 	m.streamId = 9, m.contextId = 1, m.correlationId = n + 1;
-	if (enabled & (1U << CUPTI_ACTIVITY_KIND_MEMCPY))
+	if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_MEMCPY))
 		off = put(buf, off, &m, sizeof(m));
+	/* two synchronising calls, each with its record */
+	static const struct { uint32_t cbid, type, stream; int64_t a0, a1, s0, s1; } syncs[] = {
+		{ 131, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7, 4000, 2500, 3900, 2600 },
+		{ 165, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, CUPTI_SYNCHRONIZATION_INVALID_VALUE,
+		  2400, 1500, 2350, 1550 },
+	};
+	for (unsigned i = 0; i < 2; i++) {
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = syncs[i].cbid;
+		a.start = t - syncs[i].a0, a.end = t - syncs[i].a1;
+		a.processId = (uint32_t)getpid();
+		a.threadId = (uint32_t)syscall(SYS_gettid);
+		a.correlationId = n + 2 + i;
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_RUNTIME))
+			off = put(buf, off, &a, sizeof(a));
+		CUpti_ActivitySynchronization2 y;
+		memset(&y, 0, sizeof(y));
+		y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+		y.type = (CUpti_ActivitySynchronizationType)syncs[i].type;
+		y.start = t - syncs[i].s0, y.end = t - syncs[i].s1;
+		y.correlationId = n + 2 + i;
+		y.contextId = 1;
+		y.streamId = syncs[i].stream;
+		y.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+		y.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION))
+			off = put(buf, off, &y, sizeof(y));
+	}
 	completed(NULL, 0, buf, size, off);
 	return CUPTI_SUCCESS;
 }
