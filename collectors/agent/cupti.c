@@ -22,6 +22,12 @@
  * the window are in its file.  The queue is bounded (CUPTI_QUEUE_MAX):
  * beyond it records are dropped and counted with the window's drops.
  *
+ * Flushes run on a thread of their own, so that a CUPTI that never
+ * answers costs a window's stop at most FLUSH_STOP_MS and the exit at most
+ * FLUSH_EXIT_MS (then CUPTI is never called again).  At exit the last
+ * flush comes from an atexit handler registered once CUPTI is up, i.e.
+ * before CUPTI's own teardown handlers run (cupti_at_exit).
+ *
  * Only one CUPTI subscriber may exist per process (nsys, Kineto, ncu...):
  * when another holds it we say so once on stderr and step aside; mstx,
  * NVTX and everything else go on. */
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -39,6 +46,18 @@
 
 #define CUPTI_BUF_SIZE (4U << 20)        /* bytes per activity buffer */
 #define CUPTI_QUEUE_MAX (256U << 20)     /* bytes of encoded records waiting */
+#define FLUSH_STOP_MS 5000               /* a window's stop waits this long for CUPTI's flush */
+#define FLUSH_EXIT_MS 2000               /* the process's exit, this long */
+
+/* A flush runs on a thread of its own so that its caller can give up on it:
+ * a forced flush waits for CUPTI's buffer thread, and a CUPTI that never
+ * answers must not keep a window from stopping or the process from
+ * exiting.  busy: a flush thread runs (also one given up on). */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool busy, cv_ready;
+} F = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static struct {
 	void *lib;
@@ -246,12 +265,102 @@ static int cupti_start(void)
 	return 0;
 }
 
+static void *flush_main(void *arg)
+{
+	(void)arg;
+	agent_osrt_self(false);
+	C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&F.mu);
+	F.busy = false;
+	pthread_cond_broadcast(&F.cv);
+	pthread_mutex_unlock(&F.mu);
+	return NULL;
+}
+
+/* CUPTI's records handed over (on_buffer_completed) within ms, after a
+ * flush already under way; -ETIMEDOUT when CUPTI did not answer in time.
+ * Runs under no lock of ours that the buffer callback takes. */
+static int flush_within(unsigned ms)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L)
+		dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+	int r = 0;
+	pthread_mutex_lock(&F.mu);
+	if (!F.cv_ready) {
+		pthread_condattr_t a;
+		pthread_condattr_init(&a);
+		pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+		pthread_cond_init(&F.cv, &a);
+		pthread_condattr_destroy(&a);
+		F.cv_ready = true;
+	}
+	while (F.busy && r == 0)
+		r = pthread_cond_timedwait(&F.cv, &F.mu, &dl);
+	if (F.busy) {
+		pthread_mutex_unlock(&F.mu);
+		return -ETIMEDOUT;
+	}
+	F.busy = true;
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	bool spawned = pthread_create(&t, &attr, flush_main, NULL) == 0;
+	pthread_attr_destroy(&attr);
+	if (!spawned) {
+		/* no thread to spare: flush here, without a limit */
+		F.busy = false;
+		pthread_mutex_unlock(&F.mu);
+		C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		return 0;
+	}
+	r = 0;
+	while (F.busy && r == 0)
+		r = pthread_cond_timedwait(&F.cv, &F.mu, &dl);
+	bool stuck = F.busy;
+	pthread_mutex_unlock(&F.mu);
+	return stuck ? -ETIMEDOUT : 0;
+}
+
+/* CUPTI did not answer a flush: it is never called again, and what it
+ * still holds is lost (said once). */
+static void give_up(unsigned ms)
+{
+	if (atomic_exchange(&C.on, false)) {
+		char why[96];
+		snprintf(why, sizeof why, "%u ms", ms);
+		say("CUPTI did not hand over its buffers within %s: the last device records are lost", why);
+	}
+}
+
+/* At exit, before CUPTI's own teardown: registered once CUPTI is up, so
+ * it runs before the handlers libcupti registered while loading (its
+ * static destructors) and before any library's destructor, the agent's
+ * included.  It flushes once; from then on CUPTI is never called (the
+ * agent's destructor only drains the queue into the file), so no call
+ * reaches a CUPTI that has torn down.  Exit may come from any thread,
+ * also while CUPTI's thread completes a buffer: the flush waits for it,
+ * at most FLUSH_EXIT_MS. */
+static void cupti_at_exit(void)
+{
+	if (atomic_load(&C.on) && flush_within(FLUSH_EXIT_MS) < 0)
+		give_up(FLUSH_EXIT_MS);
+	atomic_store(&C.on, false);
+}
+
 /* A failed start keeps the library loaded: CUPTI may run threads of its
  * own by then. */
 static void init_once(void)
 {
-	if (cupti_start() == 0)
+	if (cupti_start() == 0) {
+		if (atexit(cupti_at_exit) != 0)
+			say("%s", "cannot register the exit flush: device records of the last moments may be lost");
 		agent_device_up();
+	}
 }
 
 AGENT_EXPORT int InitializeInjection(void)
@@ -271,10 +380,12 @@ void agent_cupti_window(uint64_t start_ns)
 	atomic_store(&C.window_start, start_ns);
 }
 
+
+
 void agent_cupti_flush(void)
 {
-	if (C.on)
-		C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (atomic_load(&C.on) && flush_within(FLUSH_STOP_MS) < 0)
+		give_up(FLUSH_STOP_MS);
 }
 
 bool agent_cupti_pending(void)

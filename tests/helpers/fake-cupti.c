@@ -17,10 +17,24 @@
  *     T - 2400 .. T - 1500 ns, and its synchronisation record: context
  *     sync, context 1, no stream, T - 2350 .. T - 1550 ns
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
- * another subscriber), FAKE_CUPTI_KERNELS. */
+ * another subscriber), FAKE_CUPTI_KERNELS.
+ *
+ * Like libcupti, it tears down at exit through a handler it registers when
+ * loaded (and its destructor): a flush after that aborts with "fake CUPTI:
+ * flush after teardown".  Its own buffer thread, with FAKE_CUPTI_THREAD_MS:
+ * that many ms after the callbacks are registered it starts completing one
+ * buffer (the same records, stamped then), creates the file
+ * FAKE_CUPTI_BUSY_FILE, holds the buffer FAKE_CUPTI_BUSY_MS (default 300),
+ * then hands it over; a flush meanwhile waits for it, as CUPTI's forced
+ * flush does.  FAKE_CUPTI_FLUSH_HANG=1: a flush never returns (a wedged
+ * CUPTI). */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -29,6 +43,52 @@ static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc stamp;
 static uint64_t enabled;  /* bit per CUpti_ActivityKind (all below 64) */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;  /* one buffer completed at a time */
+static volatile int torn_down;
+
+static void teardown(void)
+{
+	torn_down = 1;
+}
+
+__attribute__((constructor)) static void fake_load(void)
+{
+	atexit(teardown);
+}
+
+__attribute__((destructor)) static void fake_unload(void)
+{
+	torn_down = 1;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static long env_long(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atol(v) : dflt;
+}
+
+static int deliver(void);
+
+static void *buffer_thread(void *arg)
+{
+	(void)arg;
+	sleep_ms(env_long("FAKE_CUPTI_THREAD_MS", 0));
+	pthread_mutex_lock(&mu);
+	const char *busy = getenv("FAKE_CUPTI_BUSY_FILE");
+	if (busy && *busy)
+		close(open(busy, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	sleep_ms(env_long("FAKE_CUPTI_BUSY_MS", 300));
+	deliver();
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
@@ -48,6 +108,11 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 {
 	requested = req;
 	completed = done;
+	if (getenv("FAKE_CUPTI_THREAD_MS")) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, buffer_thread, NULL) == 0)
+			pthread_detach(t);
+	}
 	return CUPTI_SUCCESS;
 }
 
@@ -116,13 +181,29 @@ static size_t put(uint8_t *buf, size_t off, const void *rec, size_t size)
 
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
+	if (torn_down) {
+		fputs("fake CUPTI: flush after teardown\n", stderr);
+		abort();
+	}
 	if (!requested || !completed || !stamp)
 		return CUPTI_ERROR_NOT_INITIALIZED;
+	if (env_long("FAKE_CUPTI_FLUSH_HANG", 0))
+		for (;;)
+			pause();
+	pthread_mutex_lock(&mu);
+	int r = deliver();
+	pthread_mutex_unlock(&mu);
+	return r == 0 ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
+}
+
+/* One buffer of the records above, stamped now; caller holds mu. */
+static int deliver(void)
+{
 	uint8_t *buf = NULL;
 	size_t size = 0, max = 0;
 	requested(&buf, &size, &max);
 	if (!buf)
-		return CUPTI_ERROR_OUT_OF_MEMORY;
+		return -1;
 	const char *k = getenv("FAKE_CUPTI_KERNELS");
 	unsigned n = k && *k ? (unsigned)atoi(k) : 3;
 	uint64_t t = stamp();
@@ -189,5 +270,5 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 			off = put(buf, off, &y, sizeof(y));
 	}
 	completed(NULL, 0, buf, size, off);
-	return CUPTI_SUCCESS;
+	return 0;
 }

@@ -69,5 +69,39 @@ t_check "another CUPTI user: no TASK table" \
 	test -z "$(sqlite3 "$P2"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'TASK'")"
 t_check "another CUPTI user: host data exported" \
 	test -n "$(ls "$P2"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+# The flush at exit, before CUPTI tears down (the fake aborts on a flush
+# after its teardown): exit(0) from a second thread while CUPTI's own
+# thread is completing a buffer; the exit waits for that buffer and then
+# flushes the rest once, so both sets of records are there
+mkdir -p "$T_WORK/exit"
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_THREAD_MS=100 FAKE_CUPTI_BUSY_MS=300 \
+	FAKE_CUPTI_BUSY_FILE="$T_WORK/busy" run_msprof --output="$T_WORK/exit" --msproftx=on \
+	"$APP" "$T_WORK/exit.pid" 30000 exit-thread "$T_WORK/busy" >"$T_WORK/exit.log" 2>&1
+rc=$?
+t_check "exit from a thread during a buffer: msprof exits 0" test $rc -eq 0
+t_check "exit from a thread during a buffer: it came while the buffer was held" test -e "$T_WORK/busy"
+t_check "exit from a thread during a buffer: no flush after CUPTI's teardown" \
+	bash -c "! grep -q 'flush after teardown' '$T_WORK/exit.log'"
+P3=$(t_prof_dir "$T_WORK/exit") || exit 1
+t_check "exit from a thread during a buffer: both buffers' tasks (6 kernels, 2 copies), 4 waits" test \
+	"$(sqlite3 "$P3"/msprof_*.db "SELECT (SELECT count(*) FROM GPU_TASK WHERE kind = 1) || ',' ||
+	   (SELECT count(*) FROM GPU_TASK WHERE kind = 2) || ',' || (SELECT count(*) FROM GPU_SYNC)")" = "6,2,4"
+
+# a CUPTI that never answers the flush: the exit goes on after 2 s, says
+# once what was lost, and the rest of the run is exported
+mkdir -p "$T_WORK/hang"
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 run_msprof --output="$T_WORK/hang" --msproftx=on \
+	"$APP" "$T_WORK/hang.pid" 100 >"$T_WORK/hang.log" 2>&1
+rc=$?
+t_check "wedged CUPTI: msprof exits 0" test $rc -eq 0
+t_grep "wedged CUPTI: one clear message" \
+	"msprof agent: CUPTI did not hand over its buffers within 2000 ms: the last device records are lost" \
+	"$T_WORK/hang.log"
+t_check "wedged CUPTI: said once" test "$(grep -c 'did not hand over' "$T_WORK/hang.log")" -eq 1
+P4=$(t_prof_dir "$T_WORK/hang") || exit 1
+t_check "wedged CUPTI: the agent's file is whole, host data exported" \
+	test -n "$(ls "$P4"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+t_check "wedged CUPTI: no device task" \
+	test -z "$(sqlite3 "$P4"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'GPU_TASK'")"
 t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK'/*.log '$T_WORK/log2'"
 exit $((T_FAILS > 0))
