@@ -328,7 +328,7 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 	/* a flow starts only at a call that launched a task (no TASK table
 	 * with --task-time=off) */
 	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, "
-					 "EXISTS (SELECT 1 FROM TASK t WHERE t.connectionId = a.connectionId) "
+					 "a.connectionId IN (SELECT connectionId FROM TASK) "
 					 "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
 	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, 0 "
 				       "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
