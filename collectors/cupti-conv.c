@@ -25,11 +25,31 @@ static int take_kernel(const CUpti_ActivityKernel10 *k, struct gpu_task *t)
 	return CUPTI_CONV_TASK;
 }
 
-int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct gpu_task *ret_task,
-		  struct gpu_api *ret_api)
+/* CUPTI's "not applicable" stream and event is ours: copied as is */
+_Static_assert(CUPTI_SYNCHRONIZATION_INVALID_VALUE == GPU_SYNC_NONE, "not-applicable values differ");
+_Static_assert((int)CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE == (int)GPU_SYNC_CONTEXT &&
+		       (int)CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT == (int)GPU_SYNC_STREAM_WAIT_EVENT,
+	       "synchronisation types differ");
+
+static int take_sync(const CUpti_ActivitySynchronization2 *y, struct gpu_sync *s)
+{
+	s->start = y->start, s->end = y->end;
+	s->type = (uint32_t)y->type;
+	s->context = y->contextId;
+	s->stream = y->streamId;
+	s->event = y->cudaEventId;
+	s->correlation = y->correlationId;
+	s->result = y->returnValue;
+	if (s->end < s->start || s->type > GPU_SYNC_TYPE_MAX)
+		return -EBADMSG;
+	return CUPTI_CONV_SYNC;
+}
+
+int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct cupti_out *ret)
 {
 	int r = CUPTI_CONV_SKIP;
-	struct gpu_task *t = ret_task;
+	struct gpu_task *t = &ret->task;
+	struct gpu_api *ret_api = &ret->api;
 
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -76,6 +96,8 @@ int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct gpu_t
 			snprintf(ret_api->name, sizeof(ret_api->name), "cudaApi#%u", (unsigned)a->cbid);
 		return a->end < a->start ? -EBADMSG : CUPTI_CONV_API;
 	}
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return take_sync((const CUpti_ActivitySynchronization2 *)(const void *)rec, &ret->sync);
 	default:
 		return CUPTI_CONV_SKIP;
 	}

@@ -1,7 +1,8 @@
 /* CUPTI activity records -> the agent's device-task records (gputask.h).
  * Built only when the CUDA toolkit's CUPTI headers are found (meson option
  * -Dcupti); the layouts are those of the headers built against (CUDA 13:
- * CUpti_ActivityKernel10, Memcpy6, Memset4, API), which must match the
+ * CUpti_ActivityKernel10, Memcpy6, Memset4, API, Synchronization2), which
+ * must match the
  * CUPTI library loaded at run time (the agent checks its version). */
 #pragma once
 
@@ -11,8 +12,16 @@
 
 enum cupti_conv_result {
 	CUPTI_CONV_SKIP = 0,   /* a kind not converted */
-	CUPTI_CONV_TASK = 1,   /* *ret_task filled */
-	CUPTI_CONV_API = 2,    /* *ret_api filled */
+	CUPTI_CONV_TASK = 1,   /* ret->task filled */
+	CUPTI_CONV_API = 2,    /* ret->api filled */
+	CUPTI_CONV_SYNC = 3,   /* ret->sync filled */
+};
+
+/* What one record becomes (enum cupti_conv_result says which). */
+struct cupti_out {
+	struct gpu_task task;
+	struct gpu_api api;
+	struct gpu_sync sync;
 };
 
 /* Name of a runtime API callback id (cuptiGetCallbackName in the agent;
@@ -21,6 +30,5 @@ typedef const char *(*cupti_api_namer)(uint32_t cbid);
 
 /* Convert one record.  Returns enum cupti_conv_result, or -EBADMSG for a
  * record whose values are impossible (end before start, an empty grid, a
- * device id above 30): it is counted by the caller, never written. */
-int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct gpu_task *ret_task,
-		  struct gpu_api *ret_api);
+ * device id above 30, a synchronisation type CUPTI does not define): it is counted by the caller, never written. */
+int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct cupti_out *ret);

@@ -104,3 +104,42 @@ int gpu_decode_api(const uint8_t *p, size_t len, struct gpu_api *ret)
 		return -EBADMSG;
 	return 0;
 }
+
+const char *gpu_sync_name(uint32_t type)
+{
+	static const char *const names[] = { [GPU_SYNC_UNKNOWN] = "Unknown", [GPU_SYNC_EVENT] = "Event Synchronize",
+					     [GPU_SYNC_STREAM_WAIT_EVENT] = "Stream Wait Event",
+					     [GPU_SYNC_STREAM] = "Stream Synchronize",
+					     [GPU_SYNC_CONTEXT] = "Context Synchronize" };
+	return type <= GPU_SYNC_TYPE_MAX ? names[type] : names[GPU_SYNC_UNKNOWN];
+}
+
+int gpu_encode_sync(struct raw_buf *b, const struct gpu_sync *s)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, s->start);
+	raw_buf_u64(b, s->end);
+	raw_buf_u32(b, s->type);
+	raw_buf_u32(b, s->context);
+	raw_buf_u32(b, s->stream);
+	raw_buf_u32(b, s->event);
+	raw_buf_u32(b, s->correlation);
+	raw_buf_u32(b, s->result);
+	return b->err;
+}
+
+int gpu_decode_sync(const uint8_t *p, size_t len, struct gpu_sync *ret)
+{
+	struct raw_cur c = { p, len, 0 };
+	ret->start = raw_cur_u64(&c);
+	ret->end = raw_cur_u64(&c);
+	ret->type = raw_cur_u32(&c);
+	ret->context = raw_cur_u32(&c);
+	ret->stream = raw_cur_u32(&c);
+	ret->event = raw_cur_u32(&c);
+	ret->correlation = raw_cur_u32(&c);
+	ret->result = raw_cur_u32(&c);
+	if (c.err || c.left || ret->end < ret->start || ret->type > GPU_SYNC_TYPE_MAX)
+		return -EBADMSG;
+	return 0;
+}

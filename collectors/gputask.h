@@ -44,10 +44,37 @@ struct gpu_api {
 	char name[GPU_NAME_MAX];     /* "cudaLaunchKernel" */
 };
 
-/* Payloads of RAW_AGENT_GPU_TASK and RAW_AGENT_GPU_API (raw.h).  Names
+/* Synchronisation kinds, CUPTI's CUpti_ActivitySynchronizationType values. */
+enum gpu_sync_type {
+	GPU_SYNC_UNKNOWN = 0, GPU_SYNC_EVENT = 1, GPU_SYNC_STREAM_WAIT_EVENT = 2, GPU_SYNC_STREAM = 3,
+	GPU_SYNC_CONTEXT = 4,
+};
+#define GPU_SYNC_TYPE_MAX GPU_SYNC_CONTEXT
+#define GPU_SYNC_NONE 0xffffffffU  /* stream or event that does not apply */
+
+/* A host thread blocked on the device inside a runtime call
+ * (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize,
+ * cudaStreamWaitEvent); the call is the GPU_API record with the same
+ * correlation id, which also gives the thread. */
+struct gpu_sync {
+	uint64_t start, end;
+	uint32_t type;               /* enum gpu_sync_type */
+	uint32_t context;
+	uint32_t stream, event;      /* GPU_SYNC_NONE: not applicable */
+	uint32_t correlation;
+	uint32_t result;             /* the wait's CUresult */
+};
+
+/* Name of a synchronisation type ("Stream Synchronize"); "Unknown" for
+ * values outside enum gpu_sync_type. */
+const char *gpu_sync_name(uint32_t type);
+
+/* Payloads of RAW_AGENT_GPU_TASK, RAW_AGENT_GPU_API and RAW_AGENT_GPU_SYNC (raw.h).  Names
  * longer than GPU_NAME_MAX - 1 are cut; decoders refuse a payload that is
  * short, long, or holds an impossible value. */
 int gpu_encode_task(struct raw_buf *b, const struct gpu_task *t);
 int gpu_decode_task(const uint8_t *p, size_t len, struct gpu_task *ret);
 int gpu_encode_api(struct raw_buf *b, const struct gpu_api *a);
 int gpu_decode_api(const uint8_t *p, size_t len, struct gpu_api *ret);
+int gpu_encode_sync(struct raw_buf *b, const struct gpu_sync *s);
+int gpu_decode_sync(const uint8_t *p, size_t len, struct gpu_sync *ret);

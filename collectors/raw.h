@@ -205,9 +205,17 @@ enum raw_type {
 	 *                     value), u64 bytes, str name (kernels; "" else).
 	 * RAW_AGENT_GPU_API   u64 start, u64 end, u32 tid, u32 correlation, u32
 	 *                     cbid, u32 result, str name: a CUDA runtime call;
-	 *                     the tasks it launched carry its correlation id. */
+	 *                     the tasks it launched carry its correlation id.
+	 * RAW_AGENT_GPU_SYNC  u64 start, u64 end, u32 type (1 event sync, 2
+	 *                     stream wait event, 3 stream sync, 4 context
+	 *                     sync, 0 unknown), u32 context, u32 stream, u32
+	 *                     event, u32 correlation, u32 result: a host thread
+	 *                     waiting for the device inside a runtime call (the
+	 *                     call with that correlation id); stream and event
+	 *                     0xffffffff where they do not apply. */
 	RAW_AGENT_GPU_TASK = 140,
 	RAW_AGENT_GPU_API = 141,
+	RAW_AGENT_GPU_SYNC = 142,
 	/* Device records (RAW_SOURCE_DEVICE, collectors/device.c encodes and
 	 * decodes them).  Strings are u32 length + bytes, under DEV_NAME_MAX.
 	 *

@@ -606,7 +606,8 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	case RAW_AGENT_COUNTERS: return on_counters(p, &c);
 	case RAW_AGENT_OSRT: return on_osrt(p, &c, t);
 	case RAW_AGENT_GPU_TASK:
-	case RAW_AGENT_GPU_API: return exp_gpu_record(p->e, &p->h, p->pid, rec);
+	case RAW_AGENT_GPU_API:
+	case RAW_AGENT_GPU_SYNC: return exp_gpu_record(p->e, &p->h, p->pid, rec);
 	default: return 0; /* a newer agent's record */
 	}
 }

@@ -325,11 +325,15 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 	FILE *f;
 	const struct export_track_info *k = &export_tracks[TRACK_CANN];
 	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
-	/* a flow starts only at a call that launched a task */
-	static const char sql[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, "
-				  "EXISTS (SELECT 1 FROM TASK t WHERE t.connectionId = a.connectionId) "
-				  "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
-	sqlite3_stmt *st;
+	/* a flow starts only at a call that launched a task (no TASK table
+	 * with --task-time=off) */
+	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, "
+					 "a.connectionId IN (SELECT connectionId FROM TASK) "
+					 "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
+	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, 0 "
+				       "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
+	const char *sql = exp_table_has_rows(e, "TASK") ? with_tasks : no_tasks;
+	sqlite3_stmt *st = NULL;
 	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
 	int64_t tid = -1;
 	bool any = false;
@@ -364,12 +368,54 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 	return r;
 }
 
+/* Synchronisations on the CANN layer: a "Sync@<type>" slice inside the
+ * runtime call each happened in, on that call's thread (so only where
+ * the call was recorded), cut to the call's span so that the viewers nest
+ * it under the call. */
+static int sync_slices(struct exp *e, struct exp_tl *tl)
+{
+	const struct export_track_info *k = &export_tracks[TRACK_CANN];
+	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
+	static const char sql[] = "SELECT s.tid, max(s.startNs, a.startNs), min(s.endNs, a.endNs), s.type, "
+				  "s.connectionId, s.contextId, s.streamId, s.eventId, s.result FROM GPU_SYNC s "
+				  "JOIN GPU_API a ON a.pid = s.pid AND a.correlationId = s.correlationId "
+				  "WHERE s.tid IS NOT NULL ORDER BY s.tid, s.startNs";
+	sqlite3_stmt *st = NULL;
+	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+		int64_t end = sqlite3_column_int64(st, 2);
+		const char *name = gpu_sync_name((uint32_t)sqlite3_column_int64(st, 3));
+		char ts[32], dur[32];
+		exp_format_ts(start, ts);
+		exp_format_ts(end > start ? end - start : 0, dur);
+		FILE *f = exp_tl_event(tl);
+		fprintf(f, "{\"name\":\"Sync@%s\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\","
+			   "\"args\":{\"Thread Id\":%" PRId64 ",\"Mode\":\"N/A\",\"level\":\"sync\",\"id\":\"%s\","
+			   "\"item_id\":\"N/A\",\"connection_id\":%" PRId64 ",\"Context Id\":%" PRId64,
+			name, pid, tid, ts, dur, tid, name, (int64_t)sqlite3_column_int64(st, 4),
+			(int64_t)sqlite3_column_int64(st, 5));
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			fprintf(f, ",\"Stream Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 6));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			fprintf(f, ",\"Event Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+		fprintf(f, ",\"Result\":%" PRId64 "}}", (int64_t)sqlite3_column_int64(st, 8));
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	return r;
+}
+
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *t)
 {
 	int r = 0;
 	/* --reports may leave either out */
-	if (exp_track_on(e, TRACK_CANN) && exp_table_has_rows(e, "CANN_API"))
+	if (exp_track_on(e, TRACK_CANN) && exp_table_has_rows(e, "CANN_API")) {
 		r = cann_layer(e, t);
+		if (r == 0 && exp_table_has_rows(e, "GPU_SYNC"))
+			r = sync_slices(e, t);
+	}
 	if (r == 0 && exp_track_on(e, TRACK_ASCEND_HW) && exp_table_has_rows(e, "TASK"))
 		r = hw_layer(e, t);
 	return r;

@@ -12,8 +12,12 @@
  * an msprof column, and which columns are N/A. */
 #include <dlfcn.h>
 
+#include <cjson/cJSON.h>
+
+#include "cjson-cleanup.h"
 #include "gputask.h"
 #include "internal.h"
+#include "profdir.h"
 #include "raw.h"
 #include "util.h"
 
@@ -21,12 +25,13 @@
 #define API_TYPE_RUNTIME 5000        /* ENUM_API_TYPE runtime */
 
 struct exp_gpu {
-	sqlite3_stmt *task, *api;
+	sqlite3_stmt *task, *api, *sync;
 };
 
 static const char task_sql[] =
 	"INSERT INTO GPU_TASK VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char api_sql[] = "INSERT INTO GPU_API VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+static const char sync_sql[] = "INSERT INTO GPU_SYNC VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)";
 
 void exp_gpu_free(struct exp *e)
 {
@@ -34,8 +39,37 @@ void exp_gpu_free(struct exp *e)
 		return;
 	sqlite3_finalize(e->gpu->task);
 	sqlite3_finalize(e->gpu->api);
+	sqlite3_finalize(e->gpu->sync);
 	free(e->gpu);
 	e->gpu = NULL;
+}
+
+/* A synchronisation; its thread and connection id come from its call at
+ * build time (sync_threads). */
+static int sync_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
+{
+	struct gpu_sync y;
+	if (gpu_decode_sync(rec->payload, rec->len, &y) < 0)
+		return 1;
+	sqlite3_stmt *st = e->gpu->sync;
+	int c = 1;
+	sqlite3_bind_int64(st, c++, pid);
+	sqlite3_bind_int64(st, c++, raw_unix_ns(h, y.start));
+	sqlite3_bind_int64(st, c++, raw_unix_ns(h, y.end));
+	sqlite3_bind_int64(st, c++, y.type);
+	sqlite3_bind_int64(st, c++, y.context);
+	if (y.stream == GPU_SYNC_NONE)
+		sqlite3_bind_null(st, c++);
+	else
+		sqlite3_bind_int64(st, c++, y.stream);
+	if (y.event == GPU_SYNC_NONE)
+		sqlite3_bind_null(st, c++);
+	else
+		sqlite3_bind_int64(st, c++, y.event);
+	sqlite3_bind_int64(st, c++, y.correlation);
+	sqlite3_bind_int64(st, c++, y.result);
+	exp_note_time(e, raw_unix_ns(h, y.end));
+	return exp_step_done(e, st, "GPU_SYNC");
 }
 
 int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
@@ -46,9 +80,13 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 		int r = exp_prepare(e, task_sql, &e->gpu->task);
 		if (r == 0)
 			r = exp_prepare(e, api_sql, &e->gpu->api);
+		if (r == 0)
+			r = exp_prepare(e, sync_sql, &e->gpu->sync);
 		if (r < 0)
 			return r;
 	}
+	if (rec->type == RAW_AGENT_GPU_SYNC)
+		return sync_record(e, h, pid, rec);
 	if (rec->type == RAW_AGENT_GPU_TASK) {
 		struct gpu_task *t = malloc(sizeof(*t));
 		if (!t)
@@ -163,14 +201,27 @@ const char *const exp_memcpy_operations[8] = { "host to host", "host to device",
 
 /* --- msprof's tables --------------------------------------------------------------- */
 
-int exp_build_gpu_tasks(struct exp *e)
+static int memcpy_rows(struct exp *e)
 {
-	exp_gpu_free(e);
-	if (!exp_table_has_rows(e, "GPU_TASK") && !exp_table_has_rows(e, "GPU_API"))
-		return 0;
-	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
-			    "CREATE TEMP TABLE GPU_PID AS SELECT pid, row_number() OVER (ORDER BY pid) - 1 AS ord "
-			    "FROM (SELECT pid FROM GPU_TASK UNION SELECT pid FROM GPU_API)");
+	char sql[128];
+	int r = exp_exec(e, "INSERT INTO MEMCPY_INFO SELECT rowid, bytes, CASE copyKind "
+			    "WHEN 9 THEN 0 WHEN 1 THEN 1 WHEN 3 THEN 1 WHEN 2 THEN 2 WHEN 4 THEN 2 "
+			    "WHEN 8 THEN 3 WHEN 6 THEN 3 WHEN 7 THEN 3 WHEN 5 THEN 3 WHEN 10 THEN 5 ELSE 65535 END "
+			    "FROM GPU_TASK WHERE kind = 2");
+	for (size_t i = 0; i < ARRAY_SIZE(exp_memcpy_operations) && r == 0; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO ENUM_MEMCPY_OPERATION VALUES (%zu, '%s')", i,
+			 exp_memcpy_operations[i]);
+		r = exp_exec(e, sql);
+	}
+	if (r == 0)
+		r = exp_exec(e, "INSERT INTO ENUM_MEMCPY_OPERATION VALUES (65535, 'other')");
+	return r;
+}
+
+/* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api too) */
+static int build_tasks(struct exp *e, bool memcpy_info)
+{
+	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)");
 	if (r < 0)
 		return r;
 	int64_t ids[4] = { 0 };
@@ -187,19 +238,7 @@ int exp_build_gpu_tasks(struct exp *e)
 		 ids[1], ids[2], ids[3], MODEL_ID_NONE);
 	if ((r = exp_exec(e, sql)) < 0)
 		return r;
-	if ((r = exp_exec(e, "INSERT INTO MEMCPY_INFO SELECT rowid, bytes, CASE copyKind "
-			     "WHEN 9 THEN 0 WHEN 1 THEN 1 WHEN 3 THEN 1 WHEN 2 THEN 2 WHEN 4 THEN 2 "
-			     "WHEN 8 THEN 3 WHEN 6 THEN 3 WHEN 7 THEN 3 WHEN 5 THEN 3 WHEN 10 THEN 5 ELSE 65535 END "
-			     "FROM GPU_TASK WHERE kind = 2")) < 0)
-		return r;
-	for (size_t i = 0; i < ARRAY_SIZE(exp_memcpy_operations) && r == 0; i++) {
-		snprintf(sql, sizeof sql, "INSERT INTO ENUM_MEMCPY_OPERATION VALUES (%zu, '%s')", i,
-			 exp_memcpy_operations[i]);
-		r = exp_exec(e, sql);
-	}
-	if (r == 0)
-		r = exp_exec(e, "INSERT INTO ENUM_MEMCPY_OPERATION VALUES (65535, 'other')");
-	if (r < 0)
+	if (memcpy_info && (r = memcpy_rows(e)) < 0)
 		return r;
 
 	/* COMPUTE_TASK_INFO, one row per kernel, names demangled here */
@@ -255,11 +294,15 @@ int exp_build_gpu_tasks(struct exp *e)
 		r = exp_sql_fail(e, rc, "GPU_TASK");
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
-	if (r < 0)
-		return r;
+	return r;
+}
 
-	/* CANN_API: the runtime calls, names interned */
-	r = exp_prepare(e, "SELECT a.startNs, a.endNs, (a.pid << 32) | a.tid, (g.ord << 32) | a.correlationId, a.name "
+/* CANN_API: the runtime calls, names interned (--runtime-api) */
+static int build_api(struct exp *e)
+{
+	sqlite3_stmt *sel, *ins;
+	int rc = SQLITE_DONE;
+	int r = exp_prepare(e, "SELECT a.startNs, a.endNs, (a.pid << 32) | a.tid, (g.ord << 32) | a.correlationId, a.name "
 			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid", &sel);
 	if (r < 0)
 		return r;
@@ -283,13 +326,65 @@ int exp_build_gpu_tasks(struct exp *e)
 	sqlite3_finalize(ins);
 	if (r == 0)
 		r = exp_exec(e, "INSERT INTO ENUM_API_TYPE VALUES (5000, 'runtime')");
+	return r;
+}
+
+/* --task-time and --runtime-api as host/sample.json has them; without
+ * the file (an agent's standalone output) both are taken as on, so
+ * whatever was recorded is exported. */
+static void gpu_switches(struct exp *e, bool *ret_tasks, bool *ret_api)
+{
+	char path[PATH_MAX];
+	_cleanup_json_ cJSON *j = NULL;
+	bool tasks = true, api = true;
+	if ((size_t)snprintf(path, sizeof path, "%s/host/sample.json", e->prof_dir) < sizeof path &&
+	    profdir_read_json(path, &j) == 0) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "task_time");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "runtime_api");
+		if (cJSON_IsString(t) && t->valuestring)
+			tasks = !streq(t->valuestring, "off");
+		if (cJSON_IsString(a) && a->valuestring)
+			api = streq(a->valuestring, "on");
+	}
+	*ret_tasks = tasks;
+	*ret_api = api;
+}
+
+/* GPU_SYNC.tid and .connectionId from the call each wait happened in */
+static int sync_threads(struct exp *e)
+{
+	if (!exp_table_has_rows(e, "GPU_SYNC") || !exp_table_has_rows(e, "GPU_API"))
+		return 0;
+	return exp_exec(e, "UPDATE GPU_SYNC SET (tid, connectionId) = (SELECT a.tid, (g.ord << 32) | a.correlationId "
+			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid WHERE a.pid = GPU_SYNC.pid AND "
+			   "a.correlationId = GPU_SYNC.correlationId)");
+}
+
+int exp_build_gpu_tasks(struct exp *e)
+{
+	exp_gpu_free(e);
+	if (!exp_table_has_rows(e, "GPU_TASK") && !exp_table_has_rows(e, "GPU_API") &&
+	    !exp_table_has_rows(e, "GPU_SYNC"))
+		return 0;
+	bool want_tasks, want_api;
+	gpu_switches(e, &want_tasks, &want_api);
+	int r = exp_exec(e, "CREATE INDEX GpuApiIndex ON GPU_API (pid, correlationId); "
+			    "CREATE TEMP TABLE GPU_PID AS SELECT pid, row_number() OVER (ORDER BY pid) - 1 AS ord "
+			    "FROM (SELECT pid FROM GPU_TASK UNION SELECT pid FROM GPU_API)");
+	if (r == 0)
+		r = sync_threads(e);
+	if (r == 0 && want_tasks)
+		r = build_tasks(e, want_api);
+	if (r == 0 && want_api)
+		r = build_api(e);
 	/* the innermost mstx/NVTX range (push/pop or start/end) of the
 	 * launching thread around each launch */
-	if (r == 0 && exp_table_has_rows(e, "MSTX_EVENTS") && exp_table_has_rows(e, "CANN_API"))
+	if (r == 0 && want_tasks && exp_table_has_rows(e, "MSTX_EVENTS") && exp_table_has_rows(e, "GPU_API"))
 		r = exp_exec(e, "INSERT INTO GPU_TASK_RANGE SELECT globalTaskId, message FROM (SELECT t.globalTaskId, "
-				"(SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = a.globalTid AND m.eventType IN "
-				"(1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs ORDER BY m.startNs DESC, "
-				"m.endNs LIMIT 1) AS message FROM TASK t JOIN CANN_API a ON a.connectionId = "
-				"t.connectionId) WHERE message IS NOT NULL");
+				"(SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = (a.pid << 32) | a.tid AND "
+				"m.eventType IN (1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs ORDER BY "
+				"m.startNs DESC, m.endNs LIMIT 1) AS message FROM TASK t JOIN GPU_TASK g ON g.rowid = "
+				"t.globalTaskId JOIN GPU_API a ON a.pid = g.pid AND a.correlationId = g.correlationId) "
+				"WHERE message IS NOT NULL");
 	return r;
 }

@@ -150,6 +150,10 @@ const struct export_db_table export_db_tables[] = {
 	  "result INTEGER, name TEXT",
 	  false, false },
 	{ "GPU_TASK_RANGE", "globalTaskId INTEGER PRIMARY KEY, message INTEGER", false, false },
+	{ "GPU_SYNC",
+	  "pid INTEGER, startNs INTEGER, endNs INTEGER, type INTEGER, contextId INTEGER, streamId INTEGER, "
+	  "eventId INTEGER, correlationId INTEGER, result INTEGER, tid INTEGER, connectionId INTEGER",
+	  false, false },
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 

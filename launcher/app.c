@@ -309,6 +309,44 @@ int agent_find_osrt(char **ret, struct diag *d)
 	return agent_lookup(AGENT_OSRT_NAME, "MSPROF_AGENT_OSRT_PATH", ret, d);
 }
 
+bool app_nvidia_present(void)
+{
+	const char *ctl = getenv("MSPROF_NVIDIA_CTL");
+	return access(ctl && *ctl ? ctl : "/dev/nvidiactl", F_OK) == 0;
+}
+
+bool app_has_cuda_injection(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	static const char var[] = "CUDA_INJECTION64_PATH=";
+	/* entries are NUL-terminated; a long one is read in pieces, and only
+	 * a piece that starts an entry can be the variable */
+	char buf[PATH_MAX + sizeof var];
+	bool at_start = true, found = false;
+	int c;
+	size_t n = 0;
+	while ((c = fgetc(f)) != EOF) {
+		if (c != '\0') {
+			if (n < sizeof buf - 1)
+				buf[n++] = (char)c;
+			continue;
+		}
+		buf[n] = '\0';
+		if (at_start && startswith(buf, var)) {
+			const char *lib = buf + strlen(var);
+			const char *base = strrchr(lib, '/');
+			found = startswith(base ? base + 1 : lib, "libmsprof_agent");
+		}
+		n = 0;
+		at_start = true;
+	}
+	return found;
+}
+
 int app_env_add_agent(char ***env, const char *agent)
 {
 	const char *old = strv_env_get(*env, "LD_PRELOAD");
@@ -409,7 +447,8 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */
-	if (r >= 0 && agent && o->task_time != TASK_TIME_OFF && !strv_env_get(env, "CUDA_INJECTION64_PATH"))
+	if (r >= 0 && agent && (o->task_time != TASK_TIME_OFF || o->runtime_api) &&
+	    !strv_env_get(env, "CUDA_INJECTION64_PATH"))
 		r = strv_env_set(&env, "CUDA_INJECTION64_PATH", agent);
 	/* Plain launch mode: the session covers the application (and what it
 	 * starts) from its first instruction, so the agent may wait for its

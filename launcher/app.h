@@ -62,6 +62,15 @@ int agent_find_osrt(char **ret, struct diag *d);
  * MSPROF_AGENT_WAIT_MS in plain launch mode (no delay, no duration). */
 int app_env_for(char *const *base, const struct msprof_opts *o, const char *agent, char ***ret, struct diag *d);
 
+/* Whether an NVIDIA driver is here (/dev/nvidiactl, or the node
+ * MSPROF_NVIDIA_CTL names): the agent is then injected for device tasks. */
+bool app_nvidia_present(void);
+
+/* Whether process pid was started with CUDA_INJECTION64_PATH naming an
+ * msprof agent (its initial environment, /proc/pid/environ): only then
+ * does the CUDA driver bring the agent's CUPTI part up at cuInit. */
+bool app_has_cuda_injection(pid_t pid);
+
 /* Inject the agent into env: LD_PRELOAD (after what is there),
  * MSTX_INJECTION_PATH and NVTX_INJECTION64_PATH. */
 int app_env_add_agent(char ***env, const char *agent);

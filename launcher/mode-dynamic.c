@@ -246,6 +246,30 @@ static const char *data_kinds(const struct dyn *d, const struct target *t)
 				  "with its msprof agent: host data (mstx data needs --msproftx=on)";
 }
 
+/* Device tasks need CUPTI, which only the CUDA driver brings up, at cuInit,
+ * from CUDA_INJECTION64_PATH: a process started without it naming the
+ * agent cannot get them by attaching (turning CUPTI's kernel tracing on in
+ * a running job instruments every loaded module and has stalled jobs for
+ * seconds, so the agent never does it late).  Say so once per process, and
+ * how to start it; the rest is collected. */
+static void warn_no_injection(const struct dyn *d)
+{
+	if ((d->o.task_time == TASK_TIME_OFF && !d->o.runtime_api) || !app_nvidia_present())
+		return;
+	_cleanup_free_ char *agent = NULL;
+	struct diag diag = { 0 };
+	for (unsigned i = 0; i < d->n; i++) {
+		if (app_has_cuda_injection(d->t[i].pid))
+			continue;
+		if (!agent && agent_find(&agent, &diag) < 0)
+			agent = strdup(AGENT_NAME);
+		console_warn("process %d (%s) was not started with CUDA_INJECTION64_PATH=%s: its device tasks cannot "
+			     "be collected by attaching; start it with that variable set (and LD_PRELOAD=%s for mstx) "
+			     "to collect them, everything else is collected.", (int)d->t[i].pid, d->t[i].name,
+			     agent ? agent : AGENT_NAME, agent ? agent : AGENT_NAME);
+	}
+}
+
 static void agents_refresh(struct dyn *d)
 {
 	struct agent_info *a = NULL;
@@ -877,6 +901,7 @@ static int setup_attach(struct dyn *d)
 	agents_refresh(d);
 	for (unsigned i = 0; i < d->n; i++)
 		console_info("Attached to process %d (%s), %s.", (int)d->t[i].pid, d->t[i].name, data_kinds(d, &d->t[i]));
+	warn_no_injection(d);
 	for (unsigned i = 0; i < d->n && opts_osrt(&d->o); i++)
 		if (d->t[i].s.ipc && !d->t[i].s.lost)
 			session_check_osrt(&d->t[i].s, &d->t[i].pid, 1);

@@ -122,9 +122,9 @@ int mode_launch_run(const struct msprof_opts *given)
 		console_error(MSG_OSRT_AGENT_INVALID, d.error);
 		goto out;
 	}
-	/* the agent: for mstx, and for device tasks where an NVIDIA driver is
-	 * (its CUPTI part is loaded by the CUDA driver) */
-	bool want_agent = o->msproftx || (o->task_time != TASK_TIME_OFF && access("/dev/nvidiactl", F_OK) == 0);
+	/* the agent: for mstx, and for device tasks and runtime calls where an
+	 * NVIDIA driver is (its CUPTI part is loaded by the CUDA driver) */
+	bool want_agent = o->msproftx || ((o->task_time != TASK_TIME_OFF || o->runtime_api) && app_nvidia_present());
 	if (want_agent && !agent && agent_find(&agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */
 		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);

@@ -866,7 +866,8 @@ const struct opt_def opt_table[_OPT_MAX] = {
 		CONT "(the agent is injected where /dev/nvidiactl exists, or with --msproftx=on).", check_task_time },
 	[OPT_RUNTIME_API] = { OPT_RUNTIME_API, "runtime-api", true,
 		"Show runtime api data, the default value is off."
-		CONT "(accepted; CUDA runtime API calls are recorded with --task-time, they link launches to tasks)",
+		CONT "On NVIDIA GPUs: CUDA runtime calls and the waits in them (CANN_API, api_statistic, CANN"
+		CONT "track), and with --task-time MEMCPY_INFO and the launch-to-task flows.",
 		check_runtime_api },
 	[OPT_SYS_HARDWARE_MEM] = { OPT_SYS_HARDWARE_MEM, "sys-hardware-mem", true,
 		"The memory acquisition switch of the device, optional on / off, the default value is off."

@@ -196,6 +196,9 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
 
 /* The CUDA driver's entry point for CUDA_INJECTION64_PATH. */
 AGENT_EXPORT int InitializeInjection(void);
+/* CUPTI records for us: a session's window then opens for device tasks
+ * even when it asks for nothing else of the agent. */
+bool agent_cupti_active(void);
 /* The window began at start_ns (CLOCK_MONOTONIC), or ended (0): records of
  * tasks that started outside a window are dropped. */
 void agent_cupti_window(uint64_t start_ns);
@@ -284,6 +287,9 @@ void window_forget_after_fork(void);
 
 /* Wake the agent thread early (a ring is half full). */
 void agent_wake(void);
+/* CUPTI is up (cupti.c): a session that found nothing to record in this
+ * agent gets a window for the device records (on the agent thread). */
+void agent_device_up(void);
 int agent_thread_start(void);
 
 /* --- process facts ------------------------------------------------------ */

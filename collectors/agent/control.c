@@ -59,6 +59,9 @@ static struct {
 	char *standalone_dir;
 	uint64_t next_id;
 	uint64_t idle_session;     /* agent_start without msproftx: nothing recorded */
+	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
+	bool idle_listed;          /* its --ranks list has us */
+	_Atomic int device_up;     /* CUPTI came up: the agent thread looks at idle_session */
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
@@ -260,7 +263,8 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 		return;
 	}
 	/* --ranks: a process of another rank records nothing (gate.c) */
-	if (!agent_gate_rank_listed(ranks, agent_rank()))
+	bool listed = agent_gate_rank_listed(ranks, agent_rank());
+	if (!listed)
 		tx = osrt = false;
 	pthread_mutex_lock(&g_win_mu);
 	int r = 0;
@@ -268,15 +272,20 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 		r = -ESHUTDOWN; /* the exit handler has closed the last window */
 	else if (window_active() || C.idle_session)
 		r = -EBUSY;
-	else if (tx || osrt) {
-		/* osrt alone: a window that takes no annotation */
+	else if (tx || osrt || (listed && agent_cupti_active())) {
+		/* osrt or device tasks alone: a window that takes no annotation */
 		agent_gate_set(*steps != 0, lo, hi);
 		r = window_start(&(struct window_opts){ .prof_dir = dir, .include = inc, .exclude = exc,
 							 .session = (uint64_t)session, .osrt = osrt,
 							 .no_mstx = !tx,
 							 .osrt_threshold_ns = (uint64_t)threshold });
-	} else
-		C.idle_session = (uint64_t)session; /* nothing of ours is asked for */
+	} else {
+		/* nothing of ours is asked for, unless CUPTI comes up later
+		 * (cuInit after the session began): agent_device_up */
+		C.idle_session = (uint64_t)session;
+		C.idle_listed = listed;
+		snprintf(C.idle_dir, sizeof C.idle_dir, "%s", dir);
+	}
 	pthread_mutex_unlock(&g_win_mu);
 	if (r == -EBUSY) {
 		send_error(id, "busy", "this agent is recording for another session");
@@ -437,6 +446,27 @@ static void register_sync(void)
 
 /* --- the agent thread -------------------------------------------------------- */
 
+void agent_device_up(void)
+{
+	atomic_store(&C.device_up, 1);
+	agent_wake();
+}
+
+/* CUPTI came up while a session had left this agent idle (launch mode:
+ * agent_start arrives before main, cuInit later): its device records get a
+ * window now.  On the agent thread, which alone handles agent_start and
+ * agent_stop, so the session cannot change under us; never on the thread
+ * in cuInit, which may hold driver locks a window_stop's CUPTI flush needs. */
+static void device_window(void)
+{
+	pthread_mutex_lock(&g_win_mu);
+	if (C.idle_session && C.idle_listed && !window_active() && !atomic_load(&C.exiting) &&
+	    window_start(&(struct window_opts){ .prof_dir = C.idle_dir, .session = C.idle_session,
+						.no_mstx = true }) == 0)
+		C.idle_session = 0;
+	pthread_mutex_unlock(&g_win_mu);
+}
+
 static void *agent_main(void *arg)
 {
 	(void)arg;
@@ -447,6 +477,8 @@ static void *agent_main(void *arg)
 	pthread_mutex_unlock(&g_win_mu);
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
+		if (atomic_exchange(&C.device_up, 0))
+			device_window();
 		uint64_t now = mono_ns();
 		pthread_mutex_lock(&g_win_mu);
 		bool active = window_active();

@@ -14,6 +14,7 @@ AGENT_EXPORT int InitializeInjection(void)
 	return 1;
 }
 
+bool agent_cupti_active(void) { return false; }
 void agent_cupti_window(uint64_t start_ns) { (void)start_ns; }
 void agent_cupti_flush(void) {}
 bool agent_cupti_pending(void) { return false; }

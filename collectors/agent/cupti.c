@@ -5,9 +5,14 @@
  * libcupti with dlopen (MSPROF_CUPTI_LIBRARY, else libcupti.so and its
  * versioned names), subscribe, make CUPTI stamp records with
  * CLOCK_MONOTONIC (the raw files' clock), and enable CONCURRENT_KERNEL,
- * MEMCPY, MEMSET and RUNTIME at once: enabling concurrent-kernel tracing
- * mid-run instruments every loaded module and stalls the job for seconds,
- * so it is on from the start and the window only decides what is kept.
+ * MEMCPY, MEMSET, RUNTIME and SYNCHRONIZATION at once: enabling
+ * concurrent-kernel tracing mid-run instruments every loaded module and
+ * stalls the job for seconds, so it is on from the start and the window
+ * only decides what is kept.  Every kind is kept in a window whatever
+ * msprof's switches (the agent is not told them): the export writes what
+ * --task-time and --runtime-api ask for.  A session that began before
+ * cuInit and asked nothing else of the agent gets its window when CUPTI
+ * comes up (agent_device_up).
  *
  * CUPTI hands completed buffers to its own thread (on_buffer_completed):
  * each record is converted (cupti-conv.c), encoded, and queued under a
@@ -17,6 +22,12 @@
  * the window are in its file.  The queue is bounded (CUPTI_QUEUE_MAX):
  * beyond it records are dropped and counted with the window's drops.
  *
+ * Flushes run on a thread of their own, so that a CUPTI that never
+ * answers costs a window's stop at most FLUSH_STOP_MS and the exit at most
+ * FLUSH_EXIT_MS (then CUPTI is never called again).  At exit the last
+ * flush comes from an atexit handler registered once CUPTI is up, i.e.
+ * before CUPTI's own teardown handlers run (cupti_at_exit).
+ *
  * Only one CUPTI subscriber may exist per process (nsys, Kineto, ncu...):
  * when another holds it we say so once on stderr and step aside; mstx,
  * NVTX and everything else go on. */
@@ -25,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -34,10 +46,22 @@
 
 #define CUPTI_BUF_SIZE (4U << 20)        /* bytes per activity buffer */
 #define CUPTI_QUEUE_MAX (256U << 20)     /* bytes of encoded records waiting */
+#define FLUSH_STOP_MS 5000               /* a window's stop waits this long for CUPTI's flush */
+#define FLUSH_EXIT_MS 2000               /* the process's exit, this long */
+
+/* A flush runs on a thread of its own so that its caller can give up on it:
+ * a forced flush waits for CUPTI's buffer thread, and a CUPTI that never
+ * answers must not keep a window from stopping or the process from
+ * exiting.  busy: a flush thread runs (also one given up on). */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool busy, cv_ready;
+} F = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static struct {
 	void *lib;
-	bool on;
+	_Atomic bool on;
 	_Atomic uint64_t window_start;      /* CLOCK_MONOTONIC ns; 0: no window */
 	pthread_mutex_t mu;
 	uint8_t *q;                          /* {u16 type, u32 len, payload}... */
@@ -111,7 +135,7 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 	/* on the heap: a thread-local copy (8 KB) would not fit the static
 	 * TLS of a library loaded with dlopen; the callback may run on CUPTI's
 	 * thread and on a flushing one at once */
-	struct conv { struct gpu_task task; struct gpu_api api; } *cv = malloc(sizeof(*cv));
+	struct cupti_out *cv = malloc(sizeof(*cv));
 	struct raw_buf b = { 0 };
 	CUpti_Activity *rec = NULL;
 	uint64_t start = atomic_load(&C.window_start);
@@ -122,18 +146,25 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 		return;
 	}
 	while (C.next_record && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
-		int r = cupti_convert(rec, api_name, &cv->task, &cv->api);
+		int r = cupti_convert(rec, api_name, cv);
 		if (r < 0) {
 			atomic_fetch_add(&C.bad, 1);
 			continue;
 		}
 		if (r == CUPTI_CONV_SKIP || !start)
 			continue;
-		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : cv->api.start;
+		uint64_t t0 = r == CUPTI_CONV_TASK ? cv->task.start : r == CUPTI_CONV_API ? cv->api.start : cv->sync.start;
 		if (t0 < start)
 			continue;  /* before the window */
-		int e = r == CUPTI_CONV_TASK ? gpu_encode_task(&b, &cv->task) : gpu_encode_api(&b, &cv->api);
-		if (e < 0 || !enqueue(r == CUPTI_CONV_TASK ? RAW_AGENT_GPU_TASK : RAW_AGENT_GPU_API, &b))
+		int e;
+		uint16_t type;
+		if (r == CUPTI_CONV_TASK)
+			e = gpu_encode_task(&b, &cv->task), type = RAW_AGENT_GPU_TASK;
+		else if (r == CUPTI_CONV_API)
+			e = gpu_encode_api(&b, &cv->api), type = RAW_AGENT_GPU_API;
+		else
+			e = gpu_encode_sync(&b, &cv->sync), type = RAW_AGENT_GPU_SYNC;
+		if (e < 0 || !enqueue(type, &b))
 			atomic_fetch_add(&C.dropped, 1);
 	}
 	raw_buf_release(&b);
@@ -219,7 +250,8 @@ static int cupti_start(void)
 		return -ENOTSUP;
 	}
 	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-						    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME };
+						    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION };
 	if (register_callbacks(on_buffer_requested, on_buffer_completed) != CUPTI_SUCCESS) {
 		say("%s", "cuptiActivityRegisterCallbacks failed: device tasks are not recorded");
 		return -EIO;
@@ -233,11 +265,102 @@ static int cupti_start(void)
 	return 0;
 }
 
+static void *flush_main(void *arg)
+{
+	(void)arg;
+	agent_osrt_self(false);
+	C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&F.mu);
+	F.busy = false;
+	pthread_cond_broadcast(&F.cv);
+	pthread_mutex_unlock(&F.mu);
+	return NULL;
+}
+
+/* CUPTI's records handed over (on_buffer_completed) within ms, after a
+ * flush already under way; -ETIMEDOUT when CUPTI did not answer in time.
+ * Runs under no lock of ours that the buffer callback takes. */
+static int flush_within(unsigned ms)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L)
+		dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+	int r = 0;
+	pthread_mutex_lock(&F.mu);
+	if (!F.cv_ready) {
+		pthread_condattr_t a;
+		pthread_condattr_init(&a);
+		pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+		pthread_cond_init(&F.cv, &a);
+		pthread_condattr_destroy(&a);
+		F.cv_ready = true;
+	}
+	while (F.busy && r == 0)
+		r = pthread_cond_timedwait(&F.cv, &F.mu, &dl);
+	if (F.busy) {
+		pthread_mutex_unlock(&F.mu);
+		return -ETIMEDOUT;
+	}
+	F.busy = true;
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	bool spawned = pthread_create(&t, &attr, flush_main, NULL) == 0;
+	pthread_attr_destroy(&attr);
+	if (!spawned) {
+		/* no thread to spare: flush here, without a limit */
+		F.busy = false;
+		pthread_mutex_unlock(&F.mu);
+		C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+		return 0;
+	}
+	r = 0;
+	while (F.busy && r == 0)
+		r = pthread_cond_timedwait(&F.cv, &F.mu, &dl);
+	bool stuck = F.busy;
+	pthread_mutex_unlock(&F.mu);
+	return stuck ? -ETIMEDOUT : 0;
+}
+
+/* CUPTI did not answer a flush: it is never called again, and what it
+ * still holds is lost (said once). */
+static void give_up(unsigned ms)
+{
+	if (atomic_exchange(&C.on, false)) {
+		char why[96];
+		snprintf(why, sizeof why, "%u ms", ms);
+		say("CUPTI did not hand over its buffers within %s: the last device records are lost", why);
+	}
+}
+
+/* At exit, before CUPTI's own teardown: registered once CUPTI is up, so
+ * it runs before the handlers libcupti registered while loading (its
+ * static destructors) and before any library's destructor, the agent's
+ * included.  It flushes once; from then on CUPTI is never called (the
+ * agent's destructor only drains the queue into the file), so no call
+ * reaches a CUPTI that has torn down.  Exit may come from any thread,
+ * also while CUPTI's thread completes a buffer: the flush waits for it,
+ * at most FLUSH_EXIT_MS. */
+static void cupti_at_exit(void)
+{
+	if (atomic_load(&C.on) && flush_within(FLUSH_EXIT_MS) < 0)
+		give_up(FLUSH_EXIT_MS);
+	atomic_store(&C.on, false);
+}
+
 /* A failed start keeps the library loaded: CUPTI may run threads of its
  * own by then. */
 static void init_once(void)
 {
-	(void)cupti_start();
+	if (cupti_start() == 0) {
+		if (atexit(cupti_at_exit) != 0)
+			say("%s", "cannot register the exit flush: device records of the last moments may be lost");
+		agent_device_up();
+	}
 }
 
 AGENT_EXPORT int InitializeInjection(void)
@@ -247,15 +370,22 @@ AGENT_EXPORT int InitializeInjection(void)
 	return 1;  /* the driver goes on whatever happened here */
 }
 
+bool agent_cupti_active(void)
+{
+	return atomic_load(&C.on);
+}
+
 void agent_cupti_window(uint64_t start_ns)
 {
 	atomic_store(&C.window_start, start_ns);
 }
 
+
+
 void agent_cupti_flush(void)
 {
-	if (C.on)
-		C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (atomic_load(&C.on) && flush_within(FLUSH_STOP_MS) < 0)
+		give_up(FLUSH_STOP_MS);
 }
 
 bool agent_cupti_pending(void)

@@ -2,12 +2,28 @@
  * is: it does what the CUDA driver does at cuInit with
  * CUDA_INJECTION64_PATH (load that library, call its InitializeInjection),
  * writes its pid to argv[1] when given, and lives argv[2] ms (default 300).
- * With the fake CUPTI (fake-cupti.c) the agent then records device tasks. */
+ * With the fake CUPTI (fake-cupti.c) the agent then records device tasks.
+ * argv[3] "exit-thread": a second thread calls exit(0) instead, as soon as
+ * the file argv[4] exists (at once without argv[4]), while the main thread
+ * sleeps on. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+static const char *exit_when;
+
+static void *exiter(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { 0, 1000000L };
+	while (exit_when && access(exit_when, F_OK) != 0)
+		nanosleep(&ts, NULL);
+	exit(0);
+}
 
 int main(int argc, char **argv)
 {
@@ -32,6 +48,12 @@ int main(int argc, char **argv)
 			return 4;
 	}
 	long ms = argc > 2 ? atol(argv[2]) : 300;
+	if (argc > 3 && strcmp(argv[3], "exit-thread") == 0) {
+		pthread_t t;
+		exit_when = argc > 4 ? argv[4] : NULL;
+		if (pthread_create(&t, NULL, exiter, NULL) != 0)
+			return 5;
+	}
 	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
 	nanosleep(&ts, NULL);
 	return 0;

@@ -10,11 +10,31 @@
  *       i+1, grid (4 + i, 1, 1), block (128, 1, 1), T - 9000 + 2000 i .. +500 ns
  *   a memcpy HtoD of 4096 bytes, stream 9, correlation K+1, no API call,
  *     T - 1000 .. T - 800 ns
+ *   runtime API cbid 131 ("cudaStreamSynchronize_v3020"), correlation K+2,
+ *     T - 4000 .. T - 2500 ns, and its synchronisation record: stream
+ *     sync, context 1, stream 7, T - 3900 .. T - 2600 ns
+ *   runtime API cbid 165 ("cudaDeviceSynchronize_v3020"), correlation K+3,
+ *     T - 2400 .. T - 1500 ns, and its synchronisation record: context
+ *     sync, context 1, no stream, T - 2350 .. T - 1550 ns
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
- * another subscriber), FAKE_CUPTI_KERNELS. */
+ * another subscriber), FAKE_CUPTI_KERNELS.
+ *
+ * Like libcupti, it tears down at exit through a handler it registers when
+ * loaded (and its destructor): a flush after that aborts with "fake CUPTI:
+ * flush after teardown".  Its own buffer thread, with FAKE_CUPTI_THREAD_MS:
+ * that many ms after the callbacks are registered it starts completing one
+ * buffer (the same records, stamped then), creates the file
+ * FAKE_CUPTI_BUSY_FILE, holds the buffer FAKE_CUPTI_BUSY_MS (default 300),
+ * then hands it over; a flush meanwhile waits for it, as CUPTI's forced
+ * flush does.  FAKE_CUPTI_FLUSH_HANG=1: a flush never returns (a wedged
+ * CUPTI). */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cupti.h>
@@ -22,7 +42,53 @@
 static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc stamp;
-static unsigned enabled;
+static uint64_t enabled;  /* bit per CUpti_ActivityKind (all below 64) */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;  /* one buffer completed at a time */
+static volatile int torn_down;
+
+static void teardown(void)
+{
+	torn_down = 1;
+}
+
+__attribute__((constructor)) static void fake_load(void)
+{
+	atexit(teardown);
+}
+
+__attribute__((destructor)) static void fake_unload(void)
+{
+	torn_down = 1;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static long env_long(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atol(v) : dflt;
+}
+
+static int deliver(void);
+
+static void *buffer_thread(void *arg)
+{
+	(void)arg;
+	sleep_ms(env_long("FAKE_CUPTI_THREAD_MS", 0));
+	pthread_mutex_lock(&mu);
+	const char *busy = getenv("FAKE_CUPTI_BUSY_FILE");
+	if (busy && *busy)
+		close(open(busy, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	sleep_ms(env_long("FAKE_CUPTI_BUSY_MS", 300));
+	deliver();
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 {
@@ -42,6 +108,11 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 {
 	requested = req;
 	completed = done;
+	if (getenv("FAKE_CUPTI_THREAD_MS")) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, buffer_thread, NULL) == 0)
+			pthread_detach(t);
+	}
 	return CUPTI_SUCCESS;
 }
 
@@ -53,7 +124,9 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
 
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	enabled |= 1U << kind;
+	if ((unsigned)kind >= 64)
+		return CUPTI_ERROR_INVALID_KIND;
+	enabled |= 1ULL << kind;
 	return CUPTI_SUCCESS;
 }
 
@@ -65,10 +138,14 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
 
 CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || cbid != 211)
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*name = "cudaLaunchKernel_v7000";
-	return CUPTI_SUCCESS;
+	switch (cbid) {
+	case 211: *name = "cudaLaunchKernel_v7000"; return CUPTI_SUCCESS;
+	case 131: *name = "cudaStreamSynchronize_v3020"; return CUPTI_SUCCESS;
+	case 165: *name = "cudaDeviceSynchronize_v3020"; return CUPTI_SUCCESS;
+	default: return CUPTI_ERROR_INVALID_PARAMETER;
+	}
 }
 
 /* records back to back, each padded to 8 bytes, the size told by the kind */
@@ -78,6 +155,7 @@ static size_t rec_size(const CUpti_Activity *r)
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
 	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
 	case CUPTI_ACTIVITY_KIND_RUNTIME: return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
 	default: return 0;
 	}
 }
@@ -103,13 +181,29 @@ static size_t put(uint8_t *buf, size_t off, const void *rec, size_t size)
 
 CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
+	if (torn_down) {
+		fputs("fake CUPTI: flush after teardown\n", stderr);
+		abort();
+	}
 	if (!requested || !completed || !stamp)
 		return CUPTI_ERROR_NOT_INITIALIZED;
+	if (env_long("FAKE_CUPTI_FLUSH_HANG", 0))
+		for (;;)
+			pause();
+	pthread_mutex_lock(&mu);
+	int r = deliver();
+	pthread_mutex_unlock(&mu);
+	return r == 0 ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
+}
+
+/* One buffer of the records above, stamped now; caller holds mu. */
+static int deliver(void)
+{
 	uint8_t *buf = NULL;
 	size_t size = 0, max = 0;
 	requested(&buf, &size, &max);
 	if (!buf)
-		return CUPTI_ERROR_OUT_OF_MEMORY;
+		return -1;
 	const char *k = getenv("FAKE_CUPTI_KERNELS");
 	unsigned n = k && *k ? (unsigned)atoi(k) : 3;
 	uint64_t t = stamp();
@@ -123,7 +217,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 		a.processId = (uint32_t)getpid();
 		a.threadId = (uint32_t)syscall(SYS_gettid);
 		a.correlationId = i + 1;
-		if (enabled & (1U << CUPTI_ACTIVITY_KIND_RUNTIME))
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_RUNTIME))
 			off = put(buf, off, &a, sizeof(a));
 		CUpti_ActivityKernel10 kr;
 		memset(&kr, 0, sizeof(kr));
@@ -133,7 +227,7 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 		kr.gridX = 4 + (int)i, kr.gridY = 1, kr.gridZ = 1;
 		kr.blockX = 128, kr.blockY = 1, kr.blockZ = 1;
 		kr.name = "_Z6kernelv";
-		if (enabled & (1U << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
 			off = put(buf, off, &kr, sizeof(kr));
 	}
 	CUpti_ActivityMemcpy6 m;
@@ -143,8 +237,38 @@ CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 	m.bytes = 4096;
 	m.start = t - 1000, m.end = t - 800;
 	m.streamId = 9, m.contextId = 1, m.correlationId = n + 1;
-	if (enabled & (1U << CUPTI_ACTIVITY_KIND_MEMCPY))
+	if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_MEMCPY))
 		off = put(buf, off, &m, sizeof(m));
+	/* two synchronising calls, each with its record */
+	static const struct { uint32_t cbid, type, stream; int64_t a0, a1, s0, s1; } syncs[] = {
+		{ 131, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7, 4000, 2500, 3900, 2600 },
+		{ 165, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, CUPTI_SYNCHRONIZATION_INVALID_VALUE,
+		  2400, 1500, 2350, 1550 },
+	};
+	for (unsigned i = 0; i < 2; i++) {
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof(a));
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = syncs[i].cbid;
+		a.start = t - syncs[i].a0, a.end = t - syncs[i].a1;
+		a.processId = (uint32_t)getpid();
+		a.threadId = (uint32_t)syscall(SYS_gettid);
+		a.correlationId = n + 2 + i;
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_RUNTIME))
+			off = put(buf, off, &a, sizeof(a));
+		CUpti_ActivitySynchronization2 y;
+		memset(&y, 0, sizeof(y));
+		y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+		y.type = (CUpti_ActivitySynchronizationType)syncs[i].type;
+		y.start = t - syncs[i].s0, y.end = t - syncs[i].s1;
+		y.correlationId = n + 2 + i;
+		y.contextId = 1;
+		y.streamId = syncs[i].stream;
+		y.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+		y.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION))
+			off = put(buf, off, &y, sizeof(y));
+	}
 	completed(NULL, 0, buf, size, off);
-	return CUPTI_SUCCESS;
+	return 0;
 }

@@ -4,9 +4,11 @@
 # it (InitializeInjection); the agent loads the fake CUPTI
 # (tests/helpers/fake-cupti.c) through its real dlopen path and records
 # what the fake delivers at the window's end.  The database, CSVs and
-# timeline must hold exactly those kernels, the copy and the API calls,
-# linked by HostToDevice flows.  Then a second CUPTI user: one message, the
-# run goes on.
+# timeline must hold exactly those kernels, the copy, the API calls and
+# the synchronisations, linked by HostToDevice flows, and only what the
+# switches ask for (device-cupti-check.py): --runtime-api=on, the defaults
+# (--task-time on, --runtime-api off), --task-time=off --runtime-api=on.
+# Then a second CUPTI user: one message, the run goes on.
 . "$SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
 FAKE="$HELPERS/libfake-cupti.so"
@@ -27,59 +29,28 @@ run_msprof() {
 	)
 }
 
-OUT="$T_WORK/out"
-mkdir -p "$OUT"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 run_msprof --output="$OUT" --msproftx=on \
-	"$APP" "$T_WORK/app.pid" 300 >"$T_WORK/log" 2>&1
-rc=$?
-t_check "msprof exits 0" test $rc -eq 0
-P=$(t_prof_dir "$OUT") || exit 1
-python3 - "$P" "$(cat "$T_WORK/app.pid")" <<'EOF' || t_fail "device tasks differ from the fake CUPTI's records (see above)"
-import csv, glob, json, os, sqlite3, sys
-prof, pid = sys.argv[1], int(sys.argv[2])
-bad = []
-def check(what, got, want):
-    if got != want:
-        bad.append(f"{what}: got {got!r}, want {want!r}")
-db = sqlite3.connect(glob.glob(os.path.join(prof, "msprof_*.db"))[0])
-q = lambda sql: db.execute(sql).fetchall()
-tasks = q("SELECT t.startNs, t.endNs, deviceId, connectionId, globalPid, s.value, contextId, streamId, taskId "
-          "FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType ORDER BY t.startNs")
-check("task count", len(tasks), 4)
-if len(tasks) == 4:
-    t0 = tasks[0][0]   # the fake stamps relative to its flush: kernel i at t0 + 2000 i
-    want = [(t0 + 2000 * i, t0 + 2000 * i + 500, 0, i + 1, pid, "KERNEL", 1, 7, i + 1) for i in range(3)]
-    want.append((t0 + 8000, t0 + 8200, 0, 4, pid, "MEMCPY", 1, 9, 4))
-    check("TASK", tasks, want)
-    apis = q("SELECT startNs, endNs, type, globalTid >> 32, connectionId, s.value FROM CANN_API a "
-             "JOIN STRING_IDS s ON s.id = a.name ORDER BY startNs")
-    check("CANN_API", apis, [(t0 - 1000 + 2000 * i, t0 - 900 + 2000 * i, 5000, pid, i + 1, "cudaLaunchKernel_v7000")
-                             for i in range(3)])
-check("COMPUTE_TASK_INFO", q("SELECT n.value, blockNum, mixBlockNum, gridDim, blockDim FROM COMPUTE_TASK_INFO c "
-                             "JOIN STRING_IDS n ON n.id = c.name ORDER BY globalTaskId"),
-      [("kernel()", 4 + i, 128, f"{4 + i},1,1", "128,1,1") for i in range(3)])
-check("MEMCPY_INFO", q("SELECT size, memcpyOperation FROM MEMCPY_INFO"), [(4096, 1)])
-out = os.path.join(prof, "mindstudio_profiler_output")
-rows = list(csv.reader(open(glob.glob(os.path.join(out, "op_summary_*.csv"))[0])))
-check("op_summary rows", [(r[2], r[4], r[5], r[9], r[10], r[11], r[12]) for r in rows[1:]],
-      [(str(i + 1), "kernel()", "kernel", "0.500", "0.000" if i == 0 else "1.500", str(4 + i), "128") for i in range(3)])
-rows = list(csv.reader(open(glob.glob(os.path.join(out, "api_statistic_*.csv"))[0])))
-check("api_statistic", rows[1:], [["host", "Runtime", "cudaLaunchKernel_v7000", "0.300", "3", "0.100", "0.100",
-                                   "0.100", "0.0"]])
-rows = list(csv.reader(open(glob.glob(os.path.join(out, "task_time_*.csv"))[0])))
-check("task_time names", [r[1] for r in rows[1:]], ["kernel()"] * 3 + ["Memcpy HtoD"])
-ev = json.load(open(glob.glob(os.path.join(out, "msprof_*.json"))[0]))
-xs = {(e["pid"], e["tid"], e["ts"]) for e in ev if e["ph"] == "X"}
-flows = [e for e in ev if e["ph"] in "sf" and e.get("cat") == "HostToDevice"]
-check("flows", sorted((e["ph"], e["id"]) for e in flows),
-      sorted([("s", str((i + 1) << 32)) for i in range(3)] + [("f", str((i + 1) << 32)) for i in range(3)]))
-for e in flows:
-    check(f"flow {e['ph']} {e['id']} ends on an X event", (e["pid"], e["tid"], e["ts"]) in xs, True)
-for b in bad:
-    print("FAIL:", b, file=sys.stderr)
-sys.exit(1 if bad else 0)
-EOF
-[ "$T_FAILS" -eq 0 ] && t_ok "TASK, CANN_API, COMPUTE_TASK_INFO, MEMCPY_INFO, CSVs and flows hold the fake CUPTI's records"
+# $1 name, $2 check mode (device-cupti-check.py), then msprof's options
+run_case() {
+	local name=$1 mode=$2 rc p
+	shift 2
+	mkdir -p "$T_WORK/$name"
+	MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 run_msprof --output="$T_WORK/$name" "$@" \
+		"$APP" "$T_WORK/$name.pid" 300 >"$T_WORK/$name.log" 2>&1
+	rc=$?
+	t_check "$name: msprof exits 0" test $rc -eq 0
+	p=$(t_prof_dir "$T_WORK/$name") || return 1
+	if python3 "$SRCDIR/tests/integration/device-cupti-check.py" "$mode" "$p" "$(cat "$T_WORK/$name.pid")"; then
+		t_ok "$name: tables, CSVs and timeline hold the fake CUPTI's records, as the switches ask"
+	else
+		t_fail "$name: outputs differ from the fake CUPTI's records (see above)"
+	fi
+}
+run_case all all --runtime-api=on --msproftx=on
+# the defaults and --task-time=off --runtime-api=on, with the agent
+# injected as where an NVIDIA driver is: the window opens for device
+# records alone (no --msproftx)
+MSPROF_NVIDIA_CTL=/dev/null run_case defaults tasks
+MSPROF_NVIDIA_CTL=/dev/null run_case api-only api --task-time=off --runtime-api=on
 
 # another CUPTI user in the process: one message, the application and the
 # rest of the collection go on
@@ -98,5 +69,39 @@ t_check "another CUPTI user: no TASK table" \
 	test -z "$(sqlite3 "$P2"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'TASK'")"
 t_check "another CUPTI user: host data exported" \
 	test -n "$(ls "$P2"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
-t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK/log' '$T_WORK/log2'"
+# The flush at exit, before CUPTI tears down (the fake aborts on a flush
+# after its teardown): exit(0) from a second thread while CUPTI's own
+# thread is completing a buffer; the exit waits for that buffer and then
+# flushes the rest once, so both sets of records are there
+mkdir -p "$T_WORK/exit"
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_THREAD_MS=100 FAKE_CUPTI_BUSY_MS=300 \
+	FAKE_CUPTI_BUSY_FILE="$T_WORK/busy" run_msprof --output="$T_WORK/exit" --msproftx=on \
+	"$APP" "$T_WORK/exit.pid" 30000 exit-thread "$T_WORK/busy" >"$T_WORK/exit.log" 2>&1
+rc=$?
+t_check "exit from a thread during a buffer: msprof exits 0" test $rc -eq 0
+t_check "exit from a thread during a buffer: it came while the buffer was held" test -e "$T_WORK/busy"
+t_check "exit from a thread during a buffer: no flush after CUPTI's teardown" \
+	bash -c "! grep -q 'flush after teardown' '$T_WORK/exit.log'"
+P3=$(t_prof_dir "$T_WORK/exit") || exit 1
+t_check "exit from a thread during a buffer: both buffers' tasks (6 kernels, 2 copies), 4 waits" test \
+	"$(sqlite3 "$P3"/msprof_*.db "SELECT (SELECT count(*) FROM GPU_TASK WHERE kind = 1) || ',' ||
+	   (SELECT count(*) FROM GPU_TASK WHERE kind = 2) || ',' || (SELECT count(*) FROM GPU_SYNC)")" = "6,2,4"
+
+# a CUPTI that never answers the flush: the exit goes on after 2 s, says
+# once what was lost, and the rest of the run is exported
+mkdir -p "$T_WORK/hang"
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 run_msprof --output="$T_WORK/hang" --msproftx=on \
+	"$APP" "$T_WORK/hang.pid" 100 >"$T_WORK/hang.log" 2>&1
+rc=$?
+t_check "wedged CUPTI: msprof exits 0" test $rc -eq 0
+t_grep "wedged CUPTI: one clear message" \
+	"msprof agent: CUPTI did not hand over its buffers within 2000 ms: the last device records are lost" \
+	"$T_WORK/hang.log"
+t_check "wedged CUPTI: said once" test "$(grep -c 'did not hand over' "$T_WORK/hang.log")" -eq 1
+P4=$(t_prof_dir "$T_WORK/hang") || exit 1
+t_check "wedged CUPTI: the agent's file is whole, host data exported" \
+	test -n "$(ls "$P4"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+t_check "wedged CUPTI: no device task" \
+	test -z "$(sqlite3 "$P4"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'GPU_TASK'")"
+t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK'/*.log '$T_WORK/log2'"
 exit $((T_FAILS > 0))

@@ -1,0 +1,242 @@
+/* CUDA synchronisation records and the device switches through the export:
+ * an agent file written with the real raw writer and codec holds a
+ * cudaStreamSynchronize call with its wait (which CUPTI stamped a little
+ * wider than the call), a context wait whose call was not recorded, an
+ * impossible wait, and one kernel launch.  Exported as --task-time and
+ * --runtime-api ask in host/sample.json, each PROF dir must have exactly
+ * the GPU_SYNC rows, msprof tables, files and timeline events its switches
+ * give. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sqlite3.h>
+
+#include "export.h"
+#include "gputask.h"
+#include "raw.h"
+#include "unittest.h"
+#include "util.h"
+
+#define MONO0 1000000000000ULL
+#define REAL0 1700000000000000000ULL
+#define US NSEC_PER_USEC
+#define PID 5000U
+
+static char tmp[] = "/tmp/test-export-gpusync.XXXXXX";
+static struct raw_writer *w;
+static struct raw_buf b;
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char *p;
+	CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
+	FILE *f = fopen(p, "we");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+	free(p);
+}
+
+static void emit(uint16_t type)
+{
+	CHECK(b.err == 0 && raw_writer_append(w, type, b.data, (uint32_t)b.len) == 0);
+}
+
+static void api(uint64_t us0, uint64_t us1, uint32_t corr, const char *name)
+{
+	static struct gpu_api a;
+	a = (struct gpu_api){ .start = MONO0 + us0 * US, .end = MONO0 + us1 * US, .tid = PID, .correlation = corr };
+	snprintf(a.name, sizeof a.name, "%s", name);
+	CHECK(gpu_encode_api(&b, &a) == 0);
+	emit(RAW_AGENT_GPU_API);
+}
+
+static void wait_rec(uint64_t us0, uint64_t us1, uint32_t type, uint32_t stream, uint32_t corr)
+{
+	struct gpu_sync y = { .start = MONO0 + us0 * US, .end = MONO0 + us1 * US, .type = type, .context = 1,
+			      .stream = stream, .event = GPU_SYNC_NONE, .correlation = corr, .result = 0 };
+	CHECK(gpu_encode_sync(&b, &y) == 0);
+	emit(RAW_AGENT_GPU_SYNC);
+}
+
+/* PROF dir n with the records above and sample.json's switches */
+static char *make_prof(int n, const char *task_time, const char *runtime_api)
+{
+	char *prof, *host, *data, *sample;
+	CHECK(asprintf(&prof, "%s/PROF_00000%d_20231114221320000_00005000ABCDEFGH", tmp, n) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
+		   "\"memoryTotal\":1000}");
+	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
+	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	CHECK(asprintf(&sample, "{\"task_time\":\"%s\",\"runtime_api\":\"%s\"}", task_time, runtime_api) > 0);
+	write_text(host, "sample.json", sample);
+	char stem[RAW_STEM_MAX];
+	raw_agent_stem(PID, stem);
+	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0);
+	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
+	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
+	emit(RAW_AGENT_PROCESS);
+
+	api(500, 510, 3, "cudaLaunchKernel");
+	static struct gpu_task t;
+	t = (struct gpu_task){ .kind = GPU_TASK_KERNEL, .start = MONO0 + 600 * US, .end = MONO0 + 900 * US,
+			       .stream = 7, .context = 1, .correlation = 3, .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	snprintf(t.name, sizeof t.name, "_Z6kernelv");
+	CHECK(gpu_encode_task(&b, &t) == 0);
+	emit(RAW_AGENT_GPU_TASK);
+	/* the call 1000..1100 µs, its wait stamped 990..1120 */
+	api(1000, 1100, 1, "cudaStreamSynchronize");
+	wait_rec(990, 1120, GPU_SYNC_STREAM, 7, 1);
+	/* a context wait whose call was not recorded */
+	wait_rec(2000, 2100, GPU_SYNC_CONTEXT, GPU_SYNC_NONE, 2);
+	/* impossible: ends before it starts -- skipped, counted */
+	wait_rec(3000, 2999, GPU_SYNC_STREAM, 7, 4);
+	raw_writer_free(w);
+	free(host);
+	free(data);
+	free(sample);
+	return prof;
+}
+
+static char *rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return strdup("(no such table)\n");
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++)
+			fprintf(m, "%s%s", i ? "|" : "",
+				sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "NULL");
+		fputc('\n', m);
+	}
+	sqlite3_finalize(st);
+	fclose(m);
+	return buf;
+}
+
+static void check_text(const char *what, char *got, const char *want)
+{
+	if (!got || strcmp(got, want) != 0) {
+		fprintf(stderr, "%s:\n--- got:\n%s--- want:\n%s", what, got ? got : "(null)\n", want);
+		CHECK(!"text differs");
+	}
+	free(got);
+}
+
+/* The output file whose name starts with prefix and a digit, or NULL. */
+static char *find_file(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	char *found = NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (startswith(de->d_name, prefix) && de->d_name[strlen(prefix)] >= '0' &&
+		    de->d_name[strlen(prefix)] <= '9')
+			CHECK(!found && asprintf(&found, "%s/%s", dir, de->d_name) > 0);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	CHECK(f);
+	char *buf = NULL;
+	size_t n = 0;
+	CHECK(getdelim(&buf, &n, '\0', f) > 0);
+	fclose(f);
+	return buf;
+}
+
+static unsigned count(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Export PROF dir n with the switches; checks common to every case. */
+static void run(int n, const char *task_time, const char *runtime_api, sqlite3 **ret_db, char **ret_out,
+		char **ret_timeline)
+{
+	char *prof = make_prof(n, task_time, runtime_api);
+	struct export_report rep;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(rep.bad_records == 1);
+	CHECK(sqlite3_open_v2(rep.db_path, ret_db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	/* as recorded, whatever the switches: the wait keeps CUPTI's stamps,
+	 * and takes its call's thread and connection id; the other has none */
+	check_text("GPU_SYNC", rows(*ret_db, "SELECT pid, startNs, endNs, type, contextId, streamId, eventId, "
+					     "correlationId, result, tid, connectionId FROM GPU_SYNC ORDER BY startNs"),
+		   "5000|1700000000000990000|1700000000001120000|3|1|7|NULL|1|0|5000|1\n"
+		   "5000|1700000000002000000|1700000000002100000|4|1|NULL|NULL|2|0|NULL|NULL\n");
+	CHECK(asprintf(ret_out, "%s/mindstudio_profiler_output", prof) > 0);
+	char *p = find_file(*ret_out, "msprof_");
+	CHECK(p);
+	*ret_timeline = slurp(p);
+	free(p);
+	free(prof);
+}
+
+int main(void)
+{
+	CHECK(mkdtemp(tmp));
+	sqlite3 *db;
+	char *out, *tl, *p;
+
+	/* the defaults: tasks, no runtime API outputs */
+	run(1, "l1", "off", &db, &out, &tl);
+	check_text("TASK", rows(db, "SELECT startNs, streamId, taskId FROM TASK"), "1700000000000600000|7|3\n");
+	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "(no such table)\n");
+	check_text("MEMCPY_INFO", rows(db, "SELECT count(*) FROM MEMCPY_INFO"), "(no such table)\n");
+	CHECK((p = find_file(out, "op_summary_")) != NULL);
+	free(p);
+	CHECK(find_file(out, "api_statistic_") == NULL);
+	CHECK(count(tl, "Sync@") == 0 && count(tl, "Runtime@") == 0 && count(tl, "HostToDevice") == 0);
+	CHECK(count(tl, "\"name\":\"kernel()\"") == 1);
+	sqlite3_close(db);
+	free(out);
+	free(tl);
+
+	/* --runtime-api=on: the calls, and the one wait with a call, cut to
+	 * the call's span (1000..1100 µs) so that it nests under it */
+	run(2, "l1", "on", &db, &out, &tl);
+	check_text("CANN_API", rows(db, "SELECT startNs, endNs, globalTid & 4294967295, connectionId, s.value FROM "
+					"CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY startNs"),
+		   "1700000000000500000|1700000000000510000|5000|3|cudaLaunchKernel\n"
+		   "1700000000001000000|1700000000001100000|5000|1|cudaStreamSynchronize\n");
+	CHECK(count(tl, "Sync@") == 1);
+	CHECK(count(tl, "{\"name\":\"Sync@Stream Synchronize\",\"pid\":5120255,\"tid\":5000,"
+			"\"ts\":\"1700000000001000.000\",\"dur\":100.000,\"ph\":\"X\",\"args\":{\"Thread Id\":5000,"
+			"\"Mode\":\"N/A\",\"level\":\"sync\",\"id\":\"Stream Synchronize\",\"item_id\":\"N/A\","
+			"\"connection_id\":1,\"Context Id\":1,\"Stream Id\":7,\"Result\":0}}") == 1);
+	CHECK(count(tl, "\"name\":\"Runtime@cudaStreamSynchronize\",\"pid\":5120255,\"tid\":5000,"
+			"\"ts\":\"1700000000001000.000\",\"dur\":100.000") == 1);
+	CHECK(count(tl, "\"cat\":\"HostToDevice\"") == 2);  /* the launch's s and f */
+	CHECK((p = find_file(out, "api_statistic_")) != NULL);
+	free(p);
+	sqlite3_close(db);
+	free(out);
+	free(tl);
+
+	/* --task-time=off --runtime-api=on: calls and the wait, no task */
+	run(3, "off", "on", &db, &out, &tl);
+	check_text("TASK", rows(db, "SELECT count(*) FROM TASK"), "(no such table)\n");
+	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "2\n");
+	CHECK(find_file(out, "op_summary_") == NULL && find_file(out, "task_time_") == NULL);
+	CHECK(count(tl, "Sync@") == 1 && count(tl, "Runtime@") == 2 && count(tl, "HostToDevice") == 0);
+	CHECK(count(tl, "\"name\":\"kernel()\"") == 0);
+	sqlite3_close(db);
+	free(out);
+	free(tl);
+
+	raw_buf_release(&b);
+	rm_rf(tmp);
+	return 0;
+}
