@@ -304,7 +304,7 @@ struct dev_sampler *dev_sampler_free(struct dev_sampler *s)
 	return NULL;
 }
 
-int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len)
+int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 {
 	struct dev_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -336,27 +336,51 @@ int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **r
 		r = s->ops->info(s->b, i, &d->info);
 		if (r < 0) {
 			snprintf(why, why_len, "cannot describe device %u: %s", i, strerror(-r));
-			s->n = i;
 			dev_sampler_free(s);
 			return r;
 		}
 		d->info.index = i;
+		d->slice = UINT32_MAX;
+	}
+	why[0] = '\0';
+	*ret = s;
+	return 0;
+}
+
+int dev_sampler_begin(struct dev_sampler *s, const struct dev_sampler_config *cfg, char *why, size_t why_len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct dev_dev *d = &s->devs[i];
 		snprintf(d->dir, sizeof(d->dir), "%s/device_%u", cfg->prof_dir, i);
 		char data[4200];
 		snprintf(data, sizeof(data), "%s/data", d->dir);
+		int r;
 		if ((r = mkdir_p2(d->dir, "data")) < 0 ||
 		    (r = raw_writer_open(data, RAW_SOURCE_DEVICE, cfg->mono0_ns, cfg->real0_ns, cfg->slice_bytes,
 					 &d->w)) < 0 ||
 		    (r = raw_writer_set_buffer(d->w, 64 * 1024)) < 0 || (r = write_info(d, cfg->app_pid)) < 0 ||
 		    (r = write_time(d, true)) < 0) {
 			snprintf(why, why_len, "cannot write into '%s': %s", d->dir, strerror(-r));
-			s->n = i + 1;
-			dev_sampler_free(s);
+			for (unsigned k = 0; k <= i; k++)
+				s->devs[k].w = raw_writer_free(s->devs[k].w);
 			return r;
 		}
-		d->slice = UINT32_MAX;
 	}
 	why[0] = '\0';
+	return 0;
+}
+
+int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len)
+{
+	struct dev_sampler *s;
+	int r = dev_sampler_open(&s, why, why_len);
+	if (r < 0)
+		return r;
+	r = dev_sampler_begin(s, cfg, why, why_len);
+	if (r < 0) {
+		dev_sampler_free(s);
+		return r;
+	}
 	*ret = s;
 	return 0;
 }
@@ -393,9 +417,9 @@ static int append(struct dev_sampler *s, struct dev_dev *d, uint16_t type, uint6
 	return r;
 }
 
-int dev_sampler_tick(struct dev_sampler *s, unsigned kinds)
+int dev_sampler_tick(struct dev_sampler *s, unsigned kinds, const atomic_bool *cancel)
 {
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < s->n && !(cancel && atomic_load(cancel)); i++) {
 		struct dev_dev *d = &s->devs[i];
 		struct dev_sample smp;
 		size_t np = 0;
@@ -418,6 +442,8 @@ int dev_sampler_finish(struct dev_sampler *s, uint32_t reason)
 	int ret = 0;
 	for (unsigned i = 0; s && i < s->n; i++) {
 		struct dev_dev *d = &s->devs[i];
+		if (!d->w)
+			continue;
 		uint64_t ts = mono_ns();
 		raw_buf_reset(&s->buf);
 		raw_buf_u64(&s->buf, ts);

@@ -18,11 +18,22 @@
  * Environment:
  *   FAKE_NVML_DEVICES     device count (default 1, at most 8)
  *   FAKE_NVML_INIT_ERROR  nvmlInit_v2 fails with this code (9: driver not loaded)
- *   FAKE_NVML_PIDFILE     see processes */
+ *   FAKE_NVML_PIDFILE     see processes
+ *   FAKE_NVML_INIT_DELAY_MS  nvmlInit_v2 takes this long (a driver without
+ *                         persistence mode takes seconds)
+ *   FAKE_NVML_PCIE_DELAY_MS  each nvmlDeviceGetPcieThroughput call takes this
+ *                         long (NVML measures 20 ms inside the call)
+ *   FAKE_NVML_TRACE       a file to which every init and PCIe call appends
+ *                         "<call> <i> <counter> <begin> <end>" (CLOCK_REALTIME ns;
+ *                         init: i and counter -1), so a test knows when a
+ *                         slow call was in progress */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_DEV 8
 #define MIB (1024ULL * 1024ULL)
@@ -59,6 +70,44 @@ int nvmlDeviceGetTemperature(void *d, int sensor, unsigned *v);
 int nvmlDeviceGetPcieThroughput(void *d, int counter, unsigned *v);
 int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *n, struct nvml_proc *v);
 
+static uint64_t real_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The scripted delay of a call (the value of env, in ms). */
+static void delay(const char *env)
+{
+	const char *e = getenv(env);
+	long ms = e && *e ? atol(e) : 0;
+	if (ms > 0) {
+		struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) < 0)
+			;
+	}
+}
+
+/* One line per traced call, written at once (O_APPEND) so lines from
+ * several threads never mix. */
+static void trace(const char *call, int i, int counter, uint64_t begin)
+{
+	const char *path = getenv("FAKE_NVML_TRACE");
+	if (!path || !*path)
+		return;
+	char line[160];
+	int n = snprintf(line, sizeof(line), "%s %d %d %llu %llu\n", call, i, counter,
+			 (unsigned long long)begin, (unsigned long long)real_now());
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (write(fd, line, (size_t)n) != n) {
+			/* a test that reads the trace notices the missing line */
+		}
+		close(fd);
+	}
+}
+
 static int idx(void *d)
 {
 	struct fake_dev *f = d;
@@ -67,6 +116,9 @@ static int idx(void *d)
 
 int nvmlInit_v2(void)
 {
+	uint64_t begin = real_now();
+	delay("FAKE_NVML_INIT_DELAY_MS");
+	trace("init", -1, -1, begin);
 	const char *e = getenv("FAKE_NVML_INIT_ERROR");
 	if (e && *e)
 		return atoi(e);
@@ -192,10 +244,13 @@ int nvmlDeviceGetTemperature(void *d, int sensor, unsigned *v)
 int nvmlDeviceGetPcieThroughput(void *d, int counter, unsigned *v)
 {
 	int i = idx(d);
+	uint64_t begin = real_now();
+	delay("FAKE_NVML_PCIE_DELAY_MS");
 	unsigned p = pcie_calls[i];
 	if (counter == 1)
 		pcie_calls[i]++;
 	*v = (counter == 0 ? 1000U : 2000U) * ((unsigned)i + 1) + p;
+	trace("pcie", i, counter, begin);
 	return 0;
 }
 

@@ -1,10 +1,14 @@
 /* The device records' codec (every malformed payload refused) and the
  * device sampler through the fake NVML (argv[1]): records read back from
  * the raw files hold the fake's values, and every slice begins with
- * RAW_DEV_INFO so it stands alone. */
+ * RAW_DEV_INFO so it stands alone.  The device worker: its phases, a stop
+ * while opening (no files), a release during a slow call (the thread ends
+ * the sample and the files alone, and never notifies after). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "device.h"
 #include "raw.h"
@@ -110,7 +114,7 @@ static void test_sampler(const char *fake, const char *tmp)
 	/* enough samples for several 4 KiB slices */
 	const unsigned ticks = 200;
 	for (unsigned k = 0; k < ticks; k++)
-		CHECK(dev_sampler_tick(s, DEV_TICK_MEM) == 0);
+		CHECK(dev_sampler_tick(s, DEV_TICK_MEM, NULL) == 0);
 	CHECK(dev_sampler_finish(s, 0) == 0);
 	s = dev_sampler_free(s);
 
@@ -160,6 +164,108 @@ static void test_sampler(const char *fake, const char *tmp)
 	}
 }
 
+static atomic_uint notified;
+
+static void count_notify(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&notified, 1);
+}
+
+/* Poll until w leaves `from` (at most 10 s); its state. */
+static struct dev_worker_state wait_phase(struct dev_worker *w, enum dev_worker_phase from)
+{
+	struct dev_worker_state st;
+	for (int i = 0; i < 10000; i++) {
+		dev_worker_get(w, &st);
+		if (st.phase != from)
+			return st;
+		usleep(1000);
+	}
+	CHECK(!"the worker did not move on");
+	return st;
+}
+
+static void test_worker(const char *fake, const char *tmp)
+{
+	struct dev_worker *w = NULL;
+	struct dev_worker_config cfg = {
+		.sampler = { .prof_dir = tmp, .app_pid = 77, .mono0_ns = mono_ns(), .real0_ns = real_ns() },
+		.mem_period_ns = 10 * NSEC_PER_MSEC,
+		.notify = count_notify,
+	};
+	setenv(DEV_NVML_LIBRARY_ENV, fake, 1);
+	setenv("FAKE_NVML_DEVICES", "1", 1);
+
+	/* stopped while nvmlInit runs: OFF, and no device_0 made */
+	setenv("FAKE_NVML_INIT_DELAY_MS", "200", 1);
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	dev_worker_stop(w, 0);
+	struct dev_worker_state st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_OFF && st.error == -ECANCELED && !dev_worker_sampler(w));
+	char *dir;
+	CHECK(asprintf(&dir, "%s/device_0", tmp) > 0);
+	CHECK(access(dir, F_OK) < 0);
+	w = dev_worker_release(w);
+	unsetenv("FAKE_NVML_INIT_DELAY_MS");
+
+	/* running, then stopped: DONE, the files complete */
+	atomic_store(&notified, 0);
+	cfg.sampler.mono0_ns = mono_ns();
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_RUNNING && dev_sampler_count(dev_worker_sampler(w)) == 1);
+	usleep(100 * 1000);
+	dev_worker_stop(w, 0);
+	st = wait_phase(w, DEV_WORKER_RUNNING);
+	CHECK(st.phase == DEV_WORKER_DONE && st.error == 0 && st.stopped && st.records >= 3 && st.bytes > 0);
+	CHECK(atomic_load(&notified) == 2);
+	w = dev_worker_release(w);
+
+	/* released while a PCIe call takes 1 s: release returns at once, the
+	 * thread ends the sample (both directions) and the files alone */
+	setenv("FAKE_NVML_PCIE_DELAY_MS", "1000", 1);
+	rm_rf(dir);
+	cfg.mem_period_ns = 0;
+	cfg.pcie_period_ns = 100 * NSEC_PER_MSEC;
+	cfg.sampler.mono0_ns = mono_ns();
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_RUNNING);
+	usleep(100 * 1000);                    /* inside the first call */
+	unsigned before = atomic_load(&notified);
+	w = dev_worker_release(w);
+	CHECK(dev_workers_wait(0) == 1);       /* still in the call */
+	CHECK(dev_workers_wait(10000) == 0);
+	CHECK(atomic_load(&notified) == before);
+	unsetenv("FAKE_NVML_PCIE_DELAY_MS");
+	char *data, *end;
+	CHECK(asprintf(&data, "%s/data/device.data.slice_0", dir) > 0);
+	CHECK(asprintf(&end, "%s/end_info.0", dir) > 0);
+	CHECK(access(end, F_OK) == 0);
+	struct raw_reader *r;
+	struct raw_record rec;
+	CHECK(raw_reader_open(data, &r) == 0);
+	unsigned types[8], n = 0;
+	while (n < 8 && raw_reader_next(r, &rec) == 1) {
+		types[n++] = rec.type;
+		uint64_t ts;
+		uint32_t idx;
+		struct dev_sample smp;
+		if (rec.type == RAW_DEV_SAMPLE) {
+			CHECK(dev_decode_sample(rec.payload, rec.len, &ts, &idx, &smp) == 0);
+			CHECK(smp.valid == (DEV_V_PCIE_TX | DEV_V_PCIE_RX) && smp.pcie_tx_kbps == 1000 &&
+			      smp.pcie_rx_kbps == 2000);
+		}
+	}
+	CHECK(raw_reader_stats(r)->bad_records == 0);
+	raw_reader_free(r);
+	CHECK(n == 3 && types[0] == RAW_DEV_INFO && types[1] == RAW_DEV_SAMPLE && types[2] == RAW_SESSION_END);
+	free(data);
+	free(end);
+	free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	test_codec();
@@ -168,6 +274,10 @@ int main(int argc, char **argv)
 		CHECK(mkdtemp(tmpl));
 		test_sampler(argv[1], tmpl);
 		rm_rf(tmpl);
+		char tmpl2[] = "/tmp/test-device.XXXXXX";
+		CHECK(mkdtemp(tmpl2));
+		test_worker(argv[1], tmpl2);
+		rm_rf(tmpl2);
 	}
 	return 0;
 }
