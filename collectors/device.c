@@ -71,7 +71,7 @@ int dev_encode_info(struct raw_buf *b, uint64_t ts, const struct dev_info *d)
 	raw_buf_u32(b, d->max_sm_clock_mhz);
 	raw_buf_u32(b, d->max_mem_clock_mhz);
 	raw_buf_u32(b, d->cores);
-	raw_buf_u32(b, 0);
+	raw_buf_u32(b, d->sms);    /* 0 in files written before it was known */
 	put_str(b, d->name);
 	put_str(b, d->uuid);
 	put_str(b, d->bus_id);
@@ -90,7 +90,7 @@ int dev_decode_info(const uint8_t *p, size_t len, uint64_t *ret_ts, struct dev_i
 	d.max_sm_clock_mhz = raw_cur_u32(&c);
 	d.max_mem_clock_mhz = raw_cur_u32(&c);
 	d.cores = raw_cur_u32(&c);
-	(void)raw_cur_u32(&c);
+	d.sms = raw_cur_u32(&c);
 	get_str(&c, d.name);
 	get_str(&c, d.uuid);
 	get_str(&c, d.bus_id);
@@ -238,7 +238,10 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	}
 	J(cJSON_AddNumberToObject(e, "id", d->info.index));
 	J(cJSON_AddStringToObject(e, "name", d->info.name));
-	J(cJSON_AddNumberToObject(e, "ai_core_num", d->info.cores));
+	/* the unit a kernel's blocks are spread over, as an AI core is for
+	 * a task's blocks on Ascend (msprof-analyze compares block counts
+	 * with it); 0 when the backend cannot tell */
+	J(cJSON_AddNumberToObject(e, "ai_core_num", d->info.sms));
 	snprintf(num, sizeof(num), "%u", d->info.max_sm_clock_mhz);
 	J(cJSON_AddStringToObject(e, "aic_frequency", num));
 	J(cJSON_AddNumberToObject(e, "hbm_total", (double)d->info.mem_total));

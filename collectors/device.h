@@ -53,6 +53,8 @@ struct dev_info {
 	uint32_t max_sm_clock_mhz;   /* 0: unknown */
 	uint32_t max_mem_clock_mhz;
 	uint32_t cores;              /* compute cores (CUDA cores), 0: unknown */
+	uint32_t sms;                /* multiprocessors (NVIDIA SMs): msprof's
+	                                ai_core_num, 0: unknown */
 };
 
 struct dev_sample {

@@ -15,6 +15,11 @@
  *                 device's PCIe call pair count)
  *   processes     the pid in the file FAKE_NVML_PIDFILE (when it holds
  *                 one) using (200 + k) MiB, and pid 1 using 7 MiB
+ *   architecture  from fake_arch[i % 5]: compute capability and SMs of an
+ *                 H100 (9.0, 132), A100 (8.0, 108), RTX 3090 (8.6, 82),
+ *                 V100 (7.0, 80), and a future 13.0 with 100; CUDA cores
+ *                 = SMs x cores per SM of that capability (the future one:
+ *                 12800, whose SM count msprofd cannot know)
  * Environment:
  *   FAKE_NVML_DEVICES     device count (default 1, at most 8)
  *   FAKE_NVML_INIT_ERROR  nvmlInit_v2 fails with this code (9: driver not loaded)
@@ -69,6 +74,13 @@ int nvmlDeviceGetPowerUsage(void *d, unsigned *v);
 int nvmlDeviceGetTemperature(void *d, int sensor, unsigned *v);
 int nvmlDeviceGetPcieThroughput(void *d, int counter, unsigned *v);
 int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *n, struct nvml_proc *v);
+int nvmlDeviceGetNumGpuCores(void *d, unsigned *v);
+int nvmlDeviceGetCudaComputeCapability(void *d, int *major, int *minor);
+
+static const struct { int major, minor; unsigned sms, cores; } fake_arch[] = {
+	{ 9, 0, 132, 132 * 128 }, { 8, 0, 108, 108 * 64 }, { 8, 6, 82, 82 * 128 },
+	{ 7, 0, 80, 80 * 64 }, { 13, 0, 100, 12800 },
+};
 
 static uint64_t real_now(void)
 {
@@ -271,5 +283,24 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *n, struct nvml_pr
 	if (have < cap)
 		v[have++] = (struct nvml_proc){ .pid = 1, .used = 7ULL * MIB };
 	*n = have;
+	return 0;
+}
+
+int nvmlDeviceGetNumGpuCores(void *d, unsigned *v)
+{
+	int i = idx(d);
+	if (i < 0)
+		return 2;
+	*v = fake_arch[i % 5].cores;
+	return 0;
+}
+
+int nvmlDeviceGetCudaComputeCapability(void *d, int *major, int *minor)
+{
+	int i = idx(d);
+	if (i < 0)
+		return 2;
+	*major = fake_arch[i % 5].major;
+	*minor = fake_arch[i % 5].minor;
 	return 0;
 }

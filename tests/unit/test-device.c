@@ -21,7 +21,7 @@ static void test_codec(void)
 {
 	struct raw_buf b = { 0 };
 	struct dev_info in = { .index = 3, .backend = DEV_BACKEND_NVML, .mem_total = 1ULL << 40,
-			       .max_sm_clock_mhz = 1980, .max_mem_clock_mhz = 2619, .cores = 16896 };
+			       .max_sm_clock_mhz = 1980, .max_mem_clock_mhz = 2619, .cores = 16896, .sms = 132 };
 	strcpy(in.name, "NVIDIA H200");
 	strcpy(in.uuid, "GPU-1234");
 	strcpy(in.bus_id, "00000000:19:00.0");
@@ -32,7 +32,8 @@ static void test_codec(void)
 	uint32_t idx;
 	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == 0);
 	CHECK(ts == 42 && out.index == 3 && out.backend == DEV_BACKEND_NVML && out.mem_total == 1ULL << 40 &&
-	      out.max_sm_clock_mhz == 1980 && out.max_mem_clock_mhz == 2619 && out.cores == 16896);
+	      out.max_sm_clock_mhz == 1980 && out.max_mem_clock_mhz == 2619 && out.cores == 16896 &&
+	      out.sms == 132);
 	CHECK(streq(out.name, in.name) && streq(out.uuid, in.uuid) && streq(out.bus_id, in.bus_id) &&
 	      streq(out.driver, in.driver));
 	/* every truncation and one extra byte are damage */
@@ -106,6 +107,15 @@ static void test_sampler(const char *fake, const char *tmp)
 	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == -ENODEV && !s);
 	CHECK(streq(why, "NVML cannot start: Driver Not Loaded"));
 	unsetenv("FAKE_NVML_INIT_ERROR");
+
+	/* ai_core_num: the SMs, from the CUDA cores and the compute
+	 * capability (fake-nvml.c fake_arch); 0 for an unknown architecture */
+	setenv("FAKE_NVML_DEVICES", "5", 1);
+	CHECK(dev_sampler_open(&s, why, sizeof(why)) == 0 && dev_sampler_count(s) == 5);
+	static const uint32_t cores[] = { 16896, 6912, 10496, 5120, 12800 }, sms[] = { 132, 108, 82, 80, 0 };
+	for (unsigned i = 0; i < 5; i++)
+		CHECK(dev_sampler_info(s, i)->cores == cores[i] && dev_sampler_info(s, i)->sms == sms[i]);
+	s = dev_sampler_free(s);
 
 	setenv("FAKE_NVML_DEVICES", "2", 1);
 	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == 0 && s);
