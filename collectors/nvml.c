@@ -240,6 +240,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 	struct dev_sample s = { 0 };
 	size_t np = 0;
 	unsigned v;
+	bool procs_ok = false;
 
 	if (kinds & DEV_TICK_MEM) {
 		struct nvml_util u;
@@ -279,6 +280,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 		}
 		unsigned n = DEV_MAX_PROCS;
 		if (b->procs_fn && b->procs_fn(d, &n, b->procs) == NVML_SUCCESS) {
+			procs_ok = true;
 			/* a count above what we offered is a broken library */
 			if (n > DEV_MAX_PROCS)
 				n = DEV_MAX_PROCS;
@@ -302,6 +304,10 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 			s.valid |= DEV_V_PCIE_RX;
 		}
 	}
+	/* nothing readable (a GPU fallen off the bus, a driver reset): no
+	 * sample rather than an empty one */
+	if (!s.valid && !procs_ok)
+		return -EIO;
 	*ret = s;
 	*ret_nprocs = np;
 	return 0;

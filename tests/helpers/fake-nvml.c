@@ -28,6 +28,9 @@
  *                         persistence mode takes seconds)
  *   FAKE_NVML_PCIE_DELAY_MS  each nvmlDeviceGetPcieThroughput call takes this
  *                         long (NVML measures 20 ms inside the call)
+ *   FAKE_NVML_LOST_AFTER  from sample k = this on, every call about a device
+ *                         fails with 15 (NVML_ERROR_GPU_IS_LOST), as when a
+ *                         GPU falls off the bus mid-run
  *   FAKE_NVML_TRACE       a file to which every init and PCIe call appends
  *                         "<call> <i> <counter> <begin> <end>" (CLOCK_REALTIME ns;
  *                         init: i and counter -1), so a test knows when a
@@ -126,6 +129,27 @@ static int idx(void *d)
 	return f && f >= devs && f < devs + n_devs ? f->index : -1;
 }
 
+/* FAKE_NVML_LOST_AFTER: device i is gone from sample k on.  The calls of
+ * a sample up to its nvmlDeviceGetMemoryInfo_v2 (which counts it) ask
+ * lost(); those after it ask gone[i], which the first lost() call of sample
+ * k sets, so sample k-1 is whole and sample k has nothing. */
+static unsigned gone[MAX_DEV];
+
+static int lost(void *d)
+{
+	const char *e = getenv("FAKE_NVML_LOST_AFTER");
+	int i = idx(d);
+	if (e && *e && i >= 0 && mem_calls[i] >= (unsigned)atoi(e))
+		gone[i] = 1;
+	return i >= 0 && gone[i];
+}
+
+static int lost_later(void *d)
+{
+	int i = idx(d);
+	return i >= 0 && gone[i];
+}
+
 int nvmlInit_v2(void)
 {
 	uint64_t begin = real_now();
@@ -191,6 +215,8 @@ int nvmlSystemGetDriverVersion(char *buf, unsigned len)
 
 int nvmlDeviceGetMemoryInfo(void *d, struct nvml_memory *m)
 {
+	if (lost(d))
+		return 15;
 	m->total = 80ULL * 1024 * MIB;
 	m->used = 0;
 	m->free = m->total;
@@ -202,6 +228,8 @@ int nvmlDeviceGetMemoryInfo_v2(void *d, struct nvml_memory_v2 *m)
 	int i = idx(d);
 	if (i < 0)
 		return 2;
+	if (lost(d))
+		return 15;
 	unsigned k = mem_calls[i]++;
 	m->total = 80ULL * 1024 * MIB;
 	m->reserved = (512ULL + (unsigned)i) * MIB;
@@ -219,6 +247,8 @@ static unsigned cur(int i, int ahead)
 
 int nvmlDeviceGetUtilizationRates(void *d, struct nvml_util *u)
 {
+	if (lost(d))
+		return 15;
 	int i = idx(d);
 	unsigned k = cur(i, 1);  /* called before the memory of the same sample */
 	u->gpu = (10U * (unsigned)i + k) % 101;
@@ -228,6 +258,8 @@ int nvmlDeviceGetUtilizationRates(void *d, struct nvml_util *u)
 
 int nvmlDeviceGetClockInfo(void *d, int type, unsigned *v)
 {
+	if (lost_later(d))
+		return 15;
 	int i = idx(d);
 	unsigned k = cur(i, 0);
 	*v = type == 1 ? 1000U + 10U * k + (unsigned)i : 2619U + (unsigned)i;
@@ -242,12 +274,16 @@ int nvmlDeviceGetMaxClockInfo(void *d, int type, unsigned *v)
 
 int nvmlDeviceGetPowerUsage(void *d, unsigned *v)
 {
+	if (lost_later(d))
+		return 15;
 	*v = 100000U + 1000U * cur(idx(d), 0);
 	return 0;
 }
 
 int nvmlDeviceGetTemperature(void *d, int sensor, unsigned *v)
 {
+	if (lost_later(d))
+		return 15;
 	int i = idx(d);
 	*v = 40U + (unsigned)i + cur(i, 0) % 10;
 	return 0;
@@ -255,6 +291,8 @@ int nvmlDeviceGetTemperature(void *d, int sensor, unsigned *v)
 
 int nvmlDeviceGetPcieThroughput(void *d, int counter, unsigned *v)
 {
+	if (lost(d))
+		return 15;
 	int i = idx(d);
 	uint64_t begin = real_now();
 	delay("FAKE_NVML_PCIE_DELAY_MS");
@@ -268,6 +306,8 @@ int nvmlDeviceGetPcieThroughput(void *d, int counter, unsigned *v)
 
 int nvmlDeviceGetComputeRunningProcesses_v3(void *d, unsigned *n, struct nvml_proc *v)
 {
+	if (lost_later(d))
+		return 15;
 	int i = idx(d);
 	unsigned k = cur(i, 0), have = 0, cap = *n;
 	const char *path = getenv("FAKE_NVML_PIDFILE");

@@ -1,6 +1,7 @@
 #!/bin/bash
-# A slow and a hung NVML (tests/helpers/fake-nvml.c with scripted delays on
-# nvmlInit_v2 and nvmlDeviceGetPcieThroughput): msprofd opens and samples
+# A slow, a hung and a failing NVML (tests/helpers/fake-nvml.c with scripted
+# delays on nvmlInit_v2 and nvmlDeviceGetPcieThroughput, and a GPU lost
+# mid-run): msprofd opens and samples
 # the devices on a thread of its own, so it answers other clients while a
 # driver call is in progress, and the samples keep their values and
 # timestamps.  The fake traces every slow call (begin and end, CLOCK_REALTIME),
@@ -15,6 +16,16 @@ PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 
 now_ns() { date +%s%N; }
+
+# msprofd loads NVML with the environment the launcher started it with:
+# each case starts a fresh daemon and stops it after.
+stop_daemon() {
+	local pid
+	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+	t_fail "msprofd $pid did not stop"
+}
 
 # probe_until FILE PID: time status requests (one line "t0 t1" each, for
 # those answered) until process PID exits.
@@ -111,9 +122,7 @@ EOF
 # The session's stop waits IPC_AGENT_STOP_TIMEOUT_MS (2 s) for the call in
 # progress, then answers; the worker finishes the sample and its files when
 # the call returns.
-pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")
-kill "$pid"
-for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+stop_daemon
 HANG_MS=3000
 OUT2="$T_WORK/out2"
 TRACE2="$T_WORK/trace2"
@@ -161,4 +170,35 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 [ "$T_FAILS" -eq 0 ] && t_ok "a stop during a hung call answers after the wait; the sample and files complete later"
+
+# --- a GPU lost mid-run: its samples end, the session goes on ----------------
+stop_daemon
+OUT3="$T_WORK/out3"
+mkdir -p "$OUT3"
+MSPROF_NVML_LIBRARY="$FAKE" FAKE_NVML_LOST_AFTER=5 "$MSPROF" --output="$OUT3" --sys-hardware-mem=on \
+	--sys-hardware-mem-freq=20 --sys-interconnection-profiling=on --sys-interconnection-freq=10 \
+	sleep 1.5 >"$T_WORK/log3" 2>&1
+t_check "msprof exits 0 when the GPU is lost mid-run" test $? -eq 0
+P3=$(t_prof_dir "$OUT3") || exit 1
+python3 - "$P3" <<'EOF2' || t_fail "lost GPU: see above"
+import glob, os, sqlite3, sys
+db = sqlite3.connect(glob.glob(os.path.join(sys.argv[1], "msprof_*.db"))[0])
+q = lambda sql: db.execute(sql).fetchall()
+MIB = 1 << 20
+bad = []
+rows = q("SELECT timestampNs, memUsed, smClock FROM GPU_SAMPLE ORDER BY timestampNs")
+if [r[1:] for r in rows] != [((1000 + k) * MIB, 1000 + 10 * k) for k in range(5)]:
+    bad.append(f"the five samples before the loss, exact: {rows}")
+if q("SELECT COUNT(*) FROM GPU_SAMPLE WHERE memUsed IS NULL OR smClock IS NULL")[0][0]:
+    bad.append("an empty sample after the loss")
+if q("SELECT COUNT(*) FROM NPU_MEM m JOIN STRING_IDS s ON s.id = m.type WHERE s.value = 'device'")[0][0] != 5:
+    bad.append("NPU_MEM device rows: one per sample before the loss")
+host_end = q("SELECT MAX(timestampNs) FROM CPU_USAGE")[0][0]
+if not rows or not host_end or host_end < rows[-1][0] + 500_000_000:
+    bad.append(f"host samples go on after the loss (last GPU sample {rows[-1][0] if rows else None}, last host {host_end})")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF2
+[ "$T_FAILS" -eq 0 ] && t_ok "a GPU lost mid-run: its five samples exact, no empty ones after, host data to the end"
 t_done

@@ -3,7 +3,8 @@
  * the raw files hold the fake's values, and every slice begins with
  * RAW_DEV_INFO so it stands alone.  The device worker: its phases, a stop
  * while opening (no files), a release during a slow call (the thread ends
- * the sample and the files alone, and never notifies after). */
+ * the sample and the files alone, and never notifies after); a GPU lost
+ * mid-run leaves no empty samples. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,19 @@ static void test_worker(const char *fake, const char *tmp)
 	free(data);
 	free(end);
 	free(dir);
+
+	/* a GPU lost after 3 samples: no sample (and no process list) from
+	 * then on, rather than empty ones; ticks go on without error */
+	setenv("FAKE_NVML_LOST_AFTER", "3", 1);
+	struct dev_sampler *ds = NULL;
+	char why[256];
+	CHECK(dev_sampler_new(&cfg.sampler, &ds, why, sizeof(why)) == 0);
+	for (int k = 0; k < 6; k++)
+		CHECK(dev_sampler_tick(ds, DEV_TICK_MEM | DEV_TICK_PCIE, NULL) == 0);
+	CHECK(dev_sampler_records(ds) == 1 + 3 * 2);   /* RAW_DEV_INFO, then SAMPLE + PROCS a tick */
+	CHECK(dev_sampler_finish(ds, 0) == 0);
+	ds = dev_sampler_free(ds);
+	unsetenv("FAKE_NVML_LOST_AFTER");
 }
 
 int main(int argc, char **argv)
