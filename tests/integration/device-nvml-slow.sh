@@ -103,7 +103,8 @@ for p, r in enumerate(rows):
     check(f"PCIe sample {p}: values", r[1:] == ((1000 + p) * 1024, (2000 + p) * 1024), repr(r))
     if p < len(tx_begin):
         # stamped when the sample began: the start of its tx measurement
-        check(f"PCIe sample {p}: timestamp", abs(r[0] - tx_begin[p]) < 5e6,
+        # (not its end, 2 x PCIE_MS later; the margin is for a preempted thread)
+        check(f"PCIe sample {p}: timestamp", abs(r[0] - tx_begin[p]) < 20e6,
               f"(row {r[0]}, call began {tx_begin[p]}, {(r[0] - tx_begin[p]) / 1e6:.3f} ms apart)")
 smp = q("SELECT timestampNs, memUsed, smClock FROM GPU_SAMPLE WHERE deviceId = 0 ORDER BY timestampNs")
 check("memory samples", len(smp) >= 5, f"({len(smp)})")
@@ -111,7 +112,7 @@ for k, r in enumerate(smp):
     check(f"memory sample {k}", r[1:] == ((1000 + k) * MIB, 1000 + 10 * k), repr(r))
 # no memory sample inside a PCIe call: one thread samples both in turn
 for t, *_ in smp:
-    check("memory sample outside the PCIe calls", not any(b < t < e for _, b, e in pcie), f"({t})")
+    check("memory sample outside the PCIe calls", not any(b < t < e - 1e5 for _, b, e in pcie), f"({t})")
 for b in bad[:20]:
     print("FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
@@ -163,7 +164,7 @@ if not any(b < p[0] and p[1] < e for p in pr for _, b, e in pcie):
     bad.append(f"no status answered during a hung call ({len(pr)} answered)")
 db = sqlite3.connect(glob.glob(os.path.join(prof, "msprof_*.db"))[0])
 rows = db.execute("SELECT timestampNs, txRate, rxRate FROM GPU_PCIE ORDER BY timestampNs").fetchall()
-if len(rows) != 1 or rows[0][1:] != (1000 * 1024, 2000 * 1024) or not pcie or abs(rows[0][0] - pcie[0][1]) >= 5e6:
+if len(rows) != 1 or rows[0][1:] != (1000 * 1024, 2000 * 1024) or not pcie or abs(rows[0][0] - pcie[0][1]) >= 20e6:
     bad.append(f"the hung sample, whole and stamped at its start: {rows} vs {pcie}")
 for b in bad:
     print("FAIL:", b, file=sys.stderr)
