@@ -136,7 +136,10 @@ static void *worker_main(void *arg)
 
 	int err = run(w);
 	uint64_t bytes = dev_sampler_bytes(s);   /* before finish closes the files */
-	int fr = dev_sampler_finish(s, w->reason);
+	pthread_mutex_lock(&w->lock);            /* run() may end on an error, racing a stop */
+	uint32_t reason = w->reason;
+	pthread_mutex_unlock(&w->lock);
+	int fr = dev_sampler_finish(s, reason);
 
 	pthread_mutex_lock(&w->lock);
 	w->st.error = err < 0 ? err : fr;
