@@ -109,7 +109,7 @@ static int run(struct dev_worker *w)
 static void *worker_main(void *arg)
 {
 	struct dev_worker *w = arg;
-	char why[sizeof(w->st.why)];
+	char why[sizeof(w->st.why)] = "";
 	struct dev_sampler *s = NULL;
 
 	int r = dev_sampler_open(&s, why, sizeof(why));
