@@ -71,7 +71,7 @@ int dev_encode_info(struct raw_buf *b, uint64_t ts, const struct dev_info *d)
 	raw_buf_u32(b, d->max_sm_clock_mhz);
 	raw_buf_u32(b, d->max_mem_clock_mhz);
 	raw_buf_u32(b, d->cores);
-	raw_buf_u32(b, 0);
+	raw_buf_u32(b, d->sms);    /* 0 in files written before it was known */
 	put_str(b, d->name);
 	put_str(b, d->uuid);
 	put_str(b, d->bus_id);
@@ -90,7 +90,7 @@ int dev_decode_info(const uint8_t *p, size_t len, uint64_t *ret_ts, struct dev_i
 	d.max_sm_clock_mhz = raw_cur_u32(&c);
 	d.max_mem_clock_mhz = raw_cur_u32(&c);
 	d.cores = raw_cur_u32(&c);
-	(void)raw_cur_u32(&c);
+	d.sms = raw_cur_u32(&c);
 	get_str(&c, d.name);
 	get_str(&c, d.uuid);
 	get_str(&c, d.bus_id);
@@ -238,7 +238,10 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	}
 	J(cJSON_AddNumberToObject(e, "id", d->info.index));
 	J(cJSON_AddStringToObject(e, "name", d->info.name));
-	J(cJSON_AddNumberToObject(e, "ai_core_num", d->info.cores));
+	/* the unit a kernel's blocks are spread over, as an AI core is for
+	 * a task's blocks on Ascend (msprof-analyze compares block counts
+	 * with it); 0 when the backend cannot tell */
+	J(cJSON_AddNumberToObject(e, "ai_core_num", d->info.sms));
 	snprintf(num, sizeof(num), "%u", d->info.max_sm_clock_mhz);
 	J(cJSON_AddStringToObject(e, "aic_frequency", num));
 	J(cJSON_AddNumberToObject(e, "hbm_total", (double)d->info.mem_total));
@@ -304,7 +307,7 @@ struct dev_sampler *dev_sampler_free(struct dev_sampler *s)
 	return NULL;
 }
 
-int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len)
+int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 {
 	struct dev_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -336,27 +339,51 @@ int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **r
 		r = s->ops->info(s->b, i, &d->info);
 		if (r < 0) {
 			snprintf(why, why_len, "cannot describe device %u: %s", i, strerror(-r));
-			s->n = i;
 			dev_sampler_free(s);
 			return r;
 		}
 		d->info.index = i;
+		d->slice = UINT32_MAX;
+	}
+	why[0] = '\0';
+	*ret = s;
+	return 0;
+}
+
+int dev_sampler_begin(struct dev_sampler *s, const struct dev_sampler_config *cfg, char *why, size_t why_len)
+{
+	for (unsigned i = 0; i < s->n; i++) {
+		struct dev_dev *d = &s->devs[i];
 		snprintf(d->dir, sizeof(d->dir), "%s/device_%u", cfg->prof_dir, i);
 		char data[4200];
 		snprintf(data, sizeof(data), "%s/data", d->dir);
+		int r;
 		if ((r = mkdir_p2(d->dir, "data")) < 0 ||
 		    (r = raw_writer_open(data, RAW_SOURCE_DEVICE, cfg->mono0_ns, cfg->real0_ns, cfg->slice_bytes,
 					 &d->w)) < 0 ||
 		    (r = raw_writer_set_buffer(d->w, 64 * 1024)) < 0 || (r = write_info(d, cfg->app_pid)) < 0 ||
 		    (r = write_time(d, true)) < 0) {
 			snprintf(why, why_len, "cannot write into '%s': %s", d->dir, strerror(-r));
-			s->n = i + 1;
-			dev_sampler_free(s);
+			for (unsigned k = 0; k <= i; k++)
+				s->devs[k].w = raw_writer_free(s->devs[k].w);
 			return r;
 		}
-		d->slice = UINT32_MAX;
 	}
 	why[0] = '\0';
+	return 0;
+}
+
+int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len)
+{
+	struct dev_sampler *s;
+	int r = dev_sampler_open(&s, why, why_len);
+	if (r < 0)
+		return r;
+	r = dev_sampler_begin(s, cfg, why, why_len);
+	if (r < 0) {
+		dev_sampler_free(s);
+		return r;
+	}
 	*ret = s;
 	return 0;
 }
@@ -393,9 +420,9 @@ static int append(struct dev_sampler *s, struct dev_dev *d, uint16_t type, uint6
 	return r;
 }
 
-int dev_sampler_tick(struct dev_sampler *s, unsigned kinds)
+int dev_sampler_tick(struct dev_sampler *s, unsigned kinds, const atomic_bool *cancel)
 {
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < s->n && !(cancel && atomic_load(cancel)); i++) {
 		struct dev_dev *d = &s->devs[i];
 		struct dev_sample smp;
 		size_t np = 0;
@@ -418,6 +445,8 @@ int dev_sampler_finish(struct dev_sampler *s, uint32_t reason)
 	int ret = 0;
 	for (unsigned i = 0; s && i < s->n; i++) {
 		struct dev_dev *d = &s->devs[i];
+		if (!d->w)
+			continue;
 		uint64_t ts = mono_ns();
 		raw_buf_reset(&s->buf);
 		raw_buf_u64(&s->buf, ts);

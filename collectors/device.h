@@ -7,10 +7,15 @@
  * A backend is found at run time (NVML: dlopen of libnvidia-ml.so.1), so
  * one binary runs on machines with and without the vendor's driver; adding
  * one (Ascend: DSMI) is a new file and a line in device_backends[], and
- * nothing outside collectors/ changes.  No event loop here: the daemon
- * owns the timers and calls dev_sampler_tick(). */
+ * nothing outside collectors/ changes.  No event loop here: a device
+ * worker (dev_worker_new) opens, samples and finishes on a thread of its
+ * own, because vendor calls block (NVML: nvmlInit for seconds on a real
+ * driver, 20 ms per PCIe direction inside nvmlDeviceGetPcieThroughput, for
+ * ever on a hung driver), and tells its owner of each step through a
+ * callback (msprofd: uv_async_send). */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +53,8 @@ struct dev_info {
 	uint32_t max_sm_clock_mhz;   /* 0: unknown */
 	uint32_t max_mem_clock_mhz;
 	uint32_t cores;              /* compute cores (CUDA cores), 0: unknown */
+	uint32_t sms;                /* multiprocessors (NVIDIA SMs): msprof's
+	                                ai_core_num, 0: unknown */
 };
 
 struct dev_sample {
@@ -104,18 +111,85 @@ struct dev_sampler;
 
 /* Open the first backend that finds devices, make device_<N>/data and the
  * info and start files.  -ENODEV/-ENOENT: no devices (why says why; not an
- * error for the session, which goes on without device data). */
+ * error for the session, which goes on without device data).  The same as
+ * dev_sampler_open() then dev_sampler_begin(). */
 int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len);
+/* The slow half: open the backend and describe the devices; no files. */
+int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len);
+/* The files: device_<N>/data, info.json.<N>, start_info.<N>. */
+int dev_sampler_begin(struct dev_sampler *s, const struct dev_sampler_config *cfg, char *why, size_t why_len);
 unsigned dev_sampler_count(const struct dev_sampler *s);
 const struct dev_info *dev_sampler_info(const struct dev_sampler *s, unsigned i);
 const char *dev_sampler_backend(const struct dev_sampler *s);
-/* One sample of every device now; -errno when a write failed. */
-int dev_sampler_tick(struct dev_sampler *s, unsigned kinds);
+/* One sample of every device now; -errno when a write failed.  cancel
+ * (may be NULL) is read before each device: once set, the devices not yet
+ * sampled are left out (a sample is written whole or not at all). */
+int dev_sampler_tick(struct dev_sampler *s, unsigned kinds, const atomic_bool *cancel);
 uint64_t dev_sampler_records(const struct dev_sampler *s);
 uint64_t dev_sampler_bytes(const struct dev_sampler *s);   /* raw bytes, all devices */
 /* RAW_SESSION_END, end_info.<N>, close. */
 int dev_sampler_finish(struct dev_sampler *s, uint32_t reason);
 struct dev_sampler *dev_sampler_free(struct dev_sampler *s);
+
+/* --- worker: a sampler on a thread of its own -------------------------------
+ *
+ * The thread is the only one that touches the sampler's files.  It moves
+ * through the phases below and calls notify(arg) after each move, from the
+ * thread and under the worker's lock (so that release can promise there is
+ * no call after it: notify must only wake its owner, as uv_async_send does,
+ * never call into the worker); the owner reads where it is with
+ * dev_worker_get().
+ *
+ *   OPENING --open and files made--> RUNNING --stop, or a write error--> DONE
+ *      \--no device, or stopped while opening (no files made)--> OFF
+ *
+ * RUNNING samples each enabled kind on a fixed grid from mono0_ns (a
+ * sample later than a whole period skips the missed deadlines, as the host
+ * sampler does).  dev_worker_stop() returns at once: the thread ends the
+ * call in progress, writes no further sample, finishes the files
+ * (RAW_SESSION_END, end_info.<N>) and moves to DONE.  An owner that cannot
+ * wait (its driver hangs) calls dev_worker_release() anyway: the thread
+ * then finishes and frees itself whenever the call returns, and
+ * dev_workers_wait() lets a process that exits give it a last chance. */
+enum dev_worker_phase {
+	DEV_WORKER_OPENING,
+	DEV_WORKER_RUNNING,
+	DEV_WORKER_OFF,      /* why says why */
+	DEV_WORKER_DONE,     /* error, records and bytes are final */
+};
+
+struct dev_worker_config {
+	struct dev_sampler_config sampler;   /* prof_dir is copied */
+	uint64_t mem_period_ns;              /* DEV_TICK_MEM every ..., 0: never */
+	uint64_t pcie_period_ns;             /* DEV_TICK_PCIE every ..., 0: never */
+	void (*notify)(void *arg);
+	void *arg;
+};
+
+struct dev_worker_state {
+	enum dev_worker_phase phase;
+	int error;           /* DONE: the first write error (sampling or finishing), 0: complete */
+	bool stopped;        /* DONE after dev_worker_stop(), not on its own (a write error) */
+	uint64_t records;    /* DONE: records written, all devices */
+	uint64_t bytes;      /* DONE: raw bytes, all devices */
+	char why[256];       /* OFF */
+};
+
+struct dev_worker;
+
+/* Start the thread; -errno only when it could not start. */
+int dev_worker_new(const struct dev_worker_config *cfg, struct dev_worker **ret);
+void dev_worker_get(struct dev_worker *w, struct dev_worker_state *ret);
+/* The devices (count, info, backend) once RUNNING or DONE, until release. */
+const struct dev_sampler *dev_worker_sampler(struct dev_worker *w);
+/* Ask the thread to finish with this RAW_SESSION_END reason; returns at once. */
+void dev_worker_stop(struct dev_worker *w, uint32_t reason);
+/* Let go (stopping it first if need be): notify is never called after
+ * this returns.  Joins a thread that is done; one still in a vendor call
+ * is left to finish its files and free itself.  Returns NULL. */
+struct dev_worker *dev_worker_release(struct dev_worker *w);
+/* Wait up to timeout_ms for released threads to end; how many still run. */
+unsigned dev_workers_wait(unsigned timeout_ms);
 
 /* Encode / decode the device records (raw.h) -- shared by the sampler, the
  * parser and the tests.  Decoders return -EBADMSG for a short or malformed

@@ -320,6 +320,7 @@ static void parse_kv(const char *buf, size_t len, const struct kv *kv, size_t n_
 struct thr {
 	uint32_t tid;
 	int stat_fd, sched_fd; /* -1: opened for each read (over fd budget) */
+	int child_fd;          /* task/TID/children, kept once read (-1: not yet, or over budget) */
 	bool gone;
 };
 
@@ -331,6 +332,7 @@ struct proc {
 	bool io_denied;
 	bool leader_valid;        /* leader: read by this tick's cpu sampler */
 	struct pstat leader;
+	uint32_t num_threads;     /* from this tick's stat */
 	DIR *task_dir;
 	struct thr *thr;
 	size_t n_thr, cap_thr;
@@ -599,6 +601,7 @@ static void thr_close(struct host_sampler *s, struct thr *t)
 {
 	close_kept(s, &t->stat_fd, false);
 	close_kept(s, &t->sched_fd, false);
+	close_kept(s, &t->child_fd, false);
 }
 
 static void proc_free(struct host_sampler *s, struct proc *p)
@@ -733,6 +736,7 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		}
 		p->ppid = st.ppid;
 		p->blkio = st.blkio;
+		p->num_threads = st.num_threads;
 		if (memcmp(p->comm, st.comm, sizeof(p->comm)) != 0) {
 			memcpy(p->comm, st.comm, sizeof(p->comm));
 			emit_target_info(s, p, ts);
@@ -773,7 +777,7 @@ static ssize_t list_numeric(struct host_sampler *s, DIR *d)
 static void thr_open(struct host_sampler *s, struct proc *p, struct thr *t, uint32_t tid)
 {
 	int dfd = dirfd(p->task_dir);
-	*t = (struct thr){ .tid = tid, .stat_fd = -1, .sched_fd = -1 };
+	*t = (struct thr){ .tid = tid, .stat_fd = -1, .sched_fd = -1, .child_fd = -1 };
 	(void)keep_open(s, dfd, tid, "stat", false, &t->stat_fd);
 	(void)keep_open(s, dfd, tid, "schedstat", false, &t->sched_fd);
 }
@@ -821,23 +825,32 @@ static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t 
 	return 0;
 }
 
-/* Children listed in /proc/PID/task/TID/children ("pid pid ... "). */
-static int add_children_of(struct host_sampler *s, struct proc *p, uint32_t tid, uint64_t ts)
+/* Children listed in /proc/PID/task/TID/children ("pid pid ... "),
+ * through *kept when the thread has a slot for it (opened on first use and
+ * kept: a rescan is then one pread), else opened for this read. */
+static int add_children_of(struct host_sampler *s, struct proc *p, uint32_t tid, int *kept, uint64_t ts)
 {
 	char rel[REL_MAX];
-	_cleanup_close_ int fd = openat(dirfd(p->task_dir), rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int own = -1;
+	if (kept && *kept < 0 && keep_open(s, dirfd(p->task_dir), tid, "children", false, kept) < 0)
+		return 0;
+	int fd = kept ? *kept : -1;
+	if (fd < 0)
+		fd = own = openat(dirfd(p->task_dir), rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	char buf[SMALL_BUF];
 	size_t have = 0;
+	off_t off = 0;
 	for (bool eof = false; !eof;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		ssize_t n = pread(fd, buf + have, sizeof(buf) - have, off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return 0;
 		eof = n == 0;
 		have += (size_t)n;
+		off += n;
 		const char *q = buf, *end = buf + have;
 		while (q < end) {
 			if (*q < '0' || *q > '9') {
@@ -930,7 +943,9 @@ static int fallback_scan(struct host_sampler *s, uint64_t ts)
 	return 0;
 }
 
-static int scan_tree(struct host_sampler *s, uint64_t ts)
+/* threads_read: this tick's cpu sampler read every known thread (their
+ * gone flags are current). */
+static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 {
 	bool want_thr = s->sys_flags & HOST_SYS_CPU;
 	bool want_children = s->follow && s->children_file;
@@ -950,20 +965,41 @@ static int scan_tree(struct host_sampler *s, uint64_t ts)
 			open_task_dir(s, p); /* failed before (EMFILE): try again */
 		if (!p->task_dir)
 			continue;
-		ssize_t n = list_numeric(s, p->task_dir);
-		if (n < 0)
-			return (int)n;
-		if (n > 1)
-			qsort(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
-		if (want_thr) {
-			r = merge_threads(s, p, s->tids, (size_t)n);
-			if (r < 0)
-				return r;
+		/* The thread list needs no listing when this tick read every
+		 * known thread and the process counts no others: then there
+		 * are none (a thread that starts after the count shows in the
+		 * next one).  That saves three syscalls a process a rescan. */
+		bool stable = threads_read && p->n_thr > 0 && p->n_thr == p->num_threads;
+		for (size_t k = 0; stable && k < p->n_thr; k++)
+			stable = !p->thr[k].gone;
+		ssize_t n = 0;
+		if (!stable) {
+			n = list_numeric(s, p->task_dir);
+			if (n < 0)
+				return (int)n;
+			if (n > 1)
+				qsort(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
+			if (want_thr) {
+				r = merge_threads(s, p, s->tids, (size_t)n);
+				if (r < 0)
+					return r;
+			}
 		}
-		/* add_target neither lists directories nor moves *p */
-		for (ssize_t k = 0; want_children && k < n; k++) {
-			r = add_children_of(s, p, s->tids[k], ts);
-			if (r < 0)
+		if (!want_children)
+			continue;
+		/* add_target neither lists directories nor moves *p; both lists
+		 * are sorted, so a listed tid finds its kept fd in one pass */
+		if (stable) {
+			for (size_t k = 0; k < p->n_thr; k++)
+				if ((r = add_children_of(s, p, p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
+					return r;
+			continue;
+		}
+		for (ssize_t k = 0, t = 0; k < n; k++) {
+			while (want_thr && (size_t)t < p->n_thr && p->thr[t].tid < s->tids[k])
+				t++;
+			bool have = want_thr && (size_t)t < p->n_thr && p->thr[t].tid == s->tids[k];
+			if ((r = add_children_of(s, p, s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
 				return r;
 		}
 	}
@@ -1476,14 +1512,15 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 	reannounce(s, now);
 	/* threads first: their read of each main thread stands in for the
 	 * process's stat in refresh_targets */
-	if ((kinds & HOST_TICK_SYS) && (s->sys_flags & HOST_SYS_CPU))
+	bool threads_read = (kinds & HOST_TICK_SYS) && (s->sys_flags & HOST_SYS_CPU);
+	if (threads_read)
 		sample_thread_cpu(s);
 	if (s->n_procs > 0) {
 		uint64_t ts = mono_ns(); /* records stay in time order in each file */
 		refresh_targets(s, ts);
 		if (s->last_scan_ns == 0 || now - s->last_scan_ns >= TREE_RESCAN_NS) {
 			s->last_scan_ns = now;
-			int r = scan_tree(s, ts);
+			int r = scan_tree(s, threads_read, ts);
 			if (r < 0)
 				set_err(s, r);
 		}

@@ -62,6 +62,7 @@ struct dev_backend {
 	nvml_ret (*temp)(nvml_dev, int, unsigned *);
 	nvml_ret (*pcie)(nvml_dev, int, unsigned *);
 	nvml_ret (*cores)(nvml_dev, unsigned *);
+	nvml_ret (*cuda_cc)(nvml_dev, int *, int *);
 	nvml_ret (*procs_fn)(nvml_dev, unsigned *, struct nvml_proc *);
 };
 
@@ -150,6 +151,7 @@ static int nvml_open(struct dev_backend **ret, char *why, size_t why_len)
 	SYM(temp, "nvmlDeviceGetTemperature");
 	SYM(pcie, "nvmlDeviceGetPcieThroughput");
 	SYM(cores, "nvmlDeviceGetNumGpuCores");
+	SYM(cuda_cc, "nvmlDeviceGetCudaComputeCapability");
 	SYM(procs_fn, "nvmlDeviceGetComputeRunningProcesses_v3");
 	if (!b->procs_fn)
 		SYM(procs_fn, "nvmlDeviceGetComputeRunningProcesses_v2");
@@ -168,6 +170,29 @@ static void take_str(char *dst, size_t size, char *buf, size_t buf_len)
 {
 	buf[buf_len - 1] = '\0';
 	snprintf(dst, size, "%s", buf);
+}
+
+/* NVML gives CUDA cores but no multiprocessor count for a whole GPU
+ * (nvmlDeviceGetAttributes' multiprocessorCount is for MIG devices only);
+ * the cores per SM are fixed by the compute capability (NVIDIA's CUDA
+ * samples, helper_cuda.h _ConvertSMVer2Cores).  0: an architecture not in
+ * the table, or a core count that does not divide. */
+static uint32_t sm_count(uint32_t cores, int major, int minor)
+{
+	uint32_t per_sm;
+	if (major == 3)
+		per_sm = 192;                          /* Kepler */
+	else if (major == 5)
+		per_sm = 128;                          /* Maxwell */
+	else if (major == 6 || major == 8)
+		per_sm = minor == 0 ? 64 : 128;        /* GP100, GA100: 64; the rest 128 */
+	else if (major == 7)
+		per_sm = 64;                           /* Volta, Turing */
+	else if (major >= 9 && major <= 12)
+		per_sm = 128;                          /* Hopper, Blackwell */
+	else
+		return 0;
+	return cores % per_sm == 0 ? cores / per_sm : 0;
 }
 
 static int nvml_info(struct dev_backend *b, unsigned index, struct dev_info *ret)
@@ -199,6 +224,9 @@ static int nvml_info(struct dev_backend *b, unsigned index, struct dev_info *ret
 		info.max_mem_clock_mhz = v;
 	if (b->cores && b->cores(d, &v) == NVML_SUCCESS)
 		info.cores = v;
+	int major, minor;
+	if (info.cores && b->cuda_cc && b->cuda_cc(d, &major, &minor) == NVML_SUCCESS)
+		info.sms = sm_count(info.cores, major, minor);
 	*ret = info;
 	return 0;
 }
@@ -212,6 +240,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 	struct dev_sample s = { 0 };
 	size_t np = 0;
 	unsigned v;
+	bool procs_ok = false;
 
 	if (kinds & DEV_TICK_MEM) {
 		struct nvml_util u;
@@ -251,6 +280,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 		}
 		unsigned n = DEV_MAX_PROCS;
 		if (b->procs_fn && b->procs_fn(d, &n, b->procs) == NVML_SUCCESS) {
+			procs_ok = true;
 			/* a count above what we offered is a broken library */
 			if (n > DEV_MAX_PROCS)
 				n = DEV_MAX_PROCS;
@@ -274,6 +304,10 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 			s.valid |= DEV_V_PCIE_RX;
 		}
 	}
+	/* nothing readable (a GPU fallen off the bus, a driver reset): no
+	 * sample rather than an empty one */
+	if (!s.valid && !procs_ok)
+		return -EIO;
 	*ret = s;
 	*ret_nprocs = np;
 	return 0;

@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "device.h"
 #include "msprofd.h"
 
 #define EXIT_USAGE 2
+#define DEV_EXIT_WAIT_MS 2000     /* for device workers still in a driver call */
 
 struct options {
 	bool foreground;
@@ -318,6 +320,13 @@ int main(int argc, char **argv)
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 	srv = server_free(srv);
+	/* Device workers let go of by sessions that could not wait (their
+	 * owner left, or this shutdown) may still be in a driver call: give
+	 * them a moment to write their end records before the process goes. */
+	unsigned left = dev_workers_wait(DEV_EXIT_WAIT_MS);
+	if (left)
+		log_msg("%u device sampler(s) still blocked in a driver call after %d ms: their data "
+			"ends at the last whole sample", left, DEV_EXIT_WAIT_MS);
 	r = uv_loop_close(&loop);
 	if (r < 0) {
 		uv_walk(&loop, print_handle, NULL);

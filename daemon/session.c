@@ -68,6 +68,10 @@
 #define DEV_MEM_FREQ_MAX 100        /* msprof: --sys-hardware-mem-freq 1-100 */
 #define DEV_PCIE_FREQ_MAX 50        /* msprof: --sys-interconnection-freq 1-50 */
 #define DEV_FREQ_DEFAULT 50
+/* How long session_started waits for the devices to open: nvmlInit takes
+ * seconds on a driver without persistence mode, and the launcher gives up
+ * on the reply after 10 s (launcher/session.c START_TIMEOUT_MS). */
+#define DEV_OPEN_TIMEOUT_MS 8000
 
 #define DOMAIN_LIST_MAX 1024          /* bytes of --mstx-domain-include/exclude */
 #define DOMAIN_NAME_MAX 255
@@ -109,6 +113,7 @@ struct session {
 	uint64_t n_exited;                     /* agents that exited, folded out of slots */
 	uint64_t req_ns;                       /* session_start received (CLOCK_MONOTONIC) */
 	bool start_pending;                    /* session_started waits for agent_started */
+	bool start_timed_out;                  /* ... and no longer for the agents */
 	uint64_t start_reply_id;
 
 	/* a stop request waiting for agents (STOPPING) */
@@ -124,13 +129,17 @@ struct session {
 	uint64_t sys_period_ns, usage_period_ns;
 	uint64_t sys_next_ns, usage_next_ns;   /* absolute CLOCK_MONOTONIC deadlines */
 
-	/* devices (collectors/device.h): dev_timer at sys_hardware_mem_freq,
-	 * pcie_timer at sys_interconnection_freq; dev is NULL when device
-	 * collection was not asked for or found no device (dev_off says why) */
-	struct dev_sampler *dev;
-	uv_timer_t dev_timer, pcie_timer;
-	uint64_t dev_period_ns, pcie_period_ns;
-	uint64_t dev_next_ns, pcie_next_ns;
+	/* devices (collectors/device.h): a worker thread opens and samples
+	 * them (at sys_hardware_mem_freq and sys_interconnection_freq) and
+	 * wakes dev_async at each step; dev_timer bounds how long
+	 * session_started waits for it to open (dev_opening).  dev is NULL
+	 * when device collection was not asked for; dev_off says why there
+	 * is none when it was. */
+	struct dev_worker *dev;
+	uv_async_t dev_async;
+	uv_timer_t dev_timer;
+	bool dev_opening;
+	enum dev_worker_phase dev_seen;        /* the last phase acted on */
 	char dev_off[256];
 
 	uint64_t age_limit_bytes;              /* 0: no --storage-limit */
@@ -332,13 +341,14 @@ static bool add_devices(cJSON *m, const struct session *s)
 {
 	if (s->dev_off[0])
 		return cJSON_AddStringToObject(m, "device_off", s->dev_off) != NULL;
-	if (!s->dev)
+	const struct dev_sampler *ds = s->dev ? dev_worker_sampler(s->dev) : NULL;
+	if (!ds)
 		return true;
 	cJSON *list = cJSON_AddArrayToObject(m, "devices");
-	if (!list || !cJSON_AddStringToObject(m, "device_backend", dev_sampler_backend(s->dev)))
+	if (!list || !cJSON_AddStringToObject(m, "device_backend", dev_sampler_backend(ds)))
 		return false;
-	for (unsigned i = 0; i < dev_sampler_count(s->dev); i++) {
-		const struct dev_info *d = dev_sampler_info(s->dev, i);
+	for (unsigned i = 0; i < dev_sampler_count(ds); i++) {
+		const struct dev_info *d = dev_sampler_info(ds, i);
 		cJSON *e = cJSON_CreateObject();
 		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "id", d->index) ||
 		    !cJSON_AddStringToObject(e, "name", d->name))
@@ -368,11 +378,14 @@ static void send_started(struct session *s)
 	client_send(s->owner, reply);
 }
 
+/* session_started goes out once the agents of the start answered (or
+ * IPC_AGENT_STOP_TIMEOUT_MS passed) and the devices are open (or off, or
+ * DEV_OPEN_TIMEOUT_MS passed). */
 static void start_settled(struct session *s)
 {
-	if (!s->start_pending)
+	if (!s->start_pending || s->dev_opening)
 		return;
-	for (unsigned i = 0; i < s->n_slots; i++)
+	for (unsigned i = 0; i < s->n_slots && !s->start_timed_out; i++)
 		if (s->slots[i].agent && s->slots[i].state == SLOT_STARTING)
 			return;
 	send_started(s);
@@ -385,7 +398,8 @@ static void on_start_timeout(uv_timer_t *t)
 		if (s->slots[i].agent && s->slots[i].state == SLOT_STARTING)
 			log_msg("session %" PRIu64 ": agent of pid %d did not answer agent_start within %d ms",
 				s->id, s->slots[i].pid, IPC_AGENT_STOP_TIMEOUT_MS);
-	send_started(s);
+	s->start_timed_out = true;
+	start_settled(s);
 }
 
 void session_agent_started(struct session *s, struct agent *a)
@@ -416,6 +430,23 @@ static bool agents_pending(const struct session *s)
 	return false;
 }
 
+/* The device worker is sampling or finishing its files. */
+static bool dev_running(const struct session *s)
+{
+	struct dev_worker_state st;
+	if (!s->dev)
+		return false;
+	dev_worker_get(s->dev, &st);
+	return st.phase == DEV_WORKER_RUNNING;
+}
+
+/* A STOPPING session finishes once nothing it waits for is left. */
+static void stop_settled(struct session *s)
+{
+	if (s->state == SESSION_STOPPING && !agents_pending(s) && !dev_running(s))
+		session_finish(s);
+}
+
 void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error)
 {
 	struct slot *sl = slot_of(s, a);
@@ -443,8 +474,7 @@ void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg,
 				s->id, a->pid, dropped);
 	}
 	start_settled(s);
-	if (s->state == SESSION_STOPPING && !agents_pending(s))
-		session_finish(s);
+	stop_settled(s);
 }
 
 void session_agent_gone(struct session *s, struct agent *a)
@@ -457,8 +487,7 @@ void session_agent_gone(struct session *s, struct agent *a)
 	sl->state = SLOT_ERROR;
 	snprintf(sl->error, sizeof(sl->error), "the process exited before the stop (its data ends there)");
 	start_settled(s);
-	if (s->state == SESSION_STOPPING && !agents_pending(s))
-		session_finish(s);
+	stop_settled(s);
 }
 
 /* Let go of every agent still driven: those that did not answer keep the
@@ -488,6 +517,10 @@ static void on_stop_timeout(uv_timer_t *t)
 	snprintf(why, sizeof(why), "no agent_stopped within %d ms (the process may be stopped or hung)",
 		 IPC_AGENT_STOP_TIMEOUT_MS);
 	release_agents(s, why);
+	if (dev_running(s))
+		log_msg("session %" PRIu64 ": device sampling did not stop within %d ms (a driver call "
+			"blocks); it finishes its files when the call returns", s->id,
+			IPC_AGENT_STOP_TIMEOUT_MS);
 	session_finish(s);
 }
 
@@ -503,7 +536,29 @@ static void session_finish(struct session *s)
 		return;
 	s->state = SESSION_ENDED;
 	uv_timer_stop(&s->stop_timer);
+	uv_timer_stop(&s->dev_timer);
 	release_agents(s, "msprofd stopped waiting for it");
+
+	/* The devices' counts and result when their worker is done; one
+	 * still in a driver call is let go and finishes on its own (those
+	 * who cannot wait -- a gone owner, a shutdown -- never waited). */
+	if (s->dev) {
+		struct dev_worker_state st;
+		dev_worker_get(s->dev, &st);
+		if (st.phase == DEV_WORKER_DONE) {
+			s->st.records += st.records;
+			s->st.bytes += st.bytes;
+			if (st.error < 0 && why != SESSION_REASON_WRITE_ERROR) {
+				why = s->why = SESSION_REASON_WRITE_ERROR;
+				s->finish_failed = true;
+				snprintf(s->message, sizeof(s->message), "cannot finish device data in '%s': %s",
+					 s->data_dir, strerror(-st.error));
+			}
+		}
+		s->dev = dev_worker_release(s->dev);
+	}
+	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks, %" PRIu64 " records, %" PRIu64
+		" bytes", s->id, s->message, s->st.ticks, s->st.records, s->st.bytes);
 
 	TAILQ_REMOVE(&srv->sessions, s, link);
 	srv->n_sessions--;
@@ -521,7 +576,7 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->usage_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
-	uv_close((uv_handle_t *)&s->pcie_timer, on_session_closed);
+	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
 	server_update_idle(srv);
 }
 
@@ -536,8 +591,15 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		return;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
-	uv_timer_stop(&s->dev_timer);
-	uv_timer_stop(&s->pcie_timer);
+	/* The devices finish on their thread (stop returns at once); below,
+	 * the session waits for them like for the agents. */
+	if (s->dev)
+		dev_worker_stop(s->dev, reasons[why].raw);
+	if (s->dev_opening) {
+		s->dev_opening = false;
+		uv_timer_stop(&s->dev_timer);
+		snprintf(s->dev_off, sizeof(s->dev_off), "the session ended before the devices were open");
+	}
 	/* ended while its agents were starting: the owner hears of the
 	 * session before of its end */
 	if (why == SESSION_REASON_CLIENT_GONE)
@@ -547,14 +609,6 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	int r = host_sampler_finish(s->sampler, reasons[why].raw);
 	host_sampler_get_stats(s->sampler, &s->st);
 	s->sampler = host_sampler_free(s->sampler);
-	if (s->dev) {
-		s->st.bytes += dev_sampler_bytes(s->dev);   /* before finish closes the files */
-		int rd = dev_sampler_finish(s->dev, reasons[why].raw);
-		s->st.records += dev_sampler_records(s->dev);
-		s->dev = dev_sampler_free(s->dev);
-		if (r == 0)
-			r = rd;
-	}
 	if (why == SESSION_REASON_WRITE_ERROR) {
 		snprintf(s->message, sizeof(s->message), "cannot write raw data in '%s': %s", s->data_dir,
 			 strerror(-error));
@@ -568,8 +622,6 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	} else {
 		snprintf(s->message, sizeof(s->message), "%s", reasons[why].message);
 	}
-	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks, %" PRIu64 " records, %" PRIu64
-		" bytes", s->id, s->message, s->st.ticks, s->st.records, s->st.bytes);
 	s->why = why;
 	s->reply = reply;
 	s->reply_id = reply_id;
@@ -583,14 +635,20 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		sl->state = SLOT_STOPPING;
 		waiting = true;
 	}
-	if (reply && waiting) {
+	/* Without a stop request nobody waits for the agents: they finish
+	 * their files on their own.  The device files are the daemon's and
+	 * complete before the owner hears of the end, unless the owner is
+	 * gone or the daemon is going down (the worker then finishes them
+	 * on its own, and msprofd waits for it before it exits). */
+	if (!reply)
+		release_agents(s, "not waited for: the session ended without a stop request");
+	bool dev_wait = why != SESSION_REASON_CLIENT_GONE && why != SESSION_REASON_SHUTDOWN && dev_running(s);
+	if ((reply && waiting) || dev_wait) {
 		s->state = SESSION_STOPPING;
 		uv_update_time(s->srv->loop);
 		uv_timer_start(&s->stop_timer, on_stop_timeout, IPC_AGENT_STOP_TIMEOUT_MS, 0);
 		return;
 	}
-	/* Nobody waits: the agents finish their files on their own. */
-	release_agents(s, "not waited for: the session ended without a stop request");
 	session_finish(s);
 }
 
@@ -679,23 +737,60 @@ static void on_tick(uv_timer_t *t)
 		schedule(s, t, &s->usage_next_ns, s->usage_period_ns);
 }
 
-static void on_dev_tick(uv_timer_t *t)
+/* --- devices ------------------------------------------------------------ */
+
+/* From the device worker's thread. */
+static void dev_notify(void *arg)
+{
+	(void)uv_async_send(arg);
+}
+
+/* The device worker moved (sends coalesce: act on where it is now). */
+static void on_dev_async(uv_async_t *a)
+{
+	struct session *s = a->data;
+	struct dev_worker_state st;
+
+	if (!s->dev)
+		return;
+	dev_worker_get(s->dev, &st);
+	if (st.phase == s->dev_seen)
+		return;
+	s->dev_seen = st.phase;
+	if (st.phase != DEV_WORKER_OPENING && s->dev_opening) {
+		s->dev_opening = false;
+		uv_timer_stop(&s->dev_timer);
+		const struct dev_sampler *ds = dev_worker_sampler(s->dev);
+		if (st.phase == DEV_WORKER_OFF || !ds) {
+			snprintf(s->dev_off, sizeof(s->dev_off), "%s", st.why[0] ? st.why : "no device");
+			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		} else {
+			log_msg("session %" PRIu64 ": %u device(s) through %s, open %.3f ms after session_start "
+				"arrived", s->id, dev_sampler_count(ds), dev_sampler_backend(ds), ms_since(s->req_ns));
+		}
+		start_settled(s);
+	}
+	if (st.phase != DEV_WORKER_DONE)
+		return;
+	/* Done by itself (not stopped): a device file could not be written. */
+	if (s->state == SESSION_RUNNING && !st.stopped)
+		session_end(s, SESSION_REASON_WRITE_ERROR, st.error < 0 ? st.error : -EIO, false, 0);
+	else
+		stop_settled(s);
+}
+
+static void on_dev_open_timeout(uv_timer_t *t)
 {
 	struct session *s = t->data;
-	bool mem = t == &s->dev_timer;
-
-	int r = dev_sampler_tick(s->dev, mem ? DEV_TICK_MEM : DEV_TICK_PCIE);
-	if (r < 0) {
-		session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
+	if (!s->dev_opening)
 		return;
-	}
-	uint64_t now = mono_ns(), *next = mem ? &s->dev_next_ns : &s->pcie_next_ns;
-	uint64_t period = mem ? s->dev_period_ns : s->pcie_period_ns;
-	*next += period;
-	if (*next + period <= now)
-		*next = now + period;
-	uv_update_time(s->srv->loop);
-	uv_timer_start(t, on_dev_tick, *next > now ? (*next - now + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0, 0);
+	s->dev_opening = false;
+	snprintf(s->dev_off, sizeof(s->dev_off), "the %s did not open within %d s",
+		 "device driver", DEV_OPEN_TIMEOUT_MS / 1000);
+	log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+	/* it makes no device_<N> once stopped while opening */
+	dev_worker_stop(s->dev, reasons[SESSION_REASON_STOP].raw);
+	start_settled(s);
 }
 
 /* --- requests ----------------------------------------------------------- */
@@ -1091,22 +1186,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		return;
 	}
 
-	/* Devices: none found is not an error, the session goes on with
-	 * host data and its owner hears why (device_off). */
-	if (dreq.want) {
-		_cleanup_free_ char *prof_dir = strndup(data_dir, strlen(data_dir) - strlen("/host/data"));
-		struct dev_sampler_config dcfg = { .prof_dir = prof_dir, .app_pid = cfg.roots[0],
-						   .mono0_ns = cfg.mono0_ns, .real0_ns = cfg.real0_ns,
-						   .slice_bytes = cfg.slice_bytes };
-		r = prof_dir ? dev_sampler_new(&dcfg, &s->dev, s->dev_off, sizeof(s->dev_off)) : -ENOMEM;
-		if (r == -ENOMEM)
-			snprintf(s->dev_off, sizeof(s->dev_off), "out of memory");
-		if (r < 0 && !s->dev_off[0])
-			snprintf(s->dev_off, sizeof(s->dev_off), "%s", strerror(-r));
-		if (r < 0)
-			log_msg("session for pid %d: device collection is off: %s", (int)c->pid, s->dev_off);
-	}
-
 	s->srv = srv;
 	s->owner = c;
 	s->id = ++srv->next_session;
@@ -1131,9 +1210,9 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	uv_timer_init(srv->loop, &s->usage_timer);
 	uv_timer_init(srv->loop, &s->stop_timer);
 	uv_timer_init(srv->loop, &s->dev_timer);
-	uv_timer_init(srv->loop, &s->pcie_timer);
+	uv_async_init(srv->loop, &s->dev_async, on_dev_async);
 	s->sys_timer.data = s->usage_timer.data = s->stop_timer.data = s;
-	s->dev_timer.data = s->pcie_timer.data = s;
+	s->dev_timer.data = s->dev_async.data = s;
 	s->open_handles = 5;
 	TAILQ_INSERT_TAIL(&srv->sessions, s, link);
 	srv->n_sessions++;
@@ -1145,18 +1224,34 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
 	if (cfg.usage_flags)
 		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
-	s->dev_next_ns = s->pcie_next_ns = cfg.mono0_ns;
-	s->dev_period_ns = NSEC_PER_SEC / dreq.mem_freq;
-	s->pcie_period_ns = NSEC_PER_SEC / dreq.pcie_freq;
-	if (s->dev && dreq.mem)
-		uv_timer_start(&s->dev_timer, on_dev_tick, 0, 0);
-	if (s->dev && dreq.pcie)
-		uv_timer_start(&s->pcie_timer, on_dev_tick, 0, 0);
-	if (s->dev)
-		log_msg("session %" PRIu64 ": %u device(s) through %s, hardware-mem %s at %" PRIu64
-			" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dev_sampler_count(s->dev),
-			dev_sampler_backend(s->dev), dreq.mem ? "on" : "off", dreq.mem_freq,
-			dreq.pcie ? "on" : "off", dreq.pcie_freq);
+
+	/* Devices: opened and sampled by a worker thread (NVML's calls
+	 * block); session_started waits for it to open.  None found is not
+	 * an error: the session goes on with host data and its owner hears
+	 * why (device_off). */
+	if (dreq.want) {
+		_cleanup_free_ char *prof_dir = strndup(s->data_dir, strlen(s->data_dir) - strlen("/host/data"));
+		struct dev_worker_config dcfg = {
+			.sampler = { .prof_dir = prof_dir, .app_pid = cfg.roots[0], .mono0_ns = cfg.mono0_ns,
+				     .real0_ns = cfg.real0_ns, .slice_bytes = cfg.slice_bytes },
+			.mem_period_ns = dreq.mem ? NSEC_PER_SEC / dreq.mem_freq : 0,
+			.pcie_period_ns = dreq.pcie ? NSEC_PER_SEC / dreq.pcie_freq : 0,
+			.notify = dev_notify,
+			.arg = &s->dev_async,
+		};
+		r = prof_dir ? dev_worker_new(&dcfg, &s->dev) : -ENOMEM;
+		if (r < 0) {
+			snprintf(s->dev_off, sizeof(s->dev_off), "cannot start the device thread: %s", strerror(-r));
+			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		} else {
+			s->dev_opening = true;
+			uv_update_time(srv->loop);
+			uv_timer_start(&s->dev_timer, on_dev_open_timeout, DEV_OPEN_TIMEOUT_MS, 0);
+			log_msg("session %" PRIu64 ": devices opening, hardware-mem %s at %" PRIu64
+				" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dreq.mem ? "on" : "off",
+				dreq.mem_freq, dreq.pcie ? "on" : "off", dreq.pcie_freq);
+		}
+	}
 
 	const char *sys = "", *usage = "";
 	(void)json_get_str(msg, "host_sys", false, "", &sys);   /* validated above */
@@ -1188,7 +1283,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		uv_timer_start(&s->stop_timer, on_start_timeout, IPC_AGENT_STOP_TIMEOUT_MS, 0);
 		return;
 	}
-	send_started(s);
+	start_settled(s);
 }
 
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)

@@ -18,7 +18,7 @@
 enum { DS_INFO, DS_NPU_INFO, DS_SAMPLE, DS_PCIE, DS_PROC, _DS_MAX };
 
 static const char *const ds_sql[_DS_MAX] = {
-	[DS_INFO] = "INSERT OR REPLACE INTO GPU_INFO VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[DS_INFO] = "INSERT OR REPLACE INTO GPU_INFO VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[DS_NPU_INFO] = "INSERT OR REPLACE INTO NPU_INFO VALUES (?, ?)",
 	[DS_SAMPLE] = "INSERT INTO GPU_SAMPLE VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[DS_PCIE] = "INSERT INTO GPU_PCIE VALUES (?, ?, ?, ?)",
@@ -70,6 +70,7 @@ static int take(void *ctx, const struct raw_record *rec)
 		bind_opt(st, 7, d.max_sm_clock_mhz != 0, d.max_sm_clock_mhz);
 		bind_opt(st, 8, d.max_mem_clock_mhz != 0, d.max_mem_clock_mhz);
 		bind_opt(st, 9, d.cores != 0, d.cores);
+		bind_opt(st, 10, d.sms != 0, d.sms);
 		if ((r = exp_step_done(e, st, "GPU_INFO")) < 0)
 			return r;
 		st = p->st[DS_NPU_INFO];

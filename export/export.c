@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
 
+#include "device.h"
 #include "internal.h"
 #include "profdir.h"
 #include "raw.h"
@@ -527,6 +528,17 @@ static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes
 		raw_paths_free(paths);
 	}
 	free(pids);
+	/* the devices' files (device_<N>/data): msprofd's device thread may
+	 * finish them after an export that did not wait for it */
+	for (unsigned id = 0; id < DEV_MAX_DEVICES; id++) {
+		char **paths = NULL;
+		if ((size_t)snprintf(dir, sizeof dir, "%s/device_%u/data", prof_dir, id) >= sizeof dir ||
+		    raw_list_slices(dir, RAW_SOURCE_DEVICE, &paths) < 0)
+			continue;
+		for (char **p = paths; p && *p; p++)
+			add_size(*p, &bytes, &newest);
+		raw_paths_free(paths);
+	}
 	*ret = n + (unsigned)np;
 	*ret_bytes = bytes;
 	*ret_newest = newest;

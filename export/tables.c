@@ -42,7 +42,8 @@
  *                             matchOverflow, filtered)
  *   GPU_INFO                  per device: model name, uuid, PCI bus id,
  *                             driver version, memory (bytes), maximum SM and
- *                             memory clocks (MHz), cores (NULL: unknown)
+ *                             memory clocks (MHz), CUDA cores and SMs
+ *                             (NULL: unknown)
  *   GPU_SAMPLE                per device and --sys-hardware-mem sample:
  *                             utilisation (%), memory used, free, reserved
  *                             (bytes), SM and memory clocks (MHz), power
@@ -112,7 +113,7 @@ const struct export_db_table export_db_tables[] = {
 	{ "AICORE_FREQ", "deviceId INTEGER, timestampNs INTEGER, freq INTEGER", true, false },
 	{ "GPU_INFO",
 	  "deviceId INTEGER PRIMARY KEY, name TEXT, uuid TEXT, busId TEXT, driverVersion TEXT, memTotal INTEGER, "
-	  "maxSmClock INTEGER, maxMemClock INTEGER, cores INTEGER",
+	  "maxSmClock INTEGER, maxMemClock INTEGER, cores INTEGER, smCount INTEGER",
 	  false, false },
 	{ "GPU_SAMPLE",
 	  "deviceId INTEGER, timestampNs INTEGER, gpuUtil INTEGER, memUtil INTEGER, memUsed INTEGER, "

@@ -26,7 +26,10 @@
  *                   "sys_interconnection_freq":Hz (1..50, 50)}
  *                  -> session_started {"session":S} and, when device data was asked
  *                   for, "devices":[{"id","name"}] with "device_backend":"nvml", or
- *                   "device_off":"<why>" (no driver, no device: the session goes on)
+ *                   "device_off":"<why>" (no driver, no device: the session goes on);
+ *                   the reply waits for the devices to open (at most 8 s, then
+ *                   "device_off"), and session_stop or the session's end waits
+ *                   for their files (at most IPC_AGENT_STOP_TIMEOUT_MS)
  *   session_stop   {"session":S} -> session_stopped {"session":S,"ticks":N,
  *                   "records":N,"bytes":N,"reason":"stop"}
  *   status         {} -> status {"sessions":N,"clients":N,"uptime_s":N}

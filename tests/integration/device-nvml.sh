@@ -48,12 +48,16 @@ def check(what, got, want):
 db = sqlite3.connect(glob.glob(os.path.join(prof, "msprof_*.db"))[0])
 q = lambda sql, *a: db.execute(sql, a).fetchall()
 check("NPU_INFO", q("SELECT id, name FROM NPU_INFO ORDER BY id"), [(0, "NVIDIA FakeGPU-0"), (1, "NVIDIA FakeGPU-1")])
-check("GPU_INFO", q("SELECT deviceId, uuid, busId, driverVersion, memTotal, maxSmClock, maxMemClock FROM GPU_INFO ORDER BY 1"),
-      [(i, f"GPU-fake-{i}", f"00000000:{0x10 + i:02X}:00.0", "999.99", 80 << 30, 1980, 2619) for i in (0, 1)])
+# fake-nvml.c fake_arch: device 0 an H100 (132 SMs of 128 cores), 1 an A100 (108 of 64)
+ARCH = [(132 * 128, 132), (108 * 64, 108)]
+check("GPU_INFO", q("SELECT deviceId, uuid, busId, driverVersion, memTotal, maxSmClock, maxMemClock, cores, smCount "
+                    "FROM GPU_INFO ORDER BY 1"),
+      [(i, f"GPU-fake-{i}", f"00000000:{0x10 + i:02X}:00.0", "999.99", 80 << 30, 1980, 2619) + ARCH[i] for i in (0, 1)])
 for i in (0, 1):
     info = json.load(open(os.path.join(prof, f"device_{i}", f"info.json.{i}")))
     check(f"info.json.{i} DeviceInfo", (info["DeviceInfo"][0]["id"], info["DeviceInfo"][0]["name"],
-          info["DeviceInfo"][0]["aic_frequency"]), (i, f"NVIDIA FakeGPU-{i}", "1980"))
+          info["DeviceInfo"][0]["aic_frequency"], info["DeviceInfo"][0]["ai_core_num"]),
+          (i, f"NVIDIA FakeGPU-{i}", "1980", ARCH[i][1]))
     check(f"info.json.{i} pid/rank_id", (info["pid"], info["rank_id"]), (str(app_pid), -1))
     for f in (f"start_info.{i}", f"end_info.{i}"):
         check(f"{f} exists", os.path.isfile(os.path.join(prof, f"device_{i}", f)), True)

@@ -1,10 +1,15 @@
 /* The device records' codec (every malformed payload refused) and the
  * device sampler through the fake NVML (argv[1]): records read back from
  * the raw files hold the fake's values, and every slice begins with
- * RAW_DEV_INFO so it stands alone. */
+ * RAW_DEV_INFO so it stands alone.  The device worker: its phases, a stop
+ * while opening (no files), a release during a slow call (the thread ends
+ * the sample and the files alone, and never notifies after); a GPU lost
+ * mid-run leaves no empty samples. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "device.h"
 #include "raw.h"
@@ -17,7 +22,7 @@ static void test_codec(void)
 {
 	struct raw_buf b = { 0 };
 	struct dev_info in = { .index = 3, .backend = DEV_BACKEND_NVML, .mem_total = 1ULL << 40,
-			       .max_sm_clock_mhz = 1980, .max_mem_clock_mhz = 2619, .cores = 16896 };
+			       .max_sm_clock_mhz = 1980, .max_mem_clock_mhz = 2619, .cores = 16896, .sms = 132 };
 	strcpy(in.name, "NVIDIA H200");
 	strcpy(in.uuid, "GPU-1234");
 	strcpy(in.bus_id, "00000000:19:00.0");
@@ -28,7 +33,8 @@ static void test_codec(void)
 	uint32_t idx;
 	CHECK(dev_decode_info(b.data, b.len, &ts, &out) == 0);
 	CHECK(ts == 42 && out.index == 3 && out.backend == DEV_BACKEND_NVML && out.mem_total == 1ULL << 40 &&
-	      out.max_sm_clock_mhz == 1980 && out.max_mem_clock_mhz == 2619 && out.cores == 16896);
+	      out.max_sm_clock_mhz == 1980 && out.max_mem_clock_mhz == 2619 && out.cores == 16896 &&
+	      out.sms == 132);
 	CHECK(streq(out.name, in.name) && streq(out.uuid, in.uuid) && streq(out.bus_id, in.bus_id) &&
 	      streq(out.driver, in.driver));
 	/* every truncation and one extra byte are damage */
@@ -103,6 +109,15 @@ static void test_sampler(const char *fake, const char *tmp)
 	CHECK(streq(why, "NVML cannot start: Driver Not Loaded"));
 	unsetenv("FAKE_NVML_INIT_ERROR");
 
+	/* ai_core_num: the SMs, from the CUDA cores and the compute
+	 * capability (fake-nvml.c fake_arch); 0 for an unknown architecture */
+	setenv("FAKE_NVML_DEVICES", "5", 1);
+	CHECK(dev_sampler_open(&s, why, sizeof(why)) == 0 && dev_sampler_count(s) == 5);
+	static const uint32_t cores[] = { 16896, 6912, 10496, 5120, 12800 }, sms[] = { 132, 108, 82, 80, 0 };
+	for (unsigned i = 0; i < 5; i++)
+		CHECK(dev_sampler_info(s, i)->cores == cores[i] && dev_sampler_info(s, i)->sms == sms[i]);
+	s = dev_sampler_free(s);
+
 	setenv("FAKE_NVML_DEVICES", "2", 1);
 	CHECK(dev_sampler_new(&cfg, &s, why, sizeof(why)) == 0 && s);
 	CHECK(dev_sampler_count(s) == 2 && streq(dev_sampler_backend(s), "nvml"));
@@ -110,7 +125,7 @@ static void test_sampler(const char *fake, const char *tmp)
 	/* enough samples for several 4 KiB slices */
 	const unsigned ticks = 200;
 	for (unsigned k = 0; k < ticks; k++)
-		CHECK(dev_sampler_tick(s, DEV_TICK_MEM) == 0);
+		CHECK(dev_sampler_tick(s, DEV_TICK_MEM, NULL) == 0);
 	CHECK(dev_sampler_finish(s, 0) == 0);
 	s = dev_sampler_free(s);
 
@@ -160,6 +175,121 @@ static void test_sampler(const char *fake, const char *tmp)
 	}
 }
 
+static atomic_uint notified;
+
+static void count_notify(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&notified, 1);
+}
+
+/* Poll until w leaves `from` (at most 10 s); its state. */
+static struct dev_worker_state wait_phase(struct dev_worker *w, enum dev_worker_phase from)
+{
+	struct dev_worker_state st;
+	for (int i = 0; i < 10000; i++) {
+		dev_worker_get(w, &st);
+		if (st.phase != from)
+			return st;
+		usleep(1000);
+	}
+	CHECK(!"the worker did not move on");
+	return st;
+}
+
+static void test_worker(const char *fake, const char *tmp)
+{
+	struct dev_worker *w = NULL;
+	struct dev_worker_config cfg = {
+		.sampler = { .prof_dir = tmp, .app_pid = 77, .mono0_ns = mono_ns(), .real0_ns = real_ns() },
+		.mem_period_ns = 10 * NSEC_PER_MSEC,
+		.notify = count_notify,
+	};
+	setenv(DEV_NVML_LIBRARY_ENV, fake, 1);
+	setenv("FAKE_NVML_DEVICES", "1", 1);
+
+	/* stopped while nvmlInit runs: OFF, and no device_0 made */
+	setenv("FAKE_NVML_INIT_DELAY_MS", "200", 1);
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	dev_worker_stop(w, 0);
+	struct dev_worker_state st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_OFF && st.error == -ECANCELED && !dev_worker_sampler(w));
+	char *dir;
+	CHECK(asprintf(&dir, "%s/device_0", tmp) > 0);
+	CHECK(access(dir, F_OK) < 0);
+	w = dev_worker_release(w);
+	unsetenv("FAKE_NVML_INIT_DELAY_MS");
+
+	/* running, then stopped: DONE, the files complete */
+	atomic_store(&notified, 0);
+	cfg.sampler.mono0_ns = mono_ns();
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_RUNNING && dev_sampler_count(dev_worker_sampler(w)) == 1);
+	usleep(100 * 1000);
+	dev_worker_stop(w, 0);
+	st = wait_phase(w, DEV_WORKER_RUNNING);
+	CHECK(st.phase == DEV_WORKER_DONE && st.error == 0 && st.stopped && st.records >= 3 && st.bytes > 0);
+	CHECK(atomic_load(&notified) == 2);
+	w = dev_worker_release(w);
+
+	/* released while a PCIe call takes 1 s: release returns at once, the
+	 * thread ends the sample (both directions) and the files alone */
+	setenv("FAKE_NVML_PCIE_DELAY_MS", "1000", 1);
+	rm_rf(dir);
+	cfg.mem_period_ns = 0;
+	cfg.pcie_period_ns = 100 * NSEC_PER_MSEC;
+	cfg.sampler.mono0_ns = mono_ns();
+	CHECK(dev_worker_new(&cfg, &w) == 0);
+	st = wait_phase(w, DEV_WORKER_OPENING);
+	CHECK(st.phase == DEV_WORKER_RUNNING);
+	usleep(100 * 1000);                    /* inside the first call */
+	unsigned before = atomic_load(&notified);
+	w = dev_worker_release(w);
+	CHECK(dev_workers_wait(0) == 1);       /* still in the call */
+	CHECK(dev_workers_wait(10000) == 0);
+	CHECK(atomic_load(&notified) == before);
+	unsetenv("FAKE_NVML_PCIE_DELAY_MS");
+	char *data, *end;
+	CHECK(asprintf(&data, "%s/data/device.data.slice_0", dir) > 0);
+	CHECK(asprintf(&end, "%s/end_info.0", dir) > 0);
+	CHECK(access(end, F_OK) == 0);
+	struct raw_reader *r;
+	struct raw_record rec;
+	CHECK(raw_reader_open(data, &r) == 0);
+	unsigned types[8], n = 0;
+	while (n < 8 && raw_reader_next(r, &rec) == 1) {
+		types[n++] = rec.type;
+		uint64_t ts;
+		uint32_t idx;
+		struct dev_sample smp;
+		if (rec.type == RAW_DEV_SAMPLE) {
+			CHECK(dev_decode_sample(rec.payload, rec.len, &ts, &idx, &smp) == 0);
+			CHECK(smp.valid == (DEV_V_PCIE_TX | DEV_V_PCIE_RX) && smp.pcie_tx_kbps == 1000 &&
+			      smp.pcie_rx_kbps == 2000);
+		}
+	}
+	CHECK(raw_reader_stats(r)->bad_records == 0);
+	raw_reader_free(r);
+	CHECK(n == 3 && types[0] == RAW_DEV_INFO && types[1] == RAW_DEV_SAMPLE && types[2] == RAW_SESSION_END);
+	free(data);
+	free(end);
+	free(dir);
+
+	/* a GPU lost after 3 samples: no sample (and no process list) from
+	 * then on, rather than empty ones; ticks go on without error */
+	setenv("FAKE_NVML_LOST_AFTER", "3", 1);
+	struct dev_sampler *ds = NULL;
+	char why[256];
+	CHECK(dev_sampler_new(&cfg.sampler, &ds, why, sizeof(why)) == 0);
+	for (int k = 0; k < 6; k++)
+		CHECK(dev_sampler_tick(ds, DEV_TICK_MEM | DEV_TICK_PCIE, NULL) == 0);
+	CHECK(dev_sampler_records(ds) == 1 + 3 * 2);   /* RAW_DEV_INFO, then SAMPLE + PROCS a tick */
+	CHECK(dev_sampler_finish(ds, 0) == 0);
+	ds = dev_sampler_free(ds);
+	unsetenv("FAKE_NVML_LOST_AFTER");
+}
+
 int main(int argc, char **argv)
 {
 	test_codec();
@@ -168,6 +298,10 @@ int main(int argc, char **argv)
 		CHECK(mkdtemp(tmpl));
 		test_sampler(argv[1], tmpl);
 		rm_rf(tmpl);
+		char tmpl2[] = "/tmp/test-device.XXXXXX";
+		CHECK(mkdtemp(tmpl2));
+		test_worker(argv[1], tmpl2);
+		rm_rf(tmpl2);
 	}
 	return 0;
 }
