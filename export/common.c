@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -36,53 +37,118 @@ void exp_note_add(struct exp *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-void exp_csv_field(FILE *f, const char *s, size_t len)
+/* --- byte buffers ---------------------------------------------------------- */
+
+bool exp_buf_grow(struct exp_buf *b, size_t more)
+{
+	if (b->err)
+		return false;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < more) {
+		if (cap > SIZE_MAX / 2) {
+			b->err = -ENOMEM;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->err = -ENOMEM;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void exp_buf_release(struct exp_buf *b)
+{
+	free(b->p);
+	*b = (struct exp_buf){ 0 };
+}
+
+void exp_buf_u64(struct exp_buf *b, uint64_t v)
+{
+	if (exp_buf_room(b, 24))
+		b->len += exp_fmt_u64(b->p + b->len, v);
+}
+
+void exp_buf_i64(struct exp_buf *b, int64_t v)
+{
+	if (v < 0) {
+		exp_buf_putc(b, '-');
+		exp_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		exp_buf_u64(b, (uint64_t)v);
+	}
+}
+
+void exp_buf_ts(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32)) {
+		exp_format_ts(ns, b->p + b->len);
+		b->len += strlen(b->p + b->len);
+	}
+}
+
+void exp_buf_dur_us(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32)) {
+		exp_format_dur_us(ns, b->p + b->len);
+		b->len += strlen(b->p + b->len);
+	}
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
+void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len)
 {
 	if (len == 0) /* also a NULL column */
 		return;
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
-		fwrite(s, 1, len, f);
+	size_t i = 0;
+	while (i < len && s[i] != ',' && s[i] != '"' && s[i] != '\n' && s[i] != '\r')
+		i++;
+	if (i == len) {
+		exp_buf_put(b, s, len);
 		return;
 	}
-	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
+	exp_buf_putc(b, '"');
+	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
+			exp_buf_putc(b, '"');
+		exp_buf_putc(b, s[i]);
 	}
-	fputc('"', f);
+	exp_buf_putc(b, '"');
 }
 
 /* JSON string contents: quotes, backslashes and control characters
  * escaped; bytes that are not UTF-8 (an application's message may hold
  * anything) become U+FFFD, so the file stays valid JSON. */
-void exp_json_str(FILE *f, const char *s, size_t len)
+void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
-		/* the common case, a run of plain ASCII, in one write */
+		/* the common case, a run of plain ASCII, in one copy */
 		const unsigned char *q = p;
 		while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
 			q++;
 		if (q > p) {
-			fwrite(p, 1, (size_t)(q - p), f);
+			exp_buf_put(b, (const char *)p, (size_t)(q - p));
 			p = q;
 			continue;
 		}
 		unsigned char c = *p;
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
+			exp_buf_putc(b, '\\');
+			exp_buf_putc(b, (char)c);
 			p++;
 		} else if (c < 0x20) {
 			static const char esc[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
+			char u[8];
 			if (c < sizeof esc && esc[c])
-				fprintf(f, "\\%c", esc[c]);
+				snprintf(u, sizeof u, "\\%c", esc[c]);
 			else
-				fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc(c, f);
+				snprintf(u, sizeof u, "\\u%04x", c);
+			exp_buf_puts(b, u);
 			p++;
 		} else {
 			/* length and validity of one UTF-8 sequence (no overlongs,
@@ -96,14 +162,43 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 			if (ok && n == 4)
 				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
 			if (ok) {
-				fwrite(p, 1, n, f);
+				exp_buf_put(b, (const char *)p, n);
 				p += n;
 			} else {
-				fputs("\xef\xbf\xbd", f);
+				exp_buf_lit(b, "\xef\xbf\xbd");
 				p++;
 			}
 		}
 	}
+}
+
+/* The FILE writers: through a buffer of their own, as the buffer writers
+ * format (one implementation of the escaping). */
+void exp_csv_field(FILE *f, const char *s, size_t len)
+{
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	struct exp_buf b = { 0 };
+	exp_buf_csv_field(&b, s, len);
+	exp_buf_flush_to(&b, f);
+	exp_buf_release(&b);
+}
+
+void exp_json_str(FILE *f, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+		i++;
+	if (i == len) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	struct exp_buf b = { 0 };
+	exp_buf_json_str(&b, s, len);
+	exp_buf_flush_to(&b, f);
+	exp_buf_release(&b);
 }
 
 static int sql_errno(int rc)
@@ -430,6 +525,8 @@ int exp_out_open(struct exp_out *o, const char *dir, const char *name)
 		unlink(o->tmp);
 		return r;
 	}
+	/* one thread writes a file: no stdio locking per call */
+	__fsetlocking(o->f, FSETLOCKING_BYCALLER);
 	o->vbuf = malloc(OUT_BUF_SIZE);
 	if (o->vbuf)
 		setvbuf(o->f, o->vbuf, _IOFBF, OUT_BUF_SIZE);

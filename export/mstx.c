@@ -56,9 +56,7 @@ struct thr { uint32_t tid; unsigned lanes; };
 struct txl {
 	struct exp *e;
 	struct exp_tl *out, *out2;
-	FILE *ev;                  /* one event, formatted once for both */
-	char *ev_buf;
-	size_t ev_size;
+	struct exp_buf ev;         /* one event, formatted once for both */
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
 	struct lanes l;
 	struct thr *threads;
@@ -90,20 +88,25 @@ static unsigned place(struct lanes *l, int64_t start, int64_t end)
  * complete (meta_end). */
 static void meta_end(struct txl *t)
 {
-	fflush(t->ev);
-	long n = ftell(t->ev);
-	fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out));
+	fwrite(t->ev.p, 1, t->ev.len, exp_tl_meta(t->out));
 	if (t->out2)
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out2));
-	rewind(t->ev);
+		fwrite(t->ev.p, 1, t->ev.len, exp_tl_meta(t->out2));
+	t->ev.len = 0;
 }
 
-static FILE *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
+static struct exp_buf *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
 {
-	FILE *f = t->ev;
-	fprintf(f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
-		key);
-	return f;
+	struct exp_buf *b = &t->ev;
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_puts(b, name);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ph\":\"M\",\"args\":{\"");
+	exp_buf_puts(b, key);
+	exp_buf_lit(b, "\":");
+	return b;
 }
 
 static int process_meta(struct txl *t, uint32_t pid)
@@ -120,35 +123,43 @@ static int process_meta(struct txl *t, uint32_t pid)
 		sqlite3_reset(t->name);
 		return exp_sql_fail(t->e, rc, "AGENT_PROCESS");
 	}
-	FILE *f = meta(t, fpid, 0, "process_name", "name");
-	fputc('"', f);
-	exp_json_str(f, name, strlen(name));
-	fputs("\"}}", f);
+	struct exp_buf *b = meta(t, fpid, 0, "process_name", "name");
+	exp_buf_putc(b, '"');
+	exp_buf_json_str(b, name, strlen(name));
+	exp_buf_lit(b, "\"}}");
 	meta_end(t);
 	sqlite3_reset(t->name);
-	f = meta(t, fpid, 0, "process_labels", "labels");
-	fprintf(f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
+	b = meta(t, fpid, 0, "process_labels", "labels");
+	exp_buf_putc(b, '"');
+	exp_buf_puts(b, export_tracks[TRACK_MSPROFTX].label);
+	exp_buf_lit(b, "\"}}");
 	meta_end(t);
-	f = meta(t, fpid, 0, "process_sort_index", "sort_index");
-	fprintf(f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
+	b = meta(t, fpid, 0, "process_sort_index", "sort_index");
+	exp_buf_u64(b, export_tracks[TRACK_MSPROFTX].sort_index);
+	exp_buf_lit(b, "}}");
 	meta_end(t);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct thr *h = &t->threads[i];
 		for (unsigned k = 0; k < h->lanes; k++) {
 			uint64_t tid = h->tid + (uint64_t)k * EXPORT_LANE_TID_STEP;
-			f = meta(t, fpid, tid, "thread_name", "name");
-			if (k)
-				fprintf(f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
-			else
-				fprintf(f, "\"Thread %u\"}}", h->tid);
+			b = meta(t, fpid, tid, "thread_name", "name");
+			exp_buf_lit(b, "\"Thread ");
+			exp_buf_u64(b, h->tid);
+			if (k) {
+				exp_buf_lit(b, " (overlapping ranges ");
+				exp_buf_u64(b, k);
+				exp_buf_putc(b, ')');
+			}
+			exp_buf_lit(b, "\"}}");
 			meta_end(t);
-			f = meta(t, fpid, tid, "thread_sort_index", "sort_index");
-			fprintf(f, "%u}}", h->tid);
+			b = meta(t, fpid, tid, "thread_sort_index", "sort_index");
+			exp_buf_u64(b, h->tid);
+			exp_buf_lit(b, "}}");
 			meta_end(t);
 		}
 	}
 	t->n_threads = 0;
-	return 0;
+	return t->ev.err;
 }
 
 /* The thread just finished: into the process's list. */
@@ -172,36 +183,33 @@ static int thread_done(struct txl *t, uint32_t tid)
 static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
 		  int64_t category, const char *msg, int msg_len, const char *domain, int domain_len)
 {
-	char ts[32], dur[32], num[24];
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
-	exp_format_ts(start, ts);
-	exp_format_dur_us(end - start, dur);
-	FILE *f = t->out2 ? t->ev : exp_tl_event(t->out);
-	fputs("{\"name\":\"", f);
-	exp_json_str(f, msg, (size_t)msg_len);
-	fputs("\",\"pid\":", f);
-	fwrite(num, 1, exp_fmt_u64(num, fpid), f);
-	fputs(",\"tid\":", f);
-	fwrite(num, 1, exp_fmt_u64(num, tid), f);
-	fputs(",\"ts\":\"", f);
-	fputs(ts, f);
-	fputs("\",\"dur\":", f);
-	fputs(dur, f);
-	fputs(",\"ph\":\"X\",\"args\":{", f);
-	if (category != EXPORT_MSTX_NONE)
-		fprintf(f, "\"Category\":\"%" PRId64 "\",", category);
-	fputs("\"event_type\":\"", f);
-	fputs(event_type_name(type), f);
-	fputs("\",\"domain\":\"", f);
-	exp_json_str(f, domain, (size_t)domain_len);
-	fputs("\"}}", f);
-	if (t->out2) {
-		fflush(t->ev);
-		long n = ftell(t->ev);
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out));
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out2));
-		rewind(t->ev);
+	struct exp_buf *b = &t->ev;
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, msg, (size_t)msg_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, fpid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ts\":\"");
+	exp_buf_ts(b, start);
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_dur_us(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
+	if (category != EXPORT_MSTX_NONE) {
+		exp_buf_lit(b, "\"Category\":\"");
+		exp_buf_i64(b, category);
+		exp_buf_lit(b, "\",");
 	}
+	exp_buf_lit(b, "\"event_type\":\"");
+	exp_buf_puts(b, event_type_name(type));
+	exp_buf_lit(b, "\",\"domain\":\"");
+	exp_buf_json_str(b, domain, (size_t)domain_len);
+	exp_buf_lit(b, "\"}}");
+	fwrite(b->p, 1, b->len, exp_tl_event(t->out));
+	if (t->out2)
+		fwrite(b->p, 1, b->len, exp_tl_event(t->out2));
+	b->len = 0;
 }
 
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
@@ -215,8 +223,6 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	struct txl t = { .e = e, .out = out, .out2 = out2 };
 	sqlite3_stmt *st = NULL;
 	int r = 0;
-	if (!(t.ev = open_memstream(&t.ev_buf, &t.ev_size)))
-		return -errno;
 	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
 		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
 			r = -ENOMEM;
@@ -243,6 +249,8 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		event(&t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
 		      sqlite3_column_int64(st, 4), text(st, 5), sqlite3_column_bytes(st, 5), text(st, 6),
 		      sqlite3_column_bytes(st, 6));
+		if (t.ev.err)
+			r = t.ev.err;
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
@@ -256,8 +264,7 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
 		free(t.l.end[k]);
 	free(t.threads);
-	fclose(t.ev);
-	free(t.ev_buf);
+	exp_buf_release(&t.ev);
 	return r;
 }
 
@@ -269,20 +276,29 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
  * "\t" msprof appends (format_high_precision_for_csv). */
 static void csv_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
+	struct exp_buf *b = arg;
 	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
-	char start[32], end[32];
-	exp_format_ts(sqlite3_column_int64(st, 3), start);
-	exp_format_ts(sqlite3_column_int64(st, 4), end);
-	fprintf(f, "host,%" PRIu64 ",%" PRIu64 ",", (uint64_t)g >> 32, (uint64_t)g & 0xffffffffU);
+	exp_buf_lit(b, "host,");
+	exp_buf_u64(b, (uint64_t)g >> 32);
+	exp_buf_putc(b, ',');
+	exp_buf_u64(b, (uint64_t)g & 0xffffffffU);
+	exp_buf_putc(b, ',');
 	if (category == EXPORT_MSTX_NONE)
-		fputs("N/A", f);
+		exp_buf_lit(b, "N/A");
 	else
-		fprintf(f, "%" PRId64, category);
-	fprintf(f, ",%s,N/A,N/A,%s\t,%s\t,N/A,", event_type_name(sqlite3_column_int64(st, 2)), start, end);
-	exp_csv_field(f, text(st, 5), (size_t)sqlite3_column_bytes(st, 5));
-	fputc(',', f);
-	exp_csv_field(f, text(st, 6), (size_t)sqlite3_column_bytes(st, 6));
-	fputs(",N/A,N/A\n", f);
+		exp_buf_i64(b, category);
+	exp_buf_putc(b, ',');
+	exp_buf_puts(b, event_type_name(sqlite3_column_int64(st, 2)));
+	exp_buf_lit(b, ",N/A,N/A,");
+	exp_buf_ts(b, sqlite3_column_int64(st, 3));
+	exp_buf_lit(b, "\t,");
+	exp_buf_ts(b, sqlite3_column_int64(st, 4));
+	exp_buf_lit(b, "\t,N/A,");
+	exp_buf_csv_field(b, text(st, 5), (size_t)sqlite3_column_bytes(st, 5));
+	exp_buf_putc(b, ',');
+	exp_buf_csv_field(b, text(st, 6), (size_t)sqlite3_column_bytes(st, 6));
+	exp_buf_lit(b, ",N/A,N/A\n");
+	exp_buf_flush_to(b, f);
 }
 
 int exp_write_tx_summary(struct exp *e, const char *dir)
@@ -296,5 +312,10 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
 	}
-	return exp_table_query(e, dir, CSV_MSPROF_TX, sql, csv_row, NULL);
+	struct exp_buf b = { 0 };
+	int r = exp_table_query(e, dir, CSV_MSPROF_TX, sql, csv_row, &b);
+	if (r == 0 && b.err)
+		r = b.err;
+	exp_buf_release(&b);
+	return r;
 }
