@@ -83,22 +83,6 @@ void exp_buf_i64(struct exp_buf *b, int64_t v)
 	}
 }
 
-void exp_buf_ts(struct exp_buf *b, int64_t ns)
-{
-	if (exp_buf_room(b, 32)) {
-		exp_format_ts(ns, b->p + b->len);
-		b->len += strlen(b->p + b->len);
-	}
-}
-
-void exp_buf_dur_us(struct exp_buf *b, int64_t ns)
-{
-	if (exp_buf_room(b, 32)) {
-		exp_format_dur_us(ns, b->p + b->len);
-		b->len += strlen(b->p + b->len);
-	}
-}
-
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
 void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len)
 {
@@ -423,14 +407,25 @@ double exp_round(double v, int decimals)
 
 size_t exp_fmt_u64(char *buf, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
+	/* two digits per division: times are 16-19 digits long */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	char tmp[24], *p = tmp + sizeof tmp;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	size_t n = (size_t)(tmp + sizeof tmp - p);
+	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return n;
 }
@@ -453,15 +448,33 @@ void exp_format_ts(int64_t ns, char buf[32])
 	fmt_ns_us(ns < 0 ? 0 : ns, buf);
 }
 
-void exp_format_dur_us(int64_t ns, char buf[32])
+static size_t fmt_dur_us(int64_t ns, char buf[32])
 {
 	if (ns < 0) {
 		exp_format_num((double)ns / 1000.0, 3, buf, 32);
-		return;
+		return strlen(buf);
 	}
 	size_t n = fmt_ns_us(ns, buf);
 	while (buf[n - 1] == '0' && buf[n - 2] != '.')
 		buf[--n] = '\0';
+	return n;
+}
+
+void exp_format_dur_us(int64_t ns, char buf[32])
+{
+	fmt_dur_us(ns, buf);
+}
+
+void exp_buf_ts(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32))
+		b->len += fmt_ns_us(ns < 0 ? 0 : ns, b->p + b->len);
+}
+
+void exp_buf_dur_us(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32))
+		b->len += fmt_dur_us(ns, b->p + b->len);
 }
 
 void exp_format_num(double v, int decimals, char *buf, size_t size)
