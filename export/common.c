@@ -13,28 +13,32 @@
 
 void exp_note(struct exp *e, const char *fmt, ...)
 {
-	if (e->rep->message[0])
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
-	va_end(ap);
+	exp_lock(e);
+	if (!e->rep->message[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
+		va_end(ap);
+	}
+	exp_unlock(e);
 }
 
 void exp_note_add(struct exp *e, const char *fmt, ...)
 {
+	exp_lock(e);
 	char *m = e->rep->message;
 	size_t n = strlen(m), size = sizeof e->rep->message;
 	if (n && n + 3 < size) {
 		strcpy(m + n, "; ");
 		n += 2;
 	}
-	if (n + 1 >= size)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m + n, size - n, fmt, ap);
-	va_end(ap);
+	if (n + 1 < size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(m + n, size - n, fmt, ap);
+		va_end(ap);
+	}
+	exp_unlock(e);
 }
 
 /* --- byte buffers ---------------------------------------------------------- */
@@ -579,8 +583,11 @@ int exp_out_commit(struct exp *e, struct exp_out *o)
 
 void exp_note_written(struct exp *e, const char *name)
 {
-	if (e->n_written < EXPORT_MAX_FILES)
-		snprintf(e->written[e->n_written++], sizeof e->written[0], "%s", name);
+	struct exp *to = e->parent ? e->parent : e;
+	exp_lock(e);
+	if (to->n_written < EXPORT_MAX_FILES)
+		snprintf(to->written[to->n_written++], sizeof to->written[0], "%s", name);
+	exp_unlock(e);
 }
 
 void exp_out_rename(struct exp_out *o, const char *dir, const char *name)

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,7 +80,26 @@ struct exp {
 	/* files written to the output dir, for README.txt */
 	char written[EXPORT_MAX_FILES][NAME_MAX + 1];
 	unsigned n_written;
+
+	/* The timeline is written by a thread of its own, on a copy of this
+	 * struct with its own connection (export.c): the report, the progress
+	 * callback and the list of written files are shared, under lock;
+	 * parent is the struct whose list the copy's files go to. */
+	pthread_mutex_t *lock;
+	struct exp *parent;
 };
+
+static inline void exp_lock(struct exp *e)
+{
+	if (e->lock)
+		pthread_mutex_lock(e->lock);
+}
+
+static inline void exp_unlock(struct exp *e)
+{
+	if (e->lock)
+		pthread_mutex_unlock(e->lock);
+}
 
 /* Widen the session's time span to include t (Unix ns of a record). */
 static inline void exp_note_time(struct exp *e, int64_t t)
@@ -93,8 +113,11 @@ static inline void exp_note_time(struct exp *e, int64_t t)
 
 static inline void exp_progress(struct exp *e, const char *stage, uint64_t done, uint64_t total)
 {
-	if (e->progress)
+	if (e->progress) {
+		exp_lock(e);
 		e->progress(e->progress_ctx, stage, done, total);
+		exp_unlock(e);
+	}
 }
 
 /* Record the first problem worth telling the user (report.message). */
