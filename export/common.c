@@ -302,6 +302,79 @@ struct exp_intern *exp_intern_free(struct exp_intern *in)
 	return NULL;
 }
 
+/* --- STRING_IDS by id ------------------------------------------------------------ */
+
+#define STRINGS_SLOTS 4096 /* a power of two */
+
+struct exp_strings {
+	struct exp *e;
+	sqlite3_stmt *st;
+	struct {
+		int64_t id;       /* -1: empty */
+		char *s;
+		size_t len;
+	} slot[STRINGS_SLOTS];
+};
+
+int exp_strings_new(struct exp *e, struct exp_strings **ret)
+{
+	struct exp_strings *c = calloc(1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	c->e = e;
+	for (size_t i = 0; i < STRINGS_SLOTS; i++)
+		c->slot[i].id = -1;
+	int r = exp_prepare(e, "SELECT value FROM STRING_IDS WHERE id = ?", &c->st);
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+struct exp_strings *exp_strings_free(struct exp_strings *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < STRINGS_SLOTS; i++)
+		free(c->slot[i].s);
+	sqlite3_finalize(c->st);
+	free(c);
+	return NULL;
+}
+
+int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t *ret_len)
+{
+	size_t k = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ULL >> 52) & (STRINGS_SLOTS - 1);
+	if (c->slot[k].id != id || id < 0) {
+		sqlite3_bind_int64(c->st, 1, id);
+		int rc = sqlite3_step(c->st);
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(c->st);
+			return rc == SQLITE_DONE ? 0 : exp_sql_fail(c->e, rc, "STRING_IDS");
+		}
+		const char *v = (const char *)sqlite3_column_text(c->st, 0);
+		size_t n = v ? (size_t)sqlite3_column_bytes(c->st, 0) : 0;
+		char *copy = malloc(n + 1);
+		if (!copy) {
+			sqlite3_reset(c->st);
+			return -ENOMEM;
+		}
+		if (n)
+			memcpy(copy, v, n);
+		copy[n] = '\0';
+		sqlite3_reset(c->st);
+		free(c->slot[k].s);
+		c->slot[k].s = copy;
+		c->slot[k].len = n;
+		c->slot[k].id = id;
+	}
+	*ret = c->slot[k].s;
+	*ret_len = c->slot[k].len;
+	return 1;
+}
+
 static int intern_grow(struct exp_intern *in)
 {
 	size_t ncap = in->cap ? in->cap * 2 : 256;

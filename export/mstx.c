@@ -36,13 +36,6 @@ static const char *event_type_name(int64_t t)
 	return t >= 0 && t < 4 ? export_mstx_event_types[t] : "unknown";
 }
 
-/* A text column, "" for NULL (never passed on as a NULL pointer). */
-static const char *text(sqlite3_stmt *st, int col)
-{
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	return s ? s : "";
-}
-
 /* --- timeline ---------------------------------------------------------------- */
 
 struct lanes {
@@ -58,6 +51,7 @@ struct txl {
 	struct exp_tl *out, *out2;
 	struct exp_buf ev;         /* one event, formatted once for both */
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
+	struct exp_strings *msgs, *domains;
 	struct lanes l;
 	struct thr *threads;
 	size_t n_threads, cap_threads;
@@ -181,12 +175,12 @@ static int thread_done(struct txl *t, uint32_t tid)
 }
 
 static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
-		  int64_t category, const char *msg, int msg_len, const char *domain, int domain_len)
+		  int64_t category, const char *msg, size_t msg_len, const char *domain, size_t domain_len)
 {
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
 	struct exp_buf *b = &t->ev;
 	exp_buf_lit(b, "{\"name\":\"");
-	exp_buf_json_str(b, msg, (size_t)msg_len);
+	exp_buf_json_str(b, msg, msg_len);
 	exp_buf_lit(b, "\",\"pid\":");
 	exp_buf_u64(b, fpid);
 	exp_buf_lit(b, ",\"tid\":");
@@ -204,7 +198,7 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 	exp_buf_lit(b, "\"event_type\":\"");
 	exp_buf_puts(b, event_type_name(type));
 	exp_buf_lit(b, "\",\"domain\":\"");
-	exp_buf_json_str(b, domain, (size_t)domain_len);
+	exp_buf_json_str(b, domain, domain_len);
 	exp_buf_lit(b, "\"}}");
 	fwrite(b->p, 1, b->len, exp_tl_event(t->out));
 	if (t->out2)
@@ -215,9 +209,8 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
 	static const char sql[] =
-		"SELECT m.globalTid, m.startNs, m.endNs, m.eventType, m.category, s.value, d.value "
-		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
-		"ORDER BY m.globalTid, m.startNs, m.endNs DESC, m.rowid";
+		"SELECT globalTid, startNs, endNs, eventType, category, message, domainId FROM MSTX_EVENTS "
+		"ORDER BY globalTid, startNs, endNs DESC, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
 	struct txl t = { .e = e, .out = out, .out2 = out2 };
@@ -230,10 +223,24 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		r = exp_prepare(e, "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
 				&t.name);
 	if (r == 0)
+		r = exp_strings_new(e, &t.msgs);
+	if (r == 0)
+		r = exp_strings_new(e, &t.domains);
+	if (r == 0)
 		r = exp_prepare(e, sql, &st);
 	int64_t cur = -1;
 	int rc = SQLITE_DONE;
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg, *domain;
+		size_t msg_len, domain_len;
+		if ((r = exp_strings_get(t.msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
+		    (r = exp_strings_get(t.domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no string: not an event, as a join leaves it out */
+		}
+		r = 0;
 		int64_t g = sqlite3_column_int64(st, 0);
 		uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
 		if (cur >= 0 && g != cur) {
@@ -247,8 +254,7 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 		unsigned lane = place(&t.l, start, end);
 		event(&t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
-		      sqlite3_column_int64(st, 4), text(st, 5), sqlite3_column_bytes(st, 5), text(st, 6),
-		      sqlite3_column_bytes(st, 6));
+		      sqlite3_column_int64(st, 4), msg, msg_len, domain, domain_len);
 		if (t.ev.err)
 			r = t.ev.err;
 	}
@@ -261,6 +267,8 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(t.name);
+	exp_strings_free(t.msgs);
+	exp_strings_free(t.domains);
 	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
 		free(t.l.end[k]);
 	free(t.threads);
@@ -274,9 +282,9 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
  * mstx event, with the Device_id column and the device times (N/A: no
  * device side) of its merge step; times are µs with three decimals and the
  * "\t" msprof appends (format_high_precision_for_csv). */
-static void csv_row(FILE *f, sqlite3_stmt *st, void *arg)
+static void csv_row(struct exp_buf *b, sqlite3_stmt *st, const char *msg, size_t msg_len, const char *domain,
+		    size_t domain_len)
 {
-	struct exp_buf *b = arg;
 	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
 	exp_buf_lit(b, "host,");
 	exp_buf_u64(b, (uint64_t)g >> 32);
@@ -294,28 +302,69 @@ static void csv_row(FILE *f, sqlite3_stmt *st, void *arg)
 	exp_buf_lit(b, "\t,");
 	exp_buf_ts(b, sqlite3_column_int64(st, 4));
 	exp_buf_lit(b, "\t,N/A,");
-	exp_buf_csv_field(b, text(st, 5), (size_t)sqlite3_column_bytes(st, 5));
+	exp_buf_csv_field(b, msg, msg_len);
 	exp_buf_putc(b, ',');
-	exp_buf_csv_field(b, text(st, 6), (size_t)sqlite3_column_bytes(st, 6));
+	exp_buf_csv_field(b, domain, domain_len);
 	exp_buf_lit(b, ",N/A,N/A\n");
-	exp_buf_flush_to(b, f);
 }
 
 int exp_write_tx_summary(struct exp *e, const char *dir)
 {
+	/* the strings by id after the sort (exp_strings): the sorter carries
+	 * integers only */
 	static const char sql[] =
-		"SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value "
-		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
-		"ORDER BY m.startNs, m.rowid";
+		"SELECT globalTid, category, eventType, startNs, endNs, message, domainId FROM MSTX_EVENTS "
+		"ORDER BY startNs, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
 		if (e->selected) /* the chosen steps hold no event: no older file stays */
 			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
 	}
+	struct exp_strings *msgs = NULL, *domains = NULL;
+	sqlite3_stmt *st = NULL;
 	struct exp_buf b = { 0 };
-	int r = exp_table_query(e, dir, CSV_MSPROF_TX, sql, csv_row, &b);
-	if (r == 0 && b.err)
-		r = b.err;
+	struct exp_table w;
+	bool open = false;
+	int r = exp_strings_new(e, &msgs);
+	if (r == 0)
+		r = exp_strings_new(e, &domains);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
+	if (r == 0)
+		open = (r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) == 0;
+	int rc = SQLITE_DONE;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg, *domain;
+		size_t msg_len, domain_len;
+		if ((r = exp_strings_get(msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
+		    (r = exp_strings_get(domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no string: left out, as a join leaves it out */
+		}
+		csv_row(&b, st, msg, msg_len, domain, domain_len);
+		if ((r = b.err) < 0)
+			break;
+		FILE *f = exp_table_row(&w);
+		if (!f) {
+			r = w.err;
+			break;
+		}
+		exp_buf_flush_to(&b, f);
+		r = exp_table_row_end(&w);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	exp_strings_free(msgs);
+	exp_strings_free(domains);
 	exp_buf_release(&b);
+	if (open) {
+		if (r == 0)
+			r = exp_table_commit(&w);
+		else
+			exp_table_abort(&w);
+	}
 	return r;
 }
