@@ -21,8 +21,8 @@
  * lane k > 0 an extra track with tid + k * EXPORT_LANE_TID_STEP named
  * "Thread <tid> (overlapping ranges k)".  Only what cannot nest moves; the
  * last lane takes whatever is left.  Rows stream from SQLite in that order
- * (index MstxEventsIndex); memory is the lanes of one thread and the list
- * of one process's threads. */
+ * (index MstxEventsIndex holds it: no sort); memory is the lanes of one
+ * thread and the list of one process's threads. */
 #include <ctype.h>
 #include <dirent.h>
 
