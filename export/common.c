@@ -252,6 +252,18 @@ bool exp_table_has_rows(struct exp *e, const char *table)
 	return has;
 }
 
+bool exp_table_has_index(struct exp *e, const char *index)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(e->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, index, -1, SQLITE_STATIC);
+	bool has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
 /* --- STRING_IDS ------------------------------------------------------------ */
 
 /* A cache in front of STRING_IDS: open addressing on a power-of-two table.

@@ -351,6 +351,7 @@ bool exp_have_device_layers(struct exp *e);
 int exp_write_device_layers(struct exp *e, struct exp_tl *tl);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);
+bool exp_table_has_index(struct exp *e, const char *index);
 /* --model-id/--iteration-id (select.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

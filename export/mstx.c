@@ -278,29 +278,45 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 
 /* --- summary ------------------------------------------------------------------ */
 
+/* An MSTX_EVENTS row as the CSV reads it: integers only (strings by id). */
+struct tx_row {
+	int64_t g, category, type, start, end, msg, domain, rowid;
+};
+
+#define TX_COLUMNS "globalTid, category, eventType, startNs, endNs, message, domainId, rowid"
+
+static void tx_row_get(sqlite3_stmt *st, struct tx_row *ret)
+{
+	*ret = (struct tx_row){
+		.g = sqlite3_column_int64(st, 0), .category = sqlite3_column_int64(st, 1),
+		.type = sqlite3_column_int64(st, 2), .start = sqlite3_column_int64(st, 3),
+		.end = sqlite3_column_int64(st, 4), .msg = sqlite3_column_int64(st, 5),
+		.domain = sqlite3_column_int64(st, 6), .rowid = sqlite3_column_int64(st, 7),
+	};
+}
+
 /* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
  * mstx event, with the Device_id column and the device times (N/A: no
  * device side) of its merge step; times are µs with three decimals and the
  * "\t" msprof appends (format_high_precision_for_csv). */
-static void csv_row(struct exp_buf *b, sqlite3_stmt *st, const char *msg, size_t msg_len, const char *domain,
+static void csv_row(struct exp_buf *b, const struct tx_row *x, const char *msg, size_t msg_len, const char *domain,
 		    size_t domain_len)
 {
-	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
 	exp_buf_lit(b, "host,");
-	exp_buf_u64(b, (uint64_t)g >> 32);
+	exp_buf_u64(b, (uint64_t)x->g >> 32);
 	exp_buf_putc(b, ',');
-	exp_buf_u64(b, (uint64_t)g & 0xffffffffU);
+	exp_buf_u64(b, (uint64_t)x->g & 0xffffffffU);
 	exp_buf_putc(b, ',');
-	if (category == EXPORT_MSTX_NONE)
+	if (x->category == EXPORT_MSTX_NONE)
 		exp_buf_lit(b, "N/A");
 	else
-		exp_buf_i64(b, category);
+		exp_buf_i64(b, x->category);
 	exp_buf_putc(b, ',');
-	exp_buf_puts(b, event_type_name(sqlite3_column_int64(st, 2)));
+	exp_buf_puts(b, event_type_name(x->type));
 	exp_buf_lit(b, ",N/A,N/A,");
-	exp_buf_ts(b, sqlite3_column_int64(st, 3));
+	exp_buf_ts(b, x->start);
 	exp_buf_lit(b, "\t,");
-	exp_buf_ts(b, sqlite3_column_int64(st, 4));
+	exp_buf_ts(b, x->end);
 	exp_buf_lit(b, "\t,N/A,");
 	exp_buf_csv_field(b, msg, msg_len);
 	exp_buf_putc(b, ',');
@@ -308,20 +324,247 @@ static void csv_row(struct exp_buf *b, sqlite3_stmt *st, const char *msg, size_t
 	exp_buf_lit(b, ",N/A,N/A\n");
 }
 
+/* The rows of the CSV in start order (ties: the lower rowid first).  The
+ * index MstxEventsIndex holds each thread's events in start order already,
+ * so with few threads their cursors are merged here instead of SQLite
+ * sorting the table, which at millions of rows spills to temporary files
+ * and merges those.  A cursor reads the index's order, in which events of
+ * one thread starting together are not by rowid: each such group is read
+ * whole into a heap of rows ordered by (start, rowid), and a row leaves
+ * the heap once no cursor can still hold an earlier one.  Many threads or
+ * a database without the index take SQLite's sort; so do the rows after a
+ * group of starts too large for the heap. */
+#define MERGE_MAX_THREADS 256
+#define MERGE_MAX_ROWS 65536
+
+struct tx_cursor {
+	int64_t start;             /* of the current row, not yet read */
+	sqlite3_stmt *st;
+};
+
+struct tx_rows {
+	struct exp *e;
+	sqlite3_stmt *sorted;      /* the sort, or NULL: the merge */
+	struct tx_cursor *cur;     /* heap by start */
+	size_t n_cur;
+	struct tx_row *rows;       /* heap by (start, rowid) */
+	size_t n_rows;
+	bool any;                  /* rows handed out, the last one: */
+	int64_t last_start, last_rowid;
+};
+
+static bool row_before(const struct tx_row *a, const struct tx_row *b)
+{
+	return a->start < b->start || (a->start == b->start && a->rowid < b->rowid);
+}
+
+static void rows_down(struct tx_row *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && row_before(&h[l], &h[min]))
+			min = l;
+		if (r < n && row_before(&h[r], &h[min]))
+			min = r;
+		if (min == i)
+			return;
+		struct tx_row t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+static void rows_up(struct tx_row *h, size_t i)
+{
+	while (i > 0 && row_before(&h[i], &h[(i - 1) / 2])) {
+		struct tx_row t = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void cur_down(struct tx_cursor *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && h[l].start < h[min].start)
+			min = l;
+		if (r < n && h[r].start < h[min].start)
+			min = r;
+		if (min == i)
+			return;
+		struct tx_cursor t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+static void tx_rows_release(struct tx_rows *m)
+{
+	sqlite3_finalize(m->sorted);
+	for (size_t i = 0; i < m->n_cur; i++)
+		sqlite3_finalize(m->cur[i].st);
+	free(m->cur);
+	free(m->rows);
+	*m = (struct tx_rows){ 0 };
+}
+
+/* The threads of MSTX_EVENTS, at most MERGE_MAX_THREADS + 1 of them. */
+static int tx_threads(struct exp *e, int64_t *ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, "SELECT globalTid FROM MSTX_EVENTS WHERE globalTid > ? ORDER BY globalTid LIMIT 1", &st);
+	if (r < 0)
+		return r;
+	size_t n = 0;
+	int64_t last = INT64_MIN;
+	while (n <= MERGE_MAX_THREADS) {
+		sqlite3_bind_int64(st, 1, last);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			ret[n++] = last = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW) {
+			r = exp_sql_fail(e, rc, "MSTX_EVENTS threads");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	*ret_n = n;
+	return r;
+}
+
+/* SQLite's sort, of the rows after the ones handed out. */
+static int tx_rows_sorted(struct exp *e, struct tx_rows *m)
+{
+	bool any = m->any;
+	int64_t start = m->last_start, rowid = m->last_rowid;
+	tx_rows_release(m);
+	m->e = e;
+	int r = exp_prepare(e, any ? "SELECT " TX_COLUMNS " FROM MSTX_EVENTS WHERE startNs > ?1 OR "
+				     "(startNs = ?1 AND rowid > ?2) ORDER BY startNs, rowid"
+				   : "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY startNs, rowid",
+			    &m->sorted);
+	if (r == 0 && any) {
+		sqlite3_bind_int64(m->sorted, 1, start);
+		sqlite3_bind_int64(m->sorted, 2, rowid);
+	}
+	return r;
+}
+
+static int tx_rows_open(struct exp *e, struct tx_rows *m)
+{
+	*m = (struct tx_rows){ .e = e };
+	int64_t *tids = malloc((MERGE_MAX_THREADS + 1) * sizeof *tids);
+	if (!tids)
+		return -ENOMEM;
+	size_t n = 0;
+	int r = exp_table_has_index(e, "MstxEventsIndex") ? tx_threads(e, tids, &n) : 0;
+	if (r == 0 && (n == 0 || n > MERGE_MAX_THREADS)) {
+		free(tids);
+		return tx_rows_sorted(e, m);
+	}
+	if (r == 0 && (!(m->cur = calloc(n, sizeof *m->cur)) || !(m->rows = malloc(MERGE_MAX_ROWS * sizeof *m->rows))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct tx_cursor c = { 0 };
+		/* the index's order: no sort */
+		r = exp_prepare(e, "SELECT " TX_COLUMNS " FROM MSTX_EVENTS WHERE globalTid = ? "
+				   "ORDER BY startNs, endNs DESC, rowid", &c.st);
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(c.st, 1, tids[i]);
+		int rc = sqlite3_step(c.st);
+		if (rc == SQLITE_ROW) {
+			c.start = sqlite3_column_int64(c.st, 3);
+			m->cur[m->n_cur++] = c;
+		} else {
+			sqlite3_finalize(c.st);
+			if (rc != SQLITE_DONE)
+				r = exp_sql_fail(e, rc, "MSTX_EVENTS");
+		}
+	}
+	free(tids);
+	for (size_t i = m->n_cur; i-- > 0;)
+		cur_down(m->cur, m->n_cur, i);
+	if (r < 0)
+		tx_rows_release(m);
+	return r;
+}
+
+/* Read the first cursor's group of rows starting together into the row
+ * heap: 0, 1 when the heap is full (the caller takes the sort), <0. */
+static int tx_load_group(struct tx_rows *m)
+{
+	struct tx_cursor *c = &m->cur[0];
+	int64_t start = c->start;
+	int rc;
+	do {
+		if (m->n_rows == MERGE_MAX_ROWS)
+			return 1;
+		tx_row_get(c->st, &m->rows[m->n_rows]);
+		rows_up(m->rows, m->n_rows++);
+		rc = sqlite3_step(c->st);
+	} while (rc == SQLITE_ROW && (c->start = sqlite3_column_int64(c->st, 3)) == start);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return exp_sql_fail(m->e, rc, "MSTX_EVENTS");
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(c->st);
+		m->cur[0] = m->cur[--m->n_cur];
+	}
+	cur_down(m->cur, m->n_cur, 0);
+	return 0;
+}
+
+/* The next row: 1 and *ret, 0 when done, <0. */
+static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
+{
+	if (m->sorted) {
+		int rc = sqlite3_step(m->sorted);
+		if (rc == SQLITE_ROW) {
+			tx_row_get(m->sorted, ret);
+			return 1;
+		}
+		return rc == SQLITE_DONE ? 0 : exp_sql_fail(m->e, rc, "MSTX_EVENTS");
+	}
+	/* a row may leave once every cursor is past its start */
+	while (m->n_cur && (!m->n_rows || m->rows[0].start >= m->cur[0].start)) {
+		int r = tx_load_group(m);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			if ((r = tx_rows_sorted(m->e, m)) < 0)
+				return r;
+			return tx_rows_next(m, ret);
+		}
+	}
+	if (!m->n_rows)
+		return 0;
+	*ret = m->rows[0];
+	m->rows[0] = m->rows[--m->n_rows];
+	rows_down(m->rows, m->n_rows, 0);
+	m->any = true;
+	m->last_start = ret->start;
+	m->last_rowid = ret->rowid;
+	return 1;
+}
+
 int exp_write_tx_summary(struct exp *e, const char *dir)
 {
-	/* the strings by id after the sort (exp_strings): the sorter carries
-	 * integers only */
-	static const char sql[] =
-		"SELECT globalTid, category, eventType, startNs, endNs, message, domainId FROM MSTX_EVENTS "
-		"ORDER BY startNs, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
 		if (e->selected) /* the chosen steps hold no event: no older file stays */
 			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
 	}
+	/* the strings by id (exp_strings): the sort, when there is one,
+	 * carries integers only */
 	struct exp_strings *msgs = NULL, *domains = NULL;
-	sqlite3_stmt *st = NULL;
+	struct tx_rows rows = { 0 };
 	struct exp_buf b = { 0 };
 	struct exp_table w;
 	bool open = false;
@@ -329,21 +572,22 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 	if (r == 0)
 		r = exp_strings_new(e, &domains);
 	if (r == 0)
-		r = exp_prepare(e, sql, &st);
+		r = tx_rows_open(e, &rows);
 	if (r == 0)
 		open = (r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) == 0;
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	struct tx_row x;
+	while (r == 0 && (r = tx_rows_next(&rows, &x)) > 0) {
+		r = 0;
 		const char *msg, *domain;
 		size_t msg_len, domain_len;
-		if ((r = exp_strings_get(msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
-		    (r = exp_strings_get(domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0) {
+		if ((r = exp_strings_get(msgs, x.msg, &msg, &msg_len)) <= 0 ||
+		    (r = exp_strings_get(domains, x.domain, &domain, &domain_len)) <= 0) {
 			if (r < 0)
 				break;
 			r = 0;
 			continue; /* no string: left out, as a join leaves it out */
 		}
-		csv_row(&b, st, msg, msg_len, domain, domain_len);
+		csv_row(&b, &x, msg, msg_len, domain, domain_len);
 		if ((r = b.err) < 0)
 			break;
 		FILE *f = exp_table_row(&w);
@@ -354,9 +598,7 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 		exp_buf_flush_to(&b, f);
 		r = exp_table_row_end(&w);
 	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
+	tx_rows_release(&rows);
 	exp_strings_free(msgs);
 	exp_strings_free(domains);
 	exp_buf_release(&b);
