@@ -746,11 +746,12 @@ static int close_open(struct agent_parse *p, uint64_t *ret_open)
 	r = exp_step_done(e, st, "closing open ranges");
 	sqlite3_finalize(st);
 	/* the open-range index served its purpose; one for the readers (by
-	 * thread, then time: what the timeline reads) replaces it */
+	 * thread, then time, the longer first: the timeline's order, so it
+	 * reads the events without a sort) replaces it */
 	if (r == 0)
 		r = exp_exec(e, "DROP INDEX MstxOpenIndex");
 	if (r == 0)
-		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS (globalTid, startNs)");
+		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS (globalTid, startNs, endNs DESC)");
 	/* the timeline reads OS runtime calls by thread, then time */
 	if (r == 0)
 		r = exp_exec(e, "CREATE INDEX OsrtApiIndex ON OSRT_API (globalTid, startNs)");

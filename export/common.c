@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -12,77 +13,130 @@
 
 void exp_note(struct exp *e, const char *fmt, ...)
 {
-	if (e->rep->message[0])
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
-	va_end(ap);
+	exp_lock(e);
+	if (!e->rep->message[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
+		va_end(ap);
+	}
+	exp_unlock(e);
 }
 
 void exp_note_add(struct exp *e, const char *fmt, ...)
 {
+	exp_lock(e);
 	char *m = e->rep->message;
 	size_t n = strlen(m), size = sizeof e->rep->message;
 	if (n && n + 3 < size) {
 		strcpy(m + n, "; ");
 		n += 2;
 	}
-	if (n + 1 >= size)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m + n, size - n, fmt, ap);
-	va_end(ap);
+	if (n + 1 < size) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(m + n, size - n, fmt, ap);
+		va_end(ap);
+	}
+	exp_unlock(e);
 }
 
-void exp_csv_field(FILE *f, const char *s, size_t len)
+/* --- byte buffers ---------------------------------------------------------- */
+
+bool exp_buf_grow(struct exp_buf *b, size_t more)
+{
+	if (b->err)
+		return false;
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < more) {
+		if (cap > SIZE_MAX / 2) {
+			b->err = -ENOMEM;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->err = -ENOMEM;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+void exp_buf_release(struct exp_buf *b)
+{
+	free(b->p);
+	*b = (struct exp_buf){ 0 };
+}
+
+void exp_buf_u64(struct exp_buf *b, uint64_t v)
+{
+	if (exp_buf_room(b, 24))
+		b->len += exp_fmt_u64(b->p + b->len, v);
+}
+
+void exp_buf_i64(struct exp_buf *b, int64_t v)
+{
+	if (v < 0) {
+		exp_buf_putc(b, '-');
+		exp_buf_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		exp_buf_u64(b, (uint64_t)v);
+	}
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
+void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len)
 {
 	if (len == 0) /* also a NULL column */
 		return;
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
-		fwrite(s, 1, len, f);
+	size_t i = 0;
+	while (i < len && s[i] != ',' && s[i] != '"' && s[i] != '\n' && s[i] != '\r')
+		i++;
+	if (i == len) {
+		exp_buf_put(b, s, len);
 		return;
 	}
-	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
+	exp_buf_putc(b, '"');
+	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
-			fputc('"', f);
-		fputc(s[i], f);
+			exp_buf_putc(b, '"');
+		exp_buf_putc(b, s[i]);
 	}
-	fputc('"', f);
+	exp_buf_putc(b, '"');
 }
 
 /* JSON string contents: quotes, backslashes and control characters
  * escaped; bytes that are not UTF-8 (an application's message may hold
  * anything) become U+FFFD, so the file stays valid JSON. */
-void exp_json_str(FILE *f, const char *s, size_t len)
+void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
-		/* the common case, a run of plain ASCII, in one write */
+		/* the common case, a run of plain ASCII, in one copy */
 		const unsigned char *q = p;
 		while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
 			q++;
 		if (q > p) {
-			fwrite(p, 1, (size_t)(q - p), f);
+			exp_buf_put(b, (const char *)p, (size_t)(q - p));
 			p = q;
 			continue;
 		}
 		unsigned char c = *p;
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
+			exp_buf_putc(b, '\\');
+			exp_buf_putc(b, (char)c);
 			p++;
 		} else if (c < 0x20) {
 			static const char esc[] = { ['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
+			char u[8];
 			if (c < sizeof esc && esc[c])
-				fprintf(f, "\\%c", esc[c]);
+				snprintf(u, sizeof u, "\\%c", esc[c]);
 			else
-				fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc(c, f);
+				snprintf(u, sizeof u, "\\u%04x", c);
+			exp_buf_puts(b, u);
 			p++;
 		} else {
 			/* length and validity of one UTF-8 sequence (no overlongs,
@@ -96,14 +150,43 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 			if (ok && n == 4)
 				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
 			if (ok) {
-				fwrite(p, 1, n, f);
+				exp_buf_put(b, (const char *)p, n);
 				p += n;
 			} else {
-				fputs("\xef\xbf\xbd", f);
+				exp_buf_lit(b, "\xef\xbf\xbd");
 				p++;
 			}
 		}
 	}
+}
+
+/* The FILE writers: through a buffer of their own, as the buffer writers
+ * format (one implementation of the escaping). */
+void exp_csv_field(FILE *f, const char *s, size_t len)
+{
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	struct exp_buf b = { 0 };
+	exp_buf_csv_field(&b, s, len);
+	exp_buf_flush_to(&b, f);
+	exp_buf_release(&b);
+}
+
+void exp_json_str(FILE *f, const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+		i++;
+	if (i == len) {
+		fwrite(s, 1, len, f);
+		return;
+	}
+	struct exp_buf b = { 0 };
+	exp_buf_json_str(&b, s, len);
+	exp_buf_flush_to(&b, f);
+	exp_buf_release(&b);
 }
 
 static int sql_errno(int rc)
@@ -169,6 +252,18 @@ bool exp_table_has_rows(struct exp *e, const char *table)
 	return has;
 }
 
+bool exp_table_has_index(struct exp *e, const char *index)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(e->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, index, -1, SQLITE_STATIC);
+	bool has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
 /* --- STRING_IDS ------------------------------------------------------------ */
 
 /* A cache in front of STRING_IDS: open addressing on a power-of-two table.
@@ -217,6 +312,79 @@ struct exp_intern *exp_intern_free(struct exp_intern *in)
 	sqlite3_finalize(in->find);
 	free(in);
 	return NULL;
+}
+
+/* --- STRING_IDS by id ------------------------------------------------------------ */
+
+#define STRINGS_SLOTS 4096 /* a power of two */
+
+struct exp_strings {
+	struct exp *e;
+	sqlite3_stmt *st;
+	struct {
+		int64_t id;       /* -1: empty */
+		char *s;
+		size_t len;
+	} slot[STRINGS_SLOTS];
+};
+
+int exp_strings_new(struct exp *e, struct exp_strings **ret)
+{
+	struct exp_strings *c = calloc(1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	c->e = e;
+	for (size_t i = 0; i < STRINGS_SLOTS; i++)
+		c->slot[i].id = -1;
+	int r = exp_prepare(e, "SELECT value FROM STRING_IDS WHERE id = ?", &c->st);
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+struct exp_strings *exp_strings_free(struct exp_strings *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < STRINGS_SLOTS; i++)
+		free(c->slot[i].s);
+	sqlite3_finalize(c->st);
+	free(c);
+	return NULL;
+}
+
+int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t *ret_len)
+{
+	size_t k = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ULL >> 52) & (STRINGS_SLOTS - 1);
+	if (c->slot[k].id != id || id < 0) {
+		sqlite3_bind_int64(c->st, 1, id);
+		int rc = sqlite3_step(c->st);
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(c->st);
+			return rc == SQLITE_DONE ? 0 : exp_sql_fail(c->e, rc, "STRING_IDS");
+		}
+		const char *v = (const char *)sqlite3_column_text(c->st, 0);
+		size_t n = v ? (size_t)sqlite3_column_bytes(c->st, 0) : 0;
+		char *copy = malloc(n + 1);
+		if (!copy) {
+			sqlite3_reset(c->st);
+			return -ENOMEM;
+		}
+		if (n)
+			memcpy(copy, v, n);
+		copy[n] = '\0';
+		sqlite3_reset(c->st);
+		free(c->slot[k].s);
+		c->slot[k].s = copy;
+		c->slot[k].len = n;
+		c->slot[k].id = id;
+	}
+	*ret = c->slot[k].s;
+	*ret_len = c->slot[k].len;
+	return 1;
 }
 
 static int intern_grow(struct exp_intern *in)
@@ -328,14 +496,25 @@ double exp_round(double v, int decimals)
 
 size_t exp_fmt_u64(char *buf, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
+	/* two digits per division: times are 16-19 digits long */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	char tmp[24], *p = tmp + sizeof tmp;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	size_t n = (size_t)(tmp + sizeof tmp - p);
+	memcpy(buf, p, n);
 	buf[n] = '\0';
 	return n;
 }
@@ -358,15 +537,33 @@ void exp_format_ts(int64_t ns, char buf[32])
 	fmt_ns_us(ns < 0 ? 0 : ns, buf);
 }
 
-void exp_format_dur_us(int64_t ns, char buf[32])
+static size_t fmt_dur_us(int64_t ns, char buf[32])
 {
 	if (ns < 0) {
 		exp_format_num((double)ns / 1000.0, 3, buf, 32);
-		return;
+		return strlen(buf);
 	}
 	size_t n = fmt_ns_us(ns, buf);
 	while (buf[n - 1] == '0' && buf[n - 2] != '.')
 		buf[--n] = '\0';
+	return n;
+}
+
+void exp_format_dur_us(int64_t ns, char buf[32])
+{
+	fmt_dur_us(ns, buf);
+}
+
+void exp_buf_ts(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32))
+		b->len += fmt_ns_us(ns < 0 ? 0 : ns, b->p + b->len);
+}
+
+void exp_buf_dur_us(struct exp_buf *b, int64_t ns)
+{
+	if (exp_buf_room(b, 32))
+		b->len += fmt_dur_us(ns, b->p + b->len);
 }
 
 void exp_format_num(double v, int decimals, char *buf, size_t size)
@@ -430,6 +627,8 @@ int exp_out_open(struct exp_out *o, const char *dir, const char *name)
 		unlink(o->tmp);
 		return r;
 	}
+	/* one thread writes a file: no stdio locking per call */
+	__fsetlocking(o->f, FSETLOCKING_BYCALLER);
 	o->vbuf = malloc(OUT_BUF_SIZE);
 	if (o->vbuf)
 		setvbuf(o->f, o->vbuf, _IOFBF, OUT_BUF_SIZE);
@@ -469,8 +668,11 @@ int exp_out_commit(struct exp *e, struct exp_out *o)
 
 void exp_note_written(struct exp *e, const char *name)
 {
-	if (e->n_written < EXPORT_MAX_FILES)
-		snprintf(e->written[e->n_written++], sizeof e->written[0], "%s", name);
+	struct exp *to = e->parent ? e->parent : e;
+	exp_lock(e);
+	if (to->n_written < EXPORT_MAX_FILES)
+		snprintf(to->written[to->n_written++], sizeof to->written[0], "%s", name);
+	exp_unlock(e);
 }
 
 void exp_out_rename(struct exp_out *o, const char *dir, const char *name)

@@ -388,6 +388,86 @@ static int write_readme(struct exp *e, const char *dir)
 	return r;
 }
 
+static int open_output_db(struct exp *e, const struct export_options *opt)
+{
+	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	int r = rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
+	if (r == 0 && opt && opt->select)
+		r = exp_select_steps(e, opt->model_id, opt->iteration_id, opt->iteration_count);
+	return r;
+}
+
+static int write_summaries(struct exp *e, const char *dir)
+{
+	exp_progress(e, "summary", 0, 0);
+	int r = exp_write_summaries(e, dir);
+	if (r == 0)
+		r = exp_write_tx_summary(e, dir);
+	if (r == 0)
+		r = exp_write_osrt_summary(e, dir);
+	if (r == 0)
+		r = exp_write_step_trace(e, dir);
+	if (r == 0)
+		r = exp_write_npu_mem(e, dir);
+	if (r == 0)
+		r = exp_write_gpu_summaries(e, dir);
+	return r;
+}
+
+/* The timeline's thread: a copy of the export with its own connection. */
+struct timeline_job {
+	struct exp e;
+	const struct export_options *opt;
+	const char *dir;
+	int r;
+};
+
+static void *timeline_thread(void *arg)
+{
+	struct timeline_job *j = arg;
+	j->r = open_output_db(&j->e, j->opt);
+	if (j->r == 0) {
+		exp_progress(&j->e, "timeline", 0, 0);
+		j->r = exp_write_timeline(&j->e, j->dir);
+	}
+	close_db(&j->e);
+	return NULL;
+}
+
+/* The timeline and the summaries, each on one core: they read the same
+ * tables and write different files, and the larger exports are made of
+ * little else.  Summaries stop at the first error as the timeline does;
+ * the two do not stop each other. */
+static int write_both(struct exp *e, const struct export_options *opt, const char *dir)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct timeline_job *j = malloc(sizeof *j);
+	if (!j)
+		return -ENOMEM;
+	e->lock = &lock;
+	*j = (struct timeline_job){ .e = *e, .opt = opt, .dir = dir };
+	j->e.db = NULL;
+	j->e.parent = e;
+	pthread_t th;
+	int r = -pthread_create(&th, NULL, timeline_thread, j);
+	if (r < 0) {
+		/* one after the other, as without threads */
+		e->lock = NULL;
+		exp_progress(e, "timeline", 0, 0);
+		r = exp_write_timeline(e, dir);
+		if (r == 0)
+			r = write_summaries(e, dir);
+	} else {
+		r = write_summaries(e, dir);
+		pthread_join(th, NULL);
+		e->lock = NULL;
+		if (j->r < 0)
+			r = j->r;
+	}
+	free(j);
+	return r;
+}
+
 static int write_outputs(struct exp *e, const struct export_options *opt)
 {
 	char dir[PATH_MAX];
@@ -401,27 +481,14 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
 	unsigned what = opt && opt->what ? opt->what : EXPORT_ALL;
 
-	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	int r = rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
-	if (r == 0 && opt && opt->select)
-		r = exp_select_steps(e, opt->model_id, opt->iteration_id, opt->iteration_count);
-	if (r == 0 && (what & EXPORT_TIMELINE)) {
+	int r = open_output_db(e, opt);
+	if (r == 0 && (what & EXPORT_TIMELINE) && (what & EXPORT_SUMMARY)) {
+		r = write_both(e, opt, dir);
+	} else if (r == 0 && (what & EXPORT_TIMELINE)) {
 		exp_progress(e, "timeline", 0, 0);
 		r = exp_write_timeline(e, dir);
-	}
-	if (r == 0 && (what & EXPORT_SUMMARY)) {
-		exp_progress(e, "summary", 0, 0);
-		r = exp_write_summaries(e, dir);
-		if (r == 0)
-			r = exp_write_tx_summary(e, dir);
-		if (r == 0)
-			r = exp_write_osrt_summary(e, dir);
-		if (r == 0)
-			r = exp_write_step_trace(e, dir);
-		if (r == 0)
-			r = exp_write_npu_mem(e, dir);
-		if (r == 0)
-			r = exp_write_gpu_summaries(e, dir);
+	} else if (r == 0 && (what & EXPORT_SUMMARY)) {
+		r = write_summaries(e, dir);
 	}
 	close_db(e);
 	e->rep->files_written = e->n_written;

@@ -4,10 +4,12 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "export.h"
 #include "tables.h"
@@ -79,7 +81,26 @@ struct exp {
 	/* files written to the output dir, for README.txt */
 	char written[EXPORT_MAX_FILES][NAME_MAX + 1];
 	unsigned n_written;
+
+	/* The timeline is written by a thread of its own, on a copy of this
+	 * struct with its own connection (export.c): the report, the progress
+	 * callback and the list of written files are shared, under lock;
+	 * parent is the struct whose list the copy's files go to. */
+	pthread_mutex_t *lock;
+	struct exp *parent;
 };
+
+static inline void exp_lock(struct exp *e)
+{
+	if (e->lock)
+		pthread_mutex_lock(e->lock);
+}
+
+static inline void exp_unlock(struct exp *e)
+{
+	if (e->lock)
+		pthread_mutex_unlock(e->lock);
+}
 
 /* Widen the session's time span to include t (Unix ns of a record). */
 static inline void exp_note_time(struct exp *e, int64_t t)
@@ -93,8 +114,11 @@ static inline void exp_note_time(struct exp *e, int64_t t)
 
 static inline void exp_progress(struct exp *e, const char *stage, uint64_t done, uint64_t total)
 {
-	if (e->progress)
+	if (e->progress) {
+		exp_lock(e);
 		e->progress(e->progress_ctx, stage, done, total);
+		exp_unlock(e);
+	}
 }
 
 /* Record the first problem worth telling the user (report.message). */
@@ -106,6 +130,52 @@ void exp_note_add(struct exp *e, const char *fmt, ...) __attribute__((format(pri
 void exp_json_str(FILE *f, const char *s, size_t len);
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
 void exp_csv_field(FILE *f, const char *s, size_t len);
+/* A growing byte buffer the hottest writers format a row or an event in,
+ * then hand to its file in one fwrite: per byte cheaper than stdio calls.
+ * An allocation failure leaves err set and drops what does not fit. */
+struct exp_buf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+bool exp_buf_grow(struct exp_buf *b, size_t more);
+void exp_buf_release(struct exp_buf *b);
+static inline bool exp_buf_room(struct exp_buf *b, size_t more)
+{
+	return b->cap - b->len >= more || exp_buf_grow(b, more);
+}
+static inline void exp_buf_put(struct exp_buf *b, const char *s, size_t n)
+{
+	if (exp_buf_room(b, n)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+/* A string literal, its length known at compile time. */
+#define exp_buf_lit(b, s) exp_buf_put((b), "" s, sizeof(s) - 1)
+static inline void exp_buf_putc(struct exp_buf *b, char c)
+{
+	if (exp_buf_room(b, 1))
+		b->p[b->len++] = c;
+}
+static inline void exp_buf_puts(struct exp_buf *b, const char *s)
+{
+	exp_buf_put(b, s, strlen(s));
+}
+void exp_buf_u64(struct exp_buf *b, uint64_t v);
+void exp_buf_i64(struct exp_buf *b, int64_t v);
+/* exp_format_ts and exp_format_dur_us into the buffer. */
+void exp_buf_ts(struct exp_buf *b, int64_t ns);
+void exp_buf_dur_us(struct exp_buf *b, int64_t ns);
+/* exp_json_str and exp_csv_field into the buffer. */
+void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len);
+void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len);
+/* The buffer to f in one write; emptied. */
+static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
+{
+	fwrite(b->p, 1, b->len, f);
+	b->len = 0;
+}
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
 int exp_exec(struct exp *e, const char *sql);
@@ -116,6 +186,18 @@ int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
 /* STRING_IDS: the id of s, inserting it on first use. */
 int exp_intern_id(struct exp *e, const char *s, int64_t *ret);
 struct exp_intern *exp_intern_free(struct exp_intern *in);
+/* STRING_IDS values by id for the writers of the large tables, in place of
+ * two joins per row: the ones last asked for stay in a direct-mapped cache
+ * (the sort of such a query also carries two integers instead of two
+ * strings per row). */
+struct exp_strings;
+int exp_strings_new(struct exp *e, struct exp_strings **ret);
+struct exp_strings *exp_strings_free(struct exp_strings *c);
+/* 1 with the string (NULL value: ""), 0 when STRING_IDS has no such id (an
+ * inner join would leave the row out), <0 on a database error.  The
+ * string stays valid until the next call on c: a row's two strings come
+ * from two caches. */
+int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t *ret_len);
 
 /* Percent values are kept with msprof's precision: 6 decimals
  * (NumberConstant.USAGE_PLACES). */
@@ -270,6 +352,7 @@ bool exp_have_device_layers(struct exp *e);
 int exp_write_device_layers(struct exp *e, struct exp_tl *tl);
 int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);
+bool exp_table_has_index(struct exp *e, const char *index);
 /* --model-id/--iteration-id (select.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

@@ -21,8 +21,8 @@
  * lane k > 0 an extra track with tid + k * EXPORT_LANE_TID_STEP named
  * "Thread <tid> (overlapping ranges k)".  Only what cannot nest moves; the
  * last lane takes whatever is left.  Rows stream from SQLite in that order
- * (index MstxEventsIndex); memory is the lanes of one thread and the list
- * of one process's threads. */
+ * (index MstxEventsIndex holds it: no sort); memory is the lanes of one
+ * thread and the list of one process's threads. */
 #include <ctype.h>
 #include <dirent.h>
 
@@ -34,13 +34,6 @@
 static const char *event_type_name(int64_t t)
 {
 	return t >= 0 && t < 4 ? export_mstx_event_types[t] : "unknown";
-}
-
-/* A text column, "" for NULL (never passed on as a NULL pointer). */
-static const char *text(sqlite3_stmt *st, int col)
-{
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	return s ? s : "";
 }
 
 /* --- timeline ---------------------------------------------------------------- */
@@ -56,10 +49,9 @@ struct thr { uint32_t tid; unsigned lanes; };
 struct txl {
 	struct exp *e;
 	struct exp_tl *out, *out2;
-	FILE *ev;                  /* one event, formatted once for both */
-	char *ev_buf;
-	size_t ev_size;
+	struct exp_buf ev;         /* one event, formatted once for both */
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
+	struct exp_strings *msgs, *domains;
 	struct lanes l;
 	struct thr *threads;
 	size_t n_threads, cap_threads;
@@ -90,20 +82,25 @@ static unsigned place(struct lanes *l, int64_t start, int64_t end)
  * complete (meta_end). */
 static void meta_end(struct txl *t)
 {
-	fflush(t->ev);
-	long n = ftell(t->ev);
-	fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out));
+	fwrite(t->ev.p, 1, t->ev.len, exp_tl_meta(t->out));
 	if (t->out2)
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_meta(t->out2));
-	rewind(t->ev);
+		fwrite(t->ev.p, 1, t->ev.len, exp_tl_meta(t->out2));
+	t->ev.len = 0;
 }
 
-static FILE *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
+static struct exp_buf *meta(struct txl *t, unsigned pid, uint64_t tid, const char *name, const char *key)
 {
-	FILE *f = t->ev;
-	fprintf(f, "{\"name\":\"%s\",\"pid\":%u,\"tid\":%" PRIu64 ",\"ph\":\"M\",\"args\":{\"%s\":", name, pid, tid,
-		key);
-	return f;
+	struct exp_buf *b = &t->ev;
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_puts(b, name);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ph\":\"M\",\"args\":{\"");
+	exp_buf_puts(b, key);
+	exp_buf_lit(b, "\":");
+	return b;
 }
 
 static int process_meta(struct txl *t, uint32_t pid)
@@ -120,35 +117,43 @@ static int process_meta(struct txl *t, uint32_t pid)
 		sqlite3_reset(t->name);
 		return exp_sql_fail(t->e, rc, "AGENT_PROCESS");
 	}
-	FILE *f = meta(t, fpid, 0, "process_name", "name");
-	fputc('"', f);
-	exp_json_str(f, name, strlen(name));
-	fputs("\"}}", f);
+	struct exp_buf *b = meta(t, fpid, 0, "process_name", "name");
+	exp_buf_putc(b, '"');
+	exp_buf_json_str(b, name, strlen(name));
+	exp_buf_lit(b, "\"}}");
 	meta_end(t);
 	sqlite3_reset(t->name);
-	f = meta(t, fpid, 0, "process_labels", "labels");
-	fprintf(f, "\"%s\"}}", export_tracks[TRACK_MSPROFTX].label);
+	b = meta(t, fpid, 0, "process_labels", "labels");
+	exp_buf_putc(b, '"');
+	exp_buf_puts(b, export_tracks[TRACK_MSPROFTX].label);
+	exp_buf_lit(b, "\"}}");
 	meta_end(t);
-	f = meta(t, fpid, 0, "process_sort_index", "sort_index");
-	fprintf(f, "%u}}", export_tracks[TRACK_MSPROFTX].sort_index);
+	b = meta(t, fpid, 0, "process_sort_index", "sort_index");
+	exp_buf_u64(b, export_tracks[TRACK_MSPROFTX].sort_index);
+	exp_buf_lit(b, "}}");
 	meta_end(t);
 	for (size_t i = 0; i < t->n_threads; i++) {
 		const struct thr *h = &t->threads[i];
 		for (unsigned k = 0; k < h->lanes; k++) {
 			uint64_t tid = h->tid + (uint64_t)k * EXPORT_LANE_TID_STEP;
-			f = meta(t, fpid, tid, "thread_name", "name");
-			if (k)
-				fprintf(f, "\"Thread %u (overlapping ranges %u)\"}}", h->tid, k);
-			else
-				fprintf(f, "\"Thread %u\"}}", h->tid);
+			b = meta(t, fpid, tid, "thread_name", "name");
+			exp_buf_lit(b, "\"Thread ");
+			exp_buf_u64(b, h->tid);
+			if (k) {
+				exp_buf_lit(b, " (overlapping ranges ");
+				exp_buf_u64(b, k);
+				exp_buf_putc(b, ')');
+			}
+			exp_buf_lit(b, "\"}}");
 			meta_end(t);
-			f = meta(t, fpid, tid, "thread_sort_index", "sort_index");
-			fprintf(f, "%u}}", h->tid);
+			b = meta(t, fpid, tid, "thread_sort_index", "sort_index");
+			exp_buf_u64(b, h->tid);
+			exp_buf_lit(b, "}}");
 			meta_end(t);
 		}
 	}
 	t->n_threads = 0;
-	return 0;
+	return t->ev.err;
 }
 
 /* The thread just finished: into the process's list. */
@@ -170,53 +175,47 @@ static int thread_done(struct txl *t, uint32_t tid)
 }
 
 static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
-		  int64_t category, const char *msg, int msg_len, const char *domain, int domain_len)
+		  int64_t category, const char *msg, size_t msg_len, const char *domain, size_t domain_len)
 {
-	char ts[32], dur[32], num[24];
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
-	exp_format_ts(start, ts);
-	exp_format_dur_us(end - start, dur);
-	FILE *f = t->out2 ? t->ev : exp_tl_event(t->out);
-	fputs("{\"name\":\"", f);
-	exp_json_str(f, msg, (size_t)msg_len);
-	fputs("\",\"pid\":", f);
-	fwrite(num, 1, exp_fmt_u64(num, fpid), f);
-	fputs(",\"tid\":", f);
-	fwrite(num, 1, exp_fmt_u64(num, tid), f);
-	fputs(",\"ts\":\"", f);
-	fputs(ts, f);
-	fputs("\",\"dur\":", f);
-	fputs(dur, f);
-	fputs(",\"ph\":\"X\",\"args\":{", f);
-	if (category != EXPORT_MSTX_NONE)
-		fprintf(f, "\"Category\":\"%" PRId64 "\",", category);
-	fputs("\"event_type\":\"", f);
-	fputs(event_type_name(type), f);
-	fputs("\",\"domain\":\"", f);
-	exp_json_str(f, domain, (size_t)domain_len);
-	fputs("\"}}", f);
-	if (t->out2) {
-		fflush(t->ev);
-		long n = ftell(t->ev);
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out));
-		fwrite(t->ev_buf, 1, (size_t)n, exp_tl_event(t->out2));
-		rewind(t->ev);
+	struct exp_buf *b = &t->ev;
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, msg, msg_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, fpid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ts\":\"");
+	exp_buf_ts(b, start);
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_dur_us(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
+	if (category != EXPORT_MSTX_NONE) {
+		exp_buf_lit(b, "\"Category\":\"");
+		exp_buf_i64(b, category);
+		exp_buf_lit(b, "\",");
 	}
+	exp_buf_lit(b, "\"event_type\":\"");
+	exp_buf_puts(b, event_type_name(type));
+	exp_buf_lit(b, "\",\"domain\":\"");
+	exp_buf_json_str(b, domain, domain_len);
+	exp_buf_lit(b, "\"}}");
+	fwrite(b->p, 1, b->len, exp_tl_event(t->out));
+	if (t->out2)
+		fwrite(b->p, 1, b->len, exp_tl_event(t->out2));
+	b->len = 0;
 }
 
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
 	static const char sql[] =
-		"SELECT m.globalTid, m.startNs, m.endNs, m.eventType, m.category, s.value, d.value "
-		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
-		"ORDER BY m.globalTid, m.startNs, m.endNs DESC, m.rowid";
+		"SELECT globalTid, startNs, endNs, eventType, category, message, domainId FROM MSTX_EVENTS "
+		"ORDER BY globalTid, startNs, endNs DESC, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
 	struct txl t = { .e = e, .out = out, .out2 = out2 };
 	sqlite3_stmt *st = NULL;
 	int r = 0;
-	if (!(t.ev = open_memstream(&t.ev_buf, &t.ev_size)))
-		return -errno;
 	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
 		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
 			r = -ENOMEM;
@@ -224,10 +223,24 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		r = exp_prepare(e, "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
 				&t.name);
 	if (r == 0)
+		r = exp_strings_new(e, &t.msgs);
+	if (r == 0)
+		r = exp_strings_new(e, &t.domains);
+	if (r == 0)
 		r = exp_prepare(e, sql, &st);
 	int64_t cur = -1;
 	int rc = SQLITE_DONE;
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *msg, *domain;
+		size_t msg_len, domain_len;
+		if ((r = exp_strings_get(t.msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
+		    (r = exp_strings_get(t.domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no string: not an event, as a join leaves it out */
+		}
+		r = 0;
 		int64_t g = sqlite3_column_int64(st, 0);
 		uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
 		if (cur >= 0 && g != cur) {
@@ -241,8 +254,9 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 		unsigned lane = place(&t.l, start, end);
 		event(&t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
-		      sqlite3_column_int64(st, 4), text(st, 5), sqlite3_column_bytes(st, 5), text(st, 6),
-		      sqlite3_column_bytes(st, 6));
+		      sqlite3_column_int64(st, 4), msg, msg_len, domain, domain_len);
+		if (t.ev.err)
+			r = t.ev.err;
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
@@ -253,48 +267,346 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(t.name);
+	exp_strings_free(t.msgs);
+	exp_strings_free(t.domains);
 	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
 		free(t.l.end[k]);
 	free(t.threads);
-	fclose(t.ev);
-	free(t.ev_buf);
+	exp_buf_release(&t.ev);
 	return r;
 }
 
 /* --- summary ------------------------------------------------------------------ */
 
+/* An MSTX_EVENTS row as the CSV reads it: integers only (strings by id). */
+struct tx_row {
+	int64_t g, category, type, start, end, msg, domain, rowid;
+};
+
+#define TX_COLUMNS "globalTid, category, eventType, startNs, endNs, message, domainId, rowid"
+
+static void tx_row_get(sqlite3_stmt *st, struct tx_row *ret)
+{
+	*ret = (struct tx_row){
+		.g = sqlite3_column_int64(st, 0), .category = sqlite3_column_int64(st, 1),
+		.type = sqlite3_column_int64(st, 2), .start = sqlite3_column_int64(st, 3),
+		.end = sqlite3_column_int64(st, 4), .msg = sqlite3_column_int64(st, 5),
+		.domain = sqlite3_column_int64(st, 6), .rowid = sqlite3_column_int64(st, 7),
+	};
+}
+
 /* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
  * mstx event, with the Device_id column and the device times (N/A: no
  * device side) of its merge step; times are µs with three decimals and the
  * "\t" msprof appends (format_high_precision_for_csv). */
-static void csv_row(FILE *f, sqlite3_stmt *st, void *arg)
+static void csv_row(struct exp_buf *b, const struct tx_row *x, const char *msg, size_t msg_len, const char *domain,
+		    size_t domain_len)
 {
-	int64_t g = sqlite3_column_int64(st, 0), category = sqlite3_column_int64(st, 1);
-	char start[32], end[32];
-	exp_format_ts(sqlite3_column_int64(st, 3), start);
-	exp_format_ts(sqlite3_column_int64(st, 4), end);
-	fprintf(f, "host,%" PRIu64 ",%" PRIu64 ",", (uint64_t)g >> 32, (uint64_t)g & 0xffffffffU);
-	if (category == EXPORT_MSTX_NONE)
-		fputs("N/A", f);
+	exp_buf_lit(b, "host,");
+	exp_buf_u64(b, (uint64_t)x->g >> 32);
+	exp_buf_putc(b, ',');
+	exp_buf_u64(b, (uint64_t)x->g & 0xffffffffU);
+	exp_buf_putc(b, ',');
+	if (x->category == EXPORT_MSTX_NONE)
+		exp_buf_lit(b, "N/A");
 	else
-		fprintf(f, "%" PRId64, category);
-	fprintf(f, ",%s,N/A,N/A,%s\t,%s\t,N/A,", event_type_name(sqlite3_column_int64(st, 2)), start, end);
-	exp_csv_field(f, text(st, 5), (size_t)sqlite3_column_bytes(st, 5));
-	fputc(',', f);
-	exp_csv_field(f, text(st, 6), (size_t)sqlite3_column_bytes(st, 6));
-	fputs(",N/A,N/A\n", f);
+		exp_buf_i64(b, x->category);
+	exp_buf_putc(b, ',');
+	exp_buf_puts(b, event_type_name(x->type));
+	exp_buf_lit(b, ",N/A,N/A,");
+	exp_buf_ts(b, x->start);
+	exp_buf_lit(b, "\t,");
+	exp_buf_ts(b, x->end);
+	exp_buf_lit(b, "\t,N/A,");
+	exp_buf_csv_field(b, msg, msg_len);
+	exp_buf_putc(b, ',');
+	exp_buf_csv_field(b, domain, domain_len);
+	exp_buf_lit(b, ",N/A,N/A\n");
+}
+
+/* The rows of the CSV in start order (ties: the lower rowid first).  The
+ * index MstxEventsIndex holds each thread's events in start order already,
+ * so with few threads their cursors are merged here instead of SQLite
+ * sorting the table, which at millions of rows spills to temporary files
+ * and merges those.  A cursor reads the index's order, in which events of
+ * one thread starting together are not by rowid: each such group is read
+ * whole into a heap of rows ordered by (start, rowid), and a row leaves
+ * the heap once no cursor can still hold an earlier one.  Many threads or
+ * a database without the index take SQLite's sort; so do the rows after a
+ * group of starts too large for the heap. */
+#define MERGE_MAX_THREADS 256
+#define MERGE_MAX_ROWS 65536
+
+struct tx_cursor {
+	int64_t start;             /* of the current row, not yet read */
+	sqlite3_stmt *st;
+};
+
+struct tx_rows {
+	struct exp *e;
+	sqlite3_stmt *sorted;      /* the sort, or NULL: the merge */
+	struct tx_cursor *cur;     /* heap by start */
+	size_t n_cur;
+	struct tx_row *rows;       /* heap by (start, rowid) */
+	size_t n_rows;
+	bool any;                  /* rows handed out, the last one: */
+	int64_t last_start, last_rowid;
+};
+
+static bool row_before(const struct tx_row *a, const struct tx_row *b)
+{
+	return a->start < b->start || (a->start == b->start && a->rowid < b->rowid);
+}
+
+static void rows_down(struct tx_row *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && row_before(&h[l], &h[min]))
+			min = l;
+		if (r < n && row_before(&h[r], &h[min]))
+			min = r;
+		if (min == i)
+			return;
+		struct tx_row t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+static void rows_up(struct tx_row *h, size_t i)
+{
+	while (i > 0 && row_before(&h[i], &h[(i - 1) / 2])) {
+		struct tx_row t = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void cur_down(struct tx_cursor *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && h[l].start < h[min].start)
+			min = l;
+		if (r < n && h[r].start < h[min].start)
+			min = r;
+		if (min == i)
+			return;
+		struct tx_cursor t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+static void tx_rows_release(struct tx_rows *m)
+{
+	sqlite3_finalize(m->sorted);
+	for (size_t i = 0; i < m->n_cur; i++)
+		sqlite3_finalize(m->cur[i].st);
+	free(m->cur);
+	free(m->rows);
+	*m = (struct tx_rows){ 0 };
+}
+
+/* The threads of MSTX_EVENTS, at most MERGE_MAX_THREADS + 1 of them. */
+static int tx_threads(struct exp *e, int64_t *ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = exp_prepare(e, "SELECT globalTid FROM MSTX_EVENTS WHERE globalTid > ? ORDER BY globalTid LIMIT 1", &st);
+	if (r < 0)
+		return r;
+	size_t n = 0;
+	int64_t last = INT64_MIN;
+	while (n <= MERGE_MAX_THREADS) {
+		sqlite3_bind_int64(st, 1, last);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			ret[n++] = last = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW) {
+			r = exp_sql_fail(e, rc, "MSTX_EVENTS threads");
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	*ret_n = n;
+	return r;
+}
+
+/* SQLite's sort, of the rows after the ones handed out. */
+static int tx_rows_sorted(struct exp *e, struct tx_rows *m)
+{
+	bool any = m->any;
+	int64_t start = m->last_start, rowid = m->last_rowid;
+	tx_rows_release(m);
+	m->e = e;
+	int r = exp_prepare(e, any ? "SELECT " TX_COLUMNS " FROM MSTX_EVENTS WHERE startNs > ?1 OR "
+				     "(startNs = ?1 AND rowid > ?2) ORDER BY startNs, rowid"
+				   : "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY startNs, rowid",
+			    &m->sorted);
+	if (r == 0 && any) {
+		sqlite3_bind_int64(m->sorted, 1, start);
+		sqlite3_bind_int64(m->sorted, 2, rowid);
+	}
+	return r;
+}
+
+static int tx_rows_open(struct exp *e, struct tx_rows *m)
+{
+	*m = (struct tx_rows){ .e = e };
+	int64_t *tids = malloc((MERGE_MAX_THREADS + 1) * sizeof *tids);
+	if (!tids)
+		return -ENOMEM;
+	size_t n = 0;
+	int r = exp_table_has_index(e, "MstxEventsIndex") ? tx_threads(e, tids, &n) : 0;
+	if (r == 0 && (n == 0 || n > MERGE_MAX_THREADS)) {
+		free(tids);
+		return tx_rows_sorted(e, m);
+	}
+	if (r == 0 && (!(m->cur = calloc(n, sizeof *m->cur)) || !(m->rows = malloc(MERGE_MAX_ROWS * sizeof *m->rows))))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct tx_cursor c = { 0 };
+		/* the index's order: no sort */
+		r = exp_prepare(e, "SELECT " TX_COLUMNS " FROM MSTX_EVENTS WHERE globalTid = ? "
+				   "ORDER BY startNs, endNs DESC, rowid", &c.st);
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(c.st, 1, tids[i]);
+		int rc = sqlite3_step(c.st);
+		if (rc == SQLITE_ROW) {
+			c.start = sqlite3_column_int64(c.st, 3);
+			m->cur[m->n_cur++] = c;
+		} else {
+			sqlite3_finalize(c.st);
+			if (rc != SQLITE_DONE)
+				r = exp_sql_fail(e, rc, "MSTX_EVENTS");
+		}
+	}
+	free(tids);
+	for (size_t i = m->n_cur; i-- > 0;)
+		cur_down(m->cur, m->n_cur, i);
+	if (r < 0)
+		tx_rows_release(m);
+	return r;
+}
+
+/* Read the first cursor's group of rows starting together into the row
+ * heap: 0, 1 when the heap is full (the caller takes the sort), <0. */
+static int tx_load_group(struct tx_rows *m)
+{
+	struct tx_cursor *c = &m->cur[0];
+	int64_t start = c->start;
+	int rc;
+	do {
+		if (m->n_rows == MERGE_MAX_ROWS)
+			return 1;
+		tx_row_get(c->st, &m->rows[m->n_rows]);
+		rows_up(m->rows, m->n_rows++);
+		rc = sqlite3_step(c->st);
+	} while (rc == SQLITE_ROW && (c->start = sqlite3_column_int64(c->st, 3)) == start);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return exp_sql_fail(m->e, rc, "MSTX_EVENTS");
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(c->st);
+		m->cur[0] = m->cur[--m->n_cur];
+	}
+	cur_down(m->cur, m->n_cur, 0);
+	return 0;
+}
+
+/* The next row: 1 and *ret, 0 when done, <0. */
+static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
+{
+	if (m->sorted) {
+		int rc = sqlite3_step(m->sorted);
+		if (rc == SQLITE_ROW) {
+			tx_row_get(m->sorted, ret);
+			return 1;
+		}
+		return rc == SQLITE_DONE ? 0 : exp_sql_fail(m->e, rc, "MSTX_EVENTS");
+	}
+	/* a row may leave once every cursor is past its start */
+	while (m->n_cur && (!m->n_rows || m->rows[0].start >= m->cur[0].start)) {
+		int r = tx_load_group(m);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			if ((r = tx_rows_sorted(m->e, m)) < 0)
+				return r;
+			return tx_rows_next(m, ret);
+		}
+	}
+	if (!m->n_rows)
+		return 0;
+	*ret = m->rows[0];
+	m->rows[0] = m->rows[--m->n_rows];
+	rows_down(m->rows, m->n_rows, 0);
+	m->any = true;
+	m->last_start = ret->start;
+	m->last_rowid = ret->rowid;
+	return 1;
 }
 
 int exp_write_tx_summary(struct exp *e, const char *dir)
 {
-	static const char sql[] =
-		"SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value "
-		"FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
-		"ORDER BY m.startNs, m.rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
 		if (e->selected) /* the chosen steps hold no event: no older file stays */
 			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
 		return 0;
 	}
-	return exp_table_query(e, dir, CSV_MSPROF_TX, sql, csv_row, NULL);
+	/* the strings by id (exp_strings): the sort, when there is one,
+	 * carries integers only */
+	struct exp_strings *msgs = NULL, *domains = NULL;
+	struct tx_rows rows = { 0 };
+	struct exp_buf b = { 0 };
+	struct exp_table w;
+	bool open = false;
+	int r = exp_strings_new(e, &msgs);
+	if (r == 0)
+		r = exp_strings_new(e, &domains);
+	if (r == 0)
+		r = tx_rows_open(e, &rows);
+	if (r == 0)
+		open = (r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) == 0;
+	struct tx_row x;
+	while (r == 0 && (r = tx_rows_next(&rows, &x)) > 0) {
+		r = 0;
+		const char *msg, *domain;
+		size_t msg_len, domain_len;
+		if ((r = exp_strings_get(msgs, x.msg, &msg, &msg_len)) <= 0 ||
+		    (r = exp_strings_get(domains, x.domain, &domain, &domain_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no string: left out, as a join leaves it out */
+		}
+		csv_row(&b, &x, msg, msg_len, domain, domain_len);
+		if ((r = b.err) < 0)
+			break;
+		FILE *f = exp_table_row(&w);
+		if (!f) {
+			r = w.err;
+			break;
+		}
+		exp_buf_flush_to(&b, f);
+		r = exp_table_row_end(&w);
+	}
+	tx_rows_release(&rows);
+	exp_strings_free(msgs);
+	exp_strings_free(domains);
+	exp_buf_release(&b);
+	if (open) {
+		if (r == 0)
+			r = exp_table_commit(&w);
+		else
+			exp_table_abort(&w);
+	}
+	return r;
 }

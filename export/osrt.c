@@ -48,6 +48,7 @@ int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 	uint32_t *tids = NULL;
 	size_t n = 0, cap = 0;
 	int64_t cur = -1;
+	struct exp_buf b = { 0 };   /* one event, handed to the timeline in one write */
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t g = sqlite3_column_int64(st, 0);
@@ -71,14 +72,21 @@ int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 			cur = g;
 		}
 		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_dur_us(end - start, dur);
-		FILE *f = exp_tl_event(out);
-		fputs("{\"name\":\"", f);
-		exp_json_str(f, (const char *)sqlite3_column_text(st, 3), (size_t)sqlite3_column_bytes(st, 3));
-		fprintf(f, "\",\"pid\":%u,\"tid\":%u,\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{}}", layer_pid(pid),
-			tid, ts, dur);
+		const char *name = (const char *)sqlite3_column_text(st, 3);
+		exp_buf_lit(&b, "{\"name\":\"");
+		exp_buf_json_str(&b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3));
+		exp_buf_lit(&b, "\",\"pid\":");
+		exp_buf_u64(&b, layer_pid(pid));
+		exp_buf_lit(&b, ",\"tid\":");
+		exp_buf_u64(&b, tid);
+		exp_buf_lit(&b, ",\"ts\":\"");
+		exp_buf_ts(&b, start);
+		exp_buf_lit(&b, "\",\"dur\":");
+		exp_buf_dur_us(&b, end - start);
+		exp_buf_lit(&b, ",\"ph\":\"X\",\"args\":{}}");
+		if ((r = b.err) < 0)
+			break;
+		exp_buf_flush_to(&b, exp_tl_event(out));
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
@@ -86,6 +94,7 @@ int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 		process_meta(out, (uint32_t)((uint64_t)cur >> 32), tids, n);
 	sqlite3_finalize(st);
 	free(tids);
+	exp_buf_release(&b);
 	return r;
 }
 

@@ -602,6 +602,84 @@ static void test_overflow(void)
 	free(prof);
 }
 
+/* The msprof_tx CSV in start order, ties by rowid (the order the events
+ * were recorded), whatever the threads: events of several threads starting
+ * at once, ranges of one thread starting at once but ending apart (the
+ * index holds them longer first), and one thread starting more events at
+ * once than the export merges in memory (65536), among another thread's.
+ * The order wanted is SQLite's, of the same rows. */
+static void test_csv_order(void)
+{
+	enum { P = 7100, A = 7100, B = 7101, C = 7102, MANY = 70000 };
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/PROF_000005_20231114221320100_00007100ABCDEFGH", tmp) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0);
+	CHECK(asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
+	struct w w;
+	wopen(&w, data, P, 0);
+	process(&w, P, "order", "./order");
+	start(&w, 1, A, 2, 1, 0, "a1");
+	start(&w, 1, A, 2, 2, 0, "a2");
+	mark(&w, 1, C, 0, 0, 0, "c1");
+	end(&w, 2, A, 2, 1, 0);
+	for (unsigned i = 0; i < MANY / 2; i++)
+		mark(&w, 3, B, 0, 0, 0, "b");
+	mark(&w, 3, C, 0, 0, 0, "c3");
+	for (unsigned i = 0; i < MANY / 2; i++)
+		mark(&w, 3, B, 0, 0, 0, "b");
+	mark(&w, 4, C, 0, 0, 0, "c4");
+	mark(&w, 4, A, 0, 0, 0, "a4");
+	end(&w, 5, A, 2, 2, 0);
+	mark(&w, 6, B, 0, 0, 0, "b6");
+	wclose(&w);
+
+	struct export_report rep;
+	int r = export_prof_dir(prof, NULL, &rep);
+	if (r < 0)
+		fprintf(stderr, "export: %s: %s\n", strerror(-r), rep.message);
+	CHECK(r == 0);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	_cleanup_free_ char *want = rows(db, "SELECT m.globalTid >> 32, m.globalTid & 4294967295, "
+					     "printf('%d.%03d', m.startNs / 1000, m.startNs % 1000), "
+					     "printf('%d.%03d', m.endNs / 1000, m.endNs % 1000), s.value FROM MSTX_EVENTS m "
+					     "JOIN STRING_IDS s ON s.id = m.message ORDER BY m.startNs, m.rowid");
+	_cleanup_free_ char *n = rows(db, "SELECT COUNT(*) FROM MSTX_EVENTS");
+	char count[32];
+	snprintf(count, sizeof count, "%d\n", MANY + 7); /* and a1, a2, c1, c3, c4, a4, b6 */
+	check_text("events", n, count);
+	sqlite3_close(db);
+
+	/* the CSV's pid, tid, start, end and message columns, as the query
+	 * writes them */
+	_cleanup_free_ char *path = find_file(rep.output_dir, "msprof_tx_", ".csv");
+	CHECK(path);
+	_cleanup_free_ char *csv = slurp(path);
+	char *got = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&got, &size);
+	char *save = NULL;
+	CHECK(strtok_r(csv, "\n", &save)); /* the header */
+	for (char *line; (line = strtok_r(NULL, "\n", &save));) {
+		char *f[16], *fs = NULL;
+		unsigned k = 0;
+		for (char *t = strtok_r(line, ",", &fs); t && k < 16; t = strtok_r(NULL, ",", &fs))
+			f[k++] = t;
+		CHECK(k == 14);
+		f[7][strcspn(f[7], "\t")] = '\0';
+		f[8][strcspn(f[8], "\t")] = '\0';
+		fprintf(m, "%s|%s|%s|%s|%s\n", f[1], f[2], f[7], f[8], f[10]);
+	}
+	fclose(m);
+	check_text("msprof_tx csv order", got, want);
+	free(got);
+	free(host);
+	free(data);
+	free(prof);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp))
@@ -610,6 +688,7 @@ int main(void)
 	test_include();
 	test_db_damaged();
 	test_overflow();
+	test_csv_order();
 	rm_rf(tmp);
 	printf("ok\n");
 	return 0;
