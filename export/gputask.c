@@ -243,7 +243,10 @@ int exp_build_gpu_tasks(struct exp *e)
 	exp_gpu_free(e);
 	if (!exp_table_has_rows(e, "GPU_TASK") && !exp_table_has_rows(e, "GPU_API"))
 		return 0;
+	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
+	 * launched a task (without it, a scan of TASK per call) */
 	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
+			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId); "
 			    "CREATE TEMP TABLE GPU_PID AS SELECT pid, row_number() OVER (ORDER BY pid) - 1 AS ord "
 			    "FROM (SELECT pid FROM GPU_TASK UNION SELECT pid FROM GPU_API)");
 	if (r < 0)
