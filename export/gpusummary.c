@@ -9,7 +9,10 @@
 /* The tasks with what the other tables know of them, in columns T_*;
  * tail: ORDER BY.  COMPUTE_TASK_INFO (no kernels) and CANN_API (no API
  * calls recorded) are dropped when empty, so the query is made for what
- * exists.  Returns a malloc'd string or NULL. */
+ * exists.  GPU_TASK is named in main: under iteration selection its
+ * plain name is a view (select.c), whose rows have no rowid to join on
+ * (TASK, the view, already keeps the chosen tasks alone).  Returns a
+ * malloc'd string or NULL. */
 static char *tasks_sql(struct exp *e, const char *tail)
 {
 	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
@@ -18,7 +21,7 @@ static char *tasks_sql(struct exp *e, const char *tail)
 	if (asprintf(&sql,
 		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, %s, "
 		     "%s, %s, %s, %s, g.copyKind, g.bytes, tt.value AS ttype, g.pid, %s AS launched, %s AS range "
-		     "FROM TASK t JOIN GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
+		     "FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
 		     "JOIN STRING_IDS tt ON tt.id = t.taskType %s",
 		     kernels ? "sn.value AS name" : "NULL", kernels ? "ot.value AS optype" : "NULL",
 		     kernels ? "c.blockNum" : "NULL", kernels ? "c.mixBlockNum" : "NULL", kernels ? "c.gridDim" : "NULL",
