@@ -174,10 +174,12 @@ int main(int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "t:", longopts, NULL)) != -1) {
 		if (c != 't')
-			return 2;
-		tasks = number("--tasks", optarg);
+			argc = 0; /* getopt said what; the usage follows */
+		else
+			tasks = number("--tasks", optarg);
 	}
-	argc -= optind - 1, argv += optind - 1;
+	if (argc)
+		argc -= optind - 1, argv += optind - 1;
 	if (argc < 3) {
 		fprintf(stderr, "usage: gen-raw [--tasks N] DIR EVENTS [STEPS] [SLICE_MB]\n");
 		return 2;
