@@ -199,6 +199,82 @@ const char *const exp_memcpy_operations[8] = { "host to host", "host to device",
 					      "device to device", "managed memory", "addr device to device",
 					      "host to device ex", "device to host ex" };
 
+/* --- the range around each launch -------------------------------------------------- */
+
+struct open_range {
+	int64_t start, end, message;
+};
+
+/* GPU_TASK_RANGE: for each task whose launch was recorded, the range of the
+ * launching thread with the latest start at or before the call's start
+ * that ends at or after the call's end (of those starting together, the
+ * one ending first).  One sweep over the ranges and the calls of each
+ * thread in start order: a query per task that looks back through the
+ * thread's annotations costs the number of tasks times the number of
+ * annotations (hours at a million of each).
+ *
+ * The ranges started so far sit on a stack in start order; a call is
+ * answered by the first range from the top that contains it.  A range
+ * that ended before a call started can contain no later call (calls come
+ * in start order): dead ranges on top are dropped, ones further down are
+ * passed over, so properly nested ranges cost O(1) per call. */
+static int build_task_ranges(struct exp *e)
+{
+	static const char sql[] =
+		"SELECT globalTid, startNs, endNs, message, 0 AS call, 0 FROM MSTX_EVENTS "
+		"WHERE eventType IN (1, 2) AND endNs IS NOT NULL "
+		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM TASK t "
+		"JOIN GPU_TASK g ON g.rowid = t.globalTaskId "
+		"JOIN GPU_API a ON a.pid = g.pid AND a.correlationId = g.correlationId "
+		"ORDER BY 1, 2, 5, 3 DESC";
+	sqlite3_stmt *sel, *ins;
+	int r = exp_prepare(e, sql, &sel);
+	if (r < 0)
+		return r;
+	if ((r = exp_prepare(e, "INSERT INTO GPU_TASK_RANGE VALUES (?, ?)", &ins)) < 0) {
+		sqlite3_finalize(sel);
+		return r;
+	}
+	_cleanup_free_ struct open_range *stack = NULL;
+	size_t n = 0, cap = 0;
+	int64_t tid = 0;
+	int rc = SQLITE_DONE;
+	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
+		int64_t end = sqlite3_column_int64(sel, 2);
+		if (n == 0 || t != tid)
+			n = 0, tid = t;
+		if (!sqlite3_column_int64(sel, 4)) {
+			if (n == cap) {
+				size_t c = cap ? 2 * cap : 64;
+				struct open_range *s = realloc(stack, c * sizeof(*s));
+				if (!s) {
+					r = -ENOMEM;
+					break;
+				}
+				stack = s, cap = c;
+			}
+			stack[n++] = (struct open_range){ start, end, sqlite3_column_int64(sel, 3) };
+			continue;
+		}
+		while (n > 0 && stack[n - 1].end < start)
+			n--;
+		for (size_t i = n; i-- > 0;) {
+			if (stack[i].end < end)
+				continue;
+			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 5));
+			sqlite3_bind_int64(ins, 2, stack[i].message);
+			r = exp_step_done(e, ins, "GPU_TASK_RANGE");
+			break;
+		}
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return r;
+}
+
 /* --- msprof's tables --------------------------------------------------------------- */
 
 static int memcpy_rows(struct exp *e)
@@ -221,7 +297,10 @@ static int memcpy_rows(struct exp *e)
 /* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api too) */
 static int build_tasks(struct exp *e, bool memcpy_info)
 {
-	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId)");
+	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
+	 * launched a task (without it, a scan of TASK per call) */
+	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
+			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId)");
 	if (r < 0)
 		return r;
 	int64_t ids[4] = { 0 };
@@ -380,11 +459,6 @@ int exp_build_gpu_tasks(struct exp *e)
 	/* the innermost mstx/NVTX range (push/pop or start/end) of the
 	 * launching thread around each launch */
 	if (r == 0 && want_tasks && exp_table_has_rows(e, "MSTX_EVENTS") && exp_table_has_rows(e, "GPU_API"))
-		r = exp_exec(e, "INSERT INTO GPU_TASK_RANGE SELECT globalTaskId, message FROM (SELECT t.globalTaskId, "
-				"(SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = (a.pid << 32) | a.tid AND "
-				"m.eventType IN (1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs ORDER BY "
-				"m.startNs DESC, m.endNs LIMIT 1) AS message FROM TASK t JOIN GPU_TASK g ON g.rowid = "
-				"t.globalTaskId JOIN GPU_API a ON a.pid = g.pid AND a.correlationId = g.correlationId) "
-				"WHERE message IS NOT NULL");
+		r = build_task_ranges(e);
 	return r;
 }

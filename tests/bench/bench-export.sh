@@ -1,21 +1,28 @@
 # Export throughput and memory on synthetic agent data (tests/helpers/gen-raw:
-# real raw files, mstx marks inside "step N" ranges), against the time the
-# sqlite3 command line tool takes to dump the same events to CSV.
+# real raw files, mstx marks inside "step N" ranges, plus device tasks each
+# launched by a CUDA runtime call in the same steps), against the time the
+# sqlite3 command line tool takes to dump the same tables to CSV.
 #
 #   BENCH_EXPORT_EVENTS="1000000 10000000" meson test -C build --benchmark export -v
 #
-# For each size: parse (raw -> msprof_{ts}.db, records/s), export (db ->
-# msprof and msprof_tx timelines, msprof_tx and step_trace CSVs, events/s),
-# the peak resident memory of each (GNU time), and the reference: sqlite3
-# -csv dumping MSTX_EVENTS joined with its strings in start order, what the
-# msprof_tx CSV holds.  Prints figures; never fails on time.
-#
-# Device tasks (1M TASK rows) are to be added here once the GPU collector's
-# raw records and TASK export exist: generate them in gen-raw next to the
-# mstx events and time the same steps.
+# Each size is EVENTS mstx events + BENCH_EXPORT_TASKS device tasks (default
+# 1,000,000 at every size; 0 for mstx alone), each task with its runtime
+# call.  For each size: parse (raw -> msprof_{ts}.db, records/s over every
+# raw record), export (db -> msprof and msprof_tx timelines, msprof_tx,
+# step_trace, op_summary, op_statistic, task_time, api_statistic CSVs;
+# events/s over mstx events + tasks + calls), the peak resident memory of
+# each (GNU time), and two references, each one sqlite3 -csv run:
+#   sqlite3_tx   MSTX_EVENTS joined with its strings in start order, what
+#                the msprof_tx CSV holds (the reference of mstx-only runs)
+#   sqlite3_all  that, and TASK joined with its strings (task type, kernel
+#                name) in start order, what the task_time CSV holds: the
+#                same rows the export's CSVs hold, in the same order
+# Prints figures; never fails on time.
 set -u
 : "${HELPERS:?run under meson test}" "${MSPROF:?}"
 SIZES=${BENCH_EXPORT_EVENTS:-1000000}
+TASKS=${BENCH_EXPORT_TASKS:-1000000}
+case $TASKS in '' | *[!0-9]*) echo "FAIL: BENCH_EXPORT_TASKS='$TASKS' is not a number of tasks"; exit 1 ;; esac
 command -v sqlite3 >/dev/null 2>&1 || { echo "SKIP: sqlite3 is needed for the reference"; exit 77; }
 [ -x /usr/bin/time ] || { echo "SKIP: GNU time (/usr/bin/time) is needed for peak memory"; exit 77; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-export.XXXXXX")
@@ -28,24 +35,42 @@ run() {
 	read -r SEC KB <"$W/time"
 }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
+ratio() { awk -v e="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? e / s : 0) }'; }
 
-printf '%-10s %10s %12s %9s %10s %12s %9s %10s %8s\n' events parse_s records/s parse_MB export_s events/s export_MB sqlite3_s ratio
+TX_SQL="SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value
+	FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId
+	ORDER BY m.startNs, m.rowid;"
+TASK_SQL="SELECT t.deviceId, n.value, tt.value, t.streamId, t.taskId, t.endNs - t.startNs, t.startNs, t.endNs
+	FROM TASK t JOIN STRING_IDS tt ON tt.id = t.taskType LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId
+	LEFT JOIN STRING_IDS n ON n.id = c.name ORDER BY t.startNs;"
+
+echo "each size: EVENTS mstx events + $TASKS device tasks (and as many runtime calls)"
+printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s\n' events tasks parse_s records/s parse_MB \
+	export_s events/s export_MB sqlite3_tx sqlite3_all r_tx r_all
 for n in $SIZES; do
 	P=$W/$n/PROF_000001_20260101000000000_00004242AAAAAAAA
 	mkdir -p "$W/$n"
-	"$HELPERS/gen-raw" "$P" "$n" 100 >/dev/null || { echo "FAIL: gen-raw $n"; exit 1; }
-	records=$((n + 3)) # the process, thread and counters records besides the events
+	"$HELPERS/gen-raw" --tasks "$TASKS" "$P" "$n" 100 >/dev/null || { echo "FAIL: gen-raw $n"; exit 1; }
+	records=$((n + 3 + 2 * TASKS)) # the process, thread and counters records besides the events, calls and tasks
 	run parse "$MSPROF" --parse=on --output="$P"
 	ps=$SEC pk=$KB
 	run export "$MSPROF" --export=on --output="$P"
 	es=$SEC ek=$KB
 	db=$(ls "$P"/msprof_*.db)
-	run sqlite3 sqlite3 -csv "$db" "SELECT m.globalTid, m.category, m.eventType, m.startNs, m.endNs, s.value, d.value
-		FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId
-		ORDER BY m.startNs, m.rowid"
-	ss=$SEC
-	printf '%-10s %10s %12s %9s %10s %12s %9s %10s %8s\n' "$n" "$ps" "$(rate $records "$ps")" $((pk / 1024)) \
-		"$es" "$(rate "$n" "$es")" $((ek / 1024)) "$ss" "$(awk -v e="$es" -v s="$ss" 'BEGIN { printf "%.2f", (s > 0 ? e / s : 0) }')"
+	run sqlite3 sqlite3 -csv "$db" "$TX_SQL"
+	ts=$SEC
+	if [ "$TASKS" -gt 0 ]; then
+		run sqlite3 sqlite3 -csv "$db" "$TX_SQL $TASK_SQL"
+		as=$SEC
+	else
+		as=$ts
+	fi
+	printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s\n' "$n" "$TASKS" "$ps" "$(rate $records "$ps")" \
+		$((pk / 1024)) "$es" "$(rate $((n + 2 * TASKS)) "$es")" $((ek / 1024)) "$ts" "$as" \
+		"$(ratio "$es" "$ts")" "$(ratio "$es" "$as")"
 	rm -rf "${W:?}/$n"
 done
-echo "ratio: export time / sqlite3 dump time (the export writes two timelines and two CSVs, the dump one CSV)"
+echo "records/s: raw records (mstx events, runtime calls, tasks) parsed per second"
+echo "events/s: mstx events + runtime calls + tasks exported per second"
+echo "r_tx: export time / sqlite3 dump of the mstx events alone (the export also writes the tasks, calls and timelines)"
+echo "r_all: export time / sqlite3 dump of the mstx events and the tasks: the rows the export's CSVs hold (it also writes two timelines)"

@@ -2,27 +2,38 @@
  * writer, for the export tests and benchmarks that need sizes no workload
  * produces quickly.
  *
- *   gen-raw DIR EVENTS [STEPS] [SLICE_MB]
+ *   gen-raw [--tasks N] DIR EVENTS [STEPS] [SLICE_MB]
  *
  * DIR/host/{info.json,sample.json,start_info,end_info} and
  * DIR/host/data/agent_<GEN_PID>.data.slice_<n>: one process, one thread,
  * EVENTS mstx events in all.  STEPS push/pop ranges "step 1".."step STEPS"
  * (default 1) each hold an equal share of the remaining events as marks
  * "op_<i % 100>" one microsecond apart (the last step takes the
- * remainder), so step s holds exactly gen_marks_in(s) + 1 events.  Prints
- * one line per step: "step <s> <events> <startNs> <endNs>" (Unix ns), the
- * ground truth the tests compare the export with.
+ * remainder), so step s holds exactly gen_marks_in(s) + 1 events.
  *
- * Device tasks (the benchmark's 1M TASK rows) go here once the GPU
- * collector's raw task records exist: written into the same steps, from
- * a device source's writer next to this agent file. */
+ * --tasks N adds N device tasks, shared out among the steps the same way:
+ * each is a CUDA runtime call on the same thread (cudaLaunchKernel_v7000,
+ * cudaMemcpyAsync_v3020 or cudaMemsetAsync_v3020) in a microsecond slot of
+ * its own between the marks, and the kernel, copy or set it launched,
+ * linked by correlation id i + 1 and running inside the same slot (so
+ * inside the step).  Task i is a memcpy when i % 16 == 5, a memset when
+ * i % 16 == 13, a kernel otherwise.  As the agent writes what CUPTI hands
+ * it, a step's RAW_AGENT_GPU_API and RAW_AGENT_GPU_TASK records (each
+ * call before its task) come after the step's range end, in one batch.
+ *
+ * Prints one line per step, the ground truth the tests compare the export
+ * with (times in Unix ns, durations in ns):
+ *   step <s> <events> <startNs> <endNs> <tasks> <kernels> <kernelNs> <memcpys> <memsets>
+ */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gputask.h"
 #include "raw.h"
 
 #define GEN_PID 4242U
@@ -70,18 +81,119 @@ static void text_file(const char *dir, const char *name, const char *text)
 		die(p, errno);
 }
 
+/* --- device tasks ---------------------------------------------------------------- */
+
+/* Mangled names as CUPTI reports them (the export demangles them). */
+static const char *const kernels[] = {
+	"_Z10vector_addPKfS0_Pfi",
+	"_ZN2at6native13reduce_kernelILi512ELi1EEEvPfi",
+	"_Z4gemmILi128EEvPKfS1_Pfiii",
+	"_ZN7cutlass6KernelINS_4gemm6kernel4GemmEEEvv",
+	"_Z15softmax_forwardPfPKfii",
+	"_Z12relu_inplacePfl",
+	"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+};
+
+struct step_tasks { uint64_t tasks, kernels, kernel_ns, memcpys, memsets; };
+
+static uint32_t task_kind(uint64_t i)
+{
+	return i % 16 == 5 ? GPU_TASK_MEMCPY : i % 16 == 13 ? GPU_TASK_MEMSET : GPU_TASK_KERNEL;
+}
+
+/* Task i, launched in the microsecond slot starting at us: the call takes
+ * its first 150 ns, the task runs 100..700 ns from 200 ns in. */
+static void put_task(uint64_t i, uint64_t us, struct gpu_api *a, struct gpu_task *t, struct step_tasks *st)
+{
+	uint64_t slot = MONO0 + us * US, dur = 100 + (i * 7919) % 601;
+	uint32_t kind = task_kind(i), corr = (uint32_t)(i + 1);
+
+	*a = (struct gpu_api){ .start = slot, .end = slot + 150, .tid = GEN_TID, .correlation = corr };
+	*t = (struct gpu_task){ .kind = kind, .start = slot + 200, .end = slot + 200 + dur, .device = 0,
+				.context = 1, .correlation = corr };
+	if (kind == GPU_TASK_KERNEL) {
+		a->cbid = 211;
+		snprintf(a->name, sizeof a->name, "cudaLaunchKernel_v7000");
+		t->stream = 7;
+		t->grid[0] = 64 * (int32_t)(1 + i % 4), t->grid[1] = t->grid[2] = 1;
+		t->block[0] = 256, t->block[1] = t->block[2] = 1;
+		t->registers = 32;
+		snprintf(t->name, sizeof t->name, "%s", kernels[i % (sizeof kernels / sizeof *kernels)]);
+		st->kernels++;
+		st->kernel_ns += dur;
+	} else if (kind == GPU_TASK_MEMCPY) {
+		a->cbid = 41;
+		snprintf(a->name, sizeof a->name, "cudaMemcpyAsync_v3020");
+		t->stream = 13;
+		t->copy_kind = (i / 16) % 2 ? GPU_COPY_DTOH : GPU_COPY_HTOD;
+		t->bytes = 4096 * (1 + i % 64);
+		st->memcpys++;
+	} else {
+		a->cbid = 51;
+		snprintf(a->name, sizeof a->name, "cudaMemsetAsync_v3020");
+		t->stream = 13;
+		t->bytes = 1 << 20;
+		st->memsets++;
+	}
+	st->tasks++;
+}
+
+/* One step's launches, as the agent writes a completed CUPTI buffer: each
+ * call, then the task it launched. */
+static void put_tasks(uint64_t first, const uint64_t *slots, uint64_t n, struct step_tasks *st)
+{
+	static struct gpu_api a;
+	static struct gpu_task t;
+	for (uint64_t j = 0; j < n; j++) {
+		put_task(first + j, slots[j], &a, &t, st);
+		if (gpu_encode_api(&b, &a) < 0)
+			die("encoding a runtime call", -EINVAL);
+		emit(RAW_AGENT_GPU_API);
+		if (gpu_encode_task(&b, &t) < 0)
+			die("encoding a task", -EINVAL);
+		emit(RAW_AGENT_GPU_TASK);
+	}
+}
+
+static uint64_t number(const char *what, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-') {
+		fprintf(stderr, "gen-raw: %s '%s' is not a number\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = { { "tasks", required_argument, NULL, 't' }, { 0 } };
+	uint64_t tasks = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "t:", longopts, NULL)) != -1) {
+		if (c != 't')
+			argc = 0; /* getopt said what; the usage follows */
+		else
+			tasks = number("--tasks", optarg);
+	}
+	if (argc)
+		argc -= optind - 1, argv += optind - 1;
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen-raw DIR EVENTS [STEPS] [SLICE_MB]\n");
+		fprintf(stderr, "usage: gen-raw [--tasks N] DIR EVENTS [STEPS] [SLICE_MB]\n");
 		return 2;
 	}
 	const char *dir = argv[1];
-	uint64_t events = strtoull(argv[2], NULL, 10);
-	uint64_t steps = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
-	uint64_t slice_mb = argc > 4 ? strtoull(argv[4], NULL, 10) : 64;
+	uint64_t events = number("EVENTS", argv[2]);
+	uint64_t steps = argc > 3 ? number("STEPS", argv[3]) : 1;
+	uint64_t slice_mb = argc > 4 ? number("SLICE_MB", argv[4]) : 64;
 	if (steps == 0 || events < steps) {
 		fprintf(stderr, "gen-raw: EVENTS must be at least STEPS (>= 1)\n");
+		return 2;
+	}
+	if (tasks > UINT32_MAX) {
+		fprintf(stderr, "gen-raw: --tasks is at most %" PRIu32 " (correlation ids are 32-bit)\n", UINT32_MAX);
 		return 2;
 	}
 	char host[4096], data[4096];
@@ -91,7 +203,8 @@ int main(int argc, char **argv)
 		die(dir, errno);
 	text_file(host, "info.json", "{\"hostname\":\"genhost\",\"hostUid\":\"0\",\"pid\":\"4242\","
 		  "\"pid_name\":\"gen\",\"rank_id\":-1,\"cpuNums\":2,\"memoryTotal\":1000000}");
-	text_file(host, "sample.json", "{\"msproftx\":\"on\"}");
+	text_file(host, "sample.json", tasks ? "{\"msproftx\":\"on\",\"task_time\":\"l1\",\"runtime_api\":\"on\"}"
+					     : "{\"msproftx\":\"on\"}");
 	text_file(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
 
 	char stem[RAW_STEM_MAX];
@@ -116,8 +229,13 @@ int main(int argc, char **argv)
 	emit(RAW_AGENT_THREAD);
 
 	uint64_t marks = events - steps, per = marks / steps, t = 1, i = 0;
+	uint64_t tper = tasks / steps, ti = 0;
+	uint64_t *slots = NULL;
+	if (tasks && !(slots = malloc((tasks - tper * (steps - 1)) * sizeof(*slots))))
+		die("slots", ENOMEM);
 	for (uint64_t s = 1; s <= steps; s++) {
 		uint64_t k = s == steps ? marks - per * (steps - 1) : per, t0 = t;
+		uint64_t m = s == steps ? tasks - tper * (steps - 1) : tper, launched = 0;
 		char msg[64];
 		snprintf(msg, sizeof msg, "step %" PRIu64, s);
 		head(t);
@@ -130,7 +248,13 @@ int main(int argc, char **argv)
 		raw_buf_u32(&b, 0);
 		str(msg);
 		emit(RAW_AGENT_RANGE_START);
-		for (uint64_t j = 0; j < k; j++, i++) {
+		/* k marks and m launches, one microsecond slot each, the
+		 * launches spread evenly among the marks */
+		for (uint64_t slot = 0; slot < k + m; slot++) {
+			if (launched < m && (launched + 1) * (k + m) <= (slot + 1) * m) {
+				slots[launched++] = ++t;
+				continue;
+			}
 			snprintf(msg, sizeof msg, "op_%" PRIu64, i % 100);
 			head(++t);
 			raw_buf_u32(&b, GEN_TID);
@@ -141,6 +265,7 @@ int main(int argc, char **argv)
 			raw_buf_u32(&b, 0);
 			str(msg);
 			emit(RAW_AGENT_MARK);
+			i++;
 		}
 		head(++t);
 		raw_buf_u32(&b, GEN_TID);
@@ -148,10 +273,15 @@ int main(int argc, char **argv)
 		raw_buf_u64(&b, 0);
 		raw_buf_u64(&b, 0);
 		emit(RAW_AGENT_RANGE_END);
-		printf("step %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", s, k + 1, REAL0 + t0 * US,
-		       REAL0 + t * US);
+		struct step_tasks st = { 0 };
+		put_tasks(ti, slots, m, &st);
+		ti += m;
+		printf("step %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		       " %" PRIu64 " %" PRIu64 "\n", s, k + 1, REAL0 + t0 * US, REAL0 + t * US, st.tasks, st.kernels,
+		       st.kernel_ns, st.memcpys, st.memsets);
 		t++;
 	}
+	free(slots);
 	head(t);
 	raw_buf_u64(&b, events);
 	raw_buf_u64(&b, 0);

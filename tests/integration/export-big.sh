@@ -4,7 +4,10 @@
 # metadata, iteration selection against the generator's step table, JSON
 # summaries that parse with the right rows, a torn tail and a damaged
 # record (every whole record taken, the rest reported), and an export
-# killed midway leaves no file under a final name.
+# killed midway leaves no file under a final name.  The same for device
+# tasks (gen-raw --tasks): task_time slicing past 1,000,000 rows,
+# iteration selection of tasks against the generator's per-step counts
+# and kernel time, a damaged and a torn task record.
 . "$SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON outputs"
 GEN=$HELPERS/gen-raw
@@ -130,6 +133,106 @@ eq "damaged record: the others kept" "$(tx_pieces)" "msprof_tx:999 "
 gen garbage 10 1
 head -c 5000 /dev/urandom >"$P/host/data/agent_4242.data.slice_0"
 t_expect_rc 0 "a raw file that is not one: the export goes on" "$MSPROF" --export=on --output="$P"
+
+# --- device tasks ------------------------------------------------------------------------
+# gen_t NAME TASKS EVENTS STEPS: gen with device tasks
+gen_t() {
+	mkdir -p "$T_WORK/$1"
+	P=$T_WORK/$1/PROF_000001_20260101000000000_00004242AAAAAAAA
+	"$GEN" --tasks "$2" "$P" "$3" "$4" >"$P.steps" || t_fail "gen-raw --tasks $2 $3 $4"
+}
+# data rows of a CSV's pieces, "name:rows" in name order
+pieces() {
+	local f
+	for f in "$(OUT)/$1"_*.csv; do
+		[ -e "$f" ] || continue
+		printf '%s:%s\n' "$(basename "$f" | sed 's/_[0-9]\{14\}\.csv$//')" "$(($(wc -l <"$f") - 1))"
+	done | sort | tr '\n' ' '
+}
+# the step lines' column $1 summed over the steps with $2 <= step < $3
+truth() { awk -v c="$1" -v lo="$2" -v hi="$3" '$1 == "step" && $2 >= lo && $2 < hi { n += $c } END { printf "%d\n", n }' "$P.steps"; }
+# the step line's column $1 of step $2 as written (times: 19 digits, past awk's doubles)
+col() { awk -v c="$1" -v s="$2" '$1 == "step" && $2 == s { print $c }' "$P.steps"; }
+# "tasks kernels kernelNs inside" from the CSVs: task_time rows, op_summary
+# rows and their durations in ns, and whether every task starts in [lo, hi]
+csv_tasks() {
+	python3 - "$(OUT)" "${1:-0}" "${2:-9223372036854775807}" <<'PY'
+import csv, glob, sys
+out, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ns = lambda v: int(v.strip().replace('.', ''))
+tt = [r for f in sorted(glob.glob(out + '/task_time_*.csv')) for r in list(csv.reader(open(f)))[1:]]
+op = [r for f in sorted(glob.glob(out + '/op_summary_*.csv')) for r in list(csv.reader(open(f)))[1:]]
+print(len(tt), len(op), sum(ns(r[9]) for r in op), all(lo <= ns(r[6]) <= hi for r in tt))
+PY
+}
+
+gen_t tb 1000001 2 2
+summary
+eq "1,000,001 tasks: task_time in slices of 1,000,000 and 1" "$(pieces task_time)" \
+	"task_time_slice_0:1000000 task_time_slice_1:1 "
+eq "1,000,001 tasks: every kernel and its time in op_summary" "$(csv_tasks | cut -d' ' -f2,3)" \
+	"$(truth 7 1 3) $(truth 8 1 3)"
+summary --model-id 4294967295 --iteration-id 1
+eq "step 1 of 2: its tasks alone, the slices gone" "$(pieces task_time)" "task_time:$(truth 6 1 2) "
+eq "step 1 of 2: its kernels, kernel time exact, every task inside it" "$(csv_tasks "$(col 4 1)" "$(col 5 1)")" \
+	"$(truth 6 1 2) $(truth 7 1 2) $(truth 8 1 2) True"
+
+gen_t ti 4000 4000 4
+"$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id=3 >"$T_WORK/log" 2>&1 ||
+	{ t_fail "export --iteration-id=3 with tasks"; cat "$T_WORK/log" >&2; }
+eq "tasks, step 3: exactly its tasks and kernels, kernel time exact, every task inside it" \
+	"$(csv_tasks "$(col 4 3)" "$(col 5 3)")" "$(truth 6 3 4) $(truth 7 3 4) $(truth 8 3 4) True"
+eq "tasks, step 3: its runtime calls in api_statistic" \
+	"$(tail -n +2 "$(OUT)"/api_statistic_*.csv | awk -F, '{ n += $5 } END { print n }')" "$(truth 6 3 4)"
+eq "tasks, step 3: timeline tasks, calls and flows, each a task of step 3" "$(python3 - "$(OUT)" \
+	"$(col 4 3)" "$(col 5 3)" <<'PY'
+import glob, json, sys
+out, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ev = [e for f in glob.glob(out + '/msprof_2*.json') for e in json.load(open(f))]
+ns = lambda e: int(e['ts'].replace('.', ''))
+tasks = [e for e in ev if e['ph'] == 'X' and 'Task Type' in e.get('args', {})]
+calls = [e for e in ev if e['ph'] == 'X' and e['name'].startswith('Runtime@')]
+flows = [e for e in ev if e['ph'] in 'sf' and e.get('cat') == 'HostToDevice']
+print(len(tasks), len(calls), len(flows), all(lo <= ns(e) <= hi for e in tasks + calls),
+      {e['args'].get('range') for e in tasks})
+PY
+)" "$(truth 6 3 4) $(truth 6 3 4) $(($(truth 6 3 4) * 2)) True {'step 3'}"
+
+# frame NTH KIND: "offset payload_len duration kernel" of the NTH (1-based;
+# -1: the last) RAW_AGENT_GPU_TASK frame of kind KIND (1 kernel; 0 any) in
+# $RAW; kernel: 1 if it is one, else 0
+frame() {
+	python3 - "$RAW" "$1" "$2" <<'PY'
+import struct, sys
+data, nth, kind = open(sys.argv[1], 'rb').read(), int(sys.argv[2]), int(sys.argv[3])
+off, found = 64, []
+while off + 16 <= len(data):
+    sync, typ, _, ln, _ = struct.unpack_from('<IHHII', data, off)
+    assert sync == 0x5846524d
+    if typ == 140:
+        s, e, k = struct.unpack_from('<QQI', data, off + 16)
+        if kind in (0, k):
+            found.append((off, ln, e - s, int(k == 1)))
+    off += 16 + ln
+print(*found[nth - 1 if nth > 0 else nth])
+PY
+}
+gen_t tdmg 1000 1000 1
+RAW=$P/host/data/agent_4242.data.slice_0
+read -r off len dur kernel <<<"$(frame 10 1)"
+printf 'Z' | dd of="$RAW" bs=1 seek=$((off + 16 + 20)) conv=notrunc 2>/dev/null   # into its device id: the CRC fails
+summary
+t_grep "damaged task record: reported" "is damaged: 1 record(s)" "$T_WORK/log"
+eq "damaged task record: the other tasks and their kernel time kept" "$(csv_tasks | cut -d' ' -f1-3)" \
+	"999 $(($(truth 7 1 2) - 1)) $(($(truth 8 1 2) - dur))"
+gen_t ttorn 1000 1000 1
+RAW=$P/host/data/agent_4242.data.slice_0
+read -r off len dur kernel <<<"$(frame -1 0)"
+truncate -s $((off + 16 + len / 2)) "$RAW"   # the last task cut in half, the counters after it gone
+summary
+t_grep "torn task record: reported" "ends with an incomplete record" "$T_WORK/log"
+eq "torn task record: every whole task kept" "$(csv_tasks | cut -d' ' -f1-3)" \
+	"999 $(($(truth 7 1 2) - kernel)) $(($(truth 8 1 2) - kernel * dur))"
 
 # --- an interrupted export ---------------------------------------------------------------------
 gen kill 600000 1

@@ -128,6 +128,98 @@ static char *make_prof(void)
 	return prof;
 }
 
+/* RAW_AGENT_RANGE_START / _END of a start/end range (event type 2) */
+static void range_start(uint64_t us0, uint32_t tid, uint64_t id, const char *msg)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 2), raw_buf_u64(&b, id), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	raw_buf_u32(&b, 0), raw_buf_u32(&b, 0);
+	raw_buf_u32(&b, (uint32_t)strlen(msg)), raw_buf_bytes(&b, msg, strlen(msg));
+	emit(RAW_AGENT_RANGE_START);
+}
+
+static void range_end(uint64_t us0, uint32_t tid, uint64_t id)
+{
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + us0 * US);
+	raw_buf_u32(&b, tid), raw_buf_u32(&b, 2), raw_buf_u64(&b, id), raw_buf_u64(&b, 0);
+	emit(RAW_AGENT_RANGE_END);
+}
+
+/* Two threads, each a pseudo-random run of nested push/pop ranges,
+ * overlapping start/end ranges, ranges starting together, and launches
+ * lasting 0..3 µs (some outlive the range around their start); no two
+ * ranges of a thread end at the same time, so the innermost range around
+ * each launch is one range.  Returns the number of launches. */
+static unsigned make_nested_prof(char **ret_prof)
+{
+	char *prof, *host, *data, *parent;
+	CHECK(asprintf(&parent, "%s/nested", tmp) > 0 && mkdir(parent, 0755) == 0);
+	CHECK(asprintf(&prof, "%s/PROF_000002_20231114221320000_00005000ABCDEFGH", parent) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
+		   "\"memoryTotal\":1000}");
+	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
+	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000100000\"}");
+	char stem[RAW_STEM_MAX];
+	raw_agent_stem(PID, stem);
+	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0);
+	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
+	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
+	emit(RAW_AGENT_PROCESS);
+
+	uint32_t seed = 12345, corr = 0;
+	uint64_t next_id = 1;
+	for (uint32_t tid = 5000; tid <= 5001; tid++) {
+		uint64_t t = 10, open_se[4];
+		unsigned depth = 0, n_se = 0;
+		char msg[32];
+		for (int k = 0; k < 600; k++) {
+			seed = seed * 1103515245U + 12345U;
+			unsigned action = (seed >> 16) % 5;
+			if (action == 0 && depth < 6) {
+				t += (seed >> 8) % 2;             /* sometimes with the previous start */
+				snprintf(msg, sizeof msg, "push %u.%d", tid, k);
+				push(t, tid, msg);
+				depth++;
+			} else if (action == 1 && depth > 0) {
+				pop(++t, tid);                     /* ends are never shared */
+				depth--;
+			} else if (action == 2 && n_se < 4) {
+				t += (seed >> 8) % 2;
+				snprintf(msg, sizeof msg, "range %u.%d", tid, k);
+				open_se[n_se++] = next_id;
+				range_start(t, tid, next_id++, msg);
+			} else if (action == 3 && n_se > 0) {
+				unsigned i = (seed >> 8) % n_se;  /* any of them: overlaps */
+				range_end(++t, tid, open_se[i]);
+				open_se[i] = open_se[--n_se];
+			} else {
+				t += (seed >> 8) % 2;
+				api(t, t + (seed >> 10) % 4, tid, ++corr, "cudaLaunchKernel");
+				task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+				snprintf(task.name, sizeof task.name, "k");
+				put_task(GPU_TASK_KERNEL, t + 5, t + 6, 7, corr);
+			}
+		}
+		while (depth-- > 0)
+			pop(++t, tid);
+		while (n_se > 0)
+			range_end(++t, tid, open_se[--n_se]);
+	}
+	raw_writer_free(w);
+	raw_buf_release(&b);
+	free(host);
+	free(data);
+	free(parent);
+	*ret_prof = prof;
+	return corr;
+}
+
 static char *rows(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
@@ -184,7 +276,7 @@ static char *slurp(const char *path)
 int main(void)
 {
 	CHECK(mkdtemp(tmp));
-	char *prof = make_prof();
+	char *prof = make_prof(), *prof2;
 	struct export_report rep;
 	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
 	CHECK(rep.bad_records == 1);
@@ -301,7 +393,27 @@ int main(void)
 	free(text);
 	free(p);
 	free(out);
+
+	/* the range around each launch, against its definition run as one
+	 * query per task on the same database */
+	unsigned launches = make_nested_prof(&prof2);
+	CHECK(export_prof_dir(prof2, NULL, &rep) == 0);
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	char *want = rows(db, "SELECT t.globalTaskId, (SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = "
+			      "a.globalTid AND m.eventType IN (1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs "
+			      "ORDER BY m.startNs DESC, m.endNs LIMIT 1) AS message FROM TASK t JOIN CANN_API a ON "
+			      "a.connectionId = t.connectionId WHERE message IS NOT NULL ORDER BY 1");
+	char *counts = rows(db, "SELECT count(*) > 100, count(*) < (SELECT count(*) FROM TASK), "
+			       "count(DISTINCT message) > 50 FROM GPU_TASK_RANGE");
+	fprintf(stderr, "nested ranges: %u launches\n", launches);
+	check_text("GPU_TASK_RANGE, nested and overlapping ranges",
+		   rows(db, "SELECT globalTaskId, message FROM GPU_TASK_RANGE ORDER BY 1"), want);
+	free(want);
+	/* some launches inside ranges, some outside, many different ranges */
+	check_text("GPU_TASK_RANGE, what it covers", counts, "1|1|1\n");
+	sqlite3_close(db);
 	rm_rf(tmp);
 	free(prof);
+	free(prof2);
 	return 0;
 }
