@@ -52,6 +52,7 @@
 #include "host.h"
 #include "osrt-api.h"
 #include "msprofd.h"
+#include "proc-owner.h"
 #include "raw.h"
 #include "select.h"
 
@@ -795,49 +796,10 @@ static void on_dev_open_timeout(uv_timer_t *t)
 
 /* --- requests ----------------------------------------------------------- */
 
-/* A pid the peer may profile: it exists, has not exited (a zombie leader
- * whose other threads still run counts as running, as for the sampler), and
- * its real, effective and saved uids are the peer's (root may profile any). */
-static int check_pid(uint64_t pid, uid_t peer, char *why, size_t why_len)
-{
-	char path[64], line[256], state = '?';
-	unsigned uids[3] = { 0 }, threads = 1;
-	int have_uid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu64 "/status", pid);
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(why, why_len, "process %" PRIu64 " does not exist", pid);
-		return -ESRCH;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (startswith(line, "State:"))
-			(void)sscanf(line + 6, " %c", &state);
-		else if (startswith(line, "Uid:"))
-			have_uid = sscanf(line + 4, "%u %u %u", &uids[0], &uids[1], &uids[2]);
-		else if (startswith(line, "Threads:"))
-			(void)sscanf(line + 8, "%u", &threads);
-	}
-	if ((state == 'Z' || state == 'X') && threads <= 1) {
-		snprintf(why, why_len, "process %" PRIu64 " has exited", pid);
-		return -ESRCH;
-	}
-	if (have_uid != 3) {
-		snprintf(why, why_len, "cannot read the owner of process %" PRIu64, pid);
-		return -EIO;
-	}
-	if (peer != 0 && (uids[0] != peer || uids[1] != peer || uids[2] != peer)) {
-		snprintf(why, why_len, "process %" PRIu64 " belongs to uid %u, not to uid %u", pid,
-			 uids[0] != peer ? uids[0] : uids[1] != peer ? uids[1] : uids[2],
-			 (unsigned)peer);
-		return -EPERM;
-	}
-	return 0;
-}
 
 int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len)
 {
-	return check_pid(pid, uid, why, why_len);
+	return proc_check_owner(pid, uid, why, why_len);
 }
 
 /* A directory that exists and belongs to uid. */
@@ -1055,7 +1017,7 @@ static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config 
 				snprintf(why, why_len, "pid %" PRIu64 " is given twice", pid);
 				return -EINVAL;
 			}
-		r = check_pid(pid, peer, why, why_len);
+		r = proc_check_owner(pid, peer, why, why_len);
 		if (r < 0)
 			return r;
 		cfg->roots[cfg->n_roots++] = (uint32_t)pid;

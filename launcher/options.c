@@ -16,6 +16,7 @@
 
 #include "collectors/host.h"
 #include "collectors/osrt-api.h"
+#include "proc-owner.h"
 #include "select.h"
 #include "util.h"
 
@@ -607,45 +608,11 @@ static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
 
 bool pid_attachable(pid_t pid, char *why, size_t why_len)
 {
-	char path[64], line[256], state = '?';
-	unsigned uids[3] = { 0 }, threads = 1;
-	int have_uid = 0;
-
 	if (pid <= 0) {
 		snprintf(why, why_len, "process %d does not exist", (int)pid);
 		return false;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(why, why_len, "process %d does not exist", (int)pid);
-		return false;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (startswith(line, "State:"))
-			(void)sscanf(line + 6, " %c", &state);
-		else if (startswith(line, "Uid:"))
-			have_uid = sscanf(line + 4, "%u %u %u", &uids[0], &uids[1], &uids[2]);
-		else if (startswith(line, "Threads:"))
-			(void)sscanf(line + 8, "%u", &threads);
-	}
-	fclose(f);
-	/* a zombie leader whose threads still run is alive, as for msprofd */
-	if ((state == 'Z' || state == 'X') && threads <= 1) {
-		snprintf(why, why_len, "process %d has exited", (int)pid);
-		return false;
-	}
-	uid_t me = geteuid();
-	if (have_uid != 3) {
-		snprintf(why, why_len, "cannot read the owner of process %d", (int)pid);
-		return false;
-	}
-	if (me != 0 && (uids[0] != me || uids[1] != me || uids[2] != me)) {
-		snprintf(why, why_len, "process %d belongs to uid %u, not to uid %u", (int)pid,
-			 uids[0] != me ? uids[0] : uids[1] != me ? uids[1] : uids[2], (unsigned)me);
-		return false;
-	}
-	return true;
+	return proc_check_owner((uint64_t)pid, geteuid(), why, why_len) == 0;
 }
 
 /* Append item to a comma list in buf. */
