@@ -221,8 +221,11 @@ extern uint64_t g_osrt_threshold_ns;
 /* Built without osrt.c: no interposed calls, so no thread of ours needs
  * telling apart from the program's. */
 static inline void agent_osrt_self(bool on) { (void)on; }
+static inline bool agent_osrt_self_swap(bool on) { return on; }
 #else
 void agent_osrt_self(bool on);
+/* The same, returning the previous setting (to put it back). */
+bool agent_osrt_self_swap(bool on);
 #endif
 
 static inline bool agent_idle(void)
