@@ -18,7 +18,9 @@
  * inherited descriptors (async-signal-safe calls), and leaves g_state at
  * AGENT_CHILD: the child's first annotation sets it up (its own agent
  * thread, its own connection or standalone file).  exec: the environment
- * carries LD_PRELOAD and the injection variables on. */
+ * carries LD_PRELOAD and the injection variables on.  exec and _exit
+ * (exitflush.c) first have the agent thread write what the rings hold
+ * (agent_flush_now, answered by answer_flush). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
