@@ -50,6 +50,7 @@
 #define AGENT_OPEN_RANGES 1024         /* start/end ranges open at once per thread */
 #define AGENT_DEPTH_GENS 64            /* push levels whose window is remembered */
 #define AGENT_DRAIN_MS 50
+#define AGENT_EXIT_FLUSH_MS 1000       /* the most exec/_exit waits for the flush */
 #define AGENT_RING_DEFAULT_KB 1024     /* MSPROF_AGENT_BUFFER_KB overrides */
 /* what the hello says this build records: osrt only with osrt.c */
 #ifdef MSPROF_AGENT_NO_OSRT
@@ -221,8 +222,11 @@ extern uint64_t g_osrt_threshold_ns;
 /* Built without osrt.c: no interposed calls, so no thread of ours needs
  * telling apart from the program's. */
 static inline void agent_osrt_self(bool on) { (void)on; }
+static inline bool agent_osrt_self_swap(bool on) { return on; }
 #else
 void agent_osrt_self(bool on);
+/* The same, returning the previous setting (to put it back). */
+bool agent_osrt_self_swap(bool on);
 #endif
 
 static inline bool agent_idle(void)
@@ -276,6 +280,8 @@ int window_start(const struct window_opts *o);
 int window_stop(struct window_result *ret);
 /* Drain every ring into the file (agent thread, every AGENT_DRAIN_MS). */
 void window_drain(void);
+/* The same, with the counters, at once (agent thread, for agent_flush_now). */
+void window_flush(void);
 bool window_active(void);
 uint64_t window_session(void);
 /* Totals over the life of the process, for the message at exit. */
@@ -291,6 +297,12 @@ void agent_wake(void);
  * agent gets a window for the device records (on the agent thread). */
 void agent_device_up(void);
 int agent_thread_start(void);
+/* The process image is about to end (exec, _exit: exitflush.c): have the
+ * agent thread write what the rings hold, and wait for it at most
+ * AGENT_EXIT_FLUSH_MS.  Async-signal-safe; keeps errno.  Does nothing while
+ * idle, in a forked child that never annotated, in a vfork child, and once
+ * the exit handler has run. */
+void agent_flush_now(void);
 
 /* --- process facts ------------------------------------------------------ */
 int agent_rank(void);        /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; -1 */

@@ -18,10 +18,13 @@
  * inherited descriptors (async-signal-safe calls), and leaves g_state at
  * AGENT_CHILD: the child's first annotation sets it up (its own agent
  * thread, its own connection or standalone file).  exec: the environment
- * carries LD_PRELOAD and the injection variables on. */
+ * carries LD_PRELOAD and the injection variables on.  exec and _exit
+ * (exitflush.c) first have the agent thread write what the rings hold
+ * (agent_flush_now, answered by answer_flush). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +65,9 @@ static struct {
 	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
 	bool idle_listed;          /* its --ranks list has us */
 	_Atomic int device_up;     /* CUPTI came up: the agent thread looks at idle_session */
+	_Atomic pid_t pid;         /* the process the agent thread runs in */
+	/* agent_flush_now: requests asked and answered (futex words) */
+	_Atomic uint32_t flush_req, flush_done;
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
@@ -467,6 +473,55 @@ static void device_window(void)
 	pthread_mutex_unlock(&g_win_mu);
 }
 
+/* A thread about to end the process image asked for a flush
+ * (agent_flush_now): everything its rings hold goes into the file now. */
+static void answer_flush(void)
+{
+	uint32_t req = atomic_load_explicit(&C.flush_req, memory_order_acquire);
+	if (req == atomic_load_explicit(&C.flush_done, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&g_win_mu);
+	window_flush();
+	pthread_mutex_unlock(&g_win_mu);
+	atomic_store_explicit(&C.flush_done, req, memory_order_release);
+	(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Async-signal-safe: atomics, write(2) on the eventfd, clock_gettime and
+ * futex(2); no lock, no allocation.  The agent thread does the writing in
+ * its own context, so whatever the caller interrupted (malloc, a lock of
+ * ours) costs at most the bounded wait, never a deadlock. */
+void agent_flush_now(void)
+{
+	/* idle, or a forked child that never annotated: nothing of ours */
+	if (atomic_load_explicit(&g_state, memory_order_acquire) != AGENT_RECORDING || !C.started ||
+	    atomic_load(&C.exiting) || C.wake_fd < 0)
+		return;
+	int saved = errno;
+	/* a vfork child shares our memory but is not this process: the rings
+	 * are its parent's, and it must not wait on the parent's thread */
+	if ((pid_t)syscall(SYS_getpid) != atomic_load(&C.pid) || pthread_equal(pthread_self(), C.thread)) {
+		errno = saved;
+		return;
+	}
+	uint32_t want = atomic_fetch_add(&C.flush_req, 1) + 1;
+	uint64_t one = 1;
+	(void)syscall(SYS_write, C.wake_fd, &one, sizeof(one)); /* not through osrt's write */
+	uint64_t deadline = mono_ns() + AGENT_EXIT_FLUSH_MS * NSEC_PER_MSEC;
+	for (;;) {
+		uint32_t done = atomic_load_explicit(&C.flush_done, memory_order_acquire);
+		if ((int32_t)(done - want) >= 0)
+			break;
+		uint64_t now = mono_ns();
+		if (now >= deadline || atomic_load(&C.exiting))
+			break;
+		struct timespec ts = { (time_t)((deadline - now) / NSEC_PER_SEC),
+				       (long)((deadline - now) % NSEC_PER_SEC) };
+		(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAIT_PRIVATE, done, &ts, NULL, 0);
+	}
+	errno = saved;
+}
+
 static void *agent_main(void *arg)
 {
 	(void)arg;
@@ -479,6 +534,7 @@ static void *agent_main(void *arg)
 	while (!atomic_load(&C.exiting)) {
 		if (atomic_exchange(&C.device_up, 0))
 			device_window();
+		answer_flush();
 		uint64_t now = mono_ns();
 		pthread_mutex_lock(&g_win_mu);
 		bool active = window_active();
@@ -534,6 +590,7 @@ int agent_thread_start(void)
 		C.wake_fd = -1;
 		return -r;
 	}
+	atomic_store(&C.pid, (pid_t)syscall(SYS_getpid));
 	C.started = true;
 	return 0;
 }
@@ -593,6 +650,7 @@ static void atfork_child(void)
 	C.warned = false;
 	C.started = false;
 	atomic_store(&C.wake_pending, 0);
+	atomic_store(&C.flush_done, atomic_load(&C.flush_req));
 	/* only the forking thread lives on: every other slot is free, and
 	 * nothing the parent had not drained is the child's */
 	uint32_t n = atomic_load(&g_n_threads);

@@ -48,6 +48,8 @@ static __thread struct athread *tl_self __attribute__((tls_model("initial-exec")
 /* Set while this thread holds g_reg_mu: a signal handler that annotates
  * inside our slow path must not try to take it again. */
 static __thread int tl_in_reg __attribute__((tls_model("initial-exec")));
+/* Whether this thread recorded its OS runtime calls before taking g_reg_mu. */
+static __thread bool tl_reg_osrt __attribute__((tls_model("initial-exec")));
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
@@ -79,6 +81,10 @@ static bool reg_lock(void)
 	if (tl_in_reg)
 		return false;
 	tl_in_reg = 1;
+	/* our own lock (and what we call holding it) is no call of the
+	 * program's: recorded, it would also come back here for a slot and be
+	 * counted as dropped */
+	tl_reg_osrt = agent_osrt_self_swap(false);
 	pthread_mutex_lock(&g_reg_mu);
 	return true;
 }
@@ -87,6 +93,7 @@ static void reg_unlock(void)
 {
 	pthread_mutex_unlock(&g_reg_mu);
 	tl_in_reg = 0;
+	agent_osrt_self_swap(tl_reg_osrt);
 }
 
 /* --- thread slots ------------------------------------------------------- */

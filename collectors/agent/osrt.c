@@ -53,6 +53,13 @@ void agent_osrt_self(bool on)
 	tl_osrt_off = !on;
 }
 
+bool agent_osrt_self_swap(bool on)
+{
+	bool old = !tl_osrt_off;
+	tl_osrt_off = !on;
+	return old;
+}
+
 static void *osrt_sym(const char *name, const char *version)
 {
 	void *p = NULL;

@@ -480,6 +480,12 @@ void window_drain(void)
 		drain(false);
 }
 
+void window_flush(void)
+{
+	if (W.active)
+		drain(true);
+}
+
 bool window_active(void)
 {
 	return W.active;

@@ -75,9 +75,7 @@ static void child4(void)
 static void child5(void)
 {
 	mstxMarkA("pre-exec", NULL);
-	/* what an exec cuts off is the last drain interval, like SIGKILL:
-	 * give the agent its 50 ms */
-	nanosleep(&(struct timespec){ 0, 150 * 1000 * 1000 }, NULL);
+	/* at once: the exec wrapper has the agent write the mark first */
 	execl(self_path, "fork-app", "exec-child", (char *)NULL);
 	_exit(127);
 }

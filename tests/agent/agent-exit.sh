@@ -1,0 +1,40 @@
+# Ends of a process image without exit handlers: _exit, _Exit, _exit from
+# a signal handler, exec (the image replaced), an exec that fails, a forked
+# child that _exits, a vfork child that execs.  Each records N marks and M
+# OS runtime calls and ends at once, before the agent's periodic drain:
+# every record is in the file, counted exactly, with both builds of the
+# agent (the plain one records no OS runtime calls).
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+
+APP=$AGENT_BIN/exit-app
+N=2000
+M=500
+
+exit_case() {
+	local build=$1 case=$2 osrt=$3 lib=$4; shift 4
+	local name=$build-$case
+	local dir=$T_WORK/$name
+	env "$@" LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB:}$lib" MSPROF_AGENT_OUTPUT="$dir" \
+		timeout 60 "$APP" run "$case" "$N" "$M" >"$T_WORK/$name.out" 2>"$T_WORK/$name.err"
+	local rc=$?
+	if [ "$rc" -ne 0 ]; then
+		t_fail "$name: the program ended with $rc"; cat "$T_WORK/$name.err" >&2; return
+	fi
+	# shellcheck disable=SC2046
+	if "$APP" check "$dir/host/data" "$case" "$N" "$M" "$osrt" $(cat "$T_WORK/$name.out") \
+		>"$T_WORK/$name.check" 2>&1; then
+		local what="$N marks"
+		[ "$osrt" = 1 ] && what="$what and $M calls"
+		t_ok "$name: $what, all recorded"
+	else
+		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
+	fi
+	a_expect_stderr "$T_WORK/$name.err"
+}
+
+for c in _exit _Exit signal exec execvp execfail fork vfork; do
+	exit_case plain "$c" 0 "$AGENT"
+	exit_case osrt "$c" 1 "${AGENT_OSRT:?run under meson test}" MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=0
+done
+t_done

@@ -1,0 +1,230 @@
+/* Ends of a process image without exit handlers, under the agent
+ * (standalone mode, preloaded): each case records N marks and M OS runtime
+ * calls (fsync of /dev/null: quick, recorded with the threshold at 0 by the
+ * osrt agent, never by the plain one) and ends at once, with no time for the
+ * agent's periodic drain.  Every record must be in the file.
+ *
+ *   exit-app run CASE N M     CASE: _exit, _Exit, signal (_exit from a
+ *                             handler), exec (execl of "exec-child N"),
+ *                             execvp, execfail (an exec that fails, then as
+ *                             much again, then exit), fork (a child records
+ *                             and _exits), vfork (a vfork child execs while
+ *                             the parent records); prints the pids to check
+ *   exit-app exec-child N     N marks "after-exec", then exit
+ *   exit-app check DIR CASE N M OSRT PIDS...
+ *                             OSRT: 1 when the osrt agent recorded */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "apptest.h"
+#include "mstx/ms_tools_ext.h"
+#include "osrt-api.h"
+
+static char *self_path;
+static int n_marks, n_calls;
+
+static void record(const char *msg, int marks, int calls)
+{
+	for (int i = 0; i < marks; i++)
+		mstxMarkA(msg, NULL);
+	if (calls == 0)
+		return;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC); /* an osrt record too */
+	CHECK(fd >= 0);
+	for (int i = 0; i < calls; i++)
+		(void)fsync(fd);
+	close(fd);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
+
+static void exec_self(int n, bool by_path)
+{
+	char num[16];
+	snprintf(num, sizeof(num), "%d", n);
+	if (by_path) {
+		execl(self_path, "exit-app", "exec-child", num, (char *)NULL);
+	} else {
+		char *argv[] = { "exit-app", "exec-child", num, NULL };
+		execvp(self_path, argv);
+	}
+}
+
+static int run(const char *c)
+{
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	if (strcmp(c, "_exit") == 0 || strcmp(c, "_Exit") == 0) {
+		record("before-exit", n_marks, n_calls);
+		if (c[1] == 'E')
+			_Exit(0);
+		_exit(0);
+	}
+	if (strcmp(c, "signal") == 0) {
+		CHECK(signal(SIGUSR1, on_usr1) != SIG_ERR);
+		record("before-exit", n_marks, n_calls);
+		raise(SIGUSR1);
+		return 3; /* not reached */
+	}
+	if (strcmp(c, "exec") == 0 || strcmp(c, "execvp") == 0) {
+		record("before-exec", n_marks, n_calls);
+		exec_self(n_marks, c[4] == 0);
+		return 127;
+	}
+	if (strcmp(c, "execfail") == 0) {
+		record("before-exec", n_marks, n_calls);
+		errno = 0;
+		int r = execl("/nonexistent/exit-app", "exit-app", (char *)NULL);
+		CHECK(r == -1 && errno == ENOENT);
+		char *argv[] = { "x", NULL };
+		errno = 0;
+		r = execvp("exit-app-not-on-any-path", argv);
+		CHECK(r == -1 && errno == ENOENT);
+		record("after-failed-exec", n_marks, n_calls);
+		return 0;
+	}
+	if (strcmp(c, "fork") == 0 || strcmp(c, "vfork") == 0) {
+		bool v = c[0] == 'v';
+		record("parent", n_marks, 0);
+		pid_t p = v ? vfork() : fork();
+		CHECK(p >= 0);
+		if (p == 0) {
+			if (v)
+				exec_self(n_marks, true);
+			else
+				record("child", n_marks, n_calls);
+			_exit(v ? 127 : 0);
+		}
+		record("parent", n_marks, 0);
+		int st;
+		CHECK(waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		printf("%d\n", (int)p);
+		return 0;
+	}
+	fprintf(stderr, "exit-app: unknown case '%s'\n", c);
+	return 2;
+}
+
+/* Marks with message msg in f. */
+static size_t marks(const struct ar_file *f, const char *msg)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n_ev; i++)
+		n += f->ev[i].rec == RAW_AGENT_MARK && strcmp(f->ev[i].msg, msg) == 0;
+	return n;
+}
+
+static size_t fsyncs(const struct ar_file *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n_ev; i++)
+		n += f->ev[i].rec == RAW_AGENT_OSRT && f->ev[i].type == OSRT_fsync;
+	return n;
+}
+
+/* The file of pid with `windows` windows, read back and checked as any. */
+static void load(const char *dir, uint32_t pid, unsigned windows, struct ar_file *f)
+{
+	int r = ar_load(dir, pid, f);
+	if (r < 0) {
+		fprintf(stderr, "cannot load agent_%u in %s: %s\n", pid, dir, strerror(-r));
+		exit(1);
+	}
+	if (f->problem[0])
+		fprintf(stderr, "format problem: %s\n", f->problem);
+	CHECK(f->problem[0] == 0 && f->damage == 0 && f->processes == f->slices);
+	CHECK(f->windows == windows && f->counters_last && f->pid == pid);
+	CHECK(f->dropped == 0 && f->bad == 0);
+}
+
+static void expect(const struct ar_file *f, const char *msg, size_t want)
+{
+	size_t got = marks(f, msg);
+	if (got != want)
+		fprintf(stderr, "pid %u: %zu '%s' marks, want %zu\n", f->pid, got, msg, want);
+	CHECK(got == want);
+}
+
+static void expect_calls(const struct ar_file *f, size_t want)
+{
+	size_t got = fsyncs(f);
+	if (got != want)
+		fprintf(stderr, "pid %u: %zu fsync records, want %zu\n", f->pid, got, want);
+	CHECK(got == want);
+}
+
+static int check(char **a, int n)
+{
+	const char *dir = a[0], *c = a[1];
+	size_t nm = (size_t)atoi(a[2]), nc = atoi(a[4]) ? (size_t)atoi(a[3]) : 0;
+	uint32_t pid = (uint32_t)atoi(a[5]);
+	struct ar_file f;
+
+	if (strcmp(c, "_exit") == 0 || strcmp(c, "_Exit") == 0 || strcmp(c, "signal") == 0) {
+		load(dir, pid, 1, &f);
+		expect(&f, "before-exit", nm);
+		expect_calls(&f, nc);
+		CHECK(f.events == f.n_ev);
+	} else if (strcmp(c, "exec") == 0 || strcmp(c, "execvp") == 0) {
+		/* one pid, two images: the first one's records up to the exec,
+		 * the second one's counters last */
+		load(dir, pid, 2, &f);
+		expect(&f, "before-exec", nm);
+		expect_calls(&f, nc);
+		expect(&f, "after-exec", nm);
+		CHECK(f.events == nm);
+		CHECK(f.cmdline && strncmp(f.cmdline, "exit-app exec-child", 19) == 0);
+	} else if (strcmp(c, "execfail") == 0) {
+		load(dir, pid, 1, &f);
+		expect(&f, "before-exec", nm);
+		expect(&f, "after-failed-exec", nm);
+		expect_calls(&f, 2 * nc);
+		CHECK(f.events == f.n_ev);
+	} else if ((strcmp(c, "fork") == 0 || strcmp(c, "vfork") == 0) && n == 7) {
+		uint32_t child = (uint32_t)atoi(a[6]);
+		load(dir, pid, 1, &f);
+		expect(&f, "parent", 2 * nm);
+		CHECK(marks(&f, "child") == 0 && marks(&f, "after-exec") == 0 && fsyncs(&f) == 0);
+		ar_free(&f);
+		load(dir, child, 1, &f);
+		CHECK(f.ppid == pid);
+		if (c[0] == 'v') {
+			/* the vfork child is its own process only from the exec on */
+			expect(&f, "after-exec", nm);
+			CHECK(f.events == nm);
+		} else {
+			expect(&f, "child", nm);
+			expect_calls(&f, nc);
+			CHECK(marks(&f, "parent") == 0 && f.events == f.n_ev);
+		}
+	} else {
+		fprintf(stderr, "exit-app: bad check arguments\n");
+		return 2;
+	}
+	ar_free(&f);
+	printf("ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	self_path = argv[0];
+	if (argc == 5 && strcmp(argv[1], "run") == 0) {
+		n_marks = atoi(argv[3]);
+		n_calls = atoi(argv[4]);
+		return run(argv[2]);
+	}
+	if (argc == 3 && strcmp(argv[1], "exec-child") == 0) {
+		record("after-exec", atoi(argv[2]), 0);
+		return 0;
+	}
+	if ((argc == 8 || argc == 9) && strcmp(argv[1], "check") == 0)
+		return check(argv + 2, argc - 2);
+	fprintf(stderr, "usage: exit-app run CASE N M | exec-child N | check DIR CASE N M OSRT PID [CHILD]\n");
+	return 2;
+}
