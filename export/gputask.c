@@ -294,95 +294,241 @@ static int memcpy_rows(struct exp *e)
 	return r;
 }
 
-/* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api too) */
-static int build_tasks(struct exp *e, bool memcpy_info)
-{
-	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
-	 * launched a task (without it, a scan of TASK per call) */
-	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
-			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId)");
-	if (r < 0)
-		return r;
-	int64_t ids[4] = { 0 };
-	for (int k = GPU_TASK_KERNEL; k <= GPU_TASK_MEMSET && r == 0; k++)
-		r = exp_intern_id(e, task_types[k], &ids[k]);
-	if (r < 0)
-		return r;
-	char sql[1024];
-	/* globalTaskId: GPU_TASK's rowid, in the order the tasks were read */
-	snprintf(sql, sizeof sql,
-		 "INSERT INTO TASK SELECT t.startNs, t.endNs, t.deviceId, (g.ord << 32) | t.correlationId, t.rowid, "
-		 "t.pid, CASE t.kind WHEN 1 THEN %" PRId64 " WHEN 2 THEN %" PRId64 " ELSE %" PRId64 " END, "
-		 "t.contextId, t.streamId, t.correlationId, %lld FROM GPU_TASK t JOIN GPU_PID g ON g.pid = t.pid",
-		 ids[1], ids[2], ids[3], MODEL_ID_NONE);
-	if ((r = exp_exec(e, sql)) < 0)
-		return r;
-	if (memcpy_info && (r = memcpy_rows(e)) < 0)
-		return r;
+/* Kernel names repeat (a training step launches the same few hundred
+ * kernels over and over): the STRING_IDS ids of each mangled name's
+ * demangled name and OP Type are kept in a direct-mapped table, so each
+ * distinct name is demangled about once.  A slot holds the last name that
+ * hashed to it, which bounds the table at KNAME_SLOTS names. */
+#define KNAME_SLOTS 4096U
 
-	/* COMPUTE_TASK_INFO, one row per kernel, names demangled here */
-	sqlite3_stmt *sel, *ins;
-	r = exp_prepare(e, "SELECT rowid, name, gridX, gridY, gridZ, blockX, blockY, blockZ FROM GPU_TASK "
-			   "WHERE kind = 1", &sel);
-	/* mixBlockNum: threads per block */
-	if (r < 0)
-		return r;
-	r = exp_prepare(e, "INSERT INTO COMPUTE_TASK_INFO VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			&ins);
-	if (r < 0) {
-		sqlite3_finalize(sel);
-		return r;
+struct kname {
+	char *mangled;
+	int64_t name_id, type_id;
+};
+
+static uint32_t kname_hash(const char *s)
+{
+	uint32_t h = 2166136261U;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619U;
+	return h;
+}
+
+static int kname_ids(struct exp *e, struct kname *cache, const char *mangled, int64_t *ret_name, int64_t *ret_type,
+		     bool *ret_added)
+{
+	struct kname *k = &cache[kname_hash(mangled) & (KNAME_SLOTS - 1)];
+	bool added = !k->mangled || !streq(k->mangled, mangled);
+	if (added) {
+		_cleanup_free_ char *name = demangle(mangled);
+		char *copy = strdup(mangled);
+		char type[512];
+		int64_t name_id, type_id;
+		if (!name || !copy)
+			return free(copy), -ENOMEM;
+		op_type(name, type, sizeof type);
+		int r = exp_intern_id(e, name, &name_id);
+		if (r == 0)
+			r = exp_intern_id(e, type, &type_id);
+		if (r < 0)
+			return free(copy), r;
+		free(k->mangled);
+		*k = (struct kname){ copy, name_id, type_id };
 	}
-	int64_t na;
-	r = exp_intern_id(e, "N/A", &na);
+	*ret_name = k->name_id;
+	*ret_type = k->type_id;
+	*ret_added = added;
+	return 0;
+}
+
+/* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api
+ * too), each one INSERT ... SELECT over GPU_TASK in the order the tasks
+ * were read (globalTaskId is GPU_TASK's rowid, so each table is written in
+ * its key order).  Kernel names are demangled once per distinct name, in a
+ * pass that interns them in the order the kernels were read, into the
+ * TEMP table KERNEL_NAME the COMPUTE_TASK_INFO insert joins. */
+static int kernel_names(struct exp *e)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int r = exp_exec(e, "CREATE TEMP TABLE KERNEL_NAME (mangled TEXT PRIMARY KEY, nameId INTEGER, "
+			    "typeId INTEGER) WITHOUT ROWID");
+	if (r == 0)
+		r = exp_prepare(e, "SELECT coalesce(name, '') FROM GPU_TASK WHERE kind = 1 ORDER BY rowid", &sel);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT OR IGNORE INTO KERNEL_NAME VALUES (?, ?, ?)", &ins);
+	struct kname *cache = r == 0 ? calloc(KNAME_SLOTS, sizeof(*cache)) : NULL;
+	if (r == 0 && !cache)
+		r = -ENOMEM;
 	int rc = SQLITE_DONE;
 	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *mangled = (const char *)sqlite3_column_text(sel, 1);
-		_cleanup_free_ char *name = demangle(mangled ? mangled : "");
-		char type[512], grid[64], block[64];
+		const char *mangled = (const char *)sqlite3_column_text(sel, 0);
+		bool added;
 		int64_t name_id, type_id;
-		if (!name) {
+		if (!mangled) {
 			r = -ENOMEM;
 			break;
 		}
-		op_type(name, type, sizeof type);
-		int64_t g[3], b[3];
-		for (int i = 0; i < 3; i++)
-			g[i] = sqlite3_column_int64(sel, 2 + i), b[i] = sqlite3_column_int64(sel, 5 + i);
-		snprintf(grid, sizeof grid, "%" PRId64 ",%" PRId64 ",%" PRId64, g[0], g[1], g[2]);
-		snprintf(block, sizeof block, "%" PRId64 ",%" PRId64 ",%" PRId64, b[0], b[1], b[2]);
-		if ((r = exp_intern_id(e, name, &name_id)) < 0 || (r = exp_intern_id(e, type, &type_id)) < 0)
-			break;
-		int c = 1;
-		sqlite3_bind_int64(ins, c++, name_id);
-		sqlite3_bind_int64(ins, c++, sqlite3_column_int64(sel, 0));
-		sqlite3_bind_int64(ins, c++, g[0] * g[1] * g[2]);    /* blockNum: blocks in the grid */
-		sqlite3_bind_int64(ins, c++, b[0] * b[1] * b[2]);    /* mixBlockNum: threads per block */
-		sqlite3_bind_int64(ins, c++, ids[GPU_TASK_KERNEL]);  /* taskType */
-		sqlite3_bind_int64(ins, c++, type_id);               /* opType */
-		for (int i = 0; i < 6; i++)                           /* formats, types, shapes */
-			sqlite3_bind_int64(ins, c++, na);
-		sqlite3_bind_int64(ins, c++, na);                    /* attrInfo */
-		sqlite3_bind_int64(ins, c++, na);                    /* opState */
-		sqlite3_bind_int64(ins, c++, na);                    /* hf32Eligible */
-		sqlite3_bind_text(ins, c++, grid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(ins, c++, block, -1, SQLITE_TRANSIENT);
-		r = exp_step_done(e, ins, "COMPUTE_TASK_INFO");
+		if ((r = kname_ids(e, cache, mangled, &name_id, &type_id, &added)) < 0 || !added)
+			continue;
+		sqlite3_bind_text(ins, 1, mangled, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, name_id);
+		sqlite3_bind_int64(ins, 3, type_id);
+		r = exp_step_done(e, ins, "KERNEL_NAME");
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, "GPU_TASK");
+	for (size_t i = 0; cache && i < KNAME_SLOTS; i++)
+		free(cache[i].mangled);
+	free(cache);
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	return r;
 }
 
-/* CANN_API: the runtime calls, names interned (--runtime-api) */
-static int build_api(struct exp *e)
+static int build_tasks(struct exp *e, bool memcpy_info)
+{
+	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
+	 * launched a task (without it, a scan of TASK per call).  Both are
+	 * made before the rows go in: the tasks come nearly in start and
+	 * connection order, so keeping them costs less than sorting after. */
+	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
+			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId)");
+	if (r < 0)
+		return r;
+	int64_t ids[4] = { 0 }, na = 0;
+	for (int k = GPU_TASK_KERNEL; k <= GPU_TASK_MEMSET && r == 0; k++)
+		r = exp_intern_id(e, task_types[k], &ids[k]);
+	if (r < 0)
+		return r;
+	char sql[1024];
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO TASK SELECT t.startNs, t.endNs, t.deviceId, (g.ord << 32) | t.correlationId, t.rowid, "
+		 "t.pid, CASE t.kind WHEN 1 THEN %" PRId64 " WHEN 2 THEN %" PRId64 " ELSE %" PRId64 " END, "
+		 "t.contextId, t.streamId, t.correlationId, %lld FROM GPU_TASK t JOIN GPU_PID g ON g.pid = t.pid "
+		 "ORDER BY t.rowid",
+		 ids[GPU_TASK_KERNEL], ids[GPU_TASK_MEMCPY], ids[GPU_TASK_MEMSET], MODEL_ID_NONE);
+	if ((r = exp_exec(e, sql)) < 0)
+		return r;
+	if (memcpy_info && (r = memcpy_rows(e)) < 0)
+		return r;
+	if ((r = exp_intern_id(e, "N/A", &na)) < 0 || (r = kernel_names(e)) < 0)
+		return r;
+	/* blockNum: blocks in the grid; mixBlockNum: threads per block;
+	 * formats, types, shapes, attrInfo, opState, hf32Eligible N/A */
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO COMPUTE_TASK_INFO SELECT k.nameId, t.rowid, t.gridX * t.gridY * t.gridZ, "
+		 "t.blockX * t.blockY * t.blockZ, %" PRId64 ", k.typeId, %" PRId64 ", %" PRId64 ", %" PRId64 ", "
+		 "%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", "
+		 "printf('%%d,%%d,%%d', t.gridX, t.gridY, t.gridZ), printf('%%d,%%d,%%d', t.blockX, t.blockY, t.blockZ) "
+		 "FROM GPU_TASK t JOIN KERNEL_NAME k ON k.mangled = coalesce(t.name, '') WHERE t.kind = 1 "
+		 "ORDER BY t.rowid",
+		 ids[GPU_TASK_KERNEL], na, na, na, na, na, na, na, na, na);
+	if ((r = exp_exec(e, sql)) == 0)
+		r = exp_exec(e, "DROP TABLE KERNEL_NAME");
+	return r;
+}
+
+/* CANN_API: the runtime calls, names interned (--runtime-api) in the order
+ * of the calls' connection ids, as the CANN layer lists them: a pass over
+ * the calls collects each distinct name with its first connection id, then
+ * one INSERT ... SELECT in connection id order (CANN_API's key) joins the
+ * names' ids from the TEMP table API_NAME.  Of two calls with one
+ * connection id the first read is kept. */
+struct api_name {
+	char *name;
+	int64_t first; /* (pid << 32) | correlationId of its first call */
+	int64_t rowid;
+};
+
+static int api_name_cmp(const void *a, const void *b)
+{
+	const struct api_name *x = a, *y = b;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
+/* Distinct names are few (the runtime's entry points); past API_NAMES_MAX
+ * the names are interned call by call instead. */
+#define API_NAMES_MAX 65536U
+
+static int api_names(struct exp *e, bool *ret_done)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	struct api_name *v = NULL;
+	size_t n = 0, cap = 0;
+	int r = exp_prepare(e, "SELECT coalesce(name, ''), (pid << 32) | correlationId, rowid FROM GPU_API", &sel);
+	int rc = SQLITE_DONE;
+	size_t last = 0;
+	*ret_done = false;
+	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(sel, 0);
+		int64_t first = sqlite3_column_int64(sel, 1), rowid = sqlite3_column_int64(sel, 2);
+		if (!name) {
+			r = -ENOMEM;
+			break;
+		}
+		size_t i = last < n && streq(v[last].name, name) ? last : n;
+		for (size_t j = 0; i == n && j < n; j++)
+			if (streq(v[j].name, name))
+				i = j;
+		if (i < n) {
+			if (first < v[i].first)
+				v[i].first = first, v[i].rowid = rowid;
+			last = i;
+			continue;
+		}
+		if (n == API_NAMES_MAX)
+			goto out;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct api_name *nv = realloc(v, c * sizeof(*nv));
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv, cap = c;
+		}
+		if (!(v[n].name = strdup(name))) {
+			r = -ENOMEM;
+			break;
+		}
+		v[n].first = first, v[n].rowid = rowid;
+		last = n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, "GPU_API");
+	if (r == 0)
+		r = exp_exec(e, "CREATE TEMP TABLE API_NAME (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID");
+	if (r == 0)
+		r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
+	if (r == 0)
+		qsort(v, n, sizeof(*v), api_name_cmp);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		int64_t id;
+		if ((r = exp_intern_id(e, v[i].name, &id)) < 0)
+			break;
+		sqlite3_bind_text(ins, 1, v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, id);
+		r = exp_step_done(e, ins, "API_NAME");
+	}
+	*ret_done = r == 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return r;
+}
+
+/* The same, a call at a time: names interned as the calls are read */
+static int build_api_each(struct exp *e)
 {
 	sqlite3_stmt *sel, *ins;
 	int rc = SQLITE_DONE;
 	int r = exp_prepare(e, "SELECT a.startNs, a.endNs, (a.pid << 32) | a.tid, (g.ord << 32) | a.correlationId, a.name "
-			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid", &sel);
+			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid ORDER BY a.pid, a.correlationId, a.rowid", &sel);
 	if (r < 0)
 		return r;
 	r = exp_prepare(e, "INSERT OR IGNORE INTO CANN_API VALUES (?, ?, ?, ?, ?, ?)", &ins);
@@ -403,6 +549,26 @@ static int build_api(struct exp *e)
 		r = exp_sql_fail(e, rc, "GPU_API");
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
+	return r;
+}
+
+static int build_api(struct exp *e)
+{
+	bool named;
+	int r = api_names(e, &named);
+	if (r == 0 && named) {
+		char sql[512];
+		snprintf(sql, sizeof sql,
+			 "INSERT OR IGNORE INTO CANN_API SELECT a.startNs, a.endNs, %d, (a.pid << 32) | a.tid, "
+			 "(g.ord << 32) | a.correlationId, n.id FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid "
+			 "JOIN API_NAME n ON n.name = coalesce(a.name, '') ORDER BY a.pid, a.correlationId, a.rowid",
+			 API_TYPE_RUNTIME);
+		r = exp_exec(e, sql);
+		if (r == 0)
+			r = exp_exec(e, "DROP TABLE API_NAME");
+	} else if (r == 0) {
+		r = build_api_each(e);
+	}
 	if (r == 0)
 		r = exp_exec(e, "INSERT INTO ENUM_API_TYPE VALUES (5000, 'runtime')");
 	return r;
