@@ -296,7 +296,10 @@ static int build_db(struct exp *e, const char *tmp)
 	int rc = sqlite3_open_v2(tmp, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		return exp_sql_fail(e, rc, "open");
-	int r = exp_exec(e, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+	/* 16 KiB pages: a bulk load of millions of rows spends about a tenth
+	 * less than with 4 KiB ones (fewer pages to split, spill and read
+	 * back through the 16 MiB cache); it must come before the first table */
+	int r = exp_exec(e, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 			    "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; BEGIN");
 	if (r == 0)
 		r = create_schema(e);
