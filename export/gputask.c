@@ -223,9 +223,8 @@ static int build_task_ranges(struct exp *e)
 	static const char sql[] =
 		"SELECT globalTid, startNs, endNs, message, 0 AS call, 0 FROM MSTX_EVENTS "
 		"WHERE eventType IN (1, 2) AND endNs IS NOT NULL "
-		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM TASK t "
-		"JOIN GPU_TASK g ON g.rowid = t.globalTaskId "
-		"JOIN GPU_API a ON a.pid = g.pid AND a.correlationId = g.correlationId "
+		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM GPU_API a "
+		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
 		"ORDER BY 1, 2, 5, 3 DESC";
 	sqlite3_stmt *sel, *ins;
 	int r = exp_prepare(e, sql, &sel);
