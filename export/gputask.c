@@ -218,7 +218,7 @@ struct open_range {
  * that ended before a call started can contain no later call (calls come
  * in start order): dead ranges on top are dropped, ones further down are
  * passed over, so properly nested ranges cost O(1) per call. */
-static int build_task_ranges(struct exp *e)
+static int build_task_ranges_sorted(struct exp *e)
 {
 	static const char sql[] =
 		"SELECT globalTid, startNs, endNs, message, 0 AS call, 0 FROM MSTX_EVENTS "
@@ -271,6 +271,140 @@ static int build_task_ranges(struct exp *e)
 		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
+	return r;
+}
+
+/* The same sweep without sorting the calls, when the calls of each thread
+ * were recorded in start order (the agent writes them as they return, a
+ * thread at a time) and the launching threads are few: the calls are read
+ * as recorded, and each thread has its own stack and its own cursor over
+ * its ranges in start order (MstxEventsIndex), advanced to each call's
+ * start.  The result is the sorted sweep's; ret_done is false, with
+ * nothing written, when the calls are not in that order or come from more
+ * than RANGE_THREADS_MAX threads. */
+#define RANGE_THREADS_MAX 64
+
+struct range_thread {
+	int64_t tid, last_start;
+	sqlite3_stmt *ranges;     /* the thread's ranges in start order */
+	bool pending, done;       /* a range read and not yet pushed; no more */
+	struct open_range next;
+	struct open_range *stack;
+	size_t n, cap;
+};
+
+static int range_push(struct range_thread *t)
+{
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 64;
+		struct open_range *s = realloc(t->stack, c * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->stack = s, t->cap = c;
+	}
+	t->stack[t->n++] = t->next;
+	t->pending = false;
+	return 0;
+}
+
+static int build_task_ranges_streamed(struct exp *e, bool *ret_done)
+{
+	static const char calls_sql[] =
+		"SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, t.globalTaskId FROM GPU_API a "
+		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
+		"ORDER BY a.rowid";
+	static const char ranges_sql[] =
+		"SELECT startNs, endNs, message FROM MSTX_EVENTS WHERE globalTid = ? AND eventType IN (1, 2) "
+		"AND endNs IS NOT NULL ORDER BY startNs, endNs DESC";
+	struct range_thread th[RANGE_THREADS_MAX];
+	size_t nth = 0, cur = 0;
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	bool ordered = true;
+	int rc = SQLITE_DONE;
+	*ret_done = false;
+	int r = exp_prepare(e, calls_sql, &sel);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT INTO GPU_TASK_RANGE VALUES (?, ?)", &ins);
+	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
+		int64_t end = sqlite3_column_int64(sel, 2);
+		if (cur >= nth || th[cur].tid != tid) {
+			for (cur = 0; cur < nth && th[cur].tid != tid; cur++)
+				;
+			if (cur == nth) {
+				if (nth == RANGE_THREADS_MAX) {
+					ordered = false;
+					break;
+				}
+				th[nth] = (struct range_thread){ .tid = tid, .last_start = INT64_MIN };
+				if ((r = exp_prepare(e, ranges_sql, &th[nth].ranges)) < 0)
+					break;
+				sqlite3_bind_int64(th[nth].ranges, 1, tid);
+				nth++;
+			}
+		}
+		struct range_thread *t = &th[cur];
+		if (start < t->last_start) {
+			ordered = false;
+			break;
+		}
+		t->last_start = start;
+		/* every range starting at or before the call, in start order */
+		for (;;) {
+			if (!t->pending && !t->done) {
+				int rrc = sqlite3_step(t->ranges);
+				if (rrc == SQLITE_ROW) {
+					t->next = (struct open_range){ sqlite3_column_int64(t->ranges, 0),
+								       sqlite3_column_int64(t->ranges, 1),
+								       sqlite3_column_int64(t->ranges, 2) };
+					t->pending = true;
+				} else if (rrc == SQLITE_DONE) {
+					t->done = true;
+				} else {
+					r = exp_sql_fail(e, rrc, "MSTX_EVENTS");
+					break;
+				}
+			}
+			if (!t->pending || t->next.start > start)
+				break;
+			if ((r = range_push(t)) < 0)
+				break;
+		}
+		if (r < 0)
+			break;
+		while (t->n > 0 && t->stack[t->n - 1].end < start)
+			t->n--;
+		for (size_t i = t->n; i-- > 0;) {
+			if (t->stack[i].end < end)
+				continue;
+			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 3));
+			sqlite3_bind_int64(ins, 2, t->stack[i].message);
+			r = exp_step_done(e, ins, "GPU_TASK_RANGE");
+			break;
+		}
+	}
+	if (r == 0 && ordered && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
+	for (size_t i = 0; i < nth; i++) {
+		sqlite3_finalize(th[i].ranges);
+		free(th[i].stack);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	/* the sorted sweep starts over (no ROLLBACK TO: the database is
+	 * built without a journal) */
+	if (r == 0 && !ordered)
+		r = exp_exec(e, "DELETE FROM GPU_TASK_RANGE");
+	*ret_done = r == 0 && ordered;
+	return r;
+}
+
+static int build_task_ranges(struct exp *e)
+{
+	bool done;
+	int r = build_task_ranges_streamed(e, &done);
+	if (r == 0 && !done)
+		r = build_task_ranges_sorted(e);
 	return r;
 }
 
