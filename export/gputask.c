@@ -583,12 +583,14 @@ static int api_name_cmp(const void *a, const void *b)
 
 /* Distinct names are few (the runtime's entry points); past API_NAMES_MAX
  * the names are interned call by call instead. */
-#define API_NAMES_MAX 65536U
+#define API_NAMES_MAX 1024U
+#define API_NAME_SLOTS (2 * API_NAMES_MAX)
 
 static int api_names(struct exp *e, bool *ret_done)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;
 	struct api_name *v = NULL;
+	uint16_t slot[API_NAME_SLOTS] = { 0 }; /* index + 1 in v of the names, by hash */
 	size_t n = 0, cap = 0;
 	int r = exp_prepare(e, "SELECT coalesce(name, ''), (pid << 32) | correlationId, rowid FROM GPU_API", &sel);
 	int rc = SQLITE_DONE;
@@ -602,9 +604,10 @@ static int api_names(struct exp *e, bool *ret_done)
 			break;
 		}
 		size_t i = last < n && streq(v[last].name, name) ? last : n;
-		for (size_t j = 0; i == n && j < n; j++)
-			if (streq(v[j].name, name))
-				i = j;
+		uint32_t h = kname_hash(name) & (API_NAME_SLOTS - 1);
+		for (; i == n && slot[h]; h = (h + 1) & (API_NAME_SLOTS - 1))
+			if (streq(v[slot[h] - 1].name, name))
+				i = slot[h] - 1U;
 		if (i < n) {
 			if (first < v[i].first)
 				v[i].first = first, v[i].rowid = rowid;
@@ -627,6 +630,7 @@ static int api_names(struct exp *e, bool *ret_done)
 			break;
 		}
 		v[n].first = first, v[n].rowid = rowid;
+		slot[h] = (uint16_t)(n + 1);
 		last = n++;
 	}
 	if (r == 0 && rc != SQLITE_DONE)
