@@ -26,6 +26,10 @@
 
 struct exp_gpu {
 	sqlite3_stmt *task, *api, *sync;
+	/* the record being inserted: its name is bound without a copy, and
+	 * stays valid until the next record's (the statements go first) */
+	struct gpu_task t;
+	struct gpu_api a;
 };
 
 static const char task_sql[] =
@@ -88,11 +92,9 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 	if (rec->type == RAW_AGENT_GPU_SYNC)
 		return sync_record(e, h, pid, rec);
 	if (rec->type == RAW_AGENT_GPU_TASK) {
-		struct gpu_task *t = malloc(sizeof(*t));
-		if (!t)
-			return -ENOMEM;
+		struct gpu_task *t = &e->gpu->t;
 		if (gpu_decode_task(rec->payload, rec->len, t) < 0)
-			return free(t), 1;
+			return 1;
 		sqlite3_stmt *st = e->gpu->task;
 		int c = 1;
 		sqlite3_bind_int64(st, c++, pid);
@@ -111,16 +113,13 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 		sqlite3_bind_int64(st, c++, t->registers);
 		sqlite3_bind_int64(st, c++, t->copy_kind);
 		sqlite3_bind_int64(st, c++, t->bytes > INT64_MAX ? INT64_MAX : (int64_t)t->bytes);
-		sqlite3_bind_text(st, c++, t->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, c++, t->name, -1, SQLITE_STATIC);
 		exp_note_time(e, raw_unix_ns(h, t->end));
-		free(t);
 		return exp_step_done(e, st, "GPU_TASK");
 	}
-	struct gpu_api *a = malloc(sizeof(*a));
-	if (!a)
-		return -ENOMEM;
+	struct gpu_api *a = &e->gpu->a;
 	if (gpu_decode_api(rec->payload, rec->len, a) < 0)
-		return free(a), 1;
+		return 1;
 	sqlite3_stmt *st = e->gpu->api;
 	sqlite3_bind_int64(st, 1, pid);
 	sqlite3_bind_int64(st, 2, a->tid);
@@ -129,9 +128,8 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 	sqlite3_bind_int64(st, 5, a->correlation);
 	sqlite3_bind_int64(st, 6, a->cbid);
 	sqlite3_bind_int64(st, 7, a->result);
-	sqlite3_bind_text(st, 8, a->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, a->name, -1, SQLITE_STATIC);
 	exp_note_time(e, raw_unix_ns(h, a->end));
-	free(a);
 	return exp_step_done(e, st, "GPU_API");
 }
 
