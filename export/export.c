@@ -273,8 +273,10 @@ static int close_db(struct exp *e)
 }
 
 /* PRAGMA user_version of the databases this build writes: a hash of the
- * schema table, so a database is reused only by a build with the same
- * tables (another build's writers might ask for a column it lacks). */
+ * schema table and EXPORT_DB_LAYOUT, so a database is reused only by a
+ * build with the same tables (another build's writers might ask for a
+ * column it lacks), indexes and derived tables (SCHEMA.md, "Layout
+ * version"). */
 static int32_t schema_stamp(void)
 {
 	uint32_t h = 2166136261U;
@@ -284,6 +286,8 @@ static int32_t schema_stamp(void)
 		for (const char *p = export_db_tables[i].columns; *p; p++)
 			h = (h ^ (unsigned char)*p) * 16777619U;
 	}
+	for (uint32_t v = EXPORT_DB_LAYOUT, i = 0; i < 4; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 16777619U;
 	return (int32_t)(h & 0x7fffffff) | 1;
 }
 
@@ -292,7 +296,10 @@ static int build_db(struct exp *e, const char *tmp)
 	int rc = sqlite3_open_v2(tmp, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		return exp_sql_fail(e, rc, "open");
-	int r = exp_exec(e, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+	/* 16 KiB pages: a bulk load of millions of rows spends about a tenth
+	 * less than with 4 KiB ones (fewer pages to split, spill and read
+	 * back through the 16 MiB cache); it must come before the first table */
+	int r = exp_exec(e, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 			    "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; BEGIN");
 	if (r == 0)
 		r = create_schema(e);
@@ -612,9 +619,8 @@ static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes
 	return 0;
 }
 
-/* The newest msprof_{14 digits}.db of prof_dir, when this build wrote it
- * (schema_stamp) and nothing it was parsed from changed since. */
-static bool current_db(struct exp *e, const struct timespec *raw_newest, char *path, size_t size)
+/* The newest msprof_{14 digits}.db of prof_dir, if any. */
+static bool newest_db(struct exp *e, char *path, size_t size)
 {
 	DIR *d = opendir(e->prof_dir);
 	if (!d)
@@ -633,23 +639,34 @@ static bool current_db(struct exp *e, const struct timespec *raw_newest, char *p
 			snprintf(best, sizeof best, "%s", n);
 	}
 	closedir(d);
-	if (!best[0] || (size_t)snprintf(path, size, "%s/%s", e->prof_dir, best) >= size)
-		return false;
+	return best[0] && (size_t)snprintf(path, size, "%s/%s", e->prof_dir, best) < size;
+}
+
+/* Whether the database at path has this build's layout (schema_stamp). */
+static bool db_layout_current(const char *path)
+{
+	sqlite3 *db = NULL;
+	bool ok = false;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			ok = sqlite3_column_int(st, 0) == schema_stamp();
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return ok;
+}
+
+/* Whether the database at path can stand for the raw data: this build
+ * wrote it (its layout) and nothing it was parsed from changed since. */
+static bool db_current(const char *path, const struct timespec *raw_newest)
+{
 	struct stat st;
 	if (stat(path, &st) < 0 || st.st_mtim.tv_sec < raw_newest->tv_sec ||
 	    (st.st_mtim.tv_sec == raw_newest->tv_sec && st.st_mtim.tv_nsec < raw_newest->tv_nsec))
 		return false;
-	sqlite3 *db = NULL;
-	bool ok = false;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
-		sqlite3_stmt *st2 = NULL;
-		if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st2, NULL) == SQLITE_OK &&
-		    sqlite3_step(st2) == SQLITE_ROW)
-			ok = sqlite3_column_int(st2, 0) == schema_stamp();
-		sqlite3_finalize(st2);
-	}
-	sqlite3_close(db);
-	return ok;
+	return db_layout_current(path);
 }
 
 /* msprof's --clear: the intermediate databases in sqlite/ of host/ and
@@ -712,7 +729,10 @@ static int run(struct exp *e, const struct export_options *opt)
 		exp_note(e, "cannot list '%s/data': %s", path, strerror(-r));
 		return r;
 	}
-	bool reuse = !(opt && opt->parse_only) && current_db(e, &newest, have_db, sizeof have_db);
+	/* a database with no raw data next to it is all there is: it is
+	 * exported as it is, whatever build wrote it */
+	bool have = !(opt && opt->parse_only) && newest_db(e, have_db, sizeof have_db);
+	bool reuse = have && (!slices || db_current(have_db, &newest));
 	if (!slices && !reuse) {
 		exp_note(e, "no raw data in '%s/data'", path);
 		return -ENOENT;
@@ -744,6 +764,9 @@ static int run(struct exp *e, const struct export_options *opt)
 	}
 
 	if (reuse) {
+		if (!slices && !db_layout_current(have_db))
+			exp_note(e, "database '%s' was written by another msprof version and there is no raw data "
+				    "to rebuild it from: it is exported as it is", have_db);
 		snprintf(e->rep->db_path, sizeof e->rep->db_path, "%s", have_db);
 		e->rep->reused = true;
 		exp_remove_older(e->prof_dir, "msprof", ".db", strrchr(have_db, '/') + 1);

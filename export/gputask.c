@@ -26,6 +26,10 @@
 
 struct exp_gpu {
 	sqlite3_stmt *task, *api, *sync;
+	/* the record being inserted: its name is bound without a copy, and
+	 * stays valid until the next record's (the statements go first) */
+	struct gpu_task t;
+	struct gpu_api a;
 };
 
 static const char task_sql[] =
@@ -88,11 +92,9 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 	if (rec->type == RAW_AGENT_GPU_SYNC)
 		return sync_record(e, h, pid, rec);
 	if (rec->type == RAW_AGENT_GPU_TASK) {
-		struct gpu_task *t = malloc(sizeof(*t));
-		if (!t)
-			return -ENOMEM;
+		struct gpu_task *t = &e->gpu->t;
 		if (gpu_decode_task(rec->payload, rec->len, t) < 0)
-			return free(t), 1;
+			return 1;
 		sqlite3_stmt *st = e->gpu->task;
 		int c = 1;
 		sqlite3_bind_int64(st, c++, pid);
@@ -111,16 +113,13 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 		sqlite3_bind_int64(st, c++, t->registers);
 		sqlite3_bind_int64(st, c++, t->copy_kind);
 		sqlite3_bind_int64(st, c++, t->bytes > INT64_MAX ? INT64_MAX : (int64_t)t->bytes);
-		sqlite3_bind_text(st, c++, t->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, c++, t->name, -1, SQLITE_STATIC);
 		exp_note_time(e, raw_unix_ns(h, t->end));
-		free(t);
 		return exp_step_done(e, st, "GPU_TASK");
 	}
-	struct gpu_api *a = malloc(sizeof(*a));
-	if (!a)
-		return -ENOMEM;
+	struct gpu_api *a = &e->gpu->a;
 	if (gpu_decode_api(rec->payload, rec->len, a) < 0)
-		return free(a), 1;
+		return 1;
 	sqlite3_stmt *st = e->gpu->api;
 	sqlite3_bind_int64(st, 1, pid);
 	sqlite3_bind_int64(st, 2, a->tid);
@@ -129,9 +128,8 @@ int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, cons
 	sqlite3_bind_int64(st, 5, a->correlation);
 	sqlite3_bind_int64(st, 6, a->cbid);
 	sqlite3_bind_int64(st, 7, a->result);
-	sqlite3_bind_text(st, 8, a->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, a->name, -1, SQLITE_STATIC);
 	exp_note_time(e, raw_unix_ns(h, a->end));
-	free(a);
 	return exp_step_done(e, st, "GPU_API");
 }
 
@@ -218,14 +216,13 @@ struct open_range {
  * that ended before a call started can contain no later call (calls come
  * in start order): dead ranges on top are dropped, ones further down are
  * passed over, so properly nested ranges cost O(1) per call. */
-static int build_task_ranges(struct exp *e)
+static int build_task_ranges_sorted(struct exp *e)
 {
 	static const char sql[] =
 		"SELECT globalTid, startNs, endNs, message, 0 AS call, 0 FROM MSTX_EVENTS "
 		"WHERE eventType IN (1, 2) AND endNs IS NOT NULL "
-		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM TASK t "
-		"JOIN GPU_TASK g ON g.rowid = t.globalTaskId "
-		"JOIN GPU_API a ON a.pid = g.pid AND a.correlationId = g.correlationId "
+		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM GPU_API a "
+		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
 		"ORDER BY 1, 2, 5, 3 DESC";
 	sqlite3_stmt *sel, *ins;
 	int r = exp_prepare(e, sql, &sel);
@@ -275,6 +272,140 @@ static int build_task_ranges(struct exp *e)
 	return r;
 }
 
+/* The same sweep without sorting the calls, when the calls of each thread
+ * were recorded in start order (the agent writes them as they return, a
+ * thread at a time) and the launching threads are few: the calls are read
+ * as recorded, and each thread has its own stack and its own cursor over
+ * its ranges in start order (MstxEventsIndex), advanced to each call's
+ * start.  The result is the sorted sweep's; ret_done is false, with
+ * nothing written, when the calls are not in that order or come from more
+ * than RANGE_THREADS_MAX threads. */
+#define RANGE_THREADS_MAX 64
+
+struct range_thread {
+	int64_t tid, last_start;
+	sqlite3_stmt *ranges;     /* the thread's ranges in start order */
+	bool pending, done;       /* a range read and not yet pushed; no more */
+	struct open_range next;
+	struct open_range *stack;
+	size_t n, cap;
+};
+
+static int range_push(struct range_thread *t)
+{
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 64;
+		struct open_range *s = realloc(t->stack, c * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->stack = s, t->cap = c;
+	}
+	t->stack[t->n++] = t->next;
+	t->pending = false;
+	return 0;
+}
+
+static int build_task_ranges_streamed(struct exp *e, bool *ret_done)
+{
+	static const char calls_sql[] =
+		"SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, t.globalTaskId FROM GPU_API a "
+		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
+		"ORDER BY a.rowid";
+	static const char ranges_sql[] =
+		"SELECT startNs, endNs, message FROM MSTX_EVENTS WHERE globalTid = ? AND eventType IN (1, 2) "
+		"AND endNs IS NOT NULL ORDER BY startNs, endNs DESC";
+	struct range_thread th[RANGE_THREADS_MAX];
+	size_t nth = 0, cur = 0;
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	bool ordered = true;
+	int rc = SQLITE_DONE;
+	*ret_done = false;
+	int r = exp_prepare(e, calls_sql, &sel);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT INTO GPU_TASK_RANGE VALUES (?, ?)", &ins);
+	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
+		int64_t end = sqlite3_column_int64(sel, 2);
+		if (cur >= nth || th[cur].tid != tid) {
+			for (cur = 0; cur < nth && th[cur].tid != tid; cur++)
+				;
+			if (cur == nth) {
+				if (nth == RANGE_THREADS_MAX) {
+					ordered = false;
+					break;
+				}
+				th[nth] = (struct range_thread){ .tid = tid, .last_start = INT64_MIN };
+				if ((r = exp_prepare(e, ranges_sql, &th[nth].ranges)) < 0)
+					break;
+				sqlite3_bind_int64(th[nth].ranges, 1, tid);
+				nth++;
+			}
+		}
+		struct range_thread *t = &th[cur];
+		if (start < t->last_start) {
+			ordered = false;
+			break;
+		}
+		t->last_start = start;
+		/* every range starting at or before the call, in start order */
+		for (;;) {
+			if (!t->pending && !t->done) {
+				int rrc = sqlite3_step(t->ranges);
+				if (rrc == SQLITE_ROW) {
+					t->next = (struct open_range){ sqlite3_column_int64(t->ranges, 0),
+								       sqlite3_column_int64(t->ranges, 1),
+								       sqlite3_column_int64(t->ranges, 2) };
+					t->pending = true;
+				} else if (rrc == SQLITE_DONE) {
+					t->done = true;
+				} else {
+					r = exp_sql_fail(e, rrc, "MSTX_EVENTS");
+					break;
+				}
+			}
+			if (!t->pending || t->next.start > start)
+				break;
+			if ((r = range_push(t)) < 0)
+				break;
+		}
+		if (r < 0)
+			break;
+		while (t->n > 0 && t->stack[t->n - 1].end < start)
+			t->n--;
+		for (size_t i = t->n; i-- > 0;) {
+			if (t->stack[i].end < end)
+				continue;
+			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 3));
+			sqlite3_bind_int64(ins, 2, t->stack[i].message);
+			r = exp_step_done(e, ins, "GPU_TASK_RANGE");
+			break;
+		}
+	}
+	if (r == 0 && ordered && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
+	for (size_t i = 0; i < nth; i++) {
+		sqlite3_finalize(th[i].ranges);
+		free(th[i].stack);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	/* the sorted sweep starts over (no ROLLBACK TO: the database is
+	 * built without a journal) */
+	if (r == 0 && !ordered)
+		r = exp_exec(e, "DELETE FROM GPU_TASK_RANGE");
+	*ret_done = r == 0 && ordered;
+	return r;
+}
+
+static int build_task_ranges(struct exp *e)
+{
+	bool done;
+	int r = build_task_ranges_streamed(e, &done);
+	if (r == 0 && !done)
+		r = build_task_ranges_sorted(e);
+	return r;
+}
+
 /* --- msprof's tables --------------------------------------------------------------- */
 
 static int memcpy_rows(struct exp *e)
@@ -294,95 +425,245 @@ static int memcpy_rows(struct exp *e)
 	return r;
 }
 
-/* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api too) */
-static int build_tasks(struct exp *e, bool memcpy_info)
-{
-	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
-	 * launched a task (without it, a scan of TASK per call) */
-	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
-			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId)");
-	if (r < 0)
-		return r;
-	int64_t ids[4] = { 0 };
-	for (int k = GPU_TASK_KERNEL; k <= GPU_TASK_MEMSET && r == 0; k++)
-		r = exp_intern_id(e, task_types[k], &ids[k]);
-	if (r < 0)
-		return r;
-	char sql[1024];
-	/* globalTaskId: GPU_TASK's rowid, in the order the tasks were read */
-	snprintf(sql, sizeof sql,
-		 "INSERT INTO TASK SELECT t.startNs, t.endNs, t.deviceId, (g.ord << 32) | t.correlationId, t.rowid, "
-		 "t.pid, CASE t.kind WHEN 1 THEN %" PRId64 " WHEN 2 THEN %" PRId64 " ELSE %" PRId64 " END, "
-		 "t.contextId, t.streamId, t.correlationId, %lld FROM GPU_TASK t JOIN GPU_PID g ON g.pid = t.pid",
-		 ids[1], ids[2], ids[3], MODEL_ID_NONE);
-	if ((r = exp_exec(e, sql)) < 0)
-		return r;
-	if (memcpy_info && (r = memcpy_rows(e)) < 0)
-		return r;
+/* Kernel names repeat (a training step launches the same few hundred
+ * kernels over and over): the STRING_IDS ids of each mangled name's
+ * demangled name and OP Type are kept in a direct-mapped table, so each
+ * distinct name is demangled about once.  A slot holds the last name that
+ * hashed to it, which bounds the table at KNAME_SLOTS names. */
+#define KNAME_SLOTS 4096U
 
-	/* COMPUTE_TASK_INFO, one row per kernel, names demangled here */
-	sqlite3_stmt *sel, *ins;
-	r = exp_prepare(e, "SELECT rowid, name, gridX, gridY, gridZ, blockX, blockY, blockZ FROM GPU_TASK "
-			   "WHERE kind = 1", &sel);
-	/* mixBlockNum: threads per block */
-	if (r < 0)
-		return r;
-	r = exp_prepare(e, "INSERT INTO COMPUTE_TASK_INFO VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			&ins);
-	if (r < 0) {
-		sqlite3_finalize(sel);
-		return r;
+struct kname {
+	char *mangled;
+	int64_t name_id, type_id;
+};
+
+static uint32_t kname_hash(const char *s)
+{
+	uint32_t h = 2166136261U;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619U;
+	return h;
+}
+
+static int kname_ids(struct exp *e, struct kname *cache, const char *mangled, int64_t *ret_name, int64_t *ret_type,
+		     bool *ret_added)
+{
+	struct kname *k = &cache[kname_hash(mangled) & (KNAME_SLOTS - 1)];
+	bool added = !k->mangled || !streq(k->mangled, mangled);
+	if (added) {
+		_cleanup_free_ char *name = demangle(mangled);
+		char *copy = strdup(mangled);
+		char type[512];
+		int64_t name_id, type_id;
+		if (!name || !copy)
+			return free(copy), -ENOMEM;
+		op_type(name, type, sizeof type);
+		int r = exp_intern_id(e, name, &name_id);
+		if (r == 0)
+			r = exp_intern_id(e, type, &type_id);
+		if (r < 0)
+			return free(copy), r;
+		free(k->mangled);
+		*k = (struct kname){ copy, name_id, type_id };
 	}
-	int64_t na;
-	r = exp_intern_id(e, "N/A", &na);
+	*ret_name = k->name_id;
+	*ret_type = k->type_id;
+	*ret_added = added;
+	return 0;
+}
+
+/* TASK, COMPUTE_TASK_INFO (--task-time) and MEMCPY_INFO (with --runtime-api
+ * too), each one INSERT ... SELECT over GPU_TASK in the order the tasks
+ * were read (globalTaskId is GPU_TASK's rowid, so each table is written in
+ * its key order).  Kernel names are demangled once per distinct name, in a
+ * pass that interns them in the order the kernels were read, into the
+ * TEMP table KERNEL_NAME the COMPUTE_TASK_INFO insert joins. */
+static int kernel_names(struct exp *e)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int r = exp_exec(e, "CREATE TEMP TABLE KERNEL_NAME (mangled TEXT PRIMARY KEY, nameId INTEGER, "
+			    "typeId INTEGER) WITHOUT ROWID");
+	if (r == 0)
+		r = exp_prepare(e, "SELECT coalesce(name, '') FROM GPU_TASK WHERE kind = 1 ORDER BY rowid", &sel);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT OR IGNORE INTO KERNEL_NAME VALUES (?, ?, ?)", &ins);
+	struct kname *cache = r == 0 ? calloc(KNAME_SLOTS, sizeof(*cache)) : NULL;
+	if (r == 0 && !cache)
+		r = -ENOMEM;
 	int rc = SQLITE_DONE;
 	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *mangled = (const char *)sqlite3_column_text(sel, 1);
-		_cleanup_free_ char *name = demangle(mangled ? mangled : "");
-		char type[512], grid[64], block[64];
+		const char *mangled = (const char *)sqlite3_column_text(sel, 0);
+		bool added;
 		int64_t name_id, type_id;
-		if (!name) {
+		if (!mangled) {
 			r = -ENOMEM;
 			break;
 		}
-		op_type(name, type, sizeof type);
-		int64_t g[3], b[3];
-		for (int i = 0; i < 3; i++)
-			g[i] = sqlite3_column_int64(sel, 2 + i), b[i] = sqlite3_column_int64(sel, 5 + i);
-		snprintf(grid, sizeof grid, "%" PRId64 ",%" PRId64 ",%" PRId64, g[0], g[1], g[2]);
-		snprintf(block, sizeof block, "%" PRId64 ",%" PRId64 ",%" PRId64, b[0], b[1], b[2]);
-		if ((r = exp_intern_id(e, name, &name_id)) < 0 || (r = exp_intern_id(e, type, &type_id)) < 0)
-			break;
-		int c = 1;
-		sqlite3_bind_int64(ins, c++, name_id);
-		sqlite3_bind_int64(ins, c++, sqlite3_column_int64(sel, 0));
-		sqlite3_bind_int64(ins, c++, g[0] * g[1] * g[2]);    /* blockNum: blocks in the grid */
-		sqlite3_bind_int64(ins, c++, b[0] * b[1] * b[2]);    /* mixBlockNum: threads per block */
-		sqlite3_bind_int64(ins, c++, ids[GPU_TASK_KERNEL]);  /* taskType */
-		sqlite3_bind_int64(ins, c++, type_id);               /* opType */
-		for (int i = 0; i < 6; i++)                           /* formats, types, shapes */
-			sqlite3_bind_int64(ins, c++, na);
-		sqlite3_bind_int64(ins, c++, na);                    /* attrInfo */
-		sqlite3_bind_int64(ins, c++, na);                    /* opState */
-		sqlite3_bind_int64(ins, c++, na);                    /* hf32Eligible */
-		sqlite3_bind_text(ins, c++, grid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(ins, c++, block, -1, SQLITE_TRANSIENT);
-		r = exp_step_done(e, ins, "COMPUTE_TASK_INFO");
+		if ((r = kname_ids(e, cache, mangled, &name_id, &type_id, &added)) < 0 || !added)
+			continue;
+		sqlite3_bind_text(ins, 1, mangled, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, name_id);
+		sqlite3_bind_int64(ins, 3, type_id);
+		r = exp_step_done(e, ins, "KERNEL_NAME");
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, "GPU_TASK");
+	for (size_t i = 0; cache && i < KNAME_SLOTS; i++)
+		free(cache[i].mangled);
+	free(cache);
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	return r;
 }
 
-/* CANN_API: the runtime calls, names interned (--runtime-api) */
-static int build_api(struct exp *e)
+static int build_tasks(struct exp *e, bool memcpy_info)
+{
+	/* TaskConnectionIndex: the CANN layer asks, per call, whether it
+	 * launched a task (without it, a scan of TASK per call).  Both are
+	 * made before the rows go in: the tasks come nearly in start and
+	 * connection order, so keeping them costs less than sorting after. */
+	int r = exp_exec(e, "CREATE INDEX TaskIndex ON TASK (startNs, globalTaskId); "
+			    "CREATE INDEX TaskConnectionIndex ON TASK (connectionId)");
+	if (r < 0)
+		return r;
+	int64_t ids[4] = { 0 }, na = 0;
+	for (int k = GPU_TASK_KERNEL; k <= GPU_TASK_MEMSET && r == 0; k++)
+		r = exp_intern_id(e, task_types[k], &ids[k]);
+	if (r < 0)
+		return r;
+	char sql[1024];
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO TASK SELECT t.startNs, t.endNs, t.deviceId, (g.ord << 32) | t.correlationId, t.rowid, "
+		 "t.pid, CASE t.kind WHEN 1 THEN %" PRId64 " WHEN 2 THEN %" PRId64 " ELSE %" PRId64 " END, "
+		 "t.contextId, t.streamId, t.correlationId, %lld FROM GPU_TASK t JOIN GPU_PID g ON g.pid = t.pid "
+		 "ORDER BY t.rowid",
+		 ids[GPU_TASK_KERNEL], ids[GPU_TASK_MEMCPY], ids[GPU_TASK_MEMSET], MODEL_ID_NONE);
+	if ((r = exp_exec(e, sql)) < 0)
+		return r;
+	if (memcpy_info && (r = memcpy_rows(e)) < 0)
+		return r;
+	if ((r = exp_intern_id(e, "N/A", &na)) < 0 || (r = kernel_names(e)) < 0)
+		return r;
+	/* blockNum: blocks in the grid; mixBlockNum: threads per block;
+	 * formats, types, shapes, attrInfo, opState, hf32Eligible N/A */
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO COMPUTE_TASK_INFO SELECT k.nameId, t.rowid, t.gridX * t.gridY * t.gridZ, "
+		 "t.blockX * t.blockY * t.blockZ, %" PRId64 ", k.typeId, %" PRId64 ", %" PRId64 ", %" PRId64 ", "
+		 "%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", "
+		 "printf('%%d,%%d,%%d', t.gridX, t.gridY, t.gridZ), printf('%%d,%%d,%%d', t.blockX, t.blockY, t.blockZ) "
+		 "FROM GPU_TASK t JOIN KERNEL_NAME k ON k.mangled = coalesce(t.name, '') WHERE t.kind = 1 "
+		 "ORDER BY t.rowid",
+		 ids[GPU_TASK_KERNEL], na, na, na, na, na, na, na, na, na);
+	if ((r = exp_exec(e, sql)) == 0)
+		r = exp_exec(e, "DROP TABLE KERNEL_NAME");
+	return r;
+}
+
+/* CANN_API: the runtime calls, names interned (--runtime-api) in the order
+ * of the calls' connection ids, as the CANN layer lists them: a pass over
+ * the calls collects each distinct name with its first connection id, then
+ * one INSERT ... SELECT in connection id order (CANN_API's key) joins the
+ * names' ids from the TEMP table API_NAME.  Of two calls with one
+ * connection id the first read is kept. */
+struct api_name {
+	char *name;
+	int64_t first; /* (pid << 32) | correlationId of its first call */
+	int64_t rowid;
+};
+
+static int api_name_cmp(const void *a, const void *b)
+{
+	const struct api_name *x = a, *y = b;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->rowid < y->rowid ? -1 : x->rowid > y->rowid;
+}
+
+/* Distinct names are few (the runtime's entry points); past API_NAMES_MAX
+ * the names are interned call by call instead. */
+#define API_NAMES_MAX 1024U
+#define API_NAME_SLOTS (2 * API_NAMES_MAX)
+
+static int api_names(struct exp *e, bool *ret_done)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	struct api_name *v = NULL;
+	uint16_t slot[API_NAME_SLOTS] = { 0 }; /* index + 1 in v of the names, by hash */
+	size_t n = 0, cap = 0;
+	int r = exp_prepare(e, "SELECT coalesce(name, ''), (pid << 32) | correlationId, rowid FROM GPU_API", &sel);
+	int rc = SQLITE_DONE;
+	size_t last = 0;
+	*ret_done = false;
+	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(sel, 0);
+		int64_t first = sqlite3_column_int64(sel, 1), rowid = sqlite3_column_int64(sel, 2);
+		if (!name) {
+			r = -ENOMEM;
+			break;
+		}
+		size_t i = last < n && streq(v[last].name, name) ? last : n;
+		uint32_t h = kname_hash(name) & (API_NAME_SLOTS - 1);
+		for (; i == n && slot[h]; h = (h + 1) & (API_NAME_SLOTS - 1))
+			if (streq(v[slot[h] - 1].name, name))
+				i = slot[h] - 1U;
+		if (i < n) {
+			if (first < v[i].first)
+				v[i].first = first, v[i].rowid = rowid;
+			last = i;
+			continue;
+		}
+		if (n == API_NAMES_MAX)
+			goto out;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct api_name *nv = realloc(v, c * sizeof(*nv));
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv, cap = c;
+		}
+		if (!(v[n].name = strdup(name))) {
+			r = -ENOMEM;
+			break;
+		}
+		v[n].first = first, v[n].rowid = rowid;
+		slot[h] = (uint16_t)(n + 1);
+		last = n++;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, "GPU_API");
+	if (r == 0)
+		r = exp_exec(e, "CREATE TEMP TABLE API_NAME (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID");
+	if (r == 0)
+		r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
+	if (r == 0)
+		qsort(v, n, sizeof(*v), api_name_cmp);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		int64_t id;
+		if ((r = exp_intern_id(e, v[i].name, &id)) < 0)
+			break;
+		sqlite3_bind_text(ins, 1, v[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, id);
+		r = exp_step_done(e, ins, "API_NAME");
+	}
+	*ret_done = r == 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	return r;
+}
+
+/* The same, a call at a time: names interned as the calls are read */
+static int build_api_each(struct exp *e)
 {
 	sqlite3_stmt *sel, *ins;
 	int rc = SQLITE_DONE;
 	int r = exp_prepare(e, "SELECT a.startNs, a.endNs, (a.pid << 32) | a.tid, (g.ord << 32) | a.correlationId, a.name "
-			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid", &sel);
+			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid ORDER BY a.pid, a.correlationId, a.rowid", &sel);
 	if (r < 0)
 		return r;
 	r = exp_prepare(e, "INSERT OR IGNORE INTO CANN_API VALUES (?, ?, ?, ?, ?, ?)", &ins);
@@ -403,6 +684,26 @@ static int build_api(struct exp *e)
 		r = exp_sql_fail(e, rc, "GPU_API");
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
+	return r;
+}
+
+static int build_api(struct exp *e)
+{
+	bool named;
+	int r = api_names(e, &named);
+	if (r == 0 && named) {
+		char sql[512];
+		snprintf(sql, sizeof sql,
+			 "INSERT OR IGNORE INTO CANN_API SELECT a.startNs, a.endNs, %d, (a.pid << 32) | a.tid, "
+			 "(g.ord << 32) | a.correlationId, n.id FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid "
+			 "JOIN API_NAME n ON n.name = coalesce(a.name, '') ORDER BY a.pid, a.correlationId, a.rowid",
+			 API_TYPE_RUNTIME);
+		r = exp_exec(e, sql);
+		if (r == 0)
+			r = exp_exec(e, "DROP TABLE API_NAME");
+	} else if (r == 0) {
+		r = build_api_each(e);
+	}
 	if (r == 0)
 		r = exp_exec(e, "INSERT INTO ENUM_API_TYPE VALUES (5000, 'runtime')");
 	return r;

@@ -29,6 +29,13 @@ const struct export_db_table *export_db_table_find(const char *name);
 #define EXPORT_SCHEMA_VERSION_MINOR "2"
 #define EXPORT_SCHEMA_VERSION_MICRO "0"
 
+/* The layout of the databases this build writes: bumped with every change
+ * to their indexes, to which tables are derived or to how a table is
+ * filled.  PRAGMA user_version holds it, mixed with the tables' columns
+ * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
+ * from the raw files next to it. */
+#define EXPORT_DB_LAYOUT 2
+
 /* --- summary CSVs -------------------------------------------------------- */
 
 enum export_csv {

@@ -147,15 +147,17 @@ static void range_end(uint64_t us0, uint32_t tid, uint64_t id)
 	emit(RAW_AGENT_RANGE_END);
 }
 
-/* Two threads, each a pseudo-random run of nested push/pop ranges,
+/* Threads, each a pseudo-random run of nested push/pop ranges,
  * overlapping start/end ranges, ranges starting together, and launches
  * lasting 0..3 µs (some outlive the range around their start); no two
  * ranges of a thread end at the same time, so the innermost range around
- * each launch is one range.  Returns the number of launches. */
-static unsigned make_nested_prof(char **ret_prof)
+ * each launch is one range.  With swap, every other call is recorded
+ * after the next one (calls out of start order).  Returns the number of
+ * launches. */
+static unsigned make_nested_prof(const char *name, uint32_t threads, int events, bool swap, char **ret_prof)
 {
 	char *prof, *host, *data, *parent;
-	CHECK(asprintf(&parent, "%s/nested", tmp) > 0 && mkdir(parent, 0755) == 0);
+	CHECK(asprintf(&parent, "%s/%s", tmp, name) > 0 && mkdir(parent, 0755) == 0);
 	CHECK(asprintf(&prof, "%s/PROF_000002_20231114221320000_00005000ABCDEFGH", parent) > 0);
 	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
 	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
@@ -174,11 +176,12 @@ static unsigned make_nested_prof(char **ret_prof)
 
 	uint32_t seed = 12345, corr = 0;
 	uint64_t next_id = 1;
-	for (uint32_t tid = 5000; tid <= 5001; tid++) {
-		uint64_t t = 10, open_se[4];
+	for (uint32_t tid = 5000; tid < 5000 + threads; tid++) {
+		uint64_t t = 10, open_se[4], held_start = 0, held_end = 0;
+		uint32_t held_corr = 0;
 		unsigned depth = 0, n_se = 0;
 		char msg[32];
-		for (int k = 0; k < 600; k++) {
+		for (int k = 0; k < events; k++) {
 			seed = seed * 1103515245U + 12345U;
 			unsigned action = (seed >> 16) % 5;
 			if (action == 0 && depth < 6) {
@@ -200,12 +203,22 @@ static unsigned make_nested_prof(char **ret_prof)
 				open_se[i] = open_se[--n_se];
 			} else {
 				t += (seed >> 8) % 2;
-				api(t, t + (seed >> 10) % 4, tid, ++corr, "cudaLaunchKernel");
 				task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
 				snprintf(task.name, sizeof task.name, "k");
+				if (swap && !held_corr) {
+					held_start = t, held_end = t + (seed >> 10) % 4, held_corr = ++corr;
+					put_task(GPU_TASK_KERNEL, t + 5, t + 6, 7, corr);
+					continue;
+				}
+				api(t, t + (seed >> 10) % 4, tid, ++corr, "cudaLaunchKernel");
 				put_task(GPU_TASK_KERNEL, t + 5, t + 6, 7, corr);
+				if (held_corr)
+					api(held_start, held_end, tid, held_corr, "cudaLaunchKernel");
+				held_corr = 0;
 			}
 		}
+		if (held_corr)
+			api(held_start, held_end, tid, held_corr, "cudaLaunchKernel");
 		while (depth-- > 0)
 			pop(++t, tid);
 		while (n_se > 0)
@@ -271,6 +284,28 @@ static char *slurp(const char *path)
 	CHECK(getdelim(&buf, &n, '\0', f) > 0);
 	fclose(f);
 	return buf;
+}
+
+/* GPU_TASK_RANGE of prof's export against its definition */
+static void check_ranges(const char *prof)
+{
+	struct export_report rep;
+	sqlite3 *db = NULL;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+
+	char *want = rows(db, "SELECT t.globalTaskId, (SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = "
+			      "a.globalTid AND m.eventType IN (1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs "
+			      "ORDER BY m.startNs DESC, m.endNs LIMIT 1) AS message FROM TASK t JOIN CANN_API a ON "
+			      "a.connectionId = t.connectionId WHERE message IS NOT NULL ORDER BY 1");
+	char *counts = rows(db, "SELECT count(*) > 100, count(*) < (SELECT count(*) FROM TASK), "
+			       "count(DISTINCT message) > 50 FROM GPU_TASK_RANGE");
+	check_text("GPU_TASK_RANGE, nested and overlapping ranges",
+		   rows(db, "SELECT globalTaskId, message FROM GPU_TASK_RANGE ORDER BY 1"), want);
+	free(want);
+	/* some launches inside ranges, some outside, many different ranges */
+	check_text("GPU_TASK_RANGE, what it covers", counts, "1|1|1\n");
+	sqlite3_close(db);
 }
 
 int main(void)
@@ -395,25 +430,20 @@ int main(void)
 	free(out);
 
 	/* the range around each launch, against its definition run as one
-	 * query per task on the same database */
-	unsigned launches = make_nested_prof(&prof2);
-	CHECK(export_prof_dir(prof2, NULL, &rep) == 0);
-	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	char *want = rows(db, "SELECT t.globalTaskId, (SELECT m.message FROM MSTX_EVENTS m WHERE m.globalTid = "
-			      "a.globalTid AND m.eventType IN (1, 2) AND m.startNs <= a.startNs AND m.endNs >= a.endNs "
-			      "ORDER BY m.startNs DESC, m.endNs LIMIT 1) AS message FROM TASK t JOIN CANN_API a ON "
-			      "a.connectionId = t.connectionId WHERE message IS NOT NULL ORDER BY 1");
-	char *counts = rows(db, "SELECT count(*) > 100, count(*) < (SELECT count(*) FROM TASK), "
-			       "count(DISTINCT message) > 50 FROM GPU_TASK_RANGE");
-	fprintf(stderr, "nested ranges: %u launches\n", launches);
-	check_text("GPU_TASK_RANGE, nested and overlapping ranges",
-		   rows(db, "SELECT globalTaskId, message FROM GPU_TASK_RANGE ORDER BY 1"), want);
-	free(want);
-	/* some launches inside ranges, some outside, many different ranges */
-	check_text("GPU_TASK_RANGE, what it covers", counts, "1|1|1\n");
-	sqlite3_close(db);
+	 * query per task on the same database: calls in start order on two
+	 * threads, on more threads than the sweep follows at once (80), and
+	 * out of start order */
+	static const struct { const char *name; uint32_t threads; int events; bool swap; } nested[] = {
+		{ "nested", 2, 600, false }, { "nested-threads", 80, 60, false }, { "nested-swapped", 2, 600, true },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(nested); i++) {
+		unsigned launches = make_nested_prof(nested[i].name, nested[i].threads, nested[i].events, nested[i].swap,
+						     &prof2);
+		fprintf(stderr, "%s: %u launches\n", nested[i].name, launches);
+		check_ranges(prof2);
+		free(prof2);
+	}
 	rm_rf(tmp);
 	free(prof);
-	free(prof2);
 	return 0;
 }

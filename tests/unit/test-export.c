@@ -1055,6 +1055,105 @@ static void test_missing(const char *tmp)
 	CHECK(strstr(rep.message, "no raw data"));
 }
 
+/* Run sql on the database at path (NULL result). */
+static void sql_run(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK);
+	if (err)
+		fprintf(stderr, "%s: %s\n", sql, err);
+	sqlite3_free(err);
+	sqlite3_close(db);
+}
+
+static double sql_num_at(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	double v = NAN;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+		v = sql_num(db, sql);
+	sqlite3_close(db);
+	return v;
+}
+
+/* The host_cpu_usage CSV of out (a summary read from CPU_USAGE), or NULL. */
+static char *cpu_csv(const char *out)
+{
+	_cleanup_free_ char *path = find_file(out, "host_cpu_usage_", ".csv");
+	return path ? read_all(path) : NULL;
+}
+
+/* A database of another layout (user_version) is rebuilt from the raw
+ * files, and its outputs are those of a fresh export; without raw files
+ * it is kept and exported as it is. */
+static void test_layout(const char *tmp)
+{
+	_cleanup_free_ char *prof = make_prof(tmp, "PROF_000006_20231114221320100_00004242ABCDEFGH", true, SAMPLE_ALL);
+	_cleanup_free_ char *out = outdir(prof);
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_TEXT };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	CHECK(!rep.reused);
+	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
+	_cleanup_free_ char *fresh = cpu_csv(out);
+	CHECK(db && fresh && strchr(fresh, '\n') != strrchr(fresh, '\n')); /* a header and rows */
+	if (!db || !fresh)
+		return;
+	double layout = sql_num_at(db, "PRAGMA user_version");
+	CHECK(layout != 0);
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	CHECK(rep.reused); /* the current one is reused */
+
+	/* an older layout: another user_version, a table and an index missing */
+	char sql[256];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %.0f; DROP TABLE CPU_USAGE; DROP INDEX StringIdsValueIndex",
+		 layout + 1);
+	sql_run(db, sql);
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	CHECK(!rep.reused);
+	_cleanup_free_ char *db2 = find_file(prof, "msprof_", ".db");
+	CHECK(db2);
+	if (!db2)
+		return;
+	CHECK(sql_num_at(db2, "PRAGMA user_version") == layout);
+	CHECK(sql_num_at(db2, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('CPU_USAGE', 'StringIdsValueIndex')") == 2);
+	_cleanup_free_ char *rebuilt = cpu_csv(out);
+	CHECK(rebuilt && streq(rebuilt, fresh));
+
+	/* no raw data: the database is all there is */
+	_cleanup_free_ char *data = xpath_join(prof, "host/data");
+	char **paths = NULL;
+	int n = raw_list_slices(data, RAW_SOURCE_HOST_CPU, &paths);
+	for (int i = 0; i < n; i++)
+		CHECK(unlink(paths[i]) == 0);
+	raw_paths_free(paths);
+	static const enum raw_source others[] = { RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK, RAW_SOURCE_HOST_NET,
+						  RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM };
+	for (size_t s = 0; s < ARRAY_SIZE(others); s++) {
+		paths = NULL;
+		n = raw_list_slices(data, others[s], &paths);
+		for (int i = 0; i < n; i++)
+			CHECK(unlink(paths[i]) == 0);
+		raw_paths_free(paths);
+	}
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %.0f", layout + 1);
+	sql_run(db2, sql);
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	CHECK(rep.reused);
+	CHECK(strstr(rep.message, "no raw data to rebuild it from"));
+	_cleanup_free_ char *db3 = find_file(prof, "msprof_", ".db");
+	CHECK(db3 && streq(db3, db2));
+	CHECK(sql_num_at(db2, "PRAGMA user_version") == layout + 1);
+	_cleanup_free_ char *kept = cpu_csv(out);
+	CHECK(kept && streq(kept, fresh));
+	/* a parse has nothing to parse */
+	opt.parse_only = true;
+	CHECK(export_prof_dir(prof, &opt, &rep) == -ENOENT);
+	CHECK(strstr(rep.message, "no raw data"));
+}
+
 /* The tables themselves: headers of reference §3. */
 static void test_tables(void)
 {
@@ -1094,6 +1193,7 @@ int main(void)
 	test_db_only(tmp);
 	test_asked(tmp);
 	test_missing(tmp);
+	test_layout(tmp);
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed; work dir kept: %s\n", failures, tmp);
 		return 1;
