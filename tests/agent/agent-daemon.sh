@@ -11,7 +11,7 @@ PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 SPIN=$AGENT_BIN/spin-app
 APP_PID=
-trap 'rc=$?; [ -z "$APP_PID" ] || kill "$APP_PID" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; [ -z "$APP_PID" ] || kill "$APP_PID" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
 t_expect_rc 0 "msprofd starts" "$MSPROFD" --idle-timeout=0
 DPID=$(cat "$RUN/msprofd.pid")

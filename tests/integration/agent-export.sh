@@ -13,7 +13,7 @@ PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 N=200
 T_PIDS=()
-trap 'rc=$?; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
 # wait_for "what" cmd...: poll (bounded, 20 s)
 wait_for() {

@@ -12,7 +12,7 @@ PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 LOG=$RUN/msprofd.log
 T_PIDS=()
-trap 'rc=$?; [ ${#T_PIDS[@]} -eq 0 ] || kill -CONT "${T_PIDS[@]}" 2>/dev/null; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill -CONT "${T_PIDS[@]}" 2>/dev/null; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
 # --- probes on FIFOs: p_open NAME [OPTION]...; p_send NAME STEP; p_recv NAME
 # (one line into $L); p_do NAME STEP (both).  Each probe is a child of this

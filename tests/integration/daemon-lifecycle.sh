@@ -5,7 +5,7 @@
 # client goes away.
 . "$SRCDIR/tests/integration/lib.sh"
 T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 RUN=$MSPROF_RUNTIME_DIR
@@ -111,7 +111,7 @@ t_check "socket removed" test ! -e "$RUN/msprofd.sock"
 t_check "pid file removed" test ! -e "$RUN/msprofd.pid"
 t_grep "SIGTERM logged" "received SIGTERM: finishing 1 session(s)" "$LOG"
 t_grep "clean exit logged" "exited" "$LOG"
-exec {s1_in}>&- 2>/dev/null
+{ exec {s1_in}>&-; } 2>/dev/null
 wait "$s1_pid" 2>/dev/null
 
 # --- a stale socket (daemon killed) is replaced -------------------------------
@@ -194,7 +194,7 @@ T_PIDS+=("$target")
 echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu\",\"host_sys_freq\":20}" >&"${S2[1]}"
 read -r -t 30 line <&"${S2[0]}"
 t_check "second session started" grep -q '"type":"session_started"' <<<"$line"
-exec {s2_in}>&- 2>/dev/null
+{ exec {s2_in}>&-; } 2>/dev/null
 wait "$s2_pid" 2>/dev/null
 ended() { ls "$prof/host/data"/host_cpu.data.slice_* >/dev/null 2>&1 && ends_with_end "$(ls -v "$prof/host/data"/host_cpu.data.slice_* | tail -n 1)" 2; }
 wait_until "client gone: files end with reason 2" ended
@@ -217,7 +217,7 @@ pid=$(cat "$RUN/msprofd.pid")
 # Not a timing assertion: slowness only makes this easier to pass.
 sleep 3
 t_check "a connected client keeps it alive past the idle timeout" kill -0 "$pid"
-exec {hold_in}>&- 2>/dev/null
+{ exec {hold_in}>&-; } 2>/dev/null
 wait "$hold_pid" 2>/dev/null
 wait_until "idle daemon exits once the client is gone" gone "$pid"
 t_grep "idle exit logged" "idle for 2 s" "$LOG"

@@ -81,7 +81,7 @@ chown -R nobody:nogroup "$NB/prof"
 nrun="$NB/run"
 t_expect_rc 0 "msprofd as nobody starts" as_nobody env MSPROF_RUNTIME_DIR="$nrun" "$NDAEMON" --idle-timeout=0
 npid=$(cat "$nrun/msprofd.pid")
-trap 'rc=$?; kill "$npid" ${ntarget:-} 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; kill "$npid" ${ntarget:-} 2>/dev/null; (exit $rc); t_cleanup' EXIT
 nprobe() { as_nobody env MSPROF_RUNTIME_DIR="$nrun" "$NPROBE" "$@"; }
 # Not through the function: $! must be the sleeping process itself.
 setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 1000 </dev/null >/dev/null 2>&1 &

@@ -5,7 +5,7 @@
 # with bad fields get an error and keep their connection.
 . "$SRCDIR/tests/integration/lib.sh"
 T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
+trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 
@@ -177,5 +177,5 @@ t_check "socket removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.sock"
 t_check "pid file removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.pid"
 t_grep "exit is logged" "exited" "$MSPROF_RUNTIME_DIR/msprofd.log"
 kill "$target" 2>/dev/null
-exec {good_in}>&- 2>/dev/null
+{ exec {good_in}>&-; } 2>/dev/null
 t_done

@@ -18,7 +18,7 @@ W=$T_WORK
 # as where an NVIDIA driver is
 export MSPROF_NVIDIA_CTL=/dev/null
 KILL_AT_EXIT=()
-at_exit() { for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
+at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
 trap at_exit EXIT
 
 # msprofd first, so that the job's agent registers as it starts

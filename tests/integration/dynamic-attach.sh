@@ -14,7 +14,7 @@ BURN=$HELPERS/test-burn
 AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
 SPIN=$HELPERS/../agent/spin-app
 KILL_AT_EXIT=()
-at_exit() { for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
+at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
 trap at_exit EXIT
 
 # --- one process, started by the test -------------------------------------------

@@ -20,7 +20,7 @@ WL=$HELPERS/test-osrt-workload
 # front of it (LD_PRELOAD keeps what is there first)
 msprof() { ( [ -n "$DYN_ASAN_LIB" ] && export LD_PRELOAD=$DYN_ASAN_LIB; exec "$MSPROF" "$@" ); }
 KILL_AT_EXIT=()
-at_exit() { for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
+at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
 trap at_exit EXIT
 
 # check OUTDIR GT_PREFIX THRESHOLD [db]: the python checks, one "ok:"/"FAIL:"

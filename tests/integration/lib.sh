@@ -11,9 +11,16 @@ T_WORK=$(mktemp -d "${TMPDIR:-/tmp}/msprof-test.XXXXXX")
 export MSPROF_RUNTIME_DIR="$T_WORK/run"
 export MSPROFD_PATH="$MSPROFD"
 T_FAILS=0
+# The test's own shell.  A child bash forked for a background command keeps
+# the EXIT trap until it execs: killed before that (a target killed right
+# after it was started, on a loaded machine), it would run the trap and
+# stop the test's daemon and remove its work dir.  Traps check t_main.
+T_MAIN=$BASHPID
+t_main() { [ "$BASHPID" = "$T_MAIN" ]; }
 
 t_cleanup() {
 	local rc=$?
+	t_main || return "$rc"
 	# Stop this test's daemon, if any, by its pid file or socket.
 	if [ -S "$MSPROF_RUNTIME_DIR/msprofd.sock" ] && [ -f "$MSPROF_RUNTIME_DIR/msprofd.pid" ]; then
 		kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")" 2>/dev/null
