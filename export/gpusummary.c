@@ -62,98 +62,413 @@ static const char *task_name(sqlite3_stmt *st)
 	return col_text(st, T_NAME, "");
 }
 
-static void csv_str(FILE *f, const char *s)
-{
-	exp_csv_field(f, s, strlen(s));
-}
+/* --- summaries ------------------------------------------------------------------ */
 
-static void us(FILE *f, int64_t ns)
-{
-	char b[32];
-	exp_format_ts(ns, b);
-	fputs(b, f);
-}
+/* op_summary, op_statistic and task_time come from one pass over the tasks
+ * in start order (index TaskIndex: no sort), names by id through
+ * exp_strings caches instead of joins to STRING_IDS per row:
+ *   task_time   every task;
+ *   op_summary  the kernels, with Task Wait Time: since the previous task
+ *               (of any kind, in start order) on the same stream of the same
+ *               process and device ended; 0 for the first and for overlaps;
+ *   op_statistic per device and kernel type (opType): count, total, min,
+ *               max, summed here, written at the end longest total first,
+ *               each total's share of its device's kernel time. */
+enum { S_DEV, S_STREAM, S_TASKID, S_START, S_END, S_KIND, S_NAME, S_OPTYPE, S_BLOCKS, S_THREADS, S_COPY, S_TYPE,
+       S_PID, S_INFO };
 
-static void op_summary_row(FILE *f, sqlite3_stmt *st, void *arg)
+static char *pass_sql(bool kernels)
 {
-	fprintf(f, "%" PRId64 ",4294967295,%" PRId64 ",%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV),
-		(int64_t)sqlite3_column_int64(st, T_TASKID), (int64_t)sqlite3_column_int64(st, T_STREAM));
-	csv_str(f, task_name(st));
-	fputc(',', f);
-	csv_str(f, col_text(st, T_OPTYPE, "N/A"));
-	fprintf(f, ",N/A,%s,", col_text(st, T_TYPE, "KERNEL"));
-	int64_t s = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-	us(f, s);
-	fputs("\t,", f);
-	us(f, end - s);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, T_WAIT));
-	fprintf(f, ",%" PRId64 ",%" PRId64 ",N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n",
-		(int64_t)sqlite3_column_int64(st, T_BLOCKS), (int64_t)sqlite3_column_int64(st, T_THREADS));
-}
-
-/* Task Wait Time: since the previous task (of any kind) on the same stream
- * of the same process and device ended; 0 for the first and for overlaps.
- * Computed over TASK's own columns and joined by id: the window over the
- * whole joined row sorted every task's names and strings twice (6 s of a
- * 16 s export at 1,000,000 tasks). */
-static char *op_summary_sql(struct exp *e)
-{
-	_cleanup_free_ char *inner = tasks_sql(e, true, "WHERE g.kind = 1 ORDER BY t.startNs");
 	char *sql = NULL;
-	if (!inner || asprintf(&sql, "WITH w (id, wait) AS MATERIALIZED (SELECT globalTaskId, max(0, startNs - "
-				     "coalesce(lag(endNs) OVER (PARTITION BY globalPid, deviceId, streamId ORDER BY "
-				     "startNs), startNs)) FROM TASK) %s", inner) < 0)
+	if (asprintf(&sql,
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, g.kind, %s, g.copyKind, t.taskType, "
+		     "t.globalPid, %s FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s ORDER BY t.startNs",
+		     kernels ? "c.name, c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
+		     kernels ? "c.globalTaskId IS NOT NULL" : "0",
+		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") < 0)
 		return NULL;
 	return sql;
 }
 
-/* per device and kernel (opType), longest total first */
-#define OP_STATISTIC_SQL \
-	"SELECT ot.value, count(*), sum(t.endNs - t.startNs), min(t.endNs - t.startNs), " \
-	"max(t.endNs - t.startNs), (SELECT sum(x.endNs - x.startNs) FROM TASK x JOIN COMPUTE_TASK_INFO y " \
-	"ON y.globalTaskId = x.globalTaskId WHERE x.deviceId = t.deviceId), t.deviceId " \
-	"FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = " \
-	"t.globalTaskId JOIN STRING_IDS ot ON ot.id = c.opType GROUP BY t.deviceId, c.opType " \
-	"ORDER BY 7, 3 DESC, 1"
+/* The end of the last task of each stream (process, device, stream). */
+struct stream_end {
+	int64_t pid, dev, stream, end;
+	bool used;
+};
 
-static void op_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
+struct stream_ends {
+	struct stream_end *s;
+	size_t cap, n;
+};
+
+static size_t stream_hash(int64_t pid, int64_t dev, int64_t stream)
 {
-	int64_t n = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
-	int64_t all = sqlite3_column_int64(st, 5);
-	char ratio[64];
-	exp_format_num(all ? 100.0 * (double)total / (double)all : 0, 3, ratio, sizeof ratio);
-	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 6));
-	csv_str(f, col_text(st, 0, ""));
-	fprintf(f, ",CUDA,%" PRId64 ",", n);
-	us(f, total);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 3));
-	fputc(',', f);
-	us(f, n ? total / n : 0);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 4));
-	fprintf(f, ",%s\n", ratio);
+	uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ULL;
+	h ^= (uint64_t)dev * 0xC2B2AE3D27D4EB4FULL + (h >> 29);
+	h ^= (uint64_t)stream * 0x165667B19E3779F9ULL + (h >> 32);
+	return (size_t)(h ^ (h >> 31));
 }
 
-static void task_time_row(FILE *f, sqlite3_stmt *st, void *arg)
+/* The slot of a stream, NULL for want of memory. */
+static struct stream_end *stream_slot(struct stream_ends *m, int64_t pid, int64_t dev, int64_t stream)
 {
-	int64_t s = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV));
-	csv_str(f, task_name(st));
-	fprintf(f, ",%s,%" PRId64 ",%" PRId64 ",", col_text(st, T_TYPE, ""), (int64_t)sqlite3_column_int64(st, T_STREAM),
-		(int64_t)sqlite3_column_int64(st, T_TASKID));
-	us(f, end - s);
-	fputc(',', f);
-	us(f, s);
-	fputs("\t,", f);
-	us(f, end);
-	fputs("\t\n", f);
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		struct stream_end *s = calloc(cap, sizeof *s);
+		if (!s)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->s[i].used)
+				continue;
+			size_t k = stream_hash(m->s[i].pid, m->s[i].dev, m->s[i].stream) & (cap - 1);
+			while (s[k].used)
+				k = (k + 1) & (cap - 1);
+			s[k] = m->s[i];
+		}
+		free(m->s);
+		m->s = s, m->cap = cap;
+	}
+	size_t k = stream_hash(pid, dev, stream) & (m->cap - 1);
+	while (m->s[k].used && (m->s[k].pid != pid || m->s[k].dev != dev || m->s[k].stream != stream))
+		k = (k + 1) & (m->cap - 1);
+	return &m->s[k];
 }
 
-static char *task_time_sql(struct exp *e)
+/* op_statistic: one group per device and opType id */
+struct op_group {
+	int64_t dev, type, n, total, min, max;
+	const char *name;          /* at the end, from the cache of names */
+	char *name_copy;
+};
+
+struct op_groups {
+	struct op_group *g;
+	size_t n, cap;
+	size_t *index;             /* hash -> g + 1, 0 empty */
+	size_t index_cap;
+};
+
+static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
 {
-	return tasks_sql(e, false, "ORDER BY t.startNs");
+	if (2 * (m->n + 1) > m->index_cap) {
+		size_t cap = m->index_cap ? 2 * m->index_cap : 64;
+		size_t *ix = calloc(cap, sizeof *ix);
+		if (!ix)
+			return NULL;
+		for (size_t i = 0; i < m->n; i++) {
+			size_t k = stream_hash(0, m->g[i].dev, m->g[i].type) & (cap - 1);
+			while (ix[k])
+				k = (k + 1) & (cap - 1);
+			ix[k] = i + 1;
+		}
+		free(m->index);
+		m->index = ix, m->index_cap = cap;
+	}
+	size_t k = stream_hash(0, dev, type) & (m->index_cap - 1);
+	while (m->index[k]) {
+		struct op_group *g = &m->g[m->index[k] - 1];
+		if (g->dev == dev && g->type == type)
+			return g;
+		k = (k + 1) & (m->index_cap - 1);
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 32;
+		struct op_group *g = realloc(m->g, cap * sizeof *g);
+		if (!g)
+			return NULL;
+		m->g = g, m->cap = cap;
+	}
+	m->index[k] = m->n + 1;
+	m->g[m->n] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
+	return &m->g[m->n++];
+}
+
+static void op_groups_free(struct op_groups *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->g[i].name_copy);
+	free(m->g);
+	free(m->index);
+}
+
+/* device, then longest total first, then name (SQLite's BINARY order) */
+static int op_group_cmp(const void *a, const void *b)
+{
+	const struct op_group *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The device totals: the kernel time of each device over every kernel
+ * with its COMPUTE_TASK_INFO (a type without a name in STRING_IDS too). */
+struct dev_total {
+	int64_t dev, total;
+};
+
+static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *m, struct exp_strings *names,
+			      const struct dev_total *totals, size_t n_totals)
+{
+	/* the groups whose type has a name, as the inner join keeps them */
+	size_t n = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *s;
+		size_t len;
+		int r = exp_strings_get(names, m->g[i].type, &s, &len);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (!(m->g[i].name_copy = strdup(s)))
+			return -ENOMEM;
+		m->g[i].name = m->g[i].name_copy;
+		m->g[n++] = m->g[i];
+		if (n - 1 != i)
+			m->g[i].name_copy = NULL;
+	}
+	for (size_t i = n; i < m->n; i++)
+		free(m->g[i].name_copy), m->g[i].name_copy = NULL;
+	m->n = n;
+	qsort(m->g, n, sizeof *m->g, op_group_cmp);
+	struct exp_table w;
+	int r = exp_table_open(e, &w, dir, CSV_OP_STATISTIC);
+	if (r < 0)
+		return r;
+	struct exp_buf b = { 0 };
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct op_group *g = &m->g[i];
+		int64_t all = 0;
+		for (size_t k = 0; k < n_totals; k++)
+			if (totals[k].dev == g->dev)
+				all = totals[k].total;
+		char ratio[64];
+		exp_format_num(all ? 100.0 * (double)g->total / (double)all : 0, 3, ratio, sizeof ratio);
+		exp_buf_i64(&b, g->dev);
+		exp_buf_putc(&b, ',');
+		exp_buf_csv_field(&b, g->name, strlen(g->name));
+		exp_buf_lit(&b, ",CUDA,");
+		exp_buf_i64(&b, g->n);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->total);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->min);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->n ? g->total / g->n : 0);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->max);
+		exp_buf_putc(&b, ',');
+		exp_buf_puts(&b, ratio);
+		exp_buf_putc(&b, '\n');
+		if (b.err) {
+			r = b.err;
+			break;
+		}
+		FILE *f = exp_table_row(&w);
+		if (!f) {
+			r = w.err;
+			break;
+		}
+		exp_buf_flush_to(&b, f);
+		r = exp_table_row_end(&w);
+	}
+	exp_buf_release(&b);
+	if (r < 0) {
+		exp_table_abort(&w);
+		return r;
+	}
+	return exp_table_commit(&w);
+}
+
+struct pass {
+	struct exp *e;
+	struct exp_table sum, time;        /* op_summary, task_time */
+	bool want_sum, want_time, sum_open, time_open;
+	struct exp_strings *names, *types, *task_types;
+	struct stream_ends ends;
+	struct op_groups groups;
+	struct dev_total *totals;
+	size_t n_totals;
+	struct exp_buf b;
+};
+
+static int add_total(struct pass *p, int64_t dev, int64_t dur)
+{
+	for (size_t k = 0; k < p->n_totals; k++)
+		if (p->totals[k].dev == dev) {
+			p->totals[k].total += dur;
+			return 0;
+		}
+	struct dev_total *t = realloc(p->totals, (p->n_totals + 1) * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	p->totals = t;
+	p->totals[p->n_totals++] = (struct dev_total){ dev, dur };
+	return 0;
+}
+
+/* The buffer as the table's next row. */
+static int row_out(struct exp_table *w, struct exp_buf *b)
+{
+	if (b->err)
+		return b->err;
+	FILE *f = exp_table_row(w);
+	if (!f) {
+		b->len = 0;
+		return w->err;
+	}
+	exp_buf_flush_to(b, f);
+	return exp_table_row_end(w);
+}
+
+static int pass_row(struct pass *p, sqlite3_stmt *st)
+{
+	const char *type, *name = "";
+	size_t type_len, name_len = 0;
+	int r = exp_strings_get(p->task_types, sqlite3_column_int64(st, S_TYPE), &type, &type_len);
+	if (r <= 0)
+		return r; /* no task type: left out, as an inner join leaves it */
+	int64_t dev = sqlite3_column_int64(st, S_DEV), stream = sqlite3_column_int64(st, S_STREAM);
+	int64_t task = sqlite3_column_int64(st, S_TASKID), start = sqlite3_column_int64(st, S_START);
+	int64_t end = sqlite3_column_int64(st, S_END), kind = sqlite3_column_int64(st, S_KIND);
+	int64_t copy = sqlite3_column_int64(st, S_COPY), pid = sqlite3_column_int64(st, S_PID);
+	bool info = sqlite3_column_int64(st, S_INFO);
+	if (kind == GPU_TASK_MEMCPY) {
+		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
+		name_len = strlen(name);
+	} else if (kind == GPU_TASK_MEMSET) {
+		name = "Memset", name_len = 6;
+	} else if (sqlite3_column_type(st, S_NAME) != SQLITE_NULL) {
+		if ((r = exp_strings_get(p->names, sqlite3_column_int64(st, S_NAME), &name, &name_len)) < 0)
+			return r;
+		if (r == 0)
+			name = "", name_len = 0;
+	}
+	/* the wait, from the stream's previous task */
+	struct stream_end *se = stream_slot(&p->ends, pid, dev, stream);
+	if (!se)
+		return -ENOMEM;
+	int64_t wait = 0;
+	if (se->used)
+		wait = start - se->end > 0 ? start - se->end : 0;
+	else
+		*se = (struct stream_end){ .pid = pid, .dev = dev, .stream = stream, .used = true }, p->ends.n++;
+	se->end = end;
+
+	if (info) {
+		int64_t dur = end - start, ot = sqlite3_column_int64(st, S_OPTYPE);
+		if ((r = add_total(p, dev, dur)) < 0)
+			return r;
+		if (sqlite3_column_type(st, S_OPTYPE) != SQLITE_NULL) {
+			struct op_group *g = op_group(&p->groups, dev, ot);
+			if (!g)
+				return -ENOMEM;
+			g->n++, g->total += dur;
+			if (dur < g->min)
+				g->min = dur;
+			if (dur > g->max)
+				g->max = dur;
+		}
+	}
+	struct exp_buf *b = &p->b;
+	if (p->sum_open && kind == GPU_TASK_KERNEL) {
+		const char *ot = "N/A";
+		size_t ot_len = 3;
+		if (sqlite3_column_type(st, S_OPTYPE) != SQLITE_NULL &&
+		    (r = exp_strings_get(p->types, sqlite3_column_int64(st, S_OPTYPE), &ot, &ot_len)) <= 0) {
+			if (r < 0)
+				return r;
+			ot = "N/A", ot_len = 3;
+		}
+		exp_buf_i64(b, dev);
+		exp_buf_lit(b, ",4294967295,");
+		exp_buf_i64(b, task);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, stream);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, name, name_len);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, ot, ot_len);
+		exp_buf_lit(b, ",N/A,");
+		exp_buf_put(b, type, type_len);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, start);
+		exp_buf_lit(b, "\t,");
+		exp_buf_ts(b, end - start);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, wait);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, sqlite3_column_int64(st, S_BLOCKS));
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, sqlite3_column_int64(st, S_THREADS));
+		exp_buf_lit(b, ",N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
+		if ((r = row_out(&p->sum, b)) < 0)
+			return r;
+	}
+	if (p->time_open) {
+		exp_buf_i64(b, dev);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, name, name_len);
+		exp_buf_putc(b, ',');
+		exp_buf_put(b, type, type_len);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, stream);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, task);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, end - start);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, start);
+		exp_buf_lit(b, "\t,");
+		exp_buf_ts(b, end);
+		exp_buf_lit(b, "\t\n");
+		if ((r = row_out(&p->time, b)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int task_pass(struct exp *e, const char *dir)
+{
+	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO");
+	struct pass p = { .e = e, .want_sum = kernels, .want_time = exp_table_has_rows(e, "TASK") };
+	if (!p.want_sum && !p.want_time)
+		return 0;
+	_cleanup_free_ char *sql = pass_sql(kernels);
+	sqlite3_stmt *st = NULL;
+	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_strings_new(e, &p.names);
+	if (r == 0)
+		r = exp_strings_new(e, &p.types);
+	if (r == 0)
+		r = exp_strings_new(e, &p.task_types);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
+	if (r == 0 && p.want_sum && (r = exp_table_open(e, &p.sum, dir, CSV_OP_SUMMARY)) == 0)
+		p.sum_open = true;
+	if (r == 0 && p.want_time && (r = exp_table_open(e, &p.time, dir, CSV_TASK_TIME)) == 0)
+		p.time_open = true;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		r = pass_row(&p, st);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	if (p.sum_open)
+		r = r < 0 ? (exp_table_abort(&p.sum), r) : exp_table_commit(&p.sum);
+	if (p.time_open)
+		r = r < 0 ? (exp_table_abort(&p.time), r) : exp_table_commit(&p.time);
+	if (r == 0 && p.want_sum)
+		r = write_op_statistic(e, dir, &p.groups, p.types, p.totals, p.n_totals);
+	exp_strings_free(p.names);
+	exp_strings_free(p.types);
+	exp_strings_free(p.task_types);
+	free(p.ends.s);
+	op_groups_free(&p.groups);
+	free(p.totals);
+	exp_buf_release(&p.b);
+	return r;
 }
 
 /* durations in µs as doubles for the variance (population, µs²) */
@@ -167,55 +482,31 @@ static void api_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
 	int64_t total = sqlite3_column_int64(st, 1), n = sqlite3_column_int64(st, 2);
 	double var = sqlite3_column_double(st, 5);
-	char v[64];
+	char v[64], b[32];
+	const char *name = col_text(st, 0, "");
 	exp_format_num(var < 0 ? 0 : var, 3, v, sizeof v);
 	fputs("host,Runtime,", f);
-	csv_str(f, col_text(st, 0, ""));
+	exp_csv_field(f, name, strlen(name));
 	fputc(',', f);
-	us(f, total);
-	fprintf(f, ",%" PRId64 ",", n);
-	us(f, n ? total / n : 0);
+	exp_format_ts(total, b);
+	fprintf(f, "%s,%" PRId64 ",", b, n);
+	exp_format_ts(n ? total / n : 0, b);
+	fputs(b, f);
 	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 3));
+	exp_format_ts(sqlite3_column_int64(st, 3), b);
+	fputs(b, f);
 	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 4));
+	exp_format_ts(sqlite3_column_int64(st, 4), b);
+	fputs(b, f);
 	fprintf(f, ",%s\n", v);
-}
-
-static char *op_statistic_sql(struct exp *e)
-{
-	return strdup(OP_STATISTIC_SQL);
-}
-
-static char *api_statistic_sql(struct exp *e)
-{
-	return strdup(API_STATISTIC_SQL);
 }
 
 int exp_write_gpu_summaries(struct exp *e, const char *dir)
 {
-	static const struct {
-		enum export_csv csv;
-		const char *table;
-		char *(*sql)(struct exp *e); /* malloc'd */
-		void (*row)(FILE *f, sqlite3_stmt *st, void *arg);
-	} files[] = {
-		{ CSV_OP_SUMMARY, "COMPUTE_TASK_INFO", op_summary_sql, op_summary_row },
-		{ CSV_OP_STATISTIC, "COMPUTE_TASK_INFO", op_statistic_sql, op_statistic_row },
-		{ CSV_TASK_TIME, "TASK", task_time_sql, task_time_row },
-		{ CSV_API_STATISTIC, "CANN_API", api_statistic_sql, api_statistic_row },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!exp_table_has_rows(e, files[i].table))
-			continue;
-		_cleanup_free_ char *sql = files[i].sql(e);
-		if (!sql)
-			return -ENOMEM;
-		int r = exp_table_query(e, dir, files[i].csv, sql, files[i].row, NULL);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	int r = task_pass(e, dir);
+	if (r == 0 && exp_table_has_rows(e, "CANN_API"))
+		r = exp_table_query(e, dir, CSV_API_STATISTIC, API_STATISTIC_SQL, api_statistic_row, NULL);
+	return r;
 }
 
 /* --- timeline ------------------------------------------------------------------- */
