@@ -6,41 +6,6 @@
 #include "internal.h"
 #include "util.h"
 
-/* The tasks with what the other tables know of them, in columns T_*;
- * wait: T_WAIT too, from a table w (id, wait) the caller defines; tail:
- * WHERE and ORDER BY.  COMPUTE_TASK_INFO (no kernels) and CANN_API (no API
- * calls recorded) are dropped when empty, so the query is made for what
- * exists.  GPU_TASK is named in main: under iteration selection its
- * plain name is a view (select.c), whose rows have no rowid to join on
- * (TASK, the view, already keeps the chosen tasks alone).  Returns a
- * malloc'd string or NULL. */
-static char *tasks_sql(struct exp *e, bool wait, const char *tail)
-{
-	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
-	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
-	char *sql = NULL;
-	if (asprintf(&sql,
-		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, %s, "
-		     "%s, %s, %s, %s, g.copyKind, g.bytes, tt.value AS ttype, g.pid, %s AS launched, %s AS range%s "
-		     "FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
-		     "JOIN STRING_IDS tt ON tt.id = t.taskType%s %s",
-		     kernels ? "sn.value AS name" : "NULL", kernels ? "ot.value AS optype" : "NULL",
-		     kernels ? "c.blockNum" : "NULL", kernels ? "c.mixBlockNum" : "NULL", kernels ? "c.gridDim" : "NULL",
-		     kernels ? "c.blockDim" : "NULL",
-		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
-		     ranges ? "rs.value" : "NULL", wait ? ", w.wait" : "",
-		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
-			       "LEFT JOIN STRING_IDS sn ON sn.id = c.name LEFT JOIN STRING_IDS ot ON ot.id = c.opType"
-			     : "",
-		     ranges ? "LEFT JOIN GPU_TASK_RANGE r ON r.globalTaskId = t.globalTaskId "
-			      "LEFT JOIN STRING_IDS rs ON rs.id = r.message" : "",
-		     wait ? " JOIN w ON w.id = t.globalTaskId" : "", tail) < 0)
-		return NULL;
-	return sql;
-}
-enum { T_DEV, T_STREAM, T_TASKID, T_START, T_END, T_CONN, T_KIND, T_NAME, T_OPTYPE, T_BLOCKS, T_THREADS,
-       T_GRID, T_BLOCK, T_COPY, T_BYTES, T_TYPE, T_PID, T_LAUNCHED, T_RANGE, T_WAIT };
-
 static const char *const copy_names[] = { "Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
 					  "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
 					  "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP" };
@@ -51,15 +16,18 @@ static const char *col_text(sqlite3_stmt *st, int i, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* A task's name: the demangled kernel name, "Memcpy HtoD", "Memset" */
-static const char *task_name(sqlite3_stmt *st)
+/* The indexes the outputs read tasks and calls in, made once at build
+ * time instead of a sort of a million rows at each export:
+ * TaskStreamIndex, the Ascend Hardware layer's (device, stream, start);
+ * CannApiThreadIndex, the CANN layer's (thread, start). */
+int exp_index_gpu_tasks(struct exp *e)
 {
-	int64_t kind = sqlite3_column_int64(st, T_KIND), copy = sqlite3_column_int64(st, T_COPY);
-	if (kind == GPU_TASK_MEMCPY)
-		return copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
-	if (kind == GPU_TASK_MEMSET)
-		return "Memset";
-	return col_text(st, T_NAME, "");
+	int r = 0;
+	if (exp_table_has_rows(e, "TASK"))
+		r = exp_exec(e, "CREATE INDEX TaskStreamIndex ON TASK (deviceId, streamId, startNs)");
+	if (r == 0 && exp_table_has_rows(e, "CANN_API"))
+		r = exp_exec(e, "CREATE INDEX CannApiThreadIndex ON CANN_API (globalTid & 4294967295, startNs)");
+	return r;
 }
 
 /* --- summaries ------------------------------------------------------------------ */
@@ -517,6 +485,10 @@ __extension__ typedef unsigned __int128 u128;
 
 static void flow_id(int64_t conn, char buf[48])
 {
+	if ((uint64_t)conn <= UINT32_MAX) { /* the common case, in 64 bits */
+		exp_fmt_u64(buf, (uint64_t)conn << 32);
+		return;
+	}
 	u128 v = (u128)(uint64_t)conn << 32;
 	char tmp[48];
 	int n = 0;
@@ -529,14 +501,35 @@ static void flow_id(int64_t conn, char buf[48])
 	buf[n] = '\0';
 }
 
-static void flow(struct exp_tl *t, const char *ph, unsigned pid, int64_t tid, int64_t conn, const char *ts)
+/* The flow's start (ph "s", on the launching call) or end ("f", at the
+ * task's start: same pid, tid, ts, §9), formatted after the event in b */
+static void flow(struct exp_buf *b, char ph, unsigned pid, int64_t tid, int64_t conn, const char *ts, size_t ts_len)
 {
-	FILE *f;
 	char id[48];
 	flow_id(conn, id);
-	f = exp_tl_event(t);
-	fprintf(f, "{\"name\":\"HostToDevice%s\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"%s\",\"cat\":\"HostToDevice\","
-		   "\"id\":\"%s\",\"ts\":\"%s\"%s}", id, pid, tid, ph, id, ts, *ph == 'f' ? ",\"bp\":\"e\"" : "");
+	size_t id_len = strlen(id);
+	exp_buf_lit(b, "{\"name\":\"HostToDevice");
+	exp_buf_put(b, id, id_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, tid);
+	exp_buf_lit(b, ",\"ph\":\"");
+	exp_buf_putc(b, ph);
+	exp_buf_lit(b, "\",\"cat\":\"HostToDevice\",\"id\":\"");
+	exp_buf_put(b, id, id_len);
+	exp_buf_lit(b, "\",\"ts\":\"");
+	exp_buf_put(b, ts, ts_len);
+	if (ph == 'f')
+		exp_buf_lit(b, "\",\"bp\":\"e\"}");
+	else
+		exp_buf_lit(b, "\"}");
+}
+
+/* The buffer as the next event of t; emptied. */
+static void event_out(struct exp_tl *t, struct exp_buf *b, size_t from, size_t to)
+{
+	fwrite(b->p + from, 1, to - from, exp_tl_event(t));
 }
 
 bool exp_have_gpu_layers(struct exp *e)
@@ -544,20 +537,145 @@ bool exp_have_gpu_layers(struct exp *e)
 	return exp_table_has_rows(e, "TASK") || exp_table_has_rows(e, "CANN_API");
 }
 
+/* The Ascend Hardware layer: per device a process, per stream a thread,
+ * each task an "X" event, the end of its flow after it when its launch was
+ * recorded.  Rows come in (device, stream, start) order from the index
+ * TaskStreamIndex (exp_index_gpu_tasks), names by id from caches. */
+enum { H_DEV, H_STREAM, H_TASKID, H_START, H_END, H_CONN, H_KIND, H_NAME, H_GRID, H_BLOCK, H_COPY, H_BYTES,
+       H_TYPE, H_LAUNCHED, H_RANGE };
+
+static char *hw_sql(struct exp *e)
+{
+	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
+	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
+	char *sql = NULL;
+	if (asprintf(&sql,
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, g.copyKind, "
+		     "g.bytes, t.taskType, %s, %s FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
+		     "ORDER BY t.deviceId, t.streamId, t.startNs",
+		     kernels ? "c.name, c.gridDim, c.blockDim" : "NULL, NULL, NULL",
+		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
+		     ranges ? "r.message" : "NULL",
+		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "",
+		     ranges ? "LEFT JOIN GPU_TASK_RANGE r ON r.globalTaskId = t.globalTaskId" : "") < 0)
+		return NULL;
+	return sql;
+}
+
+static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_strings *names,
+		  struct exp_strings *types, struct exp_strings *ranges, struct exp_tl *t)
+{
+	const char *type, *name = "", *range = NULL;
+	size_t type_len, name_len = 0, range_len = 0;
+	int r = exp_strings_get(types, sqlite3_column_int64(st, H_TYPE), &type, &type_len);
+	if (r <= 0)
+		return r; /* no task type: left out, as an inner join leaves it */
+	int64_t kind = sqlite3_column_int64(st, H_KIND), copy = sqlite3_column_int64(st, H_COPY);
+	if (kind == GPU_TASK_MEMCPY) {
+		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
+		name_len = strlen(name);
+	} else if (kind == GPU_TASK_MEMSET) {
+		name = "Memset", name_len = 6;
+	} else if (sqlite3_column_type(st, H_NAME) != SQLITE_NULL &&
+		   (r = exp_strings_get(names, sqlite3_column_int64(st, H_NAME), &name, &name_len)) <= 0) {
+		if (r < 0)
+			return r;
+		name = "", name_len = 0;
+	}
+	if (sqlite3_column_type(st, H_RANGE) != SQLITE_NULL &&
+	    (r = exp_strings_get(ranges, sqlite3_column_int64(st, H_RANGE), &range, &range_len)) <= 0) {
+		if (r < 0)
+			return r;
+		range = NULL;
+	}
+	int64_t s = sqlite3_column_int64(st, H_STREAM), conn = sqlite3_column_int64(st, H_CONN);
+	int64_t start = sqlite3_column_int64(st, H_START), end = sqlite3_column_int64(st, H_END);
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, name, name_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, s);
+	exp_buf_lit(b, ",\"ts\":\"");
+	size_t ts_at = b->len;
+	exp_buf_ts(b, start);
+	size_t ts_end = b->len;
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_ts(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{\"Model Id\":4294967295,\"Task Type\":\"");
+	exp_buf_put(b, type, type_len);
+	exp_buf_lit(b, "\",\"Physic Stream Id\":");
+	exp_buf_i64(b, s);
+	exp_buf_lit(b, ",\"Task Id\":");
+	exp_buf_i64(b, sqlite3_column_int64(st, H_TASKID));
+	exp_buf_lit(b, ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"connection_id\":");
+	exp_buf_i64(b, conn);
+	if (kind == GPU_TASK_KERNEL) {
+		const char *grid = (const char *)sqlite3_column_text(st, H_GRID);
+		const char *block = (const char *)sqlite3_column_text(st, H_BLOCK);
+		exp_buf_lit(b, ",\"Grid Dim\":\"");
+		exp_buf_puts(b, grid ? grid : "");
+		exp_buf_lit(b, "\",\"Block Dim\":\"");
+		exp_buf_puts(b, block ? block : "");
+		exp_buf_putc(b, '"');
+	} else {
+		int64_t bytes = sqlite3_column_int64(st, H_BYTES);
+		char bw[64];
+		exp_format_num(end > start ? (double)bytes / (double)(end - start) : 0, 6, bw, sizeof bw);
+		exp_buf_lit(b, ",\"size(B)\":");
+		exp_buf_i64(b, bytes);
+		exp_buf_lit(b, ",\"bandwidth(GB/s)\":");
+		exp_buf_puts(b, bw);
+		if (kind == GPU_TASK_MEMCPY) {
+			exp_buf_lit(b, ",\"operation\":\"");
+			exp_buf_puts(b, name_len > 7 ? name + 7 : ""); /* past "Memcpy " */
+			exp_buf_putc(b, '"');
+		}
+	}
+	if (range) {
+		exp_buf_lit(b, ",\"range\":\"");
+		exp_buf_json_str(b, range, range_len);
+		exp_buf_putc(b, '"');
+	}
+	exp_buf_lit(b, "}}");
+	if (b->err)
+		return b->err;
+	size_t ev_end = b->len;
+	event_out(t, b, 0, ev_end);
+	if (sqlite3_column_int64(st, H_LAUNCHED)) {
+		char ts[32];
+		size_t ts_len = ts_end - ts_at;
+		memcpy(ts, b->p + ts_at, ts_len);
+		flow(b, 'f', pid, s, conn, ts, ts_len);
+		if (b->err)
+			return b->err;
+		event_out(t, b, ev_end, b->len);
+	}
+	b->len = 0;
+	return 0;
+}
+
 static int hw_layer(struct exp *e, struct exp_tl *t)
 {
-	FILE *f;
 	const struct export_track_info *k = &export_tracks[TRACK_ASCEND_HW];
-	_cleanup_free_ char *sql = tasks_sql(e, false, "ORDER BY t.deviceId, t.streamId, t.startNs");
-	if (!sql)
-		return -ENOMEM;
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
+	_cleanup_free_ char *sql = hw_sql(e);
+	struct exp_strings *names = NULL, *types = NULL, *ranges = NULL;
+	struct exp_buf b = { 0 };
+	sqlite3_stmt *st = NULL;
+	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_strings_new(e, &names);
+	if (r == 0)
+		r = exp_strings_new(e, &types);
+	if (r == 0)
+		r = exp_strings_new(e, &ranges);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
 	int64_t dev = -1, stream = -1;
 	unsigned pid = 0;
 	char label[32];
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(st, T_DEV), s = sqlite3_column_int64(st, T_STREAM);
+		int64_t d = sqlite3_column_int64(st, H_DEV), s = sqlite3_column_int64(st, H_STREAM);
 		if (d < 0 || d > 30)
 			continue;
 		if (d != dev || s != stream) {
@@ -570,99 +688,107 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 			dev = d, stream = s;
 			pid = export_format_pid(e->app_pid, k->sort_index, (unsigned)d);
 		}
-		int64_t start = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_ts(end - start, dur);
-		f = exp_tl_event(t);
-		fputs("{\"name\":\"", f);
-		const char *name = task_name(st);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{\"Model Id\":"
-			   "4294967295,\"Task Type\":\"%s\",\"Physic Stream Id\":%" PRId64 ",\"Task Id\":%" PRId64
-			   ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"connection_id\":%" PRId64,
-			pid, s, ts, dur, col_text(st, T_TYPE, ""), s, (int64_t)sqlite3_column_int64(st, T_TASKID),
-			(int64_t)sqlite3_column_int64(st, T_CONN));
-		int64_t kind = sqlite3_column_int64(st, T_KIND);
-		if (kind == GPU_TASK_KERNEL) {
-			fprintf(f, ",\"Grid Dim\":\"%s\",\"Block Dim\":\"%s\"", col_text(st, T_GRID, ""),
-				col_text(st, T_BLOCK, ""));
-		} else {
-			int64_t bytes = sqlite3_column_int64(st, T_BYTES);
-			char bw[64];
-			exp_format_num(end > start ? (double)bytes / (double)(end - start) : 0, 6, bw, sizeof bw);
-			fprintf(f, ",\"size(B)\":%" PRId64 ",\"bandwidth(GB/s)\":%s", bytes, bw);
-			if (kind == GPU_TASK_MEMCPY)
-				fprintf(f, ",\"operation\":\"%s\"", task_name(st) + strlen("Memcpy "));
-		}
-		const char *range = (const char *)sqlite3_column_text(st, T_RANGE);
-		if (range) {
-			fputs(",\"range\":\"", f);
-			exp_json_str(f, range, strlen(range));
-			fputc('"', f);
-		}
-		fputs("}}", f);
-		/* the flow's end, at the task start (§9: same pid, tid, ts) */
-		if (sqlite3_column_int64(st, T_LAUNCHED))
-			flow(t, "f", pid, s, sqlite3_column_int64(st, T_CONN), ts);
+		r = hw_row(&b, st, pid, names, types, ranges, t);
 	}
-	if (stream >= 0) {
+	if (r == 0 && stream >= 0) {
 		exp_tl_thread(t, pid, stream, "Stream");
 		snprintf(label, sizeof label, "NPU %" PRId64, dev);
 		exp_tl_process(t, pid, k->process_name, label, k->sort_index);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
-	if (r == 0)
-		sqlite3_finalize(st);
+	sqlite3_finalize(st);
+	exp_strings_free(names);
+	exp_strings_free(types);
+	exp_strings_free(ranges);
+	exp_buf_release(&b);
 	return r;
 }
 
+/* The CANN layer: per thread the runtime calls, in (thread, start) order
+ * from the index CannApiThreadIndex (exp_index_gpu_tasks); a flow starts
+ * at a call that launched a task (no TASK table with --task-time=off). */
 static int cann_layer(struct exp *e, struct exp_tl *tl)
 {
-	FILE *f;
 	const struct export_track_info *k = &export_tracks[TRACK_CANN];
 	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
-	/* a flow starts only at a call that launched a task (no TASK table
-	 * with --task-time=off) */
-	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, "
-					 "a.connectionId IN (SELECT connectionId FROM TASK) "
-					 "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
-	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, 0 "
-				       "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
+	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, "
+					 "a.connectionId IN (SELECT connectionId FROM TASK) FROM CANN_API a "
+					 "ORDER BY 1, a.startNs";
+	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, 0 "
+				       "FROM CANN_API a ORDER BY 1, a.startNs";
 	const char *sql = exp_table_has_rows(e, "TASK") ? with_tasks : no_tasks;
+	struct exp_strings *names = NULL;
+	struct exp_buf b = { 0 };
 	sqlite3_stmt *st = NULL;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
+	int r = exp_strings_new(e, &names), rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
 	int64_t tid = -1;
 	bool any = false;
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name;
+		size_t name_len;
+		if ((r = exp_strings_get(names, sqlite3_column_int64(st, 4), &name, &name_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no name: left out, as an inner join leaves it */
+		}
+		r = 0;
 		int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
 		int64_t end = sqlite3_column_int64(st, 2), conn = sqlite3_column_int64(st, 3);
 		if (t != tid && tid >= 0)
 			exp_tl_thread(tl, pid, tid, "Thread");
 		tid = t;
 		any = true;
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_ts(end - start, dur);
-		const char *name = col_text(st, 4, "");
-		f = exp_tl_event(tl);
-		fputs("{\"name\":\"Runtime@", f);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{\"Thread Id\":%"
-			   PRId64 ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"", pid, t, ts, dur, t);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"item_id\":\"N/A\",\"connection_id\":%" PRId64 "}}", conn);
-		if (sqlite3_column_int64(st, 5))
-			flow(tl, "s", pid, t, conn, ts);
+		exp_buf_lit(&b, "{\"name\":\"Runtime@");
+		exp_buf_json_str(&b, name, name_len);
+		exp_buf_lit(&b, "\",\"pid\":");
+		exp_buf_u64(&b, pid);
+		exp_buf_lit(&b, ",\"tid\":");
+		exp_buf_i64(&b, t);
+		exp_buf_lit(&b, ",\"ts\":\"");
+		size_t ts_at = b.len;
+		exp_buf_ts(&b, start);
+		size_t ts_end = b.len;
+		exp_buf_lit(&b, "\",\"dur\":");
+		exp_buf_ts(&b, end - start);
+		exp_buf_lit(&b, ",\"ph\":\"X\",\"args\":{\"Thread Id\":");
+		exp_buf_i64(&b, t);
+		exp_buf_lit(&b, ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"");
+		exp_buf_json_str(&b, name, name_len);
+		exp_buf_lit(&b, "\",\"item_id\":\"N/A\",\"connection_id\":");
+		exp_buf_i64(&b, conn);
+		exp_buf_lit(&b, "}}");
+		if (b.err) {
+			r = b.err;
+			break;
+		}
+		size_t ev_end = b.len;
+		event_out(tl, &b, 0, ev_end);
+		if (sqlite3_column_int64(st, 5)) {
+			char ts[32];
+			size_t ts_len = ts_end - ts_at;
+			memcpy(ts, b.p + ts_at, ts_len);
+			flow(&b, 's', pid, t, conn, ts, ts_len);
+			if (b.err) {
+				r = b.err;
+				break;
+			}
+			event_out(tl, &b, ev_end, b.len);
+		}
+		b.len = 0;
 	}
-	if (tid >= 0)
+	if (r == 0 && tid >= 0)
 		exp_tl_thread(tl, pid, tid, "Thread");
-	if (any)
+	if (r == 0 && any)
 		exp_tl_process(tl, pid, k->process_name, k->label, k->sort_index);
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);
+	exp_strings_free(names);
+	exp_buf_release(&b);
 	return r;
 }
 
