@@ -45,17 +45,36 @@ int exp_index_gpu_tasks(struct exp *e)
 enum { S_DEV, S_STREAM, S_TASKID, S_START, S_END, S_KIND, S_NAME, S_OPTYPE, S_BLOCKS, S_THREADS, S_COPY, S_TYPE,
        S_PID, S_INFO };
 
+/* GPU_TASK (kind, copy kind, bytes) is read only for what is not a
+ * kernel: a task's kind is its type (TASK.taskType, KERNEL, MEMCPY or
+ * MEMSET, one to one with GPU_TASK.kind), and a kernel has all the rest in
+ * COMPUTE_TASK_INFO; GPU_TASK's rows, with their mangled names, are the
+ * largest of the tables read. */
+#define NOT_KERNEL(kernels) ((kernels) ? "CASE WHEN c.globalTaskId IS NULL THEN " : "(")
+#define NOT_KERNEL_END(kernels) ((kernels) ? " END" : ")")
+
 static char *pass_sql(bool kernels)
 {
 	char *sql = NULL;
 	if (asprintf(&sql,
-		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, g.kind, %s, g.copyKind, t.taskType, "
-		     "t.globalPid, %s FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s ORDER BY t.startNs",
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, NULL, %s, "
+		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, t.taskType, "
+		     "t.globalPid, %s FROM TASK t %s ORDER BY t.startNs",
 		     kernels ? "c.name, c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
-		     kernels ? "c.globalTaskId IS NOT NULL" : "0",
+		     NOT_KERNEL(kernels), NOT_KERNEL_END(kernels), kernels ? "c.globalTaskId IS NOT NULL" : "0",
 		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") < 0)
 		return NULL;
 	return sql;
+}
+
+/* GPU_TASK.kind from the task's type */
+static int64_t type_kind(const char *type, size_t len)
+{
+	if (len == 6 && memcmp(type, "KERNEL", 6) == 0)
+		return GPU_TASK_KERNEL;
+	if (len == 6 && memcmp(type, "MEMCPY", 6) == 0)
+		return GPU_TASK_MEMCPY;
+	return GPU_TASK_MEMSET;
 }
 
 /* The end of the last task of each stream (process, device, stream). */
@@ -299,7 +318,7 @@ static int pass_row(struct pass *p, sqlite3_stmt *st)
 		return r; /* no task type: left out, as an inner join leaves it */
 	int64_t dev = sqlite3_column_int64(st, S_DEV), stream = sqlite3_column_int64(st, S_STREAM);
 	int64_t task = sqlite3_column_int64(st, S_TASKID), start = sqlite3_column_int64(st, S_START);
-	int64_t end = sqlite3_column_int64(st, S_END), kind = sqlite3_column_int64(st, S_KIND);
+	int64_t end = sqlite3_column_int64(st, S_END), kind = type_kind(type, type_len);
 	int64_t copy = sqlite3_column_int64(st, S_COPY), pid = sqlite3_column_int64(st, S_PID);
 	bool info = sqlite3_column_int64(st, S_INFO);
 	if (kind == GPU_TASK_MEMCPY) {
@@ -550,10 +569,12 @@ static char *hw_sql(struct exp *e)
 	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
 	char *sql = NULL;
 	if (asprintf(&sql,
-		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, g.copyKind, "
-		     "g.bytes, t.taskType, %s, %s FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
-		     "ORDER BY t.deviceId, t.streamId, t.startNs",
-		     kernels ? "c.name, c.gridDim, c.blockDim" : "NULL, NULL, NULL",
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, NULL, %s, "
+		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
+		     "%s(SELECT bytes FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
+		     "t.taskType, %s, %s FROM TASK t %s %s ORDER BY t.deviceId, t.streamId, t.startNs",
+		     kernels ? "c.name, c.gridDim, c.blockDim" : "NULL, NULL, NULL", NOT_KERNEL(kernels),
+		     NOT_KERNEL_END(kernels), NOT_KERNEL(kernels), NOT_KERNEL_END(kernels),
 		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
 		     ranges ? "r.message" : "NULL",
 		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "",
@@ -570,7 +591,7 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
 	int r = exp_strings_get(types, sqlite3_column_int64(st, H_TYPE), &type, &type_len);
 	if (r <= 0)
 		return r; /* no task type: left out, as an inner join leaves it */
-	int64_t kind = sqlite3_column_int64(st, H_KIND), copy = sqlite3_column_int64(st, H_COPY);
+	int64_t kind = type_kind(type, type_len), copy = sqlite3_column_int64(st, H_COPY);
 	if (kind == GPU_TASK_MEMCPY) {
 		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
 		name_len = strlen(name);
