@@ -17,6 +17,9 @@
 #   sqlite3_all  that, and TASK joined with its strings (task type, kernel
 #                name) in start order, what the task_time CSV holds: the
 #                same rows the export's CSVs hold, in the same order
+# Each step starts after a sync, so that none pays for writing back the
+# files of the one before (the export, writing the database it has just
+# parsed while writing its own 1.5 GB, ran at half speed and more).
 # The CPU time (user + system) of the export and of the sqlite3_all dump
 # too: the export runs on two threads, so its CPU time exceeds its wall
 # time, and on a shared machine CPU time is the steadier figure.
@@ -34,6 +37,7 @@ trap 'rm -rf "$W"' EXIT
 # run LABEL cmd...: sets SEC (wall), CPU (user + system, every thread) and KB
 run() {
 	local label=$1 user sys; shift
+	sync # what the previous step wrote is not written back during this one
 	/usr/bin/time -f "%e %M %U %S" -o "$W/time" "$@" >"$W/$label.log" 2>&1 || { echo "FAIL: $label"; cat "$W/$label.log"; exit 1; }
 	read -r SEC KB user sys <"$W/time"
 	CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
