@@ -6,41 +6,6 @@
 #include "internal.h"
 #include "util.h"
 
-/* The tasks with what the other tables know of them, in columns T_*;
- * wait: T_WAIT too, from a table w (id, wait) the caller defines; tail:
- * WHERE and ORDER BY.  COMPUTE_TASK_INFO (no kernels) and CANN_API (no API
- * calls recorded) are dropped when empty, so the query is made for what
- * exists.  GPU_TASK is named in main: under iteration selection its
- * plain name is a view (select.c), whose rows have no rowid to join on
- * (TASK, the view, already keeps the chosen tasks alone).  Returns a
- * malloc'd string or NULL. */
-static char *tasks_sql(struct exp *e, bool wait, const char *tail)
-{
-	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
-	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
-	char *sql = NULL;
-	if (asprintf(&sql,
-		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, g.kind, %s, %s, "
-		     "%s, %s, %s, %s, g.copyKind, g.bytes, tt.value AS ttype, g.pid, %s AS launched, %s AS range%s "
-		     "FROM TASK t JOIN main.GPU_TASK g ON g.rowid = t.globalTaskId %s %s "
-		     "JOIN STRING_IDS tt ON tt.id = t.taskType%s %s",
-		     kernels ? "sn.value AS name" : "NULL", kernels ? "ot.value AS optype" : "NULL",
-		     kernels ? "c.blockNum" : "NULL", kernels ? "c.mixBlockNum" : "NULL", kernels ? "c.gridDim" : "NULL",
-		     kernels ? "c.blockDim" : "NULL",
-		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
-		     ranges ? "rs.value" : "NULL", wait ? ", w.wait" : "",
-		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
-			       "LEFT JOIN STRING_IDS sn ON sn.id = c.name LEFT JOIN STRING_IDS ot ON ot.id = c.opType"
-			     : "",
-		     ranges ? "LEFT JOIN GPU_TASK_RANGE r ON r.globalTaskId = t.globalTaskId "
-			      "LEFT JOIN STRING_IDS rs ON rs.id = r.message" : "",
-		     wait ? " JOIN w ON w.id = t.globalTaskId" : "", tail) < 0)
-		return NULL;
-	return sql;
-}
-enum { T_DEV, T_STREAM, T_TASKID, T_START, T_END, T_CONN, T_KIND, T_NAME, T_OPTYPE, T_BLOCKS, T_THREADS,
-       T_GRID, T_BLOCK, T_COPY, T_BYTES, T_TYPE, T_PID, T_LAUNCHED, T_RANGE, T_WAIT };
-
 static const char *const copy_names[] = { "Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
 					  "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
 					  "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP" };
@@ -51,109 +16,446 @@ static const char *col_text(sqlite3_stmt *st, int i, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* A task's name: the demangled kernel name, "Memcpy HtoD", "Memset" */
-static const char *task_name(sqlite3_stmt *st)
+/* The indexes the outputs read tasks and calls in, made once at build
+ * time instead of a sort of a million rows at each export:
+ * TaskStreamIndex, the Ascend Hardware layer's (device, stream, start);
+ * CannApiThreadIndex, the CANN layer's (thread, start). */
+int exp_index_gpu_tasks(struct exp *e)
 {
-	int64_t kind = sqlite3_column_int64(st, T_KIND), copy = sqlite3_column_int64(st, T_COPY);
-	if (kind == GPU_TASK_MEMCPY)
-		return copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
-	if (kind == GPU_TASK_MEMSET)
-		return "Memset";
-	return col_text(st, T_NAME, "");
+	int r = 0;
+	if (exp_table_has_rows(e, "TASK"))
+		r = exp_exec(e, "CREATE INDEX TaskStreamIndex ON TASK (deviceId, streamId, startNs)");
+	if (r == 0 && exp_table_has_rows(e, "CANN_API"))
+		r = exp_exec(e, "CREATE INDEX CannApiThreadIndex ON CANN_API (globalTid & 4294967295, startNs)");
+	return r;
 }
 
-static void csv_str(FILE *f, const char *s)
-{
-	exp_csv_field(f, s, strlen(s));
-}
+/* --- summaries ------------------------------------------------------------------ */
 
-static void us(FILE *f, int64_t ns)
-{
-	char b[32];
-	exp_format_ts(ns, b);
-	fputs(b, f);
-}
+/* op_summary, op_statistic and task_time come from one pass over the tasks
+ * in start order (index TaskIndex: no sort), names by id through
+ * exp_strings caches instead of joins to STRING_IDS per row:
+ *   task_time   every task;
+ *   op_summary  the kernels, with Task Wait Time: since the previous task
+ *               (of any kind, in start order) on the same stream of the same
+ *               process and device ended; 0 for the first and for overlaps;
+ *   op_statistic per device and kernel type (opType): count, total, min,
+ *               max, summed here, written at the end longest total first,
+ *               each total's share of its device's kernel time. */
+enum { S_DEV, S_STREAM, S_TASKID, S_START, S_END, S_KIND, S_NAME, S_OPTYPE, S_BLOCKS, S_THREADS, S_COPY, S_TYPE,
+       S_PID, S_INFO };
 
-static void op_summary_row(FILE *f, sqlite3_stmt *st, void *arg)
-{
-	fprintf(f, "%" PRId64 ",4294967295,%" PRId64 ",%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV),
-		(int64_t)sqlite3_column_int64(st, T_TASKID), (int64_t)sqlite3_column_int64(st, T_STREAM));
-	csv_str(f, task_name(st));
-	fputc(',', f);
-	csv_str(f, col_text(st, T_OPTYPE, "N/A"));
-	fprintf(f, ",N/A,%s,", col_text(st, T_TYPE, "KERNEL"));
-	int64_t s = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-	us(f, s);
-	fputs("\t,", f);
-	us(f, end - s);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, T_WAIT));
-	fprintf(f, ",%" PRId64 ",%" PRId64 ",N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n",
-		(int64_t)sqlite3_column_int64(st, T_BLOCKS), (int64_t)sqlite3_column_int64(st, T_THREADS));
-}
+/* GPU_TASK (kind, copy kind, bytes) is read only for what is not a
+ * kernel: a task's kind is its type (TASK.taskType, KERNEL, MEMCPY or
+ * MEMSET, one to one with GPU_TASK.kind), and a kernel has all the rest in
+ * COMPUTE_TASK_INFO; GPU_TASK's rows, with their mangled names, are the
+ * largest of the tables read. */
+#define NOT_KERNEL(kernels) ((kernels) ? "CASE WHEN c.globalTaskId IS NULL THEN " : "(")
+#define NOT_KERNEL_END(kernels) ((kernels) ? " END" : ")")
 
-/* Task Wait Time: since the previous task (of any kind) on the same stream
- * of the same process and device ended; 0 for the first and for overlaps.
- * Computed over TASK's own columns and joined by id: the window over the
- * whole joined row sorted every task's names and strings twice (6 s of a
- * 16 s export at 1,000,000 tasks). */
-static char *op_summary_sql(struct exp *e)
+static char *pass_sql(bool kernels)
 {
-	_cleanup_free_ char *inner = tasks_sql(e, true, "WHERE g.kind = 1 ORDER BY t.startNs");
 	char *sql = NULL;
-	if (!inner || asprintf(&sql, "WITH w (id, wait) AS MATERIALIZED (SELECT globalTaskId, max(0, startNs - "
-				     "coalesce(lag(endNs) OVER (PARTITION BY globalPid, deviceId, streamId ORDER BY "
-				     "startNs), startNs)) FROM TASK) %s", inner) < 0)
+	if (asprintf(&sql,
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, NULL, %s, "
+		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, t.taskType, "
+		     "t.globalPid, %s FROM TASK t %s ORDER BY t.startNs",
+		     kernels ? "c.name, c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
+		     NOT_KERNEL(kernels), NOT_KERNEL_END(kernels), kernels ? "c.globalTaskId IS NOT NULL" : "0",
+		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") < 0)
 		return NULL;
 	return sql;
 }
 
-/* per device and kernel (opType), longest total first */
-#define OP_STATISTIC_SQL \
-	"SELECT ot.value, count(*), sum(t.endNs - t.startNs), min(t.endNs - t.startNs), " \
-	"max(t.endNs - t.startNs), (SELECT sum(x.endNs - x.startNs) FROM TASK x JOIN COMPUTE_TASK_INFO y " \
-	"ON y.globalTaskId = x.globalTaskId WHERE x.deviceId = t.deviceId), t.deviceId " \
-	"FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = " \
-	"t.globalTaskId JOIN STRING_IDS ot ON ot.id = c.opType GROUP BY t.deviceId, c.opType " \
-	"ORDER BY 7, 3 DESC, 1"
-
-static void op_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
+/* GPU_TASK.kind from the task's type */
+static int64_t type_kind(const char *type, size_t len)
 {
-	int64_t n = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
-	int64_t all = sqlite3_column_int64(st, 5);
-	char ratio[64];
-	exp_format_num(all ? 100.0 * (double)total / (double)all : 0, 3, ratio, sizeof ratio);
-	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 6));
-	csv_str(f, col_text(st, 0, ""));
-	fprintf(f, ",CUDA,%" PRId64 ",", n);
-	us(f, total);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 3));
-	fputc(',', f);
-	us(f, n ? total / n : 0);
-	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 4));
-	fprintf(f, ",%s\n", ratio);
+	if (len == 6 && memcmp(type, "KERNEL", 6) == 0)
+		return GPU_TASK_KERNEL;
+	if (len == 6 && memcmp(type, "MEMCPY", 6) == 0)
+		return GPU_TASK_MEMCPY;
+	return GPU_TASK_MEMSET;
 }
 
-static void task_time_row(FILE *f, sqlite3_stmt *st, void *arg)
+/* The end of the last task of each stream (process, device, stream). */
+struct stream_end {
+	int64_t pid, dev, stream, end;
+	bool used;
+};
+
+struct stream_ends {
+	struct stream_end *s;
+	size_t cap, n;
+};
+
+static size_t stream_hash(int64_t pid, int64_t dev, int64_t stream)
 {
-	int64_t s = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-	fprintf(f, "%" PRId64 ",", (int64_t)sqlite3_column_int64(st, T_DEV));
-	csv_str(f, task_name(st));
-	fprintf(f, ",%s,%" PRId64 ",%" PRId64 ",", col_text(st, T_TYPE, ""), (int64_t)sqlite3_column_int64(st, T_STREAM),
-		(int64_t)sqlite3_column_int64(st, T_TASKID));
-	us(f, end - s);
-	fputc(',', f);
-	us(f, s);
-	fputs("\t,", f);
-	us(f, end);
-	fputs("\t\n", f);
+	uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ULL;
+	h ^= (uint64_t)dev * 0xC2B2AE3D27D4EB4FULL + (h >> 29);
+	h ^= (uint64_t)stream * 0x165667B19E3779F9ULL + (h >> 32);
+	return (size_t)(h ^ (h >> 31));
 }
 
-static char *task_time_sql(struct exp *e)
+/* The slot of a stream, NULL for want of memory. */
+static struct stream_end *stream_slot(struct stream_ends *m, int64_t pid, int64_t dev, int64_t stream)
 {
-	return tasks_sql(e, false, "ORDER BY t.startNs");
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		struct stream_end *s = calloc(cap, sizeof *s);
+		if (!s)
+			return NULL;
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->s[i].used)
+				continue;
+			size_t k = stream_hash(m->s[i].pid, m->s[i].dev, m->s[i].stream) & (cap - 1);
+			while (s[k].used)
+				k = (k + 1) & (cap - 1);
+			s[k] = m->s[i];
+		}
+		free(m->s);
+		m->s = s, m->cap = cap;
+	}
+	size_t k = stream_hash(pid, dev, stream) & (m->cap - 1);
+	while (m->s[k].used && (m->s[k].pid != pid || m->s[k].dev != dev || m->s[k].stream != stream))
+		k = (k + 1) & (m->cap - 1);
+	return &m->s[k];
+}
+
+/* op_statistic: one group per device and opType id */
+struct op_group {
+	int64_t dev, type, n, total, min, max;
+	const char *name;          /* at the end, from the cache of names */
+	char *name_copy;
+};
+
+struct op_groups {
+	struct op_group *g;
+	size_t n, cap;
+	size_t *index;             /* hash -> g + 1, 0 empty */
+	size_t index_cap;
+};
+
+static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
+{
+	if (2 * (m->n + 1) > m->index_cap) {
+		size_t cap = m->index_cap ? 2 * m->index_cap : 64;
+		size_t *ix = calloc(cap, sizeof *ix);
+		if (!ix)
+			return NULL;
+		for (size_t i = 0; i < m->n; i++) {
+			size_t k = stream_hash(0, m->g[i].dev, m->g[i].type) & (cap - 1);
+			while (ix[k])
+				k = (k + 1) & (cap - 1);
+			ix[k] = i + 1;
+		}
+		free(m->index);
+		m->index = ix, m->index_cap = cap;
+	}
+	size_t k = stream_hash(0, dev, type) & (m->index_cap - 1);
+	while (m->index[k]) {
+		struct op_group *g = &m->g[m->index[k] - 1];
+		if (g->dev == dev && g->type == type)
+			return g;
+		k = (k + 1) & (m->index_cap - 1);
+	}
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 32;
+		struct op_group *g = realloc(m->g, cap * sizeof *g);
+		if (!g)
+			return NULL;
+		m->g = g, m->cap = cap;
+	}
+	m->index[k] = m->n + 1;
+	m->g[m->n] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
+	return &m->g[m->n++];
+}
+
+static void op_groups_free(struct op_groups *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->g[i].name_copy);
+	free(m->g);
+	free(m->index);
+}
+
+/* device, then longest total first, then name (SQLite's BINARY order) */
+static int op_group_cmp(const void *a, const void *b)
+{
+	const struct op_group *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The device totals: the kernel time of each device over every kernel
+ * with its COMPUTE_TASK_INFO (a type without a name in STRING_IDS too). */
+struct dev_total {
+	int64_t dev, total;
+};
+
+static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *m, struct exp_strings *names,
+			      const struct dev_total *totals, size_t n_totals)
+{
+	/* the groups whose type has a name, as the inner join keeps them */
+	size_t n = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *s;
+		size_t len;
+		int r = exp_strings_get(names, m->g[i].type, &s, &len);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (!(m->g[i].name_copy = strdup(s)))
+			return -ENOMEM;
+		m->g[i].name = m->g[i].name_copy;
+		m->g[n++] = m->g[i];
+		if (n - 1 != i)
+			m->g[i].name_copy = NULL;
+	}
+	for (size_t i = n; i < m->n; i++)
+		free(m->g[i].name_copy), m->g[i].name_copy = NULL;
+	m->n = n;
+	qsort(m->g, n, sizeof *m->g, op_group_cmp);
+	struct exp_table w;
+	int r = exp_table_open(e, &w, dir, CSV_OP_STATISTIC);
+	if (r < 0)
+		return r;
+	struct exp_buf b = { 0 };
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const struct op_group *g = &m->g[i];
+		int64_t all = 0;
+		for (size_t k = 0; k < n_totals; k++)
+			if (totals[k].dev == g->dev)
+				all = totals[k].total;
+		char ratio[64];
+		exp_format_num(all ? 100.0 * (double)g->total / (double)all : 0, 3, ratio, sizeof ratio);
+		exp_buf_i64(&b, g->dev);
+		exp_buf_putc(&b, ',');
+		exp_buf_csv_field(&b, g->name, strlen(g->name));
+		exp_buf_lit(&b, ",CUDA,");
+		exp_buf_i64(&b, g->n);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->total);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->min);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->n ? g->total / g->n : 0);
+		exp_buf_putc(&b, ',');
+		exp_buf_ts(&b, g->max);
+		exp_buf_putc(&b, ',');
+		exp_buf_puts(&b, ratio);
+		exp_buf_putc(&b, '\n');
+		if (b.err) {
+			r = b.err;
+			break;
+		}
+		FILE *f = exp_table_row(&w);
+		if (!f) {
+			r = w.err;
+			break;
+		}
+		exp_buf_flush_to(&b, f);
+		r = exp_table_row_end(&w);
+	}
+	exp_buf_release(&b);
+	if (r < 0) {
+		exp_table_abort(&w);
+		return r;
+	}
+	return exp_table_commit(&w);
+}
+
+struct pass {
+	struct exp *e;
+	struct exp_table sum, time;        /* op_summary, task_time */
+	bool want_sum, want_time, sum_open, time_open;
+	struct exp_strings *names, *types, *task_types;
+	struct stream_ends ends;
+	struct op_groups groups;
+	struct dev_total *totals;
+	size_t n_totals;
+	struct exp_buf b;
+};
+
+static int add_total(struct pass *p, int64_t dev, int64_t dur)
+{
+	for (size_t k = 0; k < p->n_totals; k++)
+		if (p->totals[k].dev == dev) {
+			p->totals[k].total += dur;
+			return 0;
+		}
+	struct dev_total *t = realloc(p->totals, (p->n_totals + 1) * sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	p->totals = t;
+	p->totals[p->n_totals++] = (struct dev_total){ dev, dur };
+	return 0;
+}
+
+/* The buffer as the table's next row. */
+static int row_out(struct exp_table *w, struct exp_buf *b)
+{
+	if (b->err)
+		return b->err;
+	FILE *f = exp_table_row(w);
+	if (!f) {
+		b->len = 0;
+		return w->err;
+	}
+	exp_buf_flush_to(b, f);
+	return exp_table_row_end(w);
+}
+
+static int pass_row(struct pass *p, sqlite3_stmt *st)
+{
+	const char *type, *name = "";
+	size_t type_len, name_len = 0;
+	int r = exp_strings_get(p->task_types, sqlite3_column_int64(st, S_TYPE), &type, &type_len);
+	if (r <= 0)
+		return r; /* no task type: left out, as an inner join leaves it */
+	int64_t dev = sqlite3_column_int64(st, S_DEV), stream = sqlite3_column_int64(st, S_STREAM);
+	int64_t task = sqlite3_column_int64(st, S_TASKID), start = sqlite3_column_int64(st, S_START);
+	int64_t end = sqlite3_column_int64(st, S_END), kind = type_kind(type, type_len);
+	int64_t copy = sqlite3_column_int64(st, S_COPY), pid = sqlite3_column_int64(st, S_PID);
+	bool info = sqlite3_column_int64(st, S_INFO);
+	if (kind == GPU_TASK_MEMCPY) {
+		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
+		name_len = strlen(name);
+	} else if (kind == GPU_TASK_MEMSET) {
+		name = "Memset", name_len = 6;
+	} else if (sqlite3_column_type(st, S_NAME) != SQLITE_NULL) {
+		if ((r = exp_strings_get(p->names, sqlite3_column_int64(st, S_NAME), &name, &name_len)) < 0)
+			return r;
+		if (r == 0)
+			name = "", name_len = 0;
+	}
+	/* the wait, from the stream's previous task */
+	struct stream_end *se = stream_slot(&p->ends, pid, dev, stream);
+	if (!se)
+		return -ENOMEM;
+	int64_t wait = 0;
+	if (se->used)
+		wait = start - se->end > 0 ? start - se->end : 0;
+	else
+		*se = (struct stream_end){ .pid = pid, .dev = dev, .stream = stream, .used = true }, p->ends.n++;
+	se->end = end;
+
+	if (info) {
+		int64_t dur = end - start, ot = sqlite3_column_int64(st, S_OPTYPE);
+		if ((r = add_total(p, dev, dur)) < 0)
+			return r;
+		if (sqlite3_column_type(st, S_OPTYPE) != SQLITE_NULL) {
+			struct op_group *g = op_group(&p->groups, dev, ot);
+			if (!g)
+				return -ENOMEM;
+			g->n++, g->total += dur;
+			if (dur < g->min)
+				g->min = dur;
+			if (dur > g->max)
+				g->max = dur;
+		}
+	}
+	struct exp_buf *b = &p->b;
+	if (p->sum_open && kind == GPU_TASK_KERNEL) {
+		const char *ot = "N/A";
+		size_t ot_len = 3;
+		if (sqlite3_column_type(st, S_OPTYPE) != SQLITE_NULL &&
+		    (r = exp_strings_get(p->types, sqlite3_column_int64(st, S_OPTYPE), &ot, &ot_len)) <= 0) {
+			if (r < 0)
+				return r;
+			ot = "N/A", ot_len = 3;
+		}
+		exp_buf_i64(b, dev);
+		exp_buf_lit(b, ",4294967295,");
+		exp_buf_i64(b, task);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, stream);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, name, name_len);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, ot, ot_len);
+		exp_buf_lit(b, ",N/A,");
+		exp_buf_put(b, type, type_len);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, start);
+		exp_buf_lit(b, "\t,");
+		exp_buf_ts(b, end - start);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, wait);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, sqlite3_column_int64(st, S_BLOCKS));
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, sqlite3_column_int64(st, S_THREADS));
+		exp_buf_lit(b, ",N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
+		if ((r = row_out(&p->sum, b)) < 0)
+			return r;
+	}
+	if (p->time_open) {
+		exp_buf_i64(b, dev);
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, name, name_len);
+		exp_buf_putc(b, ',');
+		exp_buf_put(b, type, type_len);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, stream);
+		exp_buf_putc(b, ',');
+		exp_buf_i64(b, task);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, end - start);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, start);
+		exp_buf_lit(b, "\t,");
+		exp_buf_ts(b, end);
+		exp_buf_lit(b, "\t\n");
+		if ((r = row_out(&p->time, b)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int task_pass(struct exp *e, const char *dir)
+{
+	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO");
+	struct pass p = { .e = e, .want_sum = kernels, .want_time = exp_table_has_rows(e, "TASK") };
+	if (!p.want_sum && !p.want_time)
+		return 0;
+	_cleanup_free_ char *sql = pass_sql(kernels);
+	sqlite3_stmt *st = NULL;
+	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_strings_new(e, &p.names);
+	if (r == 0)
+		r = exp_strings_new(e, &p.types);
+	if (r == 0)
+		r = exp_strings_new(e, &p.task_types);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
+	if (r == 0 && p.want_sum && (r = exp_table_open(e, &p.sum, dir, CSV_OP_SUMMARY)) == 0)
+		p.sum_open = true;
+	if (r == 0 && p.want_time && (r = exp_table_open(e, &p.time, dir, CSV_TASK_TIME)) == 0)
+		p.time_open = true;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		r = pass_row(&p, st);
+	if (r == 0 && rc != SQLITE_DONE)
+		r = exp_sql_fail(e, rc, sql);
+	sqlite3_finalize(st);
+	if (p.sum_open)
+		r = r < 0 ? (exp_table_abort(&p.sum), r) : exp_table_commit(&p.sum);
+	if (p.time_open)
+		r = r < 0 ? (exp_table_abort(&p.time), r) : exp_table_commit(&p.time);
+	if (r == 0 && p.want_sum)
+		r = write_op_statistic(e, dir, &p.groups, p.types, p.totals, p.n_totals);
+	exp_strings_free(p.names);
+	exp_strings_free(p.types);
+	exp_strings_free(p.task_types);
+	free(p.ends.s);
+	op_groups_free(&p.groups);
+	free(p.totals);
+	exp_buf_release(&p.b);
+	return r;
 }
 
 /* durations in µs as doubles for the variance (population, µs²) */
@@ -167,55 +469,31 @@ static void api_statistic_row(FILE *f, sqlite3_stmt *st, void *arg)
 {
 	int64_t total = sqlite3_column_int64(st, 1), n = sqlite3_column_int64(st, 2);
 	double var = sqlite3_column_double(st, 5);
-	char v[64];
+	char v[64], b[32];
+	const char *name = col_text(st, 0, "");
 	exp_format_num(var < 0 ? 0 : var, 3, v, sizeof v);
 	fputs("host,Runtime,", f);
-	csv_str(f, col_text(st, 0, ""));
+	exp_csv_field(f, name, strlen(name));
 	fputc(',', f);
-	us(f, total);
-	fprintf(f, ",%" PRId64 ",", n);
-	us(f, n ? total / n : 0);
+	exp_format_ts(total, b);
+	fprintf(f, "%s,%" PRId64 ",", b, n);
+	exp_format_ts(n ? total / n : 0, b);
+	fputs(b, f);
 	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 3));
+	exp_format_ts(sqlite3_column_int64(st, 3), b);
+	fputs(b, f);
 	fputc(',', f);
-	us(f, sqlite3_column_int64(st, 4));
+	exp_format_ts(sqlite3_column_int64(st, 4), b);
+	fputs(b, f);
 	fprintf(f, ",%s\n", v);
-}
-
-static char *op_statistic_sql(struct exp *e)
-{
-	return strdup(OP_STATISTIC_SQL);
-}
-
-static char *api_statistic_sql(struct exp *e)
-{
-	return strdup(API_STATISTIC_SQL);
 }
 
 int exp_write_gpu_summaries(struct exp *e, const char *dir)
 {
-	static const struct {
-		enum export_csv csv;
-		const char *table;
-		char *(*sql)(struct exp *e); /* malloc'd */
-		void (*row)(FILE *f, sqlite3_stmt *st, void *arg);
-	} files[] = {
-		{ CSV_OP_SUMMARY, "COMPUTE_TASK_INFO", op_summary_sql, op_summary_row },
-		{ CSV_OP_STATISTIC, "COMPUTE_TASK_INFO", op_statistic_sql, op_statistic_row },
-		{ CSV_TASK_TIME, "TASK", task_time_sql, task_time_row },
-		{ CSV_API_STATISTIC, "CANN_API", api_statistic_sql, api_statistic_row },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!exp_table_has_rows(e, files[i].table))
-			continue;
-		_cleanup_free_ char *sql = files[i].sql(e);
-		if (!sql)
-			return -ENOMEM;
-		int r = exp_table_query(e, dir, files[i].csv, sql, files[i].row, NULL);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	int r = task_pass(e, dir);
+	if (r == 0 && exp_table_has_rows(e, "CANN_API"))
+		r = exp_table_query(e, dir, CSV_API_STATISTIC, API_STATISTIC_SQL, api_statistic_row, NULL);
+	return r;
 }
 
 /* --- timeline ------------------------------------------------------------------- */
@@ -226,6 +504,10 @@ __extension__ typedef unsigned __int128 u128;
 
 static void flow_id(int64_t conn, char buf[48])
 {
+	if ((uint64_t)conn <= UINT32_MAX) { /* the common case, in 64 bits */
+		exp_fmt_u64(buf, (uint64_t)conn << 32);
+		return;
+	}
 	u128 v = (u128)(uint64_t)conn << 32;
 	char tmp[48];
 	int n = 0;
@@ -238,14 +520,35 @@ static void flow_id(int64_t conn, char buf[48])
 	buf[n] = '\0';
 }
 
-static void flow(struct exp_tl *t, const char *ph, unsigned pid, int64_t tid, int64_t conn, const char *ts)
+/* The flow's start (ph "s", on the launching call) or end ("f", at the
+ * task's start: same pid, tid, ts, §9), formatted after the event in b */
+static void flow(struct exp_buf *b, char ph, unsigned pid, int64_t tid, int64_t conn, const char *ts, size_t ts_len)
 {
-	FILE *f;
 	char id[48];
 	flow_id(conn, id);
-	f = exp_tl_event(t);
-	fprintf(f, "{\"name\":\"HostToDevice%s\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"%s\",\"cat\":\"HostToDevice\","
-		   "\"id\":\"%s\",\"ts\":\"%s\"%s}", id, pid, tid, ph, id, ts, *ph == 'f' ? ",\"bp\":\"e\"" : "");
+	size_t id_len = strlen(id);
+	exp_buf_lit(b, "{\"name\":\"HostToDevice");
+	exp_buf_put(b, id, id_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, tid);
+	exp_buf_lit(b, ",\"ph\":\"");
+	exp_buf_putc(b, ph);
+	exp_buf_lit(b, "\",\"cat\":\"HostToDevice\",\"id\":\"");
+	exp_buf_put(b, id, id_len);
+	exp_buf_lit(b, "\",\"ts\":\"");
+	exp_buf_put(b, ts, ts_len);
+	if (ph == 'f')
+		exp_buf_lit(b, "\",\"bp\":\"e\"}");
+	else
+		exp_buf_lit(b, "\"}");
+}
+
+/* The buffer as the next event of t; emptied. */
+static void event_out(struct exp_tl *t, struct exp_buf *b, size_t from, size_t to)
+{
+	fwrite(b->p + from, 1, to - from, exp_tl_event(t));
 }
 
 bool exp_have_gpu_layers(struct exp *e)
@@ -253,20 +556,147 @@ bool exp_have_gpu_layers(struct exp *e)
 	return exp_table_has_rows(e, "TASK") || exp_table_has_rows(e, "CANN_API");
 }
 
+/* The Ascend Hardware layer: per device a process, per stream a thread,
+ * each task an "X" event, the end of its flow after it when its launch was
+ * recorded.  Rows come in (device, stream, start) order from the index
+ * TaskStreamIndex (exp_index_gpu_tasks), names by id from caches. */
+enum { H_DEV, H_STREAM, H_TASKID, H_START, H_END, H_CONN, H_KIND, H_NAME, H_GRID, H_BLOCK, H_COPY, H_BYTES,
+       H_TYPE, H_LAUNCHED, H_RANGE };
+
+static char *hw_sql(struct exp *e)
+{
+	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
+	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
+	char *sql = NULL;
+	if (asprintf(&sql,
+		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, t.connectionId, NULL, %s, "
+		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
+		     "%s(SELECT bytes FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
+		     "t.taskType, %s, %s FROM TASK t %s %s ORDER BY t.deviceId, t.streamId, t.startNs",
+		     kernels ? "c.name, c.gridDim, c.blockDim" : "NULL, NULL, NULL", NOT_KERNEL(kernels),
+		     NOT_KERNEL_END(kernels), NOT_KERNEL(kernels), NOT_KERNEL_END(kernels),
+		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
+		     ranges ? "r.message" : "NULL",
+		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "",
+		     ranges ? "LEFT JOIN GPU_TASK_RANGE r ON r.globalTaskId = t.globalTaskId" : "") < 0)
+		return NULL;
+	return sql;
+}
+
+static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_strings *names,
+		  struct exp_strings *types, struct exp_strings *ranges, struct exp_tl *t)
+{
+	const char *type, *name = "", *range = NULL;
+	size_t type_len, name_len = 0, range_len = 0;
+	int r = exp_strings_get(types, sqlite3_column_int64(st, H_TYPE), &type, &type_len);
+	if (r <= 0)
+		return r; /* no task type: left out, as an inner join leaves it */
+	int64_t kind = type_kind(type, type_len), copy = sqlite3_column_int64(st, H_COPY);
+	if (kind == GPU_TASK_MEMCPY) {
+		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
+		name_len = strlen(name);
+	} else if (kind == GPU_TASK_MEMSET) {
+		name = "Memset", name_len = 6;
+	} else if (sqlite3_column_type(st, H_NAME) != SQLITE_NULL &&
+		   (r = exp_strings_get(names, sqlite3_column_int64(st, H_NAME), &name, &name_len)) <= 0) {
+		if (r < 0)
+			return r;
+		name = "", name_len = 0;
+	}
+	if (sqlite3_column_type(st, H_RANGE) != SQLITE_NULL &&
+	    (r = exp_strings_get(ranges, sqlite3_column_int64(st, H_RANGE), &range, &range_len)) <= 0) {
+		if (r < 0)
+			return r;
+		range = NULL;
+	}
+	int64_t s = sqlite3_column_int64(st, H_STREAM), conn = sqlite3_column_int64(st, H_CONN);
+	int64_t start = sqlite3_column_int64(st, H_START), end = sqlite3_column_int64(st, H_END);
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, name, name_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, s);
+	exp_buf_lit(b, ",\"ts\":\"");
+	size_t ts_at = b->len;
+	exp_buf_ts(b, start);
+	size_t ts_end = b->len;
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_ts(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{\"Model Id\":4294967295,\"Task Type\":\"");
+	exp_buf_put(b, type, type_len);
+	exp_buf_lit(b, "\",\"Physic Stream Id\":");
+	exp_buf_i64(b, s);
+	exp_buf_lit(b, ",\"Task Id\":");
+	exp_buf_i64(b, sqlite3_column_int64(st, H_TASKID));
+	exp_buf_lit(b, ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"connection_id\":");
+	exp_buf_i64(b, conn);
+	if (kind == GPU_TASK_KERNEL) {
+		const char *grid = (const char *)sqlite3_column_text(st, H_GRID);
+		const char *block = (const char *)sqlite3_column_text(st, H_BLOCK);
+		exp_buf_lit(b, ",\"Grid Dim\":\"");
+		exp_buf_puts(b, grid ? grid : "");
+		exp_buf_lit(b, "\",\"Block Dim\":\"");
+		exp_buf_puts(b, block ? block : "");
+		exp_buf_putc(b, '"');
+	} else {
+		int64_t bytes = sqlite3_column_int64(st, H_BYTES);
+		char bw[64];
+		exp_format_num(end > start ? (double)bytes / (double)(end - start) : 0, 6, bw, sizeof bw);
+		exp_buf_lit(b, ",\"size(B)\":");
+		exp_buf_i64(b, bytes);
+		exp_buf_lit(b, ",\"bandwidth(GB/s)\":");
+		exp_buf_puts(b, bw);
+		if (kind == GPU_TASK_MEMCPY) {
+			exp_buf_lit(b, ",\"operation\":\"");
+			exp_buf_puts(b, name_len > 7 ? name + 7 : ""); /* past "Memcpy " */
+			exp_buf_putc(b, '"');
+		}
+	}
+	if (range) {
+		exp_buf_lit(b, ",\"range\":\"");
+		exp_buf_json_str(b, range, range_len);
+		exp_buf_putc(b, '"');
+	}
+	exp_buf_lit(b, "}}");
+	if (b->err)
+		return b->err;
+	size_t ev_end = b->len;
+	event_out(t, b, 0, ev_end);
+	if (sqlite3_column_int64(st, H_LAUNCHED)) {
+		char ts[32];
+		size_t ts_len = ts_end - ts_at;
+		memcpy(ts, b->p + ts_at, ts_len);
+		flow(b, 'f', pid, s, conn, ts, ts_len);
+		if (b->err)
+			return b->err;
+		event_out(t, b, ev_end, b->len);
+	}
+	b->len = 0;
+	return 0;
+}
+
 static int hw_layer(struct exp *e, struct exp_tl *t)
 {
-	FILE *f;
 	const struct export_track_info *k = &export_tracks[TRACK_ASCEND_HW];
-	_cleanup_free_ char *sql = tasks_sql(e, false, "ORDER BY t.deviceId, t.streamId, t.startNs");
-	if (!sql)
-		return -ENOMEM;
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
+	_cleanup_free_ char *sql = hw_sql(e);
+	struct exp_strings *names = NULL, *types = NULL, *ranges = NULL;
+	struct exp_buf b = { 0 };
+	sqlite3_stmt *st = NULL;
+	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_strings_new(e, &names);
+	if (r == 0)
+		r = exp_strings_new(e, &types);
+	if (r == 0)
+		r = exp_strings_new(e, &ranges);
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
 	int64_t dev = -1, stream = -1;
 	unsigned pid = 0;
 	char label[32];
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(st, T_DEV), s = sqlite3_column_int64(st, T_STREAM);
+		int64_t d = sqlite3_column_int64(st, H_DEV), s = sqlite3_column_int64(st, H_STREAM);
 		if (d < 0 || d > 30)
 			continue;
 		if (d != dev || s != stream) {
@@ -279,99 +709,107 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 			dev = d, stream = s;
 			pid = export_format_pid(e->app_pid, k->sort_index, (unsigned)d);
 		}
-		int64_t start = sqlite3_column_int64(st, T_START), end = sqlite3_column_int64(st, T_END);
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_ts(end - start, dur);
-		f = exp_tl_event(t);
-		fputs("{\"name\":\"", f);
-		const char *name = task_name(st);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{\"Model Id\":"
-			   "4294967295,\"Task Type\":\"%s\",\"Physic Stream Id\":%" PRId64 ",\"Task Id\":%" PRId64
-			   ",\"Batch Id\":0,\"Subtask Id\":4294967295,\"connection_id\":%" PRId64,
-			pid, s, ts, dur, col_text(st, T_TYPE, ""), s, (int64_t)sqlite3_column_int64(st, T_TASKID),
-			(int64_t)sqlite3_column_int64(st, T_CONN));
-		int64_t kind = sqlite3_column_int64(st, T_KIND);
-		if (kind == GPU_TASK_KERNEL) {
-			fprintf(f, ",\"Grid Dim\":\"%s\",\"Block Dim\":\"%s\"", col_text(st, T_GRID, ""),
-				col_text(st, T_BLOCK, ""));
-		} else {
-			int64_t bytes = sqlite3_column_int64(st, T_BYTES);
-			char bw[64];
-			exp_format_num(end > start ? (double)bytes / (double)(end - start) : 0, 6, bw, sizeof bw);
-			fprintf(f, ",\"size(B)\":%" PRId64 ",\"bandwidth(GB/s)\":%s", bytes, bw);
-			if (kind == GPU_TASK_MEMCPY)
-				fprintf(f, ",\"operation\":\"%s\"", task_name(st) + strlen("Memcpy "));
-		}
-		const char *range = (const char *)sqlite3_column_text(st, T_RANGE);
-		if (range) {
-			fputs(",\"range\":\"", f);
-			exp_json_str(f, range, strlen(range));
-			fputc('"', f);
-		}
-		fputs("}}", f);
-		/* the flow's end, at the task start (§9: same pid, tid, ts) */
-		if (sqlite3_column_int64(st, T_LAUNCHED))
-			flow(t, "f", pid, s, sqlite3_column_int64(st, T_CONN), ts);
+		r = hw_row(&b, st, pid, names, types, ranges, t);
 	}
-	if (stream >= 0) {
+	if (r == 0 && stream >= 0) {
 		exp_tl_thread(t, pid, stream, "Stream");
 		snprintf(label, sizeof label, "NPU %" PRId64, dev);
 		exp_tl_process(t, pid, k->process_name, label, k->sort_index);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
-	if (r == 0)
-		sqlite3_finalize(st);
+	sqlite3_finalize(st);
+	exp_strings_free(names);
+	exp_strings_free(types);
+	exp_strings_free(ranges);
+	exp_buf_release(&b);
 	return r;
 }
 
+/* The CANN layer: per thread the runtime calls, in (thread, start) order
+ * from the index CannApiThreadIndex (exp_index_gpu_tasks); a flow starts
+ * at a call that launched a task (no TASK table with --task-time=off). */
 static int cann_layer(struct exp *e, struct exp_tl *tl)
 {
-	FILE *f;
 	const struct export_track_info *k = &export_tracks[TRACK_CANN];
 	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
-	/* a flow starts only at a call that launched a task (no TASK table
-	 * with --task-time=off) */
-	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, "
-					 "a.connectionId IN (SELECT connectionId FROM TASK) "
-					 "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
-	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, s.value, 0 "
-				       "FROM CANN_API a JOIN STRING_IDS s ON s.id = a.name ORDER BY 1, a.startNs";
+	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, "
+					 "a.connectionId IN (SELECT connectionId FROM TASK) FROM CANN_API a "
+					 "ORDER BY 1, a.startNs";
+	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, 0 "
+				       "FROM CANN_API a ORDER BY 1, a.startNs";
 	const char *sql = exp_table_has_rows(e, "TASK") ? with_tasks : no_tasks;
+	struct exp_strings *names = NULL;
+	struct exp_buf b = { 0 };
 	sqlite3_stmt *st = NULL;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
+	int r = exp_strings_new(e, &names), rc = SQLITE_DONE;
+	if (r == 0)
+		r = exp_prepare(e, sql, &st);
 	int64_t tid = -1;
 	bool any = false;
 	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name;
+		size_t name_len;
+		if ((r = exp_strings_get(names, sqlite3_column_int64(st, 4), &name, &name_len)) <= 0) {
+			if (r < 0)
+				break;
+			r = 0;
+			continue; /* no name: left out, as an inner join leaves it */
+		}
+		r = 0;
 		int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
 		int64_t end = sqlite3_column_int64(st, 2), conn = sqlite3_column_int64(st, 3);
 		if (t != tid && tid >= 0)
 			exp_tl_thread(tl, pid, tid, "Thread");
 		tid = t;
 		any = true;
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_ts(end - start, dur);
-		const char *name = col_text(st, 4, "");
-		f = exp_tl_event(tl);
-		fputs("{\"name\":\"Runtime@", f);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\",\"args\":{\"Thread Id\":%"
-			   PRId64 ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"", pid, t, ts, dur, t);
-		exp_json_str(f, name, strlen(name));
-		fprintf(f, "\",\"item_id\":\"N/A\",\"connection_id\":%" PRId64 "}}", conn);
-		if (sqlite3_column_int64(st, 5))
-			flow(tl, "s", pid, t, conn, ts);
+		exp_buf_lit(&b, "{\"name\":\"Runtime@");
+		exp_buf_json_str(&b, name, name_len);
+		exp_buf_lit(&b, "\",\"pid\":");
+		exp_buf_u64(&b, pid);
+		exp_buf_lit(&b, ",\"tid\":");
+		exp_buf_i64(&b, t);
+		exp_buf_lit(&b, ",\"ts\":\"");
+		size_t ts_at = b.len;
+		exp_buf_ts(&b, start);
+		size_t ts_end = b.len;
+		exp_buf_lit(&b, "\",\"dur\":");
+		exp_buf_ts(&b, end - start);
+		exp_buf_lit(&b, ",\"ph\":\"X\",\"args\":{\"Thread Id\":");
+		exp_buf_i64(&b, t);
+		exp_buf_lit(&b, ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"");
+		exp_buf_json_str(&b, name, name_len);
+		exp_buf_lit(&b, "\",\"item_id\":\"N/A\",\"connection_id\":");
+		exp_buf_i64(&b, conn);
+		exp_buf_lit(&b, "}}");
+		if (b.err) {
+			r = b.err;
+			break;
+		}
+		size_t ev_end = b.len;
+		event_out(tl, &b, 0, ev_end);
+		if (sqlite3_column_int64(st, 5)) {
+			char ts[32];
+			size_t ts_len = ts_end - ts_at;
+			memcpy(ts, b.p + ts_at, ts_len);
+			flow(&b, 's', pid, t, conn, ts, ts_len);
+			if (b.err) {
+				r = b.err;
+				break;
+			}
+			event_out(tl, &b, ev_end, b.len);
+		}
+		b.len = 0;
 	}
-	if (tid >= 0)
+	if (r == 0 && tid >= 0)
 		exp_tl_thread(tl, pid, tid, "Thread");
-	if (any)
+	if (r == 0 && any)
 		exp_tl_process(tl, pid, k->process_name, k->label, k->sort_index);
 	if (r == 0 && rc != SQLITE_DONE)
 		r = exp_sql_fail(e, rc, sql);
 	sqlite3_finalize(st);
+	exp_strings_free(names);
+	exp_buf_release(&b);
 	return r;
 }
 

@@ -761,5 +761,7 @@ int exp_build_gpu_tasks(struct exp *e)
 	 * launching thread around each launch */
 	if (r == 0 && want_tasks && exp_table_has_rows(e, "MSTX_EVENTS") && exp_table_has_rows(e, "GPU_API"))
 		r = build_task_ranges(e);
+	if (r == 0)
+		r = exp_index_gpu_tasks(e);
 	return r;
 }

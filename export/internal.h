@@ -343,6 +343,8 @@ struct raw_header;
 int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
 void exp_gpu_free(struct exp *e);
 int exp_build_gpu_tasks(struct exp *e);
+/* The indexes the device task outputs read in (gpusummary.c). */
+int exp_index_gpu_tasks(struct exp *e);
 int exp_write_gpu_summaries(struct exp *e, const char *dir);
 bool exp_have_gpu_layers(struct exp *e);
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);

@@ -17,6 +17,12 @@
 #   sqlite3_all  that, and TASK joined with its strings (task type, kernel
 #                name) in start order, what the task_time CSV holds: the
 #                same rows the export's CSVs hold, in the same order
+# Each step starts after a sync, so that none pays for writing back the
+# files of the one before (the export, writing the database it has just
+# parsed while writing its own 1.5 GB, ran at half speed and more).
+# The CPU time (user + system) of the export and of the sqlite3_all dump
+# too: the export runs on two threads, so its CPU time exceeds its wall
+# time, and on a shared machine CPU time is the steadier figure.
 # Prints figures; never fails on time.
 set -u
 : "${HELPERS:?run under meson test}" "${MSPROF:?}"
@@ -28,11 +34,13 @@ command -v sqlite3 >/dev/null 2>&1 || { echo "SKIP: sqlite3 is needed for the re
 W=$(mktemp -d "${TMPDIR:-/tmp}/bench-export.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-# run LABEL cmd...: sets SEC and KB
+# run LABEL cmd...: sets SEC (wall), CPU (user + system, every thread) and KB
 run() {
-	local label=$1; shift
-	/usr/bin/time -f "%e %M" -o "$W/time" "$@" >"$W/$label.log" 2>&1 || { echo "FAIL: $label"; cat "$W/$label.log"; exit 1; }
-	read -r SEC KB <"$W/time"
+	local label=$1 user sys; shift
+	sync # what the previous step wrote is not written back during this one
+	/usr/bin/time -f "%e %M %U %S" -o "$W/time" "$@" >"$W/$label.log" 2>&1 || { echo "FAIL: $label"; cat "$W/$label.log"; exit 1; }
+	read -r SEC KB user sys <"$W/time"
+	CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }'; }
 ratio() { awk -v e="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? e / s : 0) }'; }
@@ -45,8 +53,8 @@ TASK_SQL="SELECT t.deviceId, n.value, tt.value, t.streamId, t.taskId, t.endNs - 
 	LEFT JOIN STRING_IDS n ON n.id = c.name ORDER BY t.startNs;"
 
 echo "each size: EVENTS mstx events + $TASKS device tasks (and as many runtime calls)"
-printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s\n' events tasks parse_s records/s parse_MB \
-	export_s events/s export_MB sqlite3_tx sqlite3_all r_tx r_all
+printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s %10s %10s %6s\n' events tasks parse_s records/s \
+	parse_MB export_s events/s export_MB sqlite3_tx sqlite3_all r_tx r_all export_cpu sqlite3_cpu r_cpu
 for n in $SIZES; do
 	P=$W/$n/PROF_000001_20260101000000000_00004242AAAAAAAA
 	mkdir -p "$W/$n"
@@ -55,22 +63,24 @@ for n in $SIZES; do
 	run parse "$MSPROF" --parse=on --output="$P"
 	ps=$SEC pk=$KB
 	run export "$MSPROF" --export=on --output="$P"
-	es=$SEC ek=$KB
+	es=$SEC ek=$KB ec=$CPU
 	db=$(ls "$P"/msprof_*.db)
 	run sqlite3 sqlite3 -csv "$db" "$TX_SQL"
-	ts=$SEC
+	ts=$SEC ac=$CPU
 	if [ "$TASKS" -gt 0 ]; then
 		run sqlite3 sqlite3 -csv "$db" "$TX_SQL $TASK_SQL"
-		as=$SEC
+		as=$SEC ac=$CPU
 	else
 		as=$ts
 	fi
-	printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s\n' "$n" "$TASKS" "$ps" "$(rate $records "$ps")" \
-		$((pk / 1024)) "$es" "$(rate $((n + 2 * TASKS)) "$es")" $((ek / 1024)) "$ts" "$as" \
-		"$(ratio "$es" "$ts")" "$(ratio "$es" "$as")"
+	printf '%-10s %8s %9s %12s %8s %9s %12s %9s %11s %11s %6s %6s %10s %10s %6s\n' "$n" "$TASKS" "$ps" \
+		"$(rate $records "$ps")" $((pk / 1024)) "$es" "$(rate $((n + 2 * TASKS)) "$es")" $((ek / 1024)) "$ts" "$as" \
+		"$(ratio "$es" "$ts")" "$(ratio "$es" "$as")" "$ec" "$ac" "$(ratio "$ec" "$ac")"
 	rm -rf "${W:?}/$n"
 done
 echo "records/s: raw records (mstx events, runtime calls, tasks) parsed per second"
 echo "events/s: mstx events + runtime calls + tasks exported per second"
 echo "r_tx: export time / sqlite3 dump of the mstx events alone (the export also writes the tasks, calls and timelines)"
 echo "r_all: export time / sqlite3 dump of the mstx events and the tasks: the rows the export's CSVs hold (it also writes two timelines)"
+echo "export_cpu, sqlite3_cpu: user + system seconds of the export (both of its threads) and of the sqlite3_all dump;"
+echo "r_cpu: their ratio (on a machine shared with other work the CPU times vary less than the wall times)"
