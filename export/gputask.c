@@ -228,7 +228,7 @@ static int build_task_ranges_sorted(struct exp *e)
 	int r = exp_prepare(e, sql, &sel);
 	if (r < 0)
 		return r;
-	if ((r = exp_prepare(e, "INSERT INTO GPU_TASK_RANGE VALUES (?, ?)", &ins)) < 0) {
+	if ((r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &ins)) < 0) {
 		sqlite3_finalize(sel);
 		return r;
 	}
@@ -322,7 +322,7 @@ static int build_task_ranges_streamed(struct exp *e, bool *ret_done)
 	*ret_done = false;
 	int r = exp_prepare(e, calls_sql, &sel);
 	if (r == 0)
-		r = exp_prepare(e, "INSERT INTO GPU_TASK_RANGE VALUES (?, ?)", &ins);
+		r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &ins);
 	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
 		int64_t end = sqlite3_column_int64(sel, 2);

@@ -308,6 +308,46 @@ static void check_ranges(const char *prof)
 	sqlite3_close(db);
 }
 
+/* A launch whose runtime call was recorded twice (a damaged or replayed
+ * file: the same correlation id on one pid): the export goes on, the task
+ * gets one range and the call one CANN_API row. */
+static void check_duplicate_call(void)
+{
+	char *parent, *prof, *host, *data;
+	CHECK(asprintf(&parent, "%s/dup", tmp) > 0 && mkdir(parent, 0755) == 0);
+	CHECK(asprintf(&prof, "%s/PROF_000003_20231114221320000_00005000ABCDEFGH", parent) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
+	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	char stem[RAW_STEM_MAX];
+	raw_agent_stem(PID, stem);
+	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
+	push(100, 5000, "outer");
+	api(200, 210, 5000, 1, "cudaLaunchKernel");
+	api(200, 210, 5000, 1, "cudaLaunchKernel");
+	pop(1000, 5000);
+	task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");
+	put_task(GPU_TASK_KERNEL, 300, 400, 7, 1);
+	raw_writer_free(w);
+	raw_buf_release(&b);
+
+	struct export_report rep;
+	sqlite3 *db;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	check_text("GPU_TASK_RANGE, a call recorded twice",
+		   rows(db, "SELECT globalTaskId, s.value FROM GPU_TASK_RANGE r JOIN STRING_IDS s ON s.id = r.message"),
+		   "1|outer\n");
+	check_text("CANN_API, a call recorded twice", rows(db, "SELECT count(*) FROM CANN_API"), "1\n");
+	sqlite3_close(db);
+	free(parent);
+	free(prof);
+	free(host);
+	free(data);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(tmp));
@@ -443,6 +483,7 @@ int main(void)
 		check_ranges(prof2);
 		free(prof2);
 	}
+	check_duplicate_call();
 	rm_rf(tmp);
 	free(prof);
 	return 0;
