@@ -13,6 +13,7 @@
 #include "export.h"
 #include "gputask.h"
 #include "raw.h"
+#include "export-test.h"
 #include "unittest.h"
 #include "util.h"
 
@@ -24,15 +25,6 @@
 static char tmp[] = "/tmp/test-export-gpusync.XXXXXX";
 static struct raw_writer *w;
 static struct raw_buf b;
-
-static void write_text(const char *dir, const char *name, const char *text)
-{
-	char *p;
-	CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
-	FILE *f = fopen(p, "we");
-	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
-	free(p);
-}
 
 static void emit(uint16_t type)
 {
@@ -97,60 +89,6 @@ static char *make_prof(int n, const char *task_time, const char *runtime_api)
 	free(data);
 	free(sample);
 	return prof;
-}
-
-static char *rows(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return strdup("(no such table)\n");
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(st); i++)
-			fprintf(m, "%s%s", i ? "|" : "",
-				sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "NULL");
-		fputc('\n', m);
-	}
-	sqlite3_finalize(st);
-	fclose(m);
-	return buf;
-}
-
-static void check_text(const char *what, char *got, const char *want)
-{
-	if (!got || strcmp(got, want) != 0) {
-		fprintf(stderr, "%s:\n--- got:\n%s--- want:\n%s", what, got ? got : "(null)\n", want);
-		CHECK(!"text differs");
-	}
-	free(got);
-}
-
-/* The output file whose name starts with prefix and a digit, or NULL. */
-static char *find_file(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	char *found = NULL;
-	struct dirent *de;
-	while (d && (de = readdir(d)))
-		if (startswith(de->d_name, prefix) && de->d_name[strlen(prefix)] >= '0' &&
-		    de->d_name[strlen(prefix)] <= '9')
-			CHECK(!found && asprintf(&found, "%s/%s", dir, de->d_name) > 0);
-	if (d)
-		closedir(d);
-	return found;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	CHECK(f);
-	char *buf = NULL;
-	size_t n = 0;
-	CHECK(getdelim(&buf, &n, '\0', f) > 0);
-	fclose(f);
-	return buf;
 }
 
 static unsigned count(const char *text, const char *needle)
