@@ -460,10 +460,24 @@ static void write_tx_ahead(struct exp *e, const char *dir, struct exp_tx_ahead *
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* The rows of a table as written, before any --model-id view: its largest
+ * rowid (the export only inserts); 0 without the table. */
+static int64_t table_size(struct exp *e, const char *table)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM main.%s", table);
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+	if (sqlite3_prepare_v2(e->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* The timeline and the summaries, each on one core: they read the same
  * tables and write different files, and the larger exports are made of
- * little else.  The summaries' thread writes the timeline's mstx layers
- * first, which evens the two out.  Summaries stop at the first error as
+ * little else.  With device tasks the summaries' thread writes the
+ * timeline's mstx layers first, which evens the two out.  Summaries stop at the first error as
  * the timeline does; the two do not stop each other. */
 static int write_both(struct exp *e, const struct export_options *opt, const char *dir)
 {
@@ -477,7 +491,13 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 	}
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	bool ahead = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
+	/* the mstx layers cost about what the msprof_tx summary does, the
+	 * device layers about half again what their summaries do: written
+	 * ahead, they even the threads out while the device tasks are at least
+	 * as many as the mstx events, and would hold up the summaries with
+	 * fewer (mstx events alone, or ten times as many) */
+	bool ahead = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS") &&
+		     table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
 	e->lock = &lock;
 	*j = (struct timeline_job){ .e = *e, .opt = opt, .dir = dir };
 	j->e.db = NULL;

@@ -189,7 +189,7 @@ print(len(tt), len(op), sum(ns(r[9]) for r in op), all(lo <= ns(r[6]) <= hi for 
 PY
 }
 
-gen_t tm 20000 100000 2
+gen_t tm 60000 50000 2
 alone_vs_full "device tasks and mstx events"
 gen_t tb 1000001 2 2
 summary
