@@ -441,20 +441,68 @@ static void *timeline_thread(void *arg)
 	return NULL;
 }
 
+/* The mstx layers of the timeline, written ahead by the summaries' thread
+ * into a spool and msprof_tx_{ts}.json; the timeline's thread appends
+ * the spool in their place and commits both files. */
+static void write_tx_ahead(struct exp *e, const char *dir, struct exp_tx_ahead *a)
+{
+	int r = exp_tl_spool_open(e, &a->spool, dir, "msprof");
+	if (r == 0 && !e->summary_json) {
+		r = exp_tl_open(e, &a->tx_out, dir, "msprof_tx");
+		a->with_tx = r == 0;
+	}
+	if (r == 0)
+		r = exp_write_tx_layer(e, &a->spool, a->with_tx ? &a->tx_out : NULL);
+	pthread_mutex_lock(&a->lock);
+	a->r = r;
+	a->done = true;
+	pthread_cond_signal(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* The rows of a table as written, before any --model-id view: its largest
+ * rowid (the export only inserts); 0 without the table. */
+static int64_t table_size(struct exp *e, const char *table)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM main.%s", table);
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+	if (sqlite3_prepare_v2(e->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* The timeline and the summaries, each on one core: they read the same
  * tables and write different files, and the larger exports are made of
- * little else.  Summaries stop at the first error as the timeline does;
- * the two do not stop each other. */
+ * little else.  With device tasks the summaries' thread writes the
+ * timeline's mstx layers first, which evens the two out.  Summaries stop at the first error as
+ * the timeline does; the two do not stop each other. */
 static int write_both(struct exp *e, const struct export_options *opt, const char *dir)
 {
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct timeline_job *j = malloc(sizeof *j);
-	if (!j)
+	struct exp_tx_ahead *a = calloc(1, sizeof *a);
+	if (!j || !a) {
+		free(j);
+		free(a);
 		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	/* the mstx layers cost about what the msprof_tx summary does, the
+	 * device layers about half again what their summaries do: written
+	 * ahead, they even the threads out while the device tasks are at least
+	 * as many as the mstx events, and would hold up the summaries with
+	 * fewer (mstx events alone, or ten times as many) */
+	bool ahead = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS") &&
+		     table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
 	e->lock = &lock;
 	*j = (struct timeline_job){ .e = *e, .opt = opt, .dir = dir };
 	j->e.db = NULL;
 	j->e.parent = e;
+	j->e.tx_ahead = ahead ? a : NULL;
 	pthread_t th;
 	int r = -pthread_create(&th, NULL, timeline_thread, j);
 	if (r < 0) {
@@ -465,12 +513,23 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 		if (r == 0)
 			r = write_summaries(e, dir);
 	} else {
+		if (ahead)
+			write_tx_ahead(e, dir, a);
 		r = write_summaries(e, dir);
 		pthread_join(th, NULL);
 		e->lock = NULL;
 		if (j->r < 0)
 			r = j->r;
+		else if (r == 0 && ahead && a->r < 0)
+			r = a->r;
 	}
+	/* what the timeline's thread did not take, or left on an error */
+	exp_tl_abort(&a->spool);
+	if (a->with_tx && !a->taken)
+		exp_tl_abort(&a->tx_out);
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
 	free(j);
 	return r;
 }

@@ -88,6 +88,7 @@ struct exp {
 	 * parent is the struct whose list the copy's files go to. */
 	pthread_mutex_t *lock;
 	struct exp *parent;
+	struct exp_tx_ahead *tx_ahead; /* the timeline's thread only */
 };
 
 static inline void exp_lock(struct exp *e)
@@ -287,6 +288,7 @@ struct exp_tl {
 	char *meta_buf;
 	size_t meta_size;
 	int err;
+	bool spool;                 /* a layer written ahead: see exp_tl_spool_open */
 };
 int exp_tl_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem);
 FILE *exp_tl_event(struct exp_tl *t);
@@ -297,6 +299,26 @@ void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind);
 int exp_tl_commit(struct exp_tl *t);
 void exp_tl_abort(struct exp_tl *t);
+/* A layer written ahead, by another thread, into a file of its own (one
+ * event per line, never sliced) and a metadata buffer of its own; then
+ * exp_tl_append puts both into t as if the layer had been written there,
+ * pieces sliced where they would have been, and discards the spool (as
+ * exp_tl_abort does when it is not appended). */
+int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem);
+int exp_tl_append(struct exp_tl *t, struct exp_tl *spool);
+
+/* The mstx layers written ahead by the summaries' thread (export.c) while
+ * the timeline's thread writes the layers before them: done and r under
+ * lock, signalled through cond; the timeline's thread appends spool and
+ * commits tx_out (msprof_tx_{ts}.json, when with_tx) after its own file,
+ * and sets taken. */
+struct exp_tx_ahead {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done, with_tx, taken;
+	int r;
+	struct exp_tl spool, tx_out;
+};
 static inline bool exp_track_on(const struct exp *e, unsigned track)
 {
 	return (e->tracks >> track) & 1;

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio_ext.h>
 
 #include "internal.h"
 #include "util.h"
@@ -446,6 +447,12 @@ FILE *exp_tl_event(struct exp_tl *t)
 {
 	if (t->err)
 		return t->o.f ? t->o.f : t->meta; /* writes go nowhere that matters */
+	if (t->spool) {
+		/* events hold no newline: strings are escaped (exp_buf_json_str) */
+		if (t->n_events++)
+			fputc('\n', t->o.f);
+		return t->o.f;
+	}
 	if (t->limit && t->events_in_piece && ++t->since_check >= TL_CHECK_EVERY) {
 		t->since_check = 0;
 		off_t at = ftello(t->o.f);
@@ -496,6 +503,64 @@ void exp_tl_abort(struct exp_tl *t)
 	free(t->meta_buf);
 	t->meta = NULL;
 	t->meta_buf = NULL;
+}
+
+int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem)
+{
+	*t = (struct exp_tl){ .e = e, .dir = dir, .stem = stem, .spool = true };
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "%s.layer", stem);
+	int r = exp_out_open(&t->o, dir, name);
+	if (r < 0) {
+		exp_note(e, "cannot create a file in '%s': %s", dir, strerror(-r));
+		return r;
+	}
+	t->meta = open_memstream(&t->meta_buf, &t->meta_size);
+	if (!t->meta) {
+		r = -errno;
+		exp_out_abort(&t->o);
+	}
+	return r;
+}
+
+int exp_tl_append(struct exp_tl *t, struct exp_tl *spool)
+{
+	struct exp_tl *s = spool;
+	int r = s->err;
+	if (r == 0 && s->n_events)
+		fputc('\n', s->o.f);
+	if (r == 0 && (fflush(s->o.f) != 0 || ferror(s->o.f)))
+		r = -EIO;
+	if (r == 0 && fflush(s->meta) != 0)
+		r = -ENOMEM;
+	FILE *in = NULL;
+	if (r == 0 && !(in = fopen(s->o.tmp, "re")))
+		r = -errno;
+	if (in) {
+		__fsetlocking(in, FSETLOCKING_BYCALLER);
+		setvbuf(in, NULL, _IOFBF, 1 << 20);
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		uint64_t got = 0;
+		while ((n = getline(&line, &cap, in)) > 0) {
+			fwrite(line, 1, (size_t)n - 1, exp_tl_event(t));
+			got++;
+		}
+		if (ferror(in) || got != s->n_events)
+			r = -EIO;
+		free(line);
+		fclose(in);
+	}
+	if (r == 0 && s->n_meta) {
+		fputs(t->n_meta ? "," : "", t->meta);
+		fwrite(s->meta_buf, 1, s->meta_size, t->meta);
+		t->n_meta += s->n_meta;
+	}
+	if (r < 0 && r != s->err)
+		exp_note(t->e, "cannot read back '%s': %s", s->o.tmp, strerror(-r));
+	exp_tl_abort(s);
+	return r;
 }
 
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort)

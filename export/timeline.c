@@ -84,6 +84,32 @@ static const struct layer layers[] = {
 	  "Disk Usage", NULL, NULL, NULL },
 };
 
+/* The mstx layers written ahead (export.c): wait for them, append them,
+ * and commit both files as exp_write_timeline does. */
+static int finish_ahead(struct exp_tx_ahead *a, struct exp_tl *out, int r)
+{
+	pthread_mutex_lock(&a->lock);
+	while (!a->done)
+		pthread_cond_wait(&a->cond, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+	a->taken = true;
+	if (r == 0)
+		r = a->r;
+	if (r == 0)
+		r = exp_tl_append(out, &a->spool);
+	if (r == 0)
+		r = exp_tl_commit(out);
+	else
+		exp_tl_abort(out);
+	if (a->with_tx) {
+		if (r == 0)
+			r = exp_tl_commit(&a->tx_out);
+		else
+			exp_tl_abort(&a->tx_out);
+	}
+	return r;
+}
+
 int exp_write_timeline(struct exp *e, const char *dir)
 {
 	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
@@ -127,6 +153,8 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
 	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
 	 * summary wins, the layers are in msprof_{ts}.json */
+	if (e->tx_ahead)
+		return finish_ahead(e->tx_ahead, &out, r);
 	struct exp_tl tx_out;
 	bool with_tx = false;
 	if (r == 0 && tx && !e->summary_json) {

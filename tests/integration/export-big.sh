@@ -112,6 +112,29 @@ for f in fs:
 print(len(fs) > 1, ok, x, len(glob.glob(sys.argv[1] + '/msprof_2*.json')))
 PY
 )" "True True 100000 0"
+# the full export writes the mstx layers on the summaries' thread and
+# appends them in their place: the same pieces, byte for byte, as the
+# timeline written alone (and the same msprof_tx timeline)
+same_pieces() {
+	local a b n=0
+	a=($(cd "$1" && ls msprof_slice_*.json msprof_tx_*.json)) b=($(cd "$2" && ls msprof_slice_*.json msprof_tx_*.json))
+	[ "${#a[@]}" = "${#b[@]}" ] || { echo "${#a[@]} files against ${#b[@]}"; return; }
+	for ((i = 0; i < ${#a[@]}; i++)); do
+		cmp -s "$1/${a[i]}" "$2/${b[i]}" && n=$((n + 1)) || echo "${a[i]} differs from ${b[i]}"
+	done
+	echo "$n same"
+}
+# alone_vs_full WHAT: the timeline exported alone, then all of it, in pieces of 4 MB
+alone_vs_full() {
+	rm -rf "$(OUT)" "$T_WORK/tl_alone"
+	MSPROF_SLICE_MB=4 "$MSPROF" export timeline -dir "$P" >/dev/null 2>&1 || t_fail "$1: export timeline"
+	cp -r "$(OUT)" "$T_WORK/tl_alone" && rm -rf "$(OUT)"
+	MSPROF_SLICE_MB=4 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 || t_fail "$1: full export"
+	eq "$1: the full export's pieces are the timeline's alone" "$(same_pieces "$T_WORK/tl_alone" "$(OUT)")" \
+		"$(cd "$T_WORK/tl_alone" && ls msprof_slice_*.json msprof_tx_*.json | wc -l) same"
+	eq "$1: both timelines in pieces" "$(cd "$(OUT)" && ls msprof_slice_1_*.json msprof_tx_slice_1_*.json | wc -l)" 2
+}
+alone_vs_full "mstx events"
 
 # --- damaged raw data ----------------------------------------------------------------------------
 gen torn 1000 1
@@ -166,6 +189,8 @@ print(len(tt), len(op), sum(ns(r[9]) for r in op), all(lo <= ns(r[6]) <= hi for 
 PY
 }
 
+gen_t tm 60000 50000 2
+alone_vs_full "device tasks and mstx events"
 gen_t tb 1000001 2 2
 summary
 eq "1,000,001 tasks: task_time in slices of 1,000,000 and 1" "$(pieces task_time)" \
