@@ -6,6 +6,7 @@
  * HostToDevice flow from each launch to its task (same pid, tid and ts as
  * the task's event, §9). */
 #include <dirent.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
@@ -70,16 +71,24 @@ static void put_task(uint32_t kind, uint64_t us0, uint64_t us1, uint32_t stream,
 	emit(RAW_AGENT_GPU_TASK);
 }
 
-static char *make_prof(void)
+/* A PROF dir "PROF_00000<index>_..." under tmp/<sub> (tmp itself when sub
+ * is NULL) with the host files of a session ending end_us after the start,
+ * and its agent file open in w with the process record written. */
+static char *open_prof(const char *sub, int index, uint64_t end_us)
 {
-	char *prof, *host, *data;
-	CHECK(asprintf(&prof, "%s/PROF_000001_20231114221320000_00005000ABCDEFGH", tmp) > 0);
+	char *parent, *prof, *host, *data, text[96];
+	if (sub)
+		CHECK(asprintf(&parent, "%s/%s", tmp, sub) > 0 && mkdir(parent, 0755) == 0);
+	else
+		CHECK((parent = strdup(tmp)) != NULL);
+	CHECK(asprintf(&prof, "%s/PROF_%06d_20231114221320000_00005000ABCDEFGH", parent, index) > 0);
 	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
 	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
 	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
 		   "\"memoryTotal\":1000}");
 	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	snprintf(text, sizeof text, "{\"collectionTimeEnd\":\"%" PRIu64 "\"}", UINT64_C(1700000000000000) + end_us);
+	write_text(host, "end_info", text);
 	char stem[RAW_STEM_MAX];
 	raw_agent_stem(PID, stem);
 	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
@@ -88,6 +97,15 @@ static char *make_prof(void)
 	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
 	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
 	emit(RAW_AGENT_PROCESS);
+	free(parent);
+	free(host);
+	free(data);
+	return prof;
+}
+
+static char *make_prof(void)
+{
+	char *prof = open_prof(NULL, 1, 20000);
 
 	/* an NVTX push "forward" on thread 5000 from 500 to 6500 µs: it
 	 * encloses the first two launches, not the third (another thread) */
@@ -115,8 +133,6 @@ static char *make_prof(void)
 	emit(RAW_AGENT_GPU_TASK);
 	raw_writer_free(w);
 	raw_buf_release(&b);
-	free(host);
-	free(data);
 	return prof;
 }
 
@@ -148,23 +164,7 @@ static void range_end(uint64_t us0, uint32_t tid, uint64_t id)
  * launches. */
 static unsigned make_nested_prof(const char *name, uint32_t threads, int events, bool swap, char **ret_prof)
 {
-	char *prof, *host, *data, *parent;
-	CHECK(asprintf(&parent, "%s/%s", tmp, name) > 0 && mkdir(parent, 0755) == 0);
-	CHECK(asprintf(&prof, "%s/PROF_000002_20231114221320000_00005000ABCDEFGH", parent) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
-		   "\"memoryTotal\":1000}");
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000100000\"}");
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
-	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0);
-	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
-	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
-	emit(RAW_AGENT_PROCESS);
+	char *prof = open_prof(name, 2, 100000);
 
 	uint32_t seed = 12345, corr = 0;
 	uint64_t next_id = 1;
@@ -218,9 +218,6 @@ static unsigned make_nested_prof(const char *name, uint32_t threads, int events,
 	}
 	raw_writer_free(w);
 	raw_buf_release(&b);
-	free(host);
-	free(data);
-	free(parent);
 	*ret_prof = prof;
 	return corr;
 }
@@ -252,16 +249,7 @@ static void check_ranges(const char *prof)
  * gets one range and the call one CANN_API row. */
 static void check_duplicate_call(void)
 {
-	char *parent, *prof, *host, *data;
-	CHECK(asprintf(&parent, "%s/dup", tmp) > 0 && mkdir(parent, 0755) == 0);
-	CHECK(asprintf(&prof, "%s/PROF_000003_20231114221320000_00005000ABCDEFGH", parent) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
+	char *prof = open_prof("dup", 3, 20000);
 	push(100, 5000, "outer");
 	api(200, 210, 5000, 1, "cudaLaunchKernel");
 	api(200, 210, 5000, 1, "cudaLaunchKernel");
@@ -281,10 +269,7 @@ static void check_duplicate_call(void)
 		   "1|outer\n");
 	check_text("CANN_API, a call recorded twice", rows(db, "SELECT count(*) FROM CANN_API"), "1\n");
 	sqlite3_close(db);
-	free(parent);
 	free(prof);
-	free(host);
-	free(data);
 }
 
 int main(void)
