@@ -680,25 +680,3 @@ void exp_out_rename(struct exp_out *o, const char *dir, const char *name)
 	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
 	snprintf(o->name, sizeof o->name, "%s", name);
 }
-
-void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	size_t ls = strlen(stem), lx = strlen(suffix);
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t len = strlen(n);
-		if (len != ls + 1 + EXPORT_TS_LEN + lx || strncmp(n, stem, ls) != 0 || n[ls] != '_' ||
-		    strcmp(n + len - lx, suffix) != 0 || streq(n, keep))
-			continue;
-		bool digits = true;
-		for (size_t i = 0; i < EXPORT_TS_LEN; i++)
-			digits = digits && isdigit((unsigned char)n[ls + 1 + i]);
-		if (digits)
-			(void)unlinkat(dirfd(d), n, 0);
-	}
-	closedir(d);
-}

@@ -590,9 +590,7 @@ static int parse_db(struct exp *e)
 		return r;
 	}
 	snprintf(e->rep->db_path, sizeof e->rep->db_path, "%s", final);
-	char keep[NAME_MAX + 1];
-	snprintf(keep, sizeof keep, "msprof_%s.db", e->ts);
-	exp_remove_older(e->prof_dir, "msprof", ".db", keep);
+	exp_remove_stale(e->prof_dir, "msprof", ".db", e->ts, 1);
 	return 0;
 }
 
@@ -828,7 +826,8 @@ static int run(struct exp *e, const struct export_options *opt)
 				    "to rebuild it from: it is exported as it is", have_db);
 		snprintf(e->rep->db_path, sizeof e->rep->db_path, "%s", have_db);
 		e->rep->reused = true;
-		exp_remove_older(e->prof_dir, "msprof", ".db", strrchr(have_db, '/') + 1);
+		/* newest_db found "msprof_{ts}.db": its ts is kept */
+		exp_remove_stale(e->prof_dir, "msprof", ".db", strrchr(have_db, '/') + 1 + strlen("msprof_"), 1);
 	} else if ((r = parse_db(e)) < 0) {
 		return r;
 	}

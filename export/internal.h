@@ -324,9 +324,6 @@ static inline bool exp_track_on(const struct exp *e, unsigned track)
 	return (e->tracks >> track) & 1;
 }
 void exp_out_abort(struct exp_out *o);
-/* Remove older "{stem}_{14 digits}{suffix}" files in dir except keep
- * (the database; deliverables use exp_remove_stale). */
-void exp_remove_older(const char *dir, const char *stem, const char *suffix, const char *keep);
 
 int exp_parse(struct exp *e);
 /* The agents' files in dir (host/data): MSTX_EVENTS and AGENT_* (agent.c). */
