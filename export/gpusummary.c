@@ -248,17 +248,8 @@ static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *
 		exp_buf_putc(&b, ',');
 		exp_buf_puts(&b, ratio);
 		exp_buf_putc(&b, '\n');
-		if (b.err) {
-			r = b.err;
+		if ((r = exp_table_put(&w, &b)) < 0)
 			break;
-		}
-		FILE *f = exp_table_row(&w);
-		if (!f) {
-			r = w.err;
-			break;
-		}
-		exp_buf_flush_to(&b, f);
-		r = exp_table_row_end(&w);
 	}
 	exp_buf_release(&b);
 	if (r < 0) {
@@ -293,20 +284,6 @@ static int add_total(struct pass *p, int64_t dev, int64_t dur)
 	p->totals = t;
 	p->totals[p->n_totals++] = (struct dev_total){ dev, dur };
 	return 0;
-}
-
-/* The buffer as the table's next row. */
-static int row_out(struct exp_table *w, struct exp_buf *b)
-{
-	if (b->err)
-		return b->err;
-	FILE *f = exp_table_row(w);
-	if (!f) {
-		b->len = 0;
-		return w->err;
-	}
-	exp_buf_flush_to(b, f);
-	return exp_table_row_end(w);
 }
 
 static int pass_row(struct pass *p, sqlite3_stmt *st)
@@ -390,7 +367,7 @@ static int pass_row(struct pass *p, sqlite3_stmt *st)
 		exp_buf_putc(b, ',');
 		exp_buf_i64(b, sqlite3_column_int64(st, S_THREADS));
 		exp_buf_lit(b, ",N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
-		if ((r = row_out(&p->sum, b)) < 0)
+		if ((r = exp_table_put(&p->sum, b)) < 0)
 			return r;
 	}
 	if (p->time_open) {
@@ -410,7 +387,7 @@ static int pass_row(struct pass *p, sqlite3_stmt *st)
 		exp_buf_lit(b, "\t,");
 		exp_buf_ts(b, end);
 		exp_buf_lit(b, "\t\n");
-		if ((r = row_out(&p->time, b)) < 0)
+		if ((r = exp_table_put(&p->time, b)) < 0)
 			return r;
 	}
 	return 0;

@@ -258,6 +258,9 @@ struct exp_table {
 int exp_table_open(struct exp *e, struct exp_table *w, const char *dir, enum export_csv id);
 FILE *exp_table_row(struct exp_table *w);
 int exp_table_row_end(struct exp_table *w);
+/* The row formatted in b (one CSV line, newline included) as the table's
+ * next row; b is emptied.  b's error, or the table's, is returned. */
+int exp_table_put(struct exp_table *w, struct exp_buf *b);
 /* Rows from CSV text (lines, quoted fields may hold line breaks). */
 int exp_table_lines(struct exp_table *w, const char *buf, size_t len);
 int exp_table_commit(struct exp_table *w);

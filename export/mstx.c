@@ -588,15 +588,8 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 			continue; /* no string: left out, as a join leaves it out */
 		}
 		csv_row(&b, &x, msg, msg_len, domain, domain_len);
-		if ((r = b.err) < 0)
+		if ((r = exp_table_put(&w, &b)) < 0)
 			break;
-		FILE *f = exp_table_row(&w);
-		if (!f) {
-			r = w.err;
-			break;
-		}
-		exp_buf_flush_to(&b, f);
-		r = exp_table_row_end(&w);
 	}
 	tx_rows_release(&rows);
 	exp_strings_free(msgs);

@@ -256,6 +256,19 @@ int exp_table_row_end(struct exp_table *w)
 	return 0;
 }
 
+int exp_table_put(struct exp_table *w, struct exp_buf *b)
+{
+	if (b->err)
+		return b->err;
+	FILE *f = exp_table_row(w);
+	if (!f) {
+		b->len = 0;
+		return w->err;
+	}
+	exp_buf_flush_to(b, f);
+	return exp_table_row_end(w);
+}
+
 int exp_table_lines(struct exp_table *w, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
