@@ -195,23 +195,8 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 	return r;
 }
 
-int analysis_parse(const char *dir)
-{
-	char **dirs;
-	size_t n;
-	if (dirs_of(dir, &dirs, &n))
-		return 1;
-	unsigned failed = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct export_options opt = { .type = EXPORT_DB, .parse_only = true };
-		if (export_dir(dirs[i], &opt, "parse", "Parse") < 0)
-			failed++;
-	}
-	analysis_free_dirs(dirs, n);
-	return failed ? 1 : 0;
-}
-
-int analysis_export(const char *dir, struct export_options *opt)
+/* one() on each PROF dir of dir; 1 when there is none or one failed. */
+static int each_prof_dir(const char *dir, int (*one)(const char *prof, void *arg), void *arg)
 {
 	char **dirs;
 	size_t n;
@@ -219,10 +204,32 @@ int analysis_export(const char *dir, struct export_options *opt)
 		return 1;
 	unsigned failed = 0;
 	for (size_t i = 0; i < n; i++)
-		if (export_dir(dirs[i], opt, "export", "Export") < 0)
+		if (one(dirs[i], arg) < 0)
 			failed++;
 	analysis_free_dirs(dirs, n);
 	return failed ? 1 : 0;
+}
+
+static int parse_one(const char *prof, void *arg)
+{
+	(void)arg;
+	struct export_options opt = { .type = EXPORT_DB, .parse_only = true };
+	return export_dir(prof, &opt, "parse", "Parse");
+}
+
+int analysis_parse(const char *dir)
+{
+	return each_prof_dir(dir, parse_one, NULL);
+}
+
+static int export_one(const char *prof, void *arg)
+{
+	return export_dir(prof, arg, "export", "Export");
+}
+
+int analysis_export(const char *dir, struct export_options *opt)
+{
+	return each_prof_dir(dir, export_one, opt);
 }
 
 /* msprof's query table, one per PROF dir with a row per device dir; this
@@ -234,8 +241,9 @@ static const char *const query_columns[] = {
 };
 #define QUERY_COLS (sizeof(query_columns) / sizeof(query_columns[0]))
 
-static int query_one(const char *prof)
+static int query_one(const char *prof, void *arg)
 {
+	(void)arg;
 	struct export_query q;
 	struct export_report rep;
 	char row[QUERY_COLS][128];
@@ -292,16 +300,7 @@ static int query_one(const char *prof)
 
 int analysis_query(const char *dir)
 {
-	char **dirs;
-	size_t n;
-	if (dirs_of(dir, &dirs, &n))
-		return 1;
-	unsigned failed = 0;
-	for (size_t i = 0; i < n; i++)
-		if (query_one(dirs[i]) < 0)
-			failed++;
-	analysis_free_dirs(dirs, n);
-	return failed ? 1 : 0;
+	return each_prof_dir(dir, query_one, NULL);
 }
 
 /* The tables msprof's communication analysis reads (reference §5). */
