@@ -25,8 +25,9 @@ static inline uint32_t app_tid(void)
 }
 
 /* The file of pid in dir, loaded and checked for what holds for any file:
- * no damage, no format problem, PROCESS in every slice, COUNTERS last. */
-static inline void app_load(const char *dir, uint32_t pid, struct ar_file *f)
+ * no damage, no format problem, PROCESS in every slice, COUNTERS last;
+ * with `windows` collection windows. */
+static inline void app_load_windows(const char *dir, uint32_t pid, unsigned windows, struct ar_file *f)
 {
 	int r = ar_load(dir, pid, f);
 	if (r < 0) {
@@ -38,9 +39,15 @@ static inline void app_load(const char *dir, uint32_t pid, struct ar_file *f)
 	CHECK(f->problem[0] == 0);
 	CHECK(f->damage == 0);
 	CHECK(f->processes == f->slices);
-	CHECK(f->windows == 1);
+	CHECK(f->windows == windows);
 	CHECK(f->n_counters >= 1 && f->counters_last);
 	CHECK(f->pid == pid);
+}
+
+/* The same, for a file of one window. */
+static inline void app_load(const char *dir, uint32_t pid, struct ar_file *f)
+{
+	app_load_windows(dir, pid, 1, f);
 }
 
 /* Events of tid must be in ts order (the ring keeps call order). */
