@@ -6,12 +6,6 @@
 . "$SRCDIR/tests/agent/agent-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON outputs"
-# In a sanitized build the agent needs the ASan runtime first in LD_PRELOAD:
-# msprof keeps what the user preloads in front of the agent.
-ASAN_RT=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-PRE=()
-[ -n "$ASAN_RT" ] && PRE=(LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0)
-eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; fi; }
 # run what rc cmd...: exit status and output in $T_WORK/log
 run() {
 	local what=$1 want=$2; shift 2
@@ -28,7 +22,7 @@ OUT=$P/mindstudio_profiler_output
 DB() { ls "$P"/msprof_*.db | head -n1; }
 q() { t_sql "$(DB)" "$1"; }
 NSTEPS=$(q "SELECT COUNT(DISTINCT stepId) FROM STEP")
-eq "the recording has six steps" "$NSTEPS" 6
+t_eq "the recording has six steps" "$NSTEPS" 6
 ALL=$(q "SELECT COUNT(*) FROM MSTX_EVENTS")
 csv_rows() { local n=0 f; for f in "$OUT"/$1_*.csv; do [ -e "$f" ] && n=$((n + $(wc -l <"$f") - 1)); done; echo "$n"; }
 
@@ -37,7 +31,7 @@ TOP=$(q "SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP GROUP BY step
 	ORDER BY MAX(endNs - startNs) DESC, stepId LIMIT 5)")
 run "msprof --query=on on the parent dir" 0 "$MSPROF" --query=on --output="$W"
 t_grep "query: the header" "Job Info  Device ID  Dir Name  Collection Time" "$T_WORK/log"
-eq "query: model id, iteration number and the top iterations" \
+t_eq "query: model id, iteration number and the top iterations" \
 	"$(awk '/^NA /{ print $6, $7, $8 }' "$T_WORK/log")" "4294967295 $NSTEPS $TOP"
 run "msprof query -dir (msprof.py form)" 0 "$MSPROF" query -dir "$P"
 t_grep "query -dir: the same top iterations" " $TOP " "$T_WORK/log"
@@ -48,13 +42,13 @@ run "msprof --parse=on" 0 "$MSPROF" --parse=on --output="$P"
 t_grep "parse: msprof's lines" "Parse all data in $(basename "$P") done." "$T_WORK/log"
 [ "$(DB)" != "$old" ] && [ ! -e "$old" ] && t_ok "parse: a new database replaces the old one" ||
 	t_fail "parse: database not rebuilt ($old -> $(DB))"
-eq "parse: the same events" "$(q "SELECT COUNT(*) FROM MSTX_EVENTS")" "$ALL"
+t_eq "parse: the same events" "$(q "SELECT COUNT(*) FROM MSTX_EVENTS")" "$ALL"
 old=$(DB); sleep 1
 run "msprof import -dir" 0 "$MSPROF" import -dir="$P"
 [ "$(DB)" != "$old" ] && t_ok "import: rebuilt" || t_fail "import: not rebuilt"
 old=$(DB)
 run "export reuses a current database" 0 "$MSPROF" --export=on --output="$P"
-eq "export: no new database" "$(DB)" "$old"
+t_eq "export: no new database" "$(DB)" "$old"
 
 # --- export with iteration selection: every step ------------------------------------------------
 for s in $(q "SELECT DISTINCT stepId FROM STEP ORDER BY stepId"); do
@@ -62,8 +56,8 @@ for s in $(q "SELECT DISTINCT stepId FROM STEP ORDER BY stepId"); do
 		AND s.pid = m.globalTid >> 32 AND m.startNs >= s.startNs AND (m.startNs < s.endNs OR m.startNs = s.startNs))")
 	"$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id="$s" >"$T_WORK/log" 2>&1 ||
 		t_fail "export step $s"
-	eq "step $s: msprof_tx rows are the events inside it" "$(csv_rows msprof_tx)" "$want"
-	eq "step $s: one step_trace row" "$(tail -n +2 "$OUT"/step_trace_*.csv | cut -d, -f2)" "$s"
+	t_eq "step $s: msprof_tx rows are the events inside it" "$(csv_rows msprof_tx)" "$want"
+	t_eq "step $s: one step_trace row" "$(tail -n +2 "$OUT"/step_trace_*.csv | cut -d, -f2)" "$s"
 done
 run "the ids apart" 1 "$MSPROF" --export=on --output="$P" --iteration-id=1
 t_grep "msprof's message" "Please set 'model-id' and 'iteration-id' simultaneously." "$T_WORK/log"
@@ -73,10 +67,10 @@ t_grep "it says what to use" "select them with --model-id=4294967295" "$T_WORK/l
 # --- export forms --------------------------------------------------------------------------------
 rm -rf "$OUT"
 run "msprof export timeline -dir" 0 "$MSPROF" export timeline -dir "$P"
-eq "timeline only: msprof and msprof_tx json, no csv" "$(ls "$OUT" | sed 's/_[0-9]\{14\}//' | tr '\n' ' ')" \
+t_eq "timeline only: msprof and msprof_tx json, no csv" "$(ls "$OUT" | sed 's/_[0-9]\{14\}//' | tr '\n' ' ')" \
 	"README.txt msprof.json msprof_tx.json "
 run "msprof export summary -dir --format json" 0 "$MSPROF" export summary -dir "$P" --format json
-eq "json summaries parse with every event" "$(python3 - "$OUT" <<'PY'
+t_eq "json summaries parse with every event" "$(python3 - "$OUT" <<'PY'
 import glob, json, sys
 print(len(json.load(open(glob.glob(sys.argv[1] + '/msprof_tx_2*.json')[0]))),
       len(json.load(open(glob.glob(sys.argv[1] + '/step_trace_2*.json')[0]))))
@@ -84,7 +78,7 @@ PY
 )" "$ALL $NSTEPS"
 run "msprof export summary -dir --iteration-id 1 --iteration-count 2 --model-id" 0 \
 	"$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 --iteration-count 2
-eq "two steps' step_trace rows" "$(tail -n +2 "$OUT"/step_trace_*.csv | cut -d, -f2 | sort | tr '\n' ' ')" "1 2 "
+t_eq "two steps' step_trace rows" "$(tail -n +2 "$OUT"/step_trace_*.csv | cut -d, -f2 | sort | tr '\n' ' ')" "1 2 "
 run "msprof export db -dir" 0 "$MSPROF" export db -dir "$P"
 run "msprof export db with --format: refused" 2 "$MSPROF" export db -dir "$P" --format json
 run "msprof export with no kind: refused" 2 "$MSPROF" export -dir "$P"
@@ -95,7 +89,7 @@ run "--type=db writes the database only" 0 "$MSPROF" --export=on --type=db --out
 # --- --reports ---------------------------------------------------------------------------------------
 echo '{"json_process": {"msproftx": false, "cpu_usage": true, "memory_usage": true}}' >"$T_WORK/r.json"
 run "--reports without msproftx" 0 "$MSPROF" --export=on --output="$P" --reports="$T_WORK/r.json"
-eq "no mstx layer, host layers kept" "$(python3 - "$OUT" <<'PY'
+t_eq "no mstx layer, host layers kept" "$(python3 - "$OUT" <<'PY'
 import glob, json, sys
 a = json.load(open(glob.glob(sys.argv[1] + '/msprof_2*.json')[0]))
 print(sum(e['ph'] == 'X' for e in a), sum(e['ph'] == 'C' for e in a) > 0,
@@ -104,7 +98,7 @@ PY
 )" "0 True 0"
 echo '{"json_process": {"msproftx": true}}' >"$T_WORK/r.json"
 run "--reports with msproftx alone" 0 "$MSPROF" --export=on --output="$P" --reports="$T_WORK/r.json"
-eq "only the mstx layer" "$(python3 - "$OUT" <<'PY'
+t_eq "only the mstx layer" "$(python3 - "$OUT" <<'PY'
 import glob, json, sys
 a = json.load(open(glob.glob(sys.argv[1] + '/msprof_2*.json')[0]))
 print(sum(e['ph'] == 'X' for e in a), sum(e['ph'] == 'C' for e in a))
@@ -120,7 +114,7 @@ mkdir -p "$P/host/sqlite"
 touch "$P/host/sqlite/host_cpu_usage.db" "$P/host/sqlite/thread.db" "$P/host/data/x.complete"
 raw=$(ls "$P/host/data" | grep -c slice_)
 run "--clear=on" 0 "$MSPROF" --export=on --output="$P" --clear=on
-eq "clear: sqlite/ emptied but thread.db, .complete tags gone, raw kept" \
+t_eq "clear: sqlite/ emptied but thread.db, .complete tags gone, raw kept" \
 	"$(ls "$P/host/sqlite" | tr '\n' ' ')$(ls "$P/host/data" | grep -c complete) $(ls "$P/host/data" | grep -c slice_)" \
 	"thread.db 0 $raw"
 

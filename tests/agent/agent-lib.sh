@@ -5,6 +5,12 @@ DUMP=$AGENT_BIN/agent-dump
 # What LD_PRELOAD gets: the agent, after the ASan runtime in a sanitized
 # build (ASan must come first in the initial library list).
 A_PRELOAD=${ASAN_LIB:+$ASAN_LIB:}$AGENT
+# For a program msprof runs (msprof puts the agent after what the user
+# preloads): PRE=(LD_PRELOAD=<the ASan runtime> ...) in a sanitized build,
+# empty otherwise, to put in front of the command.
+ASAN_RT=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+PRE=()
+[ -n "$ASAN_RT" ] && PRE=(LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0)
 
 # a_field "pid=1 rank=3 ..." rank -> 3
 a_field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }

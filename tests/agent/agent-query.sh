@@ -7,10 +7,6 @@
 . "$SRCDIR/tests/agent/agent-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON outputs"
-ASAN_RT=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-PRE=()
-[ -n "$ASAN_RT" ] && PRE=(LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0)
-eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; fi; }
 # run what rc cmd...: exit status, stdout in $T_WORK/out, stderr in $T_WORK/err
 run() {
 	local what=$1 want=$2; shift 2
@@ -29,17 +25,17 @@ run "record steps-app (RANK=3) with --host-sys-usage=cpu,mem" 0 env "${PRE[@]}" 
 	--msproftx=on --host-sys-usage=cpu,mem --output="$W" "$AGENT_BIN/steps-app" ranges 60
 A=$(t_prof_dir "$W")
 qa() { t_sql "$(DB "$A")" "$1"; }
-eq "the recording has 60 steps of rank 3" "$(qa "SELECT COUNT(*), MIN(a.rank) FROM STEP s JOIN AGENT_PROCESS a USING (pid)")" "60|3"
+t_eq "the recording has 60 steps of rank 3" "$(qa "SELECT COUNT(*), MIN(a.rank) FROM STEP s JOIN AGENT_PROCESS a USING (pid)")" "60|3"
 
 run "query --data-type 0 (cluster scene), one ranked process" 0 "$MSPROF" query -dir "$W" --data-type 0
-eq "cluster scene: msprof's status line, 1" "$(cat "$T_WORK/out")" '{"status": 0, "info": "", "data": "1"}'
+t_eq "cluster scene: msprof's status line, 1" "$(cat "$T_WORK/out")" '{"status": 0, "info": "", "data": "1"}'
 
 # step trace of one id: every step, times as in the database
 run "query --data-type 1 --id 3 --model-id 4294967295" 0 "$MSPROF" query -dir "$W" --data-type 1 --id 3 \
 	--model-id 4294967295
 F=$(json "s['data']")
-eq "step trace: written to <dir>/query/step_trace_<id>_<model>_-1.json" "$F" "$(realpath "$W")/query/step_trace_3_4294967295_-1.json"
-eq "step trace: every step with its time, start and end in µs (two decimals)" "$(python3 - "$F" "$(DB "$A")" <<'PY'
+t_eq "step trace: written to <dir>/query/step_trace_<id>_<model>_-1.json" "$F" "$(realpath "$W")/query/step_trace_3_4294967295_-1.json"
+t_eq "step trace: every step with its time, start and end in µs (two decimals)" "$(python3 - "$F" "$(DB "$A")" <<'PY'
 import json, sqlite3, sys
 from decimal import Decimal, ROUND_HALF_UP
 us = lambda ns: (Decimal(ns) / 1000).quantize(Decimal('0.01'), ROUND_HALF_UP)
@@ -57,7 +53,7 @@ PY
 # step trace of every id, one step
 run "query --data-type 1 --id -1 --iteration-id 2" 0 "$MSPROF" query -dir "$W" --data-type 1 --id -1 \
 	--model-id 4294967295 --iteration-id 2
-eq "all ids, step 2: one row, rank 3, its start" "$(python3 - "$(json "s['data']")" "$(DB "$A")" <<'PY'
+t_eq "all ids, step 2: one row, rank 3, its start" "$(python3 - "$(json "s['data']")" "$(DB "$A")" <<'PY'
 import json, sqlite3, sys
 from decimal import Decimal, ROUND_HALF_UP
 r = json.load(open(sys.argv[1]), parse_float=Decimal)
@@ -86,13 +82,13 @@ t_grep "msprof's model id message" "The query model id is wrong. Please enter a 
 run "--iteration-id 0" 1 "$MSPROF" query -dir "$W" --data-type 1 --id -1 --model-id 4294967295 --iteration-id 0
 t_grep "msprof's iteration message" "The query iteration id is wrong. Please enter a valid value." "$T_WORK/err"
 run "all ids without an iteration" 1 "$MSPROF" query -dir "$W" --data-type 1 --id -1 --model-id 4294967295
-eq "msprof's status line" "$(json "s['status'], s['info']")" \
+t_eq "msprof's status line" "$(json "s['status'], s['info']")" \
 	"1 For querying all devices data, you should input a valid iteration id."
 run "one id with an iteration" 1 "$MSPROF" query -dir "$W" --data-type 1 --id 3 --model-id 4294967295 --iteration-id 2
-eq "msprof's status line" "$(json "s['status'], s['info']")" \
+t_eq "msprof's status line" "$(json "s['status'], s['info']")" \
 	"1 For querying single device data, you should not input a iteration id."
 run "an id with no steps" 0 "$MSPROF" query -dir "$W" --data-type 1 --id 4 --model-id 4294967295
-eq "status 1, msprof's words and why" "$(json "s['status'], s['info'][:64]")" "1 Query step trace data failed. id 4 has no steps (the ids are the"
+t_eq "status 1, msprof's words and why" "$(json "s['status'], s['info'][:64]")" "1 Query step trace data failed. id 4 has no steps (the ids are the"
 run "a model id with no steps" 0 "$MSPROF" query -dir "$W" --data-type 1 --id 3 --model-id 5
 t_grep "it names the model id to use" "model id 4294967295" "$T_WORK/out"
 
@@ -101,16 +97,16 @@ for t in 2:"fops analysis" 3:"data preparation" 4:"parallel tuning" 5:"parallel 
 	7:"communication matrix" 9:"cluster communication critical path" 10:"communication matrix critical path"; do
 	n=${t%%:*} name=${t#*:}
 	run "--data-type $n" 0 "$MSPROF" query -dir "$W" --data-type "$n" --id 3 --model-id 0 --iteration-id 1
-	eq "data type $n: status 1 naming it and why" "$(json "s['status'], s['info'].split(':')[0], 'needs' in s['info']")" \
+	t_eq "data type $n: status 1 naming it and why" "$(json "s['status'], s['info'].split(':')[0], 'needs' in s['info']")" \
 		"1 Query data type $n ($name) has no data in '$W' True"
 done
 
 # --- 8: host sys usage, from the samples in the database -------------------------------------------------
 run "query --data-type 8 --id 3 --model-id 4294967295" 0 "$MSPROF" query -dir "$W" --data-type 8 --id 3 --model-id 4294967295
-eq "host sys usage: status 0, the query dir" "$(json "s['status'], s['data']")" "0 $(realpath "$W")/query"
+t_eq "host sys usage: status 0, the query dir" "$(json "s['status'], s['data']")" "0 $(realpath "$W")/query"
 Q=$(realpath "$W")/query
 PID=$(qa "SELECT pid FROM AGENT_PROCESS")
-eq "system CPU: every interval's share of user, system, iowait and idle ticks" "$(python3 - "$(DB "$A")" "$Q" <<'PY'
+t_eq "system CPU: every interval's share of user, system, iowait and idle ticks" "$(python3 - "$(DB "$A")" "$Q" <<'PY'
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute('SELECT timestampNs, user + nice, system + irq + softirq, iowait, idle FROM SYS_CPU '
@@ -129,7 +125,7 @@ for g, (t, w) in zip(got['data'], want):
 print('ok', got['info']['cpu_nums'] == int(json.load(open(sys.argv[1].rsplit('/', 1)[0] + '/host/info.json'))['cpuNums']))
 PY
 )" "ok True"
-eq "system memory: used share of MemTotal per sample" "$(python3 - "$(DB "$A")" "$Q" <<'PY'
+t_eq "system memory: used share of MemTotal per sample" "$(python3 - "$(DB "$A")" "$Q" <<'PY'
 import json, sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute('SELECT memTotal, memFree FROM SYS_MEM ORDER BY timestampNs').fetchall()
 got = json.load(open(sys.argv[2] + '/host_sys_mem_usage_3_4294967295.json'))
@@ -138,7 +134,7 @@ assert all(abs(g['mem_usage'] - 100.0 * (t - f) / t) < 0.006 for g, (t, f) in zi
 print(got['info']['total_mem'] == rows[0][0])
 PY
 )" "True"
-eq "the process's memory: statm pages as MB, every sample" "$(python3 - "$(DB "$A")" "$Q" "$PID" <<'PY'
+t_eq "the process's memory: statm pages as MB, every sample" "$(python3 - "$(DB "$A")" "$Q" "$PID" <<'PY'
 import json, os, sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute('SELECT sizePages, residentPages, sharedPages FROM PROCESS_MEM_USAGE '
                                             'WHERE pid = ? ORDER BY timestampNs', (int(sys.argv[3]),)).fetchall()
@@ -162,11 +158,11 @@ t_grep "status 1 naming the id" '"Query host sys usage data failed. No process h
 run "record steps-app fork (RANK=0, its child RANK=1)" 0 env "${PRE[@]}" RANK=0 timeout 60 "$MSPROF" \
 	--msproftx=on --output="$W" "$AGENT_BIN/steps-app" fork
 run "cluster scene over ranks 3, 0, 1" 0 "$MSPROF" query -dir "$W" --data-type 0
-eq "distinct ranks: 1" "$(json "s['data']")" "1"
+t_eq "distinct ranks: 1" "$(json "s['data']")" "1"
 want=0
 for p in "$W"/PROF_*; do want=$((want + $(t_sql "$(DB "$p")" "SELECT COUNT(*) FROM STEP WHERE stepId = 1"))); done
 run "step 1 of every id" 0 "$MSPROF" query -dir "$W" --data-type 1 --id -1 --model-id 4294967295 --iteration-id 1
-eq "step 1: one row per process that has it" "$(python3 -c "import json, sys
+t_eq "step 1: one row per process that has it" "$(python3 -c "import json, sys
 print(len(json.load(open(sys.argv[1]))))" "$(json "s['data']")")" "$want"
 
 # --- system data only ---------------------------------------------------------------------------------------
@@ -174,9 +170,9 @@ run "record system data (--host-sys-usage, no application)" 0 timeout 60 "$MSPRO
 	--sys-period=1 --output="$T_WORK/sys"
 S=$(t_prof_dir "$T_WORK/sys")
 run "cluster scene of system data: no rank" 0 "$MSPROF" query -dir "$T_WORK/sys" --data-type 0
-eq "no ranks: 0" "$(json "s['data']")" "0"
+t_eq "no ranks: 0" "$(json "s['data']")" "0"
 mv "$S" "$W"/ && run "a PROF dir without ranks among ranked ones" 0 "$MSPROF" query -dir "$W" --data-type 0
-eq "not every process has a rank: 0" "$(json "s['data']")" "0"
+t_eq "not every process has a rank: 0" "$(json "s['data']")" "0"
 S=$W/$(basename "$S")
 run "--export=on of system data" 0 "$MSPROF" --export=on --output="$S"
 [ -n "$(ls "$S"/mindstudio_profiler_output/sys_mem_*.csv 2>/dev/null)" ] && t_ok "system data export: sys_mem CSV" ||

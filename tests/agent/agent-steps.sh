@@ -7,15 +7,7 @@
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/agent/agent-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
-# In a sanitized build the agent needs the ASan runtime first in LD_PRELOAD:
-# msprof keeps what the user preloads in front of the agent.
-ASAN_RT=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-PRE=()
-[ -n "$ASAN_RT" ] && PRE=(LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0)
 APP=$AGENT_BIN/steps-app
-eq() { # what got want
-	if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; fi
-}
 HEADER='Device_id,Iteration ID,FP Start(us),BP End(us),Iteration End(us),Iteration Time(us),FP to BP Time(us),Iteration Refresh(us),Data Aug Bound(us),Model ID'
 
 # run NAME msprof-options... -- app-args...: sets P (PROF dir) and DB
@@ -54,51 +46,51 @@ ENVS=(RANK=0)
 
 # --- ranges: step 0..4 "step i", step 5 "ProfilerStep#5" ----------------------------
 run ranges -- ranges 6
-eq "ranges: one STEP row per step, in order, on the app's thread" \
+t_eq "ranges: one STEP row per step, in order, on the app's thread" \
 	"$(q 'SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP WHERE pid = tid ORDER BY startNs)')" "0,1,2,3,4,5"
-eq "ranges: each step spans its range" \
+t_eq "ranges: each step spans its range" \
 	"$(q "SELECT COUNT(*) FROM STEP s JOIN MSTX_EVENTS m ON m.startNs = s.startNs AND m.endNs = s.endNs
 	       AND m.eventType = 2 AND m.globalTid >> 32 = s.pid")" 6
 check_csv ranges
-eq "info.json rank_id is the launched process's RANK" \
+t_eq "info.json rank_id is the launched process's RANK" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$P/host/info.json")" 0
 
 # --- explicit: mstxStep(0..4) ------------------------------------------------------------
 run explicit -- explicit 5
-eq "mstxStep: one STEP row per step" "$(q 'SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP ORDER BY startNs)')" \
+t_eq "mstxStep: one STEP row per step" "$(q 'SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP ORDER BY startNs)')" \
 	"0,1,2,3,4"
-eq "mstxStep: a step ends where the next starts" \
+t_eq "mstxStep: a step ends where the next starts" \
 	"$(q 'SELECT COUNT(*) FROM STEP a JOIN STEP b ON b.stepId = a.stepId + 1 AND b.startNs = a.endNs')" 4
-eq "mstxStep: the last step ends at the last annotation" \
+t_eq "mstxStep: the last step ends at the last annotation" \
 	"$(q "SELECT s.endNs = (SELECT max(endNs) FROM MSTX_EVENTS) FROM STEP s WHERE stepId = 4")" 1
-eq "mstxStep: its marks are in the domain msprof.step" \
+t_eq "mstxStep: its marks are in the domain msprof.step" \
 	"$(q "SELECT COUNT(*) FROM MSTX_EVENTS m JOIN STRING_IDS d ON d.id = m.domainId WHERE d.value = 'msprof.step'")" 5
 check_csv explicit
 
 # --- --step-range=2-4: the annotations of steps 2 and 3 only -------------------------------
 run range-ranges --step-range=2-4 -- ranges 6
-eq "--step-range=2-4, ranges: every step marker is recorded" "$(q 'SELECT COUNT(*) FROM STEP')" 6
-eq "--step-range=2-4, ranges: work and inner only in steps 2 and 3" \
+t_eq "--step-range=2-4, ranges: every step marker is recorded" "$(q 'SELECT COUNT(*) FROM STEP')" 6
+t_eq "--step-range=2-4, ranges: work and inner only in steps 2 and 3" \
 	"$(q "SELECT COUNT(*), COUNT(DISTINCT s.stepId), min(s.stepId), max(s.stepId) FROM MSTX_EVENTS m
 	       JOIN STRING_IDS t ON t.id = m.message JOIN STEP s ON m.startNs BETWEEN s.startNs AND s.endNs
 	       WHERE t.value IN ('work', 'inner')")" "4|2|2|3"
-eq "--step-range=2-4, ranges: nothing else" "$(q 'SELECT COUNT(*) FROM MSTX_EVENTS')" 10
+t_eq "--step-range=2-4, ranges: nothing else" "$(q 'SELECT COUNT(*) FROM MSTX_EVENTS')" 10
 run range-explicit --step-range=2-4 -- explicit 6
-eq "--step-range=2-4, mstxStep: 6 step marks, 2 x (work, inner), nothing after" \
+t_eq "--step-range=2-4, mstxStep: 6 step marks, 2 x (work, inner), nothing after" \
 	"$(q "SELECT COUNT(*), SUM(t.value IN ('work', 'inner')), SUM(t.value = 'after') FROM MSTX_EVENTS m
 	       JOIN STRING_IDS t ON t.id = m.message")" "10|4|0"
 
 # --- ranks: a child of rank 1 under --ranks=0 -----------------------------------------------
 run ranks --ranks=0 -- fork
-eq "--ranks=0: the parent (rank 0) records its two steps, the child (rank 1) nothing" \
+t_eq "--ranks=0: the parent (rank 0) records its two steps, the child (rank 1) nothing" \
 	"$(q 'SELECT COUNT(DISTINCT globalTid >> 32), COUNT(*) FROM MSTX_EVENTS')" "1|6"
-eq "--ranks=0: STEP rows of the parent only" "$(q 'SELECT COUNT(*), COUNT(DISTINCT pid) FROM STEP')" "2|1"
+t_eq "--ranks=0: STEP rows of the parent only" "$(q 'SELECT COUNT(*), COUNT(DISTINCT pid) FROM STEP')" "2|1"
 ENVS=(RANK=1)
 run ranks1 --ranks=0 -- fork
-eq "--ranks=0 with RANK=1: nothing recorded" "$(q "SELECT COUNT(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'")" 0
-eq "info.json rank_id 1" \
+t_eq "--ranks=0 with RANK=1: nothing recorded" "$(q "SELECT COUNT(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'")" 0
+t_eq "info.json rank_id 1" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$P/host/info.json")" 1
 ENVS=(RANK=0)
 run ranks-all -- fork
-eq "without --ranks: both processes record" "$(q 'SELECT COUNT(DISTINCT globalTid >> 32), COUNT(*) FROM MSTX_EVENTS')" "2|9"
+t_eq "without --ranks: both processes record" "$(q 'SELECT COUNT(DISTINCT globalTid >> 32), COUNT(*) FROM MSTX_EVENTS')" "2|9"
 t_done

@@ -30,9 +30,6 @@ agent_state() { "$PROBE" req:agents | grep -q "\"pid\":$1,[^}]*\"state\":\"$2\""
 # the agent answered agent_start (the list says "recording" from the request on)
 agent_on() { grep -q "agent of pid $1 started" "$RUN/msprofd.log"; }
 q() { t_sql "$DB" "$1"; }
-eq() { # what got want
-	if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; return 1; fi
-}
 
 # --- through msprofd ----------------------------------------------------------------------
 t_expect_rc 0 "msprofd starts" "$MSPROFD" --idle-timeout=0
@@ -63,48 +60,48 @@ EVENTS=$(sed -nE 's/.*"agents":\[\{"pid":[0-9]+,"events":([0-9]+),"dropped":0.*/
 # marks (main-mark, dom-mark, N loops, worker-mark), range starts (outer,
 # inner, cross, dom-range, left-open) and ends (all but left-open's)
 WANT_EVENTS=$((N + 3 + 5 + 4))
-eq "session_stopped carries the agent's count, nothing dropped" "$EVENTS" "$WANT_EVENTS" || echo "# $L"
+t_eq "session_stopped carries the agent's count, nothing dropped" "$EVENTS" "$WANT_EVENTS" || echo "# $L"
 exec {WIN}>&-
 wait "$W"
 t_check "the workload exits 0" test $? -eq 0
 
 w_export "$P"
 t_check "an msprof_{ts}.db" test -f "$DB"
-eq "MSTX_EVENTS rows: one per mark and range" "$(q 'SELECT COUNT(*) FROM MSTX_EVENTS')" $((N + 8))
-eq "marks: main-mark, dom-mark and the loops on main, worker-mark on the worker" \
+t_eq "MSTX_EVENTS rows: one per mark and range" "$(q 'SELECT COUNT(*) FROM MSTX_EVENTS')" $((N + 8))
+t_eq "marks: main-mark, dom-mark and the loops on main, worker-mark on the worker" \
 	"$(q "SELECT globalTid & 4294967295, COUNT(*) FROM MSTX_EVENTS WHERE startNs = endNs AND eventType IN (0, 3)
 	       AND globalTid >> 32 = $W GROUP BY 1 ORDER BY 2" | tr '\n' ' ')" "$WORKER|1 $MAIN|$((N + 2)) "
-eq "the loop marks in order, messages intact" \
+t_eq "the loop marks in order, messages intact" \
 	"$(q "SELECT COUNT(*) FROM (SELECT s.value, ROW_NUMBER() OVER (ORDER BY m.startNs) - 1 AS k FROM MSTX_EVENTS m
 	       JOIN STRING_IDS s ON s.id = m.message WHERE s.value LIKE 'loop %') WHERE value = 'loop ' || k")" $N
 rng() { q "SELECT m.eventType, m.globalTid & 4294967295, m.endGlobalTid & 4294967295, d.value, m.rangeId > 0,
 	       m.endNs > m.startNs FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message
 	       JOIN STRING_IDS d ON d.id = m.domainId WHERE s.value = '$1'"; }
-eq "outer: a range of the main thread" "$(rng outer)" "2|$MAIN|$MAIN|default|1|1"
-eq "inner: inside outer" "$(q "SELECT i.startNs > o.startNs AND i.endNs < o.endNs FROM MSTX_EVENTS i, MSTX_EVENTS o
+t_eq "outer: a range of the main thread" "$(rng outer)" "2|$MAIN|$MAIN|default|1|1"
+t_eq "inner: inside outer" "$(q "SELECT i.startNs > o.startNs AND i.endNs < o.endNs FROM MSTX_EVENTS i, MSTX_EVENTS o
 	WHERE i.message = (SELECT id FROM STRING_IDS WHERE value = 'inner')
 	  AND o.message = (SELECT id FROM STRING_IDS WHERE value = 'outer')")" 1
-eq "cross: started on main, ended on the worker (endGlobalTid)" "$(rng cross)" "2|$MAIN|$WORKER|default|1|1"
-eq "dom-range: in domain netdom" "$(rng dom-range)" "2|$MAIN|$MAIN|netdom|1|1"
-eq "dom-mark: in domain netdom" "$(q "SELECT d.value FROM MSTX_EVENTS m JOIN STRING_IDS d ON d.id = m.domainId
+t_eq "cross: started on main, ended on the worker (endGlobalTid)" "$(rng cross)" "2|$MAIN|$WORKER|default|1|1"
+t_eq "dom-range: in domain netdom" "$(rng dom-range)" "2|$MAIN|$MAIN|netdom|1|1"
+t_eq "dom-mark: in domain netdom" "$(q "SELECT d.value FROM MSTX_EVENTS m JOIN STRING_IDS d ON d.id = m.domainId
 	WHERE m.message = (SELECT id FROM STRING_IDS WHERE value = 'dom-mark')")" netdom
-eq "left-open: ends at the session end" "$(q "SELECT m.endNs = t.endTimeNs FROM MSTX_EVENTS m, SESSION_TIME_INFO t
+t_eq "left-open: ends at the session end" "$(q "SELECT m.endNs = t.endTimeNs FROM MSTX_EVENTS m, SESSION_TIME_INFO t
 	WHERE m.message = (SELECT id FROM STRING_IDS WHERE value = 'left-open')")" 1
-eq "AGENT_COUNTERS: the agent's counts, one range open at the end" \
+t_eq "AGENT_COUNTERS: the agent's counts, one range open at the end" \
 	"$(q "SELECT events, dropped, badCalls, truncated, openAtEnd, endWithoutStart FROM AGENT_COUNTERS WHERE pid = $W")" \
 	"$WANT_EVENTS|0|0|0|1|0"
-eq "AGENT_PROCESS names the workload" "$(q "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = $W")" \
+t_eq "AGENT_PROCESS names the workload" "$(q "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = $W")" \
 	"test-mstx-workl"
-eq "msprof_{ts}.db connectionId and rangeId as msprof's host-only mstx" \
+t_eq "msprof_{ts}.db connectionId and rangeId as msprof's host-only mstx" \
 	"$(q "SELECT DISTINCT connectionId FROM MSTX_EVENTS")|$(q "SELECT DISTINCT rangeId FROM MSTX_EVENTS WHERE eventType IN (0, 3)")" \
 	"4000000000|4294967295"
 
 CSV=$(ls "$OUT"/msprof_tx_*.csv 2>/dev/null | head -n1)
 t_check "msprof_tx_{ts}.csv written" test -f "$CSV"
-eq "its header" "$(head -n1 "$CSV")" \
+t_eq "its header" "$(head -n1 "$CSV")" \
 	"Device_id,pid,tid,category,event_type,payload_type,payload_value,Start_time(us),End_time(us),message_type,message,domain,Device Start_time(us),Device End_time(us)"
-eq "one line per event" "$(($(wc -l <"$CSV") - 1))" $((N + 8))
-eq "14 fields on every line" "$(awk -F, 'NF != 14' "$CSV" | wc -l)" 0
+t_eq "one line per event" "$(($(wc -l <"$CSV") - 1))" $((N + 8))
+t_eq "14 fields on every line" "$(awk -F, 'NF != 14' "$CSV" | wc -l)" 0
 t_check "README lists msprof_tx.csv and msprof_tx.json" grep -q '^1.msprof_tx.csv:' "$OUT/README.txt"
 python3 - "$OUT" "$W" "$MAIN" "$WORKER" $((N + 8)) <<'PY' && t_ok "timelines: events, layer, nesting" || t_fail "timelines"
 import glob, json, sys
@@ -168,10 +165,10 @@ wait_for "the launched calls" grep -q '^done$' "$T_WORK/l.out"
 exec {LIN}>&-
 wait "$M"
 rc=$?
-eq "msprof exits with the workload's status" "$rc" 0
+t_eq "msprof exits with the workload's status" "$rc" 0
 LP=$(t_prof_dir "$T_WORK/launch")
 DB=$(ls "$LP"/msprof_*.db | head -n1)
-eq "the launcher's export: 50 loops and the other calls, netdom left out by the agent" \
+t_eq "the launcher's export: 50 loops and the other calls, netdom left out by the agent" \
 	"$(q "SELECT COUNT(*), SUM(d.value = 'netdom') FROM MSTX_EVENTS m JOIN STRING_IDS d ON d.id = m.domainId")" "56|0"
 t_check "msprof_tx_{ts}.csv in the launcher's output" bash -c "ls '$LP'/mindstudio_profiler_output/msprof_tx_*.csv"
 t_done

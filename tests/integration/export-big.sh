@@ -12,7 +12,6 @@
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON outputs"
 GEN=$HELPERS/gen-raw
 [ -x "$GEN" ] || t_skip "gen-raw was not built"
-eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; fi; }
 
 # gen NAME EVENTS STEPS: a PROF dir under $T_WORK/NAME; sets P, keeps steps in $P.steps
 gen() {
@@ -34,17 +33,17 @@ summary() { "$MSPROF" export summary -dir "$P" "$@" >"$T_WORK/log" 2>&1 || { t_f
 # --- slicing at the boundary ----------------------------------------------------------
 gen b1 999999 1
 summary
-eq "999,999 rows: one file" "$(tx_pieces)" "msprof_tx:999999 "
+t_eq "999,999 rows: one file" "$(tx_pieces)" "msprof_tx:999999 "
 gen b2 1000000 1
 summary
-eq "1,000,000 rows: still one file" "$(tx_pieces)" "msprof_tx:1000000 "
+t_eq "1,000,000 rows: still one file" "$(tx_pieces)" "msprof_tx:1000000 "
 gen b3 1000001 2
 summary
-eq "1,000,001 rows: two slices of 1,000,000 and 1" "$(tx_pieces)" "msprof_tx_slice_0:1000000 msprof_tx_slice_1:1 "
-eq "every piece has the header" "$(head -qn1 "$(OUT)"/msprof_tx_slice_*.csv | sort -u | wc -l)" 1
+t_eq "1,000,001 rows: two slices of 1,000,000 and 1" "$(tx_pieces)" "msprof_tx_slice_0:1000000 msprof_tx_slice_1:1 "
+t_eq "every piece has the header" "$(head -qn1 "$(OUT)"/msprof_tx_slice_*.csv | sort -u | wc -l)" 1
 # the same dir again with one step (500,000 rows): the slices go, in the same second too
 "$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 >/dev/null 2>&1
-eq "a smaller export replaces the slices" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 1 { print $3 }' "$P.steps") "
+t_eq "a smaller export replaces the slices" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 1 { print $3 }' "$P.steps") "
 
 # --- a progress line on a terminal, none on a pipe ------------------------------------------
 if [ -x "$HELPERS/pty-run" ]; then
@@ -59,18 +58,18 @@ if [ -x "$HELPERS/pty-run" ]; then
 	t_grep "a terminal gets the progress line (after a second)" \
 		"$(printf '\r\033[K[INFO] %s: ' "$(basename "$P")")" "$T_WORK/tty.log"
 	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
-	eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
+	t_eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
 fi
 
 # --- iteration selection against the generator's steps ---------------------------------
 gen it 4000 4
 "$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id=3 >"$T_WORK/log" 2>&1 ||
 	{ t_fail "export --iteration-id=3"; cat "$T_WORK/log" >&2; }
-eq "step 3: exactly its events" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 3 { print $3 }' "$P.steps") "
-eq "step 3: step_trace has step 3 alone" \
+t_eq "step 3: exactly its events" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 3 { print $3 }' "$P.steps") "
+t_eq "step 3: step_trace has step 3 alone" \
 	"$(tail -n +2 "$(OUT)"/step_trace_*.csv | cut -d, -f2 | tr '\n' ' ')" "3 "
 first=$(awk '$2 == 3 { print $4 }' "$P.steps"); last=$(awk '$2 == 3 { print $5 }' "$P.steps")
-eq "step 3: every event inside it" "$(python3 - "$(OUT)" "$first" "$last" <<'PY'
+t_eq "step 3: every event inside it" "$(python3 - "$(OUT)" "$first" "$last" <<'PY'
 import glob, json, sys
 out, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ev = [e for f in glob.glob(out + '/msprof_2*.json') for e in json.load(open(f)) if e['ph'] == 'X']
@@ -79,7 +78,7 @@ print(len(ev), all(lo <= t <= hi for t in ts))
 PY
 )" "1000 True"
 "$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 2 --iteration-count 2 >/dev/null 2>&1
-eq "--iteration-count 2 from step 2: steps 2 and 3" "$(tx_pieces)" \
+t_eq "--iteration-count 2 from step 2: steps 2 and 3" "$(tx_pieces)" \
 	"msprof_tx:$(awk '$2 == 2 || $2 == 3 { n += $3 } END { print n }' "$P.steps") "
 t_expect_rc 1 "an iteration that is not there" "$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id=9
 t_grep "it says which steps there are" "its steps are 1 to 4" <("$MSPROF" --export=on --output="$P" \
@@ -87,7 +86,7 @@ t_grep "it says which steps there are" "its steps are 1 to 4" <("$MSPROF" --expo
 
 # --- JSON summaries ----------------------------------------------------------------------
 "$MSPROF" --export=on --output="$P" --summary-format=json >/dev/null 2>&1 || t_fail "--summary-format=json"
-eq "JSON summaries parse, one object per row, keyed by the header" "$(python3 - "$(OUT)" <<'PY'
+t_eq "JSON summaries parse, one object per row, keyed by the header" "$(python3 - "$(OUT)" <<'PY'
 import glob, json, sys
 out = sys.argv[1]
 tx = json.load(open(glob.glob(out + '/msprof_tx_2*.json')[0]))
@@ -96,12 +95,12 @@ print(len(tx), sorted(tx[0])[:3], tx[0]['Device_id'], type(tx[0]['pid']).__name_
       type(tx[0]['Start_time(us)']).__name__, len(st), st[0]['Iteration ID'], st[0]['Model ID'])
 PY
 )" "4000 ['Device End_time(us)', 'Device Start_time(us)', 'Device_id'] host int str 4 1 4294967295"
-eq "no CSV of an older export left beside them" "$(ls "$(OUT)" | grep -c '\.csv$')" 0
+t_eq "no CSV of an older export left beside them" "$(ls "$(OUT)" | grep -c '\.csv$')" 0
 
 # --- timeline pieces -----------------------------------------------------------------------
 gen tl 100000 2
 MSPROF_SLICE_MB=4 "$MSPROF" export timeline -dir "$P" >/dev/null 2>&1 || t_fail "export timeline"
-eq "the timeline in pieces, each a JSON array with all metadata, no event lost" "$(python3 - "$(OUT)" <<'PY'
+t_eq "the timeline in pieces, each a JSON array with all metadata, no event lost" "$(python3 - "$(OUT)" <<'PY'
 import glob, json, sys
 fs = sorted(glob.glob(sys.argv[1] + '/msprof_slice_*.json'))
 ok, x = True, 0
@@ -130,9 +129,9 @@ alone_vs_full() {
 	MSPROF_SLICE_MB=4 "$MSPROF" export timeline -dir "$P" >/dev/null 2>&1 || t_fail "$1: export timeline"
 	cp -r "$(OUT)" "$T_WORK/tl_alone" && rm -rf "$(OUT)"
 	MSPROF_SLICE_MB=4 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 || t_fail "$1: full export"
-	eq "$1: the full export's pieces are the timeline's alone" "$(same_pieces "$T_WORK/tl_alone" "$(OUT)")" \
+	t_eq "$1: the full export's pieces are the timeline's alone" "$(same_pieces "$T_WORK/tl_alone" "$(OUT)")" \
 		"$(cd "$T_WORK/tl_alone" && ls msprof_slice_*.json msprof_tx_*.json | wc -l) same"
-	eq "$1: both timelines in pieces" "$(cd "$(OUT)" && ls msprof_slice_1_*.json msprof_tx_slice_1_*.json | wc -l)" 2
+	t_eq "$1: both timelines in pieces" "$(cd "$(OUT)" && ls msprof_slice_1_*.json msprof_tx_slice_1_*.json | wc -l)" 2
 }
 alone_vs_full "mstx events"
 
@@ -141,18 +140,18 @@ gen torn 1000 1
 RAW=$P/host/data/agent_4242.data.slice_0
 truncate -s -20 "$RAW"   # into the last record (the agent's counters)
 "$MSPROF" --export=on --output="$P" >"$T_WORK/log" 2>&1
-eq "torn tail: exit 0" "$?" 0
+t_eq "torn tail: exit 0" "$?" 0
 t_grep "torn tail: reported" "ends with an incomplete record" "$T_WORK/log"
-eq "torn tail: every event kept" "$(tx_pieces)" "msprof_tx:1000 "
+t_eq "torn tail: every event kept" "$(tx_pieces)" "msprof_tx:1000 "
 gen bad 1000 1
 RAW=$P/host/data/agent_4242.data.slice_0
 # the first mark's payload starts at 263 (64 header + process 74 + thread 35
 # + step range 74 + its 16-byte frame); one flipped byte fails its CRC
 printf 'Z' | dd of="$RAW" bs=1 seek=273 conv=notrunc 2>/dev/null
 "$MSPROF" --export=on --output="$P" >"$T_WORK/log" 2>&1
-eq "damaged record: exit 0" "$?" 0
+t_eq "damaged record: exit 0" "$?" 0
 t_grep "damaged record: reported" "is damaged: 1 record(s)" "$T_WORK/log"
-eq "damaged record: the others kept" "$(tx_pieces)" "msprof_tx:999 "
+t_eq "damaged record: the others kept" "$(tx_pieces)" "msprof_tx:999 "
 gen garbage 10 1
 head -c 5000 /dev/urandom >"$P/host/data/agent_4242.data.slice_0"
 t_expect_rc 0 "a raw file that is not one: the export goes on" "$MSPROF" --export=on --output="$P"
@@ -193,23 +192,23 @@ gen_t tm 60000 50000 2
 alone_vs_full "device tasks and mstx events"
 gen_t tb 1000001 2 2
 summary
-eq "1,000,001 tasks: task_time in slices of 1,000,000 and 1" "$(pieces task_time)" \
+t_eq "1,000,001 tasks: task_time in slices of 1,000,000 and 1" "$(pieces task_time)" \
 	"task_time_slice_0:1000000 task_time_slice_1:1 "
-eq "1,000,001 tasks: every kernel and its time in op_summary" "$(csv_tasks | cut -d' ' -f2,3)" \
+t_eq "1,000,001 tasks: every kernel and its time in op_summary" "$(csv_tasks | cut -d' ' -f2,3)" \
 	"$(truth 7 1 3) $(truth 8 1 3)"
 summary --model-id 4294967295 --iteration-id 1
-eq "step 1 of 2: its tasks alone, the slices gone" "$(pieces task_time)" "task_time:$(truth 6 1 2) "
-eq "step 1 of 2: its kernels, kernel time exact, every task inside it" "$(csv_tasks "$(col 4 1)" "$(col 5 1)")" \
+t_eq "step 1 of 2: its tasks alone, the slices gone" "$(pieces task_time)" "task_time:$(truth 6 1 2) "
+t_eq "step 1 of 2: its kernels, kernel time exact, every task inside it" "$(csv_tasks "$(col 4 1)" "$(col 5 1)")" \
 	"$(truth 6 1 2) $(truth 7 1 2) $(truth 8 1 2) True"
 
 gen_t ti 4000 4000 4
 "$MSPROF" --export=on --output="$P" --model-id=4294967295 --iteration-id=3 >"$T_WORK/log" 2>&1 ||
 	{ t_fail "export --iteration-id=3 with tasks"; cat "$T_WORK/log" >&2; }
-eq "tasks, step 3: exactly its tasks and kernels, kernel time exact, every task inside it" \
+t_eq "tasks, step 3: exactly its tasks and kernels, kernel time exact, every task inside it" \
 	"$(csv_tasks "$(col 4 3)" "$(col 5 3)")" "$(truth 6 3 4) $(truth 7 3 4) $(truth 8 3 4) True"
-eq "tasks, step 3: its runtime calls in api_statistic" \
+t_eq "tasks, step 3: its runtime calls in api_statistic" \
 	"$(tail -n +2 "$(OUT)"/api_statistic_*.csv | awk -F, '{ n += $5 } END { print n }')" "$(truth 6 3 4)"
-eq "tasks, step 3: timeline tasks, calls and flows, each a task of step 3" "$(python3 - "$(OUT)" \
+t_eq "tasks, step 3: timeline tasks, calls and flows, each a task of step 3" "$(python3 - "$(OUT)" \
 	"$(col 4 3)" "$(col 5 3)" <<'PY'
 import glob, json, sys
 out, lo, hi = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -248,7 +247,7 @@ read -r off len dur kernel <<<"$(frame 10 1)"
 printf 'Z' | dd of="$RAW" bs=1 seek=$((off + 16 + 20)) conv=notrunc 2>/dev/null   # into its device id: the CRC fails
 summary
 t_grep "damaged task record: reported" "is damaged: 1 record(s)" "$T_WORK/log"
-eq "damaged task record: the other tasks and their kernel time kept" "$(csv_tasks | cut -d' ' -f1-3)" \
+t_eq "damaged task record: the other tasks and their kernel time kept" "$(csv_tasks | cut -d' ' -f1-3)" \
 	"999 $(($(truth 7 1 2) - 1)) $(($(truth 8 1 2) - dur))"
 gen_t ttorn 1000 1000 1
 RAW=$P/host/data/agent_4242.data.slice_0
@@ -256,7 +255,7 @@ read -r off len dur kernel <<<"$(frame -1 0)"
 truncate -s $((off + 16 + len / 2)) "$RAW"   # the last task cut in half, the counters after it gone
 summary
 t_grep "torn task record: reported" "ends with an incomplete record" "$T_WORK/log"
-eq "torn task record: every whole task kept" "$(csv_tasks | cut -d' ' -f1-3)" \
+t_eq "torn task record: every whole task kept" "$(csv_tasks | cut -d' ' -f1-3)" \
 	"999 $(($(truth 7 1 2) - kernel)) $(($(truth 8 1 2) - kernel * dur))"
 
 # --- an interrupted export ---------------------------------------------------------------------
@@ -278,7 +277,7 @@ for f in glob.glob(sys.argv[1] + '/msprof_*.db'):
 print(' '.join(bad))
 PY
 )
-eq "killed midway: no file under a final name is incomplete" "$bad" ""
+t_eq "killed midway: no file under a final name is incomplete" "$bad" ""
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 || t_fail "export after the kill"
-eq "export after the kill: complete" "$(tx_pieces)" "msprof_tx:600000 "
+t_eq "export after the kill: complete" "$(tx_pieces)" "msprof_tx:600000 "
 t_done

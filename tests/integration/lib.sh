@@ -35,6 +35,8 @@ trap t_cleanup EXIT
 
 t_fail() { echo "FAIL: $*" >&2; T_FAILS=$((T_FAILS + 1)); }
 t_ok() { echo "ok: $*"; }
+# t_eq "what" got want: the two strings must be equal (status 1 when not).
+t_eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; return 1; fi; }
 t_skip() { echo "SKIP: $*"; exit 77; }
 
 # t_check "what" cmd args...  (runs the command; failure is recorded)
