@@ -32,6 +32,8 @@
  * when another holds it we say so once on stderr and step aside; mstx,
  * NVTX and everything else go on. */
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,17 +181,106 @@ static void on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_Callb
 
 #define SYM(var, name) (*(void **)&(var) = dlsym(C.lib, name))
 
-static void *load_cupti(void)
+/* The CUPTI library, looked for where the job's own CUDA is: CUPTI must be
+ * the toolkit's that the job runs, and two copies in one process would
+ * both hook the driver.  In order: MSPROF_CUPTI_LIBRARY; a libcupti the
+ * process has loaded already (PyTorch loads its own with Kineto); the one
+ * beside the loaded libcudart (a toolkit's lib dir, or pip's
+ * nvidia/cu13/lib; nvidia/cuda_cupti/lib beside nvidia/cuda_runtime/lib);
+ * the loader's search path; $CUDA_HOME, $CUDA_PATH and /usr/local/cuda.
+ * Each name is the one of the CUDA major we were built for first. */
+#if CUDA_VERSION >= 13000 && CUDA_VERSION < 14000
+#define CUDA_MAJOR 13
+#elif CUDA_VERSION >= 12000 && CUDA_VERSION < 13000
+#define CUDA_MAJOR 12
+#elif CUDA_VERSION >= 14000 && CUDA_VERSION < 15000
+#define CUDA_MAJOR 14
+#else
+#error "CUPTI headers of an unknown CUDA major version"
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CUPTI_MAJOR_NAME "libcupti.so." STR(CUDA_MAJOR)
+
+struct lib_find {
+	const char *prefix;     /* basename prefix looked for */
+	char path[PATH_MAX];    /* the first loaded object's path, or "" */
+};
+
+static int find_loaded(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct lib_find *f = arg;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	if (!base || strncmp(base + 1, f->prefix, strlen(f->prefix)) != 0)
+		return 0;
+	snprintf(f->path, sizeof f->path, "%s", info->dlpi_name);
+	return 1;
+}
+
+static void *open_in(const char *dir, const char *sub, char *tried, size_t tried_len)
+{
+	static const char *const names[] = { CUPTI_MAJOR_NAME, "libcupti.so" };
+	char path[PATH_MAX];
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (snprintf(path, sizeof path, "%s%s/%s", dir, sub, names[i]) >= (int)sizeof path ||
+		    access(path, F_OK) != 0)
+			continue;
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (h)
+			return h;
+		/* there but unusable (another architecture, say): keep the
+		 * reason for the message if nothing else loads */
+		const char *e = dlerror();
+		snprintf(tried, tried_len, "%s", e ? e : path);
+	}
+	return NULL;
+}
+
+static void *load_cupti(char *why, size_t why_len)
 {
 	const char *env = getenv("MSPROF_CUPTI_LIBRARY");
-	if (env && *env)
-		return dlopen(env, RTLD_NOW | RTLD_LOCAL);
-	static const char *const names[] = { "libcupti.so", "libcupti.so.13", "libcupti.so.12" };
+	if (env && *env) {
+		void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			const char *e = dlerror();
+			snprintf(why, why_len, "MSPROF_CUPTI_LIBRARY: %s", e ? e : env);
+		}
+		return h;
+	}
+	why[0] = '\0';
+	struct lib_find f = { .prefix = "libcupti.so" };
+	if (dl_iterate_phdr(find_loaded, &f) && f.path[0]) {
+		void *h = dlopen(f.path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	f = (struct lib_find){ .prefix = "libcudart.so" };
+	if (dl_iterate_phdr(find_loaded, &f) && f.path[0]) {
+		*strrchr(f.path, '/') = '\0';
+		void *h = open_in(f.path, "", why, why_len);
+		if (!h)
+			h = open_in(f.path, "/../../cuda_cupti/lib", why, why_len);
+		if (h)
+			return h;
+	}
+	static const char *const names[] = { CUPTI_MAJOR_NAME, "libcupti.so" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 		if (h)
 			return h;
 	}
+	const char *roots[] = { getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda" };
+	static const char *const subs[] = { "/lib64", "/lib", "/extras/CUPTI/lib64" };
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
+		for (size_t j = 0; roots[i] && *roots[i] && j < ARRAY_SIZE(subs); j++) {
+			void *h = open_in(roots[i], subs[j], why, why_len);
+			if (h)
+				return h;
+		}
+	if (!why[0])
+		snprintf(why, why_len, "no %s beside the job's libcudart, on the loader's path or under "
+			 "$CUDA_HOME or /usr/local/cuda", CUPTI_MAJOR_NAME);
 	return NULL;
 }
 
@@ -202,10 +293,11 @@ static int cupti_start(void)
 	__typeof__(cuptiGetVersion) *get_version;
 	__typeof__(cuptiGetResultString) *result_string;
 
-	C.lib = load_cupti();
+	char why[PATH_MAX + 128];
+	C.lib = load_cupti(why, sizeof why);
 	if (!C.lib) {
-		const char *e = dlerror();
-		say("cannot load CUPTI (%s): device tasks are not recorded", e ? e : "libcupti.so");
+		say("cannot load CUPTI (%s): device tasks are not recorded; set MSPROF_CUPTI_LIBRARY to the "
+		    "libcupti.so of the job's CUDA", why);
 		return -ENOENT;
 	}
 	SYM(subscribe, "cuptiSubscribe");
@@ -224,10 +316,10 @@ static int cupti_start(void)
 	/* the record layouts are those of the headers we were built with */
 	uint32_t v = 0;
 	if (get_version(&v) != CUPTI_SUCCESS || v < CUPTI_API_VERSION) {
-		char why[128];
-		snprintf(why, sizeof why, "CUPTI API version %u is older than %u, the one this agent was built for",
+		char old[128];
+		snprintf(old, sizeof old, "CUPTI API version %u is older than %u, the one this agent was built for",
 			 (unsigned)v, (unsigned)CUPTI_API_VERSION);
-		say("%s: device tasks are not recorded", why);
+		say("%s: device tasks are not recorded", old);
 		return -EPROTO;
 	}
 	CUptiResult r = subscribe(&C.sub, (CUpti_CallbackFunc)on_callback, NULL);

@@ -5,7 +5,9 @@
  * With the fake CUPTI (fake-cupti.c) the agent then records device tasks.
  * argv[3] "exit-thread": a second thread calls exit(0) instead, as soon as
  * the file argv[4] exists (at once without argv[4]), while the main thread
- * sleeps on. */
+ * sleeps on.  CUDA_APP_DLOPEN: colon-separated libraries loaded first, as a
+ * CUDA program has loaded its libcudart (and PyTorch its libcupti) by the
+ * time it calls cuInit. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,6 +33,17 @@ int main(int argc, char **argv)
 	if (!path || !*path) {
 		fprintf(stderr, "test-cuda-app: CUDA_INJECTION64_PATH is not set\n");
 		return 2;
+	}
+	const char *pre = getenv("CUDA_APP_DLOPEN");
+	while (pre && *pre) {
+		char lib[4096];
+		size_t n = strcspn(pre, ":");
+		snprintf(lib, sizeof lib, "%.*s", (int)n, pre);
+		if (n && !dlopen(lib, RTLD_NOW | RTLD_LOCAL)) {
+			fprintf(stderr, "test-cuda-app: cannot load '%s': %s\n", lib, dlerror());
+			return 2;
+		}
+		pre += n + (pre[n] == ':');
 	}
 	void *h = dlopen(path, RTLD_NOW);
 	int (*init)(void) = NULL;
