@@ -15,7 +15,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 
 #include "device.h"
@@ -838,13 +841,81 @@ static int run(struct exp *e, const struct export_options *opt)
 	return write_outputs(e, opt);
 }
 
+/* A temp file of ours: ".{name}.XXXXXX" (mkostemp's six letters and
+ * digits; exp_out_open and write_db), {name} ending as a database,
+ * deliverable or spool does. */
+static bool is_leftover(const char *name)
+{
+	static const char *const ends[] = { ".db", ".csv", ".json", ".txt", ".layer" };
+	size_t n = strlen(name);
+	if (name[0] != '.' || n < 1 + 3 + 7 || name[n - 7] != '.')
+		return false;
+	for (size_t i = n - 6; i < n; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	size_t stem = n - 7;
+	for (size_t i = 0; i < ARRAY_SIZE(ends); i++) {
+		size_t k = strlen(ends[i]);
+		if (stem > k && memcmp(name + stem - k, ends[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void remove_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat stb;
+		if (is_leftover(de->d_name) && fstatat(dirfd(d), de->d_name, &stb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(stb.st_mode))
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* Exports of one PROF dir take turns: each holds an exclusive flock on the
+ * directory, waiting (progress says so) while another has it.  So a temp
+ * file of ours found by the holder is what an export killed midway left,
+ * and it is removed.  Returns the lock's fd, or -1 where there is no lock
+ * (no such directory, a file system without locks): the export goes on. */
+static int lock_prof_dir(const char *prof_dir, const struct export_options *opt)
+{
+	int fd = open(prof_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			close(fd);
+			return -1;
+		}
+		if (opt && opt->progress)
+			opt->progress(opt->progress_ctx, "waiting for another msprof exporting it", 0, 0);
+		struct timespec ts = { 0, 50000000L };
+		nanosleep(&ts, NULL);
+	}
+	char out[PATH_MAX];
+	remove_leftovers(prof_dir);
+	if ((size_t)snprintf(out, sizeof out, "%s/%s", prof_dir, EXPORT_OUTPUT_DIR) < sizeof out)
+		remove_leftovers(out);
+	return fd;
+}
+
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret)
 {
 	struct export_report rep = { 0 };
 	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES };
+	int lock = lock_prof_dir(prof_dir, opt);
 	int r = run(&e, opt);
 	if (e.db)
 		close_db(&e);
+	if (lock >= 0)
+		close(lock);
 	*ret = rep;
 	return r;
 }

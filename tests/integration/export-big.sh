@@ -259,12 +259,22 @@ t_eq "torn task record: every whole task kept" "$(csv_tasks | cut -d' ' -f1-3)" 
 	"999 $(($(truth 7 1 2) - kernel)) $(($(truth 8 1 2) - kernel * dur))"
 
 # --- an interrupted export ---------------------------------------------------------------------
+# killed once its temp database is there; a later export of the dir takes
+# the lock, removes what the killed one left and nothing else
+hidden() { (cd "$P" && find . "$(basename "$(OUT)")" -maxdepth 1 -name '.?*' -type f -printf '%f\n' 2>/dev/null) |
+	sort | tr '\n' ' '; }
 gen kill 600000 1
+mkdir -p "$(OUT)"
+touch "$P/.notes" "$(OUT)/.keep.csv" "$(OUT)/.user.csv.bak"
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+for i in $(seq 1 200); do
+	ls "$P"/.msprof_*.db.* >/dev/null 2>&1 && break
+	sleep 0.05
+done
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+t_check "killed midway: it left a temp database ($(hidden))" bash -c "ls '$P'/.msprof_*.db.* >/dev/null 2>&1"
 bad=$(python3 - "$P" <<'PY'
 import glob, json, os, sqlite3, sys
 bad = []
@@ -280,4 +290,26 @@ PY
 t_eq "killed midway: no file under a final name is incomplete" "$bad" ""
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 || t_fail "export after the kill"
 t_eq "export after the kill: complete" "$(tx_pieces)" "msprof_tx:600000 "
+t_eq "export after the kill: the killed one's temp files removed, other hidden files kept" "$(hidden)" \
+	".keep.csv .notes .user.csv.bak "
+
+# exports of one dir take turns: one waits while another holds the dir's
+# lock (flock(1) stands in for it), and its temp files are not touched
+# until it lets go
+gen lock 1000 1
+flock "$P" sh -c "touch '$P/.msprof_20260101000000.db.AbC123'; sleep 1; touch '$T_WORK/released'" &
+holder=$!
+for i in $(seq 1 100); do
+	[ -e "$P/.msprof_20260101000000.db.AbC123" ] && break
+	sleep 0.05
+done
+"$MSPROF" --export=on --output="$P" >"$T_WORK/lock.log" 2>&1 &
+pid=$!
+sleep 0.5
+t_check "lock held: the holder's temp file is kept" test -e "$P/.msprof_20260101000000.db.AbC123"
+wait "$pid" || t_fail "export waiting for the lock: exit $?"
+t_check "lock held: the export finished after the holder let go" test -e "$T_WORK/released"
+wait "$holder"
+t_check "lock let go: the holder's temp file is removed" test ! -e "$P/.msprof_20260101000000.db.AbC123"
+t_eq "lock let go: the export is complete" "$(tx_pieces)" "msprof_tx:1000 "
 t_done
