@@ -33,6 +33,8 @@ _Static_assert((int)CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE == (
 
 static int take_sync(const CUpti_ActivitySynchronization2 *y, struct gpu_sync *s)
 {
+	if (y->start == CUPTI_TIMESTAMP_UNKNOWN || y->end == CUPTI_TIMESTAMP_UNKNOWN)
+		return -ENODATA;
 	s->start = y->start, s->end = y->end;
 	s->type = (uint32_t)y->type;
 	s->context = y->contextId;
@@ -94,6 +96,8 @@ int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct cupti
 			snprintf(ret_api->name, sizeof(ret_api->name), "%s", name);
 		else
 			snprintf(ret_api->name, sizeof(ret_api->name), "cudaApi#%u", (unsigned)a->cbid);
+		if (a->start == CUPTI_TIMESTAMP_UNKNOWN || a->end == CUPTI_TIMESTAMP_UNKNOWN)
+			return -ENODATA;
 		return a->end < a->start ? -EBADMSG : CUPTI_CONV_API;
 	}
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
@@ -101,6 +105,8 @@ int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct cupti
 	default:
 		return CUPTI_CONV_SKIP;
 	}
+	if (r == CUPTI_CONV_TASK && (t->start == CUPTI_TIMESTAMP_UNKNOWN || t->end == CUPTI_TIMESTAMP_UNKNOWN))
+		return -ENODATA;
 	if (r == CUPTI_CONV_TASK && (t->end < t->start || t->device > 30))
 		return -EBADMSG;
 	if (r == CUPTI_CONV_TASK && t->kind == GPU_TASK_KERNEL)

@@ -28,7 +28,10 @@ struct cupti_out {
  * tests give their own); NULL or "" when unknown. */
 typedef const char *(*cupti_api_namer)(uint32_t cbid);
 
-/* Convert one record.  Returns enum cupti_conv_result, or -EBADMSG for a
- * record whose values are impossible (end before start, an empty grid, a
- * device id above 30, a synchronisation type CUPTI does not define): it is counted by the caller, never written. */
+/* Convert one record.  Returns enum cupti_conv_result; -ENODATA for a
+ * task, call or wait without a start or end time (CUPTI_TIMESTAMP_UNKNOWN:
+ * still running when a forced flush handed it over, or not timed); or
+ * -EBADMSG for a record whose values are impossible (end before start, an
+ * empty grid, a device id above 30, a synchronisation type CUPTI does not
+ * define).  Either is counted by the caller, never written. */
 int cupti_convert(const CUpti_Activity *rec, cupti_api_namer namer, struct cupti_out *ret);

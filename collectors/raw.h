@@ -169,8 +169,13 @@ enum raw_type {
 	 * RAW_AGENT_COUNTERS ts, u64 events, u64 dropped (buffer full),
 	 *                    u64 bad_calls (NULL message, unknown range id,
 	 *                    pop without push, destroyed domain), u64 truncated
-	 *                    (messages cut to RAW_AGENT_MAX_STR).  Cumulative
-	 *                    for the window; written at every flush and last.
+	 *                    (messages cut to RAW_AGENT_MAX_STR), then device
+	 *                    records not written: u64 lost (queue full), u64
+	 *                    untimed (no start or end time: still running at
+	 *                    a forced flush), u64 bad (impossible values); a
+	 *                    record without these three (older agents) has
+	 *                    none.  Cumulative for the window; written at
+	 *                    every flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
 	 *                    that took at least the window's threshold.

@@ -50,7 +50,7 @@ static const char *const st_sql[_ST_MAX] = {
 	[ST_CATEGORY] = "INSERT INTO AGENT_CATEGORY (pid, domainId, category, name) VALUES (?, ?, ?, ?) "
 			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
 	[ST_OSRT] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)",
 };
 
@@ -177,11 +177,13 @@ struct agent_parse {
 	char *cmdline;
 	int64_t first_ns, last_ns;
 	uint64_t events, dropped, bad, truncated;        /* the agent's counts */
+	uint64_t gpu_lost, gpu_untimed, gpu_bad;         /* device records not written */
 	uint64_t end_without_start, overflow, filtered;  /* ours */
 	uint64_t malformed;
 
 	/* all processes, for the report */
 	uint64_t t_events, t_dropped, t_bad, t_truncated, t_unmatched, t_overflow;
+	uint64_t t_gpu_lost, t_gpu_untimed, t_gpu_bad;
 	unsigned t_dropping_pids;
 };
 
@@ -567,8 +569,10 @@ static int on_osrt(struct agent_parse *p, struct raw_cur *c, int64_t t)
 
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
-	uint64_t v[4];
-	for (int i = 0; i < 4; i++)
+	/* the device counts are missing in an older agent's record */
+	uint64_t v[7] = { 0 };
+	int n = c->left >= 7 * 8 ? 7 : 4;
+	for (int i = 0; i < n; i++)
 		v[i] = raw_cur_u64(c);
 	if (c->err)
 		return 1;
@@ -577,6 +581,9 @@ static int on_counters(struct agent_parse *p, struct raw_cur *c)
 	p->dropped = v[1];
 	p->bad = v[2];
 	p->truncated = v[3];
+	p->gpu_lost = v[4];
+	p->gpu_untimed = v[5];
+	p->gpu_bad = v[6];
 	p->have_counters = true;
 	return 0;
 }
@@ -629,6 +636,7 @@ static int process_begin(struct agent_parse *p, uint32_t pid)
 	free(p->cmdline);
 	p->cmdline = NULL;
 	p->events = p->dropped = p->bad = p->truncated = 0;
+	p->gpu_lost = p->gpu_untimed = p->gpu_bad = 0;
 	p->end_without_start = p->overflow = p->filtered = 0;
 	p->n_doms = 0;
 	p->def = (struct dom){ 0, 0, domain_skipped(p->e, "default") };
@@ -685,8 +693,14 @@ static int process_end(struct agent_parse *p)
 	sqlite3_bind_int64(st, 6, (int64_t)p->end_without_start);
 	sqlite3_bind_int64(st, 7, (int64_t)p->overflow);
 	sqlite3_bind_int64(st, 8, (int64_t)p->filtered);
+	sqlite3_bind_int64(st, 9, (int64_t)p->gpu_lost);
+	sqlite3_bind_int64(st, 10, (int64_t)p->gpu_untimed);
+	sqlite3_bind_int64(st, 11, (int64_t)p->gpu_bad);
 	if ((r = step(p, ST_COUNTERS)) < 0)
 		return r;
+	p->t_gpu_lost += p->gpu_lost;
+	p->t_gpu_untimed += p->gpu_untimed;
+	p->t_gpu_bad += p->gpu_bad;
 	p->t_events += p->events;
 	p->t_dropped += p->dropped;
 	p->t_bad += p->bad;
@@ -767,6 +781,14 @@ static void report(struct agent_parse *p, uint64_t open)
 	if (p->t_dropped)
 		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls) dropped in %u process(es): its buffers "
 			     "were full (MSPROF_AGENT_BUFFER_KB makes them larger)", p->t_dropped, p->t_dropping_pids);
+	if (p->t_gpu_untimed)
+		exp_note_add(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
+			     "over (still running at the stop) and are left out", p->t_gpu_untimed);
+	if (p->t_gpu_lost)
+		exp_note_add(e, "device: %" PRIu64 " record(s) lost: the agent's queue of CUPTI records was full",
+			     p->t_gpu_lost);
+	if (p->t_gpu_bad)
+		exp_note_add(e, "device: %" PRIu64 " CUPTI record(s) with impossible values left out", p->t_gpu_bad);
 	if (p->t_bad)
 		exp_note_add(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "
 			     "without push, destroyed domain)", p->t_bad);

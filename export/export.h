@@ -54,7 +54,7 @@ struct export_report {
 	unsigned raw_files;      /* raw slices read */
 	uint64_t mstx_dropped;   /* mstx events the agents dropped (buffers full) */
 	bool reused;             /* db_path was parsed before and is current */
-	char message[512];       /* first problem worth telling the user, or "" */
+	char message[2048];      /* the problems worth telling the user, "; "-separated, or "" */
 };
 
 /* Returns 0, -ENOENT when prof_dir has no host/ data to export (message

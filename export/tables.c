@@ -39,7 +39,9 @@
  *   AGENT_COUNTERS            per process: what the agent counted (events,
  *                             dropped, badCalls, truncated) and what the
  *                             export found (openAtEnd, endWithoutStart,
- *                             matchOverflow, filtered)
+ *                             matchOverflow, filtered), then the device
+ *                             records it did not write (gpuLost,
+ *                             gpuUntimed, gpuBad)
  *   GPU_INFO                  per device: model name, uuid, PCI bus id,
  *                             driver version, memory (bytes), maximum SM and
  *                             memory clocks (MHz), CUDA cores and SMs
@@ -104,7 +106,8 @@ const struct export_db_table export_db_tables[] = {
 	{ "AGENT_CATEGORY", "pid INTEGER, domainId INTEGER, category INTEGER, name INTEGER", false, false },
 	{ "AGENT_COUNTERS",
 	  "pid INTEGER, events INTEGER, dropped INTEGER, badCalls INTEGER, truncated INTEGER, "
-	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER",
+	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER, "
+	  "gpuLost INTEGER, gpuUntimed INTEGER, gpuBad INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
 	/* devices (export/device.c) */

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
@@ -495,8 +496,9 @@ int export_one(const char *prof_dir, enum out_type type)
 /* What an export child reports: one write, under PIPE_BUF, so atomic. */
 struct export_msg {
 	int32_t r;
-	char message[512];
+	char message[sizeof(((struct export_report *)0)->message)];
 };
+_Static_assert(sizeof(struct export_msg) <= PIPE_BUF, "an export message is one atomic write");
 
 int export_spawn(const char *prof_dir, enum out_type type, struct export_job *ret)
 {

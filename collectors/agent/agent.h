@@ -205,12 +205,18 @@ bool agent_cupti_active(void);
 void agent_cupti_window(uint64_t start_ns);
 /* Hand every buffered CUPTI record over now (window_stop, still recording). */
 void agent_cupti_flush(void);
-/* Move the queued device-task records into the raw file through emit;
- * returns how many were written, *ret_dropped those lost since the last
- * drain (queue full, impossible records). */
-/* Records wait in the queue. */
+/* Records wait in the queue, or records not written wait to be counted. */
 bool agent_cupti_pending(void);
-unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), uint64_t *ret_dropped);
+/* Device records of a window not written, by cause. */
+struct cupti_lost {
+	uint64_t lost;     /* the queue was full (or no memory) */
+	uint64_t untimed;  /* no start or end time: still running at a forced flush */
+	uint64_t bad;      /* impossible values */
+};
+/* Move the queued device-task records into the raw file through emit;
+ * returns how many were written, and adds to *ret those not written since
+ * the last drain. */
+unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), struct cupti_lost *ret);
 
 /* --- osrt.c: the interposed libc calls ------------------------------------ */
 

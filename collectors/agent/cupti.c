@@ -68,7 +68,7 @@ static struct {
 	pthread_mutex_t mu;
 	uint8_t *q;                          /* {u16 type, u32 len, payload}... */
 	size_t q_len, q_cap;
-	_Atomic uint64_t dropped, bad;
+	_Atomic uint64_t dropped, untimed, bad;   /* struct cupti_lost */
 	CUpti_SubscriberHandle sub;
 	__typeof__(cuptiActivityFlushAll) *flush_all;
 	__typeof__(cuptiActivityGetNextRecord) *next_record;
@@ -150,7 +150,9 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 	while (C.next_record && C.next_record(buffer, valid, &rec) == CUPTI_SUCCESS) {
 		int r = cupti_convert(rec, api_name, cv);
 		if (r < 0) {
-			atomic_fetch_add(&C.bad, 1);
+			/* of the window, as far as can be told */
+			if (start)
+				atomic_fetch_add(r == -ENODATA ? &C.untimed : &C.bad, 1);
 			continue;
 		}
 		if (r == CUPTI_CONV_SKIP || !start)
@@ -485,10 +487,11 @@ bool agent_cupti_pending(void)
 	pthread_mutex_lock(&C.mu);
 	bool any = C.q_len > 0;
 	pthread_mutex_unlock(&C.mu);
-	return any;
+	/* a window whose records were all lost still gets its file, to say so */
+	return any || atomic_load(&C.dropped) || atomic_load(&C.untimed) || atomic_load(&C.bad);
 }
 
-unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), uint64_t *ret_dropped)
+unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), struct cupti_lost *ret)
 {
 	pthread_mutex_lock(&C.mu);
 	uint8_t *q = C.q;
@@ -507,6 +510,8 @@ unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uin
 		off += 6 + l;
 	}
 	free(q);
-	*ret_dropped = atomic_exchange(&C.dropped, 0) + atomic_exchange(&C.bad, 0);
+	ret->lost += atomic_exchange(&C.dropped, 0);
+	ret->untimed += atomic_exchange(&C.untimed, 0);
+	ret->bad += atomic_exchange(&C.bad, 0);
 	return n;
 }

@@ -46,6 +46,7 @@ static struct {
 	uint32_t domains, categories, names;
 	/* this window */
 	uint64_t events, dropped, bad, truncated, write_lost;
+	struct cupti_lost gpu;     /* device records not written */
 	uint64_t seen_orphan_dropped, seen_orphan_bad;
 	int write_err;
 	bool warned_write;
@@ -232,6 +233,9 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped + W.write_lost);
 	raw_buf_u64(&W.buf, W.bad);
 	raw_buf_u64(&W.buf, W.truncated);
+	raw_buf_u64(&W.buf, W.gpu.lost);
+	raw_buf_u64(&W.buf, W.gpu.untimed);
+	raw_buf_u64(&W.buf, W.gpu.bad);
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -461,12 +465,12 @@ static void drain(bool last)
 		if (t)
 			drain_slot(t, heads[i]);
 	}
-	uint64_t gpu_lost = 0;
-	(void)agent_cupti_drain(emit_gpu, &gpu_lost);
-	W.dropped += gpu_lost;
+	struct cupti_lost gpu = W.gpu;
+	(void)agent_cupti_drain(emit_gpu, &W.gpu);
 	uint64_t old_d = W.dropped, old_b = W.bad, old_t = W.truncated;
 	collect_counters();
-	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t)
+	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t ||
+	    memcmp(&gpu, &W.gpu, sizeof gpu) != 0)
 		write_counters();
 	int r = raw_writer_flush(W.w);
 	if (r < 0 && !W.write_err)

@@ -153,6 +153,11 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 			f->dropped = raw_cur_u64(&c);
 			f->bad = raw_cur_u64(&c);
 			f->truncated = raw_cur_u64(&c);
+			if (c.left >= 24) {   /* device records not written */
+				f->gpu_lost = raw_cur_u64(&c);
+				f->gpu_untimed = raw_cur_u64(&c);
+				f->gpu_bad = raw_cur_u64(&c);
+			}
 			f->n_counters++;
 			break;
 		default:

@@ -34,6 +34,7 @@ struct ar_file {
 	struct ar_name *threads, *domains, *categories;
 	size_t n_threads, n_domains, n_categories;
 	uint64_t events, dropped, bad, truncated;  /* last COUNTERS */
+	uint64_t gpu_lost, gpu_untimed, gpu_bad;     /* last COUNTERS: device records not written */
 	unsigned n_counters;
 	bool counters_last;    /* the file's last record is COUNTERS */
 	uint64_t damage;       /* bad records, skipped or torn bytes */

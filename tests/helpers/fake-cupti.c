@@ -16,8 +16,10 @@
  *   runtime API cbid 165 ("cudaDeviceSynchronize_v3020"), correlation K+3,
  *     T - 2400 .. T - 1500 ns, and its synchronisation record: context
  *     sync, context 1, no stream, T - 2350 .. T - 1550 ns
+ *   FAKE_CUPTI_UNTIMED kernels "_Z7runningv" still running (end 0; the
+ *     first has start 0 too, the others T - 100), correlation K+10+i
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
- * another subscriber), FAKE_CUPTI_KERNELS.
+ * another subscriber), FAKE_CUPTI_KERNELS, FAKE_CUPTI_UNTIMED (default 0).
  *
  * Like libcupti, it tears down at exit through a handler it registers when
  * loaded (and its destructor): a flush after that aborts with "fake CUPTI:
@@ -268,6 +270,21 @@ static int deliver(void)
 		y.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION))
 			off = put(buf, off, &y, sizeof(y));
+	}
+	/* kernels still running at this (forced) flush: no end time, the
+	 * first no start time either */
+	unsigned untimed = (unsigned)env_long("FAKE_CUPTI_UNTIMED", 0);
+	for (unsigned i = 0; i < untimed && off + 1024 < size; i++) {
+		CUpti_ActivityKernel10 kr;
+		memset(&kr, 0, sizeof(kr));
+		kr.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		kr.start = i ? t - 100 : 0, kr.end = 0;
+		kr.deviceId = 0, kr.contextId = 1, kr.streamId = 7, kr.correlationId = n + 10 + i;
+		kr.gridX = kr.gridY = kr.gridZ = 1;
+		kr.blockX = kr.blockY = kr.blockZ = 1;
+		kr.name = "_Z7runningv";
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+			off = put(buf, off, &kr, sizeof(kr));
 	}
 	completed(NULL, 0, buf, size, off);
 	return 0;

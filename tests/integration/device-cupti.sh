@@ -52,6 +52,25 @@ run_case all all --runtime-api=on --msproftx=on
 MSPROF_NVIDIA_CTL=/dev/null run_case defaults tasks
 MSPROF_NVIDIA_CTL=/dev/null run_case api-only api --task-time=off --runtime-api=on
 
+# kernels still running when the window's stop flushed CUPTI come without
+# an end time: left out and counted as such, not as dropped annotations,
+# and the finished ones are all there
+mkdir -p "$T_WORK/untimed"
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_UNTIMED=2 run_msprof --output="$T_WORK/untimed" \
+	--msproftx=on "$APP" "$T_WORK/untimed.pid" 100 >"$T_WORK/untimed.log" 2>&1
+rc=$?
+t_check "untimed records: msprof exits 0" test $rc -eq 0
+t_grep "untimed records: the export says what they are" \
+	"device: 2 task(s), call(s) or wait(s) had no end time when CUPTI handed them over (still running at the stop) and are left out" \
+	"$T_WORK/untimed.log"
+t_check "untimed records: not called dropped annotations" \
+	bash -c "! grep -q 'dropped in' '$T_WORK/untimed.log'"
+PU=$(t_prof_dir "$T_WORK/untimed") || exit 1
+t_eq "untimed records: the 3 finished kernels kept, none of the running ones; AGENT_COUNTERS says 2 untimed" \
+	"$(sqlite3 "$PU"/msprof_*.db "SELECT (SELECT count(*) FROM GPU_TASK WHERE kind = 1) || ',' ||
+	   (SELECT count(*) FROM GPU_TASK WHERE name LIKE '%running%') || ',' ||
+	   (SELECT SUM(gpuLost) || '/' || SUM(gpuUntimed) || '/' || SUM(gpuBad) FROM AGENT_COUNTERS)")" "3,0,0/2/0"
+
 # another CUPTI user in the process: one message, the application and the
 # rest of the collection go on
 OUT2="$T_WORK/out2"

@@ -71,6 +71,14 @@ int main(void)
 	CHECK(conv((const CUpti_Activity *)&k, namer, &t, &a) == -EBADMSG);
 	k.end = 5500, k.deviceId = 31;
 	CHECK(conv((const CUpti_Activity *)&k, namer, &t, &a) == -EBADMSG);
+	/* no time (CUPTI_TIMESTAMP_UNKNOWN): still running at a forced flush,
+	 * or not timed; neither a task nor damage */
+	k.deviceId = 1, k.end = 0;
+	CHECK(conv((const CUpti_Activity *)&k, namer, &t, &a) == -ENODATA);
+	k.start = 0;
+	CHECK(conv((const CUpti_Activity *)&k, namer, &t, &a) == -ENODATA);
+	k.start = 1000, k.end = 5500;
+	CHECK(conv((const CUpti_Activity *)&k, namer, &t, &a) == CUPTI_CONV_TASK);
 
 	CUpti_ActivityMemcpy6 m;
 	memset(&m, 0, sizeof(m));
@@ -83,6 +91,9 @@ int main(void)
 	roundtrip_task(&t, &out);
 	CHECK(out.kind == GPU_TASK_MEMCPY && out.copy_kind == GPU_COPY_HTOD && out.bytes == 1 << 20 &&
 	      out.start == 2000 && out.end == 2600 && out.stream == 3 && out.correlation == 43 && !out.name[0]);
+	m.end = 0;
+	CHECK(conv((const CUpti_Activity *)&m, namer, &t, &a) == -ENODATA);
+	m.end = 2600;
 
 	CUpti_ActivityMemset4 s;
 	memset(&s, 0, sizeof(s));
@@ -108,6 +119,8 @@ int main(void)
 	CHECK(streq(a.name, "cudaApi#9999"));
 	api.end = 1;
 	CHECK(conv((const CUpti_Activity *)&api, namer, &t, &a) == -EBADMSG);
+	api.start = 0, api.end = 0;
+	CHECK(conv((const CUpti_Activity *)&api, namer, &t, &a) == -ENODATA);
 	raw_buf_release(&b);
 
 	/* synchronisation: a stream sync, a context sync (stream and event
@@ -142,6 +155,9 @@ int main(void)
 	CHECK(cupti_convert((const CUpti_Activity *)&y, namer, &out_all) == -EBADMSG);
 	y.end = 9500, y.type = (CUpti_ActivitySynchronizationType)5;
 	CHECK(cupti_convert((const CUpti_Activity *)&y, namer, &out_all) == -EBADMSG);
+	y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, y.end = 0;
+	CHECK(cupti_convert((const CUpti_Activity *)&y, namer, &out_all) == -ENODATA);
+	y.end = 9500;
 	CHECK(streq(gpu_sync_name(5), "Unknown"));
 	/* a decoder refuses what an encoder would never write */
 	struct gpu_sync bad = ys;

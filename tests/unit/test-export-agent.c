@@ -136,14 +136,24 @@ static void end(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t 
 	emit(w, RAW_AGENT_RANGE_END);
 }
 
-static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc)
+/* gpu: the device records not written (lost, untimed, bad), which an
+ * older agent's record (gpu NULL) does not carry */
+static void counters_gpu(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc,
+			 const uint64_t *gpu)
 {
 	rec(w, ms);
 	raw_buf_u64(&w->b, ev);
 	raw_buf_u64(&w->b, dropped);
 	raw_buf_u64(&w->b, bad);
 	raw_buf_u64(&w->b, trunc);
+	for (int i = 0; gpu && i < 3; i++)
+		raw_buf_u64(&w->b, gpu[i]);
 	emit(w, RAW_AGENT_COUNTERS);
+}
+
+static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc)
+{
+	counters_gpu(w, ms, ev, dropped, bad, trunc, NULL);
 }
 
 static void write_text(const char *dir, const char *name, const char *text)
@@ -216,7 +226,7 @@ static char *make_prof(const char *name, const char *sample)
 		start(&w, 20 + i, P2, 1, 0, 1, "deep");
 	for (unsigned i = 0; i < 4; i++)
 		end(&w, 30 + i, P2, 1, 0, 1);
-	counters(&w, 40, 8, 0, 0, 0);
+	counters_gpu(&w, 40, 8, 0, 0, 0, (const uint64_t[]){ 2, 5, 1 });
 	wclose(&w);
 	free(host);
 	free(data);
@@ -329,7 +339,7 @@ static void check_db(const char *db_path)
 	check_text("MSTX_EVENTS", got, want);
 
 	_cleanup_free_ char *c = rows(db, "SELECT * FROM AGENT_COUNTERS ORDER BY pid");
-	check_text("AGENT_COUNTERS", c, "5000|16|3|1|0|2|2|0|1\n6000|8|0|0|0|0|0|0|0\n");
+	check_text("AGENT_COUNTERS", c, "5000|16|3|1|0|2|2|0|1|0|0|0\n6000|8|0|0|0|0|0|0|0|2|5|1\n");
 	_cleanup_free_ char *p = rows(db, "SELECT a.pid, a.ppid, a.rank, s.value, a.cmdline, a.startNs, a.endNs "
 					  "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name ORDER BY a.pid");
 	snprintf(want, sizeof want, "5000|1|-1|app|./app --flag|%llu|%llu\n6000|1|-1|child|./child|%llu|%llu\n",
@@ -516,6 +526,11 @@ static void test_export(void)
 	CHECK(rep.mstx_dropped == 3);
 	CHECK(strstr(rep.message, "agent: 3 event(s) (annotations, OS runtime calls) dropped in 1 process(es)"));
 	CHECK(strstr(rep.message, "mstx: 1 bad call(s) ignored"));
+	/* device records are not events dropped from a buffer */
+	CHECK(strstr(rep.message, "device: 5 task(s), call(s) or wait(s) had no end time when CUPTI handed them over "
+				  "(still running at the stop) and are left out"));
+	CHECK(strstr(rep.message, "device: 2 record(s) lost: the agent's queue of CUPTI records was full"));
+	CHECK(strstr(rep.message, "device: 1 CUPTI record(s) with impossible values left out"));
 	CHECK(strstr(rep.message, "mstx: 2 range(s) never ended: they end at the session end"));
 	CHECK(strstr(rep.message, "mstx: 2 range end(s) without a start left out"));
 	CHECK(rep.files_written == 3); /* msprof, msprof_tx json; msprof_tx csv */
