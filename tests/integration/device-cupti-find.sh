@@ -13,17 +13,6 @@ FAKE="$HELPERS/libfake-cupti.so"
 APP="$HELPERS/test-cuda-app"
 DUMMY="$HELPERS/libfake-nvml.so"   # any library that is not CUPTI
 
-ASAN_LIB=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-run_msprof() {
-	(
-		if [ -n "$ASAN_LIB" ]; then
-			export LD_PRELOAD=$ASAN_LIB
-			exec "$MSPROF" --environment="ASAN_OPTIONS=detect_leaks=0" "$@"
-		fi
-		exec "$MSPROF" "$@"
-	)
-}
-
 mkdir -p "$T_WORK/decoy"
 for n in libcupti.so libcupti.so.12 libcupti.so.13 libcupti.so.14; do
 	cp "$DUMMY" "$T_WORK/decoy/$n"
@@ -37,7 +26,7 @@ kernels_of() {
 	(
 		unset MSPROF_CUPTI_LIBRARY
 		export LD_LIBRARY_PATH="$T_WORK/decoy" FAKE_CUPTI_KERNELS=3
-		run_msprof --output="$T_WORK/$name" --msproftx=on "$APP" "$T_WORK/$name.pid" 100
+		t_msprof --output="$T_WORK/$name" --msproftx=on "$APP" "$T_WORK/$name.pid" 100
 	) >"$T_WORK/$name.log" 2>&1
 	rc=$?
 	t_check "$name: msprof exits 0" test $rc -eq 0
@@ -70,7 +59,7 @@ t_check "pip's nvidia/cuda_cupti beside nvidia/cuda_runtime is used (3 kernels, 
 # a MSPROF_CUPTI_LIBRARY that does not load: one line naming it, exit 0,
 # host data still exported
 mkdir -p "$T_WORK/bad"
-MSPROF_CUPTI_LIBRARY="$T_WORK/no-such-libcupti.so" run_msprof --output="$T_WORK/bad" --msproftx=on \
+MSPROF_CUPTI_LIBRARY="$T_WORK/no-such-libcupti.so" t_msprof --output="$T_WORK/bad" --msproftx=on \
 	"$APP" "$T_WORK/bad.pid" 100 >"$T_WORK/bad.log" 2>&1
 rc=$?
 t_check "bad MSPROF_CUPTI_LIBRARY: msprof exits 0" test $rc -eq 0

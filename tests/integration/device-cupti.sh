@@ -15,26 +15,12 @@ FAKE="$HELPERS/libfake-cupti.so"
 [ -f "$FAKE" ] || t_skip "built without the CUDA toolkit headers (-Dcupti): no CUPTI part to test"
 APP="$HELPERS/test-cuda-app"
 
-# In a sanitized build the agent is instrumented: the application it is
-# preloaded into needs the ASan runtime first (msprof keeps a user's
-# LD_PRELOAD entries in front of the agent's).
-ASAN_LIB=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-run_msprof() {
-	(
-		if [ -n "$ASAN_LIB" ]; then
-			export LD_PRELOAD=$ASAN_LIB
-			exec "$MSPROF" --environment="ASAN_OPTIONS=detect_leaks=0" "$@"
-		fi
-		exec "$MSPROF" "$@"
-	)
-}
-
 # $1 name, $2 check mode (device-cupti-check.py), then msprof's options
 run_case() {
 	local name=$1 mode=$2 rc p
 	shift 2
 	mkdir -p "$T_WORK/$name"
-	MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 run_msprof --output="$T_WORK/$name" "$@" \
+	MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 t_msprof --output="$T_WORK/$name" "$@" \
 		"$APP" "$T_WORK/$name.pid" 300 >"$T_WORK/$name.log" 2>&1
 	rc=$?
 	t_check "$name: msprof exits 0" test $rc -eq 0
@@ -56,7 +42,7 @@ MSPROF_NVIDIA_CTL=/dev/null run_case api-only api --task-time=off --runtime-api=
 # an end time: left out and counted as such, not as dropped annotations,
 # and the finished ones are all there
 mkdir -p "$T_WORK/untimed"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_UNTIMED=2 run_msprof --output="$T_WORK/untimed" \
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_UNTIMED=2 t_msprof --output="$T_WORK/untimed" \
 	--msproftx=on "$APP" "$T_WORK/untimed.pid" 100 >"$T_WORK/untimed.log" 2>&1
 rc=$?
 t_check "untimed records: msprof exits 0" test $rc -eq 0
@@ -75,7 +61,7 @@ t_eq "untimed records: the 3 finished kernels kept, none of the running ones; AG
 # rest of the collection go on
 OUT2="$T_WORK/out2"
 mkdir -p "$OUT2"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_SUBSCRIBE_ERROR=39 run_msprof --output="$OUT2" --msproftx=on \
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_SUBSCRIBE_ERROR=39 t_msprof --output="$OUT2" --msproftx=on \
 	"$APP" "$T_WORK/app2.pid" 100 >"$T_WORK/log2" 2>&1
 rc=$?
 t_check "another CUPTI user: msprof exits 0" test $rc -eq 0
@@ -94,7 +80,7 @@ t_check "another CUPTI user: host data exported" \
 # flushes the rest once, so both sets of records are there
 mkdir -p "$T_WORK/exit"
 MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 FAKE_CUPTI_THREAD_MS=100 FAKE_CUPTI_BUSY_MS=300 \
-	FAKE_CUPTI_BUSY_FILE="$T_WORK/busy" run_msprof --output="$T_WORK/exit" --msproftx=on \
+	FAKE_CUPTI_BUSY_FILE="$T_WORK/busy" t_msprof --output="$T_WORK/exit" --msproftx=on \
 	"$APP" "$T_WORK/exit.pid" 30000 exit-thread "$T_WORK/busy" >"$T_WORK/exit.log" 2>&1
 rc=$?
 t_check "exit from a thread during a buffer: msprof exits 0" test $rc -eq 0
@@ -109,7 +95,7 @@ t_check "exit from a thread during a buffer: both buffers' tasks (6 kernels, 2 c
 # a CUPTI that never answers the flush: the exit goes on after 2 s, says
 # once what was lost, and the rest of the run is exported
 mkdir -p "$T_WORK/hang"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 run_msprof --output="$T_WORK/hang" --msproftx=on \
+MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 t_msprof --output="$T_WORK/hang" --msproftx=on \
 	"$APP" "$T_WORK/hang.pid" 100 >"$T_WORK/hang.log" 2>&1
 rc=$?
 t_check "wedged CUPTI: msprof exits 0" test $rc -eq 0

@@ -46,19 +46,10 @@ dyn_open() {
 dyn_send() { printf '%s\n' "$*" >&7; }
 dyn_close() { exec 7>&-; }
 
-# In a sanitized build the agent is instrumented too: what it is preloaded
-# into needs the ASan runtime first (LD_PRELOAD keeps the user's entries in
-# front of the agent), and uninstrumented programs (sh) must not run leak
-# checks at exit.  dyn_msprof runs msprof so; DYN_ASAN_LIB is empty otherwise.
-DYN_ASAN_LIB=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
-DYN_ASAN_ENV=()
-[ -n "$DYN_ASAN_LIB" ] && DYN_ASAN_ENV=(--environment="ASAN_OPTIONS=detect_leaks=0")
-dyn_msprof() {
-	(
-		[ -n "$DYN_ASAN_LIB" ] && export LD_PRELOAD=$DYN_ASAN_LIB
-		exec "$MSPROF" "${DYN_ASAN_ENV[@]}" "$@"
-	)
-}
+# A sanitized build's ASan runtime and options (lib.sh's t_msprof).
+DYN_ASAN_LIB=$T_ASAN_LIB
+DYN_ASAN_ENV=("${T_ASAN_ENV[@]}")
+dyn_msprof() { t_msprof "$@"; }
 
 # dyn_run_pipe LOG ARGS...: msprof ARGS reading the FIFO, in the background;
 # DYN_PID is msprof's own pid.  dyn_run_pty: the same on a pseudo-terminal

@@ -39,6 +39,20 @@ t_ok() { echo "ok: $*"; }
 t_eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; return 1; fi; }
 t_skip() { echo "SKIP: $*"; exit 77; }
 
+# In a sanitized build the agent is instrumented too: what it is preloaded
+# into needs the ASan runtime first (LD_PRELOAD keeps the user's entries in
+# front of the agent), and uninstrumented programs (sh) must not run leak
+# checks at exit.  t_msprof runs msprof so; T_ASAN_LIB is empty otherwise.
+T_ASAN_LIB=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
+T_ASAN_ENV=()
+[ -n "$T_ASAN_LIB" ] && T_ASAN_ENV=(--environment="ASAN_OPTIONS=detect_leaks=0")
+t_msprof() {
+	(
+		[ -n "$T_ASAN_LIB" ] && export LD_PRELOAD=$T_ASAN_LIB
+		exec "$MSPROF" "${T_ASAN_ENV[@]}" "$@"
+	)
+}
+
 # t_check "what" cmd args...  (runs the command; failure is recorded)
 t_check() {
 	local what=$1; shift
