@@ -220,21 +220,28 @@ static int find_loaded(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+static const char *const cupti_names[] = { CUPTI_MAJOR_NAME, "libcupti.so" };
+
+/* Each CUPTI name in dir + sub, or on the loader's path (dir NULL). */
 static void *open_in(const char *dir, const char *sub, char *tried, size_t tried_len)
 {
-	static const char *const names[] = { CUPTI_MAJOR_NAME, "libcupti.so" };
 	char path[PATH_MAX];
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (snprintf(path, sizeof path, "%s%s/%s", dir, sub, names[i]) >= (int)sizeof path ||
-		    access(path, F_OK) != 0)
-			continue;
-		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; i < ARRAY_SIZE(cupti_names); i++) {
+		const char *name = cupti_names[i];
+		if (dir) {
+			if (snprintf(path, sizeof path, "%s%s/%s", dir, sub, name) >= (int)sizeof path ||
+			    access(path, F_OK) != 0)
+				continue;
+			name = path;
+		}
+		void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 		if (h)
 			return h;
-		/* there but unusable (another architecture, say): keep the
-		 * reason for the message if nothing else loads */
+		/* a file there but unusable (another architecture, say): keep
+		 * the reason for the message if nothing else loads */
 		const char *e = dlerror();
-		snprintf(tried, tried_len, "%s", e ? e : path);
+		if (dir)
+			snprintf(tried, tried_len, "%s", e ? e : path);
 	}
 	return NULL;
 }
@@ -251,38 +258,30 @@ static void *load_cupti(char *why, size_t why_len)
 		return h;
 	}
 	why[0] = '\0';
+	void *h;
 	struct lib_find f = { .prefix = "libcupti.so" };
-	if (dl_iterate_phdr(find_loaded, &f) && f.path[0]) {
-		void *h = dlopen(f.path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-		if (h)
-			return h;
-	}
+	if (dl_iterate_phdr(find_loaded, &f) && f.path[0] &&
+	    (h = dlopen(f.path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)))
+		return h;
 	f = (struct lib_find){ .prefix = "libcudart.so" };
 	if (dl_iterate_phdr(find_loaded, &f) && f.path[0]) {
 		*strrchr(f.path, '/') = '\0';
-		void *h = open_in(f.path, "", why, why_len);
-		if (!h)
-			h = open_in(f.path, "/../../cuda_cupti/lib", why, why_len);
-		if (h)
+		if ((h = open_in(f.path, "", why, why_len)) ||
+		    (h = open_in(f.path, "/../../cuda_cupti/lib", why, why_len)))
 			return h;
 	}
-	static const char *const names[] = { CUPTI_MAJOR_NAME, "libcupti.so" };
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			return h;
-	}
+	if ((h = open_in(NULL, NULL, why, why_len)))
+		return h;
 	const char *roots[] = { getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda" };
 	static const char *const subs[] = { "/lib64", "/lib", "/extras/CUPTI/lib64" };
 	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
 		for (size_t j = 0; roots[i] && *roots[i] && j < ARRAY_SIZE(subs); j++) {
-			void *h = open_in(roots[i], subs[j], why, why_len);
-			if (h)
+			if ((h = open_in(roots[i], subs[j], why, why_len)))
 				return h;
 		}
 	if (!why[0])
 		snprintf(why, why_len, "no %s beside the job's libcudart, on the loader's path or under "
-			 "$CUDA_HOME or /usr/local/cuda", CUPTI_MAJOR_NAME);
+			 "$CUDA_HOME, $CUDA_PATH or /usr/local/cuda", CUPTI_MAJOR_NAME);
 	return NULL;
 }
 
