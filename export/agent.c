@@ -723,36 +723,41 @@ static int agent_file(struct agent_parse *p, const char *path)
 
 /* --- all processes ------------------------------------------------------------------ */
 
+struct open_count {
+	struct exp *e;
+	sqlite3_stmt *up;
+	uint64_t total;
+};
+
+/* A process's ranges left open, into its AGENT_COUNTERS row. */
+static int open_count_row(sqlite3_stmt *st, void *ctx)
+{
+	struct open_count *w = ctx;
+	sqlite3_bind_int64(w->up, 1, sqlite3_column_int64(st, 0));
+	sqlite3_bind_int64(w->up, 2, sqlite3_column_int64(st, 1));
+	w->total += (uint64_t)sqlite3_column_int64(st, 1);
+	return exp_step_done(w->e, w->up, "AGENT_COUNTERS");
+}
+
 /* Ranges still open when the data ends close at the session end, counted
  * per process (a partial index keeps finding them cheap). */
 static int close_open(struct agent_parse *p, uint64_t *ret_open)
 {
 	struct exp *e = p->e;
 	int64_t end = e->end_ns ? (int64_t)e->end_ns : e->last_ns;
+	struct open_count w = { e, NULL, 0 };
 	sqlite3_stmt *st;
-	uint64_t total = 0;
 	int r = exp_prepare(e, "SELECT globalTid >> 32, COUNT(*) FROM MSTX_EVENTS WHERE endNs IS NULL GROUP BY 1", &st);
 	if (r < 0)
 		return r;
-	sqlite3_stmt *up;
-	r = exp_prepare(e, "UPDATE AGENT_COUNTERS SET openAtEnd = ?2 WHERE pid = ?1", &up);
-	if (r < 0) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	int rc;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
-		sqlite3_bind_int64(up, 2, sqlite3_column_int64(st, 1));
-		total += (uint64_t)sqlite3_column_int64(st, 1);
-		r = exp_step_done(e, up, "AGENT_COUNTERS");
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, "open ranges");
+	r = exp_prepare(e, "UPDATE AGENT_COUNTERS SET openAtEnd = ?2 WHERE pid = ?1", &w.up);
+	if (r == 0)
+		r = exp_stmt_each(e, st, "open ranges", open_count_row, &w);
 	sqlite3_finalize(st);
-	sqlite3_finalize(up);
+	sqlite3_finalize(w.up);
 	if (r < 0)
 		return r;
+	uint64_t total = w.total;
 	r = exp_prepare(e, "UPDATE MSTX_EVENTS SET endNs = max(?, startNs) WHERE endNs IS NULL", &st);
 	if (r < 0)
 		return r;

@@ -189,32 +189,31 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 	exp_buf_release(&b);
 }
 
-static int sql_errno(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_NOMEM: return -ENOMEM;
-	case SQLITE_FULL: return -ENOSPC;
-	case SQLITE_READONLY: return -EROFS;
-	case SQLITE_PERM:
-	case SQLITE_AUTH: return -EACCES;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED: return -EBUSY;
-	case SQLITE_CANTOPEN: return -ENOENT;
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB: return -EBADMSG;
-	case SQLITE_TOOBIG: return -E2BIG;
-	case SQLITE_CONSTRAINT:
-	case SQLITE_MISMATCH:
-	case SQLITE_RANGE: return -EINVAL;
-	case SQLITE_INTERRUPT: return -EINTR;
-	default: return -EIO;
-	}
-}
-
 int exp_sql_fail(struct exp *e, int rc, const char *what)
 {
 	exp_note(e, "database error in %s: %s", what, e->db ? sqlite3_errmsg(e->db) : sqlite3_errstr(rc));
-	return sql_errno(rc);
+	return db_errno(rc);
+}
+
+int exp_each(struct exp *e, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx)
+{
+	int rc = SQLITE_OK;
+	int r = db_each_rc(e->db, sql, bind, row, ctx, &rc);
+	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, sql);
+}
+
+int exp_step(struct exp *e, sqlite3_stmt *st, const char *what)
+{
+	int rc = SQLITE_OK;
+	int r = db_step(st, &rc);
+	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, what);
+}
+
+int exp_stmt_each(struct exp *e, sqlite3_stmt *st, const char *what, db_row_fn *row, void *ctx)
+{
+	int rc = SQLITE_OK;
+	int r = db_stmt_each_rc(st, row, ctx, &rc);
+	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, what);
 }
 
 int exp_exec(struct exp *e, const char *sql)
@@ -235,33 +234,22 @@ int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret)
 
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
 {
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : exp_sql_fail(e, rc, what);
+	int r = exp_stmt_each(e, st, what, NULL, NULL);
+	return r < 0 ? r : 0;
 }
 
 bool exp_table_has_rows(struct exp *e, const char *table)
 {
 	char sql[128];
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(e->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return false; /* no such table: dropped because empty */
-	bool has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return has;
+	/* an error is no such table: dropped because empty */
+	return db_each(e->db, sql, NULL, db_row_stop, NULL) > 0;
 }
 
 bool exp_table_has_index(struct exp *e, const char *index)
 {
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(e->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, index, -1, SQLITE_STATIC);
-	bool has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return has;
+	return db_each(e->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'index' AND name = ?", db_bind_text1,
+		       db_row_stop, (void *)index) > 0;
 }
 
 /* --- STRING_IDS ------------------------------------------------------------ */
@@ -356,30 +344,39 @@ struct exp_strings *exp_strings_free(struct exp_strings *c)
 	return NULL;
 }
 
+struct string_copy {
+	char *s;
+	size_t len;
+};
+
+static int string_copy_row(sqlite3_stmt *st, void *ctx)
+{
+	struct string_copy *c = ctx;
+	const char *v = (const char *)sqlite3_column_text(st, 0);
+	size_t n = v ? (size_t)sqlite3_column_bytes(st, 0) : 0;
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	if (n)
+		memcpy(copy, v, n);
+	copy[n] = '\0';
+	c->s = copy;
+	c->len = n;
+	return 1;
+}
+
 int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t *ret_len)
 {
 	size_t k = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ULL >> 52) & (STRINGS_SLOTS - 1);
 	if (c->slot[k].id != id || id < 0) {
 		sqlite3_bind_int64(c->st, 1, id);
-		int rc = sqlite3_step(c->st);
-		if (rc != SQLITE_ROW) {
-			sqlite3_reset(c->st);
-			return rc == SQLITE_DONE ? 0 : exp_sql_fail(c->e, rc, "STRING_IDS");
-		}
-		const char *v = (const char *)sqlite3_column_text(c->st, 0);
-		size_t n = v ? (size_t)sqlite3_column_bytes(c->st, 0) : 0;
-		char *copy = malloc(n + 1);
-		if (!copy) {
-			sqlite3_reset(c->st);
-			return -ENOMEM;
-		}
-		if (n)
-			memcpy(copy, v, n);
-		copy[n] = '\0';
-		sqlite3_reset(c->st);
+		struct string_copy v = { NULL, 0 };
+		int r = exp_stmt_each(c->e, c->st, "STRING_IDS", string_copy_row, &v);
+		if (r <= 0)
+			return r;
 		free(c->slot[k].s);
-		c->slot[k].s = copy;
-		c->slot[k].len = n;
+		c->slot[k].s = v.s;
+		c->slot[k].len = v.len;
 		c->slot[k].id = id;
 	}
 	*ret = c->slot[k].s;
@@ -410,17 +407,13 @@ static int intern_grow(struct exp_intern *in)
 /* The id of s in the database, 0 and *ret; 1 when it is not there. */
 static int intern_find(struct exp *e, struct exp_intern *in, const char *s, int64_t *ret)
 {
+	int64_t id;
 	sqlite3_bind_text(in->find, 1, s, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(in->find);
-	int r = 1;
-	if (rc == SQLITE_ROW) {
-		*ret = sqlite3_column_int64(in->find, 0);
-		r = 0;
-	} else if (rc != SQLITE_DONE) {
-		r = exp_sql_fail(e, rc, "STRING_IDS lookup");
-	}
-	sqlite3_reset(in->find);
-	return r;
+	int r = exp_stmt_each(e, in->find, "STRING_IDS lookup", db_row_i64, &id);
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	*ret = id;
+	return 0;
 }
 
 int exp_intern_id(struct exp *e, const char *s, int64_t *ret)

@@ -283,6 +283,33 @@ static void counter(struct exp_tl *t, const char *name, unsigned pid, const char
 		ts, unit, value);
 }
 
+struct device_walk {
+	struct exp *e;
+	struct exp_tl *t;
+	const struct export_track_info *k;
+	void (*emit)(struct exp_tl *t, unsigned pid, const char *ts, sqlite3_stmt *st);
+	int64_t dev;
+	unsigned pid;
+};
+
+static int device_row(sqlite3_stmt *st, void *ctx)
+{
+	struct device_walk *w = ctx;
+	int64_t d = sqlite3_column_int64(st, 0);
+	if (d < 0 || d >= DEV_MAX_DEVICES - 1)
+		return 0;
+	if (d != w->dev) {
+		if (w->dev >= 0)
+			device_meta(w->t, w->k, w->pid, w->dev);
+		w->dev = d;
+		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
+	}
+	char ts[32];
+	exp_format_ts(sqlite3_column_int64(st, 1), ts);
+	w->emit(w->t, w->pid, ts, st);
+	return 0;
+}
+
 /* One device layer: rows (deviceId, timestampNs, ...) ordered by device;
  * emit writes a row's counters; metadata after each device's rows. */
 static int layer(struct exp *e, struct exp_tl *t, enum export_track track, const char *sql,
@@ -291,33 +318,11 @@ static int layer(struct exp *e, struct exp_tl *t, enum export_track track, const
 	const struct export_track_info *k = &export_tracks[track];
 	if (!exp_track_on(e, track))
 		return 0; /* left out by --reports */
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	int64_t dev = -1;
-	unsigned pid = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(st, 0);
-		if (d < 0 || d >= DEV_MAX_DEVICES - 1)
-			continue;
-		if (d != dev) {
-			if (dev >= 0)
-				device_meta(t, k, pid, dev);
-			dev = d;
-			pid = export_format_pid(e->app_pid, k->sort_index, (unsigned)d);
-		}
-		char ts[32];
-		exp_format_ts(sqlite3_column_int64(st, 1), ts);
-		emit(t, pid, ts, st);
-	}
-	if (dev >= 0)
-		device_meta(t, k, pid, dev);
-	if (rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	struct device_walk w = { .e = e, .t = t, .k = k, .emit = emit, .dev = -1 };
+	int r = exp_each(e, sql, NULL, device_row, &w);
+	if (w.dev >= 0)
+		device_meta(t, k, w.pid, w.dev);
+	return r < 0 ? r : 0;
 }
 
 /* msprof NpuMemAssembler: "APP/DDR", "APP/HBM", "APP/Memory" and the

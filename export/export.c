@@ -469,11 +469,8 @@ static int64_t table_size(struct exp *e, const char *table)
 {
 	char sql[96];
 	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM main.%s", table);
-	sqlite3_stmt *st = NULL;
 	int64_t n = 0;
-	if (sqlite3_prepare_v2(e->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	(void)db_each(e->db, sql, NULL, db_row_i64, &n);
 	return n;
 }
 
@@ -708,11 +705,8 @@ static bool db_layout_current(const char *path)
 	sqlite3 *db = NULL;
 	bool ok = false;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
-		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
-			ok = sqlite3_column_int(st, 0) == schema_stamp();
-		sqlite3_finalize(st);
+		int64_t v = 0;
+		ok = db_each(db, "PRAGMA user_version", NULL, db_row_i64, &v) > 0 && v == schema_stamp();
 	}
 	sqlite3_close(db);
 	return ok;

@@ -261,6 +261,7 @@ static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *
 
 struct pass {
 	struct exp *e;
+	const char *dir;
 	struct exp_table sum, time;        /* op_summary, task_time */
 	bool want_sum, want_time, sum_open, time_open;
 	struct exp_strings *names, *types, *task_types;
@@ -286,8 +287,9 @@ static int add_total(struct pass *p, int64_t dev, int64_t dur)
 	return 0;
 }
 
-static int pass_row(struct pass *p, sqlite3_stmt *st)
+static int pass_row(sqlite3_stmt *st, void *ctx)
 {
+	struct pass *p = ctx;
 	const char *type, *name = "";
 	size_t type_len, name_len = 0;
 	int r = exp_strings_get(p->task_types, sqlite3_column_int64(st, S_TYPE), &type, &type_len);
@@ -393,6 +395,19 @@ static int pass_row(struct pass *p, sqlite3_stmt *st)
 	return 0;
 }
 
+/* As the statement's bind step: the files are opened once the query is
+ * known to be valid. */
+static int pass_open(sqlite3_stmt *st, void *ctx)
+{
+	struct pass *p = ctx;
+	int r = 0;
+	if (p->want_sum && (r = exp_table_open(p->e, &p->sum, p->dir, CSV_OP_SUMMARY)) == 0)
+		p->sum_open = true;
+	if (r == 0 && p->want_time && (r = exp_table_open(p->e, &p->time, p->dir, CSV_TASK_TIME)) == 0)
+		p->time_open = true;
+	return r;
+}
+
 static int task_pass(struct exp *e, const char *dir)
 {
 	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO");
@@ -400,8 +415,8 @@ static int task_pass(struct exp *e, const char *dir)
 	if (!p.want_sum && !p.want_time)
 		return 0;
 	_cleanup_free_ char *sql = pass_sql(kernels);
-	sqlite3_stmt *st = NULL;
-	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	p.dir = dir;
+	int r = sql ? 0 : -ENOMEM;
 	if (r == 0)
 		r = exp_strings_new(e, &p.names);
 	if (r == 0)
@@ -409,16 +424,9 @@ static int task_pass(struct exp *e, const char *dir)
 	if (r == 0)
 		r = exp_strings_new(e, &p.task_types);
 	if (r == 0)
-		r = exp_prepare(e, sql, &st);
-	if (r == 0 && p.want_sum && (r = exp_table_open(e, &p.sum, dir, CSV_OP_SUMMARY)) == 0)
-		p.sum_open = true;
-	if (r == 0 && p.want_time && (r = exp_table_open(e, &p.time, dir, CSV_TASK_TIME)) == 0)
-		p.time_open = true;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		r = pass_row(&p, st);
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
+		r = exp_each(e, sql, pass_open, pass_row, &p);
+	if (r > 0)
+		r = 0;
 	if (p.sum_open)
 		r = r < 0 ? (exp_table_abort(&p.sum), r) : exp_table_commit(&p.sum);
 	if (p.time_open)
@@ -653,54 +661,127 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
 	return 0;
 }
 
+/* The tasks by device and stream: a stream's thread metadata when the
+ * next stream begins, a device's process metadata when the next device
+ * does. */
+struct hw_walk {
+	struct exp *e;
+	struct exp_tl *t;
+	const struct export_track_info *k;
+	struct exp_strings *names, *types, *ranges;
+	struct exp_buf b;
+	int64_t dev, stream;
+	unsigned pid;
+};
+
+static void hw_process(struct hw_walk *w)
+{
+	char label[32];
+	snprintf(label, sizeof label, "NPU %" PRId64, w->dev);
+	exp_tl_process(w->t, w->pid, w->k->process_name, label, w->k->sort_index);
+}
+
+static int hw_task(sqlite3_stmt *st, void *ctx)
+{
+	struct hw_walk *w = ctx;
+	int64_t d = sqlite3_column_int64(st, H_DEV), s = sqlite3_column_int64(st, H_STREAM);
+	if (d < 0 || d > 30)
+		return 0;
+	if (d != w->dev || s != w->stream) {
+		if (w->stream >= 0)
+			exp_tl_thread(w->t, w->pid, w->stream, "Stream");
+		if (d != w->dev && w->dev >= 0)
+			hw_process(w);
+		w->dev = d, w->stream = s;
+		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
+	}
+	return hw_row(&w->b, st, w->pid, w->names, w->types, w->ranges, w->t);
+}
+
 static int hw_layer(struct exp *e, struct exp_tl *t)
 {
-	const struct export_track_info *k = &export_tracks[TRACK_ASCEND_HW];
 	_cleanup_free_ char *sql = hw_sql(e);
-	struct exp_strings *names = NULL, *types = NULL, *ranges = NULL;
-	struct exp_buf b = { 0 };
-	sqlite3_stmt *st = NULL;
-	int r = sql ? 0 : -ENOMEM, rc = SQLITE_DONE;
+	struct hw_walk w = { .e = e, .t = t, .k = &export_tracks[TRACK_ASCEND_HW], .dev = -1, .stream = -1 };
+	int r = sql ? 0 : -ENOMEM;
 	if (r == 0)
-		r = exp_strings_new(e, &names);
+		r = exp_strings_new(e, &w.names);
 	if (r == 0)
-		r = exp_strings_new(e, &types);
+		r = exp_strings_new(e, &w.types);
 	if (r == 0)
-		r = exp_strings_new(e, &ranges);
+		r = exp_strings_new(e, &w.ranges);
 	if (r == 0)
-		r = exp_prepare(e, sql, &st);
-	int64_t dev = -1, stream = -1;
-	unsigned pid = 0;
-	char label[32];
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(st, H_DEV), s = sqlite3_column_int64(st, H_STREAM);
-		if (d < 0 || d > 30)
-			continue;
-		if (d != dev || s != stream) {
-			if (stream >= 0)
-				exp_tl_thread(t, pid, stream, "Stream");
-			if (d != dev && dev >= 0) {
-				snprintf(label, sizeof label, "NPU %" PRId64, dev);
-				exp_tl_process(t, pid, k->process_name, label, k->sort_index);
-			}
-			dev = d, stream = s;
-			pid = export_format_pid(e->app_pid, k->sort_index, (unsigned)d);
-		}
-		r = hw_row(&b, st, pid, names, types, ranges, t);
+		r = exp_each(e, sql, NULL, hw_task, &w);
+	if (r >= 0 && w.stream >= 0) {
+		exp_tl_thread(t, w.pid, w.stream, "Stream");
+		hw_process(&w);
 	}
-	if (r == 0 && stream >= 0) {
-		exp_tl_thread(t, pid, stream, "Stream");
-		snprintf(label, sizeof label, "NPU %" PRId64, dev);
-		exp_tl_process(t, pid, k->process_name, label, k->sort_index);
+	exp_strings_free(w.names);
+	exp_strings_free(w.types);
+	exp_strings_free(w.ranges);
+	exp_buf_release(&w.b);
+	return r < 0 ? r : 0;
+}
+
+struct cann_walk {
+	struct exp_tl *tl;
+	unsigned pid;
+	struct exp_strings *names;
+	struct exp_buf b;
+	int64_t tid;
+	bool any;
+};
+
+static int cann_call(sqlite3_stmt *st, void *ctx)
+{
+	struct cann_walk *w = ctx;
+	struct exp_tl *tl = w->tl;
+	struct exp_buf *b = &w->b;
+	unsigned pid = w->pid;
+	const char *name;
+	size_t name_len;
+	int r = exp_strings_get(w->names, sqlite3_column_int64(st, 4), &name, &name_len);
+	if (r <= 0)
+		return r; /* no name: left out, as an inner join leaves it */
+	int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+	int64_t end = sqlite3_column_int64(st, 2), conn = sqlite3_column_int64(st, 3);
+	if (t != w->tid && w->tid >= 0)
+		exp_tl_thread(tl, pid, w->tid, "Thread");
+	w->tid = t;
+	w->any = true;
+	exp_buf_lit(b, "{\"name\":\"Runtime@");
+	exp_buf_json_str(b, name, name_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, t);
+	exp_buf_lit(b, ",\"ts\":\"");
+	size_t ts_at = b->len;
+	exp_buf_ts(b, start);
+	size_t ts_end = b->len;
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_ts(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{\"Thread Id\":");
+	exp_buf_i64(b, t);
+	exp_buf_lit(b, ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"");
+	exp_buf_json_str(b, name, name_len);
+	exp_buf_lit(b, "\",\"item_id\":\"N/A\",\"connection_id\":");
+	exp_buf_i64(b, conn);
+	exp_buf_lit(b, "}}");
+	if (b->err)
+		return b->err;
+	size_t ev_end = b->len;
+	event_out(tl, b, 0, ev_end);
+	if (sqlite3_column_int64(st, 5)) {
+		char ts[32];
+		size_t ts_len = ts_end - ts_at;
+		memcpy(ts, b->p + ts_at, ts_len);
+		flow(b, 's', pid, t, conn, ts, ts_len);
+		if (b->err)
+			return b->err;
+		event_out(tl, b, ev_end, b->len);
 	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	exp_strings_free(names);
-	exp_strings_free(types);
-	exp_strings_free(ranges);
-	exp_buf_release(&b);
-	return r;
+	b->len = 0;
+	return 0;
 }
 
 /* The CANN layer: per thread the runtime calls, in (thread, start) order
@@ -709,85 +790,52 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 static int cann_layer(struct exp *e, struct exp_tl *tl)
 {
 	const struct export_track_info *k = &export_tracks[TRACK_CANN];
-	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
 	static const char with_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, "
 					 "a.connectionId IN (SELECT connectionId FROM TASK) FROM CANN_API a "
 					 "ORDER BY 1, a.startNs";
 	static const char no_tasks[] = "SELECT a.globalTid & 4294967295, a.startNs, a.endNs, a.connectionId, a.name, 0 "
 				       "FROM CANN_API a ORDER BY 1, a.startNs";
 	const char *sql = exp_table_has_rows(e, "TASK") ? with_tasks : no_tasks;
-	struct exp_strings *names = NULL;
-	struct exp_buf b = { 0 };
-	sqlite3_stmt *st = NULL;
-	int r = exp_strings_new(e, &names), rc = SQLITE_DONE;
+	struct cann_walk w = { .tl = tl, .pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID),
+			       .tid = -1 };
+	int r = exp_strings_new(e, &w.names);
 	if (r == 0)
-		r = exp_prepare(e, sql, &st);
-	int64_t tid = -1;
-	bool any = false;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name;
-		size_t name_len;
-		if ((r = exp_strings_get(names, sqlite3_column_int64(st, 4), &name, &name_len)) <= 0) {
-			if (r < 0)
-				break;
-			r = 0;
-			continue; /* no name: left out, as an inner join leaves it */
-		}
-		r = 0;
-		int64_t t = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
-		int64_t end = sqlite3_column_int64(st, 2), conn = sqlite3_column_int64(st, 3);
-		if (t != tid && tid >= 0)
-			exp_tl_thread(tl, pid, tid, "Thread");
-		tid = t;
-		any = true;
-		exp_buf_lit(&b, "{\"name\":\"Runtime@");
-		exp_buf_json_str(&b, name, name_len);
-		exp_buf_lit(&b, "\",\"pid\":");
-		exp_buf_u64(&b, pid);
-		exp_buf_lit(&b, ",\"tid\":");
-		exp_buf_i64(&b, t);
-		exp_buf_lit(&b, ",\"ts\":\"");
-		size_t ts_at = b.len;
-		exp_buf_ts(&b, start);
-		size_t ts_end = b.len;
-		exp_buf_lit(&b, "\",\"dur\":");
-		exp_buf_ts(&b, end - start);
-		exp_buf_lit(&b, ",\"ph\":\"X\",\"args\":{\"Thread Id\":");
-		exp_buf_i64(&b, t);
-		exp_buf_lit(&b, ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"");
-		exp_buf_json_str(&b, name, name_len);
-		exp_buf_lit(&b, "\",\"item_id\":\"N/A\",\"connection_id\":");
-		exp_buf_i64(&b, conn);
-		exp_buf_lit(&b, "}}");
-		if (b.err) {
-			r = b.err;
-			break;
-		}
-		size_t ev_end = b.len;
-		event_out(tl, &b, 0, ev_end);
-		if (sqlite3_column_int64(st, 5)) {
-			char ts[32];
-			size_t ts_len = ts_end - ts_at;
-			memcpy(ts, b.p + ts_at, ts_len);
-			flow(&b, 's', pid, t, conn, ts, ts_len);
-			if (b.err) {
-				r = b.err;
-				break;
-			}
-			event_out(tl, &b, ev_end, b.len);
-		}
-		b.len = 0;
-	}
-	if (r == 0 && tid >= 0)
-		exp_tl_thread(tl, pid, tid, "Thread");
-	if (r == 0 && any)
-		exp_tl_process(tl, pid, k->process_name, k->label, k->sort_index);
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	exp_strings_free(names);
-	exp_buf_release(&b);
-	return r;
+		r = exp_each(e, sql, NULL, cann_call, &w);
+	if (r >= 0 && w.tid >= 0)
+		exp_tl_thread(tl, w.pid, w.tid, "Thread");
+	if (r >= 0 && w.any)
+		exp_tl_process(tl, w.pid, k->process_name, k->label, k->sort_index);
+	exp_strings_free(w.names);
+	exp_buf_release(&w.b);
+	return r < 0 ? r : 0;
+}
+
+struct sync_walk {
+	struct exp_tl *tl;
+	unsigned pid;
+};
+
+static int sync_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct sync_walk *w = ctx;
+	int64_t tid = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+	int64_t end = sqlite3_column_int64(st, 2);
+	const char *name = gpu_sync_name((uint32_t)sqlite3_column_int64(st, 3));
+	char ts[32], dur[32];
+	exp_format_ts(start, ts);
+	exp_format_ts(end > start ? end - start : 0, dur);
+	FILE *f = exp_tl_event(w->tl);
+	fprintf(f, "{\"name\":\"Sync@%s\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\","
+		   "\"args\":{\"Thread Id\":%" PRId64 ",\"Mode\":\"N/A\",\"level\":\"sync\",\"id\":\"%s\","
+		   "\"item_id\":\"N/A\",\"connection_id\":%" PRId64 ",\"Context Id\":%" PRId64,
+		name, w->pid, tid, ts, dur, tid, name, (int64_t)sqlite3_column_int64(st, 4),
+		(int64_t)sqlite3_column_int64(st, 5));
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		fprintf(f, ",\"Stream Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 6));
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		fprintf(f, ",\"Event Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
+	fprintf(f, ",\"Result\":%" PRId64 "}}", (int64_t)sqlite3_column_int64(st, 8));
+	return 0;
 }
 
 /* Synchronisations on the CANN layer: a "Sync@<type>" slice inside the
@@ -797,36 +845,13 @@ static int cann_layer(struct exp *e, struct exp_tl *tl)
 static int sync_slices(struct exp *e, struct exp_tl *tl)
 {
 	const struct export_track_info *k = &export_tracks[TRACK_CANN];
-	unsigned pid = export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID);
 	static const char sql[] = "SELECT s.tid, max(s.startNs, a.startNs), min(s.endNs, a.endNs), s.type, "
 				  "s.connectionId, s.contextId, s.streamId, s.eventId, s.result FROM GPU_SYNC s "
 				  "JOIN GPU_API a ON a.pid = s.pid AND a.correlationId = s.correlationId "
 				  "WHERE s.tid IS NOT NULL ORDER BY s.tid, s.startNs";
-	sqlite3_stmt *st = NULL;
-	int r = exp_prepare(e, sql, &st), rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
-		int64_t end = sqlite3_column_int64(st, 2);
-		const char *name = gpu_sync_name((uint32_t)sqlite3_column_int64(st, 3));
-		char ts[32], dur[32];
-		exp_format_ts(start, ts);
-		exp_format_ts(end > start ? end - start : 0, dur);
-		FILE *f = exp_tl_event(tl);
-		fprintf(f, "{\"name\":\"Sync@%s\",\"pid\":%u,\"tid\":%" PRId64 ",\"ts\":\"%s\",\"dur\":%s,\"ph\":\"X\","
-			   "\"args\":{\"Thread Id\":%" PRId64 ",\"Mode\":\"N/A\",\"level\":\"sync\",\"id\":\"%s\","
-			   "\"item_id\":\"N/A\",\"connection_id\":%" PRId64 ",\"Context Id\":%" PRId64,
-			name, pid, tid, ts, dur, tid, name, (int64_t)sqlite3_column_int64(st, 4),
-			(int64_t)sqlite3_column_int64(st, 5));
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			fprintf(f, ",\"Stream Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 6));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-			fprintf(f, ",\"Event Id\":%" PRId64, (int64_t)sqlite3_column_int64(st, 7));
-		fprintf(f, ",\"Result\":%" PRId64 "}}", (int64_t)sqlite3_column_int64(st, 8));
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	struct sync_walk w = { tl, export_format_pid(e->app_pid, k->sort_index, EXPORT_HOST_DEVICE_ID) };
+	int r = exp_each(e, sql, NULL, sync_row, &w);
+	return r < 0 ? r : 0;
 }
 
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *t)

@@ -216,6 +216,45 @@ struct open_range {
  * that ended before a call started can contain no later call (calls come
  * in start order): dead ranges on top are dropped, ones further down are
  * passed over, so properly nested ranges cost O(1) per call. */
+struct sorted_sweep {
+	struct exp *e;
+	sqlite3_stmt *sel, *ins;
+	struct open_range *stack;
+	size_t n, cap;
+	int64_t tid;
+};
+
+/* A range (call 0: pushed) or a call (answered from the stack). */
+static int sorted_sweep_row(sqlite3_stmt *sel, void *ctx)
+{
+	struct sorted_sweep *w = ctx;
+	int64_t t = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
+	int64_t end = sqlite3_column_int64(sel, 2);
+	if (w->n == 0 || t != w->tid)
+		w->n = 0, w->tid = t;
+	if (!sqlite3_column_int64(sel, 4)) {
+		if (w->n == w->cap) {
+			size_t c = w->cap ? 2 * w->cap : 64;
+			struct open_range *s = realloc(w->stack, c * sizeof(*s));
+			if (!s)
+				return -ENOMEM;
+			w->stack = s, w->cap = c;
+		}
+		w->stack[w->n++] = (struct open_range){ start, end, sqlite3_column_int64(sel, 3) };
+		return 0;
+	}
+	while (w->n > 0 && w->stack[w->n - 1].end < start)
+		w->n--;
+	for (size_t i = w->n; i-- > 0;) {
+		if (w->stack[i].end < end)
+			continue;
+		sqlite3_bind_int64(w->ins, 1, sqlite3_column_int64(sel, 5));
+		sqlite3_bind_int64(w->ins, 2, w->stack[i].message);
+		return exp_step_done(w->e, w->ins, "GPU_TASK_RANGE");
+	}
+	return 0;
+}
+
 static int build_task_ranges_sorted(struct exp *e)
 {
 	static const char sql[] =
@@ -224,52 +263,16 @@ static int build_task_ranges_sorted(struct exp *e)
 		"UNION ALL SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, 0, 1, t.globalTaskId FROM GPU_API a "
 		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
 		"ORDER BY 1, 2, 5, 3 DESC";
-	sqlite3_stmt *sel, *ins;
-	int r = exp_prepare(e, sql, &sel);
-	if (r < 0)
-		return r;
-	if ((r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &ins)) < 0) {
-		sqlite3_finalize(sel);
-		return r;
-	}
-	_cleanup_free_ struct open_range *stack = NULL;
-	size_t n = 0, cap = 0;
-	int64_t tid = 0;
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
-		int64_t end = sqlite3_column_int64(sel, 2);
-		if (n == 0 || t != tid)
-			n = 0, tid = t;
-		if (!sqlite3_column_int64(sel, 4)) {
-			if (n == cap) {
-				size_t c = cap ? 2 * cap : 64;
-				struct open_range *s = realloc(stack, c * sizeof(*s));
-				if (!s) {
-					r = -ENOMEM;
-					break;
-				}
-				stack = s, cap = c;
-			}
-			stack[n++] = (struct open_range){ start, end, sqlite3_column_int64(sel, 3) };
-			continue;
-		}
-		while (n > 0 && stack[n - 1].end < start)
-			n--;
-		for (size_t i = n; i-- > 0;) {
-			if (stack[i].end < end)
-				continue;
-			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 5));
-			sqlite3_bind_int64(ins, 2, stack[i].message);
-			r = exp_step_done(e, ins, "GPU_TASK_RANGE");
-			break;
-		}
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
-	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	return r;
+	struct sorted_sweep w = { .e = e };
+	int r = exp_prepare(e, sql, &w.sel);
+	if (r == 0)
+		r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &w.ins);
+	if (r == 0)
+		r = exp_stmt_each(e, w.sel, "GPU_TASK_RANGE", sorted_sweep_row, &w);
+	sqlite3_finalize(w.sel);
+	sqlite3_finalize(w.ins);
+	free(w.stack);
+	return r < 0 ? r : 0;
 }
 
 /* The same sweep without sorting the calls, when the calls of each thread
@@ -305,90 +308,106 @@ static int range_push(struct range_thread *t)
 	return 0;
 }
 
+struct streamed_sweep {
+	struct exp *e;
+	sqlite3_stmt *sel, *ins;
+	struct range_thread th[RANGE_THREADS_MAX];
+	size_t nth, cur;
+	bool ordered;             /* false: stopped, the sorted sweep must run */
+};
+
+/* The thread's ranges starting at or before start onto its stack: its
+ * cursor is advanced as far as the call (a merge, so stepped by hand). */
+static int ranges_upto(struct exp *e, struct range_thread *t, int64_t start)
+{
+	for (;;) {
+		if (!t->pending && !t->done) {
+			int got = exp_step(e, t->ranges, "MSTX_EVENTS");
+			if (got > 0) {
+				t->next = (struct open_range){ sqlite3_column_int64(t->ranges, 0),
+							       sqlite3_column_int64(t->ranges, 1),
+							       sqlite3_column_int64(t->ranges, 2) };
+				t->pending = true;
+			} else if (got == 0) {
+				t->done = true;
+			} else {
+				return got;
+			}
+		}
+		if (!t->pending || t->next.start > start)
+			return 0;
+		int r = range_push(t);
+		if (r < 0)
+			return r;
+	}
+}
+
+static int streamed_sweep_row(sqlite3_stmt *sel, void *ctx)
+{
+	static const char ranges_sql[] =
+		"SELECT startNs, endNs, message FROM MSTX_EVENTS WHERE globalTid = ? AND eventType IN (1, 2) "
+		"AND endNs IS NOT NULL ORDER BY startNs, endNs DESC";
+	struct streamed_sweep *w = ctx;
+	int64_t tid = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
+	int64_t end = sqlite3_column_int64(sel, 2);
+	int r;
+	if (w->cur >= w->nth || w->th[w->cur].tid != tid) {
+		for (w->cur = 0; w->cur < w->nth && w->th[w->cur].tid != tid; w->cur++)
+			;
+		if (w->cur == w->nth) {
+			if (w->nth == RANGE_THREADS_MAX) {
+				w->ordered = false;
+				return 1;
+			}
+			w->th[w->nth] = (struct range_thread){ .tid = tid, .last_start = INT64_MIN };
+			if ((r = exp_prepare(w->e, ranges_sql, &w->th[w->nth].ranges)) < 0)
+				return r;
+			sqlite3_bind_int64(w->th[w->nth].ranges, 1, tid);
+			w->nth++;
+		}
+	}
+	struct range_thread *t = &w->th[w->cur];
+	if (start < t->last_start) {
+		w->ordered = false;
+		return 1;
+	}
+	t->last_start = start;
+	if ((r = ranges_upto(w->e, t, start)) < 0)
+		return r;
+	while (t->n > 0 && t->stack[t->n - 1].end < start)
+		t->n--;
+	for (size_t i = t->n; i-- > 0;) {
+		if (t->stack[i].end < end)
+			continue;
+		sqlite3_bind_int64(w->ins, 1, sqlite3_column_int64(sel, 3));
+		sqlite3_bind_int64(w->ins, 2, t->stack[i].message);
+		return exp_step_done(w->e, w->ins, "GPU_TASK_RANGE");
+	}
+	return 0;
+}
+
 static int build_task_ranges_streamed(struct exp *e, bool *ret_done)
 {
 	static const char calls_sql[] =
 		"SELECT (a.pid << 32) | a.tid, a.startNs, a.endNs, t.globalTaskId FROM GPU_API a "
 		"JOIN GPU_PID p ON p.pid = a.pid JOIN TASK t ON t.connectionId = (p.ord << 32) | a.correlationId "
 		"ORDER BY a.rowid";
-	static const char ranges_sql[] =
-		"SELECT startNs, endNs, message FROM MSTX_EVENTS WHERE globalTid = ? AND eventType IN (1, 2) "
-		"AND endNs IS NOT NULL ORDER BY startNs, endNs DESC";
-	struct range_thread th[RANGE_THREADS_MAX];
-	size_t nth = 0, cur = 0;
-	sqlite3_stmt *sel = NULL, *ins = NULL;
-	bool ordered = true;
-	int rc = SQLITE_DONE;
+	struct streamed_sweep w = { .e = e, .ordered = true };
 	*ret_done = false;
-	int r = exp_prepare(e, calls_sql, &sel);
+	int r = exp_prepare(e, calls_sql, &w.sel);
 	if (r == 0)
-		r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &ins);
-	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(sel, 0), start = sqlite3_column_int64(sel, 1);
-		int64_t end = sqlite3_column_int64(sel, 2);
-		if (cur >= nth || th[cur].tid != tid) {
-			for (cur = 0; cur < nth && th[cur].tid != tid; cur++)
-				;
-			if (cur == nth) {
-				if (nth == RANGE_THREADS_MAX) {
-					ordered = false;
-					break;
-				}
-				th[nth] = (struct range_thread){ .tid = tid, .last_start = INT64_MIN };
-				if ((r = exp_prepare(e, ranges_sql, &th[nth].ranges)) < 0)
-					break;
-				sqlite3_bind_int64(th[nth].ranges, 1, tid);
-				nth++;
-			}
-		}
-		struct range_thread *t = &th[cur];
-		if (start < t->last_start) {
-			ordered = false;
-			break;
-		}
-		t->last_start = start;
-		/* every range starting at or before the call, in start order */
-		for (;;) {
-			if (!t->pending && !t->done) {
-				int rrc = sqlite3_step(t->ranges);
-				if (rrc == SQLITE_ROW) {
-					t->next = (struct open_range){ sqlite3_column_int64(t->ranges, 0),
-								       sqlite3_column_int64(t->ranges, 1),
-								       sqlite3_column_int64(t->ranges, 2) };
-					t->pending = true;
-				} else if (rrc == SQLITE_DONE) {
-					t->done = true;
-				} else {
-					r = exp_sql_fail(e, rrc, "MSTX_EVENTS");
-					break;
-				}
-			}
-			if (!t->pending || t->next.start > start)
-				break;
-			if ((r = range_push(t)) < 0)
-				break;
-		}
-		if (r < 0)
-			break;
-		while (t->n > 0 && t->stack[t->n - 1].end < start)
-			t->n--;
-		for (size_t i = t->n; i-- > 0;) {
-			if (t->stack[i].end < end)
-				continue;
-			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 3));
-			sqlite3_bind_int64(ins, 2, t->stack[i].message);
-			r = exp_step_done(e, ins, "GPU_TASK_RANGE");
-			break;
-		}
+		r = exp_prepare(e, "INSERT OR IGNORE INTO GPU_TASK_RANGE VALUES (?, ?)", &w.ins);
+	if (r == 0)
+		r = exp_stmt_each(e, w.sel, "GPU_TASK_RANGE", streamed_sweep_row, &w);
+	if (r > 0)
+		r = 0;
+	bool ordered = w.ordered;
+	for (size_t i = 0; i < w.nth; i++) {
+		sqlite3_finalize(w.th[i].ranges);
+		free(w.th[i].stack);
 	}
-	if (r == 0 && ordered && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		r = exp_sql_fail(e, rc, "GPU_TASK_RANGE");
-	for (size_t i = 0; i < nth; i++) {
-		sqlite3_finalize(th[i].ranges);
-		free(th[i].stack);
-	}
-	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
+	sqlite3_finalize(w.sel);
+	sqlite3_finalize(w.ins);
 	/* the sorted sweep starts over (no ROLLBACK TO: the database is
 	 * built without a journal) */
 	if (r == 0 && !ordered)
@@ -478,6 +497,29 @@ static int kname_ids(struct exp *e, struct kname *cache, const char *mangled, in
  * its key order).  Kernel names are demangled once per distinct name, in a
  * pass that interns them in the order the kernels were read, into the
  * TEMP table KERNEL_NAME the COMPUTE_TASK_INFO insert joins. */
+struct kernel_walk {
+	struct exp *e;
+	sqlite3_stmt *ins;
+	struct kname *cache;
+};
+
+static int kernel_name_row(sqlite3_stmt *sel, void *ctx)
+{
+	struct kernel_walk *w = ctx;
+	const char *mangled = (const char *)sqlite3_column_text(sel, 0);
+	bool added;
+	int64_t name_id, type_id;
+	if (!mangled)
+		return -ENOMEM;
+	int r = kname_ids(w->e, w->cache, mangled, &name_id, &type_id, &added);
+	if (r < 0 || !added)
+		return r;
+	sqlite3_bind_text(w->ins, 1, mangled, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(w->ins, 2, name_id);
+	sqlite3_bind_int64(w->ins, 3, type_id);
+	return exp_step_done(w->e, w->ins, "KERNEL_NAME");
+}
+
 static int kernel_names(struct exp *e)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;
@@ -487,33 +529,17 @@ static int kernel_names(struct exp *e)
 		r = exp_prepare(e, "SELECT coalesce(name, '') FROM GPU_TASK WHERE kind = 1 ORDER BY rowid", &sel);
 	if (r == 0)
 		r = exp_prepare(e, "INSERT OR IGNORE INTO KERNEL_NAME VALUES (?, ?, ?)", &ins);
-	struct kname *cache = r == 0 ? calloc(KNAME_SLOTS, sizeof(*cache)) : NULL;
-	if (r == 0 && !cache)
+	struct kernel_walk w = { e, ins, r == 0 ? calloc(KNAME_SLOTS, sizeof(*w.cache)) : NULL };
+	if (r == 0 && !w.cache)
 		r = -ENOMEM;
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *mangled = (const char *)sqlite3_column_text(sel, 0);
-		bool added;
-		int64_t name_id, type_id;
-		if (!mangled) {
-			r = -ENOMEM;
-			break;
-		}
-		if ((r = kname_ids(e, cache, mangled, &name_id, &type_id, &added)) < 0 || !added)
-			continue;
-		sqlite3_bind_text(ins, 1, mangled, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 2, name_id);
-		sqlite3_bind_int64(ins, 3, type_id);
-		r = exp_step_done(e, ins, "KERNEL_NAME");
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, "GPU_TASK");
-	for (size_t i = 0; cache && i < KNAME_SLOTS; i++)
-		free(cache[i].mangled);
-	free(cache);
+	if (r == 0)
+		r = exp_stmt_each(e, sel, "GPU_TASK", kernel_name_row, &w);
+	for (size_t i = 0; w.cache && i < KNAME_SLOTS; i++)
+		free(w.cache[i].mangled);
+	free(w.cache);
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static int build_tasks(struct exp *e, bool memcpy_info)
@@ -584,107 +610,128 @@ static int api_name_cmp(const void *a, const void *b)
 #define API_NAMES_MAX 1024U
 #define API_NAME_SLOTS (2 * API_NAMES_MAX)
 
+/* The distinct names of the calls, each with its first call. */
+struct api_walk {
+	struct api_name *v;
+	uint16_t slot[API_NAME_SLOTS]; /* index + 1 in v of the names, by hash */
+	size_t n, cap, last;
+	bool full;                     /* more than API_NAMES_MAX: given up */
+};
+
+static int api_name_row(sqlite3_stmt *sel, void *ctx)
+{
+	struct api_walk *w = ctx;
+	const char *name = (const char *)sqlite3_column_text(sel, 0);
+	int64_t first = sqlite3_column_int64(sel, 1), rowid = sqlite3_column_int64(sel, 2);
+	if (!name)
+		return -ENOMEM;
+	size_t n = w->n, i = w->last < n && streq(w->v[w->last].name, name) ? w->last : n;
+	uint32_t h = kname_hash(name) & (API_NAME_SLOTS - 1);
+	for (; i == n && w->slot[h]; h = (h + 1) & (API_NAME_SLOTS - 1))
+		if (streq(w->v[w->slot[h] - 1].name, name))
+			i = w->slot[h] - 1U;
+	if (i < n) {
+		if (first < w->v[i].first)
+			w->v[i].first = first, w->v[i].rowid = rowid;
+		w->last = i;
+		return 0;
+	}
+	if (n == API_NAMES_MAX) {
+		w->full = true;
+		return 1;
+	}
+	if (n == w->cap) {
+		size_t c = w->cap ? 2 * w->cap : 64;
+		struct api_name *nv = realloc(w->v, c * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		w->v = nv, w->cap = c;
+	}
+	if (!(w->v[n].name = strdup(name)))
+		return -ENOMEM;
+	w->v[n].first = first, w->v[n].rowid = rowid;
+	w->slot[h] = (uint16_t)(n + 1);
+	w->last = w->n++;
+	return 0;
+}
+
 static int api_names(struct exp *e, bool *ret_done)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;
-	struct api_name *v = NULL;
-	uint16_t slot[API_NAME_SLOTS] = { 0 }; /* index + 1 in v of the names, by hash */
-	size_t n = 0, cap = 0;
-	int r = exp_prepare(e, "SELECT coalesce(name, ''), (pid << 32) | correlationId, rowid FROM GPU_API", &sel);
-	int rc = SQLITE_DONE;
-	size_t last = 0;
+	struct api_walk *w = calloc(1, sizeof(*w));
 	*ret_done = false;
-	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(sel, 0);
-		int64_t first = sqlite3_column_int64(sel, 1), rowid = sqlite3_column_int64(sel, 2);
-		if (!name) {
-			r = -ENOMEM;
-			break;
-		}
-		size_t i = last < n && streq(v[last].name, name) ? last : n;
-		uint32_t h = kname_hash(name) & (API_NAME_SLOTS - 1);
-		for (; i == n && slot[h]; h = (h + 1) & (API_NAME_SLOTS - 1))
-			if (streq(v[slot[h] - 1].name, name))
-				i = slot[h] - 1U;
-		if (i < n) {
-			if (first < v[i].first)
-				v[i].first = first, v[i].rowid = rowid;
-			last = i;
-			continue;
-		}
-		if (n == API_NAMES_MAX)
-			goto out;
-		if (n == cap) {
-			size_t c = cap ? 2 * cap : 64;
-			struct api_name *nv = realloc(v, c * sizeof(*nv));
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv, cap = c;
-		}
-		if (!(v[n].name = strdup(name))) {
-			r = -ENOMEM;
-			break;
-		}
-		v[n].first = first, v[n].rowid = rowid;
-		slot[h] = (uint16_t)(n + 1);
-		last = n++;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, "GPU_API");
+	if (!w)
+		return -ENOMEM;
+	int r = exp_prepare(e, "SELECT coalesce(name, ''), (pid << 32) | correlationId, rowid FROM GPU_API", &sel);
 	if (r == 0)
+		r = exp_stmt_each(e, sel, "GPU_API", api_name_row, w);
+	if (r > 0)
+		r = 0;
+	if (r == 0 && !w->full) {
+		struct api_name *v = w->v;
+		size_t n = w->n;
 		r = exp_exec(e, "CREATE TEMP TABLE API_NAME (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID");
-	if (r == 0)
-		r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
-	if (r == 0)
-		qsort(v, n, sizeof(*v), api_name_cmp);
-	for (size_t i = 0; i < n && r == 0; i++) {
-		int64_t id;
-		if ((r = exp_intern_id(e, v[i].name, &id)) < 0)
-			break;
-		sqlite3_bind_text(ins, 1, v[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 2, id);
-		r = exp_step_done(e, ins, "API_NAME");
+		if (r == 0)
+			r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
+		if (r == 0)
+			qsort(v, n, sizeof(*v), api_name_cmp);
+		for (size_t i = 0; i < n && r == 0; i++) {
+			int64_t id;
+			if ((r = exp_intern_id(e, v[i].name, &id)) < 0)
+				break;
+			sqlite3_bind_text(ins, 1, v[i].name, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ins, 2, id);
+			r = exp_step_done(e, ins, "API_NAME");
+		}
+		*ret_done = r == 0;
 	}
-	*ret_done = r == 0;
-out:
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i].name);
+	free(w->v);
+	free(w);
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
 	return r;
 }
 
 /* The same, a call at a time: names interned as the calls are read */
+struct api_each {
+	struct exp *e;
+	sqlite3_stmt *ins;
+};
+
+static int api_call_row(sqlite3_stmt *sel, void *ctx)
+{
+	struct api_each *w = ctx;
+	int64_t name_id;
+	const char *name = (const char *)sqlite3_column_text(sel, 4);
+	int r = exp_intern_id(w->e, name ? name : "", &name_id);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *ins = w->ins;
+	sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
+	sqlite3_bind_int64(ins, 2, sqlite3_column_int64(sel, 1));
+	sqlite3_bind_int64(ins, 3, API_TYPE_RUNTIME);
+	sqlite3_bind_int64(ins, 4, sqlite3_column_int64(sel, 2));
+	sqlite3_bind_int64(ins, 5, sqlite3_column_int64(sel, 3));
+	sqlite3_bind_int64(ins, 6, name_id);
+	return exp_step_done(w->e, ins, "CANN_API");
+}
+
 static int build_api_each(struct exp *e)
 {
-	sqlite3_stmt *sel, *ins;
-	int rc = SQLITE_DONE;
+	sqlite3_stmt *sel;
 	int r = exp_prepare(e, "SELECT a.startNs, a.endNs, (a.pid << 32) | a.tid, (g.ord << 32) | a.correlationId, a.name "
 			   "FROM GPU_API a JOIN GPU_PID g ON g.pid = a.pid ORDER BY a.pid, a.correlationId, a.rowid", &sel);
 	if (r < 0)
 		return r;
-	r = exp_prepare(e, "INSERT OR IGNORE INTO CANN_API VALUES (?, ?, ?, ?, ?, ?)", &ins);
-	while (r == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		int64_t name_id;
-		const char *name = (const char *)sqlite3_column_text(sel, 4);
-		if ((r = exp_intern_id(e, name ? name : "", &name_id)) < 0)
-			break;
-		sqlite3_bind_int64(ins, 1, sqlite3_column_int64(sel, 0));
-		sqlite3_bind_int64(ins, 2, sqlite3_column_int64(sel, 1));
-		sqlite3_bind_int64(ins, 3, API_TYPE_RUNTIME);
-		sqlite3_bind_int64(ins, 4, sqlite3_column_int64(sel, 2));
-		sqlite3_bind_int64(ins, 5, sqlite3_column_int64(sel, 3));
-		sqlite3_bind_int64(ins, 6, name_id);
-		r = exp_step_done(e, ins, "CANN_API");
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, "GPU_API");
+	struct api_each w = { e, NULL };
+	r = exp_prepare(e, "INSERT OR IGNORE INTO CANN_API VALUES (?, ?, ?, ?, ?, ?)", &w.ins);
+	if (r == 0)
+		r = exp_stmt_each(e, sel, "GPU_API", api_call_row, &w);
 	sqlite3_finalize(sel);
-	sqlite3_finalize(ins);
-	return r;
+	sqlite3_finalize(w.ins);
+	return r < 0 ? r : 0;
 }
 
 static int build_api(struct exp *e)

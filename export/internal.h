@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db.h"
 #include "export.h"
 #include "tables.h"
 
@@ -180,6 +181,12 @@ static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
 int exp_exec(struct exp *e, const char *sql);
+/* db_each and db_stmt_each_rc on e->db, a SQLite failure noted as
+ * exp_sql_fail does (what names the statement reused); >= 0: rows seen. */
+int exp_each(struct exp *e, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx);
+int exp_stmt_each(struct exp *e, sqlite3_stmt *st, const char *what, db_row_fn *row, void *ctx);
+/* db_step on e->db: 1 a row, 0 done, <0 noted. */
+int exp_step(struct exp *e, sqlite3_stmt *st, const char *what);
 int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret);
 /* Step an INSERT/UPDATE to completion and reset it for the next row. */
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);

@@ -55,6 +55,7 @@ struct txl {
 	struct lanes l;
 	struct thr *threads;
 	size_t n_threads, cap_threads;
+	int64_t cur;               /* globalTid of the thread walked, -1 none */
 };
 
 /* The lane an event goes on: the first where it nests. */
@@ -103,27 +104,47 @@ static struct exp_buf *meta(struct txl *t, unsigned pid, uint64_t tid, const cha
 	return b;
 }
 
-static int process_meta(struct txl *t, uint32_t pid)
+struct process_name {
+	struct txl *t;
+	unsigned fpid;
+	bool done;
+};
+
+static void process_name_meta(struct txl *t, unsigned fpid, const char *name)
 {
-	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
-	char fallback[32];
-	const char *name = fallback;
-	snprintf(fallback, sizeof fallback, "pid %u", pid);
-	sqlite3_bind_int64(t->name, 1, pid);
-	int rc = sqlite3_step(t->name);
-	if (rc == SQLITE_ROW && sqlite3_column_text(t->name, 0))
-		name = (const char *)sqlite3_column_text(t->name, 0);
-	else if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		sqlite3_reset(t->name);
-		return exp_sql_fail(t->e, rc, "AGENT_PROCESS");
-	}
 	struct exp_buf *b = meta(t, fpid, 0, "process_name", "name");
 	exp_buf_putc(b, '"');
 	exp_buf_json_str(b, name, strlen(name));
 	exp_buf_lit(b, "\"}}");
 	meta_end(t);
-	sqlite3_reset(t->name);
-	b = meta(t, fpid, 0, "process_labels", "labels");
+}
+
+/* The process's name from AGENT_PROCESS, while the row is there. */
+static int process_name_row(sqlite3_stmt *st, void *ctx)
+{
+	struct process_name *p = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	if (name) {
+		process_name_meta(p->t, p->fpid, name);
+		p->done = true;
+	}
+	return 1;
+}
+
+static int process_meta(struct txl *t, uint32_t pid)
+{
+	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
+	struct process_name p = { t, fpid, false };
+	sqlite3_bind_int64(t->name, 1, pid);
+	int r = exp_stmt_each(t->e, t->name, "AGENT_PROCESS", process_name_row, &p);
+	if (r < 0)
+		return r;
+	if (!p.done) {
+		char fallback[32];
+		snprintf(fallback, sizeof fallback, "pid %u", pid);
+		process_name_meta(t, fpid, fallback);
+	}
+	struct exp_buf *b = meta(t, fpid, 0, "process_labels", "labels");
 	exp_buf_putc(b, '"');
 	exp_buf_puts(b, export_tracks[TRACK_MSPROFTX].label);
 	exp_buf_lit(b, "\"}}");
@@ -206,6 +227,34 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 	b->len = 0;
 }
 
+/* One event, in thread order: a thread's lanes when the next thread
+ * begins, a process's metadata when the next process does. */
+static int tx_event(sqlite3_stmt *st, void *ctx)
+{
+	struct txl *t = ctx;
+	const char *msg, *domain;
+	size_t msg_len, domain_len;
+	int r;
+	if ((r = exp_strings_get(t->msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
+	    (r = exp_strings_get(t->domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0)
+		return r; /* no string: not an event, as a join leaves it out */
+	int64_t g = sqlite3_column_int64(st, 0);
+	uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
+	if (t->cur >= 0 && g != t->cur) {
+		r = thread_done(t, (uint32_t)t->cur);
+		if (r == 0 && (uint32_t)((uint64_t)t->cur >> 32) != pid)
+			r = process_meta(t, (uint32_t)((uint64_t)t->cur >> 32));
+		if (r < 0)
+			return r;
+	}
+	t->cur = g;
+	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+	unsigned lane = place(&t->l, start, end);
+	event(t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
+	      sqlite3_column_int64(st, 4), msg, msg_len, domain, domain_len);
+	return t->ev.err;
+}
+
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
 	static const char sql[] =
@@ -213,8 +262,7 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		"ORDER BY globalTid, startNs, endNs DESC, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct txl t = { .e = e, .out = out, .out2 = out2 };
-	sqlite3_stmt *st = NULL;
+	struct txl t = { .e = e, .out = out, .out2 = out2, .cur = -1 };
 	int r = 0;
 	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
 		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
@@ -227,45 +275,12 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	if (r == 0)
 		r = exp_strings_new(e, &t.domains);
 	if (r == 0)
-		r = exp_prepare(e, sql, &st);
-	int64_t cur = -1;
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *msg, *domain;
-		size_t msg_len, domain_len;
-		if ((r = exp_strings_get(t.msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
-		    (r = exp_strings_get(t.domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0) {
-			if (r < 0)
-				break;
-			r = 0;
-			continue; /* no string: not an event, as a join leaves it out */
-		}
-		r = 0;
-		int64_t g = sqlite3_column_int64(st, 0);
-		uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
-		if (cur >= 0 && g != cur) {
-			r = thread_done(&t, (uint32_t)cur);
-			if (r == 0 && (uint32_t)((uint64_t)cur >> 32) != pid)
-				r = process_meta(&t, (uint32_t)((uint64_t)cur >> 32));
-			if (r < 0)
-				break;
-		}
-		cur = g;
-		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-		unsigned lane = place(&t.l, start, end);
-		event(&t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
-		      sqlite3_column_int64(st, 4), msg, msg_len, domain, domain_len);
-		if (t.ev.err)
-			r = t.ev.err;
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	if (r == 0 && cur >= 0) {
-		r = thread_done(&t, (uint32_t)cur);
+		r = exp_each(e, sql, NULL, tx_event, &t);
+	if (r >= 0 && t.cur >= 0) {
+		r = thread_done(&t, (uint32_t)t.cur);
 		if (r == 0)
-			r = process_meta(&t, (uint32_t)((uint64_t)cur >> 32));
+			r = process_meta(&t, (uint32_t)((uint64_t)t.cur >> 32));
 	}
-	sqlite3_finalize(st);
 	sqlite3_finalize(t.name);
 	exp_strings_free(t.msgs);
 	exp_strings_free(t.domains);
@@ -423,20 +438,13 @@ static int tx_threads(struct exp *e, int64_t *ret, size_t *ret_n)
 	int64_t last = INT64_MIN;
 	while (n <= MERGE_MAX_THREADS) {
 		sqlite3_bind_int64(st, 1, last);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			ret[n++] = last = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
-		if (rc == SQLITE_DONE)
+		if ((r = exp_stmt_each(e, st, "MSTX_EVENTS threads", db_row_i64, &last)) <= 0)
 			break;
-		if (rc != SQLITE_ROW) {
-			r = exp_sql_fail(e, rc, "MSTX_EVENTS threads");
-			break;
-		}
+		ret[n++] = last;
 	}
 	sqlite3_finalize(st);
 	*ret_n = n;
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* SQLite's sort, of the rows after the ones handed out. */
@@ -479,14 +487,13 @@ static int tx_rows_open(struct exp *e, struct tx_rows *m)
 		if (r < 0)
 			break;
 		sqlite3_bind_int64(c.st, 1, tids[i]);
-		int rc = sqlite3_step(c.st);
-		if (rc == SQLITE_ROW) {
+		int got = exp_step(e, c.st, "MSTX_EVENTS");
+		if (got > 0) {
 			c.start = sqlite3_column_int64(c.st, 3);
 			m->cur[m->n_cur++] = c;
 		} else {
 			sqlite3_finalize(c.st);
-			if (rc != SQLITE_DONE)
-				r = exp_sql_fail(e, rc, "MSTX_EVENTS");
+			r = got;
 		}
 	}
 	free(tids);
@@ -503,17 +510,17 @@ static int tx_load_group(struct tx_rows *m)
 {
 	struct tx_cursor *c = &m->cur[0];
 	int64_t start = c->start;
-	int rc;
+	int got;
 	do {
 		if (m->n_rows == MERGE_MAX_ROWS)
 			return 1;
 		tx_row_get(c->st, &m->rows[m->n_rows]);
 		rows_up(m->rows, m->n_rows++);
-		rc = sqlite3_step(c->st);
-	} while (rc == SQLITE_ROW && (c->start = sqlite3_column_int64(c->st, 3)) == start);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return exp_sql_fail(m->e, rc, "MSTX_EVENTS");
-	if (rc == SQLITE_DONE) {
+		got = exp_step(m->e, c->st, "MSTX_EVENTS");
+	} while (got > 0 && (c->start = sqlite3_column_int64(c->st, 3)) == start);
+	if (got < 0)
+		return got;
+	if (got == 0) {
 		sqlite3_finalize(c->st);
 		m->cur[0] = m->cur[--m->n_cur];
 	}
@@ -525,12 +532,10 @@ static int tx_load_group(struct tx_rows *m)
 static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 {
 	if (m->sorted) {
-		int rc = sqlite3_step(m->sorted);
-		if (rc == SQLITE_ROW) {
+		int got = exp_step(m->e, m->sorted, "MSTX_EVENTS");
+		if (got > 0)
 			tx_row_get(m->sorted, ret);
-			return 1;
-		}
-		return rc == SQLITE_DONE ? 0 : exp_sql_fail(m->e, rc, "MSTX_EVENTS");
+		return got;
 	}
 	/* a row may leave once every cursor is past its start */
 	while (m->n_cur && (!m->n_rows || m->rows[0].start >= m->cur[0].start)) {

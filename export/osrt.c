@@ -35,67 +35,70 @@ static void process_meta(struct exp_tl *out, uint32_t pid, const uint32_t *tids,
 		exp_tl_thread(out, fpid, tids[i], "Thread");
 }
 
+/* The calls in thread order; the threads of each process are gathered
+ * for its metadata, written when the next process begins. */
+struct osrt_walk {
+	struct exp_tl *out;
+	uint32_t *tids;
+	size_t n, cap;
+	int64_t cur;                /* globalTid of the thread walked, -1 none */
+	struct exp_buf b;           /* one event, handed to the timeline in one write */
+};
+
+static int osrt_event(sqlite3_stmt *st, void *ctx)
+{
+	struct osrt_walk *w = ctx;
+	struct exp_buf *b = &w->b;
+	int64_t g = sqlite3_column_int64(st, 0);
+	uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
+	if (g != w->cur) {
+		if (w->cur >= 0 && (uint32_t)((uint64_t)w->cur >> 32) != pid) {
+			process_meta(w->out, (uint32_t)((uint64_t)w->cur >> 32), w->tids, w->n);
+			w->n = 0;
+		}
+		if (w->n == w->cap) {
+			size_t c = w->cap ? w->cap * 2 : 16;
+			uint32_t *t = realloc(w->tids, c * sizeof *t);
+			if (!t)
+				return -ENOMEM;
+			w->tids = t;
+			w->cap = c;
+		}
+		w->tids[w->n++] = tid;
+		w->cur = g;
+	}
+	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3));
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, layer_pid(pid));
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ts\":\"");
+	exp_buf_ts(b, start);
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_dur_us(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{}}");
+	if (b->err < 0)
+		return b->err;
+	exp_buf_flush_to(b, exp_tl_event(w->out));
+	return 0;
+}
+
 int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 {
 	static const char sql[] = "SELECT o.globalTid, o.startNs, o.endNs, s.value FROM OSRT_API o "
 				  "JOIN STRING_IDS s ON s.id = o.name ORDER BY o.globalTid, o.startNs, o.rowid";
 	if (!exp_table_has_rows(e, "OSRT_API"))
 		return 0;
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	uint32_t *tids = NULL;
-	size_t n = 0, cap = 0;
-	int64_t cur = -1;
-	struct exp_buf b = { 0 };   /* one event, handed to the timeline in one write */
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t g = sqlite3_column_int64(st, 0);
-		uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
-		if (g != cur) {
-			if (cur >= 0 && (uint32_t)((uint64_t)cur >> 32) != pid) {
-				process_meta(out, (uint32_t)((uint64_t)cur >> 32), tids, n);
-				n = 0;
-			}
-			if (n == cap) {
-				size_t c = cap ? cap * 2 : 16;
-				uint32_t *t = realloc(tids, c * sizeof *t);
-				if (!t) {
-					r = -ENOMEM;
-					break;
-				}
-				tids = t;
-				cap = c;
-			}
-			tids[n++] = tid;
-			cur = g;
-		}
-		int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-		const char *name = (const char *)sqlite3_column_text(st, 3);
-		exp_buf_lit(&b, "{\"name\":\"");
-		exp_buf_json_str(&b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3));
-		exp_buf_lit(&b, "\",\"pid\":");
-		exp_buf_u64(&b, layer_pid(pid));
-		exp_buf_lit(&b, ",\"tid\":");
-		exp_buf_u64(&b, tid);
-		exp_buf_lit(&b, ",\"ts\":\"");
-		exp_buf_ts(&b, start);
-		exp_buf_lit(&b, "\",\"dur\":");
-		exp_buf_dur_us(&b, end - start);
-		exp_buf_lit(&b, ",\"ph\":\"X\",\"args\":{}}");
-		if ((r = b.err) < 0)
-			break;
-		exp_buf_flush_to(&b, exp_tl_event(out));
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	if (r == 0 && cur >= 0)
-		process_meta(out, (uint32_t)((uint64_t)cur >> 32), tids, n);
-	sqlite3_finalize(st);
-	free(tids);
-	exp_buf_release(&b);
-	return r;
+	struct osrt_walk w = { .out = out, .cur = -1 };
+	int r = exp_each(e, sql, NULL, osrt_event, &w);
+	if (r >= 0 && w.cur >= 0)
+		process_meta(out, (uint32_t)((uint64_t)w.cur >> 32), w.tids, w.n);
+	free(w.tids);
+	exp_buf_release(&w.b);
+	return r < 0 ? r : 0;
 }
 
 static void put_us(FILE *f, double ns)
@@ -139,13 +142,9 @@ int exp_write_osrt_summary(struct exp *e, const char *dir)
 		}
 		return 0;
 	}
-	sqlite3_stmt *st;
 	int64_t total = 0;
-	int r = exp_prepare(e, "SELECT SUM(endNs - startNs) FROM OSRT_API", &st);
+	int r = exp_each(e, "SELECT SUM(endNs - startNs) FROM OSRT_API", NULL, db_row_i64, &total);
 	if (r < 0)
 		return r;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		total = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 	return exp_table_query(e, dir, CSV_OS_RUNTIME_STATISTIC, sql, osrt_row, &total);
 }

@@ -328,37 +328,51 @@ void exp_table_abort(struct exp_table *w)
 	table_release(w);
 }
 
+struct table_query {
+	struct exp *e;
+	struct exp_table w;
+	const char *dir;
+	enum export_csv id;
+	bool open;
+	void (*row)(FILE *f, sqlite3_stmt *st, void *arg);
+	void *arg;
+};
+
+/* As the statement's bind step: the file is opened once the query is
+ * known to be valid, so a bad one leaves no file behind. */
+static int table_query_open(sqlite3_stmt *st, void *ctx)
+{
+	(void)st;
+	struct table_query *q = ctx;
+	int r = exp_table_open(q->e, &q->w, q->dir, q->id);
+	q->open = r == 0;
+	return r;
+}
+
+static int table_query_row(sqlite3_stmt *st, void *ctx)
+{
+	struct table_query *q = ctx;
+	FILE *f = exp_table_row(&q->w);
+	if (!f)
+		return q->w.err < 0 ? q->w.err : 1;
+	q->row(f, st, q->arg);
+	return exp_table_row_end(&q->w);
+}
+
 int exp_table_query(struct exp *e, const char *dir, enum export_csv id, const char *sql,
 		    void (*row)(FILE *f, sqlite3_stmt *st, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
+	struct table_query q = { .e = e, .dir = dir, .id = id, .row = row, .arg = arg };
+	int r = exp_each(e, sql, table_query_open, table_query_row, &q);
+	if (!q.open)
 		return r;
-	struct exp_table w;
-	if ((r = exp_table_open(e, &w, dir, id)) < 0) {
-		sqlite3_finalize(st);
-		return r;
-	}
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		FILE *f = exp_table_row(&w);
-		if (!f)
-			break;
-		row(f, st, arg);
-		if ((r = exp_table_row_end(&w)) < 0)
-			break;
-	}
-	if (r == 0 && w.err)
-		r = w.err;
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
+	if (r >= 0 && q.w.err)
+		r = q.w.err;
 	if (r < 0) {
-		exp_table_abort(&w);
+		exp_table_abort(&q.w);
 		return r;
 	}
-	return exp_table_commit(&w);
+	return exp_table_commit(&q.w);
 }
 
 int exp_table_write(struct exp *e, const char *dir, enum export_csv id,

@@ -37,28 +37,34 @@ static int current_db(const char *prof_dir, struct export_report *rep)
 	return export_prof_dir(prof_dir, &opt, rep);
 }
 
+static int one_row(sqlite3_stmt *st, void *ctx)
+{
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*(int64_t *)ctx = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+/* The first column of sql's first row; fallback without one, or NULL. */
 static int64_t one(sqlite3 *db, const char *sql, int64_t fallback)
 {
-	sqlite3_stmt *st = NULL;
 	int64_t v = fallback;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	(void)db_each(db, sql, NULL, one_row, &v);
 	return v;
 }
 
 static bool has_table(sqlite3 *db, const char *name)
 {
-	sqlite3_stmt *st = NULL;
-	bool yes = false;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		yes = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return yes;
+	return db_each(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", db_bind_text1, db_row_stop,
+		       (void *)name) > 0;
+}
+
+static int top_row(sqlite3_stmt *st, void *ctx)
+{
+	struct export_query *q = ctx;
+	if (q->n_top == ARRAY_SIZE(q->top))
+		return 1;
+	q->top[q->n_top++] = sqlite3_column_int64(st, 0);
+	return 0;
 }
 
 /* The current database of prof_dir, opened read-only. */
@@ -92,13 +98,8 @@ int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct
 	if (has_table(db, "STEP")) {
 		q.n_steps = (uint64_t)one(db, "SELECT COUNT(DISTINCT stepId) FROM STEP", 0);
 		/* a step of several processes (ranks) lasts its longest */
-		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(db,
-				       "SELECT stepId, MAX(endNs - startNs) AS d FROM STEP GROUP BY stepId "
-				       "ORDER BY d DESC, stepId LIMIT 5", -1, &st, NULL) == SQLITE_OK)
-			while (q.n_top < ARRAY_SIZE(q.top) && sqlite3_step(st) == SQLITE_ROW)
-				q.top[q.n_top++] = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+		(void)db_each(db, "SELECT stepId, MAX(endNs - startNs) AS d FROM STEP GROUP BY stepId "
+				  "ORDER BY d DESC, stepId LIMIT 5", NULL, top_row, &q);
 	}
 	sqlite3_close(db);
 	*ret = q;
@@ -119,29 +120,36 @@ int export_has_tables(const char *prof_dir, const char *const *tables, struct ex
 }
 
 /* Rows of sql (integer columns) appended to *v, ncol int64 each. */
+struct rows_i64 {
+	unsigned ncol;
+	int64_t **v;
+	size_t *n;
+};
+
+static int row_i64(sqlite3_stmt *st, void *ctx)
+{
+	struct rows_i64 *w = ctx;
+	size_t n = *w->n;
+	int64_t *nv = realloc(*w->v, (n + 1) * w->ncol * sizeof(**w->v));
+	if (!nv)
+		return -ENOMEM;
+	*w->v = nv;
+	for (unsigned c = 0; c < w->ncol; c++)
+		nv[n * w->ncol + c] = sqlite3_column_int64(st, (int)c);
+	(*w->n)++;
+	return 0;
+}
+
 static int rows_i64(sqlite3 *db, const char *sql, unsigned ncol, int64_t **v, size_t *n, struct export_report *rep)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		int64_t *nv = realloc(*v, (*n + 1) * ncol * sizeof(**v));
-		if (!nv) {
-			sqlite3_finalize(st);
-			return -ENOMEM;
-		}
-		*v = nv;
-		for (unsigned c = 0; c < ncol; c++)
-			nv[*n * ncol + c] = sqlite3_column_int64(st, (int)c);
-		(*n)++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		/* the loop ends on an error or on SQLITE_DONE */
+	struct rows_i64 w = { ncol, v, n };
+	int rc = SQLITE_OK;
+	int r = db_each_rc(db, sql, NULL, row_i64, &w, &rc);
+	if (rc != SQLITE_OK) {
 		snprintf(rep->message, sizeof rep->message, "cannot read '%.400s': %s", rep->db_path, sqlite3_errmsg(db));
 		return -EIO;
 	}
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* A process's query id: its rank, or its pid when it has none. */

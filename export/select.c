@@ -31,38 +31,47 @@ static bool has_column(const char *columns, const char *name)
 
 static int table_exists(struct exp *e, const char *name, bool *ret)
 {
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?", &st);
+	int r = exp_each(e, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?", db_bind_text1,
+			 db_row_stop, (void *)name);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	*ret = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	*ret = r > 0;
 	return 0;
+}
+
+struct two {
+	int64_t a, b;
+	bool null;
+};
+
+static int two_row(sqlite3_stmt *st, void *ctx)
+{
+	struct two *t = ctx;
+	t->null = sqlite3_column_type(st, 0) == SQLITE_NULL;
+	t->a = sqlite3_column_int64(st, 0);
+	t->b = sqlite3_column_int64(st, 1);
+	return 1;
 }
 
 /* Two integers from a one-row query. */
 static int two(struct exp *e, const char *sql, int64_t *a, int64_t *b, bool *ret_null)
 {
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
+	struct two t;
+	int r = exp_each(e, sql, NULL, two_row, &t);
+	if (r == 0)
+		return exp_sql_fail(e, SQLITE_DONE, sql);
 	if (r < 0)
 		return r;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ret_null = sqlite3_column_type(st, 0) == SQLITE_NULL;
-		*a = sqlite3_column_int64(st, 0);
-		*b = sqlite3_column_int64(st, 1);
-	} else
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	*a = t.a;
+	*b = t.b;
+	*ret_null = t.null;
+	return 0;
 }
 
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count)
 {
-	int64_t lo, hi;
-	bool none;
+	int64_t lo = 0, hi = 0;
+	bool none = false;
 	char sql[1024];
 	int r;
 
@@ -87,7 +96,7 @@ int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned 
 		 first, first + count);
 	if ((r = exp_exec(e, sql)) < 0)
 		return r;
-	int64_t s_lo, s_hi;
+	int64_t s_lo = 0, s_hi = 0;
 	if ((r = two(e, "SELECT MIN(startNs), MAX(endNs) FROM SELECTED_STEP", &s_lo, &s_hi, &none)) < 0)
 		return r;
 	if (none) {

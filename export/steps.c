@@ -36,13 +36,46 @@ static int insert(struct exp *e, sqlite3_stmt *ins, int64_t step, int64_t start,
 	return exp_step_done(e, ins, "STEP");
 }
 
-/* The end of pid's last annotation. */
+/* The end of pid's last annotation (0 when it cannot be read). */
 static int64_t last_end(sqlite3_stmt *q, uint64_t pid)
 {
+	int64_t v = 0;
 	sqlite3_bind_int64(q, 1, (int64_t)pid);
-	int64_t v = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-	sqlite3_reset(q);
+	(void)db_stmt_each_rc(q, db_row_i64, &v, NULL);
 	return v;
+}
+
+struct step_walk {
+	struct exp *e;
+	sqlite3_stmt *ins, *q;
+	struct pending p;
+};
+
+static int step_row(sqlite3_stmt *st, void *ctx)
+{
+	struct step_walk *w = ctx;
+	struct pending *p = &w->p;
+	uint64_t gtid = (uint64_t)sqlite3_column_int64(st, 0), step;
+	int64_t type = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 2);
+	const char *msg = (const char *)sqlite3_column_text(st, 4);
+	const char *dom = (const char *)sqlite3_column_text(st, 5);
+	if (!msg || !step_parse(msg, (size_t)sqlite3_column_bytes(st, 4), &step))
+		return 0;
+	int r = 0;
+	if (p->open && p->gtid >> 32 != gtid >> 32) {
+		r = insert(w->e, w->ins, p->step, p->start, last_end(w->q, p->gtid >> 32), p->gtid);
+		p->open = false;
+	}
+	if (r < 0)
+		return r;
+	if (type == 1 || type == 2) {
+		r = insert(w->e, w->ins, (int64_t)step, start, sqlite3_column_int64(st, 3), gtid);
+	} else if (dom && streq(dom, STEP_DOMAIN)) {
+		if (p->open)
+			r = insert(w->e, w->ins, p->step, p->start, start, p->gtid);
+		*p = (struct pending){ true, (int64_t)step, start, gtid };
+	}
+	return r;
 }
 
 int exp_build_steps(struct exp *e)
@@ -55,43 +88,17 @@ int exp_build_steps(struct exp *e)
 		"ORDER BY m.globalTid >> 32, m.startNs, m.rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	sqlite3_stmt *st = NULL, *ins = NULL, *q = NULL;
-	int r = exp_prepare(e, sql, &st);
+	struct step_walk w = { .e = e };
+	int r = exp_prepare(e, "INSERT INTO STEP (stepId, startNs, endNs, pid, tid) VALUES (?, ?, ?, ?, ?)", &w.ins);
 	if (r == 0)
-		r = exp_prepare(e, "INSERT INTO STEP (stepId, startNs, endNs, pid, tid) VALUES (?, ?, ?, ?, ?)", &ins);
+		r = exp_prepare(e, "SELECT max(endNs) FROM MSTX_EVENTS WHERE globalTid >> 32 = ?", &w.q);
 	if (r == 0)
-		r = exp_prepare(e, "SELECT max(endNs) FROM MSTX_EVENTS WHERE globalTid >> 32 = ?", &q);
-	struct pending p = { 0 };
-	int rc = SQLITE_DONE;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t gtid = (uint64_t)sqlite3_column_int64(st, 0), step;
-		int64_t type = sqlite3_column_int64(st, 1), start = sqlite3_column_int64(st, 2);
-		const char *msg = (const char *)sqlite3_column_text(st, 4);
-		const char *dom = (const char *)sqlite3_column_text(st, 5);
-		if (!msg || !step_parse(msg, (size_t)sqlite3_column_bytes(st, 4), &step))
-			continue;
-		if (p.open && p.gtid >> 32 != gtid >> 32) {
-			r = insert(e, ins, p.step, p.start, last_end(q, p.gtid >> 32), p.gtid);
-			p.open = false;
-		}
-		if (r < 0)
-			break;
-		if (type == 1 || type == 2) {
-			r = insert(e, ins, (int64_t)step, start, sqlite3_column_int64(st, 3), gtid);
-		} else if (dom && streq(dom, STEP_DOMAIN)) {
-			if (p.open)
-				r = insert(e, ins, p.step, p.start, start, p.gtid);
-			p = (struct pending){ true, (int64_t)step, start, gtid };
-		}
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	if (r == 0 && p.open)
-		r = insert(e, ins, p.step, p.start, last_end(q, p.gtid >> 32), p.gtid);
-	sqlite3_finalize(st);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(q);
-	return r;
+		r = exp_each(e, sql, NULL, step_row, &w);
+	if (r >= 0 && w.p.open)
+		r = insert(e, w.ins, w.p.step, w.p.start, last_end(w.q, w.p.gtid >> 32), w.p.gtid);
+	sqlite3_finalize(w.ins);
+	sqlite3_finalize(w.q);
+	return r < 0 ? r : 0;
 }
 
 static void step_trace_row(FILE *f, sqlite3_stmt *st, void *arg)

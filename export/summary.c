@@ -15,26 +15,24 @@
 #define RATIO_FOR_BEST_PERFORMANCE 0.8
 
 /* The first column of the first row; 0 when there is no row. */
-static int single_value(struct exp *e, const char *sql, double *ret_d, int64_t *ret_i)
+static int single_double(struct exp *e, const char *sql, double *ret)
 {
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
+	double d = 0;
+	int r = exp_each(e, sql, NULL, db_row_double, &d);
 	if (r < 0)
 		return r;
-	double d = 0;
+	*ret = d;
+	return 0;
+}
+
+static int single_i64(struct exp *e, const char *sql, int64_t *ret)
+{
 	int64_t i = 0;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		d = sqlite3_column_double(st, 0);
-		i = sqlite3_column_int64(st, 0);
-	} else if (rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	if (r == 0 && ret_d)
-		*ret_d = d;
-	if (r == 0 && ret_i)
-		*ret_i = i;
-	return r;
+	int r = exp_each(e, sql, NULL, db_row_i64, &i);
+	if (r < 0)
+		return r;
+	*ret = i;
+	return 0;
 }
 
 /* msprof HostProfDataBase.get_recommend_value: peak = the largest sample;
@@ -47,18 +45,18 @@ static int peak_recommend(struct exp *e, const char *table, const char *col, dou
 	double peak = 0, rec = 0;
 	int64_t npos = 0;
 	snprintf(sql, sizeof sql, "SELECT MAX(%s) FROM %s", col, table);
-	int r = single_value(e, sql, &peak, NULL);
+	int r = single_double(e, sql, &peak);
 	if (r < 0)
 		return r;
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE %s > 0", table, col);
-	if ((r = single_value(e, sql, NULL, &npos)) < 0)
+	if ((r = single_i64(e, sql, &npos)) < 0)
 		return r;
 	if (npos > 0) {
 		int64_t k = (int64_t)ceil((double)(npos - 1) * RECOMMEND_PERCENTILE);
 		snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE %s > 0 ORDER BY %s LIMIT 1 OFFSET %" PRId64, col,
 			 table, col, col, k);
 		double v = 0;
-		if ((r = single_value(e, sql, &v, NULL)) < 0)
+		if ((r = single_double(e, sql, &v)) < 0)
 			return r;
 		rec = v / RATIO_FOR_BEST_PERFORMANCE;
 	}
@@ -79,22 +77,27 @@ static void put_num(FILE *f, double v, int decimals)
 
 /* msprof HostCpuUsage.get_num_of_used_cpus: CPUs that appear in CPU_USAGE
  * (occupied) and those whose largest sample is above zero (recommend). */
+/* A summary's writer and its file, for the row callbacks. */
+struct summary_row {
+	struct exp *e;
+	FILE *f;
+};
+
+static int host_cpu_row(sqlite3_stmt *st, void *ctx)
+{
+	struct summary_row *w = ctx;
+	fprintf(w->f, "host,%u,%" PRId64 ",%" PRId64 "\n", w->e->cpu_nums, (int64_t)sqlite3_column_int64(st, 0),
+		(int64_t)sqlite3_column_int64(st, 1));
+	return 1;
+}
+
 static int write_host_cpu(struct exp *e, FILE *f)
 {
 	static const char sql[] = "SELECT COUNT(*), COALESCE(SUM(m > 0), 0) FROM "
 				  "(SELECT cpuId, MAX(usage) AS m FROM CPU_USAGE GROUP BY cpuId)";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		fprintf(f, "host,%u,%" PRId64 ",%" PRId64 "\n", e->cpu_nums, (int64_t)sqlite3_column_int64(st, 0),
-			(int64_t)sqlite3_column_int64(st, 1));
-	else
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	struct summary_row w = { e, f };
+	int r = exp_each(e, sql, NULL, host_cpu_row, &w);
+	return r < 0 ? r : 0;
 }
 
 /* msprof HostMemUsagePresenter.get_summary_data: peak and recommend of the
@@ -176,73 +179,81 @@ static void cpu_row(FILE *f, const char *type, const struct cpu_ticks *a, const 
 	fputc('\n', f);
 }
 
+/* The samples of one CPU at a time, in order: its first and last. */
+struct cpu_walk {
+	FILE *f;
+	struct cpu_ticks first, last, avg_first, avg_last;
+	int64_t cur;            /* INT64_MIN: none yet */
+	bool have_avg;
+};
+
+/* The CPU walked so far is complete: its row, or kept for Avg (id < 0). */
+static void cpu_done(struct cpu_walk *w)
+{
+	if (w->cur == INT64_MIN)
+		return;
+	if (w->cur < 0) {
+		w->avg_first = w->first;
+		w->avg_last = w->last;
+		w->have_avg = true;
+	} else {
+		char type[32];
+		snprintf(type, sizeof type, "cpu%" PRId64, w->cur);
+		cpu_row(w->f, type, &w->first, &w->last);
+	}
+}
+
+static int cpu_sample(sqlite3_stmt *st, void *ctx)
+{
+	struct cpu_walk *w = ctx;
+	int64_t id = sqlite3_column_int64(st, 0);
+	if (id != w->cur)
+		cpu_done(w);
+	struct cpu_ticks t;
+	for (int k = 0; k < 8; k++)
+		t.v[k] = sqlite3_column_int64(st, 1 + k);
+	if (id != w->cur)
+		w->first = t;
+	w->last = t;
+	w->cur = id;
+	return 0;
+}
+
 static int write_cpu_usage(struct exp *e, FILE *f)
 {
 	static const char sql[] = "SELECT cpuId, user, nice, system, idle, iowait, irq, softirq, steal "
 				  "FROM SYS_CPU ORDER BY cpuId, timestampNs";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
+	struct cpu_walk w = { .f = f, .cur = INT64_MIN };
+	int r = exp_each(e, sql, NULL, cpu_sample, &w);
 	if (r < 0)
 		return r;
-	struct cpu_ticks first = { 0 }, last = { 0 }, avg_first = { 0 }, avg_last = { 0 };
-	int64_t cur = INT64_MIN;
-	bool have_avg = false;
-	int rc;
-	for (;;) {
-		rc = sqlite3_step(st);
-		int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MAX;
-		if (id != cur && cur != INT64_MIN) {
-			if (cur < 0) {
-				avg_first = first;
-				avg_last = last;
-				have_avg = true;
-			} else {
-				char type[32];
-				snprintf(type, sizeof type, "cpu%" PRId64, cur);
-				cpu_row(f, type, &first, &last);
-			}
-		}
-		if (rc != SQLITE_ROW)
-			break;
-		struct cpu_ticks t;
-		for (int k = 0; k < 8; k++)
-			t.v[k] = sqlite3_column_int64(st, 1 + k);
-		if (id != cur)
-			first = t;
-		last = t;
-		cur = id;
-	}
-	if (rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	if (r == 0 && have_avg)
-		cpu_row(f, "Avg", &avg_first, &avg_last);
-	return r;
+	cpu_done(&w);
+	if (w.have_avg)
+		cpu_row(f, "Avg", &w.avg_first, &w.avg_last);
+	return 0;
 }
 
 /* msprof get_msvp_summary_mem.get_sys_mem_data: mean of each field over the
  * samples (integer division, as SQLite does it on msprof's integer
  * columns). */
+static int sys_mem_row(sqlite3_stmt *st, void *ctx)
+{
+	FILE *f = ctx;
+	fputs("host", f);
+	for (int k = 0; k < 9; k++)
+		fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, k));
+	fputc('\n', f);
+	return 1;
+}
+
 static int write_sys_mem(struct exp *e, FILE *f)
 {
 	static const char sql[] = "SELECT SUM(memTotal)/COUNT(*), SUM(memFree)/COUNT(*), SUM(buffers)/COUNT(*), "
 				  "SUM(cached)/COUNT(*), SUM(shmem)/COUNT(*), SUM(commitLimit)/COUNT(*), "
 				  "SUM(committedAs)/COUNT(*), SUM(hugePagesTotal)/COUNT(*), "
 				  "SUM(hugePagesFree)/COUNT(*) FROM SYS_MEM";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		fputs("host", f);
-		for (int k = 0; k < 9; k++)
-			fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, k));
-		fputc('\n', f);
-	} else
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	int r = exp_each(e, sql, NULL, sys_mem_row, f);
+	return r < 0 ? r : 0;
 }
 
 /* The name of a pid: the newest PROCESS_INFO row's (a pid may be reused). */
@@ -250,28 +261,41 @@ static int write_sys_mem(struct exp *e, FILE *f)
 	"COALESCE((SELECT s.value FROM PROCESS_INFO i JOIN STRING_IDS s ON s.id = i.name " \
 	"WHERE i.pid = u.pid ORDER BY i.firstSeenNs DESC LIMIT 1), '')"
 
+/* "host,<pid>,<name>" of a per-process row. */
+static void process_head(FILE *f, sqlite3_stmt *st)
+{
+	fprintf(f, "host,%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 0));
+	const char *name = (const char *)sqlite3_column_text(st, 1); /* before its length */
+	exp_csv_field(f, name, (size_t)sqlite3_column_bytes(st, 1));
+}
+
+static int process_cpu_row(sqlite3_stmt *st, void *ctx)
+{
+	FILE *f = ctx;
+	process_head(f, st);
+	put_num(f, sqlite3_column_double(st, 2), 3);
+	fputc('\n', f);
+	return 0;
+}
+
+static int process_mem_row(sqlite3_stmt *st, void *ctx)
+{
+	FILE *f = ctx;
+	process_head(f, st);
+	for (int k = 2; k < 5; k++)
+		fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, k));
+	fputc('\n', f);
+	return 0;
+}
+
 /* msprof cpu_usage_report._proc_usage_data: per process, the mean over the
  * samples of its share of all CPUs, 3 decimals, busiest first. */
 static int write_process_cpu(struct exp *e, FILE *f)
 {
 	static const char sql[] = "SELECT u.pid, " NAME_OF_PID ", AVG(u.usage) AS a "
 				  "FROM PROCESS_CPU_USAGE u GROUP BY u.pid ORDER BY a DESC, u.pid";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		fprintf(f, "host,%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 0));
-		const char *name = (const char *)sqlite3_column_text(st, 1); /* before its length */
-		exp_csv_field(f, name, (size_t)sqlite3_column_bytes(st, 1));
-		put_num(f, sqlite3_column_double(st, 2), 3);
-		fputc('\n', f);
-	}
-	if (rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	int r = exp_each(e, sql, NULL, process_cpu_row, f);
+	return r < 0 ? r : 0;
 }
 
 /* msprof get_process_mem_data: per process the mean of size, resident and
@@ -281,23 +305,8 @@ static int write_process_mem(struct exp *e, FILE *f)
 	static const char sql[] = "SELECT u.pid, " NAME_OF_PID ", SUM(u.sizePages)/COUNT(*) AS s, "
 				  "SUM(u.residentPages)/COUNT(*) AS r, SUM(u.sharedPages)/COUNT(*) AS h "
 				  "FROM PROCESS_MEM_USAGE u GROUP BY u.pid ORDER BY s + r + h DESC, u.pid";
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, sql, &st);
-	if (r < 0)
-		return r;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		fprintf(f, "host,%" PRId64 ",", (int64_t)sqlite3_column_int64(st, 0));
-		const char *name = (const char *)sqlite3_column_text(st, 1); /* before its length */
-		exp_csv_field(f, name, (size_t)sqlite3_column_bytes(st, 1));
-		for (int k = 2; k < 5; k++)
-			fprintf(f, ",%" PRId64, (int64_t)sqlite3_column_int64(st, k));
-		fputc('\n', f);
-	}
-	if (rc != SQLITE_DONE)
-		r = exp_sql_fail(e, rc, sql);
-	sqlite3_finalize(st);
-	return r;
+	int r = exp_each(e, sql, NULL, process_mem_row, f);
+	return r < 0 ? r : 0;
 }
 
 struct summary {

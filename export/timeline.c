@@ -38,28 +38,33 @@ static void tl_metadata(struct tl *t, const struct export_track_info *k, unsigne
 
 /* Stream "SELECT ts, [id,] value" rows as counters.  With an id column the
  * counter is named prefix + id ("CPU 3"), else prefix alone. */
+struct tl_rows {
+	struct tl *t;
+	bool with_id;
+	const char *prefix;
+	unsigned pid;
+};
+
+static int tl_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct tl_rows *q = ctx;
+	char id[32] = "";
+	if (q->with_id)
+		snprintf(id, sizeof id, "%" PRId64, (int64_t)sqlite3_column_int64(st, 1));
+	tl_counter(q->t, q->prefix, id, q->pid, sqlite3_column_int64(st, 0),
+		   sqlite3_column_double(st, q->with_id ? 2 : 1));
+	return 0;
+}
+
 static int tl_rows(struct tl *t, const char *sql, bool with_id, const char *prefix, unsigned pid,
 		   uint64_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = exp_prepare(t->e, sql, &st);
+	struct tl_rows q = { t, with_id, prefix, pid };
+	int r = exp_each(t->e, sql, NULL, tl_row, &q);
 	if (r < 0)
 		return r;
-	uint64_t n = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char id[32] = "";
-		if (with_id)
-			snprintf(id, sizeof id, "%" PRId64, (int64_t)sqlite3_column_int64(st, 1));
-		tl_counter(t, prefix, id, pid, sqlite3_column_int64(st, 0),
-			   sqlite3_column_double(st, with_id ? 2 : 1));
-		n++;
-	}
-	if (rc != SQLITE_DONE)
-		r = exp_sql_fail(t->e, rc, sql);
-	sqlite3_finalize(st);
-	*ret_n += n;
-	return r;
+	*ret_n += (uint64_t)r;
+	return 0;
 }
 
 struct layer {
