@@ -810,8 +810,11 @@ static void report(struct agent_parse *p, uint64_t open)
 		exp_note_add(e, "mstx: %" PRIu64 " agent record(s) with a malformed payload skipped", p->malformed);
 }
 
-int exp_parse_agents(struct exp *e, const char *dir)
+int exp_parse_agents(struct exp *e)
 {
+	char dir[PATH_MAX];
+	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", e->prof_dir) >= sizeof dir)
+		return -ENAMETOOLONG;
 	uint32_t *pids = NULL;
 	size_t n = 0;
 	int r = raw_list_agent_pids(dir, &pids, &n);

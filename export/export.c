@@ -310,6 +310,9 @@ static int build_db(struct exp *e, const char *tmp)
 		r = write_fixed_rows(e);
 	if (r == 0)
 		r = exp_parse(e);
+	/* the agents' files: mstx events, OS runtime calls, device tasks */
+	if (r == 0)
+		r = exp_parse_agents(e);
 	if (r == 0)
 		r = exp_parse_devices(e);
 	if (r == 0)

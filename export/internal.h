@@ -336,8 +336,8 @@ static inline bool exp_track_on(const struct exp *e, unsigned track)
 void exp_out_abort(struct exp_out *o);
 
 int exp_parse(struct exp *e);
-/* The agents' files in dir (host/data): MSTX_EVENTS and AGENT_* (agent.c). */
-int exp_parse_agents(struct exp *e, const char *dir);
+/* The agents' files in host/data: MSTX_EVENTS and AGENT_* (agent.c). */
+int exp_parse_agents(struct exp *e);
 struct raw_reader;
 struct raw_record;
 /* Open a raw file for a parser: 1 and *ret, or 0 when it is unusable

@@ -13,8 +13,6 @@
  * ("Semantics"). */
 #include <math.h>
 
-#include <sys/stat.h>
-
 #include "internal.h"
 #include "raw.h"
 #include "util.h"
@@ -961,65 +959,6 @@ static int parse_file(struct parse *p, const char *path)
 	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }
 
-/* Add a finished file's reader counts to the report, noting damage. */
-static void reader_done(struct exp *e, const char *path, const struct raw_reader *rd)
-{
-	const struct raw_reader_stats *s = raw_reader_stats(rd);
-	e->rep->records += s->records;
-	e->rep->bad_records += s->bad_records;
-	e->rep->torn_bytes += s->torn_bytes;
-	if (s->bad_records || s->skipped_bytes)
-		exp_note(e, "raw file '%s' is damaged: %" PRIu64 " record(s), %" PRIu64 " byte(s) skipped", path,
-			 s->bad_records, s->skipped_bytes);
-	else if (s->torn_bytes)
-		exp_note(e, "raw file '%s' ends with an incomplete record (%" PRIu64 " byte(s) ignored)", path,
-			 s->torn_bytes);
-}
-
-int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret)
-{
-	int r = raw_reader_open(path, ret);
-	if (r < 0) {
-		exp_note(e, "cannot read raw file '%s': %s", path,
-			 r == -EPROTO ? "not a raw data file" :
-			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
-		/* a file we cannot use is damage, not a reason to stop the export */
-		return r == -ENOMEM ? r : 0;
-	}
-	e->rep->raw_files++;
-	return 1;
-}
-
-int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
-		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed)
-{
-	struct raw_record rec;
-	bool fatal = false;
-	int r;
-	while ((r = raw_reader_next(rd, &rec)) > 0) {
-		int k = take(ctx, &rec);
-		if (k < 0) {
-			r = k;
-			fatal = true;
-			break;
-		}
-		if (k > 0)
-			(*malformed)++;
-	}
-	if (r < 0 && !fatal) {
-		/* an I/O error loses this file's tail, not the export */
-		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));
-		r = 0;
-	}
-	reader_done(e, path, rd);
-	raw_reader_free(rd);
-	struct stat st;
-	if (stat(path, &st) == 0)
-		e->raw_done += (uint64_t)st.st_size;
-	exp_progress(e, "parse", e->raw_done, e->raw_bytes);
-	return r;
-}
-
 static const enum raw_source sources[] = {
 	RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK,
 	RAW_SOURCE_HOST_NET, RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM,
@@ -1064,9 +1003,6 @@ int exp_parse(struct exp *e)
 		e->rep->bad_records += p.malformed;
 		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
 	}
-	/* the agents' files: mstx events (agent.c) */
-	if (r == 0)
-		r = exp_parse_agents(e, dir);
 	forget_all(&p);
 	free(p.cpu_busy);
 	free(p.cpu_seen);
