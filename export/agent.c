@@ -810,7 +810,7 @@ static void report(struct agent_parse *p, uint64_t open)
 		exp_note_add(e, "mstx: %" PRIu64 " agent record(s) with a malformed payload skipped", p->malformed);
 }
 
-int exp_parse_agents(struct exp *e)
+static int exp_parse_agents(struct exp *e)
 {
 	char dir[PATH_MAX];
 	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", e->prof_dir) >= sizeof dir)
@@ -862,3 +862,11 @@ int exp_parse_agents(struct exp *e)
 		sqlite3_finalize(p.st[i]);
 	return r;
 }
+
+/* The agents' raw files: MSTX_EVENTS (the mstx domain), OSRT_API (osrt),
+ * AGENT_PROCESS, AGENT_THREAD and AGENT_COUNTERS; device task records go
+ * to the tasks domain's decoder (exp_gpu_record). */
+const struct exp_domain exp_domain_agents = {
+	.name = "agents",
+	.parse = exp_parse_agents,
+};

@@ -215,7 +215,7 @@ static int build_msprof_tables(struct exp *e)
 			   "WHERE smClock IS NOT NULL");
 }
 
-int exp_parse_devices(struct exp *e)
+static int exp_parse_devices(struct exp *e)
 {
 	bool have[DEV_MAX_DEVICES] = { false };
 	if (!list_devices(e->prof_dir, have))
@@ -255,7 +255,7 @@ static void npu_mem_row(FILE *f, sqlite3_stmt *st, void *arg)
 		(const char *)sqlite3_column_text(st, 1), ddr / KB, hbm / KB, (ddr + hbm) / KB, ts);
 }
 
-int exp_write_npu_mem(struct exp *e, const char *dir)
+static int exp_write_npu_mem(struct exp *e, const char *dir)
 {
 	static const char sql[] = "SELECT m.deviceId, s.value, m.ddr, m.hbm, m.timestampNs FROM NPU_MEM m "
 				  "JOIN STRING_IDS s ON s.id = m.type ORDER BY m.deviceId, m.timestampNs, s.value";
@@ -378,12 +378,12 @@ static void emit_usage(struct exp_tl *t, unsigned pid, const char *ts, sqlite3_s
 	}
 }
 
-bool exp_have_device_layers(struct exp *e)
+static bool exp_have_device_layers(struct exp *e)
 {
 	return exp_table_has_rows(e, "GPU_SAMPLE") || exp_table_has_rows(e, "GPU_PCIE");
 }
 
-int exp_write_device_layers(struct exp *e, struct exp_tl *t)
+static int exp_write_device_layers(struct exp *e, struct exp_tl *t)
 {
 	int r = 0;
 	if (exp_table_has_rows(e, "NPU_MEM"))
@@ -406,3 +406,14 @@ int exp_write_device_layers(struct exp *e, struct exp_tl *t)
 			  emit_usage);
 	return r;
 }
+
+/* Device samples: device_<N>/data -> GPU_INFO, GPU_SAMPLE, GPU_PCIE,
+ * GPU_PROCESS_MEM, NPU_INFO, NPU_MEM, AICORE_FREQ; their counter layers;
+ * npu_mem. */
+const struct exp_domain exp_domain_device = {
+	.name = "device samples",
+	.parse = exp_parse_devices,
+	.has_layers = exp_have_device_layers,
+	.layers = exp_write_device_layers,
+	.summaries = exp_write_npu_mem,
+};

@@ -308,18 +308,15 @@ static int build_db(struct exp *e, const char *tmp)
 		r = create_schema(e);
 	if (r == 0)
 		r = write_fixed_rows(e);
-	if (r == 0)
-		r = exp_parse(e);
-	/* the agents' files: mstx events, OS runtime calls, device tasks */
-	if (r == 0)
-		r = exp_parse_agents(e);
-	if (r == 0)
-		r = exp_parse_devices(e);
-	if (r == 0)
-		r = exp_build_gpu_tasks(e);
-	exp_gpu_free(e);
-	if (r == 0)
-		r = exp_build_steps(e);
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
+		if (exp_domains[i]->parse)
+			r = exp_domains[i]->parse(e);
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
+		if (exp_domains[i]->build)
+			r = exp_domains[i]->build(e);
+	for (size_t i = 0; i < exp_domains_n; i++)
+		if (exp_domains[i]->release)
+			exp_domains[i]->release(e);
 	if (r == 0)
 		r = write_session_time(e);
 	if (r == 0)
@@ -413,17 +410,10 @@ static int open_output_db(struct exp *e, const struct export_options *opt)
 static int write_summaries(struct exp *e, const char *dir)
 {
 	exp_progress(e, "summary", 0, 0);
-	int r = exp_write_summaries(e, dir);
-	if (r == 0)
-		r = exp_write_tx_summary(e, dir);
-	if (r == 0)
-		r = exp_write_osrt_summary(e, dir);
-	if (r == 0)
-		r = exp_write_step_trace(e, dir);
-	if (r == 0)
-		r = exp_write_npu_mem(e, dir);
-	if (r == 0)
-		r = exp_write_gpu_summaries(e, dir);
+	int r = 0;
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
+		if (exp_domains[i]->summaries)
+			r = exp_domains[i]->summaries(e, dir);
 	return r;
 }
 

@@ -812,3 +812,17 @@ int exp_build_gpu_tasks(struct exp *e)
 		r = exp_index_gpu_tasks(e);
 	return r;
 }
+
+/* Device tasks (kernels, copies, sets) and the runtime calls that launched
+ * them: the agents' GPU records (exp_gpu_record) -> GPU_TASK, GPU_API,
+ * GPU_SYNC -> TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API; the CANN and
+ * Ascend Hardware layers and the op_summary, op_statistic, task_time and
+ * api_statistic summaries (gpusummary.c). */
+const struct exp_domain exp_domain_tasks = {
+	.name = "device tasks",
+	.build = exp_build_gpu_tasks,
+	.release = exp_gpu_free,
+	.has_layers = exp_have_gpu_layers,
+	.layers = exp_write_gpu_layers,
+	.summaries = exp_write_gpu_summaries,
+};

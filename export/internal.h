@@ -335,9 +335,68 @@ static inline bool exp_track_on(const struct exp *e, unsigned track)
 }
 void exp_out_abort(struct exp_out *o);
 
-int exp_parse(struct exp *e);
-/* The agents' files in host/data: MSTX_EVENTS and AGENT_* (agent.c). */
-int exp_parse_agents(struct exp *e);
+/* A data domain of the export (STYLE.md, "Domains as entries"): how its
+ * raw data becomes rows, the tables it derives, its layers of the timeline
+ * and its summary files, described once.  The stages walk exp_domains in
+ * its order: build_db runs every parse, then every build, then every
+ * release (export.c); exp_write_timeline every layers hook (timeline.c);
+ * write_summaries every summaries hook (export.c).  The order is the
+ * timeline's order of layers and the parse's order of tables (STRING_IDS
+ * ids are handed out as strings are met).  Any hook may be NULL. */
+struct exp_domain {
+	const char *name;
+	int (*parse)(struct exp *e);          /* raw files -> its tables */
+	int (*build)(struct exp *e);          /* tables made from what every domain parsed */
+	void (*release)(struct exp *e);       /* after the builds, whether or not they failed */
+	bool (*has_layers)(struct exp *e);    /* a layer to write: the timeline file exists */
+	int (*layers)(struct exp *e, struct exp_tl *tl);
+	int (*summaries)(struct exp *e, const char *dir);
+};
+extern const struct exp_domain *const exp_domains[];
+extern const size_t exp_domains_n;
+extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
+	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
+	exp_domain_steps;
+
+/* A host counter layer (timeline.c): "SELECT ts, [id,] value" rows as
+ * counters named prefix (+ id), and a second query's under prefix2 (CPU
+ * Avg); each written when its table has rows, then the process metadata. */
+struct exp_counter_layer {
+	enum export_track track;
+	const char *table;     /* present when this table has rows */
+	const char *sql;
+	bool with_id;
+	const char *prefix;
+	const char *sql2;
+	const char *prefix2;
+	const char *table2;
+};
+bool exp_counter_layer_has(struct exp *e, const struct exp_counter_layer *l);
+int exp_write_counter_layer(struct exp *e, struct exp_tl *tl, const struct exp_counter_layer *l);
+
+/* A one-row summary of host samples (summary.c): written when its switch
+ * of sample.json was given and its table has rows (else older files of
+ * its type are removed). */
+struct exp_host_summary {
+	enum export_csv csv;
+	bool usage;          /* --host-sys-usage (else --host-sys) */
+	unsigned ask;        /* the item of that switch */
+	const char *table;   /* written only when this table has rows */
+	int (*write)(struct exp *e, FILE *f);
+};
+int exp_write_host_summaries(struct exp *e, const char *dir, const struct exp_host_summary *s, size_t n);
+/* msprof HostProfDataBase.get_recommend_value over col of table. */
+int exp_peak_recommend(struct exp *e, const char *table, const char *col, double *ret_peak, double *ret_rec);
+/* ",<v>" as exp_format_num writes it. */
+void exp_put_num(FILE *f, double v, int decimals);
+/* "host,<pid>,<name>" of a per-process row (columns 0 and 1). */
+void exp_put_process(FILE *f, sqlite3_stmt *st);
+/* The name of a pid u.pid: the newest PROCESS_INFO row's (a pid may be reused). */
+#define EXP_NAME_OF_PID                                                                 \
+	"COALESCE((SELECT s.value FROM PROCESS_INFO i JOIN STRING_IDS s ON s.id = i.name " \
+	"WHERE i.pid = u.pid ORDER BY i.firstSeenNs DESC LIMIT 1), '')"
+
+/* The raw files of a parser (reader.c). */
 struct raw_reader;
 struct raw_record;
 /* Open a raw file for a parser: 1 and *ret, or 0 when it is unusable
@@ -348,26 +407,15 @@ int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret);
  * free the reader.  Returns <0 only when take failed fatally. */
 int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed);
-/* mindstudio_profiler_output/msprof_tx_{ts}.json and .csv (mstx.c). */
-/* The mstx layers into tl, and the same events into tl2 too unless NULL
- * (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
+/* The mstx layers (mstx.c) into tl, and the same events into tl2 too
+ * unless NULL (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
 int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
-int exp_write_tx_summary(struct exp *e, const char *dir);
-/* OSRT_API -> the OS Runtime API layers of msprof_{ts}.json and
- * os_runtime_statistic_{ts}.csv (osrt.c). */
-int exp_write_osrt_layer(struct exp *e, struct exp_tl *tl);
-int exp_write_osrt_summary(struct exp *e, const char *dir);
-/* STEP from the step annotations in MSTX_EVENTS (steps.c) */
-int exp_build_steps(struct exp *e);
-int exp_write_step_trace(struct exp *e, const char *dir);
+/* msprof_{ts}.json: every domain's layers (timeline.c). */
 int exp_write_timeline(struct exp *e, const char *dir);
-/* Devices (device.c): device_<N>/data -> GPU_* and NPU_INFO, NPU_MEM,
- * AICORE_FREQ; npu_mem_{ts}.csv; the device counter layers. */
-int exp_parse_devices(struct exp *e);
 /* Device tasks (gputask.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
  * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
  * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and
- * the timeline layers. */
+ * the timeline layers (gpusummary.c). */
 struct raw_header;
 int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
 void exp_gpu_free(struct exp *e);
@@ -378,10 +426,6 @@ int exp_write_gpu_summaries(struct exp *e, const char *dir);
 bool exp_have_gpu_layers(struct exp *e);
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
 extern const char *const exp_memcpy_operations[8];
-int exp_write_npu_mem(struct exp *e, const char *dir);
-bool exp_have_device_layers(struct exp *e);
-int exp_write_device_layers(struct exp *e, struct exp_tl *tl);
-int exp_write_summaries(struct exp *e, const char *dir);
 bool exp_table_has_rows(struct exp *e, const char *table);
 bool exp_table_has_index(struct exp *e, const char *index);
 /* --model-id/--iteration-id (select.c): TEMP views in front of the data

@@ -559,7 +559,7 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 	return 1;
 }
 
-int exp_write_tx_summary(struct exp *e, const char *dir)
+static int exp_write_tx_summary(struct exp *e, const char *dir)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
 		if (e->selected) /* the chosen steps hold no event: no older file stays */
@@ -608,3 +608,18 @@ int exp_write_tx_summary(struct exp *e, const char *dir)
 	}
 	return r;
 }
+
+static bool has_layers(struct exp *e)
+{
+	return exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
+}
+
+/* Annotations: MSTX_EVENTS (parsed from the agents' files, agent.c); the
+ * msprof_tx layers, written by exp_write_timeline itself (layers NULL):
+ * they go to msprof_tx_{ts}.json too and may be written ahead by another
+ * thread; the msprof_tx summary. */
+const struct exp_domain exp_domain_mstx = {
+	.name = "mstx",
+	.has_layers = has_layers,
+	.summaries = exp_write_tx_summary,
+};

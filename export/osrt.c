@@ -86,7 +86,7 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
+static int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 {
 	static const char sql[] = "SELECT o.globalTid, o.startNs, o.endNs, s.value FROM OSRT_API o "
 				  "JOIN STRING_IDS s ON s.id = o.name ORDER BY o.globalTid, o.startNs, o.rowid";
@@ -126,7 +126,7 @@ static void osrt_row(FILE *f, sqlite3_stmt *st, void *arg)
 	fputc('\n', f);
 }
 
-int exp_write_osrt_summary(struct exp *e, const char *dir)
+static int exp_write_osrt_summary(struct exp *e, const char *dir)
 {
 	static const char sql[] =
 		"SELECT o.globalTid >> 32, o.globalTid & 4294967295, s.value, SUM(o.endNs - o.startNs) AS t, "
@@ -148,3 +148,21 @@ int exp_write_osrt_summary(struct exp *e, const char *dir)
 		return r;
 	return exp_table_query(e, dir, CSV_OS_RUNTIME_STATISTIC, sql, osrt_row, &total);
 }
+
+static bool has_layers(struct exp *e)
+{
+	return exp_track_on(e, TRACK_OS_RUNTIME_API) && exp_table_has_rows(e, "OSRT_API");
+}
+
+static int layers(struct exp *e, struct exp_tl *tl)
+{
+	return exp_track_on(e, TRACK_OS_RUNTIME_API) ? exp_write_osrt_layer(e, tl) : 0;
+}
+
+/* OS runtime calls: OSRT_API (parsed from the agents' files, agent.c). */
+const struct exp_domain exp_domain_osrt = {
+	.name = "osrt",
+	.has_layers = has_layers,
+	.layers = layers,
+	.summaries = exp_write_osrt_summary,
+};

@@ -964,7 +964,7 @@ static const enum raw_source sources[] = {
 	RAW_SOURCE_HOST_NET, RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM,
 };
 
-int exp_parse(struct exp *e)
+static int exp_parse(struct exp *e)
 {
 	struct parse p = { .e = e };
 	char dir[PATH_MAX];
@@ -1010,3 +1010,11 @@ int exp_parse(struct exp *e)
 		sqlite3_finalize(p.st[i]);
 	return r;
 }
+
+/* The host samples' raw files, decoded in one pass with the pairing
+ * state the sources share (processes, threads, intervals): the rows of
+ * the cpu, mem, disk and network domains and PROCESS_INFO. */
+const struct exp_domain exp_domain_host = {
+	.name = "host samples",
+	.parse = exp_parse,
+};

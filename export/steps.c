@@ -78,7 +78,7 @@ static int step_row(sqlite3_stmt *st, void *ctx)
 	return r;
 }
 
-int exp_build_steps(struct exp *e)
+static int exp_build_steps(struct exp *e)
 {
 	/* by process, then time: mstxStep steps close on the next one */
 	static const char sql[] =
@@ -111,10 +111,18 @@ static void step_trace_row(FILE *f, sqlite3_stmt *st, void *arg)
 		(int64_t)sqlite3_column_int64(st, 0), e_us, d_us);
 }
 
-int exp_write_step_trace(struct exp *e, const char *dir)
+static int exp_write_step_trace(struct exp *e, const char *dir)
 {
 	static const char sql[] = "SELECT stepId, startNs, endNs FROM STEP ORDER BY startNs, pid, stepId";
 	if (!exp_table_has_rows(e, "STEP"))
 		return 0;
 	return exp_table_query(e, dir, CSV_STEP_TRACE, sql, step_trace_row, NULL);
 }
+
+/* Training steps: STEP from the step annotations of MSTX_EVENTS; the
+ * step_trace summary. */
+const struct exp_domain exp_domain_steps = {
+	.name = "steps",
+	.build = exp_build_steps,
+	.summaries = exp_write_step_trace,
+};

@@ -1,0 +1,47 @@
+/* Host network: HOST_NETWORK_USAGE and NETWORK_INTERFACE_USAGE (--host-sys=network), parsed
+ * with the other host samples (parse.c); the Network Usage layer; the
+ * host_network_usage summary. */
+#include "internal.h"
+#include "util.h"
+
+/* msprof HostNetworkUsagePresenter: Netcard Speed = sum of the known rated
+ * speeds (Mbit/s * 125000 / 1024 KB/s); peak and recommend of speed. */
+static int write_host_network(struct exp *e, FILE *f)
+{
+	double peak, rec, cards = 0;
+	int r = exp_peak_recommend(e, "HOST_NETWORK_USAGE", "speed", &peak, &rec);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < e->n_netcards; i++)
+		if (e->netcards[i].speed_mbps > 0)
+			cards += (double)e->netcards[i].speed_mbps * 125000.0 / 1024.0;
+	fputs("host", f);
+	exp_put_num(f, cards, -1);
+	exp_put_num(f, peak / 1024.0, -1);
+	exp_put_num(f, rec / 1024.0, -1);
+	fputc('\n', f);
+	return 0;
+}
+
+static const struct exp_host_summary summaries[] = {
+	{ CSV_HOST_NETWORK_USAGE, false, ASK_NETWORK, "HOST_NETWORK_USAGE", write_host_network },
+};
+
+static const struct exp_counter_layer layer = {
+	TRACK_NETWORK_USAGE, "HOST_NETWORK_USAGE", "SELECT timestampNs, usage FROM HOST_NETWORK_USAGE", false,
+	"Network Usage", NULL, NULL, NULL,
+};
+
+static bool has_layers(struct exp *e) { return exp_counter_layer_has(e, &layer); }
+static int layers(struct exp *e, struct exp_tl *tl) { return exp_write_counter_layer(e, tl, &layer); }
+static int write_summaries(struct exp *e, const char *dir)
+{
+	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
+}
+
+const struct exp_domain exp_domain_network = {
+	.name = "network",
+	.has_layers = has_layers,
+	.layers = layers,
+	.summaries = write_summaries,
+};

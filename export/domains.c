@@ -1,0 +1,19 @@
+/* The export's data domains, in the order the stages walk them (struct
+ * exp_domain, internal.h): a new domain is its file and one line here. */
+#include "internal.h"
+#include "util.h"
+
+const struct exp_domain *const exp_domains[] = {
+	&exp_domain_host,     /* parse: the host samples of cpu, mem, network, disk */
+	&exp_domain_cpu,
+	&exp_domain_mem,
+	&exp_domain_network,
+	&exp_domain_disk,
+	&exp_domain_agents,   /* parse: the agents' files, for osrt, mstx, tasks */
+	&exp_domain_osrt,
+	&exp_domain_device,
+	&exp_domain_tasks,
+	&exp_domain_mstx,     /* its layers last, by exp_write_timeline */
+	&exp_domain_steps,    /* built from the mstx events */
+};
+const size_t exp_domains_n = ARRAY_SIZE(exp_domains);
