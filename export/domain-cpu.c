@@ -1,6 +1,6 @@
 /* The host CPU: CPU_USAGE and CPU_USAGE_AVG (the profiled tree, --host-sys),
  * SYS_CPU and PROCESS_CPU_USAGE (the whole host, --host-sys-usage), parsed
- * with the other host samples (parse.c); the CPU Usage layer; the
+ * with the other host samples (parse-host.c); the CPU Usage layer; the
  * host_cpu_usage, cpu_usage and process_cpu_usage summaries. */
 #include "internal.h"
 #include "util.h"

@@ -1,5 +1,5 @@
 /* Host disk: HOST_DISK_USAGE (--host-sys=disk), parsed with the other host
- * samples (parse.c); the Disk Usage layer; the host_disk_usage summary. */
+ * samples (parse-host.c); the Disk Usage layer; the host_disk_usage summary. */
 #include "internal.h"
 #include "util.h"
 

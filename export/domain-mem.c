@@ -1,5 +1,5 @@
 /* Host memory: HOST_MEM_USAGE (--host-sys), SYS_MEM and PROCESS_MEM_USAGE
- * (--host-sys-usage), parsed with the other host samples (parse.c); the
+ * (--host-sys-usage), parsed with the other host samples (parse-host.c); the
  * Memory Usage layer; the host_mem_usage, sys_mem and process_mem
  * summaries. */
 #include "internal.h"

@@ -1,5 +1,5 @@
 /* Host network: HOST_NETWORK_USAGE and NETWORK_INTERFACE_USAGE (--host-sys=network), parsed
- * with the other host samples (parse.c); the Network Usage layer; the
+ * with the other host samples (parse-host.c); the Network Usage layer; the
  * host_network_usage summary. */
 #include "internal.h"
 #include "util.h"

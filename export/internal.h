@@ -1,5 +1,6 @@
-/* Shared state of one export run: parse (parse.c), timeline (timeline.c),
- * summaries (summary.c), orchestration (export.c).  Not installed. */
+/* Shared state of one export run: the data domains (domain-*.c and the
+ * parsers parse-*.c, listed in domains.c), the stages that walk them
+ * (export.c, timeline.c) and the helpers below them.  Not installed. */
 #pragma once
 
 #include <inttypes.h>
@@ -68,13 +69,13 @@ struct exp {
 	bool have_records;
 
 	struct exp_intern *strings;
-	struct exp_gpu *gpu;        /* gputask.c: statements of GPU_TASK, GPU_API */
+	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
 
 	/* what this export writes (export_options) */
 	bool summary_json;          /* summaries as .json */
 	uint64_t tl_slice_bytes;    /* timeline pieces, 0: one file */
 	uint64_t tracks;            /* bit per enum export_track: written */
-	bool selected;              /* only the chosen steps (select.c) */
+	bool selected;              /* only the chosen steps (select-steps.c) */
 	export_progress_fn progress;
 	void *progress_ctx;
 	uint64_t raw_bytes, raw_done; /* parse progress */
@@ -374,7 +375,7 @@ struct exp_counter_layer {
 bool exp_counter_layer_has(struct exp *e, const struct exp_counter_layer *l);
 int exp_write_counter_layer(struct exp *e, struct exp_tl *tl, const struct exp_counter_layer *l);
 
-/* A one-row summary of host samples (summary.c): written when its switch
+/* A one-row summary of host samples (host-summary.c): written when its switch
  * of sample.json was given and its table has rows (else older files of
  * its type are removed). */
 struct exp_host_summary {
@@ -407,12 +408,12 @@ int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret);
  * free the reader.  Returns <0 only when take failed fatally. */
 int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 		     int (*take)(void *ctx, const struct raw_record *rec), void *ctx, uint64_t *malformed);
-/* The mstx layers (mstx.c) into tl, and the same events into tl2 too
+/* The mstx layers (domain-mstx.c) into tl, and the same events into tl2 too
  * unless NULL (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
 int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
 /* msprof_{ts}.json: every domain's layers (timeline.c). */
 int exp_write_timeline(struct exp *e, const char *dir);
-/* Device tasks (gputask.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
+/* Device tasks (domain-tasks.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
  * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
  * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and
  * the timeline layers (gpusummary.c). */
@@ -428,6 +429,6 @@ int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
 extern const char *const exp_memcpy_operations[8];
 bool exp_table_has_rows(struct exp *e, const char *table);
 bool exp_table_has_index(struct exp *e, const char *index);
-/* --model-id/--iteration-id (select.c): TEMP views in front of the data
+/* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

@@ -110,7 +110,7 @@ const struct export_db_table export_db_tables[] = {
 	  "gpuLost INTEGER, gpuUntimed INTEGER, gpuBad INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
-	/* devices (export/device.c) */
+	/* devices (export/domain-device.c) */
 	{ "NPU_INFO", "id INTEGER PRIMARY KEY, name TEXT", true, false },
 	{ "NPU_MEM", "type INTEGER, ddr INTEGER, hbm INTEGER, timestampNs INTEGER, deviceId INTEGER", true, false },
 	{ "AICORE_FREQ", "deviceId INTEGER, timestampNs INTEGER, freq INTEGER", true, false },
@@ -125,7 +125,7 @@ const struct export_db_table export_db_tables[] = {
 	  false, false },
 	{ "GPU_PCIE", "deviceId INTEGER, timestampNs INTEGER, txRate INTEGER, rxRate INTEGER", false, false },
 	{ "GPU_PROCESS_MEM", "deviceId INTEGER, timestampNs INTEGER, pid INTEGER, used INTEGER", false, false },
-	/* device tasks (export/gputask.c) */
+	/* device tasks (export/domain-tasks.c) */
 	{ "TASK",
 	  "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
 	  "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER",

@@ -5,7 +5,7 @@
  * own layers (exp_domains, in their order: the host counters of
  * domain-*.c through exp_write_counter_layer, host-counters.c, then OS
  * runtime calls, device samples, device tasks); the mstx layers of the
- * annotated processes (mstx.c) come last.  A layer without data is left
+ * annotated processes (domain-mstx.c) come last.  A layer without data is left
  * out, metadata included.  Metadata events come after all others, in
  * every piece when the timeline is split (output.c); --reports leaves out
  * the tracks it does not name (e->tracks). */

@@ -614,7 +614,7 @@ static bool has_layers(struct exp *e)
 	return exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 }
 
-/* Annotations: MSTX_EVENTS (parsed from the agents' files, agent.c); the
+/* Annotations: MSTX_EVENTS (parsed from the agents' files, parse-agent.c); the
  * msprof_tx layers, written by exp_write_timeline itself (layers NULL):
  * they go to msprof_tx_{ts}.json too and may be written ahead by another
  * thread; the msprof_tx summary. */

@@ -159,7 +159,7 @@ static int layers(struct exp *e, struct exp_tl *tl)
 	return exp_track_on(e, TRACK_OS_RUNTIME_API) ? exp_write_osrt_layer(e, tl) : 0;
 }
 
-/* OS runtime calls: OSRT_API (parsed from the agents' files, agent.c). */
+/* OS runtime calls: OSRT_API (parsed from the agents' files, parse-agent.c). */
 const struct exp_domain exp_domain_osrt = {
 	.name = "osrt",
 	.has_layers = has_layers,

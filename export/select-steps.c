@@ -13,7 +13,7 @@
  * where the span runs from the first chosen step's start to the last one's
  * end, over all processes (host samples belong to no process's step).
  *
- * Steps are in step mode (steps.c): model id 4294967295, as msprof numbers
+ * Steps are in step mode (domain-steps.c): model id 4294967295, as msprof numbers
  * the steps of MindSpore and torch_npu data with --model-id=4294967295. */
 #include "internal.h"
 #include "util.h"
