@@ -578,7 +578,7 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
-	server_update_idle(srv);
+	srv->hooks->load_changed(srv);
 }
 
 /* End a running session (see the states above).  error: the -errno that
@@ -796,11 +796,6 @@ static void on_dev_open_timeout(uv_timer_t *t)
 
 /* --- requests ----------------------------------------------------------- */
 
-
-int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len)
-{
-	return proc_check_owner(pid, uid, why, why_len);
-}
 
 /* A directory that exists and belongs to uid. */
 static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
