@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "msprofd.h"
+#include "daemon/msprofd.h"
 
 #define CLIENT_MAX_QUEUED (256U * 1024U)  /* unread reply bytes per client */
 #define CLIENT_DRAIN_TIMEOUT_MS 1000      /* to flush a last frame */

@@ -6,7 +6,7 @@
  *              it fills in server_hooks, through which the files below
  *              tell it and each other what happened
  *   session.c  sessions: host sampling of a process tree, its agents driven
- *   agent.c    the registry of agents, our requests to them, claims
+ *   agents.c   the registry of agents, our requests to them, claims
  *   client.c   connections: accept checks, framing, replies, close
  *   log.c      the log
  */
@@ -19,9 +19,9 @@
 
 #include <uv.h>
 
-#include "ipc.h"
-#include "json.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
+#include "common/util.h"
 
 /* --- log.c -------------------------------------------------------------- */
 
@@ -49,7 +49,7 @@ struct server_hooks {
 	/* client.c: a decoded message (the caller frees it), a connection closing */
 	void (*client_message)(struct client *c, const cJSON *msg);
 	void (*client_closing)(struct client *c);
-	/* agent.c, about the session driving an agent (session.c) */
+	/* agents.c, about the session driving an agent (session.c) */
 	void (*agent_offered)(struct server *srv, struct agent *a);
 	void (*agent_started)(struct session *s, struct agent *a);
 	void (*agent_stopped)(struct session *s, struct agent *a, const cJSON *msg, const char *error);
@@ -155,7 +155,7 @@ _printf_(4, 5) void client_send_error(struct client *c, uint64_t id, const char 
 void client_drain(struct client *c);
 
 
-/* --- agent.c ------------------------------------------------------------ */
+/* --- agents.c ----------------------------------------------------------- */
 
 /* An agent (libmsprof_agent.so inside a profiled process): one connection
  * that said hello with "client":"agent" and the pid SO_PEERCRED gave.  It

@@ -1,6 +1,6 @@
 /* The server: the listening Unix socket, the signals and the idle timer,
  * one table dispatching requests, and shutdown.  It is the top of the
- * daemon: it calls down into sessions (session.c), agents (agent.c) and
+ * daemon: it calls down into sessions (session.c), agents (agents.c) and
  * connections (client.c), and wires their upward news through one table of
  * hooks (server_hooks), so no lower file calls up into a higher one.
  *
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "msprofd.h"
+#include "daemon/msprofd.h"
 
 /* --- requests ----------------------------------------------------------- */
 
@@ -117,7 +117,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 		return;
 	}
 	/* An agent's connection answers our requests and may ask for status;
-	 * it never drives sessions (agent.c). */
+	 * it never drives sessions (agents.c). */
 	if (c->agent && type != IPC_T_HELLO && type != IPC_T_STATUS) {
 		agent_handle(c, type, msg, id);
 		return;

@@ -48,13 +48,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device.h"
-#include "host.h"
-#include "osrt-api.h"
-#include "msprofd.h"
-#include "proc-owner.h"
-#include "raw.h"
-#include "select.h"
+#include "collectors/device.h"
+#include "collectors/host.h"
+#include "collectors/osrt-api.h"
+#include "daemon/msprofd.h"
+#include "common/proc-owner.h"
+#include "collectors/raw.h"
+#include "ipc/selectors.h"
 
 #define HOST_SYS_FREQ_MAX 1000
 #define HOST_SYS_FREQ_DEFAULT 50
@@ -877,7 +877,7 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
-	/* --step-range, --ranks (ipc/select.h): checked here, applied by the agents */
+	/* --step-range, --ranks (ipc/selectors.h): checked here, applied by the agents */
 	const char *steps = "", *ranks = "";
 	int64_t lo, hi;
 	if (json_get_str(msg, "step_range", false, "", &steps) < 0 ||

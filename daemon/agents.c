@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msprofd.h"
-#include "proc-owner.h"
+#include "daemon/msprofd.h"
+#include "common/proc-owner.h"
 
 #define PID_MAX_LIMIT 4194304
 
