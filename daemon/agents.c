@@ -129,9 +129,9 @@ static cJSON *agent_request(struct agent *a, enum ipc_type type, uint64_t sessio
 	return m;
 }
 
-void agent_send_start(struct agent *a, struct session *s, const cJSON *start)
+void agent_send_start(struct agent *a, struct session *s, uint64_t session_id, const cJSON *start)
 {
-	cJSON *m = agent_request(a, IPC_T_AGENT_START, session_id(s));
+	cJSON *m = agent_request(a, IPC_T_AGENT_START, session_id);
 	/* the settings every agent of the session gets, copied in */
 	const cJSON *item;
 	cJSON_ArrayForEach(item, start) {
@@ -147,6 +147,7 @@ void agent_send_start(struct agent *a, struct session *s, const cJSON *start)
 	}
 	a->state = AGENT_STARTING;
 	a->session = s;
+	a->session_id = session_id;
 	client_send(a->c, m);
 }
 
@@ -247,7 +248,7 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 		     cJSON_AddStringToObject(e, "name", a->name) &&
 		     cJSON_AddNumberToObject(e, "rank", (double)a->rank) &&
 		     cJSON_AddStringToObject(e, "state", state_name(a)) &&
-		     cJSON_AddNumberToObject(e, "session", a->session ? (double)session_id(a->session) : 0) &&
+		     cJSON_AddNumberToObject(e, "session", a->session ? (double)a->session_id : 0) &&
 		     cJSON_AddStringToObject(e, "features", a->features);
 	}
 	if (!ok) {

@@ -180,6 +180,7 @@ struct agent {
 	char features[AGENT_FEATURES_MAX];
 	enum agent_state state;
 	struct session *session;        /* driving it now, or NULL */
+	uint64_t session_id;            /* that session's id, while session is set */
 	uint64_t pending_id;            /* our request awaiting its reply, 0: none */
 	uint64_t sent_ns;               /* when that request was sent (CLOCK_MONOTONIC) */
 	uint64_t hello_ns;
@@ -195,9 +196,10 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id);
 void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64_t id);
 /* The agent's connection is closing. */
 void agent_gone(struct client *c);
-/* Send agent_start (s's settings) or agent_stop; the agent moves to
- * STARTING / STOPPING with the request's id pending. */
-void agent_send_start(struct agent *a, struct session *s, const cJSON *start);
+/* Send agent_start (the settings of session s, whose id is session_id) or
+ * agent_stop; the agent moves to STARTING / STOPPING with the request's id
+ * pending. */
+void agent_send_start(struct agent *a, struct session *s, uint64_t session_id, const cJSON *start);
 void agent_send_stop(struct agent *a, uint64_t session_id);
 
 /* Requests: the "agents" list and "claim". */
@@ -229,4 +231,3 @@ void sessions_offer_agent(struct server *srv, struct agent *a);
 void session_agent_started(struct session *s, struct agent *a);
 void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error);
 void session_agent_gone(struct session *s, struct agent *a);
-uint64_t session_id(const struct session *s);

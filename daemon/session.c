@@ -188,11 +188,6 @@ static void on_session_closed(uv_handle_t *h)
 	}
 }
 
-uint64_t session_id(const struct session *s)
-{
-	return s->id;
-}
-
 /* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...] */
 static bool add_agents(cJSON *m, const struct session *s)
 {
@@ -316,7 +311,7 @@ static void drive_agent(struct session *s, struct agent *a)
 			a->pid, IPC_MAX_AGENTS);
 		return;
 	}
-	agent_send_start(a, s, s->agent_start);
+	agent_send_start(a, s, s->id, s->agent_start);
 }
 
 void sessions_offer_agent(struct server *srv, struct agent *a)
