@@ -220,6 +220,7 @@ unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uin
 
 /* --- osrt.c: the interposed libc calls ------------------------------------ */
 
+/* core.c holds what osrt.c's wrappers read, and the per-thread switch. */
 extern _Atomic int g_osrt_on;          /* set by window_start, cleared first by window_stop */
 extern uint64_t g_osrt_threshold_ns;
 /* The calling thread records its own calls (false: never, as the agent
@@ -230,6 +231,8 @@ extern uint64_t g_osrt_threshold_ns;
 static inline void agent_osrt_self(bool on) { (void)on; }
 static inline bool agent_osrt_self_swap(bool on) { return on; }
 #else
+/* nonzero: the thread's calls are not recorded (osrt.c's wrappers) */
+extern __thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
 void agent_osrt_self(bool on);
 /* The same, returning the previous setting (to put it back). */
 bool agent_osrt_self_swap(bool on);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "osrt-api.h"
 
 _Atomic int g_state;
 _Atomic uint8_t g_gen = 1;
@@ -22,6 +23,11 @@ _Atomic uint32_t g_n_threads;
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 uint64_t g_ring_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
 _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
+
+/* osrt settings of the open window: set by window.c, read by osrt.c's
+ * wrappers (here, below both, so that neither reaches into the other). */
+_Atomic int g_osrt_on;
+uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
 
 struct agent_domain g_domains[AGENT_MAX_DOMAINS];
 _Atomic uint32_t g_n_domains;
@@ -50,6 +56,12 @@ static __thread struct athread *tl_self __attribute__((tls_model("initial-exec")
 static __thread int tl_in_reg __attribute__((tls_model("initial-exec")));
 /* Whether this thread recorded its OS runtime calls before taking g_reg_mu. */
 static __thread bool tl_reg_osrt __attribute__((tls_model("initial-exec")));
+#ifndef MSPROF_AGENT_NO_OSRT
+/* Set while the thread must not record its OS runtime calls: osrt.c's
+ * wrappers test and set it, agent_osrt_self sets it for the agent's own
+ * threads and handlers.  initial-exec as above (osrt.c declares it so too). */
+__thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
+#endif
 static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
@@ -95,6 +107,20 @@ static void reg_unlock(void)
 	tl_in_reg = 0;
 	agent_osrt_self_swap(tl_reg_osrt);
 }
+
+#ifndef MSPROF_AGENT_NO_OSRT
+void agent_osrt_self(bool on)
+{
+	tl_osrt_off = !on;
+}
+
+bool agent_osrt_self_swap(bool on)
+{
+	bool old = !tl_osrt_off;
+	tl_osrt_off = !on;
+	return old;
+}
+#endif
 
 /* --- thread slots ------------------------------------------------------- */
 
