@@ -178,6 +178,19 @@ const char *agent_string_lookup(const void *handle, uint32_t *ret_len);
 void agent_name_category(uint32_t domain, uint32_t category, const char *name, size_t n);
 void agent_name_thread(uint32_t tid, const char *name, size_t n);
 
+/* Waking the agent thread: an eventfd it polls (-1 until agent_wake_open).
+ * agent_wake_close is async-signal-safe (a fork child's handler). */
+int agent_wake_open(void);
+void agent_wake_close(void);
+int agent_wake_fd(void);
+/* Wake it early (a ring is half full); once until it clears the wake. */
+void agent_wake(void);
+/* Wake it whatever is pending: async-signal-safe, the raw syscall (not
+ * through osrt's write) and errno clobbered (agent_flush_now keeps it). */
+void agent_wake_always(void);
+/* The agent thread woke on the eventfd: empty it and allow the next wake. */
+void agent_wake_clear(void);
+
 /* The recording primitives behind every API.  msg may be NULL only for
  * an END; len < 0: NUL-terminated.  Calls made while idle return at once. */
 void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color);
@@ -300,8 +313,6 @@ void window_forget_after_fork(void);
 
 /* --- control.c: the agent thread --------------------------------------- */
 
-/* Wake the agent thread early (a ring is half full). */
-void agent_wake(void);
 /* CUPTI is up (cupti.c): a session that found nothing to record in this
  * agent gets a window for the device records (on the agent thread). */
 void agent_device_up(void);

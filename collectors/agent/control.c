@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,8 +51,6 @@ enum conn { C_NONE, C_HELLO, C_READY };
 static struct {
 	bool started;              /* the agent thread runs (in this process) */
 	pthread_t thread;
-	int wake_fd;
-	_Atomic int wake_pending;
 	_Atomic int exiting;
 	int sock;
 	enum conn conn;
@@ -71,7 +68,7 @@ static struct {
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
-} C = { .wake_fd = -1, .sock = -1 };
+} C = { .sock = -1 };
 
 static void warn_once(const char *fmt, const char *a, const char *b)
 {
@@ -81,16 +78,6 @@ static void warn_once(const char *fmt, const char *a, const char *b)
 	fprintf(stderr, "msprof agent: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
-}
-
-void agent_wake(void)
-{
-	if (C.wake_fd < 0 || atomic_load_explicit(&C.wake_pending, memory_order_relaxed) ||
-	    atomic_exchange(&C.wake_pending, 1))
-		return;
-	uint64_t one = 1;
-	ssize_t n = write(C.wake_fd, &one, sizeof(one));
-	(void)n; /* a full eventfd is awake already */
 }
 
 /* --- the daemon connection ------------------------------------------------ */
@@ -495,7 +482,7 @@ void agent_flush_now(void)
 {
 	/* idle, or a forked child that never annotated: nothing of ours */
 	if (atomic_load_explicit(&g_state, memory_order_acquire) != AGENT_RECORDING || !C.started ||
-	    atomic_load(&C.exiting) || C.wake_fd < 0)
+	    atomic_load(&C.exiting) || agent_wake_fd() < 0)
 		return;
 	int saved = errno;
 	/* a vfork child shares our memory but is not this process: the rings
@@ -505,8 +492,7 @@ void agent_flush_now(void)
 		return;
 	}
 	uint32_t want = atomic_fetch_add(&C.flush_req, 1) + 1;
-	uint64_t one = 1;
-	(void)syscall(SYS_write, C.wake_fd, &one, sizeof(one)); /* not through osrt's write */
+	agent_wake_always();
 	uint64_t deadline = mono_ns() + AGENT_EXIT_FLUSH_MS * NSEC_PER_MSEC;
 	for (;;) {
 		uint32_t done = atomic_load_explicit(&C.flush_done, memory_order_acquire);
@@ -549,16 +535,12 @@ static void *agent_main(void *arg)
 		int timeout = 1000;
 		if (active)
 			timeout = next_drain > now ? (int)((next_drain - now) / NSEC_PER_MSEC) + 1 : 0;
-		struct pollfd pf[2] = { { .fd = C.wake_fd, .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
+		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
 		int n = poll(pf, C.sock >= 0 ? 2 : 1, timeout);
 		if (n <= 0)
 			continue;
 		if (pf[0].revents & POLLIN) {
-			uint64_t v;
-			if (read(C.wake_fd, &v, sizeof(v)) < 0) {
-				/* nothing to read: another wake took it */
-			}
-			atomic_store(&C.wake_pending, 0);
+			agent_wake_clear();
 			next_drain = 0; /* a ring is half full: drain now */
 		}
 		if (C.sock >= 0 && pf[1].revents)
@@ -571,9 +553,9 @@ int agent_thread_start(void)
 {
 	if (C.started)
 		return 0;
-	C.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (C.wake_fd < 0)
-		return -errno;
+	int r = agent_wake_open();
+	if (r < 0)
+		return r;
 	/* the thread must never run the program's signal handlers */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -582,12 +564,11 @@ int agent_thread_start(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 << 10);
-	int r = pthread_create(&C.thread, &attr, agent_main, NULL);
+	r = pthread_create(&C.thread, &attr, agent_main, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
-		close(C.wake_fd);
-		C.wake_fd = -1;
+		agent_wake_close();
 		return -r;
 	}
 	atomic_store(&C.pid, (pid_t)syscall(SYS_getpid));
@@ -640,16 +621,14 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g_win_mu);
 	if (C.sock >= 0)
 		close(C.sock);
-	if (C.wake_fd >= 0)
-		close(C.wake_fd);
-	C.sock = C.wake_fd = -1;
+	C.sock = -1;
+	agent_wake_close();
 	C.conn = C_NONE;
 	C.rlen = 0;
 	C.idle_session = 0;
 	C.next_try_ns = 0;
 	C.warned = false;
 	C.started = false;
-	atomic_store(&C.wake_pending, 0);
 	atomic_store(&C.flush_done, atomic_load(&C.flush_req));
 	/* only the forking thread lives on: every other slot is free, and
 	 * nothing the parent had not drained is the child's */

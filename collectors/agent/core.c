@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -255,6 +256,62 @@ void agent_thread_exit(void)
 	tl_self = NULL;
 	/* the ring stays with the slot: the agent thread drains it */
 	atomic_store_explicit(&t->live, 0, memory_order_release);
+}
+
+/* --- waking the agent thread -------------------------------------------- */
+
+/* The eventfd the agent thread polls.  Here rather than with the agent
+ * thread (control.c): ring_commit wakes it, and a call from the hot path
+ * goes down, directly, never through a pointer. */
+static int g_wake_fd = -1;
+static _Atomic int g_wake_pending;
+
+int agent_wake_open(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	g_wake_fd = fd;
+	return 0;
+}
+
+void agent_wake_close(void)
+{
+	if (g_wake_fd >= 0)
+		close(g_wake_fd);
+	g_wake_fd = -1;
+	atomic_store(&g_wake_pending, 0);
+}
+
+int agent_wake_fd(void)
+{
+	return g_wake_fd;
+}
+
+/* Out of line, as before it moved here: ring_commit keeps its shape. */
+__attribute__((noinline)) void agent_wake(void)
+{
+	if (g_wake_fd < 0 || atomic_load_explicit(&g_wake_pending, memory_order_relaxed) ||
+	    atomic_exchange(&g_wake_pending, 1))
+		return;
+	uint64_t one = 1;
+	ssize_t n = write(g_wake_fd, &one, sizeof(one));
+	(void)n; /* a full eventfd is awake already */
+}
+
+void agent_wake_always(void)
+{
+	uint64_t one = 1;
+	(void)syscall(SYS_write, g_wake_fd, &one, sizeof(one)); /* not through osrt's write */
+}
+
+void agent_wake_clear(void)
+{
+	uint64_t v;
+	if (read(g_wake_fd, &v, sizeof(v)) < 0) {
+		/* nothing to read: another wake took it */
+	}
+	atomic_store(&g_wake_pending, 0);
 }
 
 /* --- the recording path ------------------------------------------------- */
