@@ -213,6 +213,10 @@ AGENT_EXPORT int InitializeInjection(void);
 /* CUPTI records for us: a session's window then opens for device tasks
  * even when it asks for nothing else of the agent. */
 bool agent_cupti_active(void);
+/* Whether CUPTI came up since the last call (it wakes the agent thread,
+ * which then opens a window for a session that had found nothing to record
+ * in this agent). */
+bool agent_cupti_came_up(void);
 /* The window began at start_ns (CLOCK_MONOTONIC), or ended (0): records of
  * tasks that started outside a window are dropped. */
 void agent_cupti_window(uint64_t start_ns);
@@ -313,9 +317,6 @@ void window_forget_after_fork(void);
 
 /* --- control.c: the agent thread --------------------------------------- */
 
-/* CUPTI is up (cupti.c): a session that found nothing to record in this
- * agent gets a window for the device records (on the agent thread). */
-void agent_device_up(void);
 int agent_thread_start(void);
 /* The process image is about to end (exec, _exit: exitflush.c): have the
  * agent thread write what the rings hold, and wait for it at most

@@ -61,7 +61,6 @@ static struct {
 	uint64_t idle_session;     /* agent_start without msproftx: nothing recorded */
 	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
 	bool idle_listed;          /* its --ranks list has us */
-	_Atomic int device_up;     /* CUPTI came up: the agent thread looks at idle_session */
 	_Atomic pid_t pid;         /* the process the agent thread runs in */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
@@ -274,7 +273,7 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 							 .osrt_threshold_ns = (uint64_t)threshold });
 	} else {
 		/* nothing of ours is asked for, unless CUPTI comes up later
-		 * (cuInit after the session began): agent_device_up */
+		 * (cuInit after the session began): device_window */
 		C.idle_session = (uint64_t)session;
 		C.idle_listed = listed;
 		snprintf(C.idle_dir, sizeof C.idle_dir, "%s", dir);
@@ -439,12 +438,6 @@ static void register_sync(void)
 
 /* --- the agent thread -------------------------------------------------------- */
 
-void agent_device_up(void)
-{
-	atomic_store(&C.device_up, 1);
-	agent_wake();
-}
-
 /* CUPTI came up while a session had left this agent idle (launch mode:
  * agent_start arrives before main, cuInit later): its device records get a
  * window now.  On the agent thread, which alone handles agent_start and
@@ -518,7 +511,7 @@ static void *agent_main(void *arg)
 	pthread_mutex_unlock(&g_win_mu);
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
-		if (atomic_exchange(&C.device_up, 0))
+		if (agent_cupti_came_up())
 			device_window();
 		answer_flush();
 		uint64_t now = mono_ns();
