@@ -151,6 +151,14 @@ extern struct agent_name g_thread_names[AGENT_MAX_NAMES];
 extern _Atomic uint32_t g_n_thread_names;
 
 void agent_core_init(void);
+/* What core.c tells the file above it (control.c sets them at load, before
+ * any fork).  Rare events only: the per-event path calls nothing through
+ * a pointer. */
+struct agent_core_ops {
+	/* the first call in a forked child (g_state AGENT_CHILD): set it up */
+	void (*after_fork)(void);
+};
+void agent_core_set_ops(const struct agent_core_ops *ops);
 /* The calling thread's slot, taking one if needed; with_ring: also its ring
  * (only while recording).  NULL when none can be had. */
 struct athread *agent_thread_get(bool with_ring);
@@ -158,8 +166,6 @@ struct athread *agent_thread_get(bool with_ring);
 void agent_thread_exit(void);
 /* The calling thread's slot if it has one (async-signal-safe). */
 struct athread *agent_thread_get_if_any(void);
-/* A forked child's first call: its own agent thread and window. */
-void agent_after_fork_init(void);
 
 /* Domains: handles are tagged integers, never dereferenced. */
 void *agent_domain_handle(uint32_t id);

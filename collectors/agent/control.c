@@ -643,7 +643,9 @@ static void atfork_child(void)
 	atomic_store(&g_state, AGENT_CHILD);
 }
 
-void agent_after_fork_init(void)
+/* A forked child's first call (core.c, through agent_core_ops): its own
+ * agent thread and window. */
+static void after_fork_init(void)
 {
 	int expect = AGENT_CHILD;
 	if (!atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
@@ -670,9 +672,15 @@ static void ring_size_from_env(void)
 	g_ring_bytes = bytes;
 }
 
+static const struct agent_core_ops core_ops = {
+	.after_fork = after_fork_init,
+};
+
 __attribute__((constructor)) static void agent_load(void)
 {
 	agent_osrt_self(false); /* our start (a window may open here) is not the program's */
+	/* before pthread_atfork: a child's first call finds it set */
+	agent_core_set_ops(&core_ops);
 	agent_core_init();
 	ring_size_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -64,6 +64,8 @@ static __thread bool tl_reg_osrt __attribute__((tls_model("initial-exec")));
 __thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
 #endif
 static pthread_key_t g_key;
+/* What the file above (control.c) asked to be told (agent_core_set_ops). */
+static const struct agent_core_ops *g_ops;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
 #define HANDLE_TAG_DOMAIN 0x6d73ULL   /* "ms" in the top 16 bits */
@@ -122,6 +124,20 @@ bool agent_osrt_self_swap(bool on)
 	return old;
 }
 #endif
+
+void agent_core_set_ops(const struct agent_core_ops *ops)
+{
+	g_ops = ops;
+}
+
+/* A forked child's first call.  Out of line, as the direct call it
+ * replaces was: the hot path that tests for it keeps its shape, and the
+ * indirect call is made once per child. */
+static __attribute__((noinline)) void after_fork(void)
+{
+	if (g_ops && g_ops->after_fork)
+		g_ops->after_fork();
+}
 
 /* --- thread slots ------------------------------------------------------- */
 
@@ -321,7 +337,7 @@ void agent_wake_clear(void)
 static inline struct athread *rec_enter(void)
 {
 	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_CHILD))
-		agent_after_fork_init();
+		after_fork();
 	struct athread *t = tl_self;
 	if (_unlikely_(!t || !atomic_load_explicit(&t->ring, memory_order_relaxed))) {
 		if (atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)
