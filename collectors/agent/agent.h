@@ -272,6 +272,9 @@ static inline bool agent_idle(void)
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi);
 /* Whether rank is in the comma-separated list ("" or NULL: every rank). */
 bool agent_gate_rank_listed(const char *ranks, int rank);
+/* A domain got its name (core.c, before the id is handed out): the step
+ * markers' domain is told by it. */
+void agent_gate_domain_named(uint32_t id, const char *name);
 /* Set or clear the step range (the agent thread, before a window starts). */
 void agent_gate_set(bool on, int64_t lo, int64_t hi);
 /* Whether an annotation passes: marks true/false; starts and pushes 0

@@ -160,6 +160,7 @@ void agent_core_init(void)
 		return;
 	if (atomic_load(&g_domains[0].state) == 0) {
 		g_domains[0].name = strdup("default");
+		agent_gate_domain_named(0, g_domains[0].name);
 		atomic_store(&g_domains[0].enabled, 1);
 		atomic_store(&g_domains[0].state, 1);
 		atomic_store(&g_n_domains, 1);
@@ -730,6 +731,7 @@ void *agent_domain_create(const char *name)
 		char *copy = strndup(name, len);
 		if (copy) {
 			g_domains[n].name = copy;
+			agent_gate_domain_named(n, copy); /* before anyone can look it up */
 			atomic_store(&g_domains[n].enabled, filter_allows(copy));
 			atomic_store(&g_domains[n].state, 1);
 			atomic_store_explicit(&g_n_domains, n + 1, memory_order_release);
