@@ -28,7 +28,38 @@
  * of its open ranges (by sequence modulo AGENT_OPEN_RANGES) so that any
  * thread can end a range with one compare-and-swap, and an id that was never
  * handed out (or already ended) is told apart from one of an earlier window
- * (generation differs: ignored) without a lock. */
+ * (generation differs: ignored) without a lock.
+ *
+ * Layers
+ * ------
+ * Calls go down only; no file calls into a file above it:
+ *
+ *   mstx.c nvtx.c osrt.c   the program's calls (annotations, libc)
+ *   exitflush.c            exec and _exit: agent_flush_now
+ *   control.c              load, fork, exit; the agent thread and the daemon
+ *   window.c               the recording window and the writer
+ *   cupti.c                CUPTI and its queue of device records
+ *   core.c                 state, slots and rings, registries, the wake-up,
+ *                          the osrt switches
+ *   gate.c  ajson.c        step range and ranks; the messages' JSON
+ *
+ * A front end calls core.c (exitflush.c: control.c) and nothing calls it;
+ * control.c calls every layer below it, window.c calls cupti.c and core.c,
+ * core.c calls gate.c on the hot path.  A lower file that must tell an
+ * upper one something does it without calling up:
+ *   - a ring half full, CUPTI up, a flush asked for: core.c's eventfd
+ *     (agent_wake, a direct call from the hot path), and the agent thread
+ *     looks (answer_flush, agent_cupti_came_up);
+ *   - a forked child's first call: struct agent_core_ops, which control.c
+ *     gives core.c at load (rare events only: the per-event path calls
+ *     nothing through a pointer);
+ *   - state read by several layers (g_state, g_osrt_on, tl_osrt_off) lives
+ *     in core.c, the lowest of them; core.c tells gate.c each domain's
+ *     name as it makes it (agent_gate_domain_named).
+ * The libc calls osrt.c wraps are also the agent's own (its locks, reads
+ * and writes bind to the wrappers in the osrt build): not calls into osrt.c
+ * by intent; the agent's threads and slow paths set tl_osrt_off so that
+ * they are not recorded as the program's. */
 #pragma once
 
 #include <pthread.h>
