@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "osrt-api.h"
+#include "collectors/agent/agent.h"
+#include "collectors/osrt-api.h"
 
 _Atomic int g_state;
 _Atomic uint8_t g_gen = 1;

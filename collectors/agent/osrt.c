@@ -41,8 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "osrt-api.h"
+#include "collectors/agent/agent.h"
+#include "collectors/osrt-api.h"
 
 /* g_osrt_on, g_osrt_threshold_ns (set by window.c) and tl_osrt_off (set by
  * agent_osrt_self) live in core.c: the files below this one use them too. */

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 
 #define WRITE_BUFFER (256U << 10)
 #define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
