@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "export/db.h"
 
 int db_errno(int rc)
 {

@@ -2,8 +2,8 @@
  * SYS_CPU and PROCESS_CPU_USAGE (the whole host, --host-sys-usage), parsed
  * with the other host samples (parse-host.c); the CPU Usage layer; the
  * host_cpu_usage, cpu_usage and process_cpu_usage summaries. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* A summary's writer and its file, for the row callbacks. */
 struct summary_row {

@@ -1,7 +1,7 @@
 /* Host disk: HOST_DISK_USAGE (--host-sys=disk), parsed with the other host
  * samples (parse-host.c); the Disk Usage layer; the host_disk_usage summary. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* Rates are B/s in the database (msprof's unit there), KB/s here; msprof
  * does not round these (nor the network ones), so neither do we. */

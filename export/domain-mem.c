@@ -2,8 +2,8 @@
  * (--host-sys-usage), parsed with the other host samples (parse-host.c); the
  * Memory Usage layer; the host_mem_usage, sys_mem and process_mem
  * summaries. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* msprof HostMemUsagePresenter.get_summary_data: peak and recommend of the
  * usage percentages, times memoryTotal / 100, rounded to 3 decimals. */

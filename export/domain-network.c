@@ -1,8 +1,8 @@
 /* Host network: HOST_NETWORK_USAGE and NETWORK_INTERFACE_USAGE (--host-sys=network), parsed
  * with the other host samples (parse-host.c); the Network Usage layer; the
  * host_network_usage summary. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* msprof HostNetworkUsagePresenter: Netcard Speed = sum of the known rated
  * speeds (Mbit/s * 125000 / 1024 KB/s); peak and recommend of speed. */

@@ -1,7 +1,7 @@
 /* The export's data domains, in the order the stages walk them (struct
  * exp_domain, internal.h): a new domain is its file and one line here. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 const struct exp_domain *const exp_domains[] = {
 	&exp_domain_host,     /* parse: the host samples of cpu, mem, network, disk */

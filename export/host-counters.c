@@ -6,8 +6,8 @@
  * counter per CPU, named "CPU <n>", and "CPU Avg"; the others one counter
  * named after the layer.  A layer without data is left out, metadata
  * included.  Rows are streamed from SQLite. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 struct tl {
 	struct exp *e;

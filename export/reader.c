@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "raw.h"
+#include "export/internal.h"
+#include "collectors/raw.h"
 
 /* Add a finished file's reader counts to the report, noting damage. */
 static void reader_done(struct exp *e, const char *path, const struct raw_reader *rd)

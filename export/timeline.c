@@ -9,8 +9,8 @@
  * out, metadata included.  Metadata events come after all others, in
  * every piece when the timeline is split (output.c); --reports leaves out
  * the tracks it does not name (e->tracks). */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* The mstx layers written ahead (export.c): wait for them, append them,
  * and commit both files as exp_write_timeline does. */
