@@ -17,8 +17,53 @@
  * sums and writes the fraction (0.25 for a quarter) under its "Time(%)"
  * header; we write what the header says (25.0).  Durations are µs with 3
  * decimals. */
+#include "collectors/osrt-api.h"
+#include "collectors/raw.h"
 #include "export/internal.h"
 #include "common/util.h"
+
+static const char insert_sql[] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)";
+
+/* An OS runtime call (--host-sys=osrt), one record: OSRT_API(name,
+ * globalTid, startNs, endNs).  An api id this build does not know (a newer
+ * agent's) is kept under a name that says so. */
+static int take_call(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
+{
+	struct raw_cur c = { .p = rec->payload, .left = rec->len };
+	uint64_t ts = raw_cur_u64(&c);
+	uint32_t tid = raw_cur_u32(&c), api = raw_cur_u32(&c);
+	uint64_t end = raw_cur_u64(&c);
+	if (c.err || end > INT64_MAX)
+		return 1;
+	int64_t t = raw_unix_ns(h, ts), end_ns = raw_unix_ns(h, end);
+	if (end_ns < t)
+		return 1;
+	const char *name = osrt_api_name(api);
+	char unknown[32];
+	if (!name) {
+		snprintf(unknown, sizeof unknown, "osrt call %u", api);
+		name = unknown;
+	}
+	int64_t sid;
+	int r = exp_intern_id(e, name, &sid);
+	if (r < 0)
+		return r;
+	if (!e->osrt_insert && (r = exp_prepare(e, insert_sql, &e->osrt_insert)) < 0)
+		return r;
+	exp_note_time(e, end_ns);
+	sqlite3_stmt *st = e->osrt_insert;
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_int64(st, 2, (int64_t)(((uint64_t)pid << 32) | tid));
+	sqlite3_bind_int64(st, 3, t);
+	sqlite3_bind_int64(st, 4, end_ns);
+	return exp_step_done(e, st, insert_sql);
+}
+
+static void release(struct exp *e)
+{
+	sqlite3_finalize(e->osrt_insert);
+	e->osrt_insert = NULL;
+}
 
 static unsigned layer_pid(uint32_t pid)
 {
@@ -159,9 +204,16 @@ static int layers(struct exp *e, struct exp_tl *tl)
 	return exp_track_on(e, TRACK_OS_RUNTIME_API) ? exp_write_osrt_layer(e, tl) : 0;
 }
 
-/* OS runtime calls: OSRT_API (parsed from the agents' files, parse-agent.c). */
+static const struct exp_agent_record records[] = {
+	{ RAW_AGENT_OSRT, take_call },
+};
+
+/* OS runtime calls: OSRT_API, from the agents' RAW_AGENT_OSRT records. */
 const struct exp_domain exp_domain_osrt = {
 	.name = "osrt",
+	.agent_records = records,
+	.n_agent_records = ARRAY_SIZE(records),
+	.release = release,
 	.has_layers = has_layers,
 	.layers = layers,
 	.summaries = exp_write_osrt_summary,

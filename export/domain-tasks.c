@@ -76,7 +76,7 @@ static int sync_record(struct exp *e, const struct raw_header *h, uint32_t pid, 
 	return exp_step_done(e, st, "GPU_SYNC");
 }
 
-int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
+static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
 {
 	if (!e->gpu) {
 		if (!(e->gpu = calloc(1, sizeof(*e->gpu))))
@@ -813,13 +813,21 @@ int exp_build_gpu_tasks(struct exp *e)
 	return r;
 }
 
+static const struct exp_agent_record records[] = {
+	{ RAW_AGENT_GPU_TASK, gpu_record },
+	{ RAW_AGENT_GPU_API, gpu_record },
+	{ RAW_AGENT_GPU_SYNC, gpu_record },
+};
+
 /* Device tasks (kernels, copies, sets) and the runtime calls that launched
- * them: the agents' GPU records (exp_gpu_record) -> GPU_TASK, GPU_API,
+ * them: the agents' GPU records -> GPU_TASK, GPU_API,
  * GPU_SYNC -> TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API; the CANN and
  * Ascend Hardware layers and the op_summary, op_statistic, task_time and
  * api_statistic summaries (gpusummary.c). */
 const struct exp_domain exp_domain_tasks = {
 	.name = "device tasks",
+	.agent_records = records,
+	.n_agent_records = ARRAY_SIZE(records),
 	.build = exp_build_gpu_tasks,
 	.release = exp_gpu_free,
 	.has_layers = exp_have_gpu_layers,

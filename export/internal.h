@@ -70,6 +70,7 @@ struct exp {
 
 	struct exp_intern *strings;
 	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
+	sqlite3_stmt *osrt_insert;  /* domain-osrt.c: OSRT_API, while parsing */
 
 	/* what this export writes (export_options) */
 	bool summary_json;          /* summaries as .json */
@@ -344,8 +345,21 @@ void exp_out_abort(struct exp_out *o);
  * write_summaries every summaries hook (export.c).  The order is the
  * timeline's order of layers and the parse's order of tables (STRING_IDS
  * ids are handed out as strings are met).  Any hook may be NULL. */
+struct raw_header;
+struct raw_record;
+/* A decoder of one type of the agents' records: parse-agent.c reads the
+ * agents' files and hands each record of a type a domain names to its
+ * decoder (0 taken, 1 malformed, <0 fatal). */
+struct exp_agent_record {
+	uint16_t type;                        /* RAW_AGENT_*, below EXP_AGENT_RECORD_TYPES */
+	int (*take)(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
+};
+#define EXP_AGENT_RECORD_TYPES 256
+
 struct exp_domain {
 	const char *name;
+	const struct exp_agent_record *agent_records; /* its decoders of agent records */
+	size_t n_agent_records;
 	int (*parse)(struct exp *e);          /* raw files -> its tables */
 	int (*build)(struct exp *e);          /* tables made from what every domain parsed */
 	void (*release)(struct exp *e);       /* after the builds, whether or not they failed */
@@ -417,8 +431,6 @@ int exp_write_timeline(struct exp *e, const char *dir);
  * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
  * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and
  * the timeline layers (gpusummary.c). */
-struct raw_header;
-int exp_gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
 void exp_gpu_free(struct exp *e);
 int exp_build_gpu_tasks(struct exp *e);
 /* The indexes the device task outputs read in (gpusummary.c). */

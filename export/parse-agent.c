@@ -1,6 +1,7 @@
-/* Agent data: every host/data/agent_<pid>.data.slice_<n> -> MSTX_EVENTS,
- * OSRT_API and the AGENT_* tables (SCHEMA.md has the meaning of each
- * column).  An OS runtime call is one record and one row.
+/* Agent data: every host/data/agent_<pid>.data.slice_<n> -> MSTX_EVENTS
+ * and the AGENT_* tables (SCHEMA.md has the meaning of each column); the
+ * records of the domains that name them (agent_records: OS runtime calls,
+ * device tasks) go to those domains' decoders.
  *
  * One process at a time, its slices in order, records as they come.  A row
  * goes into MSTX_EVENTS when its mark or range starts; a range's end updates
@@ -21,7 +22,6 @@
  * not end an outer range.  An end without its start is counted
  * (endWithoutStart).  Every count reaches the report. */
 #include "export/internal.h"
-#include "collectors/osrt-api.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 
@@ -36,7 +36,6 @@ enum {
 	ST_CATEGORY,
 	ST_PROCESS,
 	ST_COUNTERS,
-	ST_OSRT,
 	_ST_MAX,
 };
 
@@ -51,7 +50,6 @@ static const char *const st_sql[_ST_MAX] = {
 			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
-	[ST_OSRT] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)",
 };
 
 /* u64 key (never 0) -> two values; open addressing, backward-shift delete. */
@@ -155,6 +153,9 @@ struct dom {
 struct agent_parse {
 	struct exp *e;
 	sqlite3_stmt *st[_ST_MAX];
+	/* the domains' decoders by record type */
+	int (*take[EXP_AGENT_RECORD_TYPES])(struct exp *e, const struct raw_header *h, uint32_t pid,
+					    const struct raw_record *rec);
 	struct raw_header h;
 	uint32_t pid;
 
@@ -536,37 +537,6 @@ static int on_category(struct agent_parse *p, struct raw_cur *c)
 	return step(p, ST_CATEGORY);
 }
 
-/* An OS runtime call (--host-sys=osrt): OSRT_API(name, globalTid, startNs,
- * endNs).  An api id this build does not know (a newer agent's) is kept
- * under a name that says so. */
-static int on_osrt(struct agent_parse *p, struct raw_cur *c, int64_t t)
-{
-	uint32_t tid = raw_cur_u32(c), api = raw_cur_u32(c);
-	uint64_t end = raw_cur_u64(c);
-	if (c->err || end > INT64_MAX)
-		return 1;
-	int64_t end_ns = raw_unix_ns(&p->h, end);
-	if (end_ns < t)
-		return 1;
-	const char *name = osrt_api_name(api);
-	char unknown[32];
-	if (!name) {
-		snprintf(unknown, sizeof unknown, "osrt call %u", api);
-		name = unknown;
-	}
-	int64_t sid;
-	int r = exp_intern_id(p->e, name, &sid);
-	if (r < 0)
-		return r;
-	exp_note_time(p->e, end_ns);
-	sqlite3_stmt *st = p->st[ST_OSRT];
-	sqlite3_bind_int64(st, 1, sid);
-	sqlite3_bind_int64(st, 2, gtid(p, tid));
-	sqlite3_bind_int64(st, 3, t);
-	sqlite3_bind_int64(st, 4, end_ns);
-	return step(p, ST_OSRT);
-}
-
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
 	/* the device counts are missing in an older agent's record */
@@ -611,11 +581,12 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	case RAW_AGENT_DOMAIN: return on_domain(p, &c);
 	case RAW_AGENT_CATEGORY: return on_category(p, &c);
 	case RAW_AGENT_COUNTERS: return on_counters(p, &c);
-	case RAW_AGENT_OSRT: return on_osrt(p, &c, t);
-	case RAW_AGENT_GPU_TASK:
-	case RAW_AGENT_GPU_API:
-	case RAW_AGENT_GPU_SYNC: return exp_gpu_record(p->e, &p->h, p->pid, rec);
-	default: return 0; /* a newer agent's record */
+	default:
+		/* a domain's (OS runtime calls, device tasks), or a newer
+		 * agent's record */
+		return rec->type < EXP_AGENT_RECORD_TYPES && p->take[rec->type]
+			       ? p->take[rec->type](p->e, &p->h, p->pid, rec)
+			       : 0;
 	}
 }
 
@@ -829,6 +800,12 @@ static int exp_parse_agents(struct exp *e)
 		return 0;
 	}
 	struct agent_parse p = { .e = e };
+	for (size_t i = 0; i < exp_domains_n; i++)
+		for (size_t k = 0; k < exp_domains[i]->n_agent_records; k++) {
+			const struct exp_agent_record *a = &exp_domains[i]->agent_records[k];
+			if (a->type < EXP_AGENT_RECORD_TYPES)
+				p.take[a->type] = a->take;
+		}
 	r = exp_exec(e, "CREATE INDEX MstxOpenIndex ON MSTX_EVENTS (globalTid) WHERE endNs IS NULL");
 	for (int i = 0; i < _ST_MAX && r == 0; i++)
 		r = exp_prepare(e, st_sql[i], &p.st[i]);
@@ -863,9 +840,10 @@ static int exp_parse_agents(struct exp *e)
 	return r;
 }
 
-/* The agents' raw files: MSTX_EVENTS (the mstx domain), OSRT_API (osrt),
- * AGENT_PROCESS, AGENT_THREAD and AGENT_COUNTERS; device task records go
- * to the tasks domain's decoder (exp_gpu_record). */
+/* The agents' raw files: MSTX_EVENTS (the mstx domain's rows, decoded
+ * here with the ranges' matching state), AGENT_PROCESS, AGENT_THREAD,
+ * AGENT_CATEGORY and AGENT_COUNTERS; the records a domain names in its
+ * agent_records (OS runtime calls, device tasks) go to its decoder. */
 const struct exp_domain exp_domain_agents = {
 	.name = "agents",
 	.parse = exp_parse_agents,
