@@ -144,8 +144,15 @@ static int write_summaries(struct exp *e, const char *dir)
 	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
 }
 
+static const char *const tables[] = {
+	"CPU_USAGE", "CPU_USAGE_AVG", "TARGET_THREAD_CPU_USAGE", "SYS_CPU", "PROCESS_CPU_USAGE", NULL
+};
+static const enum export_csv csvs[] = { CSV_HOST_CPU_USAGE, CSV_CPU_USAGE, CSV_PROCESS_CPU_USAGE, _CSV_MAX };
+
 const struct exp_domain exp_domain_cpu = {
 	.name = "cpu",
+	.tables = tables,
+	.csvs = csvs,
 	.has_layers = has_layers,
 	.layers = layers,
 	.summaries = write_summaries,

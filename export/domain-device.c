@@ -407,11 +407,18 @@ static int exp_write_device_layers(struct exp *e, struct exp_tl *t)
 	return r;
 }
 
+static const char *const tables[] = {
+	"NPU_INFO", "NPU_MEM", "AICORE_FREQ", "GPU_INFO", "GPU_SAMPLE", "GPU_PCIE", "GPU_PROCESS_MEM", NULL
+};
+static const enum export_csv csvs[] = { CSV_NPU_MEM, _CSV_MAX };
+
 /* Device samples: device_<N>/data -> GPU_INFO, GPU_SAMPLE, GPU_PCIE,
  * GPU_PROCESS_MEM, NPU_INFO, NPU_MEM, AICORE_FREQ; their counter layers;
  * npu_mem. */
 const struct exp_domain exp_domain_device = {
 	.name = "device samples",
+	.tables = tables,
+	.csvs = csvs,
 	.parse = exp_parse_devices,
 	.has_layers = exp_have_device_layers,
 	.layers = exp_write_device_layers,

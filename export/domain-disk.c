@@ -38,8 +38,13 @@ static int write_summaries(struct exp *e, const char *dir)
 	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
 }
 
+static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", NULL };
+static const enum export_csv csvs[] = { CSV_HOST_DISK_USAGE, _CSV_MAX };
+
 const struct exp_domain exp_domain_disk = {
 	.name = "disk",
+	.tables = tables,
+	.csvs = csvs,
 	.has_layers = has_layers,
 	.layers = layers,
 	.summaries = write_summaries,

@@ -83,8 +83,13 @@ static int write_summaries(struct exp *e, const char *dir)
 	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
 }
 
+static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", NULL };
+static const enum export_csv csvs[] = { CSV_HOST_MEM_USAGE, CSV_SYS_MEM, CSV_PROCESS_MEM, _CSV_MAX };
+
 const struct exp_domain exp_domain_mem = {
 	.name = "mem",
+	.tables = tables,
+	.csvs = csvs,
 	.has_layers = has_layers,
 	.layers = layers,
 	.summaries = write_summaries,

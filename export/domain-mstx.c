@@ -614,12 +614,17 @@ static bool has_layers(struct exp *e)
 	return exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 }
 
+static const char *const tables[] = { "MSTX_EVENTS", "ENUM_MSTX_EVENT_TYPE", NULL };
+static const enum export_csv csvs[] = { CSV_MSPROF_TX, _CSV_MAX };
+
 /* Annotations: MSTX_EVENTS (parsed from the agents' files, parse-agent.c); the
  * msprof_tx layers, written by exp_write_timeline itself (layers NULL):
  * they go to msprof_tx_{ts}.json too and may be written ahead by another
  * thread; the msprof_tx summary. */
 const struct exp_domain exp_domain_mstx = {
 	.name = "mstx",
+	.tables = tables,
+	.csvs = csvs,
 	.has_layers = has_layers,
 	.summaries = exp_write_tx_summary,
 };

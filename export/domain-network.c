@@ -39,8 +39,13 @@ static int write_summaries(struct exp *e, const char *dir)
 	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
 }
 
+static const char *const tables[] = { "HOST_NETWORK_USAGE", "NETWORK_INTERFACE_USAGE", NULL };
+static const enum export_csv csvs[] = { CSV_HOST_NETWORK_USAGE, _CSV_MAX };
+
 const struct exp_domain exp_domain_network = {
 	.name = "network",
+	.tables = tables,
+	.csvs = csvs,
 	.has_layers = has_layers,
 	.layers = layers,
 	.summaries = write_summaries,

@@ -208,9 +208,14 @@ static const struct exp_agent_record records[] = {
 	{ RAW_AGENT_OSRT, take_call },
 };
 
+static const char *const tables[] = { "OSRT_API", NULL };
+static const enum export_csv csvs[] = { CSV_OS_RUNTIME_STATISTIC, _CSV_MAX };
+
 /* OS runtime calls: OSRT_API, from the agents' RAW_AGENT_OSRT records. */
 const struct exp_domain exp_domain_osrt = {
 	.name = "osrt",
+	.tables = tables,
+	.csvs = csvs,
 	.agent_records = records,
 	.n_agent_records = ARRAY_SIZE(records),
 	.release = release,

@@ -119,10 +119,15 @@ static int exp_write_step_trace(struct exp *e, const char *dir)
 	return exp_table_query(e, dir, CSV_STEP_TRACE, sql, step_trace_row, NULL);
 }
 
+static const char *const tables[] = { "STEP", NULL };
+static const enum export_csv csvs[] = { CSV_STEP_TRACE, _CSV_MAX };
+
 /* Training steps: STEP from the step annotations of MSTX_EVENTS; the
  * step_trace summary. */
 const struct exp_domain exp_domain_steps = {
 	.name = "steps",
+	.tables = tables,
+	.csvs = csvs,
 	.build = exp_build_steps,
 	.summaries = exp_write_step_trace,
 };

@@ -819,6 +819,12 @@ static const struct exp_agent_record records[] = {
 	{ RAW_AGENT_GPU_SYNC, gpu_record },
 };
 
+static const char *const tables[] = {
+	"GPU_TASK", "GPU_API", "GPU_SYNC", "GPU_TASK_RANGE", "TASK", "COMPUTE_TASK_INFO", "MEMCPY_INFO",
+	"CANN_API", "ENUM_API_TYPE", "ENUM_MEMCPY_OPERATION", NULL
+};
+static const enum export_csv csvs[] = { CSV_OP_SUMMARY, CSV_OP_STATISTIC, CSV_TASK_TIME, CSV_API_STATISTIC, _CSV_MAX };
+
 /* Device tasks (kernels, copies, sets) and the runtime calls that launched
  * them: the agents' GPU records -> GPU_TASK, GPU_API,
  * GPU_SYNC -> TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API; the CANN and
@@ -826,6 +832,8 @@ static const struct exp_agent_record records[] = {
  * api_statistic summaries (gpusummary.c). */
 const struct exp_domain exp_domain_tasks = {
 	.name = "device tasks",
+	.tables = tables,
+	.csvs = csvs,
 	.agent_records = records,
 	.n_agent_records = ARRAY_SIZE(records),
 	.build = exp_build_gpu_tasks,

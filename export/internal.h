@@ -360,6 +360,11 @@ struct exp_domain {
 	const char *name;
 	const struct exp_agent_record *agent_records; /* its decoders of agent records */
 	size_t n_agent_records;
+	/* the database tables it writes (NULL-terminated; their columns are
+	 * in export_db_tables, whose order is the database's) and its
+	 * summary files (_CSV_MAX-terminated): every one has one domain */
+	const char *const *tables;
+	const enum export_csv *csvs;
 	int (*parse)(struct exp *e);          /* raw files -> its tables */
 	int (*build)(struct exp *e);          /* tables made from what every domain parsed */
 	void (*release)(struct exp *e);       /* after the builds, whether or not they failed */

@@ -840,11 +840,14 @@ static int exp_parse_agents(struct exp *e)
 	return r;
 }
 
+static const char *const tables[] = { "AGENT_PROCESS", "AGENT_THREAD", "AGENT_CATEGORY", "AGENT_COUNTERS", NULL };
+
 /* The agents' raw files: MSTX_EVENTS (the mstx domain's rows, decoded
  * here with the ranges' matching state), AGENT_PROCESS, AGENT_THREAD,
  * AGENT_CATEGORY and AGENT_COUNTERS; the records a domain names in its
  * agent_records (OS runtime calls, device tasks) go to its decoder. */
 const struct exp_domain exp_domain_agents = {
 	.name = "agents",
+	.tables = tables,
 	.parse = exp_parse_agents,
 };

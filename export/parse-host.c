@@ -1011,10 +1011,13 @@ static int exp_parse(struct exp *e)
 	return r;
 }
 
+static const char *const tables[] = { "PROCESS_INFO", NULL };
+
 /* The host samples' raw files, decoded in one pass with the pairing
  * state the sources share (processes, threads, intervals): the rows of
  * the cpu, mem, disk and network domains and PROCESS_INFO. */
 const struct exp_domain exp_domain_host = {
 	.name = "host samples",
+	.tables = tables,
 	.parse = exp_parse,
 };

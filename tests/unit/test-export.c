@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "export/export.h"
+#include "export/internal.h"
 #include "collectors/raw.h"
 #include "export/tables.h"
 #include "common/util.h"
@@ -1178,6 +1179,47 @@ static int rm_rf(const char *path)
 	return r;
 }
 
+/* The data domains describe the whole export: every table of the schema
+ * and every summary file has one domain (the fixed tables are export.c's),
+ * every domain's table is in the schema, and no agent record type has two
+ * decoders. */
+static void test_domains(void)
+{
+	static const char *const fixed[] = { "STRING_IDS", "META_DATA", "SESSION_TIME_INFO", "HOST_INFO" };
+	for (size_t t = 0; t < export_db_tables_n; t++) {
+		const char *name = export_db_tables[t].name;
+		unsigned owners = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(fixed); k++)
+			owners += streq(fixed[k], name);
+		for (size_t i = 0; i < exp_domains_n; i++)
+			for (const char *const *n = exp_domains[i]->tables; n && *n; n++)
+				owners += streq(*n, name);
+		if (owners != 1)
+			fprintf(stderr, "table %s: %u domains\n", name, owners);
+		CHECK(owners == 1);
+	}
+	for (size_t i = 0; i < exp_domains_n; i++)
+		for (const char *const *n = exp_domains[i]->tables; n && *n; n++)
+			CHECK(export_db_table_find(*n) != NULL);
+	for (size_t c = 0; c < _CSV_MAX; c++) {
+		unsigned owners = 0;
+		for (size_t i = 0; i < exp_domains_n; i++)
+			for (const enum export_csv *k = exp_domains[i]->csvs; k && *k != _CSV_MAX; k++)
+				owners += *k == c;
+		if (owners != 1)
+			fprintf(stderr, "summary %s: %u domains\n", export_csv_tables[c].type, owners);
+		CHECK(owners == 1);
+	}
+	unsigned decoders[EXP_AGENT_RECORD_TYPES] = { 0 };
+	for (size_t i = 0; i < exp_domains_n; i++)
+		for (size_t k = 0; k < exp_domains[i]->n_agent_records; k++) {
+			uint16_t type = exp_domains[i]->agent_records[k].type;
+			CHECK(type < EXP_AGENT_RECORD_TYPES);
+			if (type < EXP_AGENT_RECORD_TYPES)
+				CHECK(++decoders[type] == 1);
+		}
+}
+
 int main(void)
 {
 	if (sysconf(_SC_CLK_TCK) != 100 || sysconf(_SC_PAGESIZE) != 4096) {
@@ -1188,6 +1230,7 @@ int main(void)
 	if (!mkdtemp(tmp))
 		return 2;
 	test_tables();
+	test_domains();
 	test_text(tmp);
 	test_damage(tmp);
 	test_db_only(tmp);
