@@ -31,21 +31,12 @@ static const struct exp_counter_layer layer = {
 	NULL, NULL, NULL,
 };
 
-static bool has_layers(struct exp *e) { return exp_counter_layer_has(e, &layer); }
-static int layers(struct exp *e, struct exp_tl *tl) { return exp_write_counter_layer(e, tl, &layer); }
-static int write_summaries(struct exp *e, const char *dir)
-{
-	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
-}
-
 static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", NULL };
-static const enum export_csv csvs[] = { CSV_HOST_DISK_USAGE, _CSV_MAX };
 
 const struct exp_domain exp_domain_disk = {
 	.name = "disk",
 	.tables = tables,
-	.csvs = csvs,
-	.has_layers = has_layers,
-	.layers = layers,
-	.summaries = write_summaries,
+	.counter_layer = &layer,
+	.host_summaries = summaries,
+	.n_host_summaries = ARRAY_SIZE(summaries),
 };

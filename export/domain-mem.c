@@ -76,21 +76,12 @@ static const struct exp_counter_layer layer = {
 	NULL, NULL, NULL,
 };
 
-static bool has_layers(struct exp *e) { return exp_counter_layer_has(e, &layer); }
-static int layers(struct exp *e, struct exp_tl *tl) { return exp_write_counter_layer(e, tl, &layer); }
-static int write_summaries(struct exp *e, const char *dir)
-{
-	return exp_write_host_summaries(e, dir, summaries, ARRAY_SIZE(summaries));
-}
-
 static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", NULL };
-static const enum export_csv csvs[] = { CSV_HOST_MEM_USAGE, CSV_SYS_MEM, CSV_PROCESS_MEM, _CSV_MAX };
 
 const struct exp_domain exp_domain_mem = {
 	.name = "mem",
 	.tables = tables,
-	.csvs = csvs,
-	.has_layers = has_layers,
-	.layers = layers,
-	.summaries = write_summaries,
+	.counter_layer = &layer,
+	.host_summaries = summaries,
+	.n_host_summaries = ARRAY_SIZE(summaries),
 };

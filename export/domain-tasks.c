@@ -216,6 +216,24 @@ struct open_range {
  * that ended before a call started can contain no later call (calls come
  * in start order): dead ranges on top are dropped, ones further down are
  * passed over, so properly nested ranges cost O(1) per call. */
+/* A call from start to end that launched task: the dead ranges on top of
+ * the stack (ended before the call started) dropped, the first one from
+ * the top that contains the call is the task's (GPU_TASK_RANGE). */
+static int answer(struct exp *e, sqlite3_stmt *ins, const struct open_range *stack, size_t *n, int64_t start,
+		  int64_t end, int64_t task)
+{
+	while (*n > 0 && stack[*n - 1].end < start)
+		(*n)--;
+	for (size_t i = *n; i-- > 0;) {
+		if (stack[i].end < end)
+			continue;
+		sqlite3_bind_int64(ins, 1, task);
+		sqlite3_bind_int64(ins, 2, stack[i].message);
+		return exp_step_done(e, ins, "GPU_TASK_RANGE");
+	}
+	return 0;
+}
+
 struct sorted_sweep {
 	struct exp *e;
 	sqlite3_stmt *sel, *ins;
@@ -243,16 +261,7 @@ static int sorted_sweep_row(sqlite3_stmt *sel, void *ctx)
 		w->stack[w->n++] = (struct open_range){ start, end, sqlite3_column_int64(sel, 3) };
 		return 0;
 	}
-	while (w->n > 0 && w->stack[w->n - 1].end < start)
-		w->n--;
-	for (size_t i = w->n; i-- > 0;) {
-		if (w->stack[i].end < end)
-			continue;
-		sqlite3_bind_int64(w->ins, 1, sqlite3_column_int64(sel, 5));
-		sqlite3_bind_int64(w->ins, 2, w->stack[i].message);
-		return exp_step_done(w->e, w->ins, "GPU_TASK_RANGE");
-	}
-	return 0;
+	return answer(w->e, w->ins, w->stack, &w->n, start, end, sqlite3_column_int64(sel, 5));
 }
 
 static int build_task_ranges_sorted(struct exp *e)
@@ -374,16 +383,7 @@ static int streamed_sweep_row(sqlite3_stmt *sel, void *ctx)
 	t->last_start = start;
 	if ((r = ranges_upto(w->e, t, start)) < 0)
 		return r;
-	while (t->n > 0 && t->stack[t->n - 1].end < start)
-		t->n--;
-	for (size_t i = t->n; i-- > 0;) {
-		if (t->stack[i].end < end)
-			continue;
-		sqlite3_bind_int64(w->ins, 1, sqlite3_column_int64(sel, 3));
-		sqlite3_bind_int64(w->ins, 2, t->stack[i].message);
-		return exp_step_done(w->e, w->ins, "GPU_TASK_RANGE");
-	}
-	return 0;
+	return answer(w->e, w->ins, t->stack, &t->n, start, end, sqlite3_column_int64(sel, 3));
 }
 
 static int build_task_ranges_streamed(struct exp *e, bool *ret_done)

@@ -411,9 +411,13 @@ static int write_summaries(struct exp *e, const char *dir)
 {
 	exp_progress(e, "summary", 0, 0);
 	int r = 0;
-	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
-		if (exp_domains[i]->summaries)
-			r = exp_domains[i]->summaries(e, dir);
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++) {
+		const struct exp_domain *d = exp_domains[i];
+		if (d->n_host_summaries)
+			r = exp_write_host_summaries(e, dir, d->host_summaries, d->n_host_summaries);
+		if (r == 0 && d->summaries)
+			r = d->summaries(e, dir);
+	}
 	return r;
 }
 

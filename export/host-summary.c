@@ -16,27 +16,6 @@
 #define RECOMMEND_PERCENTILE 0.98
 #define RATIO_FOR_BEST_PERFORMANCE 0.8
 
-/* The first column of the first row; 0 when there is no row. */
-static int single_double(struct exp *e, const char *sql, double *ret)
-{
-	double d = 0;
-	int r = exp_each(e, sql, NULL, db_row_double, &d);
-	if (r < 0)
-		return r;
-	*ret = d;
-	return 0;
-}
-
-static int single_i64(struct exp *e, const char *sql, int64_t *ret)
-{
-	int64_t i = 0;
-	int r = exp_each(e, sql, NULL, db_row_i64, &i);
-	if (r < 0)
-		return r;
-	*ret = i;
-	return 0;
-}
-
 /* msprof HostProfDataBase.get_recommend_value: peak = the largest sample;
  * recommend = the positive samples sorted ascending, the one at index
  * ceil((n - 1) * 0.98), divided by 0.8 (0 when no sample is positive).
@@ -47,18 +26,18 @@ int exp_peak_recommend(struct exp *e, const char *table, const char *col, double
 	double peak = 0, rec = 0;
 	int64_t npos = 0;
 	snprintf(sql, sizeof sql, "SELECT MAX(%s) FROM %s", col, table);
-	int r = single_double(e, sql, &peak);
+	int r = exp_each(e, sql, NULL, db_row_double, &peak);
 	if (r < 0)
 		return r;
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE %s > 0", table, col);
-	if ((r = single_i64(e, sql, &npos)) < 0)
+	if ((r = exp_each(e, sql, NULL, db_row_i64, &npos)) < 0)
 		return r;
 	if (npos > 0) {
 		int64_t k = (int64_t)ceil((double)(npos - 1) * RECOMMEND_PERCENTILE);
 		snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE %s > 0 ORDER BY %s LIMIT 1 OFFSET %" PRId64, col,
 			 table, col, col, k);
 		double v = 0;
-		if ((r = single_double(e, sql, &v)) < 0)
+		if ((r = exp_each(e, sql, NULL, db_row_double, &v)) < 0)
 			return r;
 		rec = v / RATIO_FOR_BEST_PERFORMANCE;
 	}

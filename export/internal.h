@@ -361,13 +361,19 @@ struct exp_domain {
 	const struct exp_agent_record *agent_records; /* its decoders of agent records */
 	size_t n_agent_records;
 	/* the database tables it writes (NULL-terminated; their columns are
-	 * in export_db_tables, whose order is the database's) and its
-	 * summary files (_CSV_MAX-terminated): every one has one domain */
+	 * in export_db_tables, whose order is the database's) and the summary
+	 * files its hook writes (_CSV_MAX-terminated; host_summaries name
+	 * theirs): every one has one domain */
 	const char *const *tables;
 	const enum export_csv *csvs;
 	int (*parse)(struct exp *e);          /* raw files -> its tables */
 	int (*build)(struct exp *e);          /* tables made from what every domain parsed */
 	void (*release)(struct exp *e);       /* after the builds, whether or not they failed */
+	/* a host counter layer and one-row summaries, as data (the stages
+	 * write them before the hooks below) */
+	const struct exp_counter_layer *counter_layer;
+	const struct exp_host_summary *host_summaries;
+	size_t n_host_summaries;
 	bool (*has_layers)(struct exp *e);    /* a layer to write: the timeline file exists */
 	int (*layers)(struct exp *e, struct exp_tl *tl);
 	int (*summaries)(struct exp *e, const char *dir);
@@ -378,7 +384,7 @@ extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, 
 	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
 	exp_domain_steps;
 
-/* A host counter layer (timeline.c): "SELECT ts, [id,] value" rows as
+/* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU
  * Avg); each written when its table has rows, then the process metadata. */
 struct exp_counter_layer {

@@ -44,8 +44,11 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	if (!exp_track_on(e, TRACK_MSPROFTX) && !e->summary_json)
 		/* left out by --reports: an older export's file is not this one's */
 		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
-	for (size_t i = 0; i < exp_domains_n && !any; i++)
-		any = exp_domains[i]->has_layers && exp_domains[i]->has_layers(e);
+	for (size_t i = 0; i < exp_domains_n && !any; i++) {
+		const struct exp_domain *d = exp_domains[i];
+		any = (d->counter_layer && exp_counter_layer_has(e, d->counter_layer)) ||
+		      (d->has_layers && d->has_layers(e));
+	}
 	if (!any)
 		return 0;
 
@@ -56,9 +59,13 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	/* the mstx layers, last, are not among the hooks: they go to
 	 * msprof_tx_{ts}.json too, and may be written ahead by the summaries'
 	 * thread (below) */
-	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
-		if (exp_domains[i]->layers)
-			r = exp_domains[i]->layers(e, &out);
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++) {
+		const struct exp_domain *d = exp_domains[i];
+		if (d->counter_layer)
+			r = exp_write_counter_layer(e, &out, d->counter_layer);
+		if (r == 0 && d->layers)
+			r = d->layers(e, &out);
+	}
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
 	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
 	 * summary wins, the layers are in msprof_{ts}.json */

@@ -1203,9 +1203,12 @@ static void test_domains(void)
 			CHECK(export_db_table_find(*n) != NULL);
 	for (size_t c = 0; c < _CSV_MAX; c++) {
 		unsigned owners = 0;
-		for (size_t i = 0; i < exp_domains_n; i++)
+		for (size_t i = 0; i < exp_domains_n; i++) {
 			for (const enum export_csv *k = exp_domains[i]->csvs; k && *k != _CSV_MAX; k++)
 				owners += *k == c;
+			for (size_t k = 0; k < exp_domains[i]->n_host_summaries; k++)
+				owners += exp_domains[i]->host_summaries[k].csv == c;
+		}
 		if (owners != 1)
 			fprintf(stderr, "summary %s: %u domains\n", export_csv_tables[c].type, owners);
 		CHECK(owners == 1);
