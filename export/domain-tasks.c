@@ -829,7 +829,7 @@ static const enum export_csv csvs[] = { CSV_OP_SUMMARY, CSV_OP_STATISTIC, CSV_TA
  * them: the agents' GPU records -> GPU_TASK, GPU_API,
  * GPU_SYNC -> TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API; the CANN and
  * Ascend Hardware layers and the op_summary, op_statistic, task_time and
- * api_statistic summaries (gpusummary.c). */
+ * api_statistic summaries (tasks-output.c). */
 const struct exp_domain exp_domain_tasks = {
 	.name = "device tasks",
 	.tables = tables,

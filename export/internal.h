@@ -441,10 +441,10 @@ int exp_write_timeline(struct exp *e, const char *dir);
 /* Device tasks (domain-tasks.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
  * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
  * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and
- * the timeline layers (gpusummary.c). */
+ * the timeline layers (tasks-output.c). */
 void exp_gpu_free(struct exp *e);
 int exp_build_gpu_tasks(struct exp *e);
-/* The indexes the device task outputs read in (gpusummary.c). */
+/* The indexes the device task outputs read in (tasks-output.c). */
 int exp_index_gpu_tasks(struct exp *e);
 int exp_write_gpu_summaries(struct exp *e, const char *dir);
 bool exp_have_gpu_layers(struct exp *e);
