@@ -202,13 +202,6 @@ int exp_each(struct exp *e, const char *sql, db_bind_fn *bind, db_row_fn *row, v
 	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, sql);
 }
 
-int exp_step(struct exp *e, sqlite3_stmt *st, const char *what)
-{
-	int rc = SQLITE_OK;
-	int r = db_step(st, &rc);
-	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, what);
-}
-
 int exp_stmt_each(struct exp *e, sqlite3_stmt *st, const char *what, db_row_fn *row, void *ctx)
 {
 	int rc = SQLITE_OK;
@@ -234,8 +227,11 @@ int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret)
 
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
 {
-	int r = exp_stmt_each(e, st, what, NULL, NULL);
-	return r < 0 ? r : 0;
+	/* one execution, the inserts' hot path: stepped here, not through
+	 * the row iterator */
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : exp_sql_fail(e, rc, what);
 }
 
 bool exp_table_has_rows(struct exp *e, const char *table)

@@ -72,14 +72,6 @@ int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc)
 	return r;
 }
 
-int db_step(sqlite3_stmt *st, int *ret_rc)
-{
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : sqlite_fail(rc, ret_rc);
-}
-
 int db_row_i64(sqlite3_stmt *st, void *ctx)
 {
 	*(int64_t *)ctx = sqlite3_column_int64(st, 0);

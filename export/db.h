@@ -33,7 +33,17 @@ int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc);
 /* One step of a cursor read by hand, for the merges that interleave
  * several (a callback cannot): 1 a row, 0 done, or SQLite's failure as
  * -errno with *ret_rc (may be NULL) set. */
-int db_step(sqlite3_stmt *st, int *ret_rc);
+static inline int db_step(sqlite3_stmt *st, int *ret_rc)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (ret_rc)
+		*ret_rc = rc;
+	return db_errno(rc);
+}
 
 /* Row callbacks for a single value: the first column into *(int64_t *)ctx
  * or *(double *)ctx, then stop. */

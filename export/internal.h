@@ -187,8 +187,14 @@ int exp_exec(struct exp *e, const char *sql);
  * exp_sql_fail does (what names the statement reused); >= 0: rows seen. */
 int exp_each(struct exp *e, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx);
 int exp_stmt_each(struct exp *e, sqlite3_stmt *st, const char *what, db_row_fn *row, void *ctx);
-/* db_step on e->db: 1 a row, 0 done, <0 noted. */
-int exp_step(struct exp *e, sqlite3_stmt *st, const char *what);
+/* db_step on e->db: 1 a row, 0 done, <0 noted (inline: the merges step
+ * a row at a time). */
+static inline int exp_step(struct exp *e, sqlite3_stmt *st, const char *what)
+{
+	int rc = SQLITE_OK;
+	int r = db_step(st, &rc);
+	return rc == SQLITE_OK ? r : exp_sql_fail(e, rc, what);
+}
 int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret);
 /* Step an INSERT/UPDATE to completion and reset it for the next row. */
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
