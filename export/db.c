@@ -27,15 +27,15 @@ int db_errno(int rc)
 	}
 }
 
-static int sqlite_fail(int rc, int *ret_rc)
+static int sqlite_fail(int rc, int *fail_rc)
 {
-	if (ret_rc)
-		*ret_rc = rc;
+	if (fail_rc)
+		*fail_rc = rc;
 	return db_errno(rc);
 }
 
 /* The rows of st; not reset. */
-static int step_all(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc)
+static int step_all(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *fail_rc)
 {
 	int n = 0, rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -49,25 +49,25 @@ static int step_all(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc)
 		if (r > 0)
 			return n;
 	}
-	return rc == SQLITE_DONE ? n : sqlite_fail(rc, ret_rc);
+	return rc == SQLITE_DONE ? n : sqlite_fail(rc, fail_rc);
 }
 
-int db_each_rc(sqlite3 *db, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx, int *ret_rc)
+int db_each_rc(sqlite3 *db, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx, int *fail_rc)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sqlite_fail(rc, ret_rc);
+		return sqlite_fail(rc, fail_rc);
 	int r = bind ? bind(st, ctx) : 0;
 	if (r >= 0)
-		r = step_all(st, row, ctx, ret_rc);
+		r = step_all(st, row, ctx, fail_rc);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc)
+int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *fail_rc)
 {
-	int r = step_all(st, row, ctx, ret_rc);
+	int r = step_all(st, row, ctx, fail_rc);
 	sqlite3_reset(st);
 	return r;
 }

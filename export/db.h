@@ -16,32 +16,32 @@ typedef int db_row_fn(sqlite3_stmt *st, void *ctx);
 /* A SQLite result code as -errno. */
 int db_errno(int rc);
 
-/* Prepare sql, bind it (bind may be NULL), hand each row to row (NULL: a
+/* Prepare sql (one statement), bind it (bind may be NULL), hand each row to row (NULL: a
  * statement that writes, stepped to its end) and finalize.  Returns the
  * rows row() was given (at most INT_MAX), or <0: the error of a callback,
- * unchanged, or SQLite's as -errno with *ret_rc (may be NULL) set to its
+ * unchanged, or SQLite's as -errno with *fail_rc (may be NULL) set to its
  * result code, so a caller can tell the two apart. */
-int db_each_rc(sqlite3 *db, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx, int *ret_rc);
+int db_each_rc(sqlite3 *db, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx, int *fail_rc);
 static inline int db_each(sqlite3 *db, const char *sql, db_bind_fn *bind, db_row_fn *row, void *ctx)
 {
 	return db_each_rc(db, sql, bind, row, ctx, NULL);
 }
 /* The same on a statement prepared once and bound by the caller, for
  * loops that rebind it: stepped through, then reset (bindings kept). */
-int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *ret_rc);
+int db_stmt_each_rc(sqlite3_stmt *st, db_row_fn *row, void *ctx, int *fail_rc);
 
 /* One step of a cursor read by hand, for the merges that interleave
  * several (a callback cannot): 1 a row, 0 done, or SQLite's failure as
- * -errno with *ret_rc (may be NULL) set. */
-static inline int db_step(sqlite3_stmt *st, int *ret_rc)
+ * -errno with *fail_rc (may be NULL) set. */
+static inline int db_step(sqlite3_stmt *st, int *fail_rc)
 {
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	if (ret_rc)
-		*ret_rc = rc;
+	if (fail_rc)
+		*fail_rc = rc;
 	return db_errno(rc);
 }
 

@@ -1179,6 +1179,47 @@ static int rm_rf(const char *path)
 	return r;
 }
 
+static int sum_row(sqlite3_stmt *st, void *ctx)
+{
+	int64_t v = sqlite3_column_int64(st, 0);
+	*(int64_t *)ctx += v;
+	return v == 3 ? 1 : v == 4 ? -EPIPE : 0;
+}
+
+static int bind_limit(sqlite3_stmt *st, void *ctx)
+{
+	sqlite3_bind_int64(st, 1, *(int64_t *)ctx);
+	*(int64_t *)ctx = 0;
+	return 0;
+}
+
+/* db_each: rows counted, a callback stops (>0) or fails (<0, passed
+ * through), SQLite's failures mapped to -errno with their code. */
+static void test_db_each(void)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+	CHECK(db_each(db, "CREATE TABLE t (v INTEGER)", NULL, NULL, NULL) == 0);
+	CHECK(db_each(db, "INSERT INTO t VALUES (1), (2), (3), (4)", NULL, NULL, NULL) == 0);
+	int64_t sum = 2;
+	CHECK(db_each(db, "SELECT v FROM t WHERE v <= ? ORDER BY rowid", bind_limit, sum_row, &sum) == 2);
+	CHECK(sum == 3);
+	sum = 0;
+	CHECK(db_each(db, "SELECT v FROM t WHERE v >= 3 ORDER BY rowid", NULL, sum_row, &sum) == 1);
+	CHECK(sum == 3);
+	sum = 0;
+	CHECK(db_each(db, "SELECT v FROM t WHERE v = 4", NULL, sum_row, &sum) == -EPIPE);
+	int64_t one = 0;
+	CHECK(db_each(db, "SELECT count(*) FROM t", NULL, db_row_i64, &one) == 1 && one == 4);
+	CHECK(db_each(db, "SELECT 1 FROM t WHERE v = ?", db_bind_text1, db_row_stop, "5") == 0);
+	int rc = SQLITE_OK;
+	CHECK(db_each_rc(db, "SELECT nothing FROM nowhere", NULL, db_row_stop, NULL, &rc) == -EIO && rc == SQLITE_ERROR);
+	rc = SQLITE_OK;
+	CHECK(db_each_rc(db, "INSERT INTO t VALUES (1)", NULL, NULL, NULL, &rc) == 0 && rc == SQLITE_OK);
+	CHECK(db_errno(SQLITE_FULL) == -ENOSPC && db_errno(SQLITE_NOMEM) == -ENOMEM);
+	sqlite3_close(db);
+}
+
 /* The data domains describe the whole export: every table of the schema
  * and every summary file has one domain (the fixed tables are export.c's),
  * every domain's table is in the schema, and no agent record type has two
@@ -1234,6 +1275,7 @@ int main(void)
 		return 2;
 	test_tables();
 	test_domains();
+	test_db_each();
 	test_text(tmp);
 	test_damage(tmp);
 	test_db_only(tmp);
