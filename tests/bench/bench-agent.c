@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/agent-read.h"
+#include "agent-read.h"
 #include "mstx/ms_tools_ext.h"
 #include "raw.h"
 
