@@ -1,5 +1,9 @@
-/* Shared state of one export run: parse (parse.c), timeline (timeline.c),
- * summaries (summary.c), orchestration (export.c).  Not installed. */
+/* Shared state of one export run (struct exp) and what its stages call on
+ * one another: parse (parse.c, with a decoder per source: agent.c,
+ * device.c, gputask.c), the domains' writers (mstx.c, osrt.c, steps.c,
+ * gpusummary.c), timeline (timeline.c), summaries (summary.c), the file
+ * writers (output.c), step selection (select.c), queries (query.c), helpers
+ * (common.c) and orchestration (export.c).  Not installed. */
 #pragma once
 
 #include <inttypes.h>
