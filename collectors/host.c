@@ -24,8 +24,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "host.h"
-#include "util.h"
+#include "collectors/host.h"
+#include "common/util.h"
 
 /* The tree is looked at for new children and threads at least every 20 ms
  * (every tick at the default 50 Hz), so a short-lived worker is seen; /proc

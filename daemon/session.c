@@ -48,13 +48,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device.h"
-#include "host.h"
-#include "osrt-api.h"
-#include "msprofd.h"
-#include "proc-owner.h"
-#include "raw.h"
-#include "select.h"
+#include "collectors/device.h"
+#include "collectors/host.h"
+#include "collectors/osrt-api.h"
+#include "daemon/msprofd.h"
+#include "common/proc-owner.h"
+#include "collectors/raw.h"
+#include "ipc/selectors.h"
 
 #define HOST_SYS_FREQ_MAX 1000
 #define HOST_SYS_FREQ_DEFAULT 50
@@ -188,11 +188,6 @@ static void on_session_closed(uv_handle_t *h)
 	}
 }
 
-uint64_t session_id(const struct session *s)
-{
-	return s->id;
-}
-
 /* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...] */
 static bool add_agents(cJSON *m, const struct session *s)
 {
@@ -316,7 +311,7 @@ static void drive_agent(struct session *s, struct agent *a)
 			a->pid, IPC_MAX_AGENTS);
 		return;
 	}
-	agent_send_start(a, s, s->agent_start);
+	agent_send_start(a, s, s->id, s->agent_start);
 }
 
 void sessions_offer_agent(struct server *srv, struct agent *a)
@@ -578,7 +573,7 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
-	server_update_idle(srv);
+	srv->hooks->load_changed(srv);
 }
 
 /* End a running session (see the states above).  error: the -errno that
@@ -797,11 +792,6 @@ static void on_dev_open_timeout(uv_timer_t *t)
 /* --- requests ----------------------------------------------------------- */
 
 
-int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len)
-{
-	return proc_check_owner(pid, uid, why, why_len);
-}
-
 /* A directory that exists and belongs to uid. */
 static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 {
@@ -882,7 +872,7 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
-	/* --step-range, --ranks (ipc/select.h): checked here, applied by the agents */
+	/* --step-range, --ranks (ipc/selectors.h): checked here, applied by the agents */
 	const char *steps = "", *ranks = "";
 	int64_t lo, hi;
 	if (json_get_str(msg, "step_range", false, "", &steps) < 0 ||

@@ -21,12 +21,12 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-#include "device.h"
-#include "internal.h"
-#include "profdir.h"
-#include "raw.h"
-#include "cjson-cleanup.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "export/internal.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 
 
 /* --- small JSON files in host/ ----------------------------------------------- */

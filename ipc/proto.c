@@ -1,8 +1,8 @@
 /* Message type names: the one table both directions use. */
 #include <string.h>
 
-#include "proto.h"
-#include "util.h"
+#include "ipc/proto.h"
+#include "common/util.h"
 
 static const struct {
 	enum ipc_type type;

@@ -38,8 +38,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "raw.h"
-#include "util.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define AGENT_EXPORT __attribute__((visibility("default")))
 

@@ -38,10 +38,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "ajson.h"
-#include "osrt-api.h"
-#include "proto.h"
+#include "collectors/agent/agent.h"
+#include "collectors/agent/ajson.h"
+#include "collectors/osrt-api.h"
+#include "ipc/proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)
 #define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 
 _Atomic int g_state;
 _Atomic uint8_t g_gen = 1;

@@ -3,7 +3,7 @@
  * once that device tasks are not recorded. */
 #include <stdio.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 
 AGENT_EXPORT int InitializeInjection(void)
 {

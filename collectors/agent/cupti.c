@@ -43,8 +43,8 @@
 
 #include <cupti.h>
 
-#include "agent.h"
-#include "cupti-conv.h"
+#include "collectors/agent/agent.h"
+#include "collectors/cupti-conv.h"
 
 #define CUPTI_BUF_SIZE (4U << 20)        /* bytes per activity buffer */
 #define CUPTI_QUEUE_MAX (256U << 20)     /* bytes of encoded records waiting */

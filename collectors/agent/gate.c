@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "steps.h"
+#include "collectors/agent/agent.h"
+#include "collectors/steps.h"
 
 static _Atomic int g_gate_on;          /* a step range is set */
 static int64_t g_lo, g_hi;             /* [A, B), set while idle */

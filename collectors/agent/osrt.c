@@ -41,8 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "osrt-api.h"
+#include "collectors/agent/agent.h"
+#include "collectors/osrt-api.h"
 
 /* g_osrt_on and g_osrt_threshold_ns live in window.c, which sets them. */
 
