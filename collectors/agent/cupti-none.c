@@ -15,6 +15,7 @@ AGENT_EXPORT int InitializeInjection(void)
 }
 
 bool agent_cupti_active(void) { return false; }
+bool agent_cupti_came_up(void) { return false; }
 void agent_cupti_window(uint64_t start_ns) { (void)start_ns; }
 void agent_cupti_flush(void) {}
 bool agent_cupti_pending(void) { return false; }

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "collectors/agent/agent.h"
-#include "collectors/osrt-api.h"
 
 #define WRITE_BUFFER (256U << 10)
 #define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
@@ -29,10 +28,6 @@ struct tidset {
 	size_t cap, n;
 };
 
-
-/* osrt settings of the open window (read by osrt.c's wrappers). */
-_Atomic int g_osrt_on;
-uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
 
 static struct {
 	bool active;
