@@ -600,10 +600,11 @@ static int add_value(cJSON *obj, const char *key, cJSON *v)
 	return 0;
 }
 
-static int to_ipc(const struct settings *s, cJSON *msg, unsigned need_flags)
+static int to_ipc(const struct settings *s, cJSON *msg, unsigned need_flags, bool derive)
 {
 	struct settings d = *s;
-	settings_derive(&d);
+	if (derive)
+		settings_derive(&d);
 	for (unsigned i = 0; i < _SET_MAX; i++) {
 		const struct setting_def *def = &setting_table[i];
 		if (!def->ipc_key || (def->flags & need_flags) != need_flags)
@@ -619,12 +620,13 @@ static int to_ipc(const struct settings *s, cJSON *msg, unsigned need_flags)
 
 int settings_to_ipc(const struct settings *s, cJSON *msg)
 {
-	return to_ipc(s, msg, 0);
+	return to_ipc(s, msg, 0, true);
 }
 
 int settings_to_agent(const struct settings *s, cJSON *msg)
 {
-	return to_ipc(s, msg, SETTING_AGENT);
+	/* as the daemon got them: osrt was derived by the launcher */
+	return to_ipc(s, msg, SETTING_AGENT, false);
 }
 
 /* The IPC list: "" is none; otherwise every item must be a choice sent in

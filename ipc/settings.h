@@ -150,12 +150,13 @@ void settings_list_str(enum setting_id id, uint64_t flags, bool ipc_only, char *
 /* Fill the derived rows (osrt, device) from the others. */
 void settings_derive(struct settings *s);
 
-/* Add the session_start fields to msg (derived rows included). */
+/* Add the session_start fields to msg, the derived rows derived first. */
 int settings_to_ipc(const struct settings *s, cJSON *msg);
 /* Read and check session_start's fields: missing ones take their default;
  * -EINVAL with the first problem in why (for a bad_request error). */
 int settings_from_ipc(const cJSON *msg, struct settings *ret, char *why, size_t why_len);
-/* Add the SETTING_AGENT fields to an agent_start message. */
+/* Add the SETTING_AGENT fields to an agent_start message, as they are
+ * (the daemon's settings came from session_start, derived rows included). */
 int settings_to_agent(const struct settings *s, cJSON *msg);
 
 /* Add the host/sample.json keys of the rows [first, end) to obj. */
