@@ -826,7 +826,7 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, const struct sett
 	bool tx = set->u[SET_MSPROFTX], drive;
 
 	if (json_get_bool(msg, "agent", false, true, &drive) < 0) {
-		snprintf(why, why_len, "'agent' must be true or false");
+		snprintf(why, why_len, "'agent' and 'msproftx' must be true or false");
 		return -EINVAL;
 	}
 	inc = inc ? inc : "";

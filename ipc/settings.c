@@ -371,9 +371,15 @@ static const struct setting_choice task_time_choices[] = {
 
 #define HZ " Hz"
 #define BOTH (SCOPE_APP | SCOPE_SYSTEM)
+/* The daemon's messages name a field's pair where they always did. */
+#define DOMAINS_WHY "'mstx_domain_include' and 'mstx_domain_exclude' must be comma-separated domain names (1 to " \
+		    XSTR(DOMAIN_NAME_MAX) " bytes each, no control characters, " XSTR(DOMAIN_LIST_MAX) " bytes in all)"
+#define HOST_LISTS_WHY "'host_sys' and 'host_sys_usage' must be strings"
+#define DEVICE_WHY "'device', 'sys_hardware_mem' and 'sys_interconnection' must be true or false"
 
 const struct setting_def setting_table[_SET_MAX] = {
 	[SET_HOST_SYS] = {
+		.why = HOST_LISTS_WHY,
 		.id = SET_HOST_SYS, .cli = "host-sys", .type = SETTING_LIST, .choices = host_sys_choices,
 		.ipc_key = "host_sys", .sample_key = "host_sys", .scopes = BOTH, .order = 280,
 		.help = "The host-sys data type, include cpu, mem, disk, network, osrt."
@@ -388,6 +394,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "(an option of this implementation; CANN msprof has none)",
 	},
 	[SET_HOST_SYS_USAGE] = {
+		.why = HOST_LISTS_WHY,
 		.id = SET_HOST_SYS_USAGE, .cli = "host-sys-usage", .type = SETTING_LIST,
 		.choices = host_usage_choices, .ipc_key = "host_sys_usage", .sample_key = "host_sys_usage",
 		.scopes = BOTH, .order = 300, .parse_cli = cli_host_usage,
@@ -406,6 +413,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.help = "Specify the output directory volume. range 200MB ~ 4294967295MB.",
 	},
 	[SET_MSPROFTX] = {
+		.why = "'agent' and 'msproftx' must be true or false",
 		.id = SET_MSPROFTX, .cli = "msproftx", .type = SETTING_SWITCH, .ipc_key = "msproftx",
 		.sample_key = "msproftx", .flags = SETTING_AGENT, .scopes = SCOPE_APP, .order = 110,
 		.help = "Show msproftx and mstx data, the default value is off.",
@@ -414,8 +422,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.id = SET_MSTX_DOMAIN_INCLUDE, .cli = "mstx-domain-include", .type = SETTING_STR,
 		.ipc_key = "mstx_domain_include", .sample_key = "mstx_domain_include", .flags = SETTING_AGENT,
 		.scopes = SCOPE_APP, .order = 120, .check_str = check_domains,
-		.why = "must be comma-separated domain names (1 to " XSTR(DOMAIN_NAME_MAX) " bytes each, no control "
-		       "characters, " XSTR(DOMAIN_LIST_MAX) " bytes in all)",
+		.why = DOMAINS_WHY,
 		.help = "Choose to only include mstx events from a comma separated list of domains;"
 			CONT "`default` filters the mstx default domain;"
 			CONT "The switch is only applicable when parameter msproftx is set to on;"
@@ -425,12 +432,42 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.id = SET_MSTX_DOMAIN_EXCLUDE, .cli = "mstx-domain-exclude", .type = SETTING_STR,
 		.ipc_key = "mstx_domain_exclude", .sample_key = "mstx_domain_exclude", .flags = SETTING_AGENT,
 		.scopes = SCOPE_APP, .order = 130, .check_str = check_domains,
-		.why = "must be comma-separated domain names (1 to " XSTR(DOMAIN_NAME_MAX) " bytes each, no control "
-		       "characters, " XSTR(DOMAIN_LIST_MAX) " bytes in all)",
+		.why = DOMAINS_WHY,
 		.help = "Choose to exclude mstx events from a comma separated list of domains;"
 			CONT "`default` excludes the mstx default domain;"
 			CONT "The switch is only applicable when parameter msproftx is set to on;"
 			CONT "The switch cannot be set with mstx-domain-include at the same time.",
+	},
+	[SET_OSRT] = {
+		.id = SET_OSRT, .type = SETTING_SWITCH, .ipc_key = "osrt", .flags = SETTING_AGENT,
+		.derive = derive_osrt,
+	},
+	/* Ours: msprof's osrt keeps what ltrace reports, with no threshold. */
+	[SET_OSRT_THRESHOLD] = {
+		.id = SET_OSRT_THRESHOLD, .cli = "osrt-threshold", .type = SETTING_UINT, .min = 0,
+		.max = OSRT_THRESHOLD_MAX_NS, .def = OSRT_THRESHOLD_DEFAULT_NS, .ipc_key = "osrt_threshold_ns",
+		.unit = " ns", .flags = SETTING_AGENT, .scopes = BOTH, .order = 420,
+		.help = "With --host-sys=osrt: keep the calls that took at least this many nanoseconds,"
+			CONT "the default value is 1000, the range is 0 to 1000000000 ns."
+			CONT "(an option of this implementation; CANN msprof has none)",
+	},
+	[SET_STEP_RANGE] = {
+		.id = SET_STEP_RANGE, .cli = "step-range", .type = SETTING_STR, .ipc_key = "step_range",
+		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 400,
+		.parse_cli = cli_step_range, .check_str = check_step_range,
+		.why = "'step_range' must be \"A-B\", decimal step numbers with A < B",
+		.help = "With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
+			CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
+			CONT "(an option of this implementation; CANN msprof has none)",
+	},
+	[SET_RANKS] = {
+		.id = SET_RANKS, .cli = "ranks", .type = SETTING_STR, .ipc_key = "ranks",
+		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 410,
+		.parse_cli = cli_ranks, .check_str = check_ranks,
+		.why = "'ranks' must be comma-separated ranks 0 to " XSTR(IPC_RANK_MAX) " (at most " XSTR(IPC_RANKS_MAX) ")",
+		.help = "With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
+			CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
+			CONT "(an option of this implementation; CANN msprof has none)",
 	},
 	[SET_TASK_TIME] = {
 		.id = SET_TASK_TIME, .cli = "task-time", .type = SETTING_ENUM, .choices = task_time_choices,
@@ -447,6 +484,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "track), and with --task-time MEMCPY_INFO and the launch-to-task flows.",
 	},
 	[SET_SYS_HARDWARE_MEM] = {
+		.why = DEVICE_WHY,
 		.id = SET_SYS_HARDWARE_MEM, .cli = "sys-hardware-mem", .type = SETTING_SWITCH,
 		.ipc_key = "sys_hardware_mem", .sample_key = "sys_hardware_mem", .scopes = SCOPE_APP, .order = 330,
 		.help = "The memory acquisition switch of the device, optional on / off, the default value is off."
@@ -461,6 +499,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "the range is 1 to 100 Hz.",
 	},
 	[SET_SYS_INTERCONNECTION] = {
+		.why = DEVICE_WHY,
 		.id = SET_SYS_INTERCONNECTION, .cli = "sys-interconnection-profiling", .type = SETTING_SWITCH,
 		.ipc_key = "sys_interconnection", .sample_key = "sys_interconnection_profiling",
 		.scopes = SCOPE_APP, .order = 350,
@@ -474,38 +513,8 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.help = "The sampling frequency of the interconnection in hertz, the default value is 50 Hz,"
 			CONT "the range is 1 to 50 Hz.",
 	},
-	[SET_STEP_RANGE] = {
-		.id = SET_STEP_RANGE, .cli = "step-range", .type = SETTING_STR, .ipc_key = "step_range",
-		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 400,
-		.parse_cli = cli_step_range, .check_str = check_step_range,
-		.why = "must be \"A-B\", decimal step numbers with A < B",
-		.help = "With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
-			CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
-			CONT "(an option of this implementation; CANN msprof has none)",
-	},
-	[SET_RANKS] = {
-		.id = SET_RANKS, .cli = "ranks", .type = SETTING_STR, .ipc_key = "ranks",
-		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 410,
-		.parse_cli = cli_ranks, .check_str = check_ranks,
-		.why = "must be comma-separated ranks 0 to " XSTR(IPC_RANK_MAX) " (at most " XSTR(IPC_RANKS_MAX) ")",
-		.help = "With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
-			CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
-			CONT "(an option of this implementation; CANN msprof has none)",
-	},
-	/* Ours: msprof's osrt keeps what ltrace reports, with no threshold. */
-	[SET_OSRT_THRESHOLD] = {
-		.id = SET_OSRT_THRESHOLD, .cli = "osrt-threshold", .type = SETTING_UINT, .min = 0,
-		.max = OSRT_THRESHOLD_MAX_NS, .def = OSRT_THRESHOLD_DEFAULT_NS, .ipc_key = "osrt_threshold_ns",
-		.unit = " ns", .flags = SETTING_AGENT, .scopes = BOTH, .order = 420,
-		.help = "With --host-sys=osrt: keep the calls that took at least this many nanoseconds,"
-			CONT "the default value is 1000, the range is 0 to 1000000000 ns."
-			CONT "(an option of this implementation; CANN msprof has none)",
-	},
-	[SET_OSRT] = {
-		.id = SET_OSRT, .type = SETTING_SWITCH, .ipc_key = "osrt", .flags = SETTING_AGENT,
-		.derive = derive_osrt,
-	},
 	[SET_DEVICE] = {
+		.why = DEVICE_WHY,
 		.id = SET_DEVICE, .type = SETTING_SWITCH, .ipc_key = "device", .derive = derive_device,
 	},
 };
@@ -671,7 +680,10 @@ int settings_from_ipc(const cJSON *msg, struct settings *ret, char *why, size_t 
 		switch (def->type) {
 		case SETTING_SWITCH:
 			if (json_get_bool(msg, key, false, def->def != 0, &b) < 0) {
-				snprintf(why, why_len, "'%s' must be true or false", key);
+				if (def->why)
+					snprintf(why, why_len, "%s", def->why);
+				else
+					snprintf(why, why_len, "'%s' must be true or false", key);
 				return -EINVAL;
 			}
 			s.u[i] = b;
@@ -692,7 +704,10 @@ int settings_from_ipc(const cJSON *msg, struct settings *ret, char *why, size_t 
 		case SETTING_STR:
 			if (json_get_str(msg, key, false, def->type == SETTING_ENUM ? enum_name(def, def->def) : "",
 					 &str) < 0) {
-				snprintf(why, why_len, "'%s' must be a string", key);
+				if (def->why)
+					snprintf(why, why_len, "%s", def->why);
+				else
+					snprintf(why, why_len, "'%s' must be a string", key);
 				return -EINVAL;
 			}
 			if (def->type == SETTING_LIST) {
@@ -707,7 +722,7 @@ int settings_from_ipc(const cJSON *msg, struct settings *ret, char *why, size_t 
 				s.u[i] = c->value;
 			} else {
 				if (def->check_str && def->check_str(str) < 0) {
-					snprintf(why, why_len, "'%s' %s", key, def->why ? def->why : "is not valid");
+					snprintf(why, why_len, "%s", def->why ? def->why : "is not valid");
 					return -EINVAL;
 				}
 				s.s[i] = str;

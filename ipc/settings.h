@@ -17,8 +17,8 @@
 
 #include <cjson/cJSON.h>
 
-/* In the order session_start and host/sample.json carry them.  Rows with no
- * command-line name are derived from others (settings_derive). */
+/* In the order session_start, agent_start and host/sample.json carry them.
+ * Rows with no command-line name are derived from others (settings_derive). */
 enum setting_id {
 	SET_HOST_SYS,
 	SET_HOST_SYS_FREQ,
@@ -29,16 +29,16 @@ enum setting_id {
 	SET_MSPROFTX,
 	SET_MSTX_DOMAIN_INCLUDE,
 	SET_MSTX_DOMAIN_EXCLUDE,
+	SET_OSRT,             /* derived: --host-sys holds osrt */
+	SET_OSRT_THRESHOLD,
+	SET_STEP_RANGE,
+	SET_RANKS,
 	SET_TASK_TIME,
 	SET_RUNTIME_API,
 	SET_SYS_HARDWARE_MEM,
 	SET_SYS_HARDWARE_MEM_FREQ,
 	SET_SYS_INTERCONNECTION,
 	SET_SYS_INTERCONNECTION_FREQ,
-	SET_STEP_RANGE,
-	SET_RANKS,
-	SET_OSRT_THRESHOLD,
-	SET_OSRT,             /* derived: --host-sys holds osrt */
 	SET_DEVICE,           /* derived: some device data may come */
 	_SET_MAX
 };
@@ -108,8 +108,11 @@ struct setting_def {
 	 * (NULL: the type's); err gets msprof's message. */
 	int (*parse_cli)(const struct setting_def *def, const char *v, struct settings *s, char *err,
 			 size_t err_len);
-	/* STR: is the value valid (IPC and command line); why it is not */
+	/* STR: is the value valid (session_start; the command line's own
+	 * checks are in parse_cli) */
 	int (*check_str)(const char *v);
+	/* the daemon's bad_request message for a value of the wrong type or,
+	 * STR, one check_str refuses (NULL: the type's, naming the key) */
 	const char *why;
 	/* derived rows: the value from the others */
 	uint64_t (*derive)(const struct settings *s);
