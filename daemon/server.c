@@ -91,20 +91,14 @@ void client_send(struct client *c, cJSON *msg)
 	c->pending_writes++;
 }
 
-static cJSON *error_msg(uint64_t id, const char *code, const char *fmt, va_list ap)
+static cJSON *error_msg(uint64_t id, enum ipc_err code, const char *fmt, va_list ap)
 {
 	char text[512];
 	vsnprintf(text, sizeof(text), fmt, ap);
-	cJSON *e = ipc_msg_new(IPC_T_ERROR, id);
-	if (e && (!cJSON_AddStringToObject(e, "code", code) ||
-		  !cJSON_AddStringToObject(e, "message", text))) {
-		cJSON_Delete(e);
-		e = NULL;
-	}
-	return e;
+	return ipc_error_new(id, code, text);
 }
 
-void client_send_error(struct client *c, uint64_t id, const char *code, const char *fmt, ...)
+void client_send_error(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -160,7 +154,7 @@ static void client_drain(struct client *c)
 }
 
 /* A protocol violation: tell the peer why, log it once, close. */
-void client_fail(struct client *c, uint64_t id, const char *code, const char *fmt, ...)
+void client_fail(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -168,7 +162,7 @@ void client_fail(struct client *c, uint64_t id, const char *code, const char *fm
 	cJSON *e = error_msg(id, code, fmt, ap);
 	va_end(ap);
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "message");
-	log_msg("closing client %u (pid %d): %s: %s", c->serial, (int)c->pid, code,
+	log_msg("closing client %u (pid %d): %s: %s", c->serial, (int)c->pid, ipc_err_name(code),
 		cJSON_IsString(text) ? text->valuestring : "?");
 	client_send(c, e);
 	client_drain(c);
@@ -179,7 +173,7 @@ static void on_client_timer(uv_timer_t *t)
 	struct client *c = t->data;
 
 	if (c->state == CLIENT_NEW)
-		client_fail(c, 0, "no_hello", "no hello within %d ms", IPC_HELLO_TIMEOUT_MS);
+		client_fail(c, 0, IPC_E_NO_HELLO, "no hello within %d ms", IPC_HELLO_TIMEOUT_MS);
 	else if (c->state == CLIENT_DRAINING)
 		client_close(c);
 }
@@ -214,7 +208,7 @@ static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 			return;
 		}
 	} else if (agent && !c->agent) {
-		client_send_error(c, id, "bad_request", "a connection becomes an agent's with its first hello only");
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "a connection becomes an agent's with its first hello only");
 		return;
 	}
 	server_hello_reply(c, id);
@@ -277,19 +271,19 @@ static void client_handle(struct client *c, const cJSON *msg)
 			snprintf(theirs, sizeof(theirs), "not a number");
 		/* Best effort: echo the id so the client can match the reply. */
 		(void)json_get_u64(msg, "id", 0, JSON_MAX_INT, false, 0, &id);
-		client_fail(c, id, "version",
+		client_fail(c, id, IPC_E_VERSION,
 			    "protocol version %s is not supported: msprofd %s speaks version %d; "
 			    "use msprof and msprofd from the same release",
 			    theirs, MSPROF_VERSION, IPC_PROTO_VERSION);
 		return;
 	}
 	if (r < 0) {
-		client_fail(c, 0, "bad_request", "a message needs a string 'type' and a non-negative integer 'id'");
+		client_fail(c, 0, IPC_E_BAD_REQUEST, "a message needs a string 'type' and a non-negative integer 'id'");
 		return;
 	}
 	const char *name = cJSON_GetObjectItemCaseSensitive(msg, "type")->valuestring;
 	if (c->state == CLIENT_NEW && type != IPC_T_HELLO) {
-		client_fail(c, id, "no_hello", "the first message must be 'hello', not '%.64s'", name);
+		client_fail(c, id, IPC_E_NO_HELLO, "the first message must be 'hello', not '%.64s'", name);
 		return;
 	}
 	/* An agent's connection answers our requests and may ask for status;
@@ -305,7 +299,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 		}
 	/* Known replies and events are not requests either.  The connection
 	 * stays open: a newer client may probe for what we support. */
-	client_send_error(c, id, "unknown_type", "unknown request type '%.64s'", name);
+	client_send_error(c, id, IPC_E_UNKNOWN_TYPE, "unknown request type '%.64s'", name);
 }
 
 /* Decode and handle every whole frame in the buffer. */
@@ -321,19 +315,19 @@ static void client_process(struct client *c)
 			uint32_t n = (uint32_t)(unsigned char)c->buf[0] << 24 |
 				     (uint32_t)(unsigned char)c->buf[1] << 16 |
 				     (uint32_t)(unsigned char)c->buf[2] << 8 | (unsigned char)c->buf[3];
-			client_fail(c, 0, "too_big", "frame of %u bytes exceeds the limit of %u bytes",
+			client_fail(c, 0, IPC_E_TOO_BIG, "frame of %u bytes exceeds the limit of %u bytes",
 				    n, IPC_MAX_MSG);
 			return;
 		}
 		if (r == -EBADMSG) {
 			if (!c->buf[0] && !c->buf[1] && !c->buf[2] && !c->buf[3])
-				client_fail(c, 0, "bad_frame", "empty frame");
+				client_fail(c, 0, IPC_E_BAD_FRAME, "empty frame");
 			else
-				client_fail(c, 0, "bad_json", "frame is not a JSON object");
+				client_fail(c, 0, IPC_E_BAD_JSON, "frame is not a JSON object");
 			return;
 		}
 		if (r < 0) {
-			client_fail(c, 0, "io", "cannot decode frame: %s", strerror(-r));
+			client_fail(c, 0, IPC_E_IO, "cannot decode frame: %s", strerror(-r));
 			return;
 		}
 		memmove(c->buf, c->buf + used, c->len - used);
@@ -393,7 +387,7 @@ static void client_read_resume(struct client *c)
 
 /* Refuse a connection before it becomes a client: one error frame written
  * straight away (a fresh socket has room for it), then close. */
-static _printf_(3, 4) void reject(struct client *c, const char *code, const char *fmt, ...)
+static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 	char *frame;
@@ -445,7 +439,7 @@ static void on_connection(uv_stream_t *l, int status)
 		r = ipc_peer_cred(fd, &c->pid, &c->uid);
 	if (r < 0) {
 		log_msg("refused a connection: cannot read peer credentials: %s", strerror(-r));
-		reject(c, "bad_request", "cannot read peer credentials");
+		reject(c, IPC_E_BAD_REQUEST, "cannot read peer credentials");
 		return;
 	}
 	/* The runtime directory should keep others out; this holds even when
@@ -453,20 +447,20 @@ static void on_connection(uv_stream_t *l, int status)
 	if (c->uid != srv->uid) {
 		log_msg("refused a connection from uid %u (pid %d): only uid %u may use this msprofd",
 			(unsigned)c->uid, (int)c->pid, (unsigned)srv->uid);
-		reject(c, "denied", "uid %u may not use the msprofd of uid %u",
+		reject(c, IPC_E_DENIED, "uid %u may not use the msprofd of uid %u",
 		       (unsigned)c->uid, (unsigned)srv->uid);
 		return;
 	}
 	if (srv->n_clients >= IPC_MAX_CLIENTS) {
 		log_msg("refused a connection from pid %d: %u clients connected", (int)c->pid,
 			srv->n_clients);
-		reject(c, "limit", "too many clients (%u)", IPC_MAX_CLIENTS);
+		reject(c, IPC_E_LIMIT, "too many clients (%u)", IPC_MAX_CLIENTS);
 		return;
 	}
 	c->buf = malloc(CLIENT_BUF_SIZE);
 	if (!c->buf) {
 		log_msg("refused a connection from pid %d: %s", (int)c->pid, strerror(ENOMEM));
-		reject(c, "io", "out of memory");
+		reject(c, IPC_E_IO, "out of memory");
 		return;
 	}
 

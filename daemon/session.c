@@ -968,21 +968,21 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 
 	uint64_t req_ns = mono_ns();
 	if (srv->n_sessions >= IPC_MAX_SESSIONS) {
-		client_send_error(c, id, "limit", "too many sessions (%d)", IPC_MAX_SESSIONS);
+		client_send_error(c, id, IPC_E_LIMIT, "too many sessions (%d)", IPC_MAX_SESSIONS);
 		return;
 	}
 	if (c->n_sessions >= IPC_MAX_SESSIONS_PER_CLIENT) {
-		client_send_error(c, id, "limit", "too many sessions on this connection (%d)",
+		client_send_error(c, id, IPC_E_LIMIT, "too many sessions on this connection (%d)",
 				  IPC_MAX_SESSIONS_PER_CLIENT);
 		return;
 	}
 	r = parse_start(msg, c->uid, &cfg, &set, &drive, &agent_start, &data_dir, why, sizeof(why));
 	if (r == -ENOMEM) {
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	if (r < 0) {
-		client_send_error(c, id, "bad_request", "%s", why);
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "%s", why);
 		return;
 	}
 	uint64_t sys_freq = set.u[SET_HOST_SYS_FREQ], usage_freq = set.u[SET_HOST_SYS_USAGE_FREQ];
@@ -992,7 +992,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	for (unsigned i = 0; i < cfg.n_roots; i++) {
 		struct client *o = claim_owner(srv, c, cfg.roots[i]);
 		if (o) {
-			client_send_error(c, id, "busy", "process %u is driven by another client (pid %d): %s",
+			client_send_error(c, id, IPC_E_BUSY, "process %u is driven by another client (pid %d): %s",
 					  cfg.roots[i], (int)o->pid, CLAIM_BUSY_MESSAGE);
 			return;
 		}
@@ -1003,7 +1003,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	if (!s || (drive && !slots)) {
 		free(s);
 		free(slots);
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	/* Ageing deletes whole slices but never the newest of a source, so
@@ -1023,7 +1023,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	if (r < 0) {
 		log_msg("cannot start sampling into '%s' for pid %d: %s", data_dir, (int)c->pid,
 			strerror(-r));
-		client_send_error(c, id, "io", "cannot start sampling into '%s': %s", data_dir,
+		client_send_error(c, id, IPC_E_IO, "cannot start sampling into '%s': %s", data_dir,
 				  strerror(-r));
 		free(slots);
 		free(s);
@@ -1136,18 +1136,18 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 	struct session *s;
 
 	if (json_get_u64(msg, "session", 1, JSON_MAX_INT, true, 0, &sid) < 0) {
-		client_send_error(c, id, "bad_request", "'session' must be a positive integer");
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'session' must be a positive integer");
 		return;
 	}
 	TAILQ_FOREACH(s, &c->srv->sessions, link)
 		if (s->id == sid && s->owner == c)
 			break;
 	if (!s) {
-		client_send_error(c, id, "not_found", "no session %" PRIu64 " on this connection", sid);
+		client_send_error(c, id, IPC_E_NOT_FOUND, "no session %" PRIu64 " on this connection", sid);
 		return;
 	}
 	if (s->state != SESSION_RUNNING) {
-		client_send_error(c, id, "busy", "session %" PRIu64 " is stopping already", sid);
+		client_send_error(c, id, IPC_E_BUSY, "session %" PRIu64 " is stopping already", sid);
 		return;
 	}
 	session_end(s, SESSION_REASON_STOP, 0, true, id);

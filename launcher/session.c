@@ -137,8 +137,7 @@ static int call(struct session *s, cJSON *req, int timeout_ms, const char *what,
 	if (!s->ipc)
 		return -ENOTCONN;
 	int r = ipc_client_call(s->ipc, req, timeout_ms, &reply);
-	const char *code = r == -EREMOTEIO ? json_str(reply, "code") : NULL;
-	if (s->quiet && code && streq(code, "not_found")) {
+	if (r == -EREMOTEIO && s->quiet && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
 		/* the session ended on the daemon's side before we asked */
 		cJSON_Delete(reply);
 		return -ENOENT;
@@ -306,8 +305,7 @@ static int control(struct session *s, cJSON *req, cJSON **ret_reply)
 		return -ENOMEM;
 	int r = ipc_client_call(s->ipc, req, CONTROL_TIMEOUT_MS, &reply);
 	if (r == -EREMOTEIO) {
-		const char *code = json_str(reply, "code");
-		r = code && streq(code, "unknown_type") ? -EOPNOTSUPP : -EPROTO;
+		r = ipc_msg_err(reply) == IPC_E_UNKNOWN_TYPE ? -EOPNOTSUPP : -EPROTO;
 		cJSON_Delete(reply);
 		return r;
 	}
@@ -341,13 +339,8 @@ int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
 			continue;
 		const char *code = json_str(item, "code"), *msg = json_str(item, "message");
 		snprintf(why, why_len, "%s", msg ? msg : code ? code : "refused");
-		if (code && streq(code, "busy"))
-			return -EBUSY;
-		if (code && streq(code, "not_found"))
-			return -ESRCH;
-		if (code && streq(code, "denied"))
-			return -EPERM;
-		return -EIO;
+		/* busy -EBUSY, not_found -ESRCH, denied -EPERM, else -EIO */
+		return ipc_err_errno(ipc_msg_err(item));
 	}
 	return 0;
 }
