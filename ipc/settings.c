@@ -423,6 +423,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.ipc_key = "mstx_domain_include", .sample_key = "mstx_domain_include", .flags = SETTING_AGENT,
 		.scopes = SCOPE_APP, .order = 120, .check_str = check_domains,
 		.why = DOMAINS_WHY,
+		.needs = "msproftx=on",
 		.help = "Choose to only include mstx events from a comma separated list of domains;"
 			CONT "`default` filters the mstx default domain;"
 			CONT "The switch is only applicable when parameter msproftx is set to on;"
@@ -433,6 +434,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.ipc_key = "mstx_domain_exclude", .sample_key = "mstx_domain_exclude", .flags = SETTING_AGENT,
 		.scopes = SCOPE_APP, .order = 130, .check_str = check_domains,
 		.why = DOMAINS_WHY,
+		.needs = "msproftx=on",
 		.help = "Choose to exclude mstx events from a comma separated list of domains;"
 			CONT "`default` excludes the mstx default domain;"
 			CONT "The switch is only applicable when parameter msproftx is set to on;"
@@ -447,6 +449,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.id = SET_OSRT_THRESHOLD, .cli = "osrt-threshold", .type = SETTING_UINT, .min = 0,
 		.max = OSRT_THRESHOLD_MAX_NS, .def = OSRT_THRESHOLD_DEFAULT_NS, .ipc_key = "osrt_threshold_ns",
 		.unit = " ns", .flags = SETTING_AGENT, .scopes = BOTH, .order = 420,
+		.needs = "host-sys=osrt",
 		.help = "With --host-sys=osrt: keep the calls that took at least this many nanoseconds,"
 			CONT "the default value is 1000, the range is 0 to 1000000000 ns."
 			CONT "(an option of this implementation; CANN msprof has none)",
@@ -456,6 +459,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 400,
 		.parse_cli = cli_step_range, .check_str = check_step_range,
 		.why = "'step_range' must be \"A-B\", decimal step numbers with A < B",
+		.needs = "msproftx=on",
 		.help = "With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
 			CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
 			CONT "(an option of this implementation; CANN msprof has none)",
@@ -465,6 +469,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 410,
 		.parse_cli = cli_ranks, .check_str = check_ranks,
 		.why = "'ranks' must be comma-separated ranks 0 to " XSTR(IPC_RANK_MAX) " (at most " XSTR(IPC_RANKS_MAX) ")",
+		.needs = "msproftx=on",
 		.help = "With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
 			CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
 			CONT "(an option of this implementation; CANN msprof has none)",

@@ -102,6 +102,8 @@ struct setting_def {
 	unsigned flags;
 	unsigned scopes;           /* enum setting_scope */
 	unsigned order;            /* msprof's option order (its enum), for --help and messages */
+	const char *needs;         /* the option it must be used with ("msproftx=on"); the rule and
+				    * its message are the launcher's and the daemon's */
 	const char *help;          /* --help text, continuation lines indented with SETTING_HELP_CONT */
 
 	/* The command line, where msprof's checks and wording are its own
