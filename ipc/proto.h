@@ -17,7 +17,9 @@
  *   hello          {"client":"msprof","pid":N}
  *                  -> hello {"ok":true,"daemon_pid":N,"version":"x.y.z"}
  *   session_start  {"prof_dir":"/abs/PROF_…", "pids":[N,…] (1..HOST_MAX_ROOTS),
- *                   "follow_children":true, "host_sys":"cpu,mem,disk,network",
+ *                   "follow_children":true, and the settings under their rows'
+ *                   IPC keys (settings.h; the table has their types and ranges):
+ *                   "host_sys":"cpu,mem,disk,network",
  *                   "host_sys_freq":Hz (1..1000), "host_sys_usage":"cpu,mem",
  *                   "host_sys_usage_freq":Hz (1..50), "storage_limit_mb":N (0: none),
  *                   "device":false (describe the devices: device_N/), "sys_hardware_mem":false

@@ -379,9 +379,9 @@ static const struct setting_choice task_time_choices[] = {
 
 const struct setting_def setting_table[_SET_MAX] = {
 	[SET_HOST_SYS] = {
-		.why = HOST_LISTS_WHY,
 		.id = SET_HOST_SYS, .cli = "host-sys", .type = SETTING_LIST, .choices = host_sys_choices,
 		.ipc_key = "host_sys", .sample_key = "host_sys", .scopes = BOTH, .order = 280,
+		.why = HOST_LISTS_WHY,
 		.help = "The host-sys data type, include cpu, mem, disk, network, osrt."
 			CONT "osrt: OS runtime calls of the application (locks, waits, sleeps, I/O, poll...)"
 			CONT "recorded in-process by the msprof agent (no perf, ltrace or sudo).",
@@ -394,10 +394,10 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "(an option of this implementation; CANN msprof has none)",
 	},
 	[SET_HOST_SYS_USAGE] = {
-		.why = HOST_LISTS_WHY,
 		.id = SET_HOST_SYS_USAGE, .cli = "host-sys-usage", .type = SETTING_LIST,
 		.choices = host_usage_choices, .ipc_key = "host_sys_usage", .sample_key = "host_sys_usage",
 		.scopes = BOTH, .order = 300, .parse_cli = cli_host_usage,
+		.why = HOST_LISTS_WHY,
 		.help = "The host-sys-usage data type, include cpu, mem.",
 	},
 	[SET_HOST_SYS_USAGE_FREQ] = {
@@ -413,9 +413,9 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.help = "Specify the output directory volume. range 200MB ~ 4294967295MB.",
 	},
 	[SET_MSPROFTX] = {
-		.why = "'agent' and 'msproftx' must be true or false",
 		.id = SET_MSPROFTX, .cli = "msproftx", .type = SETTING_SWITCH, .ipc_key = "msproftx",
 		.sample_key = "msproftx", .flags = SETTING_AGENT, .scopes = SCOPE_APP, .order = 110,
+		.why = "'agent' and 'msproftx' must be true or false",
 		.help = "Show msproftx and mstx data, the default value is off.",
 	},
 	[SET_MSTX_DOMAIN_INCLUDE] = {
@@ -489,9 +489,9 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "track), and with --task-time MEMCPY_INFO and the launch-to-task flows.",
 	},
 	[SET_SYS_HARDWARE_MEM] = {
-		.why = DEVICE_WHY,
 		.id = SET_SYS_HARDWARE_MEM, .cli = "sys-hardware-mem", .type = SETTING_SWITCH,
 		.ipc_key = "sys_hardware_mem", .sample_key = "sys_hardware_mem", .scopes = SCOPE_APP, .order = 330,
+		.why = DEVICE_WHY,
 		.help = "The memory acquisition switch of the device, optional on / off, the default value is off."
 			CONT "On NVIDIA GPUs: memory used and reserved (also per profiled process), utilisation,"
 			CONT "SM and memory clocks, power and temperature from NVML.",
@@ -504,10 +504,10 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "the range is 1 to 100 Hz.",
 	},
 	[SET_SYS_INTERCONNECTION] = {
-		.why = DEVICE_WHY,
 		.id = SET_SYS_INTERCONNECTION, .cli = "sys-interconnection-profiling", .type = SETTING_SWITCH,
 		.ipc_key = "sys_interconnection", .sample_key = "sys_interconnection_profiling",
 		.scopes = SCOPE_APP, .order = 350,
+		.why = DEVICE_WHY,
 		.help = "The interconnection acquisition switch, optional on / off, the default value is off."
 			CONT "On NVIDIA GPUs: PCIe throughput from NVML.",
 	},
@@ -519,8 +519,8 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "the range is 1 to 50 Hz.",
 	},
 	[SET_DEVICE] = {
-		.why = DEVICE_WHY,
 		.id = SET_DEVICE, .type = SETTING_SWITCH, .ipc_key = "device", .derive = derive_device,
+		.why = DEVICE_WHY,
 	},
 };
 

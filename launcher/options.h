@@ -1,5 +1,6 @@
-/* The msprof command line: one option table drives parsing, validation and
- * --help (reference/msprof-formats.md §1.1, §1.2).
+/* The msprof command line: the launcher's option table and the collection
+ * settings' (ipc/settings.h) drive parsing, validation and --help
+ * (reference/msprof-formats.md §1.1, §1.2).
  *
  * argv splitting follows msprof's SplitApplicationArgv: a token starting with
  * "--" is an option; "--opt=value" carries its value, "--opt value" takes the
