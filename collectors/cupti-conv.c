@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cupti-conv.h"
+#include "collectors/cupti-conv.h"
 
 static int take_kernel(const CUpti_ActivityKernel10 *k, struct gpu_task *t)
 {

@@ -8,7 +8,7 @@
 
 #include <cupti_activity.h>
 
-#include "gputask.h"
+#include "collectors/gputask.h"
 
 enum cupti_conv_result {
 	CUPTI_CONV_SKIP = 0,   /* a kind not converted */

@@ -8,10 +8,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "device.h"
-#include "profdir.h"
-#include "cjson-cleanup.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "collectors/profdir.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 
 const struct dev_backend_ops *const device_backends[] = {
 	&dev_backend_nvml,

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "raw.h"
+#include "collectors/raw.h"
 
 #define DEV_MAX_DEVICES 32          /* device ids 0..30 fit msprof's pid packing; 31 is the host */
 #define DEV_NAME_MAX 96

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "device.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "common/util.h"
 
 struct dev_worker {
 	pthread_mutex_t lock;

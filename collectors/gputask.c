@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "gputask.h"
+#include "collectors/gputask.h"
 
 static void put_name(struct raw_buf *b, const char *s)
 {

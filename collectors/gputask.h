@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "raw.h"
+#include "collectors/raw.h"
 
 #define GPU_NAME_MAX 4096          /* kernel and API names, bytes (longer: cut) */
 

@@ -24,8 +24,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "host.h"
-#include "util.h"
+#include "collectors/host.h"
+#include "common/util.h"
 
 /* The tree is looked at for new children and threads at least every 20 ms
  * (every tick at the default 50 Hz), so a short-lived worker is seen; /proc
@@ -530,7 +530,9 @@ static void close_kept(struct host_sampler *s, int *fd, bool usage)
 }
 
 /* A whole /proc system file into s->sbuf.  seq_file reads return all they
- * have when the buffer is big enough, so a short read is the end. */
+ * have when the buffer is big enough, so a short read is the end.  Running
+ * out of memory is the sampler's error (set_err); a failed read only skips
+ * this tick's sample of that file. */
 static ssize_t read_sysfile(struct host_sampler *s, int fd)
 {
 	size_t len = 0;
@@ -540,8 +542,10 @@ static ssize_t read_sysfile(struct host_sampler *s, int fd)
 				break;
 			size_t nc = s->scap ? s->scap * 2 : 16384;
 			char *nb = realloc(s->sbuf, nc);
-			if (!nb)
+			if (!nb) {
+				set_err(s, -ENOMEM);
 				return -ENOMEM;
+			}
 			s->sbuf = nb;
 			s->scap = nc;
 		}
@@ -1107,11 +1111,8 @@ static void sample_net_dev(struct host_sampler *s)
 {
 	uint64_t ts = mono_ns();
 	ssize_t len = read_sysfile(s, s->netdev_fd);
-	if (len < 0) {
-		if (len == -ENOMEM)
-			set_err(s, (int)len);
+	if (len < 0)
 		return;
-	}
 	struct rec r;
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_NET, RAW_NET_DEV, ts);
 	const char *p = s->sbuf, *end = s->sbuf + len;
@@ -1154,11 +1155,8 @@ static void sample_sys_cpu(struct host_sampler *s)
 {
 	uint64_t ts = mono_ns();
 	ssize_t len = read_sysfile(s, s->pstat_fd);
-	if (len < 0) {
-		if (len == -ENOMEM)
-			set_err(s, (int)len);
+	if (len < 0)
 		return;
-	}
 	struct rec r;
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_SYS_CPU, ts);
 	const char *p = s->sbuf, *end = s->sbuf + len;
@@ -1193,11 +1191,8 @@ static void sample_sys_mem(struct host_sampler *s)
 {
 	uint64_t ts = mono_ns();
 	ssize_t len = read_sysfile(s, s->meminfo_fd);
-	if (len < 0) {
-		if (len == -ENOMEM)
-			set_err(s, (int)len);
+	if (len < 0)
 		return;
-	}
 	uint64_t v[9] = { 0 };
 	const struct kv kv[] = {
 		{ "MemTotal", &v[0] }, { "MemFree", &v[1] }, { "Buffers", &v[2] },

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "raw.h"
+#include "collectors/raw.h"
 
 enum host_sys_flags {
 	HOST_SYS_CPU = 1 << 0,

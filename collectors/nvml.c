@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "common/util.h"
 
 typedef int nvml_ret;
 typedef void *nvml_dev;

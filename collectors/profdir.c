@@ -9,10 +9,10 @@
 #include <sys/utsname.h>
 
 #include "config.h"
-#include "profdir.h"
-#include "raw.h"
-#include "cjson-cleanup.h"
-#include "util.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 
 #define JSON_MAX (1U << 20)
 #define DIR_MODE 0750

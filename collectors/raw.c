@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "raw.h"
-#include "util.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 /* --- little-endian helpers ---------------------------------------------- */
 

@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "proc-owner.h"
-#include "util.h"
+#include "common/proc-owner.h"
+#include "common/util.h"
 
 int proc_check_owner(uint64_t pid, uid_t uid, char *why, size_t why_len)
 {

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "msprofd.h"
+#include "daemon/msprofd.h"
 
 static char *log_path;      /* NULL: stderr without timestamps */
 static uint64_t log_bytes;  /* size of the current file */

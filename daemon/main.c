@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "device.h"
-#include "msprofd.h"
+#include "collectors/device.h"
+#include "daemon/msprofd.h"
 
 #define EXIT_USAGE 2
 #define DEV_EXIT_WAIT_MS 2000     /* for device workers still in a driver call */

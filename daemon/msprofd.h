@@ -1,5 +1,15 @@
-/* msprofd internals shared by the files of daemon/: the server (socket,
- * clients, dispatch), sessions and the log.  One libuv loop runs it all. */
+/* msprofd internals shared by the files of daemon/.  One libuv loop runs it
+ * all.  The files, each calling only those below it:
+ *
+ *   main.c     options, the runtime dir, the loop
+ *   server.c   the listener, signals, idle exit, request dispatch, shutdown;
+ *              it fills in server_hooks, through which the files below
+ *              tell it and each other what happened
+ *   session.c  sessions: host sampling of a process tree, its agents driven
+ *   agents.c   the registry of agents, our requests to them, claims
+ *   client.c   connections: accept checks, framing, replies, close
+ *   log.c      the log
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -9,9 +19,9 @@
 
 #include <uv.h>
 
-#include "ipc.h"
-#include "json.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
+#include "common/util.h"
 
 /* --- log.c -------------------------------------------------------------- */
 
@@ -28,14 +38,32 @@ _printf_(1, 2) void log_msg(const char *fmt, ...);
 
 /* --- server.c ----------------------------------------------------------- */
 
+struct server;
 struct session;
 struct client;
+struct agent;
+
+/* What the lower files tell the ones above them, set by server.c: a lower
+ * file never calls up by name. */
+struct server_hooks {
+	/* client.c: a decoded message (the caller frees it), a connection closing */
+	void (*client_message)(struct client *c, const cJSON *msg);
+	void (*client_closing)(struct client *c);
+	/* agents.c, about the session driving an agent (session.c) */
+	void (*agent_offered)(struct server *srv, struct agent *a);
+	void (*agent_started)(struct session *s, struct agent *a);
+	void (*agent_stopped)(struct session *s, struct agent *a, const cJSON *msg, const char *error);
+	void (*agent_gone)(struct session *s, struct agent *a);
+	/* any: the number of clients, sessions or agents changed (idle exit) */
+	void (*load_changed)(struct server *srv);
+};
 
 TAILQ_HEAD(client_list, client);
 TAILQ_HEAD(session_list, session);
 
 struct server {
 	uv_loop_t *loop;
+	const struct server_hooks *hooks;
 	uv_pipe_t listener;
 	uv_signal_t signals[3];
 	uv_timer_t idle_timer;
@@ -107,18 +135,27 @@ struct server *server_free(struct server *srv);
 /* (Re)arm or stop the idle timer after clients or sessions changed. */
 void server_update_idle(struct server *srv);
 
+/* --- client.c ----------------------------------------------------------- */
+
+/* Take a connection from the listener: check the peer's uid and the client
+ * limit (a refusal gets one error frame), then read it. */
+void client_accept(struct server *srv, uv_stream_t *listener);
 /* Send a message (consumed) to a client; dropped if it is closing. */
 void client_send(struct client *c, cJSON *msg);
 /* A protocol violation or refusal: one error frame, logged, then the
  * connection drains and closes. */
 _printf_(4, 5) void client_fail(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...);
 /* The reply to hello. */
-void server_hello_reply(struct client *c, uint64_t id);
+void client_send_hello(struct client *c, uint64_t id);
 /* Send an error reply; the connection stays open. */
 _printf_(4, 5) void client_send_error(struct client *c, uint64_t id, enum ipc_err code,
 				      const char *fmt, ...);
 
-/* --- agent.c ------------------------------------------------------------ */
+/* Stop reading and close once the queued replies are written. */
+void client_drain(struct client *c);
+
+
+/* --- agents.c ----------------------------------------------------------- */
 
 /* An agent (libmsprof_agent.so inside a profiled process): one connection
  * that said hello with "client":"agent" and the pid SO_PEERCRED gave.  It
@@ -143,6 +180,7 @@ struct agent {
 	char features[AGENT_FEATURES_MAX];
 	enum agent_state state;
 	struct session *session;        /* driving it now, or NULL */
+	uint64_t session_id;            /* that session's id, while session is set */
 	uint64_t pending_id;            /* our request awaiting its reply, 0: none */
 	uint64_t sent_ns;               /* when that request was sent (CLOCK_MONOTONIC) */
 	uint64_t hello_ns;
@@ -158,9 +196,10 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id);
 void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64_t id);
 /* The agent's connection is closing. */
 void agent_gone(struct client *c);
-/* Send agent_start (s's settings) or agent_stop; the agent moves to
- * STARTING / STOPPING with the request's id pending. */
-void agent_send_start(struct agent *a, struct session *s, const cJSON *start);
+/* Send agent_start (the settings of session s, whose id is session_id) or
+ * agent_stop; the agent moves to STARTING / STOPPING with the request's id
+ * pending. */
+void agent_send_start(struct agent *a, struct session *s, uint64_t session_id, const cJSON *start);
 void agent_send_stop(struct agent *a, uint64_t session_id);
 
 /* Requests: the "agents" list and "claim". */
@@ -192,7 +231,3 @@ void sessions_offer_agent(struct server *srv, struct agent *a);
 void session_agent_started(struct session *s, struct agent *a);
 void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error);
 void session_agent_gone(struct session *s, struct agent *a);
-uint64_t session_id(const struct session *s);
-/* A check_pid for the other request handlers: the pid exists, has not
- * exited and belongs to uid; why gets the reason.  -ESRCH, -EPERM, -EIO. */
-int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len);

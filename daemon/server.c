@@ -1,12 +1,12 @@
-/* The socket server: one listening Unix socket, connections checked with
- * SO_PEERCRED, length-prefixed JSON decoded incrementally from each
- * connection's own buffer, and one table dispatching requests.
+/* The server: the listening Unix socket, the signals and the idle timer,
+ * one table dispatching requests, and shutdown.  It is the top of the
+ * daemon: it calls down into sessions (session.c), agents (agents.c) and
+ * connections (client.c), and wires their upward news through one table of
+ * hooks (server_hooks), so no lower file calls up into a higher one.
  *
- * A connection that breaks the protocol (bad frame, bad JSON, wrong version,
- * no hello) gets one error frame and is closed; nothing it sends can affect
- * another connection.  What a peer can make us hold is bounded: one frame
- * buffer per connection, IPC_MAX_CLIENTS connections, CLIENT_MAX_QUEUED bytes
- * of unread replies (reading pauses beyond it), and the session limits. */
+ * A message with a wrong protocol version, or a request before hello, gets
+ * one error frame and the connection is closed (client_fail); the framing
+ * and the limits on what a peer can make us hold are client.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,179 +18,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "msprofd.h"
-
-#define CLIENT_MAX_QUEUED (256U * 1024U)  /* unread reply bytes per client */
-#define CLIENT_DRAIN_TIMEOUT_MS 1000      /* to flush a last frame */
-
-static void client_close(struct client *c);
-
-/* --- writing ------------------------------------------------------------ */
-
-struct write_req {
-	uv_write_t req;
-	struct client *c;
-	char *frame;
-};
-
-static void client_read_resume(struct client *c);
-
-static void on_write(uv_write_t *req, int status)
-{
-	struct write_req *w = (struct write_req *)req;
-	struct client *c = w->c;
-
-	free(w->frame);
-	free(w);
-	c->pending_writes--;
-	if (c->state == CLIENT_CLOSED)
-		return; /* cancelled by uv_close; the close callback frees c */
-	if (status < 0) {
-		/* The peer went away; its read side reports EOF as well. */
-		client_close(c);
-		return;
-	}
-	if (c->state == CLIENT_DRAINING && c->pending_writes == 0)
-		client_close(c);
-	else if (c->throttled &&
-		 uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) < CLIENT_MAX_QUEUED / 2)
-		client_read_resume(c);
-}
-
-void client_send(struct client *c, cJSON *msg)
-{
-	_cleanup_json_ cJSON *m = msg;
-	char *frame;
-	size_t len;
-
-	if (c->state == CLIENT_CLOSED || !m)
-		return;
-	int r = ipc_frame_encode(m, &frame, &len);
-	if (r < 0) {
-		log_msg("cannot encode a reply for client %u: %s", c->serial, strerror(-r));
-		return;
-	}
-	struct write_req *w = malloc(sizeof(*w));
-	if (!w) {
-		free(frame);
-		return;
-	}
-	w->c = c;
-	w->frame = frame;
-	uv_buf_t b = uv_buf_init(frame, (unsigned)len);
-	r = uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, on_write);
-	if (r < 0) {
-		/* The callback never runs: free here.  Not closing here keeps
-		 * callers (session_end inside a list walk) simple; a dead
-		 * stream is reported to on_read, which closes. */
-		log_msg("cannot write to client %u: %s", c->serial, uv_strerror(r));
-		free(frame);
-		free(w);
-		return;
-	}
-	c->pending_writes++;
-}
-
-static cJSON *error_msg(uint64_t id, enum ipc_err code, const char *fmt, va_list ap)
-{
-	char text[512];
-	vsnprintf(text, sizeof(text), fmt, ap);
-	return ipc_error_new(id, code, text);
-}
-
-void client_send_error(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	cJSON *e = error_msg(id, code, fmt, ap);
-	va_end(ap);
-	client_send(c, e);
-}
-
-/* --- connection lifetime ------------------------------------------------ */
-
-static void on_client_closed(uv_handle_t *h)
-{
-	struct client *c = h->data;
-	if (--c->open_handles == 0) {
-		free(c->buf);
-		free(c);
-	}
-}
-
-/* Close now: end the sessions it owns (their files are closed readable),
- * close both handles, and let the daemon go idle. */
-static void client_close(struct client *c)
-{
-	struct server *srv = c->srv;
-
-	if (c->state == CLIENT_CLOSED)
-		return;
-	c->state = CLIENT_CLOSED;
-	sessions_end(srv, c, SESSION_REASON_CLIENT_GONE);
-	agent_gone(c);
-	TAILQ_REMOVE(&srv->clients, c, link);
-	srv->n_clients--;
-	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
-	uv_close((uv_handle_t *)&c->timer, on_client_closed);
-	server_update_idle(srv);
-}
-
-static void on_client_timer(uv_timer_t *t);
-
-/* Stop reading and close once what is queued has been written, or after
- * CLIENT_DRAIN_TIMEOUT_MS if the peer does not read it. */
-static void client_drain(struct client *c)
-{
-	if (c->state == CLIENT_DRAINING || c->state == CLIENT_CLOSED)
-		return;
-	c->state = CLIENT_DRAINING;
-	uv_read_stop((uv_stream_t *)&c->pipe);
-	if (c->pending_writes == 0) {
-		client_close(c);
-		return;
-	}
-	uv_timer_start(&c->timer, on_client_timer, CLIENT_DRAIN_TIMEOUT_MS, 0);
-}
-
-/* A protocol violation: tell the peer why, log it once, close. */
-void client_fail(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	cJSON *e = error_msg(id, code, fmt, ap);
-	va_end(ap);
-	const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "message");
-	log_msg("closing client %u (pid %d): %s: %s", c->serial, (int)c->pid, ipc_err_name(code),
-		cJSON_IsString(text) ? text->valuestring : "?");
-	client_send(c, e);
-	client_drain(c);
-}
-
-static void on_client_timer(uv_timer_t *t)
-{
-	struct client *c = t->data;
-
-	if (c->state == CLIENT_NEW)
-		client_fail(c, 0, IPC_E_NO_HELLO, "no hello within %d ms", IPC_HELLO_TIMEOUT_MS);
-	else if (c->state == CLIENT_DRAINING)
-		client_close(c);
-}
+#include "daemon/msprofd.h"
 
 /* --- requests ----------------------------------------------------------- */
-
-void server_hello_reply(struct client *c, uint64_t id)
-{
-	cJSON *r = ipc_msg_new(IPC_T_HELLO, id);
-	if (r && (!cJSON_AddBoolToObject(r, "ok", 1) ||
-		  !cJSON_AddNumberToObject(r, "daemon_pid", getpid()) ||
-		  !cJSON_AddStringToObject(r, "version", MSPROF_VERSION))) {
-		cJSON_Delete(r);
-		r = NULL;
-	}
-	client_send(c, r);
-}
 
 static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 {
@@ -211,7 +41,7 @@ static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 		client_send_error(c, id, IPC_E_BAD_REQUEST, "a connection becomes an agent's with its first hello only");
 		return;
 	}
-	server_hello_reply(c, id);
+	client_send_hello(c, id);
 }
 
 static void req_status(struct client *c, const cJSON *msg, uint64_t id)
@@ -287,7 +117,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 		return;
 	}
 	/* An agent's connection answers our requests and may ask for status;
-	 * it never drives sessions (agent.c). */
+	 * it never drives sessions (agents.c). */
 	if (c->agent && type != IPC_T_HELLO && type != IPC_T_STATUS) {
 		agent_handle(c, type, msg, id);
 		return;
@@ -302,185 +132,34 @@ static void client_handle(struct client *c, const cJSON *msg)
 	client_send_error(c, id, IPC_E_UNKNOWN_TYPE, "unknown request type '%.64s'", name);
 }
 
-/* Decode and handle every whole frame in the buffer. */
-static void client_process(struct client *c)
-{
-	while ((c->state == CLIENT_NEW || c->state == CLIENT_READY) && !c->throttled) {
-		size_t used = 0;
-		cJSON *msg = NULL;
-		int r = ipc_frame_decode(c->buf, c->len, &used, &msg);
-		if (r == 0)
-			return;
-		if (r == -EMSGSIZE) {
-			uint32_t n = (uint32_t)(unsigned char)c->buf[0] << 24 |
-				     (uint32_t)(unsigned char)c->buf[1] << 16 |
-				     (uint32_t)(unsigned char)c->buf[2] << 8 | (unsigned char)c->buf[3];
-			client_fail(c, 0, IPC_E_TOO_BIG, "frame of %u bytes exceeds the limit of %u bytes",
-				    n, IPC_MAX_MSG);
-			return;
-		}
-		if (r == -EBADMSG) {
-			if (!c->buf[0] && !c->buf[1] && !c->buf[2] && !c->buf[3])
-				client_fail(c, 0, IPC_E_BAD_FRAME, "empty frame");
-			else
-				client_fail(c, 0, IPC_E_BAD_JSON, "frame is not a JSON object");
-			return;
-		}
-		if (r < 0) {
-			client_fail(c, 0, IPC_E_IO, "cannot decode frame: %s", strerror(-r));
-			return;
-		}
-		memmove(c->buf, c->buf + used, c->len - used);
-		c->len -= used;
-		client_handle(c, msg);
-		cJSON_Delete(msg);
+/* --- the server --------------------------------------------------------- */
 
-		/* A peer that sends requests but does not read the replies
-		 * stops being read until it does. */
-		if (c->state != CLIENT_CLOSED &&
-		    uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) > CLIENT_MAX_QUEUED) {
-			c->throttled = true;
-			uv_read_stop((uv_stream_t *)&c->pipe);
-		}
-	}
+/* A connection is closing: the sessions it owns end (their files are
+ * closed readable) and its agent, if it was one, goes. */
+static void on_client_closing(struct client *c)
+{
+	sessions_end(c->srv, c, SESSION_REASON_CLIENT_GONE);
+	agent_gone(c);
 }
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct client *c = h->data;
-	*buf = uv_buf_init(c->buf + c->len, (unsigned)(CLIENT_BUF_SIZE - c->len));
-}
-
-static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-	struct client *c = s->data;
-
-	if (n == UV_EOF || n == UV_ECONNRESET) {
-		client_close(c);
-		return;
-	}
-	if (n < 0) {
-		log_msg("cannot read from client %u (pid %d): %s", c->serial, (int)c->pid,
-			uv_strerror((int)n));
-		client_close(c);
-		return;
-	}
-	c->len += (size_t)n;
-	client_process(c);
-}
-
-static void client_read_resume(struct client *c)
-{
-	c->throttled = false;
-	client_process(c);
-	/* The frames already buffered may have filled the queue again: stay
-	 * paused then, or the buffer fills while nothing is processed and
-	 * the next read finds no room. */
-	if ((c->state != CLIENT_NEW && c->state != CLIENT_READY) || c->throttled)
-		return;
-	int r = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
-	if (r < 0)
-		client_close(c);
-}
-
-/* --- accepting ---------------------------------------------------------- */
-
-/* Refuse a connection before it becomes a client: one error frame written
- * straight away (a fresh socket has room for it), then close. */
-static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const char *fmt, ...)
-{
-	va_list ap;
-	char *frame;
-	size_t len;
-
-	va_start(ap, fmt);
-	_cleanup_json_ cJSON *e = error_msg(0, code, fmt, ap);
-	va_end(ap);
-	if (e && ipc_frame_encode(e, &frame, &len) == 0) {
-		uv_buf_t b = uv_buf_init(frame, (unsigned)len);
-		(void)uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
-		free(frame);
-	}
-	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
-}
+static const struct server_hooks hooks = {
+	.client_message = client_handle,
+	.client_closing = on_client_closing,
+	.agent_offered = sessions_offer_agent,
+	.agent_started = session_agent_started,
+	.agent_stopped = session_agent_stopped,
+	.agent_gone = session_agent_gone,
+	.load_changed = server_update_idle,
+};
 
 static void on_connection(uv_stream_t *l, int status)
 {
-	struct server *srv = l->data;
-	uv_os_fd_t fd;
-	int r;
-
 	if (status < 0) {
 		log_msg("cannot accept a connection: %s", uv_strerror(status));
 		return;
 	}
-	/* Until it passes the checks a connection is only this small struct
-	 * with one handle; the frame buffer comes later. */
-	struct client *c = calloc(1, sizeof(*c));
-	if (!c) {
-		log_msg("cannot accept a connection: %s", strerror(ENOMEM));
-		return;
-	}
-	c->srv = srv;
-	c->state = CLIENT_CLOSED;
-	c->pipe.data = c;
-	c->timer.data = c;
-	c->open_handles = 1;
-	uv_pipe_init(srv->loop, &c->pipe, 0);
-	r = uv_accept(l, (uv_stream_t *)&c->pipe);
-	if (r < 0) {
-		log_msg("cannot accept a connection: %s", uv_strerror(r));
-		uv_close((uv_handle_t *)&c->pipe, on_client_closed);
-		return;
-	}
-
-	r = uv_fileno((uv_handle_t *)&c->pipe, &fd);
-	if (r == 0)
-		r = ipc_peer_cred(fd, &c->pid, &c->uid);
-	if (r < 0) {
-		log_msg("refused a connection: cannot read peer credentials: %s", strerror(-r));
-		reject(c, IPC_E_BAD_REQUEST, "cannot read peer credentials");
-		return;
-	}
-	/* The runtime directory should keep others out; this holds even when
-	 * it does not (root made it, or someone loosened its mode). */
-	if (c->uid != srv->uid) {
-		log_msg("refused a connection from uid %u (pid %d): only uid %u may use this msprofd",
-			(unsigned)c->uid, (int)c->pid, (unsigned)srv->uid);
-		reject(c, IPC_E_DENIED, "uid %u may not use the msprofd of uid %u",
-		       (unsigned)c->uid, (unsigned)srv->uid);
-		return;
-	}
-	if (srv->n_clients >= IPC_MAX_CLIENTS) {
-		log_msg("refused a connection from pid %d: %u clients connected", (int)c->pid,
-			srv->n_clients);
-		reject(c, IPC_E_LIMIT, "too many clients (%u)", IPC_MAX_CLIENTS);
-		return;
-	}
-	c->buf = malloc(CLIENT_BUF_SIZE);
-	if (!c->buf) {
-		log_msg("refused a connection from pid %d: %s", (int)c->pid, strerror(ENOMEM));
-		reject(c, IPC_E_IO, "out of memory");
-		return;
-	}
-
-	c->serial = ++srv->next_client;
-	c->state = CLIENT_NEW;
-	uv_timer_init(srv->loop, &c->timer);
-	c->open_handles = 2;
-	TAILQ_INSERT_TAIL(&srv->clients, c, link);
-	srv->n_clients++;
-	server_update_idle(srv);
-
-	uv_timer_start(&c->timer, on_client_timer, IPC_HELLO_TIMEOUT_MS, 0);
-	r = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
-	if (r < 0) {
-		log_msg("cannot read from client %u: %s", c->serial, uv_strerror(r));
-		client_close(c);
-	}
+	client_accept(l->data, l);
 }
-
-/* --- the server --------------------------------------------------------- */
 
 static void on_signal(uv_signal_t *h, int signum)
 {
@@ -582,6 +261,7 @@ int server_new(uv_loop_t *loop, const struct server_config *cfg, struct server *
 	if (!srv)
 		return -ENOMEM;
 	srv->loop = loop;
+	srv->hooks = &hooks;
 	srv->uid = geteuid();
 	srv->idle_timeout_s = cfg->idle_timeout_s;
 	srv->start_ns = mono_ns();

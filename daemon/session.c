@@ -48,11 +48,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device.h"
-#include "host.h"
-#include "msprofd.h"
-#include "proc-owner.h"
-#include "raw.h"
+#include "collectors/device.h"
+#include "collectors/host.h"
+#include "daemon/msprofd.h"
+#include "common/proc-owner.h"
+#include "collectors/raw.h"
 #include "ipc/settings.h"
 
 #define AGE_INTERVAL_NS NSEC_PER_SEC   /* ageing is a directory scan: not every tick */
@@ -175,11 +175,6 @@ static void on_session_closed(uv_handle_t *h)
 		free(s->data_dir);
 		free(s);
 	}
-}
-
-uint64_t session_id(const struct session *s)
-{
-	return s->id;
 }
 
 /* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...] */
@@ -305,7 +300,7 @@ static void drive_agent(struct session *s, struct agent *a)
 			a->pid, IPC_MAX_AGENTS);
 		return;
 	}
-	agent_send_start(a, s, s->agent_start);
+	agent_send_start(a, s, s->id, s->agent_start);
 }
 
 void sessions_offer_agent(struct server *srv, struct agent *a)
@@ -567,7 +562,7 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
-	server_update_idle(srv);
+	srv->hooks->load_changed(srv);
 }
 
 /* End a running session (see the states above).  error: the -errno that
@@ -786,11 +781,6 @@ static void on_dev_open_timeout(uv_timer_t *t)
 /* --- requests ----------------------------------------------------------- */
 
 
-int session_check_pid(uint64_t pid, uid_t uid, char *why, size_t why_len)
-{
-	return proc_check_owner(pid, uid, why, why_len);
-}
-
 /* A directory that exists and belongs to uid. */
 static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 {
@@ -839,7 +829,7 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, const struct sett
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
-	/* --step-range, --ranks (ipc/select.h): checked with the settings, applied by the agents */
+	/* --step-range, --ranks (ipc/selectors.h): checked with the settings, applied by the agents */
 	if (((steps && *steps) || (ranks && *ranks)) && !tx) {
 		snprintf(why, why_len, "'step_range' and 'ranks' need 'msproftx': true");
 		return -EINVAL;

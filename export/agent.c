@@ -20,10 +20,10 @@
  * remembered as a count on its stack, so the pop that belongs to it does
  * not end an outer range.  An end without its start is counted
  * (endWithoutStart).  Every count reaches the report. */
-#include "internal.h"
-#include "osrt-api.h"
-#include "raw.h"
-#include "util.h"
+#include "export/internal.h"
+#include "collectors/osrt-api.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define MATCH_MAX (1U << 18)        /* entries in each matching table */
 #define DOMAINS_MAX 65536           /* per process; the agent keeps 4096 */

@@ -8,8 +8,8 @@
 #include <stdio_ext.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 void exp_note(struct exp *e, const char *fmt, ...)
 {

@@ -10,10 +10,10 @@
  * any process with agent data); AI Core Freq is the SM clock. */
 #include <dirent.h>
 
-#include "device.h"
-#include "internal.h"
-#include "raw.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "export/internal.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 enum { DS_INFO, DS_NPU_INFO, DS_SAMPLE, DS_PCIE, DS_PROC, _DS_MAX };
 

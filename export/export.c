@@ -21,13 +21,13 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-#include "device.h"
-#include "internal.h"
+#include "collectors/device.h"
+#include "export/internal.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 #include "ipc/settings.h"
-#include "profdir.h"
-#include "raw.h"
-#include "cjson-cleanup.h"
-#include "util.h"
 
 
 /* --- small JSON files in host/ ----------------------------------------------- */

@@ -2,9 +2,9 @@
  * (reference §3) and the Ascend Hardware / CANN timeline layers with their
  * HostToDevice flows (§4, §9).  Read from TASK, COMPUTE_TASK_INFO,
  * CANN_API (msprof's tables) joined with GPU_TASK for what CUDA adds. */
-#include "gputask.h"
-#include "internal.h"
-#include "util.h"
+#include "collectors/gputask.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 static const char *const copy_names[] = { "Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
 					  "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",

@@ -14,12 +14,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "cjson-cleanup.h"
-#include "gputask.h"
-#include "internal.h"
-#include "profdir.h"
-#include "raw.h"
-#include "util.h"
+#include "common/cjson-cleanup.h"
+#include "collectors/gputask.h"
+#include "export/internal.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define MODEL_ID_NONE 4294967295LL   /* msprof's model id for "no model" */
 #define API_TYPE_RUNTIME 5000        /* ENUM_API_TYPE runtime */

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
-#include "tables.h"
+#include "export/export.h"
+#include "export/tables.h"
 
 #define EXPORT_OUTPUT_DIR "mindstudio_profiler_output"
 #define EXPORT_TS_LEN 14 /* YYYYMMDDhhmmss */

@@ -26,8 +26,8 @@
 #include <ctype.h>
 #include <dirent.h>
 
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 #define LANE_DEPTH_MAX 4096   /* open events per lane; deeper ones move on */
 

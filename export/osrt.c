@@ -17,8 +17,8 @@
  * sums and writes the fraction (0.25 for a quarter) under its "Time(%)"
  * header; we write what the header says (25.0).  Durations are µs with 3
  * decimals. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 static unsigned layer_pid(uint32_t pid)
 {

@@ -13,8 +13,8 @@
 #include <math.h>
 #include <stdio_ext.h>
 
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* "{stem}_{ts}{suffix}" or "{stem}_slice_{n}_{ts}{suffix}" */
 static void piece_name(char *buf, size_t size, const char *stem, bool sliced, unsigned n, const char *ts,

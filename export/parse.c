@@ -15,9 +15,9 @@
 
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "raw.h"
-#include "util.h"
+#include "export/internal.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define MBPS_TO_BYTES 125000.0 /* msprof Constant.MBPS_TO_BYTES: Mbit/s -> B/s */
 

@@ -4,10 +4,10 @@
 #include <cjson/cJSON.h>
 #include <limits.h>
 
-#include "cjson-cleanup.h"
-#include "internal.h"
-#include "profdir.h"
-#include "util.h"
+#include "common/cjson-cleanup.h"
+#include "export/internal.h"
+#include "collectors/profdir.h"
+#include "common/util.h"
 
 int export_reports_parse(const char *json, uint64_t *ret_tracks, char *err, size_t err_size)
 {

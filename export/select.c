@@ -15,8 +15,8 @@
  *
  * Steps are in step mode (steps.c): model id 4294967295, as msprof numbers
  * the steps of MindSpore and torch_npu data with --model-id=4294967295. */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 #define STEP_MODE_MODEL_ID 4294967295ULL
 

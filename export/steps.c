@@ -14,9 +14,9 @@
  * --model-id=4294967295, step mode). */
 #include <string.h>
 
-#include "internal.h"
-#include "steps.h"
-#include "util.h"
+#include "export/internal.h"
+#include "collectors/steps.h"
+#include "common/util.h"
 
 #define STEP_MODEL_ID "4294967295"
 

@@ -7,8 +7,8 @@
  * Rows are streamed from SQLite; aggregation happens in SQL. */
 #include <math.h>
 
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 /* msprof Constant.RECOMMEND_PERCENTILE and RATIO_FOR_BEST_PERFORMANCE */
 #define RECOMMEND_PERCENTILE 0.98

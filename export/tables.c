@@ -2,8 +2,8 @@
  * database tables in prose; keep the two in step. */
 #include <string.h>
 
-#include "tables.h"
-#include "util.h"
+#include "export/tables.h"
+#include "common/util.h"
 
 /* Tables msprof's readers know use msprof's column names, order and types
  * (msprof_db.cpp: NUMERIC for the host usage tables).  "always" tables

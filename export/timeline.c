@@ -12,8 +12,8 @@
  * processes (mstx.c) follow.  Metadata events come after all others, in
  * every piece when the timeline is split (output.c); --reports leaves out
  * the tracks it does not name (e->tracks). */
-#include "internal.h"
-#include "util.h"
+#include "export/internal.h"
+#include "common/util.h"
 
 struct tl {
 	struct exp *e;

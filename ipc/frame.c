@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipc.h"
-#include "json.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
+#include "common/util.h"
 
 int ipc_frame_encode(const cJSON *msg, char **ret, size_t *ret_len)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proto.h"
+#include "ipc/proto.h"
 
 struct cJSON;
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "json.h"
+#include "ipc/json.h"
 
 int json_value_u64(const cJSON *v, uint64_t min, uint64_t max, uint64_t *ret)
 {

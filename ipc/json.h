@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cjson-cleanup.h"
+#include "common/cjson-cleanup.h"
 
 /* Largest integer that survives a round trip through cJSON: it prints
  * numbers beyond int range with "%1.15g" (and accepts that as exact within a

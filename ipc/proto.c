@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "proto.h"
-#include "util.h"
+#include "ipc/proto.h"
+#include "common/util.h"
 
 static const struct {
 	enum ipc_type type;

@@ -81,7 +81,7 @@
  * "msproftx", "mstx_domain_include", "mstx_domain_exclude", and (need
  * msproftx; sent on only when set) "step_range":"A-B" (record annotations
  * only inside steps A..B-1, the step markers always) and "ranks":"0,2"
- * (agents of other ranks, or of none, record nothing); ipc/select.h says
+ * (agents of other ranks, or of none, record nothing); ipc/selectors.h says
  * what is valid.  "osrt":true (--host-sys=osrt; needs "agent") has the
  * agents record OS runtime calls that took at least "osrt_threshold_ns"
  * (0..1000000000, default 1000; collectors/osrt-api.h), with or without

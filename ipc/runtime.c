@@ -10,8 +10,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ipc.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "common/util.h"
 
 int ipc_runtime_dir_path(char **ret_path, const char **ret_why)
 {

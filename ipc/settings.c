@@ -3,7 +3,7 @@
  * hicann/oam-tools, spacing and punctuation included, because users and
  * wrappers grep them), session_start in both directions, and
  * host/sample.json in both directions. */
-#include "settings.h"
+#include "ipc/settings.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +13,9 @@
 
 #include "collectors/host.h"
 #include "collectors/osrt-api.h"
-#include "json.h"
-#include "select.h"
-#include "util.h"
+#include "common/util.h"
+#include "ipc/json.h"
+#include "ipc/selectors.h"
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x)
@@ -293,7 +293,7 @@ static int cli_storage_limit(const struct setting_def *def, const char *v, struc
 }
 
 /* Ours (MindSpeed's profile_step_start/end and profile_ranks); the values
- * are checked as the daemon checks them (ipc/select.c). */
+ * are checked as the daemon checks them (ipc/selectors.c). */
 static int cli_step_range(const struct setting_def *def, const char *v, struct settings *s, char *err,
 			  size_t err_len)
 {

@@ -1,6 +1,6 @@
 /* Parse, query, export and analyze over one PROF dir or a directory of
  * them (analysis.h). */
-#include "analysis.h"
+#include "launcher/analysis.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "console.h"
-#include "util.h"
+#include "launcher/app.h"
+#include "launcher/console.h"
+#include "common/util.h"
 
 static int cmp_str(const void *a, const void *b)
 {

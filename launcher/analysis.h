@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 
-#include "export.h"
-#include "options.h"
+#include "export/export.h"
+#include "launcher/options.h"
 
 /* The PROF_* dirs to work on: dir itself when it is one, else those
  * directly under it, sorted.  0 and *ret (NULL-terminated), or -errno. */

@@ -1,4 +1,4 @@
-#include "app.h"
+#include "launcher/app.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -10,7 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 void strv_free(char **v)
 {

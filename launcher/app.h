@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "launcher/options.h"
 
 struct app_cmd {
 	char *path;       /* what is executed: absolute, or found on PATH */
@@ -42,7 +42,7 @@ int strv_env_set(char ***env, const char *key, const char *value);
 /* The in-process agent: $MSPROF_AGENT_PATH; else next to the installed
  * program, <bindir>/../<libdir>/ or <bindir>/../<libdir>/msprof/; else, in
  * a meson build tree (only where <exe dir>/../build.ninja exists, the rule
- * ipc/client.c uses for msprofd), <exe dir>/../collectors/agent/; else the
+ * ipc/call.c uses for msprofd), <exe dir>/../collectors/agent/; else the
  * configured libdir.  *ret is absolute.  -ENOENT when there is none,
  * -EINVAL when MSPROF_AGENT_PATH names no readable file or the path cannot
  * go into LD_PRELOAD (a blank or a colon); d gets the reason as an error. */

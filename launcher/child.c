@@ -1,4 +1,4 @@
-#include "child.h"
+#include "launcher/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 /* msprof's RANK_ID, then what the agent reads (agent_rank: the launchers
  * of torchrun, Open MPI and Slurm), so that info.json's rank_id and the

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "app.h"
+#include "launcher/app.h"
 
 struct child {
 	pid_t pid;

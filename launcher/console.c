@@ -1,4 +1,4 @@
-#include "console.h"
+#include "launcher/console.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "options.h"
+#include "launcher/options.h"
 
 /* msprof's line when a stop signal arrives (RunningMode::StopNoWait), its
  * typo included so that logs read the same. */

@@ -2,10 +2,10 @@
  * with --output=<PROF dir|parent>. */
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "app.h"
-#include "console.h"
-#include "runners.h"
+#include "launcher/analysis.h"
+#include "launcher/app.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
 
 /* The checked --output, or NULL after printing why. */
 static char *analysis_dir(const struct msprof_opts *o)

@@ -8,8 +8,8 @@
  * holds its claim (one interactive msprof per process) and runs one daemon
  * session per collection window:
  *
- *   start  -> per live target: a new PROF dir, session_start     (window open)
- *   stop   -> per open window: session_stop, end_info, then the dir is
+ *   start  -> per live target: a new PROF dir, collection_start     (window open)
+ *   stop   -> per open window: collection_stop, end_info, then the dir is
  *             exported by a child process while the prompt goes on
  *   quit/q -> stop what is open, detach; launch: wait for the app
  *
@@ -42,13 +42,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "child.h"
+#include "launcher/app.h"
+#include "launcher/child.h"
 #include "collectors/raw.h"
-#include "console.h"
-#include "runners.h"
-#include "session.h"
-#include "util.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
+#include "launcher/collection.h"
+#include "common/util.h"
 
 extern char **environ;
 
@@ -74,7 +74,7 @@ struct target {
 	bool alive;
 	bool agent;               /* its agent has registered with msprofd */
 	int pidfd;                /* attach: readable when it exits; -1 */
-	struct session s;         /* its connection (and claim), and the open window */
+	struct collection s;         /* its connection (and claim), and the open window */
 	bool window;
 	uint64_t window_ns;       /* CLOCK_MONOTONIC when the window opened */
 };
@@ -205,14 +205,14 @@ static int target_connect(struct dyn *d, struct target *t)
 {
 	char why[256];
 
-	session_release(&t->s);
-	session_init(&t->s);
+	collection_release(&t->s);
+	collection_init(&t->s);
 	t->s.quiet = true;
 	t->s.dir_pid = t->pid;
-	int r = session_connect(&t->s);
+	int r = collection_connect(&t->s);
 	if (r < 0)
 		return r;
-	r = session_claim(&t->s, t->pid, why, sizeof(why));
+	r = collection_claim(&t->s, t->pid, why, sizeof(why));
 	if (r == 0)
 		return 0;
 	if (r == -EOPNOTSUPP) {
@@ -227,8 +227,8 @@ static int target_connect(struct dyn *d, struct target *t)
 			      (int)t->pid);
 	else
 		console_error("cannot attach to process %d: %s", (int)t->pid, why);
-	session_release(&t->s);
-	session_init(&t->s);
+	collection_release(&t->s);
+	collection_init(&t->s);
 	t->s.quiet = true;
 	if (r == -ETIMEDOUT || r == -ECONNRESET || r == -ENOTCONN)
 		return r;
@@ -274,11 +274,11 @@ static void agents_refresh(struct dyn *d)
 {
 	struct agent_info *a = NULL;
 	size_t n = 0;
-	struct session *any = NULL;
+	struct collection *any = NULL;
 	for (unsigned i = 0; i < d->n && !any; i++)
 		if (d->t[i].alive && d->t[i].s.ipc && !d->t[i].s.lost)
 			any = &d->t[i].s;
-	if (!any || session_agents(any, &a, &n) < 0)
+	if (!any || collection_agents(any, &a, &n) < 0)
 		return;
 	for (unsigned i = 0; i < d->n; i++) {
 		d->t[i].agent = false;
@@ -316,12 +316,12 @@ static void export_start(struct dyn *d, char *prof_dir)
 
 static bool window_open(struct dyn *d, struct target *t)
 {
-	struct session *s = &t->s;
-	if (session_create_dir(s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir) < 0)
+	struct collection *s = &t->s;
+	if (collection_create_dir(s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir) < 0)
 		return false;
 	pid_t pids[1] = { t->pid };
-	if (session_start(s, &d->o, pids, 1) < 0) {
-		session_discard(s);
+	if (collection_start(s, &d->o, pids, 1) < 0) {
+		collection_discard(s);
 		return false;
 	}
 	t->window = true;
@@ -335,7 +335,7 @@ static void window_stop(struct dyn *d, struct target *t)
 {
 	if (!t->window)
 		return;
-	session_stop(&t->s);
+	collection_stop(&t->s);
 	if (t->s.lost && !d->lost_told) {
 		console_warn("lost the connection to msprofd: the processes keep running; the next start reconnects");
 		d->lost_told = true;
@@ -348,7 +348,7 @@ static void window_export(struct dyn *d, struct target *t)
 		return;
 	t->window = false;
 	d->saved++;
-	export_start(d, session_take_dir(&t->s));
+	export_start(d, collection_take_dir(&t->s));
 	if (!windows_open(d))
 		d->idle_since = mono_ns();
 }
@@ -391,8 +391,8 @@ static void target_gone(struct dyn *d, struct target *t)
 		t->pidfd = -1;
 	}
 	/* the connection goes too: it held the claim */
-	session_release(&t->s);
-	session_init(&t->s);
+	collection_release(&t->s);
+	collection_init(&t->s);
 	t->s.quiet = true;
 	if (!targets_alive(d)) {
 		if (!d->launch)
@@ -404,8 +404,8 @@ static void target_gone(struct dyn *d, struct target *t)
 /* What came on a target's daemon connection. */
 static void target_poll(struct dyn *d, struct target *t)
 {
-	struct session *s = &t->s;
-	session_poll(s);
+	struct collection *s = &t->s;
+	collection_poll(s);
 	if (t->window && s->ended) {
 		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
 		if (!streq(s->ended_reason, "target_exited")) {
@@ -426,8 +426,8 @@ static void target_poll(struct dyn *d, struct target *t)
 				     (int)t->pid, dir_name(t));
 			window_save(d, t);
 		}
-		session_release(s);
-		session_init(s);
+		collection_release(s);
+		collection_init(s);
 		s->quiet = true;
 	}
 }
@@ -724,7 +724,7 @@ static void loop(struct dyn *d)
 		for (unsigned i = 0; i < d->n; i++) {
 			struct target *t = &d->t[i];
 			bool watch = t->alive && d->phase == PHASE_PROMPT;
-			p[k++] = (struct pollfd){ .fd = watch ? session_fd(&t->s) : -1, .events = POLLIN };
+			p[k++] = (struct pollfd){ .fd = watch ? collection_fd(&t->s) : -1, .events = POLLIN };
 			p[k++] = (struct pollfd){ .fd = watch ? t->pidfd : -1, .events = POLLIN };
 			probe = probe || (watch && !d->launch && t->pidfd < 0);
 		}
@@ -830,11 +830,11 @@ static int setup_launch(struct dyn *d)
 		return -ENOMEM;
 	d->n = 1;
 	struct target *t = &d->t[0];
-	session_init(&t->s);
+	collection_init(&t->s);
 	t->pidfd = -1;
 	/* msprofd first: no point starting the app if it cannot be reached */
 	t->s.quiet = true;
-	r = session_connect(&t->s);
+	r = collection_connect(&t->s);
 	if (r < 0)
 		return r;
 	r = child_spawn_held(&d->app, d->envp, true, &d->child);
@@ -881,7 +881,7 @@ static int setup_attach(struct dyn *d)
 		return -ENOMEM;
 	for (unsigned i = 0; i < d->o.n_pids; i++) {
 		struct target *t = &d->t[d->n];
-		session_init(&t->s);
+		collection_init(&t->s);
 		t->pid = d->o.pids[i];
 		t->pidfd = -1;
 		describe(t);
@@ -904,7 +904,7 @@ static int setup_attach(struct dyn *d)
 	warn_no_injection(d);
 	for (unsigned i = 0; i < d->n && opts_osrt(&d->o); i++)
 		if (d->t[i].s.ipc && !d->t[i].s.lost)
-			session_check_osrt(&d->t[i].s, &d->t[i].pid, 1);
+			collection_check_osrt(&d->t[i].s, &d->t[i].pid, 1);
 	return 0;
 }
 
@@ -957,7 +957,7 @@ out:
 	for (unsigned i = 0; i < d->n; i++) {
 		if (d->t[i].pidfd >= 0)
 			close(d->t[i].pidfd);
-		session_release(&d->t[i].s);
+		collection_release(&d->t[i].s);
 	}
 	free(d->t);
 	if (d->child.pid > 0 && !d->app_exited) {

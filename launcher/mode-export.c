@@ -6,10 +6,10 @@
  * mindstudio_profiler_output/, so it must exit 0 on success. */
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "app.h"
-#include "console.h"
-#include "runners.h"
+#include "launcher/analysis.h"
+#include "launcher/app.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
 
 int mode_export_run(const struct msprof_opts *o)
 {

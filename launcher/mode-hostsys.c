@@ -15,12 +15,12 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "child.h"
-#include "console.h"
-#include "runners.h"
-#include "session.h"
-#include "util.h"
+#include "launcher/app.h"
+#include "launcher/child.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
+#include "launcher/collection.h"
+#include "common/util.h"
 
 /* How often to look for the target when pidfd_open is missing (Linux < 5.3). */
 #define PROBE_MS 200
@@ -44,13 +44,13 @@ static bool target_alive(pid_t pid)
 }
 
 /* Wait for the end of the collection. */
-static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period_s)
+static void wait_end(struct collection *s, int sigfd, pid_t target, unsigned period_s)
 {
 	int pidfd = target != getpid() ? child_pidfd_open(target) : -1;
 	bool probe = target != getpid() && pidfd < 0;
 	uint64_t deadline = period_s ? mono_ns() + (uint64_t)period_s * NSEC_PER_SEC : 0;
 
-	session_poll(s);   /* an event may have come with the start reply */
+	collection_poll(s);   /* an event may have come with the start reply */
 
 	while (!s->ended) {
 		int timeout = -1;
@@ -69,7 +69,7 @@ static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period
 		}
 		struct pollfd p[3] = {
 			{ .fd = sigfd, .events = POLLIN },
-			{ .fd = session_fd(s), .events = POLLIN },
+			{ .fd = collection_fd(s), .events = POLLIN },
 			{ .fd = pidfd, .events = POLLIN },
 		};
 		if (poll(p, 3, timeout) < 0) {
@@ -85,7 +85,7 @@ static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period
 			}
 		}
 		if (p[1].revents)
-			session_poll(s);
+			collection_poll(s);
 		if (p[2].revents)
 			break;
 	}
@@ -96,12 +96,12 @@ static void wait_end(struct session *s, int sigfd, pid_t target, unsigned period
 int mode_hostsys_run(const struct msprof_opts *o)
 {
 	struct diag d = { 0 };
-	struct session s;
+	struct collection s;
 	char *output = NULL;
 	int sigfd = -1, rc = 1;
 	sigset_t old;
 
-	session_init(&s);
+	collection_init(&s);
 	if (output_prepare(o, NULL, &output, &d) < 0) {
 		console_diag(&d);
 		goto out;
@@ -119,16 +119,16 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	pid_t target = o->host_sys_pid ? o->host_sys_pid : getpid();
 	char name[64];
 	comm_of(target, name, sizeof(name));
-	if (session_connect(&s) < 0 ||
-	    session_create_dir(&s, output, o, target, name, -1, "", "") < 0)
+	if (collection_connect(&s) < 0 ||
+	    collection_create_dir(&s, output, o, target, name, -1, "", "") < 0)
 		goto out_mask;
 	pid_t pids[1] = { target };
-	if (session_start(&s, o, pids, 1) < 0) {
-		session_discard(&s);
+	if (collection_start(&s, o, pids, 1) < 0) {
+		collection_discard(&s);
 		goto out_mask;
 	}
 	if (opts_osrt(o))
-		session_check_osrt(&s, pids, 1);
+		collection_check_osrt(&s, pids, 1);
 
 	wait_end(&s, sigfd, target, o->sys_period);
 
@@ -136,7 +136,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	sigfd = -1;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
-	rc = session_stop(&s) < 0 ? 1 : 0;
+	rc = collection_stop(&s) < 0 ? 1 : 0;
 	if (export_one(s.prof_dir, o->type) < 0)
 		rc = 1;
 	console_info("Profiling finished.");
@@ -148,7 +148,7 @@ out_mask:
 		close(sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
-	session_release(&s);
+	collection_release(&s);
 	free(output);
 	return rc;
 }

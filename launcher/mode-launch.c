@@ -15,7 +15,7 @@
  * injection variables); --host-sys=osrt injects its osrt build instead
  * (libmsprof_agent_osrt.so, which also records mstx when asked).  The agent registers with msprofd as the process
  * starts; msprofd sends it agent_start when it belongs to a running
- * session, so with the application held until session_start it records
+ * session, so with the application held until collection_start it records
  * from its very first annotation.
  *
  * Signals: the application is in our process group, so a Ctrl-C from the
@@ -32,12 +32,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "child.h"
-#include "console.h"
-#include "runners.h"
-#include "session.h"
-#include "util.h"
+#include "launcher/app.h"
+#include "launcher/child.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
+#include "launcher/collection.h"
+#include "common/util.h"
 
 extern char **environ;
 
@@ -46,7 +46,7 @@ enum { WAIT_EXITED = 0, WAIT_DEADLINE = 1 };
 /* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
  * forward stop signals; watch the daemon.  WAIT_EXITED with *ret_status,
  * WAIT_DEADLINE, or -errno. */
-static int wait_app(struct session *s, int sigfd, pid_t pid, uint64_t deadline_ns, int *ret_status)
+static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadline_ns, int *ret_status)
 {
 	for (;;) {
 		int timeout = -1;
@@ -59,7 +59,7 @@ static int wait_app(struct session *s, int sigfd, pid_t pid, uint64_t deadline_n
 		}
 		struct pollfd p[2] = {
 			{ .fd = sigfd, .events = POLLIN },
-			{ .fd = session_fd(s), .events = POLLIN },
+			{ .fd = collection_fd(s), .events = POLLIN },
 		};
 		int n = poll(p, 2, timeout);
 		if (n < 0) {
@@ -68,7 +68,7 @@ static int wait_app(struct session *s, int sigfd, pid_t pid, uint64_t deadline_n
 			return -errno;
 		}
 		if (p[1].revents)
-			session_poll(s);
+			collection_poll(s);
 		if (!p[0].revents)
 			continue;
 		struct signalfd_siginfo si;
@@ -106,13 +106,13 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct app_cmd app = { 0 };
 	char **envp = NULL;
 	char *output = NULL, *agent = NULL;
-	struct session s;
+	struct collection s;
 	struct child child = CHILD_NONE;
 	int sigfd = -1, rc = 1, r, status = 0;
 	bool exited = false, started = false, stopped = false;
 	sigset_t old;
 
-	session_init(&s);
+	collection_init(&s);
 	if (app_resolve(o, &app, &d) < 0 || output_prepare(o, &app, &output, &d) < 0) {
 		console_diag(&d);
 		goto out;
@@ -148,7 +148,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (sigfd < 0)
 		goto out;
 
-	if (session_connect(&s) < 0)
+	if (collection_connect(&s) < 0)
 		goto out_mask;
 	r = child_spawn_held(&app, envp, false, &child);
 	if (r < 0) {
@@ -175,16 +175,16 @@ int mode_launch_run(const struct msprof_opts *given)
 		}
 		if (s.lost) {
 			/* the daemon went away during the delay: start a new one */
-			session_release(&s);
-			session_init(&s);
-			(void)session_connect(&s);
+			collection_release(&s);
+			collection_init(&s);
+			(void)collection_connect(&s);
 		}
 	}
 
-	if (s.ipc && session_create_dir(&s, output, o, child.pid, app.name, rank_of(envp), app.name, app.dir) >= 0) {
+	if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_of(envp), app.name, app.dir) >= 0) {
 		pid_t pids[1] = { child.pid };
-		if (session_start(&s, o, pids, 1) < 0)
-			session_discard(&s);
+		if (collection_start(&s, o, pids, 1) < 0)
+			collection_discard(&s);
 		else
 			started = true;
 	}
@@ -194,7 +194,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		r = child_release(&child);
 		if (r < 0) {
 			console_error("cannot execute '%s': %s", app.path, strerror(-r));
-			session_discard(&s);
+			collection_discard(&s);
 			rc = 127;
 			goto out_abandon;
 		}
@@ -208,7 +208,7 @@ int mode_launch_run(const struct msprof_opts *given)
 			goto out_wait_failed;
 		exited = r == WAIT_EXITED;
 		if (!exited) {
-			session_stop(&s);
+			collection_stop(&s);
 			stopped = true;
 			console_info("Collection stopped after the duration of %u s.", o->duration_s);
 			console_info("waiting for app process exit......");
@@ -238,7 +238,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	if (!stopped)
-		session_stop(&s);
+		collection_stop(&s);
 	if (export_one(s.prof_dir, o->type) < 0 && rc == 0)
 		rc = 1;
 	console_info("Profiling finished.");
@@ -251,7 +251,7 @@ out_wait_failed:
 	kill(child.pid, SIGKILL);
 	child_abandon(&child);
 	if (started)
-		session_stop(&s);
+		collection_stop(&s);
 	goto out_mask;
 out_abandon:
 	child_abandon(&child);
@@ -260,7 +260,7 @@ out_mask:
 		close(sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
-	session_release(&s);
+	collection_release(&s);
 	app_cmd_release(&app);
 	strv_free(envp);
 	free(output);

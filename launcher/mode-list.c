@@ -8,22 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "console.h"
-#include "runners.h"
-#include "session.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
+#include "launcher/collection.h"
 
 int mode_list_run(const struct msprof_opts *o)
 {
-	struct session s;
+	struct collection s;
 	struct agent_info *a = NULL;
 	size_t n = 0;
 	int rc = 1;
 
-	session_init(&s);
+	collection_init(&s);
 	s.quiet = true;
-	if (session_connect(&s) < 0)
+	if (collection_connect(&s) < 0)
 		goto out;
-	int r = session_agents(&s, &a, &n);
+	int r = collection_agents(&s, &a, &n);
 	if (r == -EOPNOTSUPP) {
 		console_error("this msprofd cannot list agents; use msprof and msprofd from the same release");
 		goto out;
@@ -48,6 +48,6 @@ int mode_list_run(const struct msprof_opts *o)
 	rc = 0;
 out:
 	free(a);
-	session_release(&s);
+	collection_release(&s);
 	return rc;
 }

@@ -1,12 +1,12 @@
 /* Mode selection and msprof's option-set checks (running_mode.cpp,
  * running_mode_open.cpp, msprof_manager.cpp).  Sets list only options that
  * exist here; msprof's others join them as they are added. */
-#include "modes.h"
+#include "launcher/modes.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define B(x) OPT_BIT(OPT_##x)
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "options.h"
+#include "launcher/options.h"
 
 enum mode_id {
 	MODE_LIST,            /* --dynamic=on --list (ours) */

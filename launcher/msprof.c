@@ -3,10 +3,10 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "console.h"
-#include "modes.h"
-#include "options.h"
-#include "runners.h"
+#include "launcher/console.h"
+#include "launcher/modes.h"
+#include "launcher/options.h"
+#include "launcher/runners.h"
 
 /* Indexed by the mode table's enum: the table decides, this only runs. */
 static const mode_run_fn mode_runners[_MODE_MAX] = {

@@ -3,7 +3,7 @@
  * msprof's (input_parser.cpp, input_parser_open.cpp, param_validation.cpp in
  * hicann/oam-tools), including their spacing and punctuation, because users
  * and wrappers grep them.  Our own additions use house style. */
-#include "options.h"
+#include "launcher/options.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
-#include "proc-owner.h"
-#include "util.h"
+#include "common/proc-owner.h"
+#include "common/util.h"
 
 int diag_error(struct diag *d, const char *fmt, ...)
 {

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis.h"
-#include "console.h"
-#include "util.h"
+#include "launcher/analysis.h"
+#include "launcher/console.h"
+#include "common/util.h"
 
 /* msprof's QueryDataType, and why each one we cannot answer has no data. */
 static const struct {

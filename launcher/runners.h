@@ -2,7 +2,7 @@
  * enum mode_id (modes.h). */
 #pragma once
 
-#include "options.h"
+#include "launcher/options.h"
 
 int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
 int mode_hostsys_run(const struct msprof_opts *o);  /* mode-hostsys.c: host-sys and host-sys-usage */

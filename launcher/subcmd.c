@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis.h"
-#include "console.h"
-#include "runners.h"
-#include "util.h"
+#include "launcher/analysis.h"
+#include "launcher/console.h"
+#include "launcher/runners.h"
+#include "common/util.h"
 
 static const char *const subcommands[] = { "import", "query", "export", "analyze" };
 

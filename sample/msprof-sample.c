@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "mstx/ms_tools_ext.h"
-#include "util.h"
+#include "common/util.h"
 
 #define N 256
 #define BATCH (1 << 20)

@@ -28,7 +28,38 @@
  * of its open ranges (by sequence modulo AGENT_OPEN_RANGES) so that any
  * thread can end a range with one compare-and-swap, and an id that was never
  * handed out (or already ended) is told apart from one of an earlier window
- * (generation differs: ignored) without a lock. */
+ * (generation differs: ignored) without a lock.
+ *
+ * Layers
+ * ------
+ * Calls go down only; no file calls into a file above it:
+ *
+ *   mstx.c nvtx.c osrt.c   the program's calls (annotations, libc)
+ *   exitflush.c            exec and _exit: agent_flush_now
+ *   control.c              load, fork, exit; the agent thread and the daemon
+ *   window.c               the recording window and the writer
+ *   cupti.c                CUPTI and its queue of device records
+ *   core.c                 state, slots and rings, registries, the wake-up,
+ *                          the osrt switches
+ *   gate.c  ajson.c        step range and ranks; the messages' JSON
+ *
+ * A front end calls core.c (exitflush.c: control.c) and nothing calls it;
+ * control.c calls every layer below it, window.c calls cupti.c and core.c,
+ * core.c calls gate.c on the hot path.  A lower file that must tell an
+ * upper one something does it without calling up:
+ *   - a ring half full, CUPTI up, a flush asked for: core.c's eventfd
+ *     (agent_wake, a direct call from the hot path), and the agent thread
+ *     looks (answer_flush, agent_cupti_came_up);
+ *   - a forked child's first call: struct agent_core_ops, which control.c
+ *     gives core.c at load (rare events only: the per-event path calls
+ *     nothing through a pointer);
+ *   - state read by several layers (g_state, g_osrt_on, tl_osrt_off) lives
+ *     in core.c, the lowest of them; core.c tells gate.c each domain's
+ *     name as it makes it (agent_gate_domain_named).
+ * The libc calls osrt.c wraps are also the agent's own (its locks, reads
+ * and writes bind to the wrappers in the osrt build): not calls into osrt.c
+ * by intent; the agent's threads and slow paths set tl_osrt_off so that
+ * they are not recorded as the program's. */
 #pragma once
 
 #include <pthread.h>
@@ -38,8 +69,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "raw.h"
-#include "util.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define AGENT_EXPORT __attribute__((visibility("default")))
 
@@ -151,6 +182,14 @@ extern struct agent_name g_thread_names[AGENT_MAX_NAMES];
 extern _Atomic uint32_t g_n_thread_names;
 
 void agent_core_init(void);
+/* What core.c tells the file above it (control.c sets them at load, before
+ * any fork).  Rare events only: the per-event path calls nothing through
+ * a pointer. */
+struct agent_core_ops {
+	/* the first call in a forked child (g_state AGENT_CHILD): set it up */
+	void (*after_fork)(void);
+};
+void agent_core_set_ops(const struct agent_core_ops *ops);
 /* The calling thread's slot, taking one if needed; with_ring: also its ring
  * (only while recording).  NULL when none can be had. */
 struct athread *agent_thread_get(bool with_ring);
@@ -158,8 +197,6 @@ struct athread *agent_thread_get(bool with_ring);
 void agent_thread_exit(void);
 /* The calling thread's slot if it has one (async-signal-safe). */
 struct athread *agent_thread_get_if_any(void);
-/* A forked child's first call: its own agent thread and window. */
-void agent_after_fork_init(void);
 
 /* Domains: handles are tagged integers, never dereferenced. */
 void *agent_domain_handle(uint32_t id);
@@ -177,6 +214,19 @@ const char *agent_string_lookup(const void *handle, uint32_t *ret_len);
 
 void agent_name_category(uint32_t domain, uint32_t category, const char *name, size_t n);
 void agent_name_thread(uint32_t tid, const char *name, size_t n);
+
+/* Waking the agent thread: an eventfd it polls (-1 until agent_wake_open).
+ * agent_wake_close is async-signal-safe (a fork child's handler). */
+int agent_wake_open(void);
+void agent_wake_close(void);
+int agent_wake_fd(void);
+/* Wake it early (a ring is half full); once until it clears the wake. */
+void agent_wake(void);
+/* Wake it whatever is pending: async-signal-safe, the raw syscall (not
+ * through osrt's write) and errno clobbered (agent_flush_now keeps it). */
+void agent_wake_always(void);
+/* The agent thread woke on the eventfd: empty it and allow the next wake. */
+void agent_wake_clear(void);
 
 /* The recording primitives behind every API.  msg may be NULL only for
  * an END; len < 0: NUL-terminated.  Calls made while idle return at once. */
@@ -200,6 +250,10 @@ AGENT_EXPORT int InitializeInjection(void);
 /* CUPTI records for us: a session's window then opens for device tasks
  * even when it asks for nothing else of the agent. */
 bool agent_cupti_active(void);
+/* Whether CUPTI came up since the last call (it wakes the agent thread,
+ * which then opens a window for a session that had found nothing to record
+ * in this agent). */
+bool agent_cupti_came_up(void);
 /* The window began at start_ns (CLOCK_MONOTONIC), or ended (0): records of
  * tasks that started outside a window are dropped. */
 void agent_cupti_window(uint64_t start_ns);
@@ -220,6 +274,7 @@ unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uin
 
 /* --- osrt.c: the interposed libc calls ------------------------------------ */
 
+/* core.c holds what osrt.c's wrappers read, and the per-thread switch. */
 extern _Atomic int g_osrt_on;          /* set by window_start, cleared first by window_stop */
 extern uint64_t g_osrt_threshold_ns;
 /* The calling thread records its own calls (false: never, as the agent
@@ -230,6 +285,8 @@ extern uint64_t g_osrt_threshold_ns;
 static inline void agent_osrt_self(bool on) { (void)on; }
 static inline bool agent_osrt_self_swap(bool on) { return on; }
 #else
+/* nonzero: the thread's calls are not recorded (osrt.c's wrappers) */
+extern __thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
 void agent_osrt_self(bool on);
 /* The same, returning the previous setting (to put it back). */
 bool agent_osrt_self_swap(bool on);
@@ -246,6 +303,9 @@ static inline bool agent_idle(void)
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi);
 /* Whether rank is in the comma-separated list ("" or NULL: every rank). */
 bool agent_gate_rank_listed(const char *ranks, int rank);
+/* A domain got its name (core.c, before the id is handed out): the step
+ * markers' domain is told by it. */
+void agent_gate_domain_named(uint32_t id, const char *name);
 /* Set or clear the step range (the agent thread, before a window starts). */
 void agent_gate_set(bool on, int64_t lo, int64_t hi);
 /* Whether an annotation passes: marks true/false; starts and pushes 0
@@ -297,11 +357,6 @@ void window_forget_after_fork(void);
 
 /* --- control.c: the agent thread --------------------------------------- */
 
-/* Wake the agent thread early (a ring is half full). */
-void agent_wake(void);
-/* CUPTI is up (cupti.c): a session that found nothing to record in this
- * agent gets a window for the device records (on the agent thread). */
-void agent_device_up(void);
 int agent_thread_start(void);
 /* The process image is about to end (exec, _exit: exitflush.c): have the
  * agent thread write what the rings hold, and wait for it at most

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ajson.h"
+#include "collectors/agent/ajson.h"
 
 struct pz {
 	const char *p, *end;

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,10 +37,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "ajson.h"
-#include "osrt-api.h"
-#include "proto.h"
+#include "collectors/agent/agent.h"
+#include "collectors/agent/ajson.h"
+#include "collectors/osrt-api.h"
+#include "ipc/proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)
 #define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)
@@ -52,8 +51,6 @@ enum conn { C_NONE, C_HELLO, C_READY };
 static struct {
 	bool started;              /* the agent thread runs (in this process) */
 	pthread_t thread;
-	int wake_fd;
-	_Atomic int wake_pending;
 	_Atomic int exiting;
 	int sock;
 	enum conn conn;
@@ -64,14 +61,13 @@ static struct {
 	uint64_t idle_session;     /* agent_start without msproftx: nothing recorded */
 	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
 	bool idle_listed;          /* its --ranks list has us */
-	_Atomic int device_up;     /* CUPTI came up: the agent thread looks at idle_session */
 	_Atomic pid_t pid;         /* the process the agent thread runs in */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
-} C = { .wake_fd = -1, .sock = -1 };
+} C = { .sock = -1 };
 
 static void warn_once(const char *fmt, const char *a, const char *b)
 {
@@ -81,16 +77,6 @@ static void warn_once(const char *fmt, const char *a, const char *b)
 	fprintf(stderr, "msprof agent: ");
 	fprintf(stderr, fmt, a, b);
 	fputc('\n', stderr);
-}
-
-void agent_wake(void)
-{
-	if (C.wake_fd < 0 || atomic_load_explicit(&C.wake_pending, memory_order_relaxed) ||
-	    atomic_exchange(&C.wake_pending, 1))
-		return;
-	uint64_t one = 1;
-	ssize_t n = write(C.wake_fd, &one, sizeof(one));
-	(void)n; /* a full eventfd is awake already */
 }
 
 /* --- the daemon connection ------------------------------------------------ */
@@ -287,7 +273,7 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 							 .osrt_threshold_ns = (uint64_t)threshold });
 	} else {
 		/* nothing of ours is asked for, unless CUPTI comes up later
-		 * (cuInit after the session began): agent_device_up */
+		 * (cuInit after the session began): device_window */
 		C.idle_session = (uint64_t)session;
 		C.idle_listed = listed;
 		snprintf(C.idle_dir, sizeof C.idle_dir, "%s", dir);
@@ -452,12 +438,6 @@ static void register_sync(void)
 
 /* --- the agent thread -------------------------------------------------------- */
 
-void agent_device_up(void)
-{
-	atomic_store(&C.device_up, 1);
-	agent_wake();
-}
-
 /* CUPTI came up while a session had left this agent idle (launch mode:
  * agent_start arrives before main, cuInit later): its device records get a
  * window now.  On the agent thread, which alone handles agent_start and
@@ -495,7 +475,7 @@ void agent_flush_now(void)
 {
 	/* idle, or a forked child that never annotated: nothing of ours */
 	if (atomic_load_explicit(&g_state, memory_order_acquire) != AGENT_RECORDING || !C.started ||
-	    atomic_load(&C.exiting) || C.wake_fd < 0)
+	    atomic_load(&C.exiting) || agent_wake_fd() < 0)
 		return;
 	int saved = errno;
 	/* a vfork child shares our memory but is not this process: the rings
@@ -505,8 +485,7 @@ void agent_flush_now(void)
 		return;
 	}
 	uint32_t want = atomic_fetch_add(&C.flush_req, 1) + 1;
-	uint64_t one = 1;
-	(void)syscall(SYS_write, C.wake_fd, &one, sizeof(one)); /* not through osrt's write */
+	agent_wake_always();
 	uint64_t deadline = mono_ns() + AGENT_EXIT_FLUSH_MS * NSEC_PER_MSEC;
 	for (;;) {
 		uint32_t done = atomic_load_explicit(&C.flush_done, memory_order_acquire);
@@ -532,7 +511,7 @@ static void *agent_main(void *arg)
 	pthread_mutex_unlock(&g_win_mu);
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
-		if (atomic_exchange(&C.device_up, 0))
+		if (agent_cupti_came_up())
 			device_window();
 		answer_flush();
 		uint64_t now = mono_ns();
@@ -549,16 +528,12 @@ static void *agent_main(void *arg)
 		int timeout = 1000;
 		if (active)
 			timeout = next_drain > now ? (int)((next_drain - now) / NSEC_PER_MSEC) + 1 : 0;
-		struct pollfd pf[2] = { { .fd = C.wake_fd, .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
+		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
 		int n = poll(pf, C.sock >= 0 ? 2 : 1, timeout);
 		if (n <= 0)
 			continue;
 		if (pf[0].revents & POLLIN) {
-			uint64_t v;
-			if (read(C.wake_fd, &v, sizeof(v)) < 0) {
-				/* nothing to read: another wake took it */
-			}
-			atomic_store(&C.wake_pending, 0);
+			agent_wake_clear();
 			next_drain = 0; /* a ring is half full: drain now */
 		}
 		if (C.sock >= 0 && pf[1].revents)
@@ -571,9 +546,9 @@ int agent_thread_start(void)
 {
 	if (C.started)
 		return 0;
-	C.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (C.wake_fd < 0)
-		return -errno;
+	int r = agent_wake_open();
+	if (r < 0)
+		return r;
 	/* the thread must never run the program's signal handlers */
 	sigset_t all, old;
 	sigfillset(&all);
@@ -582,12 +557,11 @@ int agent_thread_start(void)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 256 << 10);
-	int r = pthread_create(&C.thread, &attr, agent_main, NULL);
+	r = pthread_create(&C.thread, &attr, agent_main, NULL);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r != 0) {
-		close(C.wake_fd);
-		C.wake_fd = -1;
+		agent_wake_close();
 		return -r;
 	}
 	atomic_store(&C.pid, (pid_t)syscall(SYS_getpid));
@@ -640,16 +614,14 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g_win_mu);
 	if (C.sock >= 0)
 		close(C.sock);
-	if (C.wake_fd >= 0)
-		close(C.wake_fd);
-	C.sock = C.wake_fd = -1;
+	C.sock = -1;
+	agent_wake_close();
 	C.conn = C_NONE;
 	C.rlen = 0;
 	C.idle_session = 0;
 	C.next_try_ns = 0;
 	C.warned = false;
 	C.started = false;
-	atomic_store(&C.wake_pending, 0);
 	atomic_store(&C.flush_done, atomic_load(&C.flush_req));
 	/* only the forking thread lives on: every other slot is free, and
 	 * nothing the parent had not drained is the child's */
@@ -671,7 +643,9 @@ static void atfork_child(void)
 	atomic_store(&g_state, AGENT_CHILD);
 }
 
-void agent_after_fork_init(void)
+/* A forked child's first call (core.c, through agent_core_ops): its own
+ * agent thread and window. */
+static void after_fork_init(void)
 {
 	int expect = AGENT_CHILD;
 	if (!atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
@@ -698,9 +672,15 @@ static void ring_size_from_env(void)
 	g_ring_bytes = bytes;
 }
 
+static const struct agent_core_ops core_ops = {
+	.after_fork = after_fork_init,
+};
+
 __attribute__((constructor)) static void agent_load(void)
 {
 	agent_osrt_self(false); /* our start (a window may open here) is not the program's */
+	/* before pthread_atfork: a child's first call finds it set */
+	agent_core_set_ops(&core_ops);
 	agent_core_init();
 	ring_size_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
+#include "collectors/osrt-api.h"
 
 _Atomic int g_state;
 _Atomic uint8_t g_gen = 1;
@@ -22,6 +24,11 @@ _Atomic uint32_t g_n_threads;
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 uint64_t g_ring_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
 _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
+
+/* osrt settings of the open window: set by window.c, read by osrt.c's
+ * wrappers (here, below both, so that neither reaches into the other). */
+_Atomic int g_osrt_on;
+uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
 
 struct agent_domain g_domains[AGENT_MAX_DOMAINS];
 _Atomic uint32_t g_n_domains;
@@ -50,7 +57,15 @@ static __thread struct athread *tl_self __attribute__((tls_model("initial-exec")
 static __thread int tl_in_reg __attribute__((tls_model("initial-exec")));
 /* Whether this thread recorded its OS runtime calls before taking g_reg_mu. */
 static __thread bool tl_reg_osrt __attribute__((tls_model("initial-exec")));
+#ifndef MSPROF_AGENT_NO_OSRT
+/* Set while the thread must not record its OS runtime calls: osrt.c's
+ * wrappers test and set it, agent_osrt_self sets it for the agent's own
+ * threads and handlers.  initial-exec as above (osrt.c declares it so too). */
+__thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
+#endif
 static pthread_key_t g_key;
+/* What the file above (control.c) asked to be told (agent_core_set_ops). */
+static const struct agent_core_ops *g_ops;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 
 #define HANDLE_TAG_DOMAIN 0x6d73ULL   /* "ms" in the top 16 bits */
@@ -96,6 +111,34 @@ static void reg_unlock(void)
 	agent_osrt_self_swap(tl_reg_osrt);
 }
 
+#ifndef MSPROF_AGENT_NO_OSRT
+void agent_osrt_self(bool on)
+{
+	tl_osrt_off = !on;
+}
+
+bool agent_osrt_self_swap(bool on)
+{
+	bool old = !tl_osrt_off;
+	tl_osrt_off = !on;
+	return old;
+}
+#endif
+
+void agent_core_set_ops(const struct agent_core_ops *ops)
+{
+	g_ops = ops;
+}
+
+/* A forked child's first call.  Out of line, as the direct call it
+ * replaces was: the hot path that tests for it keeps its shape, and the
+ * indirect call is made once per child. */
+static __attribute__((noinline)) void after_fork(void)
+{
+	if (g_ops && g_ops->after_fork)
+		g_ops->after_fork();
+}
+
 /* --- thread slots ------------------------------------------------------- */
 
 static void key_destructor(void *p)
@@ -117,6 +160,7 @@ void agent_core_init(void)
 		return;
 	if (atomic_load(&g_domains[0].state) == 0) {
 		g_domains[0].name = strdup("default");
+		agent_gate_domain_named(0, g_domains[0].name);
 		atomic_store(&g_domains[0].enabled, 1);
 		atomic_store(&g_domains[0].state, 1);
 		atomic_store(&g_n_domains, 1);
@@ -231,6 +275,62 @@ void agent_thread_exit(void)
 	atomic_store_explicit(&t->live, 0, memory_order_release);
 }
 
+/* --- waking the agent thread -------------------------------------------- */
+
+/* The eventfd the agent thread polls.  Here rather than with the agent
+ * thread (control.c): ring_commit wakes it, and a call from the hot path
+ * goes down, directly, never through a pointer. */
+static int g_wake_fd = -1;
+static _Atomic int g_wake_pending;
+
+int agent_wake_open(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	g_wake_fd = fd;
+	return 0;
+}
+
+void agent_wake_close(void)
+{
+	if (g_wake_fd >= 0)
+		close(g_wake_fd);
+	g_wake_fd = -1;
+	atomic_store(&g_wake_pending, 0);
+}
+
+int agent_wake_fd(void)
+{
+	return g_wake_fd;
+}
+
+/* Out of line, as before it moved here: ring_commit keeps its shape. */
+__attribute__((noinline)) void agent_wake(void)
+{
+	if (g_wake_fd < 0 || atomic_load_explicit(&g_wake_pending, memory_order_relaxed) ||
+	    atomic_exchange(&g_wake_pending, 1))
+		return;
+	uint64_t one = 1;
+	ssize_t n = write(g_wake_fd, &one, sizeof(one));
+	(void)n; /* a full eventfd is awake already */
+}
+
+void agent_wake_always(void)
+{
+	uint64_t one = 1;
+	(void)syscall(SYS_write, g_wake_fd, &one, sizeof(one)); /* not through osrt's write */
+}
+
+void agent_wake_clear(void)
+{
+	uint64_t v;
+	if (read(g_wake_fd, &v, sizeof(v)) < 0) {
+		/* nothing to read: another wake took it */
+	}
+	atomic_store(&g_wake_pending, 0);
+}
+
 /* --- the recording path ------------------------------------------------- */
 
 /* Enter the recording path: the slot with a ring, marked busy, or NULL
@@ -238,7 +338,7 @@ void agent_thread_exit(void)
 static inline struct athread *rec_enter(void)
 {
 	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_CHILD))
-		agent_after_fork_init();
+		after_fork();
 	struct athread *t = tl_self;
 	if (_unlikely_(!t || !atomic_load_explicit(&t->ring, memory_order_relaxed))) {
 		if (atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)
@@ -631,6 +731,7 @@ void *agent_domain_create(const char *name)
 		char *copy = strndup(name, len);
 		if (copy) {
 			g_domains[n].name = copy;
+			agent_gate_domain_named(n, copy); /* before anyone can look it up */
 			atomic_store(&g_domains[n].enabled, filter_allows(copy));
 			atomic_store(&g_domains[n].state, 1);
 			atomic_store_explicit(&g_n_domains, n + 1, memory_order_release);

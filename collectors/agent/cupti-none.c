@@ -3,7 +3,7 @@
  * once that device tasks are not recorded. */
 #include <stdio.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 
 AGENT_EXPORT int InitializeInjection(void)
 {
@@ -15,6 +15,7 @@ AGENT_EXPORT int InitializeInjection(void)
 }
 
 bool agent_cupti_active(void) { return false; }
+bool agent_cupti_came_up(void) { return false; }
 void agent_cupti_window(uint64_t start_ns) { (void)start_ns; }
 void agent_cupti_flush(void) {}
 bool agent_cupti_pending(void) { return false; }

@@ -12,7 +12,7 @@
  * msprof's switches (the agent is not told them): the export writes what
  * --task-time and --runtime-api ask for.  A session that began before
  * cuInit and asked nothing else of the agent gets its window when CUPTI
- * comes up (agent_device_up).
+ * comes up: CUPTI wakes the agent thread, which asks agent_cupti_came_up.
  *
  * CUPTI hands completed buffers to its own thread (on_buffer_completed):
  * each record is converted (cupti-conv.c), encoded, and queued under a
@@ -43,8 +43,8 @@
 
 #include <cupti.h>
 
-#include "agent.h"
-#include "cupti-conv.h"
+#include "collectors/agent/agent.h"
+#include "collectors/cupti-conv.h"
 
 #define CUPTI_BUF_SIZE (4U << 20)        /* bytes per activity buffer */
 #define CUPTI_QUEUE_MAX (256U << 20)     /* bytes of encoded records waiting */
@@ -64,6 +64,7 @@ static struct {
 static struct {
 	void *lib;
 	_Atomic bool on;
+	_Atomic bool came_up;               /* since the agent thread last asked */
 	_Atomic uint64_t window_start;      /* CLOCK_MONOTONIC ns; 0: no window */
 	pthread_mutex_t mu;
 	uint8_t *q;                          /* {u16 type, u32 len, payload}... */
@@ -452,7 +453,11 @@ static void init_once(void)
 	if (cupti_start() == 0) {
 		if (atexit(cupti_at_exit) != 0)
 			say("%s", "cannot register the exit flush: device records of the last moments may be lost");
-		agent_device_up();
+		/* a flag the agent thread takes, not a call up into it: cuInit
+		 * may even come before the agent's constructor (another
+		 * library's), and the thread looks at its first wake-up */
+		atomic_store(&C.came_up, true);
+		agent_wake();
 	}
 }
 
@@ -466,6 +471,11 @@ AGENT_EXPORT int InitializeInjection(void)
 bool agent_cupti_active(void)
 {
 	return atomic_load(&C.on);
+}
+
+bool agent_cupti_came_up(void)
+{
+	return atomic_exchange(&C.came_up, false);
 }
 
 void agent_cupti_window(uint64_t start_ns)

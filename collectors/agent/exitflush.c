@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 
 /* glibc before 2.34 does not declare it */
 int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags);

@@ -17,14 +17,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "steps.h"
+#include "collectors/agent/agent.h"
+#include "collectors/steps.h"
 
 static _Atomic int g_gate_on;          /* a step range is set */
 static int64_t g_lo, g_hi;             /* [A, B), set while idle */
 static _Atomic int64_t g_cur = -1;     /* current step, -1 outside */
 static _Atomic uint64_t g_cur_range;   /* the start/end range that opened it, 0 none */
 static _Atomic uint64_t g_cur_push;    /* (slot+1) << 40 | domain << 8 | level+1 of its push, 0 none */
+/* Domain ids named STEP_DOMAIN, as core.c names them (agent_gate_domain_named):
+ * a bit here rather than a look into core.c's table, which is above us. */
+static _Atomic uint64_t g_step_domains[AGENT_MAX_DOMAINS / 64];
+
+void agent_gate_domain_named(uint32_t id, const char *name)
+{
+	if (id < AGENT_MAX_DOMAINS && name && strcmp(name, STEP_DOMAIN) == 0)
+		atomic_fetch_or_explicit(&g_step_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
+}
+
+static bool step_domain(uint32_t id)
+{
+	return id < AGENT_MAX_DOMAINS &&
+	       atomic_load_explicit(&g_step_domains[id / 64], memory_order_relaxed) >> (id % 64) & 1;
+}
 
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi)
 {
@@ -92,8 +107,7 @@ bool agent_gate_mark(uint32_t domain, const char *msg, long len)
 	if (!atomic_load_explicit(&g_gate_on, memory_order_relaxed))
 		return true;
 	uint64_t step;
-	if (step_of(msg, len, &step) && domain < AGENT_MAX_DOMAINS && g_domains[domain].name &&
-	    strcmp(g_domains[domain].name, STEP_DOMAIN) == 0) {
+	if (step_of(msg, len, &step) && step_domain(domain)) {
 		atomic_store_explicit(&g_cur, (int64_t)step, memory_order_relaxed);
 		atomic_store_explicit(&g_cur_range, 0, memory_order_relaxed);
 		atomic_store_explicit(&g_cur_push, 0, memory_order_relaxed);

@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "agent.h"
+#include "collectors/agent/agent.h"
 #include "mstx/mstx_injection.h"
 
 static void mark(const char *message, aclrtStream stream)

@@ -7,8 +7,8 @@
  * CUDA/OpenCL/sync modules are left as no-ops.  Wide strings become UTF-8. */
 #include <string.h>
 
-#include "agent.h"
-#include "nvtx-abi.h"
+#include "collectors/agent/agent.h"
+#include "collectors/agent/nvtx-abi.h"
 
 /* A message from event attributes, as a UTF-8 pointer and length; wide
  * strings are converted into buf.  false: the attributes are unusable (a

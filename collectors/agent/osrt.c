@@ -41,24 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "osrt-api.h"
+#include "collectors/agent/agent.h"
+#include "collectors/osrt-api.h"
 
-/* g_osrt_on and g_osrt_threshold_ns live in window.c, which sets them. */
-
-static __thread int tl_osrt_off __attribute__((tls_model("initial-exec")));
-
-void agent_osrt_self(bool on)
-{
-	tl_osrt_off = !on;
-}
-
-bool agent_osrt_self_swap(bool on)
-{
-	bool old = !tl_osrt_off;
-	tl_osrt_off = !on;
-	return old;
-}
+/* g_osrt_on, g_osrt_threshold_ns (set by window.c) and tl_osrt_off (set by
+ * agent_osrt_self) live in core.c: the files below this one use them too. */
 
 static void *osrt_sym(const char *name, const char *version)
 {

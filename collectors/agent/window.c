@@ -15,8 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "agent.h"
-#include "osrt-api.h"
+#include "collectors/agent/agent.h"
 
 #define WRITE_BUFFER (256U << 10)
 #define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
@@ -29,10 +28,6 @@ struct tidset {
 	size_t cap, n;
 };
 
-
-/* osrt settings of the open window (read by osrt.c's wrappers). */
-_Atomic int g_osrt_on;
-uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
 
 static struct {
 	bool active;

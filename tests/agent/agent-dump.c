@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent-read.h"
-#include "raw.h"
+#include "tests/agent/agent-read.h"
+#include "collectors/raw.h"
 
 static void dump(const struct ar_file *f)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent-read.h"
-#include "raw.h"
+#include "tests/agent/agent-read.h"
+#include "collectors/raw.h"
 
 static char *str(struct raw_cur *c, uint32_t *ret_len)
 {

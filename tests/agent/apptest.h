@@ -15,9 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../unit/unittest.h"
-#include "agent-read.h"
-#include "raw.h"
+#include "tests/unit/unittest.h"
+#include "tests/agent/agent-read.h"
+#include "collectors/raw.h"
 
 static inline uint32_t app_tid(void)
 {

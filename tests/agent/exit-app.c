@@ -17,9 +17,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
-#include "osrt-api.h"
+#include "collectors/osrt-api.h"
 
 static char *self_path;
 static int n_marks, n_calls;

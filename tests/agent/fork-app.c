@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <sys/wait.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
 
 #define SPIN_MARKS 20000

@@ -7,7 +7,7 @@
  *
  *   mstx-app run                prints "pid tid_main tid_thread tool_id"
  *   mstx-app check DIR PID TID_MAIN TID_THREAD all|exclude-io */
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
 
 static mstxRangeId xthread_id;

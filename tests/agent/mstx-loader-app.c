@@ -9,7 +9,7 @@
  *   mstx-loader-app check DIR PID TID */
 #include <dlfcn.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 
 typedef uint64_t range_id;
 typedef void (*fnptr)(void);

@@ -11,7 +11,7 @@
  *   nvtx-app check DIR PID TID_MAIN TID_THREAD */
 #include <wchar.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "nvtx3/nvToolsExt.h"
 
 static nvtxRangeId_t xrange;

@@ -14,9 +14,9 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "apptest.h"
-#include "osrt-api.h"
-#include "util.h"
+#include "tests/agent/apptest.h"
+#include "collectors/osrt-api.h"
+#include "common/util.h"
 
 #define WAIT_NS 3000000ULL
 

@@ -12,7 +12,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
 
 static uint64_t mono(void)

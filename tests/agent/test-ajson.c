@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/unittest.h"
-#include "ajson.h"
+#include "tests/unit/unittest.h"
+#include "collectors/agent/ajson.h"
 
 static char sbuf[70000];
 

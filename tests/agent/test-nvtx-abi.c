@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "nvtx3/nvToolsExt.h"
-#include "nvtx-abi.h"
+#include "collectors/agent/nvtx-abi.h"
 
 #define SAME(a, b) _Static_assert((long)(a) == (long)(b), #a " != " #b)
 #define SAME_FIELD(ta, fa, tb, fb)                                           \

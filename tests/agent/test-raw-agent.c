@@ -3,9 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "raw.h"
-#include "../unit/unittest.h"
-#include "util.h"
+#include "collectors/raw.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 static char tmpdir[] = "/tmp/test-raw-agent.XXXXXX";
 

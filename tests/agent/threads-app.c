@@ -9,7 +9,7 @@
  *   threads-app check DIR exact|lossy N M S PID TID... */
 #include <stdatomic.h>
 
-#include "apptest.h"
+#include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
 
 #define XRANGES 64

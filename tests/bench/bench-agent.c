@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/agent-read.h"
+#include "tests/agent/agent-read.h"
 #include "mstx/ms_tools_ext.h"
-#include "raw.h"
+#include "collectors/raw.h"
 
 #define MARKS 1000000
 #define PAIRS 500000

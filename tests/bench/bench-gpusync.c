@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "export.h"
-#include "gputask.h"
-#include "raw.h"
-#include "util.h"
+#include "export/export.h"
+#include "collectors/gputask.h"
+#include "collectors/raw.h"
+#include "common/util.h"
 
 #define MONO0 1000000000000ULL
 #define REAL0 1700000000000000000ULL

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "util.h"
+#include "collectors/host.h"
+#include "common/util.h"
 
 static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
 {

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static uint64_t burn_ms;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "util.h"
+#include "common/util.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static uint64_t io_field(const char *key)
 {

@@ -33,8 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gputask.h"
-#include "raw.h"
+#include "collectors/gputask.h"
+#include "collectors/raw.h"
 
 #define GEN_PID 4242U
 #define GEN_TID 4242U

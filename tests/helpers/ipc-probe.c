@@ -18,9 +18,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ipc.h"
-#include "json.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
+#include "common/util.h"
 
 enum {
 	EXIT_OK = 0,

@@ -31,10 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ipc.h"
-#include "json.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
 #include "mstx/ms_tools_ext.h"
-#include "util.h"
+#include "common/util.h"
 
 static pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
 

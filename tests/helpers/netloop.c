@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static uint64_t total;
 

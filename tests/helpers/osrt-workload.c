@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define WAIT_NS (4 * NSEC_PER_MSEC)
 #define MAX_CALLS 1024

@@ -27,7 +27,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static int write_all(int fd, const char *buf, size_t len)
 {

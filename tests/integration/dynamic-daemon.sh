@@ -14,9 +14,7 @@ LOG=$W/log
 daemon_pid() { cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null; }
 daemon_is_new() { local p; p=$(daemon_pid); [ -n "$p" ] && [ "$p" != "$1" ] && kill -0 "$p" 2>/dev/null; }
 
-dyn_workload job
-dyn_open in
-dyn_run_pipe "$LOG" --dynamic=on --output="$OUT" "$WORK_SH" "$W/job.ctl" "$HELPERS/test-burn" "$W/job.mark"
+dyn_launch pipe job "$LOG" "$OUT"
 dyn_wait 1 "(msprof) " "$LOG" "the prompt" || t_done
 
 # --- msprofd killed with a window open ---------------------------------------------
@@ -70,10 +68,7 @@ if [ "${#dirs[@]}" -ge 2 ]; then
 fi
 
 # --- the idle timeout: launch mode ------------------------------------------------------
-dyn_workload job2
-dyn_open in2
-MSPROF_DYNAMIC_IDLE_S=1 dyn_run_pipe "$W/log2" --dynamic=on --output="$W/out2" "$WORK_SH" "$W/job2.ctl" \
-	"$HELPERS/test-burn" "$W/job2.mark"
+MSPROF_DYNAMIC_IDLE_S=1 dyn_launch pipe job2 "$W/log2" "$W/out2"
 dyn_wait 1 "[WARNING] No collection was started within 1 seconds, dynamic profiling quits." "$W/log2" \
 	"idle: the prompt ends with a message"
 dyn_wait 1 "[INFO] waiting for app process exit......" "$W/log2" "idle: then msprof waits for the job"

@@ -94,6 +94,18 @@ done
 EOF
 	chmod +x "$WORK_SH"
 }
+# dyn_launch pipe|pty NAME LOG OUT [OPTION...]: the workload NAME started by
+# msprof --dynamic=on --output=OUT [OPTION...] in the background, its prompt
+# reading the FIFO $T_WORK/in-NAME (dyn_send), its output in LOG.
+dyn_launch() {
+	local how=$1 name=$2 log=$3 out=$4
+	shift 4
+	dyn_workload "$name"
+	dyn_open "in-$name"
+	"dyn_run_$how" "$log" --dynamic=on --output="$out" "$@" \
+		"$WORK_SH" "$T_WORK/$name.ctl" "$HELPERS/test-burn" "$T_WORK/$name.mark"
+}
+
 # dyn_burst NAME MS N: tell the workload to burn MS ms, wait for its Nth mark.
 dyn_burst() {
 	echo "$2" >"$T_WORK/$1.ctl"

@@ -10,9 +10,7 @@
 W=$T_WORK
 OUT=$W/out
 LOG=$W/log
-dyn_workload job
-dyn_open in
-dyn_run_pipe "$LOG" --dynamic=on --output="$OUT" "$WORK_SH" "$W/job.ctl" "$HELPERS/test-burn" "$W/job.mark"
+dyn_launch pipe job "$LOG" "$OUT"
 
 dyn_wait 1 "(msprof) " "$LOG" "the prompt is shown" || t_done
 
@@ -90,9 +88,7 @@ esac
 t_grep "sample.json says dynamic" '"dynamic":"on"' "${dirs[0]}/host/sample.json"
 
 # --- EOF on the pipe is quit; launch mode then waits for the job ------------------
-dyn_workload job2
-dyn_open in2
-dyn_run_pipe "$W/log2" --dynamic=on --output="$W/out2" "$WORK_SH" "$W/job2.ctl" "$HELPERS/test-burn" "$W/job2.mark"
+dyn_launch pipe job2 "$W/log2" "$W/out2"
 dyn_send start
 dyn_wait 1 "dynamic profiling start success......" "$W/log2" "start (second job)"
 dyn_close

@@ -9,9 +9,7 @@
 W=$T_WORK
 OUT=$W/out
 LOG=$W/log
-dyn_workload job
-dyn_open in
-dyn_run_pty "$LOG" --dynamic=on --output="$OUT" "$WORK_SH" "$W/job.ctl" "$HELPERS/test-burn" "$W/job.mark"
+dyn_launch pty job "$LOG" "$OUT"
 
 dyn_wait 1 "(msprof) " "$LOG" "the prompt is shown on the terminal" || t_done
 
@@ -45,9 +43,7 @@ if [ "$idle" -lt 20 ]; then t_ok "idle window: busiest thread at $idle%"; else t
 if [ "$busy" -gt 40 ]; then t_ok "burst window: busiest thread at $busy%"; else t_fail "burst window shows only $busy% CPU"; fi
 
 # --- ^C typed at the prompt with a window open ----------------------------------
-dyn_workload job2
-dyn_open in2
-dyn_run_pty "$W/log2" --dynamic=on --output="$W/out2" "$WORK_SH" "$W/job2.ctl" "$HELPERS/test-burn" "$W/job2.mark"
+dyn_launch pty job2 "$W/log2" "$W/out2"
 dyn_wait 1 "(msprof) " "$W/log2" "second prompt"
 dyn_send start
 dyn_wait 1 "dynamic profiling start success......" "$W/log2" "start before ^C"
@@ -63,9 +59,7 @@ d=$(dyn_prof_dirs "$W/out2" | tail -n1)
 if [ -n "$d" ]; then dyn_check_window "$d" "window closed by ^C"; else t_fail "no PROF dir after ^C"; fi
 
 # --- ^D typed at the prompt --------------------------------------------------------
-dyn_workload job3
-dyn_open in3
-dyn_run_pty "$W/log3" --dynamic=on --output="$W/out3" "$WORK_SH" "$W/job3.ctl" "$HELPERS/test-burn" "$W/job3.mark"
+dyn_launch pty job3 "$W/log3" "$W/out3"
 dyn_wait 1 "(msprof) " "$W/log3" "third prompt"
 dyn_close   # pty-run types ^D once its input ends
 dyn_wait 1 "dynamic profiling quit success......" "$W/log3" "^D is quit"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unittest.h"
-#include "util.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 static inline void write_text(const char *dir, const char *name, const char *text)
 {

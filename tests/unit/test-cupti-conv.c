@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cupti-conv.h"
-#include "unittest.h"
-#include "util.h"
+#include "collectors/cupti-conv.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 static const char *namer(uint32_t cbid)
 {

@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device.h"
-#include "raw.h"
-#include "unittest.h"
-#include "util.h"
+#include "collectors/device.h"
+#include "collectors/raw.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 #define MIB (1024ULL * 1024ULL)
 

@@ -12,11 +12,11 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
-#include "export.h"
-#include "raw.h"
-#include "tables.h"
-#include "unittest.h"
-#include "util.h"
+#include "export/export.h"
+#include "collectors/raw.h"
+#include "export/tables.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 #define MONO0 1000000000000ULL
 #define REAL0 1700000000123456789ULL

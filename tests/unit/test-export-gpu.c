@@ -11,12 +11,12 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
-#include "export.h"
-#include "gputask.h"
-#include "raw.h"
-#include "export-test.h"
-#include "unittest.h"
-#include "util.h"
+#include "export/export.h"
+#include "collectors/gputask.h"
+#include "collectors/raw.h"
+#include "tests/unit/export-test.h"
+#include "tests/unit/unittest.h"
+#include "common/util.h"
 
 #define MONO0 1000000000000ULL
 #define REAL0 1700000000000000000ULL

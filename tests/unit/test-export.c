@@ -20,10 +20,10 @@
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
-#include "export.h"
-#include "raw.h"
-#include "tables.h"
-#include "util.h"
+#include "export/export.h"
+#include "collectors/raw.h"
+#include "export/tables.h"
+#include "common/util.h"
 
 static int failures;
 

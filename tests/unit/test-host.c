@@ -23,10 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "raw.h"
-#include "util.h"
-#include "unittest.h"
+#include "collectors/host.h"
+#include "collectors/raw.h"
+#include "common/util.h"
+#include "tests/unit/unittest.h"
 
 
 /* |a - b| <= tol * b, with the numbers shown on failure */

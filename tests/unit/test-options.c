@@ -12,11 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "launcher/app.h"
 #include "collectors/host.h"
-#include "modes.h"
-#include "options.h"
-#include "util.h"
+#include "launcher/modes.h"
+#include "launcher/options.h"
+#include "common/util.h"
 
 static unsigned n_checks, n_fails;
 

@@ -12,10 +12,10 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include "profdir.h"
-#include "raw.h"
-#include "util.h"
-#include "unittest.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/util.h"
+#include "tests/unit/unittest.h"
 
 
 static char tmpdir[] = "/tmp/test-profdir-XXXXXX";

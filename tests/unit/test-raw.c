@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "raw.h"
-#include "util.h"
-#include "unittest.h"
+#include "collectors/raw.h"
+#include "common/util.h"
+#include "tests/unit/unittest.h"
 
 
 static char tmpdir[] = "/tmp/test-raw-XXXXXX";

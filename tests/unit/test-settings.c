@@ -17,16 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cjson-cleanup.h"
 #include "collectors/host.h"
 #include "collectors/profdir.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 #include "export/internal.h"
 #include "ipc/ipc.h"
 #include "ipc/settings.h"
-#include "modes.h"
-#include "options.h"
-#include "unittest.h"
-#include "util.h"
+#include "launcher/modes.h"
+#include "launcher/options.h"
+#include "tests/unit/unittest.h"
 
 static char tmpdir[] = "/tmp/test-settings.XXXXXX";
 static char *man_text;

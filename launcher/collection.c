@@ -1,4 +1,4 @@
-#include "session.h"
+#include "launcher/collection.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -12,13 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "launcher/app.h"
 #include "collectors/profdir.h"
-#include "console.h"
+#include "launcher/console.h"
 #include "export/export.h"
 #include "ipc/ipc.h"
-#include "cjson-cleanup.h"
-#include "util.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
 
 #define START_TIMEOUT_MS 10000
 /* the daemon closes its raw files before it answers */
@@ -26,19 +26,19 @@
 #define CONTROL_TIMEOUT_MS 10000  /* claim, agents */
 
 
-void session_init(struct session *s)
+void collection_init(struct collection *s)
 {
-	*s = (struct session){ .sid = -1, .next_id = 1 };
+	*s = (struct collection){ .sid = -1, .next_id = 1 };
 }
 
-void session_release(struct session *s)
+void collection_release(struct collection *s)
 {
 	ipc_client_free(s->ipc);
 	free(s->prof_dir);
-	session_init(s);
+	collection_init(s);
 }
 
-int session_connect(struct session *s)
+int collection_connect(struct collection *s)
 {
 	char *err = NULL;
 	int r = ipc_client_connect(NULL, &s->ipc, &err);
@@ -55,7 +55,7 @@ static const char *type_name(enum out_type t)
 	return t == OUT_DB ? "db" : "text";
 }
 
-int session_create_dir(struct session *s, const char *output, const struct msprof_opts *o, pid_t target,
+int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
 	_cleanup_json_ cJSON *sample = NULL;
@@ -101,7 +101,7 @@ int session_create_dir(struct session *s, const char *output, const struct mspro
 
 fail:
 	console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
-	session_discard(s);
+	collection_discard(s);
 	return r;
 }
 
@@ -131,7 +131,7 @@ static int64_t json_int(const cJSON *obj, const char *key, int64_t dflt)
 }
 
 /* Send req and wait for its reply; prints the daemon's error. */
-static int call(struct session *s, cJSON *req, int timeout_ms, const char *what, cJSON **ret_reply)
+static int call(struct collection *s, cJSON *req, int timeout_ms, const char *what, cJSON **ret_reply)
 {
 	cJSON *reply = NULL;
 	if (!s->ipc)
@@ -184,7 +184,7 @@ static void report_devices(const cJSON *reply)
 	console_info("Device collection on %u device(s) through %s (%s).", n, backend ? backend : "?", names);
 }
 
-int session_start(struct session *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids)
+int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids)
 {
 	int r = profdir_write_time_info(s->prof_dir, 1, 0, 0);
 	if (r < 0) {
@@ -221,12 +221,12 @@ int session_start(struct session *s, const struct msprof_opts *o, const pid_t *p
 	return 0;
 }
 
-int session_fd(const struct session *s)
+int collection_fd(const struct collection *s)
 {
 	return s->ipc && !s->lost ? ipc_client_fd(s->ipc) : -1;
 }
 
-static void on_event(struct session *s, const cJSON *ev)
+static void on_event(struct collection *s, const cJSON *ev)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	if (!cJSON_IsString(type) || ipc_type_from_name(type->valuestring) != IPC_T_SESSION_ENDED)
@@ -246,7 +246,7 @@ static void on_event(struct session *s, const cJSON *ev)
 			     cJSON_IsString(msg) ? msg->valuestring : "no reason given");
 }
 
-void session_poll(struct session *s)
+void collection_poll(struct collection *s)
 {
 	while (s->ipc && !s->lost) {
 		cJSON *ev = NULL;
@@ -265,12 +265,12 @@ void session_poll(struct session *s)
 	}
 }
 
-int session_stop(struct session *s)
+int collection_stop(struct collection *s)
 {
 	int r = 0;
 	/* a session_ended that came meanwhile makes the stop moot */
 	if (s->sid >= 0)
-		session_poll(s);
+		collection_poll(s);
 	if (s->sid >= 0 && !s->lost && !s->ended) {
 		_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);
 		if (!req || !cJSON_AddNumberToObject(req, "session", (double)s->sid))
@@ -287,7 +287,7 @@ int session_stop(struct session *s)
 	return r < 0 ? r : e;
 }
 
-char *session_take_dir(struct session *s)
+char *collection_take_dir(struct collection *s)
 {
 	s->sid = -1;
 	s->ended = false;
@@ -296,7 +296,7 @@ char *session_take_dir(struct session *s)
 }
 
 /* A control request (req not consumed); *ret_reply on success. */
-static int control(struct session *s, cJSON *req, cJSON **ret_reply)
+static int control(struct collection *s, cJSON *req, cJSON **ret_reply)
 {
 	cJSON *reply = NULL;
 	if (!s->ipc || s->lost)
@@ -318,7 +318,7 @@ static int control(struct session *s, cJSON *req, cJSON **ret_reply)
 	return 0;
 }
 
-int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
+int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len)
 {
 	_cleanup_json_ cJSON *reply = NULL;
 	cJSON *req = ipc_msg_new(IPC_T_CLAIM, s->next_id++);
@@ -345,7 +345,7 @@ int session_claim(struct session *s, pid_t pid, char *why, size_t why_len)
 	return 0;
 }
 
-int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n)
+int collection_agents(struct collection *s, struct agent_info **ret, size_t *ret_n)
 {
 	_cleanup_json_ cJSON *reply = NULL;
 	cJSON *req = ipc_msg_new(IPC_T_AGENTS, s->next_id++);
@@ -378,11 +378,11 @@ int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n)
 	return 0;
 }
 
-void session_check_osrt(struct session *s, const pid_t *pids, unsigned n)
+void collection_check_osrt(struct collection *s, const pid_t *pids, unsigned n)
 {
 	struct agent_info *a = NULL;
 	size_t na = 0;
-	if (session_agents(s, &a, &na) < 0)
+	if (collection_agents(s, &a, &na) < 0)
 		return; /* an old msprofd: nothing to tell */
 	struct diag d = { 0 };
 	_cleanup_free_ char *lib = NULL;
@@ -400,7 +400,7 @@ void session_check_osrt(struct session *s, const pid_t *pids, unsigned n)
 	free(a);
 }
 
-void session_discard(struct session *s)
+void collection_discard(struct collection *s)
 {
 	if (s->sid >= 0 && !s->lost) {
 		_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_STOP, s->next_id++);

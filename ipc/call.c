@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ipc.h"
-#include "json.h"
-#include "util.h"
+#include "ipc/ipc.h"
+#include "ipc/json.h"
+#include "common/util.h"
 
 #define CLIENT_MAX_EVENTS 256           /* queued unsolicited events */
 #define CLIENT_HELLO_TIMEOUT_MS 5000

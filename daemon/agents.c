@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msprofd.h"
+#include "daemon/msprofd.h"
+#include "common/proc-owner.h"
 
 #define PID_MAX_LIMIT 4194304
 
@@ -93,9 +94,9 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 	srv->n_agents++;
 	log_msg("agent of pid %d ('%s', rank %" PRId64 ", features '%s') connected", a->pid, a->name,
 		a->rank, a->features);
-	server_hello_reply(c, id);
-	sessions_offer_agent(srv, a);
-	server_update_idle(srv);
+	client_send_hello(c, id);
+	srv->hooks->agent_offered(srv, a);
+	srv->hooks->load_changed(srv);
 }
 
 void agent_gone(struct client *c)
@@ -104,7 +105,7 @@ void agent_gone(struct client *c)
 	if (!a)
 		return;
 	if (a->session)
-		session_agent_gone(a->session, a);
+		c->srv->hooks->agent_gone(a->session, a);
 	log_msg("agent of pid %d disconnected", a->pid);
 	c->srv->n_agents--;
 	c->srv->n_clients++; /* client_close takes it off n_clients */
@@ -128,9 +129,9 @@ static cJSON *agent_request(struct agent *a, enum ipc_type type, uint64_t sessio
 	return m;
 }
 
-void agent_send_start(struct agent *a, struct session *s, const cJSON *start)
+void agent_send_start(struct agent *a, struct session *s, uint64_t session_id, const cJSON *start)
 {
-	cJSON *m = agent_request(a, IPC_T_AGENT_START, session_id(s));
+	cJSON *m = agent_request(a, IPC_T_AGENT_START, session_id);
 	/* the settings every agent of the session gets, copied in */
 	const cJSON *item;
 	cJSON_ArrayForEach(item, start) {
@@ -146,6 +147,7 @@ void agent_send_start(struct agent *a, struct session *s, const cJSON *start)
 	}
 	a->state = AGENT_STARTING;
 	a->session = s;
+	a->session_id = session_id;
 	client_send(a->c, m);
 }
 
@@ -174,7 +176,7 @@ void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64
 		a->pending_id = 0;
 		a->state = AGENT_RECORDING;
 		if (a->session)
-			session_agent_started(a->session, a);
+			c->srv->hooks->agent_started(a->session, a);
 		return;
 	case IPC_T_AGENT_STOPPED:
 		if (!is_pending(a, id) || a->state != AGENT_STOPPING)
@@ -184,7 +186,7 @@ void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64
 		if (a->session) {
 			struct session *s = a->session;
 			a->session = NULL;
-			session_agent_stopped(s, a, msg, NULL);
+			c->srv->hooks->agent_stopped(s, a, msg, NULL);
 		}
 		return;
 	case IPC_T_ERROR: {
@@ -203,7 +205,7 @@ void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64
 		if (a->session) {
 			struct session *s = a->session;
 			a->session = NULL;
-			session_agent_stopped(s, a, NULL, why);
+			c->srv->hooks->agent_stopped(s, a, NULL, why);
 		}
 		return;
 	}
@@ -246,7 +248,7 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 		     cJSON_AddStringToObject(e, "name", a->name) &&
 		     cJSON_AddNumberToObject(e, "rank", (double)a->rank) &&
 		     cJSON_AddStringToObject(e, "state", state_name(a)) &&
-		     cJSON_AddNumberToObject(e, "session", a->session ? (double)session_id(a->session) : 0) &&
+		     cJSON_AddNumberToObject(e, "session", a->session ? (double)a->session_id : 0) &&
 		     cJSON_AddStringToObject(e, "features", a->features);
 	}
 	if (!ok) {
@@ -313,7 +315,7 @@ void claim_request(struct client *c, const cJSON *msg, uint64_t id)
 			break;
 		uint32_t pid = (uint32_t)item->valuedouble;
 		struct client *owner;
-		int k = session_check_pid(pid, c->uid, why, sizeof(why));
+		int k = proc_check_owner(pid, c->uid, why, sizeof(why));
 		if (k < 0) {
 			ok = add_refusal(refused, pid, k == -ESRCH ? IPC_E_NOT_FOUND : IPC_E_DENIED, why);
 		} else if ((owner = claim_owner(c->srv, c, pid))) {

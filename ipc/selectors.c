@@ -1,7 +1,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "select.h"
+#include "ipc/selectors.h"
 
 /* A decimal number at *p (digits only), moved past. */
 static int number(const char **p, uint64_t max, uint64_t *ret)

@@ -1,16 +1,17 @@
-/* One collection as the launcher sees it: a PROF dir and a daemon session.
+/* One collection as the launcher sees it: a PROF dir and a daemon session
+ * (daemon/session.c is the daemon's side of it).
  *
- *   session_connect   -> daemon reached (msprofd started if needed)
- *   session_claim     -> (dynamic mode) the processes are ours to drive
- *   session_create_dir-> PROF_x/ with info.json, sample.json
- *   session_start     -> start_info written, daemon sampling the pids
- *   session_poll      -> events while waiting (lost connection: one warning)
- *   session_stop      -> daemon stopped, end_info written
- *   export_one        -> msprof_*.db and mindstudio_profiler_output/
+ *   collection_connect    -> daemon reached (msprofd started if needed)
+ *   collection_claim      -> (dynamic mode) the processes are ours to drive
+ *   collection_create_dir -> PROF_x/ with info.json, sample.json
+ *   collection_start      -> start_info written, daemon sampling the pids
+ *   collection_poll       -> events while waiting (lost connection: one warning)
+ *   collection_stop       -> daemon stopped, end_info written
+ *   export_one            -> msprof_*.db and mindstudio_profiler_output/
  *
- * Dynamic mode keeps one struct session (one connection, holding the claim)
+ * Dynamic mode keeps one struct collection (one connection, holding the claim)
  * per profiled process and runs one collection ("window") after another on
- * it: session_take_dir ends a window and hands its PROF dir on, to be
+ * it: collection_take_dir ends a window and hands its PROF dir on, to be
  * exported in the background (export_spawn).
  *
  * Shared by the collecting modes (mode-launch.c, mode-hostsys.c,
@@ -23,41 +24,41 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
+#include "launcher/options.h"
 
 struct ipc_client;
 
-struct session {
+struct collection {
 	struct ipc_client *ipc;
 	uint64_t next_id;
 	int64_t sid;            /* the daemon's session id, -1 before start */
 	bool lost;              /* the daemon connection dropped */
 	bool ended;             /* the daemon ended the session by itself */
-	bool quiet;             /* session_poll and session_stop leave the telling to the caller */
+	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
 	char ended_reason[64];
 	char *prof_dir;         /* absolute PROF_x path */
 	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
 };
 
-void session_init(struct session *s);
-void session_release(struct session *s);
+void collection_init(struct collection *s);
+void collection_release(struct collection *s);
 
-int session_connect(struct session *s);
+int collection_connect(struct collection *s);
 
 /* Make PROF_x under output and write host/info.json (for target) and
  * host/sample.json (the options as given). */
-int session_create_dir(struct session *s, const char *output, const struct msprof_opts *o, pid_t target,
+int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir);
 
 /* Write start_info and start sampling pids (the daemon follows children),
  * driving the agents of the tree with the --msproftx options. */
-int session_start(struct session *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
+int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
 
 /* Claim pid for this connection (proto.h "claim"): 0 when claimed;
  * -EBUSY (another msprof drives it), -ESRCH, -EPERM with the daemon's
  * words in why; -EOPNOTSUPP when msprofd has no claims; other -errno when
  * msprofd did not answer.  Prints nothing. */
-int session_claim(struct session *s, pid_t pid, char *why, size_t why_len);
+int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len);
 
 /* The processes whose agent is connected to msprofd (proto.h "agents"). */
 struct agent_info {
@@ -69,28 +70,28 @@ struct agent_info {
 };
 /* *ret is malloc'd; -EOPNOTSUPP when msprofd has no "agents".  Prints
  * nothing. */
-int session_agents(struct session *s, struct agent_info **ret, size_t *ret_n);
+int collection_agents(struct collection *s, struct agent_info **ret, size_t *ret_n);
 
 /* --host-sys=osrt on processes msprof did not start (--pid, --host-sys-pid):
  * their calls are recorded only if they loaded the osrt build of the agent
  * themselves.  Warns, with what to do, for each pid without one. */
-void session_check_osrt(struct session *s, const pid_t *pids, unsigned n);
+void collection_check_osrt(struct collection *s, const pid_t *pids, unsigned n);
 
 /* End the window: the PROF dir (malloc'd, NULL if none) is the caller's,
  * the session can start the next one on the same connection. */
-char *session_take_dir(struct session *s);
+char *collection_take_dir(struct collection *s);
 
 /* The daemon socket, or -1 once the connection is gone. */
-int session_fd(const struct session *s);
+int collection_fd(const struct collection *s);
 
-/* Read what the daemon sent (call when session_fd is readable). */
-void session_poll(struct session *s);
+/* Read what the daemon sent (call when collection_fd is readable). */
+void collection_poll(struct collection *s);
 
 /* Stop the daemon session (if any) and write end_info. */
-int session_stop(struct session *s);
+int collection_stop(struct collection *s);
 
-/* Undo session_create_dir after a failure before any data. */
-void session_discard(struct session *s);
+/* Undo collection_create_dir after a failure before any data. */
+void collection_discard(struct collection *s);
 
 /* Block the stop signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT, and SIGCHLD when
  * with_chld) and return a signalfd for them, the previous mask in *ret_old.
