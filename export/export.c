@@ -758,6 +758,18 @@ static int run(struct exp *e, const struct export_options *opt)
 	unsigned slices = 0;
 	int r;
 
+	const char *limit = getenv("MSPROF_EXPORT_CSV_LIMIT");
+	if (limit && *limit) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(limit, &end, 10);
+		if (!isdigit((unsigned char)*limit) || *end || errno || v == 0 || v > EXPORT_CSV_LIMIT) {
+			exp_note(e, "MSPROF_EXPORT_CSV_LIMIT '%s' is not a number of rows from 1 to %d", limit,
+				 EXPORT_CSV_LIMIT);
+			return -EINVAL;
+		}
+		e->csv_limit = v;
+	}
 	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
 		return -ENAMETOOLONG;
 	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {

@@ -1,12 +1,17 @@
-/* The msprof command line: the launcher's option table and the collection
- * settings' (ipc/settings.h) drive parsing, validation and --help
- * (reference/msprof-formats.md §1.1, §1.2).
+/* The msprof command line: the option table (name, value, help, check),
+ * the options it parses into and the limits their checks apply.  One table
+ * drives parsing, validation and --help (reference/msprof-formats.md §1.1,
+ * §1.2), joined by the collection settings' (ipc/settings.h); which options
+ * a mode allows, forbids or needs is the mode table's (modes.h), and
+ * msprof.py's command forms (msprof export|query|... -dir) are parsed by
+ * subcmd.c.
  *
  * argv splitting follows msprof's SplitApplicationArgv: a token starting with
  * "--" is an option; "--opt=value" carries its value, "--opt value" takes the
  * next token as the value; the first token that does not start with "--"
- * begins the application's own command line.  Option names may be abbreviated
- * to a unique prefix, as msprof's getopt_long allows.
+ * (or the one after a lone "--", ours) begins the application's own command
+ * line.  Option names may be abbreviated to a unique prefix, as msprof's
+ * getopt_long allows.
  *
  * The parser never prints: what the user must read comes back in a struct
  * diag, with msprof's wording, so that tests compare messages exactly. */
