@@ -29,6 +29,7 @@ enum mode_id {
 struct mode_rules {
 	const char *key;      /* the option named in messages: "--%s is not empty" */
 	uint64_t allowed;     /* others are "useless" (a warning) */
+	unsigned scopes;      /* and the settings of these scopes (enum setting_scope) */
 	uint64_t forbidden;   /* an error */
 	uint64_t necessary;   /* an error when missing */
 };
