@@ -62,7 +62,7 @@
 
 /* How long session_started waits for the devices to open: nvmlInit takes
  * seconds on a driver without persistence mode, and the launcher gives up
- * on the reply after 10 s (launcher/session.c START_TIMEOUT_MS). */
+ * on the reply after 10 s (launcher/collection.c START_TIMEOUT_MS). */
 #define DEV_OPEN_TIMEOUT_MS 8000
 
 #define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
