@@ -16,9 +16,12 @@
  *   "netCardNums" (number), "netCard": [{"netCardName", "speed" (Mbit/s,
  *   number, -1 unknown)}], "platform_version": "0", "version": "1.0",
  *   "drvVersion": 0, "OS", "hwtype": "x86_64"/..., "msprof_version".
- * host/sample.json: the collection options as given: "result_dir",
- *   "host_sys", "host_sys_freq", "host_sys_usage", "host_sys_usage_freq",
- *   "storageLimit", "app", "app_dir", "type".
+ * host/sample.json: the collection options as given: "result_dir", the
+ *   collection settings under their rows' sample keys (ipc/settings.c:
+ *   "host_sys", "host_sys_freq", ..., "storageLimit"), the job's "app",
+ *   "app_dir", "type", "dynamic", "pid", "delay", "duration", then the
+ *   remaining settings ("msproftx", ...).  The launcher builds it
+ *   (settings_to_sample), profdir_write_sample writes it.
  * host/start_info, host/end_info: {"collectionDateBegin"/"collectionDateEnd"
  *   (local "YYYY-MM-DD HH:MM:SS.uuuuuu"), "collectionTimeBegin"/"...End" (µs
  *   since the epoch, string), "clockMonotonicRaw" (ns, string)}. */

@@ -1,5 +1,6 @@
-/* Raw data files: the one binary format every collector writes (daemon host
- * samplers today, the in-process agent later) and the parser reads.
+/* Raw data files: the one binary format every collector writes (msprofd's
+ * host and device samplers, and the in-process agent: mstx/NVTX, OS runtime
+ * calls and device tasks) and the export's parser reads.
  *
  * A file is a fixed header followed by framed records:
  *

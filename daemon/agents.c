@@ -48,11 +48,11 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 
 	if (json_get_u64(msg, "pid", 1, PID_MAX_LIMIT, true, 0, &pid) < 0 ||
 	    json_get_u64(msg, "ppid", 0, PID_MAX_LIMIT, false, 0, &ppid) < 0) {
-		client_fail(c, id, "bad_request", "an agent hello needs 'pid' (and 'ppid') as pids");
+		client_fail(c, id, IPC_E_BAD_REQUEST, "an agent hello needs 'pid' (and 'ppid') as pids");
 		return;
 	}
 	if ((pid_t)pid != c->pid) {
-		client_fail(c, id, "denied", "hello says pid %" PRIu64 " but the connection comes from pid %d",
+		client_fail(c, id, IPC_E_DENIED, "hello says pid %" PRIu64 " but the connection comes from pid %d",
 			    pid, (int)c->pid);
 		return;
 	}
@@ -62,23 +62,23 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 	rank1 = 0;
 	if (rk && !(cJSON_IsNumber(rk) && rk->valuedouble == -1) &&
 	    json_value_u64(rk, 0, INT32_MAX, &rank1) < 0) {
-		client_fail(c, id, "bad_request", "'rank' must be -1 or a rank id in 0..%d", INT32_MAX);
+		client_fail(c, id, IPC_E_BAD_REQUEST, "'rank' must be -1 or a rank id in 0..%d", INT32_MAX);
 		return;
 	}
 	int64_t rank = rk && cJSON_IsNumber(rk) && rk->valuedouble == -1 ? -1 : rk ? (int64_t)rank1 : -1;
 	if (json_get_str(msg, "name", false, "", &name) < 0 || !text_ok(name, AGENT_NAME_MAX) ||
 	    json_get_str(msg, "features", false, "", &features) < 0 || !text_ok(features, AGENT_FEATURES_MAX)) {
-		client_fail(c, id, "bad_request", "'name' and 'features' must be strings of at most %d and %d "
+		client_fail(c, id, IPC_E_BAD_REQUEST, "'name' and 'features' must be strings of at most %d and %d "
 			    "bytes without control characters", AGENT_NAME_MAX - 1, AGENT_FEATURES_MAX - 1);
 		return;
 	}
 	if (srv->n_agents >= IPC_MAX_AGENTS) {
-		client_fail(c, id, "limit", "too many agents (%d)", IPC_MAX_AGENTS);
+		client_fail(c, id, IPC_E_LIMIT, "too many agents (%d)", IPC_MAX_AGENTS);
 		return;
 	}
 	struct agent *a = calloc(1, sizeof(*a));
 	if (!a) {
-		client_fail(c, id, "io", "out of memory");
+		client_fail(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	a->c = c;
@@ -213,7 +213,7 @@ void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64
 	case IPC_T_HELLO:
 		break; /* server.c answers these */
 	default:
-		client_send_error(c, id, "denied", "an agent connection cannot send '%.64s'",
+		client_send_error(c, id, IPC_E_DENIED, "an agent connection cannot send '%.64s'",
 				  name ? name : "?");
 		return;
 	}
@@ -253,7 +253,7 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 	}
 	if (!ok) {
 		cJSON_Delete(r);
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	client_send(c, r);
@@ -278,11 +278,12 @@ struct client *claim_owner(struct server *srv, const struct client *self, uint32
 	return NULL;
 }
 
-static bool add_refusal(cJSON *refused, uint64_t pid, const char *code, const char *message)
+static bool add_refusal(cJSON *refused, uint64_t pid, enum ipc_err code, const char *message)
 {
 	cJSON *e = cJSON_CreateObject();
 	return e && cJSON_AddItemToArray(refused, e) && cJSON_AddNumberToObject(e, "pid", (double)pid) &&
-	       cJSON_AddStringToObject(e, "code", code) && cJSON_AddStringToObject(e, "message", message);
+	       cJSON_AddStringToObject(e, "code", ipc_err_name(code)) &&
+	       cJSON_AddStringToObject(e, "message", message);
 }
 
 void claim_request(struct client *c, const cJSON *msg, uint64_t id)
@@ -292,14 +293,14 @@ void claim_request(struct client *c, const cJSON *msg, uint64_t id)
 	char why[256];
 
 	if (!cJSON_IsArray(pids) || n < 1 || n > CLIENT_MAX_CLAIMS) {
-		client_send_error(c, id, "bad_request", "'pids' must be an array of 1 to %d pids",
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'pids' must be an array of 1 to %d pids",
 				  CLIENT_MAX_CLAIMS);
 		return;
 	}
 	cJSON_ArrayForEach(item, pids) {
 		uint64_t pid;
 		if (json_value_u64(item, 1, PID_MAX_LIMIT, &pid) < 0) {
-			client_send_error(c, id, "bad_request", "'pids' must hold integers in 1..%d",
+			client_send_error(c, id, IPC_E_BAD_REQUEST, "'pids' must hold integers in 1..%d",
 					  PID_MAX_LIMIT);
 			return;
 		}
@@ -316,22 +317,22 @@ void claim_request(struct client *c, const cJSON *msg, uint64_t id)
 		struct client *owner;
 		int k = proc_check_owner(pid, c->uid, why, sizeof(why));
 		if (k < 0) {
-			ok = add_refusal(refused, pid, k == -ESRCH ? "not_found" : "denied", why);
+			ok = add_refusal(refused, pid, k == -ESRCH ? IPC_E_NOT_FOUND : IPC_E_DENIED, why);
 		} else if ((owner = claim_owner(c->srv, c, pid))) {
 			log_msg("pid %d may not claim pid %u: claimed by pid %d", (int)c->pid, pid, (int)owner->pid);
-			ok = add_refusal(refused, pid, "busy", CLAIM_BUSY_MESSAGE);
+			ok = add_refusal(refused, pid, IPC_E_BUSY, CLAIM_BUSY_MESSAGE);
 		} else if (has_claim(c, pid)) {
 			ok = cJSON_AddItemToArray(got, cJSON_CreateNumber(pid));
 		} else if (c->n_claims >= CLIENT_MAX_CLAIMS) {
 			snprintf(why, sizeof(why), "this connection holds %d claims already", CLIENT_MAX_CLAIMS);
-			ok = add_refusal(refused, pid, "denied", why);
+			ok = add_refusal(refused, pid, IPC_E_DENIED, why);
 		} else {
 			c->claims[c->n_claims++] = pid;
 			ok = cJSON_AddItemToArray(got, cJSON_CreateNumber(pid));
 		}
 	}
 	if (!ok) {
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	client_send(c, TAKE_PTR(r));

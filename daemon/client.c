@@ -93,20 +93,14 @@ void client_send(struct client *c, cJSON *msg)
 	c->pending_writes++;
 }
 
-static cJSON *error_msg(uint64_t id, const char *code, const char *fmt, va_list ap)
+static cJSON *error_msg(uint64_t id, enum ipc_err code, const char *fmt, va_list ap)
 {
 	char text[512];
 	vsnprintf(text, sizeof(text), fmt, ap);
-	cJSON *e = ipc_msg_new(IPC_T_ERROR, id);
-	if (e && (!cJSON_AddStringToObject(e, "code", code) ||
-		  !cJSON_AddStringToObject(e, "message", text))) {
-		cJSON_Delete(e);
-		e = NULL;
-	}
-	return e;
+	return ipc_error_new(id, code, text);
 }
 
-void client_send_error(struct client *c, uint64_t id, const char *code, const char *fmt, ...)
+void client_send_error(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -161,7 +155,7 @@ void client_drain(struct client *c)
 }
 
 /* A protocol violation: tell the peer why, log it once, close. */
-void client_fail(struct client *c, uint64_t id, const char *code, const char *fmt, ...)
+void client_fail(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -169,7 +163,7 @@ void client_fail(struct client *c, uint64_t id, const char *code, const char *fm
 	cJSON *e = error_msg(id, code, fmt, ap);
 	va_end(ap);
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "message");
-	log_msg("closing client %u (pid %d): %s: %s", c->serial, (int)c->pid, code,
+	log_msg("closing client %u (pid %d): %s: %s", c->serial, (int)c->pid, ipc_err_name(code),
 		cJSON_IsString(text) ? text->valuestring : "?");
 	client_send(c, e);
 	client_drain(c);
@@ -180,7 +174,7 @@ static void on_client_timer(uv_timer_t *t)
 	struct client *c = t->data;
 
 	if (c->state == CLIENT_NEW)
-		client_fail(c, 0, "no_hello", "no hello within %d ms", IPC_HELLO_TIMEOUT_MS);
+		client_fail(c, 0, IPC_E_NO_HELLO, "no hello within %d ms", IPC_HELLO_TIMEOUT_MS);
 	else if (c->state == CLIENT_DRAINING)
 		client_close(c);
 }
@@ -210,19 +204,19 @@ static void client_process(struct client *c)
 			uint32_t n = (uint32_t)(unsigned char)c->buf[0] << 24 |
 				     (uint32_t)(unsigned char)c->buf[1] << 16 |
 				     (uint32_t)(unsigned char)c->buf[2] << 8 | (unsigned char)c->buf[3];
-			client_fail(c, 0, "too_big", "frame of %u bytes exceeds the limit of %u bytes",
+			client_fail(c, 0, IPC_E_TOO_BIG, "frame of %u bytes exceeds the limit of %u bytes",
 				    n, IPC_MAX_MSG);
 			return;
 		}
 		if (r == -EBADMSG) {
 			if (!c->buf[0] && !c->buf[1] && !c->buf[2] && !c->buf[3])
-				client_fail(c, 0, "bad_frame", "empty frame");
+				client_fail(c, 0, IPC_E_BAD_FRAME, "empty frame");
 			else
-				client_fail(c, 0, "bad_json", "frame is not a JSON object");
+				client_fail(c, 0, IPC_E_BAD_JSON, "frame is not a JSON object");
 			return;
 		}
 		if (r < 0) {
-			client_fail(c, 0, "io", "cannot decode frame: %s", strerror(-r));
+			client_fail(c, 0, IPC_E_IO, "cannot decode frame: %s", strerror(-r));
 			return;
 		}
 		memmove(c->buf, c->buf + used, c->len - used);
@@ -282,7 +276,7 @@ static void client_read_resume(struct client *c)
 
 /* Refuse a connection before it becomes a client: one error frame written
  * straight away (a fresh socket has room for it), then close. */
-static _printf_(3, 4) void reject(struct client *c, const char *code, const char *fmt, ...)
+static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
 	char *frame;
@@ -329,7 +323,7 @@ void client_accept(struct server *srv, uv_stream_t *l)
 		r = ipc_peer_cred(fd, &c->pid, &c->uid);
 	if (r < 0) {
 		log_msg("refused a connection: cannot read peer credentials: %s", strerror(-r));
-		reject(c, "bad_request", "cannot read peer credentials");
+		reject(c, IPC_E_BAD_REQUEST, "cannot read peer credentials");
 		return;
 	}
 	/* The runtime directory should keep others out; this holds even when
@@ -337,20 +331,20 @@ void client_accept(struct server *srv, uv_stream_t *l)
 	if (c->uid != srv->uid) {
 		log_msg("refused a connection from uid %u (pid %d): only uid %u may use this msprofd",
 			(unsigned)c->uid, (int)c->pid, (unsigned)srv->uid);
-		reject(c, "denied", "uid %u may not use the msprofd of uid %u",
+		reject(c, IPC_E_DENIED, "uid %u may not use the msprofd of uid %u",
 		       (unsigned)c->uid, (unsigned)srv->uid);
 		return;
 	}
 	if (srv->n_clients >= IPC_MAX_CLIENTS) {
 		log_msg("refused a connection from pid %d: %u clients connected", (int)c->pid,
 			srv->n_clients);
-		reject(c, "limit", "too many clients (%u)", IPC_MAX_CLIENTS);
+		reject(c, IPC_E_LIMIT, "too many clients (%u)", IPC_MAX_CLIENTS);
 		return;
 	}
 	c->buf = malloc(CLIENT_BUF_SIZE);
 	if (!c->buf) {
 		log_msg("refused a connection from pid %d: %s", (int)c->pid, strerror(ENOMEM));
-		reject(c, "io", "out of memory");
+		reject(c, IPC_E_IO, "out of memory");
 		return;
 	}
 

@@ -144,11 +144,11 @@ void client_accept(struct server *srv, uv_stream_t *listener);
 void client_send(struct client *c, cJSON *msg);
 /* A protocol violation or refusal: one error frame, logged, then the
  * connection drains and closes. */
-_printf_(4, 5) void client_fail(struct client *c, uint64_t id, const char *code, const char *fmt, ...);
+_printf_(4, 5) void client_fail(struct client *c, uint64_t id, enum ipc_err code, const char *fmt, ...);
 /* The reply to hello. */
 void client_send_hello(struct client *c, uint64_t id);
 /* Send an error reply; the connection stays open. */
-_printf_(4, 5) void client_send_error(struct client *c, uint64_t id, const char *code,
+_printf_(4, 5) void client_send_error(struct client *c, uint64_t id, enum ipc_err code,
 				      const char *fmt, ...);
 
 /* Stop reading and close once the queued replies are written. */

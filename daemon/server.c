@@ -38,7 +38,7 @@ static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 			return;
 		}
 	} else if (agent && !c->agent) {
-		client_send_error(c, id, "bad_request", "a connection becomes an agent's with its first hello only");
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "a connection becomes an agent's with its first hello only");
 		return;
 	}
 	client_send_hello(c, id);
@@ -101,19 +101,19 @@ static void client_handle(struct client *c, const cJSON *msg)
 			snprintf(theirs, sizeof(theirs), "not a number");
 		/* Best effort: echo the id so the client can match the reply. */
 		(void)json_get_u64(msg, "id", 0, JSON_MAX_INT, false, 0, &id);
-		client_fail(c, id, "version",
+		client_fail(c, id, IPC_E_VERSION,
 			    "protocol version %s is not supported: msprofd %s speaks version %d; "
 			    "use msprof and msprofd from the same release",
 			    theirs, MSPROF_VERSION, IPC_PROTO_VERSION);
 		return;
 	}
 	if (r < 0) {
-		client_fail(c, 0, "bad_request", "a message needs a string 'type' and a non-negative integer 'id'");
+		client_fail(c, 0, IPC_E_BAD_REQUEST, "a message needs a string 'type' and a non-negative integer 'id'");
 		return;
 	}
 	const char *name = cJSON_GetObjectItemCaseSensitive(msg, "type")->valuestring;
 	if (c->state == CLIENT_NEW && type != IPC_T_HELLO) {
-		client_fail(c, id, "no_hello", "the first message must be 'hello', not '%.64s'", name);
+		client_fail(c, id, IPC_E_NO_HELLO, "the first message must be 'hello', not '%.64s'", name);
 		return;
 	}
 	/* An agent's connection answers our requests and may ask for status;
@@ -129,7 +129,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 		}
 	/* Known replies and events are not requests either.  The connection
 	 * stays open: a newer client may probe for what we support. */
-	client_send_error(c, id, "unknown_type", "unknown request type '%.64s'", name);
+	client_send_error(c, id, IPC_E_UNKNOWN_TYPE, "unknown request type '%.64s'", name);
 }
 
 /* --- the server --------------------------------------------------------- */

@@ -50,32 +50,21 @@
 
 #include "collectors/device.h"
 #include "collectors/host.h"
-#include "collectors/osrt-api.h"
 #include "daemon/msprofd.h"
 #include "common/proc-owner.h"
 #include "collectors/raw.h"
-#include "ipc/selectors.h"
+#include "ipc/settings.h"
 
-#define HOST_SYS_FREQ_MAX 1000
-#define HOST_SYS_FREQ_DEFAULT 50
-#define HOST_USAGE_FREQ_MAX 50    /* msprof: --host-sys-usage-freq 1-50 */
-#define HOST_USAGE_FREQ_DEFAULT 50
-#define STORAGE_LIMIT_MB_MAX 4294967295ULL
 #define AGE_INTERVAL_NS NSEC_PER_SEC   /* ageing is a directory scan: not every tick */
 #define WATCH_FREQ 10                  /* Hz, a session that samples nothing */
 #define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
 
-#define DEV_MEM_FREQ_MAX 100        /* msprof: --sys-hardware-mem-freq 1-100 */
-#define DEV_PCIE_FREQ_MAX 50        /* msprof: --sys-interconnection-freq 1-50 */
-#define DEV_FREQ_DEFAULT 50
 /* How long session_started waits for the devices to open: nvmlInit takes
  * seconds on a driver without persistence mode, and the launcher gives up
- * on the reply after 10 s (launcher/session.c START_TIMEOUT_MS). */
+ * on the reply after 10 s (launcher/collection.c START_TIMEOUT_MS). */
 #define DEV_OPEN_TIMEOUT_MS 8000
 
-#define DOMAIN_LIST_MAX 1024          /* bytes of --mstx-domain-include/exclude */
-#define DOMAIN_NAME_MAX 255
 #define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
 
 enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
@@ -813,57 +802,25 @@ static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 	return 0;
 }
 
-/* "a,b": names of 1..DOMAIN_NAME_MAX bytes separated by commas, no control
- * characters; "" is no list.  The agent compares names byte for byte;
- * "default" is the default domain, as in msprof. */
-static bool domain_list_ok(const char *list)
+/* The agent fields of session_start, beyond the settings: "agent" (drive
+ * the tree's agents, default true), and the rules between settings that
+ * the agents apply: the domain filters one at a time and only with
+ * msproftx, as msprof has them; step_range and ranks only with msproftx;
+ * osrt only with agents to record it.  *ret_start: what every agent_start
+ * of the session carries. */
+static int parse_agent(const cJSON *msg, const char *prof_dir, const struct settings *set, bool *ret_drive,
+		       cJSON **ret_start, char *why, size_t why_len)
 {
-	size_t n = strnlen(list, DOMAIN_LIST_MAX + 1);
-	if (n > DOMAIN_LIST_MAX)
-		return false;
-	if (n == 0)
-		return true;
-	size_t item = 0;
-	for (size_t i = 0; i <= n; i++) {
-		unsigned char ch = (unsigned char)list[i];
-		if (ch == ',' || ch == '\0') {
-			if (item == 0 || item > DOMAIN_NAME_MAX)
-				return false;
-			item = 0;
-		} else if (ch < 0x20 || ch == 0x7f) {
-			return false;
-		} else {
-			item++;
-		}
-	}
-	return true;
-}
+	const char *inc = set->s[SET_MSTX_DOMAIN_INCLUDE], *exc = set->s[SET_MSTX_DOMAIN_EXCLUDE];
+	const char *steps = set->s[SET_STEP_RANGE], *ranks = set->s[SET_RANKS];
+	bool tx = set->u[SET_MSPROFTX], drive;
 
-/* The agent fields of session_start: "agent" (drive the tree's agents,
- * default true), "msproftx" (record mstx, default false) and the domain
- * filters, which msprof allows one at a time and only with msproftx;
- * "osrt" (record OS runtime calls, default false) and "osrt_threshold_ns"
- * (keep calls that took at least this long, default 1000).
- * *ret_start: what every agent_start of the session carries. */
-static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, cJSON **ret_start,
-		       char *why, size_t why_len)
-{
-	const char *inc = "", *exc = "";
-	bool drive, tx;
-
-	if (json_get_bool(msg, "agent", false, true, &drive) < 0 ||
-	    json_get_bool(msg, "msproftx", false, false, &tx) < 0) {
+	if (json_get_bool(msg, "agent", false, true, &drive) < 0) {
 		snprintf(why, why_len, "'agent' and 'msproftx' must be true or false");
 		return -EINVAL;
 	}
-	if (json_get_str(msg, "mstx_domain_include", false, "", &inc) < 0 ||
-	    json_get_str(msg, "mstx_domain_exclude", false, "", &exc) < 0 ||
-	    !domain_list_ok(inc) || !domain_list_ok(exc)) {
-		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' must be comma-separated "
-			 "domain names (1 to %d bytes each, no control characters, %d bytes in all)",
-			 DOMAIN_NAME_MAX, DOMAIN_LIST_MAX);
-		return -EINVAL;
-	}
+	inc = inc ? inc : "";
+	exc = exc ? exc : "";
 	if (*inc && *exc) {
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' cannot be used at the same time");
 		return -EINVAL;
@@ -872,48 +829,18 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
-	/* --step-range, --ranks (ipc/selectors.h): checked here, applied by the agents */
-	const char *steps = "", *ranks = "";
-	int64_t lo, hi;
-	if (json_get_str(msg, "step_range", false, "", &steps) < 0 ||
-	    (*steps && ipc_parse_step_range(steps, &lo, &hi) < 0)) {
-		snprintf(why, why_len, "'step_range' must be \"A-B\", decimal step numbers with A < B");
-		return -EINVAL;
-	}
-	if (json_get_str(msg, "ranks", false, "", &ranks) < 0 || (*ranks && ipc_parse_ranks(ranks) < 0)) {
-		snprintf(why, why_len, "'ranks' must be comma-separated ranks 0 to %d (at most %d)", IPC_RANK_MAX,
-			 IPC_RANKS_MAX);
-		return -EINVAL;
-	}
-	if ((*steps || *ranks) && !tx) {
+	/* --step-range, --ranks (ipc/selectors.h): checked with the settings, applied by the agents */
+	if (((steps && *steps) || (ranks && *ranks)) && !tx) {
 		snprintf(why, why_len, "'step_range' and 'ranks' need 'msproftx': true");
 		return -EINVAL;
 	}
 	/* --host-sys=osrt: the agents record OS runtime calls (their osrt build) */
-	bool osrt;
-	uint64_t threshold;
-	if (json_get_bool(msg, "osrt", false, false, &osrt) < 0) {
-		snprintf(why, why_len, "'osrt' must be true or false");
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "osrt_threshold_ns", 0, OSRT_THRESHOLD_MAX_NS, false, OSRT_THRESHOLD_DEFAULT_NS,
-			 &threshold) < 0) {
-		snprintf(why, why_len, "'osrt_threshold_ns' must be an integer in 0..%llu ns",
-			 (unsigned long long)OSRT_THRESHOLD_MAX_NS);
-		return -EINVAL;
-	}
-	if (osrt && !drive) {
+	if (set->u[SET_OSRT] && !drive) {
 		snprintf(why, why_len, "'osrt' needs 'agent': true (the agents record the calls)");
 		return -EINVAL;
 	}
 	cJSON *m = cJSON_CreateObject();
-	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || !cJSON_AddBoolToObject(m, "msproftx", tx) ||
-	    !cJSON_AddStringToObject(m, "mstx_domain_include", inc) ||
-	    !cJSON_AddStringToObject(m, "mstx_domain_exclude", exc) ||
-	    !cJSON_AddBoolToObject(m, "osrt", osrt) ||
-	    !cJSON_AddNumberToObject(m, "osrt_threshold_ns", (double)threshold) ||
-	    (*steps && !cJSON_AddStringToObject(m, "step_range", steps)) ||
-	    (*ranks && !cJSON_AddStringToObject(m, "ranks", ranks))) {
+	if (!m || !cJSON_AddStringToObject(m, "prof_dir", prof_dir) || settings_to_agent(set, m) < 0) {
 		cJSON_Delete(m);
 		return -ENOMEM;
 	}
@@ -922,49 +849,34 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, bool *ret_drive, 
 	return 0;
 }
 
-/* The device fields of session_start: "device" (describe the devices:
- * device_<N>/ with info.json.<N>, default false), "sys_hardware_mem" and
+/* Device collection from the settings: "device" (describe the devices:
+ * device_<N>/ with info.json.<N>), "sys_hardware_mem" and
  * "sys_interconnection" (sample them; each implies "device") with their
- * frequencies.  Returns whether device collection is wanted. */
+ * frequencies. */
 struct dev_req {
 	bool want, mem, pcie;
 	uint64_t mem_freq, pcie_freq;
 };
 
-static int parse_device(const cJSON *msg, struct dev_req *ret, char *why, size_t why_len)
+static struct dev_req dev_req_of(const struct settings *set)
 {
-	struct dev_req d;
-	if (json_get_bool(msg, "device", false, false, &d.want) < 0 ||
-	    json_get_bool(msg, "sys_hardware_mem", false, false, &d.mem) < 0 ||
-	    json_get_bool(msg, "sys_interconnection", false, false, &d.pcie) < 0) {
-		snprintf(why, why_len, "'device', 'sys_hardware_mem' and 'sys_interconnection' must be true or false");
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "sys_hardware_mem_freq", 1, DEV_MEM_FREQ_MAX, false, DEV_FREQ_DEFAULT,
-			 &d.mem_freq) < 0) {
-		snprintf(why, why_len, "'sys_hardware_mem_freq' must be an integer in 1..%d Hz", DEV_MEM_FREQ_MAX);
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "sys_interconnection_freq", 1, DEV_PCIE_FREQ_MAX, false, DEV_FREQ_DEFAULT,
-			 &d.pcie_freq) < 0) {
-		snprintf(why, why_len, "'sys_interconnection_freq' must be an integer in 1..%d Hz", DEV_PCIE_FREQ_MAX);
-		return -EINVAL;
-	}
-	d.want = d.want || d.mem || d.pcie;
-	*ret = d;
-	return 0;
+	struct dev_req d = {
+		.mem = set->u[SET_SYS_HARDWARE_MEM], .pcie = set->u[SET_SYS_INTERCONNECTION],
+		.mem_freq = set->u[SET_SYS_HARDWARE_MEM_FREQ], .pcie_freq = set->u[SET_SYS_INTERCONNECTION_FREQ],
+	};
+	d.want = set->u[SET_DEVICE] || d.mem || d.pcie;
+	return d;
 }
 
-/* Fill cfg from a session_start request.  Every field is checked; the
- * first problem goes to why (for a bad_request error).  data_dir is
- * malloc'd into *ret_data_dir, the agents' settings into *ret_agent_start. */
-static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config *cfg,
-		       uint64_t *ret_sys_freq, uint64_t *ret_usage_freq, uint64_t *ret_limit_mb,
-		       bool *ret_drive, cJSON **ret_agent_start, char **ret_data_dir, char *why,
-		       size_t why_len)
+/* Fill cfg and the settings from a session_start request.  Every field is
+ * checked (the settings by their rows, ipc/settings.c); the first problem
+ * goes to why (for a bad_request error).  data_dir is malloc'd into
+ * *ret_data_dir, the agents' settings into *ret_agent_start. */
+static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config *cfg, struct settings *ret_set,
+		       bool *ret_drive, cJSON **ret_agent_start, char **ret_data_dir, char *why, size_t why_len)
 {
-	const char *prof_dir, *sys = NULL, *usage = NULL, *bad;
-	uint64_t sys_freq, usage_freq, limit_mb;
+	const char *prof_dir;
+	struct settings set;
 	bool follow;
 	int r;
 
@@ -1017,47 +929,18 @@ static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config 
 		snprintf(why, why_len, "'follow_children' must be true or false");
 		return -EINVAL;
 	}
-	if (json_get_str(msg, "host_sys", false, "", &sys) < 0 ||
-	    json_get_str(msg, "host_sys_usage", false, "", &usage) < 0) {
-		snprintf(why, why_len, "'host_sys' and 'host_sys_usage' must be strings");
-		return -EINVAL;
-	}
-	cfg->sys_flags = cfg->usage_flags = 0;
-	if (*sys && host_sys_parse(sys, &cfg->sys_flags, &bad) < 0) {
-		snprintf(why, why_len, "'host_sys': unknown item '%.*s' (use cpu, mem, disk, network)",
-			 (int)strcspn(bad, ","), bad);
-		return -EINVAL;
-	}
-	if (*usage && host_usage_parse(usage, &cfg->usage_flags, &bad) < 0) {
-		snprintf(why, why_len, "'host_sys_usage': unknown item '%.*s' (use cpu, mem)",
-			 (int)strcspn(bad, ","), bad);
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "host_sys_freq", 1, HOST_SYS_FREQ_MAX, false,
-			 HOST_SYS_FREQ_DEFAULT, &sys_freq) < 0) {
-		snprintf(why, why_len, "'host_sys_freq' must be an integer in 1..%d Hz", HOST_SYS_FREQ_MAX);
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "host_sys_usage_freq", 1, HOST_USAGE_FREQ_MAX, false,
-			 HOST_USAGE_FREQ_DEFAULT, &usage_freq) < 0) {
-		snprintf(why, why_len, "'host_sys_usage_freq' must be an integer in 1..%d Hz",
-			 HOST_USAGE_FREQ_MAX);
-		return -EINVAL;
-	}
-	if (json_get_u64(msg, "storage_limit_mb", 0, STORAGE_LIMIT_MB_MAX, false, 0, &limit_mb) < 0) {
-		snprintf(why, why_len, "'storage_limit_mb' must be an integer in 0..%llu",
-			 STORAGE_LIMIT_MB_MAX);
-		return -EINVAL;
-	}
+	r = settings_from_ipc(msg, &set, why, why_len);
+	if (r < 0)
+		return r;
+	cfg->sys_flags = (unsigned)set.u[SET_HOST_SYS];
+	cfg->usage_flags = (unsigned)set.u[SET_HOST_SYS_USAGE];
 
-	r = parse_agent(msg, prof_dir, ret_drive, ret_agent_start, why, why_len);
+	r = parse_agent(msg, prof_dir, &set, ret_drive, ret_agent_start, why, why_len);
 	if (r < 0)
 		return r;
 
 	cfg->follow_children = follow;
-	*ret_sys_freq = sys_freq;
-	*ret_usage_freq = usage_freq;
-	*ret_limit_mb = limit_mb;
+	*ret_set = set;
 	*ret_data_dir = TAKE_PTR(data_dir);
 	return 0;
 }
@@ -1066,7 +949,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 {
 	struct server *srv = c->srv;
 	struct host_sampler_config cfg = { 0 };
-	uint64_t sys_freq = 0, usage_freq = 0, limit_mb = 0;
+	struct settings set;
 	_cleanup_free_ char *data_dir = NULL;
 	_cleanup_json_ cJSON *agent_start = NULL;
 	bool drive = true;
@@ -1075,32 +958,31 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 
 	uint64_t req_ns = mono_ns();
 	if (srv->n_sessions >= IPC_MAX_SESSIONS) {
-		client_send_error(c, id, "limit", "too many sessions (%d)", IPC_MAX_SESSIONS);
+		client_send_error(c, id, IPC_E_LIMIT, "too many sessions (%d)", IPC_MAX_SESSIONS);
 		return;
 	}
 	if (c->n_sessions >= IPC_MAX_SESSIONS_PER_CLIENT) {
-		client_send_error(c, id, "limit", "too many sessions on this connection (%d)",
+		client_send_error(c, id, IPC_E_LIMIT, "too many sessions on this connection (%d)",
 				  IPC_MAX_SESSIONS_PER_CLIENT);
 		return;
 	}
-	struct dev_req dreq;
-	r = parse_start(msg, c->uid, &cfg, &sys_freq, &usage_freq, &limit_mb, &drive, &agent_start,
-			&data_dir, why, sizeof(why));
-	if (r == 0)
-		r = parse_device(msg, &dreq, why, sizeof(why));
+	r = parse_start(msg, c->uid, &cfg, &set, &drive, &agent_start, &data_dir, why, sizeof(why));
 	if (r == -ENOMEM) {
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	if (r < 0) {
-		client_send_error(c, id, "bad_request", "%s", why);
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "%s", why);
 		return;
 	}
+	uint64_t sys_freq = set.u[SET_HOST_SYS_FREQ], usage_freq = set.u[SET_HOST_SYS_USAGE_FREQ];
+	uint64_t limit_mb = set.u[SET_STORAGE_LIMIT];
+	struct dev_req dreq = dev_req_of(&set);
 	/* msprof: one interactive user per process */
 	for (unsigned i = 0; i < cfg.n_roots; i++) {
 		struct client *o = claim_owner(srv, c, cfg.roots[i]);
 		if (o) {
-			client_send_error(c, id, "busy", "process %u is driven by another client (pid %d): %s",
+			client_send_error(c, id, IPC_E_BUSY, "process %u is driven by another client (pid %d): %s",
 					  cfg.roots[i], (int)o->pid, CLAIM_BUSY_MESSAGE);
 			return;
 		}
@@ -1111,7 +993,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	if (!s || (drive && !slots)) {
 		free(s);
 		free(slots);
-		client_send_error(c, id, "io", "out of memory");
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 	/* Ageing deletes whole slices but never the newest of a source, so
@@ -1131,7 +1013,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	if (r < 0) {
 		log_msg("cannot start sampling into '%s' for pid %d: %s", data_dir, (int)c->pid,
 			strerror(-r));
-		client_send_error(c, id, "io", "cannot start sampling into '%s': %s", data_dir,
+		client_send_error(c, id, IPC_E_IO, "cannot start sampling into '%s': %s", data_dir,
 				  strerror(-r));
 		free(slots);
 		free(s);
@@ -1205,9 +1087,9 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		}
 	}
 
-	const char *sys = "", *usage = "";
-	(void)json_get_str(msg, "host_sys", false, "", &sys);   /* validated above */
-	(void)json_get_str(msg, "host_sys_usage", false, "", &usage);
+	char sys[64], usage[32];
+	settings_list_str(SET_HOST_SYS, cfg.sys_flags, true, sys, sizeof(sys));
+	settings_list_str(SET_HOST_SYS_USAGE, cfg.usage_flags, true, usage, sizeof(usage));
 	char what[160] = "nothing sampled, following the tree";
 	int n = 0;
 	if (cfg.sys_flags)
@@ -1244,18 +1126,18 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 	struct session *s;
 
 	if (json_get_u64(msg, "session", 1, JSON_MAX_INT, true, 0, &sid) < 0) {
-		client_send_error(c, id, "bad_request", "'session' must be a positive integer");
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'session' must be a positive integer");
 		return;
 	}
 	TAILQ_FOREACH(s, &c->srv->sessions, link)
 		if (s->id == sid && s->owner == c)
 			break;
 	if (!s) {
-		client_send_error(c, id, "not_found", "no session %" PRIu64 " on this connection", sid);
+		client_send_error(c, id, IPC_E_NOT_FOUND, "no session %" PRIu64 " on this connection", sid);
 		return;
 	}
 	if (s->state != SESSION_RUNNING) {
-		client_send_error(c, id, "busy", "session %" PRIu64 " is stopping already", sid);
+		client_send_error(c, id, IPC_E_BUSY, "session %" PRIu64 " is stopping already", sid);
 		return;
 	}
 	session_end(s, SESSION_REASON_STOP, 0, true, id);

@@ -27,6 +27,7 @@
 #include "collectors/raw.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
+#include "ipc/settings.h"
 
 
 /* --- small JSON files in host/ ----------------------------------------------- */
@@ -115,32 +116,6 @@ static void read_info(struct exp *e)
 	}
 }
 
-/* "cpu,mem,disk,network,osrt" as msprof's option takes it, or a JSON array. */
-static unsigned parse_items(const cJSON *v)
-{
-	static const struct { const char *name; unsigned flag; } items[] = {
-		{ "cpu", ASK_CPU }, { "mem", ASK_MEM }, { "disk", ASK_DISK }, { "network", ASK_NETWORK },
-		{ "osrt", ASK_OSRT },
-	};
-	unsigned flags = 0;
-	if (cJSON_IsArray(v)) {
-		const cJSON *i;
-		cJSON_ArrayForEach(i, v) flags |= parse_items(i);
-		return flags;
-	}
-	if (!cJSON_IsString(v) || !v->valuestring)
-		return 0;
-	const char *s = v->valuestring;
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		for (size_t k = 0; k < ARRAY_SIZE(items); k++)
-			if (strlen(items[k].name) == n && strncmp(s, items[k].name, n) == 0)
-				flags |= items[k].flag;
-		s += n + (s[n] == ',');
-	}
-	return flags;
-}
-
 static void read_sample(struct exp *e)
 {
 	_cleanup_json_ cJSON *j = NULL;
@@ -151,12 +126,16 @@ static void read_sample(struct exp *e)
 	 * sample.json without the key says nothing) */
 	const cJSON *app = cJSON_GetObjectItemCaseSensitive(j, "app");
 	e->system_only = cJSON_IsString(app) && app->valuestring && !app->valuestring[0];
-	e->ask_sys = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys"));
-	e->ask_usage = parse_items(cJSON_GetObjectItemCaseSensitive(j, "host_sys_usage"));
+	/* the settings by their rows (ipc/settings.c); the list flags are ASK_* */
+	struct settings set;
+	settings_from_sample(j, &set);
+	e->ask_sys = (unsigned)set.u[SET_HOST_SYS];
+	e->ask_usage = (unsigned)set.u[SET_HOST_SYS_USAGE];
 	/* the agents filter already; a file written without the filter (the
 	 * agent's standalone mode) is filtered here */
-	json_str(j, "mstx_domain_include", e->mstx_include, sizeof e->mstx_include);
-	json_str(j, "mstx_domain_exclude", e->mstx_exclude, sizeof e->mstx_exclude);
+	const char *inc = set.s[SET_MSTX_DOMAIN_INCLUDE], *exc = set.s[SET_MSTX_DOMAIN_EXCLUDE];
+	snprintf(e->mstx_include, sizeof e->mstx_include, "%s", inc ? inc : "");
+	snprintf(e->mstx_exclude, sizeof e->mstx_exclude, "%s", exc ? exc : "");
 }
 
 static void read_times(struct exp *e)
@@ -770,6 +749,18 @@ static int run(struct exp *e, const struct export_options *opt)
 	unsigned slices = 0;
 	int r;
 
+	const char *limit = getenv("MSPROF_EXPORT_CSV_LIMIT");
+	if (limit && *limit) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(limit, &end, 10);
+		if (!isdigit((unsigned char)*limit) || *end || errno || v == 0 || v > EXPORT_CSV_LIMIT) {
+			exp_note(e, "MSPROF_EXPORT_CSV_LIMIT '%s' is not a number of rows from 1 to %d", limit,
+				 EXPORT_CSV_LIMIT);
+			return -EINVAL;
+		}
+		e->csv_limit = v;
+	}
 	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
 		return -ENAMETOOLONG;
 	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {

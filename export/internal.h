@@ -20,7 +20,10 @@
 #define EXPORT_TS_LEN 14 /* YYYYMMDDhhmmss */
 #define EXPORT_MAX_NETCARDS 64
 #define EXPORT_MAX_FILES 64 /* names kept for README.txt; CSV slices beyond are not listed twice */
-#define EXPORT_CSV_LIMIT 1000000 /* rows per summary file, as msprof (FileSliceHelper.CSV_LIMIT) */
+/* Rows per summary file, as msprof (FileSliceHelper.CSV_LIMIT).  For tests,
+ * MSPROF_EXPORT_CSV_LIMIT (1 to this; empty: unset) sets a smaller one,
+ * read once as the export starts (export.c run); anything else fails it. */
+#define EXPORT_CSV_LIMIT 1000000
 #define EXPORT_MAX_TL_PIECES 1024
 
 /* Samples asked for, from host/sample.json (host_sys, host_sys_usage). */
@@ -75,6 +78,7 @@ struct exp {
 	/* what this export writes (export_options) */
 	bool summary_json;          /* summaries as .json */
 	uint64_t tl_slice_bytes;    /* timeline pieces, 0: one file */
+	uint64_t csv_limit;         /* rows per summary file, 0: EXPORT_CSV_LIMIT */
 	uint64_t tracks;            /* bit per enum export_track: written */
 	bool selected;              /* only the chosen steps (select-steps.c) */
 	export_progress_fn progress;
@@ -253,7 +257,7 @@ void exp_note_written(struct exp *e, const char *name);
 void exp_remove_stale(const char *dir, const char *stem, const char *suffix, const char *ts, unsigned pieces);
 
 /* A summary table (output.c): CSV, or JSON when e->summary_json, split
- * into {type}_slice_{n}_{ts} pieces of EXPORT_CSV_LIMIT rows when it holds
+ * into {type}_slice_{n}_{ts} pieces of e->csv_limit rows when it holds
  * more, else one {type}_{ts} file.  A row is one CSV line written to the
  * FILE exp_table_row returns and ended with exp_table_row_end. */
 struct exp_table {

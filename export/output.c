@@ -127,7 +127,7 @@ FILE *exp_table_row(struct exp_table *w)
 {
 	if (w->err)
 		return w->json ? w->line : w->o.f;
-	if (w->in_file == EXPORT_CSV_LIMIT) {
+	if (w->in_file == (w->e->csv_limit ? w->e->csv_limit : EXPORT_CSV_LIMIT)) {
 		/* one row more than a file holds: every piece is a slice */
 		int r = table_end_file(w, true);
 		w->slice++;

@@ -110,3 +110,19 @@ cJSON *ipc_msg_new(enum ipc_type type, uint64_t id)
 		return NULL;
 	return TAKE_PTR(m);
 }
+
+enum ipc_err ipc_msg_err(const cJSON *msg)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(msg, "code");
+	return cJSON_IsString(code) ? ipc_err_from_name(code->valuestring) : IPC_E_UNKNOWN;
+}
+
+cJSON *ipc_error_new(uint64_t id, enum ipc_err code, const char *message)
+{
+	const char *name = ipc_err_name(code);
+	_cleanup_json_ cJSON *m = name ? ipc_msg_new(IPC_T_ERROR, id) : NULL;
+	if (!m || !cJSON_AddStringToObject(m, "code", name) ||
+	    !cJSON_AddStringToObject(m, "message", message ? message : ipc_err_meaning(code)))
+		return NULL;
+	return TAKE_PTR(m);
+}

@@ -30,6 +30,12 @@ int ipc_msg_check(const struct cJSON *msg, enum ipc_type *ret_type, uint64_t *re
 /* New message object {"v":1,"type":name,"id":id}. */
 struct cJSON *ipc_msg_new(enum ipc_type type, uint64_t id);
 
+/* New error {"v":1,"type":"error","id":id,"code":…,"message":…}; a NULL
+ * message is the code's meaning.  NULL for IPC_E_UNKNOWN. */
+struct cJSON *ipc_error_new(uint64_t id, enum ipc_err code, const char *message);
+/* The code of an error reply or of a refusal (msg's "code"). */
+enum ipc_err ipc_msg_err(const struct cJSON *msg);
+
 /* --- runtime directory -------------------------------------------------- */
 
 /* $MSPROF_RUNTIME_DIR, else $XDG_RUNTIME_DIR/msprof, else /tmp/msprof-<uid>.

@@ -17,7 +17,9 @@
  *   hello          {"client":"msprof","pid":N}
  *                  -> hello {"ok":true,"daemon_pid":N,"version":"x.y.z"}
  *   session_start  {"prof_dir":"/abs/PROF_…", "pids":[N,…] (1..HOST_MAX_ROOTS),
- *                   "follow_children":true, "host_sys":"cpu,mem,disk,network",
+ *                   "follow_children":true, and the settings under their rows'
+ *                   IPC keys (settings.h; the table has their types and ranges):
+ *                   "host_sys":"cpu,mem,disk,network",
  *                   "host_sys_freq":Hz (1..1000), "host_sys_usage":"cpu,mem",
  *                   "host_sys_usage_freq":Hz (1..50), "storage_limit_mb":N (0: none),
  *                   "device":false (describe the devices: device_N/), "sys_hardware_mem":false
@@ -38,8 +40,8 @@
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
  *                   "message":"…"}  (a session that ended on its own)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
- *   codes: bad_frame, too_big, bad_json, no_hello, version, unknown_type,
- *   bad_request, limit, not_found, io, busy, denied.
+ *   codes: enum ipc_err below (bad_frame, too_big, bad_json, no_hello,
+ *   version, unknown_type, bad_request, limit, not_found, io, busy, denied).
  *
  * A session belongs to the connection that started it: when that
  * connection closes (the launcher died), the session is stopped and its files
@@ -135,3 +137,32 @@ enum ipc_type {
 /* "hello" <-> IPC_T_HELLO; NULL / IPC_T_UNKNOWN when not in the table. */
 const char *ipc_type_name(enum ipc_type t);
 enum ipc_type ipc_type_from_name(const char *name);
+
+/* The codes of an error reply, and of claimed's "refused" entries: one
+ * table (proto.c) holds the word on the wire, what it means, and the errno
+ * a client maps it to.  Compare codes as this enum, never as strings. */
+enum ipc_err {
+	IPC_E_UNKNOWN = 0,   /* missing, or a word this side does not know */
+	IPC_E_BAD_FRAME,     /* the frame could not be read (empty) */
+	IPC_E_TOO_BIG,       /* the frame exceeds IPC_MAX_MSG */
+	IPC_E_BAD_JSON,      /* the frame is not a JSON object */
+	IPC_E_NO_HELLO,      /* the first message was not hello, or none came */
+	IPC_E_VERSION,       /* "v" is not IPC_PROTO_VERSION */
+	IPC_E_UNKNOWN_TYPE,  /* a request type the peer does not serve */
+	IPC_E_BAD_REQUEST,   /* a field is missing or invalid */
+	IPC_E_LIMIT,         /* too many clients, agents or sessions */
+	IPC_E_NOT_FOUND,     /* no such session or process */
+	IPC_E_IO,            /* the peer failed (memory, files) */
+	IPC_E_BUSY,          /* driven by another client, or stopping already */
+	IPC_E_DENIED,        /* not this user's, or not for this connection */
+	_IPC_E_MAX
+};
+
+/* "busy" for IPC_E_BUSY; NULL for IPC_E_UNKNOWN. */
+const char *ipc_err_name(enum ipc_err e);
+/* IPC_E_UNKNOWN for NULL or a word not in the table. */
+enum ipc_err ipc_err_from_name(const char *name);
+/* What the code means, for a reply that carries no message. */
+const char *ipc_err_meaning(enum ipc_err e);
+/* -EBUSY for IPC_E_BUSY, ...; -EIO for IPC_E_UNKNOWN. */
+int ipc_err_errno(enum ipc_err e);

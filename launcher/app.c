@@ -447,7 +447,7 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */
-	if (r >= 0 && agent && (o->task_time != TASK_TIME_OFF || o->runtime_api) &&
+	if (r >= 0 && agent && (opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API)) &&
 	    !strv_env_get(env, "CUDA_INJECTION64_PATH"))
 		r = strv_env_set(&env, "CUDA_INJECTION64_PATH", agent);
 	/* Plain launch mode: the session covers the application (and what it

@@ -55,12 +55,6 @@ static const char *type_name(enum out_type t)
 	return t == OUT_DB ? "db" : "text";
 }
 
-static const char *task_time_name(enum task_time t)
-{
-	static const char *const names[] = { "off", "l0", "l1", "l2" };
-	return (unsigned)t < ARRAY_SIZE(names) ? names[t] : "l1";
-}
-
 int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
@@ -83,18 +77,12 @@ int collection_create_dir(struct collection *s, const char *output, const struct
 	if (r < 0)
 		goto fail;
 
-	/* host_sys as asked: the samplers, and osrt (which the export reads) */
-	char host_sys[sizeof(o->host_sys_list) + 8];
-	snprintf(host_sys, sizeof(host_sys), "%s%s%s", o->host_sys_list,
-		 opts_osrt(o) && o->host_sys_list[0] ? "," : "", opts_osrt(o) ? "osrt" : "");
+	/* the settings as their rows name them, around the job's keys, in
+	 * msprof's order */
 	sample = cJSON_CreateObject();
 	if (!sample ||
 	    !cJSON_AddStringToObject(sample, "result_dir", output) ||
-	    !cJSON_AddStringToObject(sample, "host_sys", host_sys) ||
-	    !cJSON_AddNumberToObject(sample, "host_sys_freq", o->host_sys_freq) ||
-	    !cJSON_AddStringToObject(sample, "host_sys_usage", o->host_usage_list) ||
-	    !cJSON_AddNumberToObject(sample, "host_sys_usage_freq", o->host_usage_freq) ||
-	    !cJSON_AddStringToObject(sample, "storageLimit", o->storage_limit ? o->storage_limit : "") ||
+	    settings_to_sample(&o->set, 0, SET_SAMPLE_SPLIT, sample) < 0 ||
 	    !cJSON_AddStringToObject(sample, "app", app_name ? app_name : "") ||
 	    !cJSON_AddStringToObject(sample, "app_dir", app_dir ? app_dir : "") ||
 	    !cJSON_AddStringToObject(sample, "type", type_name(o->type)) ||
@@ -102,15 +90,7 @@ int collection_create_dir(struct collection *s, const char *output, const struct
 	    !cJSON_AddStringToObject(sample, "pid", o->pid_arg ? o->pid_arg : "") ||
 	    !cJSON_AddNumberToObject(sample, "delay", o->delay_s) ||
 	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
-	    !cJSON_AddStringToObject(sample, "msproftx", o->msproftx ? "on" : "off") ||
-	    !cJSON_AddStringToObject(sample, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
-	    !cJSON_AddStringToObject(sample, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
-	    !cJSON_AddStringToObject(sample, "task_time", task_time_name(o->task_time)) ||
-	    !cJSON_AddStringToObject(sample, "runtime_api", o->runtime_api ? "on" : "off") ||
-	    !cJSON_AddStringToObject(sample, "sys_hardware_mem", o->sys_hardware_mem ? "on" : "off") ||
-	    !cJSON_AddNumberToObject(sample, "sys_hardware_mem_freq", o->sys_hardware_mem_freq) ||
-	    !cJSON_AddStringToObject(sample, "sys_interconnection_profiling", o->sys_interconnection ? "on" : "off") ||
-	    !cJSON_AddNumberToObject(sample, "sys_interconnection_freq", o->sys_interconnection_freq)) {
+	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -157,8 +137,7 @@ static int call(struct collection *s, cJSON *req, int timeout_ms, const char *wh
 	if (!s->ipc)
 		return -ENOTCONN;
 	int r = ipc_client_call(s->ipc, req, timeout_ms, &reply);
-	const char *code = r == -EREMOTEIO ? json_str(reply, "code") : NULL;
-	if (s->quiet && code && streq(code, "not_found")) {
+	if (r == -EREMOTEIO && s->quiet && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
 		/* the session ended on the daemon's side before we asked */
 		cJSON_Delete(reply);
 		return -ENOENT;
@@ -223,26 +202,7 @@ int collection_start(struct collection *s, const struct msprof_opts *o, const pi
 	if (!cJSON_AddStringToObject(req, "prof_dir", s->prof_dir) ||
 	    !cJSON_AddBoolToObject(req, "follow_children", true) ||
 	    !cJSON_AddBoolToObject(req, "agent", true) ||
-	    !cJSON_AddBoolToObject(req, "msproftx", o->msproftx) ||
-	    !cJSON_AddStringToObject(req, "mstx_domain_include", o->mstx_include ? o->mstx_include : "") ||
-	    !cJSON_AddStringToObject(req, "mstx_domain_exclude", o->mstx_exclude ? o->mstx_exclude : "") ||
-	    (o->step_range && !cJSON_AddStringToObject(req, "step_range", o->step_range)) ||
-	    (o->ranks && !cJSON_AddStringToObject(req, "ranks", o->ranks)) ||
-	    !cJSON_AddBoolToObject(req, "osrt", opts_osrt(o)) ||
-	    !cJSON_AddNumberToObject(req, "osrt_threshold_ns", o->osrt_threshold_ns) ||
-	    !cJSON_AddStringToObject(req, "host_sys", o->host_sys_list) ||
-	    !cJSON_AddNumberToObject(req, "host_sys_freq", o->host_sys_freq) ||
-	    !cJSON_AddStringToObject(req, "host_sys_usage", o->host_usage_list) ||
-	    !cJSON_AddNumberToObject(req, "host_sys_usage_freq", o->host_usage_freq) ||
-	    !cJSON_AddNumberToObject(req, "storage_limit_mb", (double)o->storage_limit_mb) ||
-	    /* the devices are described whenever device data may come (task
-	     * time is on by default), sampled with the sys switches */
-	    !cJSON_AddBoolToObject(req, "device", o->task_time != TASK_TIME_OFF || o->runtime_api ||
-						     o->sys_hardware_mem || o->sys_interconnection) ||
-	    !cJSON_AddBoolToObject(req, "sys_hardware_mem", o->sys_hardware_mem) ||
-	    !cJSON_AddNumberToObject(req, "sys_hardware_mem_freq", o->sys_hardware_mem_freq) ||
-	    !cJSON_AddBoolToObject(req, "sys_interconnection", o->sys_interconnection) ||
-	    !cJSON_AddNumberToObject(req, "sys_interconnection_freq", o->sys_interconnection_freq))
+	    settings_to_ipc(&o->set, req) < 0)
 		return -ENOMEM;
 
 	_cleanup_json_ cJSON *reply = NULL;
@@ -345,8 +305,7 @@ static int control(struct collection *s, cJSON *req, cJSON **ret_reply)
 		return -ENOMEM;
 	int r = ipc_client_call(s->ipc, req, CONTROL_TIMEOUT_MS, &reply);
 	if (r == -EREMOTEIO) {
-		const char *code = json_str(reply, "code");
-		r = code && streq(code, "unknown_type") ? -EOPNOTSUPP : -EPROTO;
+		r = ipc_msg_err(reply) == IPC_E_UNKNOWN_TYPE ? -EOPNOTSUPP : -EPROTO;
 		cJSON_Delete(reply);
 		return r;
 	}
@@ -380,13 +339,8 @@ int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len)
 			continue;
 		const char *code = json_str(item, "code"), *msg = json_str(item, "message");
 		snprintf(why, why_len, "%s", msg ? msg : code ? code : "refused");
-		if (code && streq(code, "busy"))
-			return -EBUSY;
-		if (code && streq(code, "not_found"))
-			return -ESRCH;
-		if (code && streq(code, "denied"))
-			return -EPERM;
-		return -EIO;
+		/* busy -EBUSY, not_found -ESRCH, denied -EPERM, else -EIO */
+		return ipc_err_errno(ipc_msg_err(item));
 	}
 	return 0;
 }

@@ -240,7 +240,7 @@ static const char *data_kinds(const struct dyn *d, const struct target *t)
 {
 	if (!t->agent)
 		return "without the msprof agent: host data only";
-	if (d->o.msproftx)
+	if (opts_u(&d->o, SET_MSPROFTX))
 		return "with its msprof agent: host and agent data";
 	return opts_osrt(&d->o) ? "with its msprof agent: host and osrt data" :
 				  "with its msprof agent: host data (mstx data needs --msproftx=on)";
@@ -254,7 +254,7 @@ static const char *data_kinds(const struct dyn *d, const struct target *t)
  * how to start it; the rest is collected. */
 static void warn_no_injection(const struct dyn *d)
 {
-	if ((d->o.task_time == TASK_TIME_OFF && !d->o.runtime_api) || !app_nvidia_present())
+	if ((opts_u(&d->o, SET_TASK_TIME) == TASK_TIME_OFF && !opts_u(&d->o, SET_RUNTIME_API)) || !app_nvidia_present())
 		return;
 	_cleanup_free_ char *agent = NULL;
 	struct diag diag = { 0 };
@@ -820,7 +820,7 @@ static int setup_launch(struct dyn *d)
 	if (r < 0)
 		return r;
 	dg = (struct diag){ 0 };
-	if (!d->o.storage_limit_mb && output_check_space(d->output, &dg) < 0) {
+	if (!opts_u(&d->o, SET_STORAGE_LIMIT) && output_check_space(d->output, &dg) < 0) {
 		console_diag(&dg);
 		return -ENOSPC;
 	}
@@ -872,7 +872,7 @@ static int setup_attach(struct dyn *d)
 		console_diag(&dg);
 		return -EINVAL;
 	}
-	if (!d->o.storage_limit_mb && output_check_space(d->output, &dg) < 0) {
+	if (!opts_u(&d->o, SET_STORAGE_LIMIT) && output_check_space(d->output, &dg) < 0) {
 		console_diag(&dg);
 		return -ENOSPC;
 	}

@@ -107,7 +107,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 		goto out;
 	}
 	console_info("Start profiling....");
-	if (!o->storage_limit_mb && output_check_space(output, &d) < 0) {
+	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
 		console_diag(&d);
 		goto out;
 	}

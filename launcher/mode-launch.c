@@ -124,7 +124,8 @@ int mode_launch_run(const struct msprof_opts *given)
 	}
 	/* the agent: for mstx, and for device tasks and runtime calls where an
 	 * NVIDIA driver is (its CUPTI part is loaded by the CUDA driver) */
-	bool want_agent = o->msproftx || ((o->task_time != TASK_TIME_OFF || o->runtime_api) && app_nvidia_present());
+	bool want_agent = opts_u(o, SET_MSPROFTX) ||
+			  ((opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API)) && app_nvidia_present());
 	if (want_agent && !agent && agent_find(&agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */
 		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
@@ -138,7 +139,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	d = (struct diag){ 0 };
 
 	console_info("Start profiling....");
-	if (!o->storage_limit_mb && output_check_space(output, &d) < 0) {
+	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
 		console_diag(&d);
 		goto out;
 	}

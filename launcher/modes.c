@@ -10,21 +10,23 @@
 
 #define B(x) OPT_BIT(OPT_##x)
 
-/* Host sampling options every collecting mode accepts.  msprof's AppMode
- * white set lacks the host-sys-usage pair, but its docs (host_system_data.md)
- * use them with an application and our daemon collects them, so we allow
- * them there. */
-#define HOST_OPTS (B(HOST_SYS) | B(HOST_SYS_FREQ) | B(HOST_SYS_USAGE) | B(HOST_SYS_USAGE_FREQ) | B(OSRT_THRESHOLD))
+/* The collection settings a mode takes come from their rows' scopes
+ * (ipc/settings.c): SCOPE_APP for launch and dynamic mode, SCOPE_SYSTEM
+ * for the --host-sys modes.  msprof's AppMode white set lacks the
+ * host-sys-usage pair, but its docs (host_system_data.md) use them with an
+ * application and our daemon collects them, so their rows allow them
+ * there. */
+#define LAUNCH_OPTS (B(OUTPUT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | B(DYNAMIC))
 
-/* The agent options: launch mode injects the agent for them, dynamic mode
- * always. */
-#define AGENT_OPTS (B(MSPROFTX) | B(MSTX_DOMAIN_INCLUDE) | B(MSTX_DOMAIN_EXCLUDE) | B(STEP_RANGE) | B(RANKS))
-/* Device options: the daemon samples the devices (NVML), the agent traces
- * device tasks (CUPTI). */
-#define DEVICE_OPTS (B(TASK_TIME) | B(RUNTIME_API) | B(SYS_HARDWARE_MEM) | B(SYS_HARDWARE_MEM_FREQ) | \
-		     B(SYS_INTERCONNECTION_PROFILING) | B(SYS_INTERCONNECTION_FREQ))
-#define LAUNCH_OPTS (B(OUTPUT) | B(STORAGE_LIMIT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | \
-		     B(DYNAMIC) | HOST_OPTS | AGENT_OPTS | DEVICE_OPTS)
+/* The options of the settings taken in scopes. */
+static uint64_t setting_opts(unsigned scopes)
+{
+	uint64_t mask = 0;
+	for (unsigned i = 0; i < _SET_MAX; i++)
+		if (setting_table[i].cli && (setting_table[i].scopes & scopes))
+			mask |= OPT_BIT(OPT_SET(i));
+	return mask;
+}
 
 static bool list_selected(const struct msprof_opts *o)
 {
@@ -45,12 +47,12 @@ static bool launch_selected(const struct msprof_opts *o)
 
 static bool host_sys_selected(const struct msprof_opts *o)
 {
-	return o->host_sys != 0;
+	return opts_u(o, SET_HOST_SYS) != 0;
 }
 
 static bool host_usage_selected(const struct msprof_opts *o)
 {
-	return o->host_usage != 0;
+	return opts_u(o, SET_HOST_SYS_USAGE) != 0;
 }
 
 static bool parse_selected(const struct msprof_opts *o)
@@ -115,12 +117,12 @@ const struct mode_def mode_table[_MODE_MAX] = {
 	 * key; --delay and --duration were refused by the parser. */
 	[MODE_DYNAMIC] = {
 		.id = MODE_DYNAMIC, .name = "dynamic", .selected = dynamic_selected,
-		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(PID) },
+		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(PID), .scopes = SCOPE_APP },
 		.unlisted = true,
 	},
 	[MODE_LAUNCH] = {
 		.id = MODE_LAUNCH, .name = "launch", .selected = launch_selected,
-		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(DELAY) | B(DURATION) },
+		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(DELAY) | B(DURATION), .scopes = SCOPE_APP },
 	},
 	/* msprof's SystemMode also needs --sys-period; here a pid or Ctrl-C
 	 * ends collection, and --sys-period only bounds it. */
@@ -128,7 +130,8 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS, .name = "host-sys", .selected = host_sys_selected,
 		.rules = {
 			.key = "host-sys",
-			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | HOST_OPTS,
+			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE),
+			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},
 		.check = host_sys_check,
@@ -137,7 +140,8 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS_USAGE, .name = "host-sys-usage", .selected = host_usage_selected,
 		.rules = {
 			.key = "host-sys-usage",
-			.allowed = B(OUTPUT) | B(STORAGE_LIMIT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | HOST_OPTS,
+			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE),
+			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},
 	},
@@ -207,6 +211,7 @@ int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct
 	if (!r)
 		r = &m->rules;
 
+	uint64_t allowed = r->allowed | setting_opts(r->scopes);
 	char names[512];
 	if (o->used & r->forbidden) {
 		opts_names(o->used & r->forbidden, names, sizeof(names));
@@ -217,8 +222,8 @@ int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct
 		opts_names(r->necessary & ~o->used, names, sizeof(names));
 		return diag_error(d, "The argument %s is neccessary when --%s is not empty", names, r->key);
 	}
-	if (o->used & ~r->allowed) {
-		opts_names(o->used & ~r->allowed, names, sizeof(names));
+	if (o->used & ~allowed) {
+		opts_names(o->used & ~allowed, names, sizeof(names));
 		diag_warn(d, "The argument %s is useless when --%s is not empty", names, r->key);
 	}
 	if (m->check) {

@@ -2,9 +2,11 @@
  * allows, forbids and needs (msprof's RunningMode white/black/necessary sets,
  * reference §1.3).  The table is in msprof's priority order.
  *
- * The table lives in the option library so that tests check selection and
- * sets without the collectors; the code that runs a mode is in mode-*.c and
- * is found through mode_runners[], indexed by the same enum. */
+ * The table is apart from the code that runs a mode, so that tests check
+ * selection and sets linking modes.c and options.c alone (what the linker
+ * takes from the launcher library); the code that runs a mode is in
+ * mode-*.c and is found through mode_runners[] (msprof.c), indexed by the
+ * same enum. */
 #pragma once
 
 #include <stdint.h>
@@ -27,6 +29,7 @@ enum mode_id {
 struct mode_rules {
 	const char *key;      /* the option named in messages: "--%s is not empty" */
 	uint64_t allowed;     /* others are "useless" (a warning) */
+	unsigned scopes;      /* and the settings of these scopes (enum setting_scope) */
 	uint64_t forbidden;   /* an error */
 	uint64_t necessary;   /* an error when missing */
 };

@@ -1,4 +1,5 @@
-/* Option table, argv splitting and per-option validation.  Message texts are
+/* Option table, argv splitting and per-option validation; the collection
+ * settings' options come from ipc/settings.c, with their checks.  Message texts are
  * msprof's (input_parser.cpp, input_parser_open.cpp, param_validation.cpp in
  * hicann/oam-tools), including their spacing and punctuation, because users
  * and wrappers grep them.  Our own additions use house style. */
@@ -15,9 +16,7 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
-#include "collectors/osrt-api.h"
 #include "common/proc-owner.h"
-#include "ipc/selectors.h"
 #include "common/util.h"
 
 int diag_error(struct diag *d, const char *fmt, ...)
@@ -60,85 +59,6 @@ bool path_has_forbidden_char(const char *path)
 	return strpbrk(path, bad) != NULL;
 }
 
-int parse_storage_limit(const char *s, uint64_t *ret_mb)
-{
-	size_t n = strlen(s);
-	if (n <= 2 || strcmp(s + n - 2, "MB") != 0)
-		return -EINVAL;
-	/* msprof: at most 10 digits, then 200 <= v <= UINT32_MAX */
-	if (n - 2 > 10)
-		return -ERANGE;
-	char digits[11];
-	memcpy(digits, s, n - 2);
-	digits[n - 2] = '\0';
-	uint64_t v;
-	int r = parse_u64(digits, MSPROF_STORAGE_MIN_MB, MSPROF_STORAGE_MAX_MB, &v);
-	if (r < 0)
-		return r;
-	*ret_mb = v;
-	return 0;
-}
-
-/* Comma list against a name table; empty items are skipped (msprof's Split
- * drops them).  Returns the flags, or -EINVAL with *ret_bad = the item. */
-struct flag_name {
-	const char *name;
-	unsigned flag;
-};
-
-static int parse_list(const char *list, const struct flag_name *names, size_t n_names,
-		      unsigned *ret_flags, char *bad, size_t bad_size)
-{
-	unsigned flags = 0;
-	const char *p = list;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		if (len > 0) {
-			size_t i;
-			for (i = 0; i < n_names; i++)
-				if (strlen(names[i].name) == len && strncmp(names[i].name, p, len) == 0)
-					break;
-			if (i == n_names) {
-				snprintf(bad, bad_size, "%.*s", (int)len, p);
-				return -EINVAL;
-			}
-			flags |= names[i].flag;
-		}
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	*ret_flags = flags;
-	return 0;
-}
-
-static void list_canonical(unsigned flags, const struct flag_name *names, size_t n_names, char *buf, size_t size)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < n_names; i++) {
-		if (!(flags & names[i].flag))
-			continue;
-		size_t used = strlen(buf);
-		snprintf(buf + used, size - used, "%s%s", used ? "," : "", names[i].name);
-	}
-}
-
-/* The samplers first: host_sys_list names those alone (what msprofd
- * samples); osrt goes to the agent. */
-#define HOST_SYS_SAMPLERS 4
-static const struct flag_name host_sys_names[] = {
-	{ "cpu", HOST_SYS_CPU },
-	{ "mem", HOST_SYS_MEM },
-	{ "disk", HOST_SYS_DISK },
-	{ "network", HOST_SYS_NETWORK },
-	{ "osrt", HOST_SYS_OSRT },
-};
-
-static const struct flag_name host_usage_names[] = {
-	{ "cpu", HOST_USAGE_CPU },
-	{ "mem", HOST_USAGE_MEM },
-};
-
 /* --- per-option checks ---------------------------------------------------- */
 
 static int check_output(struct msprof_opts *o, const char *v, struct diag *d)
@@ -169,23 +89,6 @@ static int check_output(struct msprof_opts *o, const char *v, struct diag *d)
 	}
 	free(o->output);
 	o->output = abs;
-	return 0;
-}
-
-static int check_storage_limit(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	if (!v || !*v)
-		return diag_error(d, "Argument --storage-limit: expected one argument");
-	uint64_t mb;
-	if (parse_storage_limit(v, &mb) < 0)
-		return diag_error(d, "Argument --storage-limit %s is invalid, valid range is %uMB~%lluMB", v,
-				  MSPROF_STORAGE_MIN_MB, (unsigned long long)MSPROF_STORAGE_MAX_MB);
-	char *copy = strdup(v);
-	if (!copy)
-		return diag_error(d, "out of memory");
-	free(o->storage_limit);
-	o->storage_limit = copy;
-	o->storage_limit_mb = mb;
 	return 0;
 }
 
@@ -359,16 +262,6 @@ static int check_range(const char *name, const char *v, unsigned min, unsigned m
 	return 0;
 }
 
-static int check_host_sys_usage_freq(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_range("host-sys-usage-freq", v, 1, MSPROF_HOST_USAGE_FREQ_MAX, &o->host_usage_freq, d);
-}
-
-static int check_host_sys_freq(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_range("host-sys-freq", v, 1, MSPROF_HOST_SYS_FREQ_MAX, &o->host_sys_freq, d);
-}
-
 static int check_sys_period(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	if (!v)
@@ -382,34 +275,6 @@ static int check_sys_period(struct msprof_opts *o, const char *v, struct diag *d
 				  v, MSPROF_SYS_PERIOD_MAX);
 	o->sys_period = (unsigned)n;
 	return 0;
-}
-
-static int check_host_sys(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	static const char range[] = "'cpu|mem|disk|network|osrt'";
-	if (!v)
-		return diag_error(d, "Argument --host-sys: expected one argument");
-	unsigned flags;
-	char bad[64];
-	if (parse_list(v, host_sys_names, ARRAY_SIZE(host_sys_names), &flags, bad, sizeof(bad)) < 0)
-		return diag_error(d, "Argument --host-sys: invalid value:%s. Please input in the range of %s", bad, range);
-	if (flags == 0)
-		return diag_error(d, "Argument --host-sys is empty. Please input in the range of %s", range);
-	/* msprof checks the order before probing perf and ltrace for osrt
-	 * (CheckOsrtTools); we keep that rule and probe nothing: the agent
-	 * records the calls, no tool or sudo is involved. */
-	if ((flags & HOST_SYS_OSRT) && !opts_used(o, OPT_OUTPUT) && !opts_used(o, OPT_APPLICATION))
-		return diag_error(d, "If you want to use this parameter:--host-sys, please put it behind the "
-				  "--output or --application.");
-	o->host_sys = flags;
-	list_canonical(flags, host_sys_names, HOST_SYS_SAMPLERS, o->host_sys_list, sizeof(o->host_sys_list));
-	return 0;
-}
-
-/* Ours: msprof's osrt keeps what ltrace reports, with no threshold. */
-static int check_osrt_threshold(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_range("osrt-threshold", v, 0, (unsigned)OSRT_THRESHOLD_MAX_NS, &o->osrt_threshold_ns, d);
 }
 
 static int check_host_sys_pid(struct msprof_opts *o, const char *v, struct diag *d)
@@ -427,20 +292,6 @@ static int check_host_sys_pid(struct msprof_opts *o, const char *v, struct diag 
 		return diag_error(d, "Argument --host-sys-pid: invalid int value: %llu.The process cannot be found, "
 				  "please enter a correct host-sys-pid.", (unsigned long long)pid);
 	o->host_sys_pid = (pid_t)pid;
-	return 0;
-}
-
-static int check_host_sys_usage(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	unsigned flags = 0;
-	char bad[64];
-	if (!v || !*v)
-		return diag_error(d, "Argument --host-sys-usage is empty. Please input in the range of 'cpu|mem'.");
-	if (parse_list(v, host_usage_names, ARRAY_SIZE(host_usage_names), &flags, bad, sizeof(bad)) < 0 || flags == 0)
-		return diag_error(d, "Argument --host-sys-usage=%s is invalid. Please input in the range of 'cpu|mem'.", v);
-	o->host_usage = flags;
-	list_canonical(flags, host_usage_names, ARRAY_SIZE(host_usage_names), o->host_usage_list,
-		       sizeof(o->host_usage_list));
 	return 0;
 }
 
@@ -494,110 +345,9 @@ static int check_sys_devices(struct msprof_opts *o, const char *v, struct diag *
 	return 0;
 }
 
-static int check_msproftx(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_on_off("msproftx", v, &o->msproftx, d);
-}
-
-/* msprof's CheckArgOnOff lets the domain lists through after the NULL
- * check; an empty list counts as not given (CheckMstxValid tests empty()). */
-static int check_mstx_include(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	if (!v)
-		return diag_error(d, "Argument --mstx-domain-include: expected one argument,please enter a valid value.");
-	o->mstx_include = v;
-	return 0;
-}
-
-/* Ours (MindSpeed's profile_step_start/end and profile_ranks); the values
- * are checked as the daemon checks them (ipc/select.c). */
-static int check_step_range(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	if (!v || !*v)
-		return diag_error(d, "Argument --step-range: expected one argument,please enter a valid value.");
-	int r = ipc_parse_step_range(v, &o->step_lo, &o->step_hi);
-	if (r == -ERANGE)
-		return diag_error(d, "Argument --step-range is invalid: '%s', the start step must be less than the end "
-				     "step, both at most %" PRId64 ".", v, INT64_MAX);
-	if (r < 0)
-		return diag_error(d, "Argument --step-range is invalid: '%s', expected A-B (steps A to B-1, "
-				     "non-negative integers), e.g. 2-4.", v);
-	o->step_range = v;
-	return 0;
-}
-
-static int check_ranks(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	if (!v || !*v)
-		return diag_error(d, "Argument --ranks: expected one argument,please enter a valid value.");
-	int r = ipc_parse_ranks(v);
-	if (r == -ERANGE)
-		return diag_error(d, "Argument --ranks is invalid: '%s', a rank must be in range 0 ~ %d.", v,
-				  IPC_RANK_MAX);
-	if (r == -E2BIG)
-		return diag_error(d, "Argument --ranks is invalid: more than %d ranks.", IPC_RANKS_MAX);
-	if (r < 0)
-		return diag_error(d, "Argument --ranks is invalid: '%s', expected comma-separated ranks, e.g. 0,2.", v);
-	o->ranks = v;
-	return 0;
-}
-
-static int check_mstx_exclude(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	if (!v)
-		return diag_error(d, "Argument --mstx-domain-exclude: expected one argument,please enter a valid value.");
-	o->mstx_exclude = v;
-	return 0;
-}
-
 static int check_sys_cpu_profiling(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	return check_on_off("sys-cpu-profiling", v, &o->sys_cpu_profiling, d);
-}
-
-/* msprof's --task-time values (input_parser.cpp CheckTaskTime) */
-static int check_task_time(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	static const struct { const char *name; enum task_time level; } levels[] = {
-		{ "on", TASK_TIME_L1 }, { "off", TASK_TIME_OFF }, { "l0", TASK_TIME_L0 },
-		{ "l1", TASK_TIME_L1 }, { "l2", TASK_TIME_L2 },
-	};
-	if (!v)
-		return diag_error(d, "Argument --task-time: expected one argument,please enter a valid value.");
-	if (streq(v, "l3"))
-		return diag_error(d, "l3 is not supported on this platform.");
-	for (size_t i = 0; i < ARRAY_SIZE(levels); i++)
-		if (streq(v, levels[i].name)) {
-			o->task_time = levels[i].level;
-			return 0;
-		}
-	return diag_error(d, "Argument --task-time: invalid value: %s. Please input 'on', 'off', 'l0', 'l1' or 'l2'.", v);
-}
-
-static int check_runtime_api(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_on_off("runtime-api", v, &o->runtime_api, d);
-}
-
-static int check_sys_hardware_mem(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_on_off("sys-hardware-mem", v, &o->sys_hardware_mem, d);
-}
-
-static int check_sys_hardware_mem_freq(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_range("sys-hardware-mem-freq", v, 1, MSPROF_HW_MEM_FREQ_MAX, &o->sys_hardware_mem_freq, d);
-}
-
-static int check_sys_interconnection(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_on_off("sys-interconnection-profiling", v, &o->sys_interconnection, d);
-}
-
-static int check_sys_interconnection_freq(struct msprof_opts *o, const char *v, struct diag *d)
-{
-	return check_range("sys-interconnection-freq", v, 1, MSPROF_INTERCONNECT_FREQ_MAX,
-			   &o->sys_interconnection_freq, d);
 }
 
 static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
@@ -712,7 +462,7 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		for (size_t i = 0; i < ARRAY_SIZE(dynamic_conflicts); i++)
 			if (opts_used(o, dynamic_conflicts[i]))
 				return diag_error(d, "Argument --dynamic and --%s cannot be configured at the same time.",
-						  opt_table[dynamic_conflicts[i]].name);
+						  opt_get(dynamic_conflicts[i])->name);
 		if (have_pid) {
 			int r = parse_pid_list(o, d);
 			if (r < 0)
@@ -720,12 +470,13 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		}
 	}
 
-	bool inc = o->mstx_include && *o->mstx_include, exc = o->mstx_exclude && *o->mstx_exclude;
-	if (!o->msproftx && (inc || exc))
+	const char *inc_s = opts_s(o, SET_MSTX_DOMAIN_INCLUDE), *exc_s = opts_s(o, SET_MSTX_DOMAIN_EXCLUDE);
+	bool inc = inc_s && *inc_s, exc = exc_s && *exc_s, tx = opts_u(o, SET_MSPROFTX);
+	if (!tx && (inc || exc))
 		return diag_error(d, "Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.");
 	if (inc && exc)
 		return diag_error(d, "Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.");
-	if (!o->msproftx && (o->step_range || o->ranks))
+	if (!tx && (opts_s(o, SET_STEP_RANGE) || opts_s(o, SET_RANKS)))
 		return diag_error(d, "Argument --step-range/--ranks must be used with --msproftx=on.");
 	if (opts_used(o, OPT_OSRT_THRESHOLD) && !opts_osrt(o))
 		return diag_error(d, "Argument --osrt-threshold must be used with --host-sys=osrt.");
@@ -735,192 +486,191 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 /* --- the table ------------------------------------------------------------- */
 
 /* Continuation lines of a description are indented as msprof does it. */
-#define CONT "\n\t\t\t\t\t\t   "
+#define CONT SETTING_HELP_CONT
 
-const struct opt_def opt_table[_OPT_MAX] = {
-	[OPT_HELP] = { OPT_HELP, "help", false, "help message.", NULL },
+/* The launcher's own options; the settings' come from ipc/settings.c.
+ * The last field is msprof's order (its enum in input_parser.h, times 10),
+ * shared with the settings' rows. */
+static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
+	[OPT_HELP] = { OPT_HELP, "help", false, "help message.", NULL, 0 },
 	[OPT_OUTPUT] = { OPT_OUTPUT, "output", true,
-		"Specify the directory that is used for storing data results.", check_output },
-	[OPT_STORAGE_LIMIT] = { OPT_STORAGE_LIMIT, "storage-limit", true,
-		"Specify the output directory volume. range 200MB ~ 4294967295MB.", check_storage_limit },
+		"Specify the directory that is used for storing data results.", check_output, 10 },
 	[OPT_APPLICATION] = { OPT_APPLICATION, "application", true,
 		"Specify application path, considering the risk of privilege escalation, please pay attention to"
 		CONT "the group of the application and confirm whether it is the same as the user currently."
 		CONT "[Note] This option will be discarded in later versions."
-		CONT "you can try to use: msprof [msprof arguments] <app> [app arguments]", check_application },
+		CONT "you can try to use: msprof [msprof arguments] <app> [app arguments]", check_application, 30 },
 	[OPT_ENVIRONMENT] = { OPT_ENVIRONMENT, "environment", true,
-		"User app custom environment variable configuration.", check_environment },
+		"User app custom environment variable configuration.", check_environment, 40 },
 	[OPT_DYNAMIC] = { OPT_DYNAMIC, "dynamic", true,
-		"Dynamic profiling switch, the default value is off.", check_dynamic },
+		"Dynamic profiling switch, the default value is off.", check_dynamic, 50 },
 	[OPT_PID] = { OPT_PID, "pid", true,
-		"Dynamic profiling pids of the target processes", check_pid },
+		"Dynamic profiling pids of the target processes", check_pid, 60 },
 	[OPT_DELAY] = { OPT_DELAY, "delay", true,
-		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay },
+		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay, 70 },
 	[OPT_DURATION] = { OPT_DURATION, "duration", true,
-		"Collection duration in seconds, range 1 ~ 4294967295s.", check_duration },
+		"Collection duration in seconds, range 1 ~ 4294967295s.", check_duration, 80 },
 	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
 		"Specify the profiling scope by device ID when collect sys profiling."
 		"The value is all or ID list (split with ',')."
-		CONT "(accepted for compatibility; every NVIDIA GPU NVML lists is collected)", check_sys_devices },
+		CONT "(accepted for compatibility; every NVIDIA GPU NVML lists is collected)", check_sys_devices, 90 },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
-		CONT "the default value is text(which will also export the database).", check_type },
-	[OPT_MSPROFTX] = { OPT_MSPROFTX, "msproftx", true,
-		"Show msproftx and mstx data, the default value is off.", check_msproftx },
-	[OPT_MSTX_DOMAIN_INCLUDE] = { OPT_MSTX_DOMAIN_INCLUDE, "mstx-domain-include", true,
-		"Choose to only include mstx events from a comma separated list of domains;"
-		CONT "`default` filters the mstx default domain;"
-		CONT "The switch is only applicable when parameter msproftx is set to on;"
-		CONT "The switch cannot be set with mstx-domain-exclude at the same time.", check_mstx_include },
-	[OPT_MSTX_DOMAIN_EXCLUDE] = { OPT_MSTX_DOMAIN_EXCLUDE, "mstx-domain-exclude", true,
-		"Choose to exclude mstx events from a comma separated list of domains;"
-		CONT "`default` excludes the mstx default domain;"
-		CONT "The switch is only applicable when parameter msproftx is set to on;"
-		CONT "The switch cannot be set with mstx-domain-include at the same time.", check_mstx_exclude },
+		CONT "the default value is text(which will also export the database).", check_type, 100 },
 	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
 		"The CPU acquisition switch, optional on / off,the default value is off."
-		CONT "(accepted for compatibility; GPUs have no such CPU data)", check_sys_cpu_profiling },
+		CONT "(accepted for compatibility; GPUs have no such CPU data)", check_sys_cpu_profiling, 140 },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
-		"Switch for using msprof to export collecting data, the default value is off.", check_export },
+		"Switch for using msprof to export collecting data, the default value is off.", check_export, 150 },
 	[OPT_ITERATION_ID] = { OPT_ITERATION_ID, "iteration-id", true,
 		"The export iteration id, only used when argument `export` is on,"
 		CONT "must be set together with `model-id`; steps marked with mstx/NVTX are"
-		CONT "numbered as in step_trace (`model-id` 4294967295).", check_iteration_id },
+		CONT "numbered as in step_trace (`model-id` 4294967295).", check_iteration_id, 160 },
 	[OPT_MODEL_ID] = { OPT_MODEL_ID, "model-id", true,
 		"The export model id, only used when argument `export` is on,"
-		CONT "must be set together with `iteration-id`; 4294967295 selects step mode.", check_model_id },
+		CONT "must be set together with `iteration-id`; 4294967295 selects step mode.", check_model_id, 170 },
 	[OPT_SUMMARY_FORMAT] = { OPT_SUMMARY_FORMAT, "summary-format", true,
 		"The export summary file format, only used when argument `export` is on,"
-		CONT "include csv, json, the default value is csv.", check_summary_format },
+		CONT "include csv, json, the default value is csv.", check_summary_format, 180 },
 	[OPT_REPORTS] = { OPT_REPORTS, "reports", true,
 		"The timeline tracks to export, a JSON file like msprof's reports_sample_config.json"
 		CONT "({\"json_process\": {\"cpu_usage\": true, ...}}), only used when argument `export` is on.",
-		check_reports },
+		check_reports, 190 },
 	[OPT_PARSE] = { OPT_PARSE, "parse", true,
-		"Switch for using msprof to parse collecting data, the default value is off.", check_parse },
+		"Switch for using msprof to parse collecting data, the default value is off.", check_parse, 200 },
 	[OPT_QUERY] = { OPT_QUERY, "query", true,
-		"Switch for using msprof to query collecting data, the default value is off.", check_query },
+		"Switch for using msprof to query collecting data, the default value is off.", check_query, 210 },
 	[OPT_ANALYZE] = { OPT_ANALYZE, "analyze", true,
-		"Switch for using msprof to analyze collecting data, the default value is off.", check_analyze },
+		"Switch for using msprof to analyze collecting data, the default value is off.", check_analyze, 220 },
 	[OPT_RULE] = { OPT_RULE, "rule", true,
 		"The analyze rules, only used when argument `analyze` is on,"
-		CONT "include communication, communication_matrix (split with ',').", check_rule },
+		CONT "include communication, communication_matrix (split with ',').", check_rule, 230 },
 	[OPT_CLEAR] = { OPT_CLEAR, "clear", true,
 		"Switch for deleting the intermediate sqlite/ data after export or analyze, the default value is off.",
-		check_clear },
+		check_clear, 240 },
 	[OPT_PYTHON_PATH] = { OPT_PYTHON_PATH, "python-path", true,
 		"Specify the python interpreter path."
-		CONT "(accepted for compatibility; this implementation needs no Python)", check_python_path },
+		CONT "(accepted for compatibility; this implementation needs no Python)", check_python_path, 250 },
 	[OPT_SYS_PERIOD] = { OPT_SYS_PERIOD, "sys-period", true,
 		"Set total sampling period of system profiling in seconds, range 1 ~ 2592000s."
 		CONT "Without an application, collection otherwise runs until the process exits or Ctrl-C.",
-		check_sys_period },
-	[OPT_HOST_SYS_USAGE_FREQ] = { OPT_HOST_SYS_USAGE_FREQ, "host-sys-usage-freq", true,
-		"The sampling frequency in hertz. the default value is 50 Hz the range is 1 to 50 Hz.",
-		check_host_sys_usage_freq },
-	[OPT_HOST_SYS] = { OPT_HOST_SYS, "host-sys", true,
-		"The host-sys data type, include cpu, mem, disk, network, osrt."
-		CONT "osrt: OS runtime calls of the application (locks, waits, sleeps, I/O, poll...)"
-		CONT "recorded in-process by the msprof agent (no perf, ltrace or sudo).", check_host_sys },
+		check_sys_period, 260 },
 	[OPT_HOST_SYS_PID] = { OPT_HOST_SYS_PID, "host-sys-pid", true,
-		"Set the PID of the app process for which you want to collect performance data.", check_host_sys_pid },
-	[OPT_HOST_SYS_USAGE] = { OPT_HOST_SYS_USAGE, "host-sys-usage", true,
-		"The host-sys-usage data type, include cpu, mem.", check_host_sys_usage },
-	[OPT_TASK_TIME] = { OPT_TASK_TIME, "task-time", true,
-		"Show task time data on the device, include on, off, l0, l1, l2; on is l1,"
-		CONT "the default value is on. On NVIDIA GPUs: CUDA kernels, memcpy and memset from CUPTI"
-		CONT "(the agent is injected where /dev/nvidiactl exists, or with --msproftx=on).", check_task_time },
-	[OPT_RUNTIME_API] = { OPT_RUNTIME_API, "runtime-api", true,
-		"Show runtime api data, the default value is off."
-		CONT "On NVIDIA GPUs: CUDA runtime calls and the waits in them (CANN_API, api_statistic, CANN"
-		CONT "track), and with --task-time MEMCPY_INFO and the launch-to-task flows.",
-		check_runtime_api },
-	[OPT_SYS_HARDWARE_MEM] = { OPT_SYS_HARDWARE_MEM, "sys-hardware-mem", true,
-		"The memory acquisition switch of the device, optional on / off, the default value is off."
-		CONT "On NVIDIA GPUs: memory used and reserved (also per profiled process), utilisation,"
-		CONT "SM and memory clocks, power and temperature from NVML.", check_sys_hardware_mem },
-	[OPT_SYS_HARDWARE_MEM_FREQ] = { OPT_SYS_HARDWARE_MEM_FREQ, "sys-hardware-mem-freq", true,
-		"The sampling frequency of the device memory in hertz, the default value is 50 Hz,"
-		CONT "the range is 1 to 100 Hz.", check_sys_hardware_mem_freq },
-	[OPT_SYS_INTERCONNECTION_PROFILING] = { OPT_SYS_INTERCONNECTION_PROFILING, "sys-interconnection-profiling",
-		true, "The interconnection acquisition switch, optional on / off, the default value is off."
-		CONT "On NVIDIA GPUs: PCIe throughput from NVML.", check_sys_interconnection },
-	[OPT_SYS_INTERCONNECTION_FREQ] = { OPT_SYS_INTERCONNECTION_FREQ, "sys-interconnection-freq", true,
-		"The sampling frequency of the interconnection in hertz, the default value is 50 Hz,"
-		CONT "the range is 1 to 50 Hz.", check_sys_interconnection_freq },
-	[OPT_HOST_SYS_FREQ] = { OPT_HOST_SYS_FREQ, "host-sys-freq", true,
-		"The host-sys sampling frequency in hertz, the default value is 50 Hz, the range is 1 to 1000 Hz."
-		CONT "(an option of this implementation; CANN msprof has none)", check_host_sys_freq },
+		"Set the PID of the app process for which you want to collect performance data.", check_host_sys_pid, 290 },
 	[OPT_VERSION] = { OPT_VERSION, "version", false,
-		"Print the version and exit. (an option of this implementation; CANN msprof has none)", NULL },
+		"Print the version and exit. (an option of this implementation; CANN msprof has none)", NULL, 380 },
 	[OPT_LIST] = { OPT_LIST, "list", false,
 		"With --dynamic=on: list the processes --pid can attach to with agent data (mstx, NVTX),"
 		CONT "those whose msprof agent has registered. (an option of this implementation; CANN msprof has none)",
-		check_list },
-	[OPT_STEP_RANGE] = { OPT_STEP_RANGE, "step-range", true,
-		"With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
-		CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
-		CONT "(an option of this implementation; CANN msprof has none)", check_step_range },
-	[OPT_RANKS] = { OPT_RANKS, "ranks", true,
-		"With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
-		CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
-		CONT "(an option of this implementation; CANN msprof has none)", check_ranks },
-	[OPT_OSRT_THRESHOLD] = { OPT_OSRT_THRESHOLD, "osrt-threshold", true,
-		"With --host-sys=osrt: keep the calls that took at least this many nanoseconds,"
-		CONT "the default value is 1000, the range is 0 to 1000000000 ns."
-		CONT "(an option of this implementation; CANN msprof has none)", check_osrt_threshold },
+		check_list, 390 },
 };
+
+/* A setting's option: its row's checks and msprof's messages; --host-sys
+ * keeps msprof's rule on where osrt may be given. */
+static int check_setting(struct msprof_opts *o, enum setting_id id, const char *v, struct diag *d)
+{
+	int r = settings_parse_cli(&o->set, id, v, d->error, sizeof(d->error));
+	if (r < 0)
+		return r;
+	/* msprof checks the order before probing perf and ltrace for osrt
+	 * (CheckOsrtTools); we keep that rule and probe nothing: the agent
+	 * records the calls, no tool or sudo is involved. */
+	if (id == SET_HOST_SYS && opts_osrt(o) && !opts_used(o, OPT_OUTPUT) && !opts_used(o, OPT_APPLICATION))
+		return diag_error(d, "If you want to use this parameter:--host-sys, please put it behind the "
+				  "--output or --application.");
+	return 0;
+}
+
+_Static_assert(_OPT_MAX <= 64, "msprof_opts.used holds a bit per option");
+
+/* The settings' rows as options, and every option in msprof's order; built
+ * on first use from the two tables. */
+static struct opt_def setting_opts[_SET_MAX];
+static const struct opt_def *ordered[_OPT_MAX];
+static unsigned n_ordered;
+
+static void opts_build(void)
+{
+	if (n_ordered)
+		return;
+	for (unsigned i = 0; i < _SET_MAX; i++) {
+		const struct setting_def *s = &setting_table[i];
+		setting_opts[i] = (struct opt_def){ .id = OPT_SET(i), .name = s->cli, .takes_value = true,
+						    .help = s->help, .order = s->order };
+	}
+	for (unsigned i = 0; i < _OPT_MAX; i++) {
+		const struct opt_def *def = opt_get((enum opt_id)i);
+		if (!def)
+			continue;
+		unsigned k = n_ordered++;
+		for (; k > 0 && ordered[k - 1]->order > def->order; k--)
+			ordered[k] = ordered[k - 1];
+		ordered[k] = def;
+	}
+}
+
+const struct opt_def *opt_get(enum opt_id id)
+{
+	if ((unsigned)id < _OPT_LAUNCHER_MAX)
+		return &launcher_opts[id];
+	if ((unsigned)id >= _OPT_MAX || !setting_table[id - _OPT_LAUNCHER_MAX].cli)
+		return NULL;
+	if (!setting_opts[id - _OPT_LAUNCHER_MAX].name)
+		opts_build();
+	return &setting_opts[id - _OPT_LAUNCHER_MAX];
+}
+
+unsigned opts_ordered(const struct opt_def *const **ret)
+{
+	opts_build();
+	*ret = ordered;
+	return n_ordered;
+}
 
 void opts_init(struct msprof_opts *o)
 {
-	*o = (struct msprof_opts){
-		.type = OUT_TEXT,
-		.host_sys_freq = MSPROF_DEFAULT_FREQ,
-		.host_usage_freq = MSPROF_DEFAULT_FREQ,
-		.osrt_threshold_ns = (unsigned)OSRT_THRESHOLD_DEFAULT_NS,
-		.task_time = TASK_TIME_L1,
-		.sys_hardware_mem_freq = MSPROF_DEFAULT_FREQ,
-		.sys_interconnection_freq = MSPROF_DEFAULT_FREQ,
-	};
+	*o = (struct msprof_opts){ .type = OUT_TEXT };
+	settings_init(&o->set);
 }
 
 void opts_release(struct msprof_opts *o)
 {
 	free(o->output);
-	free(o->storage_limit);
 	free(o->pids);
 	opts_init(o);
 }
 
 void opts_default_host_sys(struct msprof_opts *o)
 {
-	if (o->host_sys || o->host_usage)
+	if (opts_u(o, SET_HOST_SYS) || opts_u(o, SET_HOST_SYS_USAGE))
 		return;
-	o->host_sys = HOST_SYS_CPU | HOST_SYS_MEM;
-	list_canonical(o->host_sys, host_sys_names, HOST_SYS_SAMPLERS, o->host_sys_list,
-		       sizeof(o->host_sys_list));
+	o->set.u[SET_HOST_SYS] = HOST_SYS_CPU | HOST_SYS_MEM;
 }
 
 void opts_names(uint64_t mask, char *buf, size_t size)
 {
+	const struct opt_def *const *defs;
+	unsigned n = opts_ordered(&defs);
 	if (size == 0)
 		return;
 	buf[0] = '\0';
-	for (unsigned i = 0; i < _OPT_MAX; i++) {
-		if (!(mask & OPT_BIT(i)))
+	for (unsigned i = 0; i < n; i++) {
+		if (!(mask & OPT_BIT(defs[i]->id)))
 			continue;
 		size_t used = strlen(buf);
-		snprintf(buf + used, size - used, "%s--%s", used ? " " : "", opt_table[i].name);
+		snprintf(buf + used, size - used, "%s--%s", used ? " " : "", defs[i]->name);
 	}
 }
 
 void opts_print_help(FILE *f)
 {
+	const struct opt_def *const *defs;
+	unsigned n = opts_ordered(&defs);
 	fputs("\nUsage:\n      ./msprof [--options]\n\nOptions:\n", f);
-	/* table order, except that msprof lists --help last */
-	for (unsigned k = 1; k <= _OPT_MAX; k++) {
-		const struct opt_def *o = &opt_table[k % _OPT_MAX];
+	/* msprof's order, except that it lists --help last */
+	for (unsigned k = 1; k <= n; k++) {
+		const struct opt_def *o = defs[k % n];
 		fprintf(f, "%8s%-32s%s %s\n", "--", o->name, "<Optional>", o->help);
 	}
 }
@@ -932,16 +682,17 @@ static int opt_lookup(const char *argv0, const char *tok, const struct opt_def *
 	const char *name = tok + 2;
 	size_t len = strcspn(name, "=");
 	const struct opt_def *found = NULL;
-	unsigned n_found = 0;
+	const struct opt_def *const *defs;
+	unsigned n_found = 0, n_defs = opts_ordered(&defs);
 
-	for (unsigned i = 0; len > 0 && i < _OPT_MAX; i++) {
-		if (strncmp(opt_table[i].name, name, len) != 0)
+	for (unsigned i = 0; len > 0 && i < n_defs; i++) {
+		if (strncmp(defs[i]->name, name, len) != 0)
 			continue;
-		if (opt_table[i].name[len] == '\0') {
-			*ret = &opt_table[i];
+		if (defs[i]->name[len] == '\0') {
+			*ret = defs[i];
 			return 0;
 		}
-		found = &opt_table[i];
+		found = defs[i];
 		n_found++;
 	}
 	d->plain = true;
@@ -955,9 +706,9 @@ static int opt_lookup(const char *argv0, const char *tok, const struct opt_def *
 		return diag_error(d, "%s: unrecognized option '%s'", argv0, tok);
 
 	int n = snprintf(d->error, sizeof(d->error), "%s: option '%s' is ambiguous; possibilities:", argv0, tok);
-	for (unsigned i = 0; i < _OPT_MAX && n >= 0 && (size_t)n < sizeof(d->error); i++)
-		if (strncmp(opt_table[i].name, name, len) == 0)
-			n += snprintf(d->error + n, sizeof(d->error) - (size_t)n, " '--%s'", opt_table[i].name);
+	for (unsigned i = 0; i < n_defs && n >= 0 && (size_t)n < sizeof(d->error); i++)
+		if (strncmp(defs[i]->name, name, len) == 0)
+			n += snprintf(d->error + n, sizeof(d->error) - (size_t)n, " '--%s'", defs[i]->name);
 	return -EINVAL;
 }
 
@@ -1002,7 +753,8 @@ int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
 			o->version = true;
 			return 0;
 		}
-		r = def->check(o, value, d);
+		r = def->id >= _OPT_LAUNCHER_MAX ? check_setting(o, (enum setting_id)(def->id - _OPT_LAUNCHER_MAX), value, d)
+						 : def->check(o, value, d);
 		if (r < 0)
 			return r;
 	}

@@ -1,11 +1,17 @@
-/* The msprof command line: one option table drives parsing, validation and
- * --help (reference/msprof-formats.md §1.1, §1.2).
+/* The msprof command line: the option table (name, value, help, check),
+ * the options it parses into and the limits their checks apply.  One table
+ * drives parsing, validation and --help (reference/msprof-formats.md §1.1,
+ * §1.2), joined by the collection settings' (ipc/settings.h); which options
+ * a mode allows, forbids or needs is the mode table's (modes.h), and
+ * msprof.py's command forms (msprof export|query|... -dir) are parsed by
+ * subcmd.c.
  *
  * argv splitting follows msprof's SplitApplicationArgv: a token starting with
  * "--" is an option; "--opt=value" carries its value, "--opt value" takes the
  * next token as the value; the first token that does not start with "--"
- * begins the application's own command line.  Option names may be abbreviated
- * to a unique prefix, as msprof's getopt_long allows.
+ * (or the one after a lone "--", ours) begins the application's own command
+ * line.  Option names may be abbreviated to a unique prefix, as msprof's
+ * getopt_long allows.
  *
  * The parser never prints: what the user must read comes back in a struct
  * diag, with msprof's wording, so that tests compare messages exactly. */
@@ -16,12 +22,15 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* In msprof's enum order (input_parser.h), which is also the order the mode
- * checks list option names in.  New options slot in where msprof has them. */
+#include "ipc/settings.h"
+
+/* The options of the launcher itself; the collection settings
+ * (ipc/settings.h) follow them, one id each: OPT_SET(SET_x).  Messages and
+ * --help list options in msprof's order (its enum in input_parser.h), which
+ * each row gives as `order`, the settings' too. */
 enum opt_id {
 	OPT_HELP,
 	OPT_OUTPUT,
-	OPT_STORAGE_LIMIT,
 	OPT_APPLICATION,
 	OPT_ENVIRONMENT,
 	OPT_DYNAMIC,
@@ -30,9 +39,6 @@ enum opt_id {
 	OPT_DURATION,
 	OPT_SYS_DEVICES,
 	OPT_TYPE,
-	OPT_MSPROFTX,
-	OPT_MSTX_DOMAIN_INCLUDE,
-	OPT_MSTX_DOMAIN_EXCLUDE,
 	OPT_SYS_CPU_PROFILING,
 	OPT_EXPORT,
 	OPT_ITERATION_ID,
@@ -46,40 +52,33 @@ enum opt_id {
 	OPT_CLEAR,
 	OPT_PYTHON_PATH,
 	OPT_SYS_PERIOD,
-	OPT_HOST_SYS_USAGE_FREQ,
-	OPT_HOST_SYS,
 	OPT_HOST_SYS_PID,
-	OPT_HOST_SYS_USAGE,
-	/* device collection (msprof's names; collectors/device.h, the agent's CUPTI) */
-	OPT_TASK_TIME,
-	OPT_RUNTIME_API,
-	OPT_SYS_HARDWARE_MEM,
-	OPT_SYS_HARDWARE_MEM_FREQ,
-	OPT_SYS_INTERCONNECTION_PROFILING,
-	OPT_SYS_INTERCONNECTION_FREQ,
 	/* ours, not in msprof */
-	OPT_HOST_SYS_FREQ,
 	OPT_VERSION,
 	OPT_LIST,
-	OPT_STEP_RANGE,
-	OPT_RANKS,
-	OPT_OSRT_THRESHOLD,
-	_OPT_MAX
+	_OPT_LAUNCHER_MAX,
+	/* the settings, by name where the launcher's own code needs them */
+	OPT_STORAGE_LIMIT = _OPT_LAUNCHER_MAX + SET_STORAGE_LIMIT,
+	OPT_MSPROFTX = _OPT_LAUNCHER_MAX + SET_MSPROFTX,
+	OPT_MSTX_DOMAIN_INCLUDE = _OPT_LAUNCHER_MAX + SET_MSTX_DOMAIN_INCLUDE,
+	OPT_MSTX_DOMAIN_EXCLUDE = _OPT_LAUNCHER_MAX + SET_MSTX_DOMAIN_EXCLUDE,
+	OPT_HOST_SYS = _OPT_LAUNCHER_MAX + SET_HOST_SYS,
+	OPT_HOST_SYS_FREQ = _OPT_LAUNCHER_MAX + SET_HOST_SYS_FREQ,
+	OPT_HOST_SYS_USAGE = _OPT_LAUNCHER_MAX + SET_HOST_SYS_USAGE,
+	OPT_HOST_SYS_USAGE_FREQ = _OPT_LAUNCHER_MAX + SET_HOST_SYS_USAGE_FREQ,
+	OPT_TASK_TIME = _OPT_LAUNCHER_MAX + SET_TASK_TIME,
+	OPT_OSRT_THRESHOLD = _OPT_LAUNCHER_MAX + SET_OSRT_THRESHOLD,
+	_OPT_MAX = _OPT_LAUNCHER_MAX + _SET_MAX
 };
+
+#define OPT_SET(sid) ((enum opt_id)(_OPT_LAUNCHER_MAX + (sid)))
 
 #define OPT_BIT(id) (UINT64_C(1) << (id))
 
 /* Limits and defaults, one place for parser, help, man page and tests. */
 #define MSPROF_MAX_PATH_LEN 1024U        /* --output (msprof MAX_PATH_LENGTH) */
 #define MSPROF_MAX_APP_LEN 2048U         /* --application (msprof MAX_APP_LEN) */
-#define MSPROF_STORAGE_MIN_MB 200U
-#define MSPROF_STORAGE_MAX_MB 4294967295ULL
 #define MSPROF_SYS_PERIOD_MAX 2592000U   /* seconds */
-#define MSPROF_HOST_SYS_FREQ_MAX 1000U
-#define MSPROF_HOST_USAGE_FREQ_MAX 50U
-#define MSPROF_DEFAULT_FREQ 50U
-#define MSPROF_HW_MEM_FREQ_MAX 100U      /* --sys-hardware-mem-freq */
-#define MSPROF_INTERCONNECT_FREQ_MAX 50U /* --sys-interconnection-freq */
 #define MSPROF_MIN_FREE_MB 20U           /* below this nothing is collected */
 #define MSPROF_DELAY_MAX 4294967295U     /* --delay, --duration: seconds (msprof PROF_MAX_DYNAMIC_TIME) */
 #define MSPROF_MAX_DYNAMIC_PIDS 32       /* --pid: one daemon session each, IPC_MAX_SESSIONS in all */
@@ -92,14 +91,6 @@ enum analyze_rules {
 	RULE_COMMUNICATION_MATRIX = 1 << 1,
 };
 #define MSPROF_MAX_REPORTS_BYTES (64U << 20)   /* --reports file (msprof's limit) */
-
-/* --host-sys=osrt, next to collectors/host.h's sampler flags: OS runtime
- * calls are not sampled by msprofd but recorded by the agent's osrt build
- * (libmsprof_agent_osrt.so) inside the application. */
-#define HOST_SYS_OSRT (1U << 16)
-/* --task-time: off, l0, l1 (= on, the default), l2; l3 is refused as on
- * platforms without PyPTO. */
-enum task_time { TASK_TIME_OFF = 0, TASK_TIME_L0 = 1, TASK_TIME_L1 = 2, TASK_TIME_L2 = 3 };
 
 /* Messages for the user, filled by the parser and the mode checks.  `error`
  * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
@@ -122,8 +113,6 @@ struct msprof_opts {
 	bool help, version;
 
 	char *output;                    /* --output made absolute, NULL if not given */
-	uint64_t storage_limit_mb;       /* 0: none */
-	char *storage_limit;             /* as given, e.g. "500MB", for sample.json */
 	const char *application;         /* --application string as given */
 	const char *environment;         /* --environment as given */
 	enum out_type type;
@@ -136,35 +125,18 @@ struct msprof_opts {
 	unsigned rules;                  /* --rule: enum analyze_rules */
 	const char *python_path;         /* accepted for msprof's command lines */
 	unsigned sys_period;             /* seconds, 0: none */
-
-	unsigned host_sys;               /* enum host_sys_flags, | HOST_SYS_OSRT */
-	char host_sys_list[48];          /* the samplers, canonical "cpu,mem,disk,network" (no osrt) */
-	unsigned osrt_threshold_ns;      /* --osrt-threshold (ours), default 1000 */
-	unsigned host_sys_freq;
 	pid_t host_sys_pid;              /* 0: none */
-	unsigned host_usage;             /* enum host_usage_flags */
-	char host_usage_list[16];        /* canonical "cpu,mem" */
-	unsigned host_usage_freq;
+
+	/* the collection settings (ipc/settings.h): set.u[SET_HOST_SYS], ... */
+	struct settings set;
 
 	bool dynamic;                    /* --dynamic=on */
 	const char *pid_arg;             /* --pid as given, NULL if not given */
 	pid_t *pids;                     /* --pid: the valid ones, in the order given, no duplicates */
 	unsigned n_pids;
 	unsigned delay_s, duration_s;    /* --delay, --duration; 0: not given */
-	bool msproftx;                   /* --msproftx=on */
-	const char *mstx_include;        /* --mstx-domain-include, NULL or "" when not given */
-	const char *mstx_exclude;        /* --mstx-domain-exclude */
-	const char *step_range;          /* --step-range=A-B (ours), NULL when not given */
-	int64_t step_lo, step_hi;        /* its steps: A inclusive, B exclusive */
-	const char *ranks;               /* --ranks=0,2 (ours), NULL when not given */
 	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
 	bool sys_cpu_profiling;
-	enum task_time task_time;        /* device tasks (CUPTI kernels, memcpy) */
-	bool runtime_api;                /* --runtime-api=on: CUDA runtime API calls */
-	bool sys_hardware_mem;           /* device memory, clocks, power (NVML) */
-	unsigned sys_hardware_mem_freq;
-	bool sys_interconnection;        /* PCIe throughput (NVML) */
-	unsigned sys_interconnection_freq;
 	bool list;                       /* --list (ours) */
 
 	/* The application, new style: argv[app_first..] (not copied). */
@@ -178,10 +150,14 @@ struct opt_def {
 	bool takes_value;
 	const char *help;                /* lines after the first are indented */
 	int (*check)(struct msprof_opts *o, const char *value, struct diag *d);
+	unsigned order;                  /* msprof's order: --help, messages, prefix matches */
 };
 
-/* The table, in enum order (opt_table[i].id == i). */
-extern const struct opt_def opt_table[_OPT_MAX];
+/* The option of id: the launcher's own, or a setting's (ipc/settings.h);
+ * NULL for an id without a command-line option (a derived setting). */
+const struct opt_def *opt_get(enum opt_id id);
+/* Every option in msprof's order; returns how many. */
+unsigned opts_ordered(const struct opt_def *const **ret);
 
 void opts_init(struct msprof_opts *o);
 void opts_release(struct msprof_opts *o);
@@ -210,7 +186,18 @@ void opts_default_host_sys(struct msprof_opts *o);
 /* --host-sys holds osrt. */
 static inline bool opts_osrt(const struct msprof_opts *o)
 {
-	return (o->host_sys & HOST_SYS_OSRT) != 0;
+	return (o->set.u[SET_HOST_SYS] & HOST_SYS_OSRT) != 0;
+}
+
+/* A setting's number (SWITCH, UINT, ENUM, LIST flags, MB) and text. */
+static inline uint64_t opts_u(const struct msprof_opts *o, enum setting_id id)
+{
+	return o->set.u[id];
+}
+
+static inline const char *opts_s(const struct msprof_opts *o, enum setting_id id)
+{
+	return o->set.s[id];
 }
 
 /* Whether the application was given, new style or with --application. */
@@ -219,9 +206,8 @@ static inline bool opts_have_app(const struct msprof_opts *o)
 	return o->app_argc > 0 || o->application;
 }
 
-/* Exposed for tests: the path and value checks. */
+/* Exposed for tests: the path check. */
 bool path_has_forbidden_char(const char *path);
-int parse_storage_limit(const char *s, uint64_t *ret_mb);
 
 /* Whether this user may attach to pid: it exists, has not exited, and its
  * real, effective and saved uids are ours (root may attach to any).  When

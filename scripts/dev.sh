@@ -2,8 +2,10 @@
 # The two set-up commands of the README, for a fresh Debian 12 machine:
 #   scripts/dev.sh sample   install what is missing, build, profile the sample workload
 #   scripts/dev.sh test     install what is missing, build, run the whole test suite
-#                           (plain build, then again under ASan+UBSan); the last line
-#                           is "N passed, N failed, N skipped"
+#                           (plain build, then again under ASan+UBSan; the slow suite
+#                           too); the last line is "N passed, N failed, N skipped"
+# Between edits, `meson test -C build --suite quick` leaves out the tests of the slow
+# suite (those over ~10 s; tests/meson.build lists them).
 set -eu
 cd "$(dirname "$0")/.."
 

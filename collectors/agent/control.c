@@ -143,11 +143,11 @@ static int send_msg(const char *json, size_t n)
 	return 0;
 }
 
-static void msg_begin(struct ajw *w, const char *type, uint64_t id)
+static void msg_begin(struct ajw *w, enum ipc_type type, uint64_t id)
 {
 	ajw_begin(w, C.sbuf, sizeof(C.sbuf));
 	ajw_int(w, "v", IPC_PROTO_VERSION);
-	ajw_str(w, "type", type);
+	ajw_str(w, "type", ipc_type_name(type));
 	ajw_uint(w, "id", id);
 }
 
@@ -157,11 +157,11 @@ static int msg_send(struct ajw *w)
 	return n < 0 ? (int)n : send_msg(C.sbuf, (size_t)n);
 }
 
-static void send_error(uint64_t id, const char *code, const char *message)
+static void send_error(uint64_t id, enum ipc_err code, const char *message)
 {
 	struct ajw w;
-	msg_begin(&w, "error", id);
-	ajw_str(&w, "code", code);
+	msg_begin(&w, IPC_T_ERROR, id);
+	ajw_str(&w, "code", ipc_err_name(code));
 	ajw_str(&w, "message", message);
 	(void)msg_send(&w);
 }
@@ -220,7 +220,7 @@ static void try_connect(void)
 	char comm[64];
 	agent_comm(comm, sizeof(comm));
 	struct ajw w;
-	msg_begin(&w, "hello", ++C.next_id);
+	msg_begin(&w, IPC_T_HELLO, ++C.next_id);
 	ajw_str(&w, "client", "agent");
 	ajw_int(&w, "pid", getpid());
 	ajw_int(&w, "ppid", getppid());
@@ -250,7 +250,7 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL ||
 	    ajson_get_str(m, "ranks", &ranks) == -EINVAL || ajson_get_str(m, "step_range", &steps) == -EINVAL ||
 	    (*steps && agent_gate_parse_range(steps, &lo, &hi) < 0)) {
-		send_error(id, "bad_request", "agent_start needs 'session' and an absolute 'prof_dir' "
+		send_error(id, IPC_E_BAD_REQUEST, "agent_start needs 'session' and an absolute 'prof_dir' "
 					      "('step_range' is \"A-B\", A < B; 'osrt_threshold_ns' 0..1000000000)");
 		return;
 	}
@@ -280,20 +280,20 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 	}
 	pthread_mutex_unlock(&g_win_mu);
 	if (r == -EBUSY) {
-		send_error(id, "busy", "this agent is recording for another session");
+		send_error(id, IPC_E_BUSY, "this agent is recording for another session");
 		return;
 	}
 	if (r < 0) {
 		char text[PATH_MAX + 64];
 		snprintf(text, sizeof(text), "cannot write into '%s/host/data': %s", dir, strerror(-r));
-		send_error(id, "io", text);
+		send_error(id, IPC_E_IO, text);
 		return;
 	}
 #ifdef MSPROF_AGENT_NO_OSRT
 	osrt = false; /* this build wraps no call: say so */
 #endif
 	struct ajw w;
-	msg_begin(&w, "agent_started", id);
+	msg_begin(&w, IPC_T_AGENT_STARTED, id);
 	ajw_int(&w, "session", session);
 	ajw_bool(&w, "osrt", osrt);
 	(void)msg_send(&w);
@@ -303,7 +303,7 @@ static void on_stop(const struct ajson_obj *m, uint64_t id)
 {
 	int64_t session = 0;
 	if (ajson_get_int(m, "session", &session) < 0) {
-		send_error(id, "bad_request", "agent_stop needs 'session'");
+		send_error(id, IPC_E_BAD_REQUEST, "agent_stop needs 'session'");
 		return;
 	}
 	struct window_result res = { 0 };
@@ -315,11 +315,11 @@ static void on_stop(const struct ajson_obj *m, uint64_t id)
 		r = 0, C.idle_session = 0;
 	pthread_mutex_unlock(&g_win_mu);
 	if (r == -ENOENT) {
-		send_error(id, "not_found", "this agent is not recording for that session");
+		send_error(id, IPC_E_NOT_FOUND, "this agent is not recording for that session");
 		return;
 	}
 	struct ajw w;
-	msg_begin(&w, "agent_stopped", id);
+	msg_begin(&w, IPC_T_AGENT_STOPPED, id);
 	ajw_int(&w, "session", session);
 	ajw_uint(&w, "events", res.events);
 	ajw_uint(&w, "dropped", res.dropped);
@@ -348,9 +348,10 @@ static void on_message(const char *json, size_t n)
 	}
 	if (ajson_get_int(&m, "id", &id) == -EINVAL || id < 0)
 		id = 0;
+	enum ipc_type t = ipc_type_from_name(type);
 	if (C.conn == C_HELLO) {
 		bool ok = false;
-		if (streq(type, "hello") && ajson_get_bool(&m, "ok", &ok) == 0 && ok) {
+		if (t == IPC_T_HELLO && ajson_get_bool(&m, "ok", &ok) == 0 && ok) {
 			C.conn = C_READY;
 			return;
 		}
@@ -364,12 +365,12 @@ static void on_message(const char *json, size_t n)
 		C.next_try_ns = mono_ns() + REFUSED_RETRY_NS;
 		return;
 	}
-	if (streq(type, "agent_start"))
+	if (t == IPC_T_AGENT_START)
 		on_start(&m, (uint64_t)id);
-	else if (streq(type, "agent_stop"))
+	else if (t == IPC_T_AGENT_STOP)
 		on_stop(&m, (uint64_t)id);
-	else if (id > 0 && !streq(type, "error") && !streq(type, "status"))
-		send_error((uint64_t)id, "unknown_type", "an agent does not answer this request");
+	else if (id > 0 && t != IPC_T_ERROR && t != IPC_T_STATUS)
+		send_error((uint64_t)id, IPC_E_UNKNOWN_TYPE, "an agent does not answer this request");
 }
 
 static void read_input(void)

@@ -1,13 +1,15 @@
 # Export of synthetic agent data (tests/helpers/gen-raw, real raw files):
-# msprof_tx CSV slicing at exactly 999,999 / 1,000,000 / 1,000,001 rows,
-# stale pieces removed, timeline pieces that each parse and carry the
-# metadata, iteration selection against the generator's step table, JSON
-# summaries that parse with the right rows, a torn tail and a damaged
-# record (every whole record taken, the rest reported), and an export
-# killed midway leaves no file under a final name.  The same for device
-# tasks (gen-raw --tasks): task_time slicing past 1,000,000 rows,
-# iteration selection of tasks against the generator's per-step counts
-# and kernel time, a damaged and a torn task record.
+# msprof_tx CSV slicing at exactly the row limit less one, the limit and
+# one more (the limit set to 1,000 with MSPROF_EXPORT_CSV_LIMIT, so that
+# crossing it takes 1,001 rows rather than msprof's 1,000,001; a value that
+# is no limit fails the export), stale pieces removed, timeline pieces that
+# each parse and carry the metadata, iteration selection against the
+# generator's step table, JSON summaries that parse with the right rows, a
+# torn tail and a damaged record (every whole record taken, the rest
+# reported), and an export killed midway leaves no file under a final
+# name.  The same for device tasks (gen-raw --tasks): task_time slicing
+# past the limit, iteration selection of tasks against the generator's
+# per-step counts and kernel time, a damaged and a torn task record.
 . "$SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON outputs"
 GEN=$HELPERS/gen-raw
@@ -31,33 +33,58 @@ tx_pieces() {
 summary() { "$MSPROF" export summary -dir "$P" "$@" >"$T_WORK/log" 2>&1 || { t_fail "export summary $*"; cat "$T_WORK/log" >&2; }; }
 
 # --- slicing at the boundary ----------------------------------------------------------
-gen b1 999999 1
-summary
-t_eq "999,999 rows: one file" "$(tx_pieces)" "msprof_tx:999999 "
-gen b2 1000000 1
-summary
-t_eq "1,000,000 rows: still one file" "$(tx_pieces)" "msprof_tx:1000000 "
-gen b3 1000001 2
-summary
-t_eq "1,000,001 rows: two slices of 1,000,000 and 1" "$(tx_pieces)" "msprof_tx_slice_0:1000000 msprof_tx_slice_1:1 "
+# rows per summary file in this test's exports that slice (msprof's 1,000,000
+# works the same way; export/internal.h EXPORT_CSV_LIMIT)
+L=1000
+gen b1 $((L - 1)) 1
+MSPROF_EXPORT_CSV_LIMIT=$L summary
+t_eq "$((L - 1)) rows: one file" "$(tx_pieces)" "msprof_tx:$((L - 1)) "
+gen b2 $L 1
+MSPROF_EXPORT_CSV_LIMIT=$L summary
+t_eq "$L rows: still one file" "$(tx_pieces)" "msprof_tx:$L "
+gen b3 $((L + 1)) 2
+MSPROF_EXPORT_CSV_LIMIT=$L summary
+t_eq "$((L + 1)) rows: two slices of $L and 1" "$(tx_pieces)" "msprof_tx_slice_0:$L msprof_tx_slice_1:1 "
 t_eq "every piece has the header" "$(head -qn1 "$(OUT)"/msprof_tx_slice_*.csv | sort -u | wc -l)" 1
-# the same dir again with one step (500,000 rows): the slices go, in the same second too
-"$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 >/dev/null 2>&1
+# the same dir again with one step ($((L / 2)) rows): the slices go, in the same second too
+MSPROF_EXPORT_CSV_LIMIT=$L "$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 >/dev/null 2>&1
 t_eq "a smaller export replaces the slices" "$(tx_pieces)" "msprof_tx:$(awk '$2 == 1 { print $3 }' "$P.steps") "
+# the default limit: the same rows in one file
+summary
+t_eq "$((L + 1)) rows under msprof's limit: one file" "$(tx_pieces)" "msprof_tx:$((L + 1)) "
+for bad in 0 -1 12x 1000001; do
+	MSPROF_EXPORT_CSV_LIMIT=$bad "$MSPROF" export summary -dir "$P" >"$T_WORK/log" 2>&1
+	t_eq "MSPROF_EXPORT_CSV_LIMIT='$bad': the export fails" "$?" 1
+	t_grep "MSPROF_EXPORT_CSV_LIMIT='$bad': it says why" "MSPROF_EXPORT_CSV_LIMIT '$bad' is not a number of rows" \
+		"$T_WORK/log"
+done
 
 # --- a progress line on a terminal, none on a pipe ------------------------------------------
 if [ -x "$HELPERS/pty-run" ]; then
 	# stdin a fifo held open here: nothing is typed and no EOF either
 	mkfifo "$T_WORK/in"
 	exec 8<>"$T_WORK/in"
-	# raw data newer than the database: parse and export, well over a
-	# second for 1,000,001 events (the export alone may take less)
-	touch "$P"/host/data/*
+	# an export that lasts over a second, whatever the machine: it waits
+	# 1.5 s for the dir's lock (flock(1) holding it stands in for another
+	# export), and reports progress all along, as it does while it parses
+	held() {
+		rm -f "$T_WORK/held"
+		flock "$P" sh -c "touch '$T_WORK/held'; sleep 1.5" &
+		holder=$!
+		for i in $(seq 1 100); do
+			[ -e "$T_WORK/held" ] && break
+			sleep 0.05
+		done
+	}
+	held
 	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
+	wait "$holder"
 	exec 8>&-
 	t_grep "a terminal gets the progress line (after a second)" \
 		"$(printf '\r\033[K[INFO] %s: ' "$(basename "$P")")" "$T_WORK/tty.log"
+	held
 	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
+	wait "$holder"
 	t_eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
 fi
 
@@ -190,13 +217,13 @@ PY
 
 gen_t tm 60000 50000 2
 alone_vs_full "device tasks and mstx events"
-gen_t tb 1000001 2 2
-summary
-t_eq "1,000,001 tasks: task_time in slices of 1,000,000 and 1" "$(pieces task_time)" \
-	"task_time_slice_0:1000000 task_time_slice_1:1 "
-t_eq "1,000,001 tasks: every kernel and its time in op_summary" "$(csv_tasks | cut -d' ' -f2,3)" \
+gen_t tb $((L + 1)) 2 2
+MSPROF_EXPORT_CSV_LIMIT=$L summary
+t_eq "$((L + 1)) tasks: task_time in slices of $L and 1" "$(pieces task_time)" \
+	"task_time_slice_0:$L task_time_slice_1:1 "
+t_eq "$((L + 1)) tasks: every kernel and its time in op_summary" "$(csv_tasks | cut -d' ' -f2,3)" \
 	"$(truth 7 1 3) $(truth 8 1 3)"
-summary --model-id 4294967295 --iteration-id 1
+MSPROF_EXPORT_CSV_LIMIT=$L summary --model-id 4294967295 --iteration-id 1
 t_eq "step 1 of 2: its tasks alone, the slices gone" "$(pieces task_time)" "task_time:$(truth 6 1 2) "
 t_eq "step 1 of 2: its kernels, kernel time exact, every task inside it" "$(csv_tasks "$(col 4 1)" "$(col 5 1)")" \
 	"$(truth 6 1 2) $(truth 7 1 2) $(truth 8 1 2) True"
@@ -259,11 +286,12 @@ t_eq "torn task record: every whole task kept" "$(csv_tasks | cut -d' ' -f1-3)" 
 	"999 $(($(truth 7 1 2) - kernel)) $(($(truth 8 1 2) - kernel * dur))"
 
 # --- an interrupted export ---------------------------------------------------------------------
-# killed once its temp database is there; a later export of the dir takes
-# the lock, removes what the killed one left and nothing else
+# killed once its temp database is there (it is made first; 200,000
+# events keep the export busy for a good while after); a later export of
+# the dir takes the lock, removes what the killed one left and nothing else
 hidden() { (cd "$P" && find . "$(basename "$(OUT)")" -maxdepth 1 -name '.?*' -type f -printf '%f\n' 2>/dev/null) |
 	sort | tr '\n' ' '; }
-gen kill 600000 1
+gen kill 200000 1
 mkdir -p "$(OUT)"
 touch "$P/.notes" "$(OUT)/.keep.csv" "$(OUT)/.user.csv.bak"
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 &
@@ -289,7 +317,7 @@ PY
 )
 t_eq "killed midway: no file under a final name is incomplete" "$bad" ""
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 || t_fail "export after the kill"
-t_eq "export after the kill: complete" "$(tx_pieces)" "msprof_tx:600000 "
+t_eq "export after the kill: complete" "$(tx_pieces)" "msprof_tx:200000 "
 t_eq "export after the kill: the killed one's temp files removed, other hidden files kept" "$(hidden)" \
 	".keep.csv .notes .user.csv.bak "
 

@@ -66,6 +66,31 @@ static void test_types(void)
 	CHECK(streq(ipc_type_name(IPC_T_SESSION_START), "session_start"));
 }
 
+/* The error codes: the words on the wire (proto.h) are pinned here, and
+ * each round-trips through the table. */
+static void test_errors(void)
+{
+	static const char *const wire[_IPC_E_MAX] = {
+		NULL, "bad_frame", "too_big", "bad_json", "no_hello", "version", "unknown_type",
+		"bad_request", "limit", "not_found", "io", "busy", "denied",
+	};
+	for (unsigned i = 0; i < _IPC_E_MAX; i++) {
+		const char *n = ipc_err_name((enum ipc_err)i);
+		CHECK(wire[i] ? n && streq(n, wire[i]) : n == NULL);
+		CHECK(ipc_err_from_name(n) == (enum ipc_err)i);
+		CHECK(ipc_err_meaning((enum ipc_err)i) != NULL && ipc_err_errno((enum ipc_err)i) < 0);
+	}
+	CHECK(ipc_err_from_name("frobnicate") == IPC_E_UNKNOWN);
+	CHECK(ipc_err_errno(IPC_E_BUSY) == -EBUSY && ipc_err_errno(IPC_E_NOT_FOUND) == -ESRCH &&
+	      ipc_err_errno(IPC_E_DENIED) == -EPERM && ipc_err_errno(IPC_E_UNKNOWN) == -EIO);
+
+	_cleanup_json_ cJSON *e = ipc_error_new(7, IPC_E_BUSY, NULL);
+	CHECK(e != NULL && ipc_msg_err(e) == IPC_E_BUSY);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+	CHECK(cJSON_IsString(msg) && streq(msg->valuestring, ipc_err_meaning(IPC_E_BUSY)));
+	CHECK(ipc_error_new(7, IPC_E_UNKNOWN, "x") == NULL);
+}
+
 static void test_round_trip(void)
 {
 	_cleanup_json_ cJSON *m = ipc_msg_new(IPC_T_SESSION_START, 42);
@@ -598,6 +623,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 
 	test_types();
+	test_errors();
 	test_round_trip();
 	test_limits();
 	test_bad_json();

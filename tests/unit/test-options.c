@@ -50,6 +50,14 @@ static int parse_argv(struct msprof_opts *o, struct diag *d, char **argv)
 	*d = (struct diag){ 0 };
 	return opts_parse(argc, argv, o, d);
 }
+/* The --host-sys or --host-sys-usage list as session_start sends it. */
+static const char *list_of(const struct msprof_opts *o, enum setting_id id)
+{
+	static char buf[64];
+	settings_list_str(id, opts_u(o, id), true, buf, sizeof(buf));
+	return buf;
+}
+
 #define PARSE(o, d, ...) parse_argv((o), (d), (char *[]){ "msprof", __VA_ARGS__, NULL })
 
 /* The parse must fail with exactly this message. */
@@ -121,7 +129,7 @@ static void test_split(void)
 	/* unique prefixes, as getopt_long (msprof's "export " entry needs it) */
 	CHECK(PARSE(&o, &d, "--outp=/p", "--exp=on", "--host-sys=cpu") == 0);
 	CHECK_STR(o.output, "/p");
-	CHECK(o.export_on && o.host_sys == HOST_SYS_CPU);
+	CHECK(o.export_on && opts_u(&o, SET_HOST_SYS) == HOST_SYS_CPU);
 	CHECK(PARSE(&o, &d, "--vers") == 0 && o.version);
 
 	/* --help stops parsing: what follows is not checked */
@@ -134,8 +142,9 @@ static void test_split(void)
 
 	/* defaults */
 	CHECK(PARSE(&o, &d, "app") == 0);
-	CHECK(o.type == OUT_TEXT && o.host_sys_freq == 50 && o.host_usage_freq == 50);
-	CHECK(o.storage_limit_mb == 0 && o.sys_period == 0 && o.host_sys == 0 && o.host_usage == 0);
+	CHECK(o.type == OUT_TEXT && opts_u(&o, SET_HOST_SYS_FREQ) == 50 && opts_u(&o, SET_HOST_SYS_USAGE_FREQ) == 50);
+	CHECK(opts_u(&o, SET_STORAGE_LIMIT) == 0 && o.sys_period == 0 && opts_u(&o, SET_HOST_SYS) == 0 &&
+	      opts_u(&o, SET_HOST_SYS_USAGE) == 0);
 	opts_release(&o);
 }
 
@@ -239,14 +248,14 @@ static void test_messages(void)
 	struct diag d;
 	opts_init(&o);
 	CHECK(PARSE(&o, &d, "--output=/tmp", "--host-sys=osrt,cpu", "app") == 0);
-	CHECK(opts_osrt(&o) && (o.host_sys & HOST_SYS_CPU) && streq(o.host_sys_list, "cpu"));
-	CHECK(o.osrt_threshold_ns == 1000);
+	CHECK(opts_osrt(&o) && (opts_u(&o, SET_HOST_SYS) & HOST_SYS_CPU) && streq(list_of(&o, SET_HOST_SYS), "cpu"));
+	CHECK(opts_u(&o, SET_OSRT_THRESHOLD) == 1000);
 	opts_release(&o);
 	CHECK(PARSE(&o, &d, "--application=/bin/true", "--host-sys=osrt", "--osrt-threshold=0") == 0);
-	CHECK(opts_osrt(&o) && streq(o.host_sys_list, "") && o.osrt_threshold_ns == 0);
+	CHECK(opts_osrt(&o) && streq(list_of(&o, SET_HOST_SYS), "") && opts_u(&o, SET_OSRT_THRESHOLD) == 0);
 	opts_release(&o);
 	CHECK(PARSE(&o, &d, "--output=/tmp", "--host-sys=cpu", "app") == 0);
-	CHECK(!opts_osrt(&o) && streq(o.host_sys_list, "cpu"));
+	CHECK(!opts_osrt(&o) && streq(list_of(&o, SET_HOST_SYS), "cpu"));
 	opts_release(&o);
 	/* --osrt-threshold (ours) */
 	PARSE_OK("--output=/tmp", "--host-sys=osrt", "--osrt-threshold=1000000000", "app");
@@ -298,8 +307,8 @@ static void test_ranges(void)
 
 	PARSE_ERR("Argument --host-sys-usage-freq: invalid int value: 0.Please input data is in 1 to 50.",
 		  "--host-sys-usage-freq=0");
-	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=1") == 0 && o.host_usage_freq == 1);
-	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=50") == 0 && o.host_usage_freq == 50);
+	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=1") == 0 && opts_u(&o, SET_HOST_SYS_USAGE_FREQ) == 1);
+	CHECK(PARSE(&o, &d, "--host-sys-usage-freq=50") == 0 && opts_u(&o, SET_HOST_SYS_USAGE_FREQ) == 50);
 	PARSE_ERR("Argument --host-sys-usage-freq: invalid int value: 51.Please input data is in 1 to 50.",
 		  "--host-sys-usage-freq=51");
 	PARSE_ERR("Argument --host-sys-usage-freq: invalid value: 5x.Please input an integer value in 1-50.",
@@ -312,8 +321,8 @@ static void test_ranges(void)
 
 	PARSE_ERR("Argument --host-sys-freq: invalid int value: 0.Please input data is in 1 to 1000.",
 		  "--host-sys-freq=0");
-	CHECK(PARSE(&o, &d, "--host-sys-freq=1") == 0 && o.host_sys_freq == 1);
-	CHECK(PARSE(&o, &d, "--host-sys-freq=1000") == 0 && o.host_sys_freq == 1000);
+	CHECK(PARSE(&o, &d, "--host-sys-freq=1") == 0 && opts_u(&o, SET_HOST_SYS_FREQ) == 1);
+	CHECK(PARSE(&o, &d, "--host-sys-freq=1000") == 0 && opts_u(&o, SET_HOST_SYS_FREQ) == 1000);
 	PARSE_ERR("Argument --host-sys-freq: invalid int value: 1001.Please input data is in 1 to 1000.",
 		  "--host-sys-freq=1001");
 	PARSE_ERR("Argument --host-sys-freq: invalid value: -5.Please input an integer value in 1-1000.",
@@ -321,15 +330,16 @@ static void test_ranges(void)
 	PARSE_ERR("Argument --host-sys-freq is empty, please enter a valid value.", "--host-sys-freq");
 
 	PARSE_ERR("Argument --storage-limit 199MB is invalid, valid range is 200MB~4294967295MB", "--storage-limit=199MB");
-	CHECK(PARSE(&o, &d, "--storage-limit=200MB") == 0 && o.storage_limit_mb == 200);
-	CHECK_STR(o.storage_limit, "200MB");
-	CHECK(PARSE(&o, &d, "--storage-limit=4294967295MB") == 0 && o.storage_limit_mb == 4294967295ULL);
+	CHECK(PARSE(&o, &d, "--storage-limit=200MB") == 0 && opts_u(&o, SET_STORAGE_LIMIT) == 200);
+	CHECK_STR(opts_s(&o, SET_STORAGE_LIMIT), "200MB");
+	CHECK(PARSE(&o, &d, "--storage-limit=4294967295MB") == 0 && opts_u(&o, SET_STORAGE_LIMIT) == 4294967295ULL);
 	PARSE_ERR("Argument --storage-limit 4294967296MB is invalid, valid range is 200MB~4294967295MB",
 		  "--storage-limit=4294967296MB");
-	uint64_t mb;
-	CHECK(parse_storage_limit("0200MB", &mb) == 0 && mb == 200);
-	CHECK(parse_storage_limit("200 MB", &mb) < 0);
-	CHECK(parse_storage_limit("+200MB", &mb) < 0);
+	CHECK(PARSE(&o, &d, "--storage-limit=0200MB") == 0 && opts_u(&o, SET_STORAGE_LIMIT) == 200);
+	PARSE_ERR("Argument --storage-limit 200 MB is invalid, valid range is 200MB~4294967295MB",
+		  "--storage-limit=200 MB");
+	PARSE_ERR("Argument --storage-limit +200MB is invalid, valid range is 200MB~4294967295MB",
+		  "--storage-limit=+200MB");
 
 	PARSE_ERR("Argument --sys-period: invalid int value: 0.The range of period is 1~2592000 seconds.",
 		  "--sys-period=0");
@@ -340,13 +350,13 @@ static void test_ranges(void)
 
 	/* lists: canonical order, duplicates and empty items folded */
 	CHECK(PARSE(&o, &d, "--host-sys=network,cpu,,cpu,disk,mem") == 0);
-	CHECK(o.host_sys == (HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK));
-	CHECK_STR(o.host_sys_list, "cpu,mem,disk,network");
+	CHECK(opts_u(&o, SET_HOST_SYS) == (HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK));
+	CHECK_STR(list_of(&o, SET_HOST_SYS), "cpu,mem,disk,network");
 	CHECK(PARSE(&o, &d, "--host-sys-usage=mem,cpu") == 0);
-	CHECK(o.host_usage == (HOST_USAGE_CPU | HOST_USAGE_MEM));
-	CHECK_STR(o.host_usage_list, "cpu,mem");
+	CHECK(opts_u(&o, SET_HOST_SYS_USAGE) == (HOST_USAGE_CPU | HOST_USAGE_MEM));
+	CHECK_STR(list_of(&o, SET_HOST_SYS_USAGE), "cpu,mem");
 	CHECK(PARSE(&o, &d, "--host-sys-usage=mem") == 0);
-	CHECK_STR(o.host_usage_list, "mem");
+	CHECK_STR(list_of(&o, SET_HOST_SYS_USAGE), "mem");
 
 	char pid[32];
 	snprintf(pid, sizeof(pid), "--host-sys-pid=%d", (int)getpid());
@@ -355,14 +365,14 @@ static void test_ranges(void)
 	/* launch mode's default when no host option is given, and only then */
 	CHECK(PARSE(&o, &d, "app") == 0);
 	opts_default_host_sys(&o);
-	CHECK(o.host_sys == (HOST_SYS_CPU | HOST_SYS_MEM) && o.host_usage == 0);
-	CHECK_STR(o.host_sys_list, "cpu,mem");
+	CHECK(opts_u(&o, SET_HOST_SYS) == (HOST_SYS_CPU | HOST_SYS_MEM) && opts_u(&o, SET_HOST_SYS_USAGE) == 0);
+	CHECK_STR(list_of(&o, SET_HOST_SYS), "cpu,mem");
 	CHECK(PARSE(&o, &d, "--host-sys-usage=mem", "app") == 0);
 	opts_default_host_sys(&o);
-	CHECK(o.host_sys == 0 && o.host_sys_list[0] == '\0');
+	CHECK(opts_u(&o, SET_HOST_SYS) == 0 && streq(list_of(&o, SET_HOST_SYS), ""));
 	CHECK(PARSE(&o, &d, "--host-sys=disk", "app") == 0);
 	opts_default_host_sys(&o);
-	CHECK_STR(o.host_sys_list, "disk");
+	CHECK_STR(list_of(&o, SET_HOST_SYS), "disk");
 	opts_release(&o);
 }
 
@@ -525,10 +535,13 @@ static void test_help(void)
 	CHECK(len >= strlen(last) && streq(buf + len - strlen(last), last));
 	/* every option of the table, each on a line of its own */
 	for (unsigned i = 0; i < _OPT_MAX; i++) {
+		const struct opt_def *def = opt_get((enum opt_id)i);
+		if (!def) /* a derived setting */
+			continue;
 		char line[64];
-		snprintf(line, sizeof(line), "\n      --%-32s<Optional> ", opt_table[i].name);
+		snprintf(line, sizeof(line), "\n      --%-32s<Optional> ", def->name);
 		CHECK(strstr(buf, line) != NULL);
-		CHECK(opt_table[i].id == i);
+		CHECK(def->id == i);
 	}
 	free(buf);
 }
@@ -852,14 +865,15 @@ static void test_dynamic_options(void)
 		  "--msproftx=on", "--mstx-domain-include=a", "--mstx-domain-exclude=b", "app");
 	PARSE_OK("--mstx-domain-include=", "app");   /* empty: as not given */
 	CHECK(PARSE(&o, &d, "--msproftx=on", "--mstx-domain-include=default,d1", "app") == 0);
-	CHECK(o.msproftx && streq(o.mstx_include, "default,d1") && !o.mstx_exclude);
+	CHECK(opts_u(&o, SET_MSPROFTX) && streq(opts_s(&o, SET_MSTX_DOMAIN_INCLUDE), "default,d1") &&
+	      !opts_s(&o, SET_MSTX_DOMAIN_EXCLUDE));
 	/* the dynamic checks come first */
 	PARSE_ERR("Argument --dynamic=on, but --application/--pid is all empty.", "--dynamic=on",
 		  "--mstx-domain-include=a");
 
 	/* --step-range=A-B and --ranks (ours) */
 	CHECK(PARSE(&o, &d, "--msproftx=on", "--step-range=2-4", "--ranks=0,2", "app") == 0);
-	CHECK(streq(o.step_range, "2-4") && o.step_lo == 2 && o.step_hi == 4 && streq(o.ranks, "0,2"));
+	CHECK(streq(opts_s(&o, SET_STEP_RANGE), "2-4") && streq(opts_s(&o, SET_RANKS), "0,2"));
 	PARSE_OK("--msproftx=on", "--step-range=0-1", "app");
 	PARSE_OK("--msproftx=on", "--step-range=0-9223372036854775807", "--ranks=1000000", "app");
 	PARSE_ERR("Argument --step-range/--ranks must be used with --msproftx=on.", "--step-range=2-4", "app");
