@@ -614,15 +614,19 @@ static bool has_layers(struct exp *e)
 	return exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 }
 
-static const char *const tables[] = { "MSTX_EVENTS", "ENUM_MSTX_EVENT_TYPE", NULL };
+static const char *const tables[] = { "MSTX_EVENTS", "ENUM_MSTX_EVENT_TYPE", "AGENT_CATEGORY", NULL };
 static const enum export_csv csvs[] = { CSV_MSPROF_TX, _CSV_MAX };
 
-/* Annotations: MSTX_EVENTS (parsed from the agents' files, parse-agent.c); the
- * msprof_tx layers, written by exp_write_timeline itself (layers NULL):
- * they go to msprof_tx_{ts}.json too and may be written ahead by another
- * thread; the msprof_tx summary. */
+/* Annotations: MSTX_EVENTS and AGENT_CATEGORY from the agents' records
+ * (decoders and range matching in parse-mstx.c); the msprof_tx layers,
+ * written by exp_write_timeline itself (layers NULL): they go to
+ * msprof_tx_{ts}.json too and may be written ahead by another thread; the
+ * msprof_tx summary. */
 const struct exp_domain exp_domain_mstx = {
 	.name = "mstx",
+	.agent_records = exp_mstx_records,
+	.agent_ops = &exp_mstx_agent_ops,
+	.release = exp_mstx_release,
 	.tables = tables,
 	.csvs = csvs,
 	.has_layers = has_layers,

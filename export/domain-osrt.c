@@ -27,15 +27,14 @@ static const char insert_sql[] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)";
 /* An OS runtime call (--host-sys=osrt), one record: OSRT_API(name,
  * globalTid, startNs, endNs).  An api id this build does not know (a newer
  * agent's) is kept under a name that says so. */
-static int take_call(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
+static int take_call(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
+		     int64_t t)
 {
-	struct raw_cur c = { .p = rec->payload, .left = rec->len };
-	uint64_t ts = raw_cur_u64(&c);
-	uint32_t tid = raw_cur_u32(&c), api = raw_cur_u32(&c);
-	uint64_t end = raw_cur_u64(&c);
-	if (c.err || end > INT64_MAX)
+	uint32_t tid = raw_cur_u32(c), api = raw_cur_u32(c);
+	uint64_t end = raw_cur_u64(c);
+	if (c->err || end > INT64_MAX)
 		return 1;
-	int64_t t = raw_unix_ns(h, ts), end_ns = raw_unix_ns(h, end);
+	int64_t end_ns = raw_unix_ns(ap->h, end);
 	if (end_ns < t)
 		return 1;
 	const char *name = osrt_api_name(api);
@@ -53,7 +52,7 @@ static int take_call(struct exp *e, const struct raw_header *h, uint32_t pid, co
 	exp_note_time(e, end_ns);
 	sqlite3_stmt *st = e->osrt_insert;
 	sqlite3_bind_int64(st, 1, sid);
-	sqlite3_bind_int64(st, 2, (int64_t)(((uint64_t)pid << 32) | tid));
+	sqlite3_bind_int64(st, 2, (int64_t)(((uint64_t)ap->pid << 32) | tid));
 	sqlite3_bind_int64(st, 3, t);
 	sqlite3_bind_int64(st, 4, end_ns);
 	return exp_step_done(e, st, insert_sql);
@@ -206,6 +205,7 @@ static int layers(struct exp *e, struct exp_tl *tl)
 
 static const struct exp_agent_record records[] = {
 	{ RAW_AGENT_OSRT, take_call },
+	{ 0, NULL },
 };
 
 static const char *const tables[] = { "OSRT_API", NULL };
@@ -217,7 +217,6 @@ const struct exp_domain exp_domain_osrt = {
 	.tables = tables,
 	.csvs = csvs,
 	.agent_records = records,
-	.n_agent_records = ARRAY_SIZE(records),
 	.release = release,
 	.has_layers = has_layers,
 	.layers = layers,

@@ -813,10 +813,17 @@ int exp_build_gpu_tasks(struct exp *e)
 	return r;
 }
 
+static int take_gpu(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
+		    int64_t t)
+{
+	return gpu_record(e, ap->h, ap->pid, rec);
+}
+
 static const struct exp_agent_record records[] = {
-	{ RAW_AGENT_GPU_TASK, gpu_record },
-	{ RAW_AGENT_GPU_API, gpu_record },
-	{ RAW_AGENT_GPU_SYNC, gpu_record },
+	{ RAW_AGENT_GPU_TASK, take_gpu },
+	{ RAW_AGENT_GPU_API, take_gpu },
+	{ RAW_AGENT_GPU_SYNC, take_gpu },
+	{ 0, NULL },
 };
 
 static const char *const tables[] = {
@@ -835,7 +842,6 @@ const struct exp_domain exp_domain_tasks = {
 	.tables = tables,
 	.csvs = csvs,
 	.agent_records = records,
-	.n_agent_records = ARRAY_SIZE(records),
 	.build = exp_build_gpu_tasks,
 	.release = exp_gpu_free,
 	.has_layers = exp_have_gpu_layers,

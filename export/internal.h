@@ -74,6 +74,7 @@ struct exp {
 	struct exp_intern *strings;
 	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
 	sqlite3_stmt *osrt_insert;  /* domain-osrt.c: OSRT_API, while parsing */
+	struct exp_mstx *mstx;      /* parse-mstx.c: range matching, while parsing */
 
 	/* what this export writes (export_options) */
 	bool summary_json;          /* summaries as .json */
@@ -357,19 +358,52 @@ void exp_out_abort(struct exp_out *o);
  * ids are handed out as strings are met).  Any hook may be NULL. */
 struct raw_header;
 struct raw_record;
+struct raw_cur;
+/* The agent process whose files parse-agent.c is reading, as the domains'
+ * decoders and hooks see it. */
+struct exp_agent_process {
+	uint32_t pid;
+	const struct raw_header *h;           /* the clocks of the file being read */
+	/* counts of the mstx domain's, in the process's AGENT_COUNTERS row */
+	uint64_t end_without_start, overflow, filtered;
+};
 /* A decoder of one type of the agents' records: parse-agent.c reads the
  * agents' files and hands each record of a type a domain names to its
- * decoder (0 taken, 1 malformed, <0 fatal). */
+ * decoder, with c past the record's time and t that time in Unix ns
+ * (0 taken, 1 malformed, <0 fatal). */
 struct exp_agent_record {
 	uint16_t type;                        /* RAW_AGENT_*, below EXP_AGENT_RECORD_TYPES */
-	int (*take)(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec);
+	int (*take)(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
+		    int64_t t);
 };
 #define EXP_AGENT_RECORD_TYPES 256
+/* A domain's part in reading the agents' files (parse-agent.c calls the
+ * hooks of every domain that has them, in list order): before the first
+ * file and after the last (end_all: only when all were read), as a
+ * process's files begin and end (end: when they were read, before its
+ * AGENT_COUNTERS row is written; forget: always), and its notes for the
+ * report, after the agents' own and before the malformed records'. */
+struct exp_agent_ops {
+	int (*begin_all)(struct exp *e);
+	int (*begin)(struct exp *e, struct exp_agent_process *ap);
+	void (*end)(struct exp *e, struct exp_agent_process *ap);
+	void (*forget)(struct exp *e);
+	int (*end_all)(struct exp *e);
+	void (*report)(struct exp *e);
+};
+/* The mstx domain's (parse-mstx.c). */
+extern const struct exp_agent_ops exp_mstx_agent_ops;
+extern const struct exp_agent_record exp_mstx_records[];
+void exp_mstx_release(struct exp *e);
+/* A string field of an agent record: u32 length + bytes, at most
+ * RAW_AGENT_MAX_STR, copied NUL-terminated into buf (RAW_AGENT_MAX_STR + 1
+ * bytes); an embedded NUL ends it.  false: malformed (reader.c). */
+bool exp_take_str(struct raw_cur *c, char *buf);
 
 struct exp_domain {
 	const char *name;
-	const struct exp_agent_record *agent_records; /* its decoders of agent records */
-	size_t n_agent_records;
+	const struct exp_agent_record *agent_records; /* its decoders of agent records, to take NULL */
+	const struct exp_agent_ops *agent_ops;        /* its part around the agents' files */
 	/* the database tables it writes (NULL-terminated; their columns are
 	 * in export_db_tables, whose order is the database's) and the summary
 	 * files its hook writes (_CSV_MAX-terminated; host_summaries name

@@ -66,3 +66,17 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 	exp_progress(e, "parse", e->raw_done, e->raw_bytes);
 	return r;
 }
+
+bool exp_take_str(struct raw_cur *c, char *buf)
+{
+	uint32_t n = raw_cur_u32(c);
+	if (c->err || n > RAW_AGENT_MAX_STR || n > c->left) {
+		c->err = 1;
+		return false;
+	}
+	memcpy(buf, c->p, n);
+	buf[n] = '\0';
+	c->p += n;
+	c->left -= n;
+	return true;
+}

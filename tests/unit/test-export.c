@@ -1256,11 +1256,10 @@ static void test_domains(void)
 	}
 	unsigned decoders[EXP_AGENT_RECORD_TYPES] = { 0 };
 	for (size_t i = 0; i < exp_domains_n; i++)
-		for (size_t k = 0; k < exp_domains[i]->n_agent_records; k++) {
-			uint16_t type = exp_domains[i]->agent_records[k].type;
-			CHECK(type < EXP_AGENT_RECORD_TYPES);
-			if (type < EXP_AGENT_RECORD_TYPES)
-				CHECK(++decoders[type] == 1);
+		for (const struct exp_agent_record *a = exp_domains[i]->agent_records; a && a->take; a++) {
+			CHECK(a->type < EXP_AGENT_RECORD_TYPES);
+			if (a->type < EXP_AGENT_RECORD_TYPES)
+				CHECK(++decoders[a->type] == 1);
 		}
 }
 
