@@ -200,17 +200,7 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 {
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
 	struct exp_buf *b = &t->ev;
-	exp_buf_lit(b, "{\"name\":\"");
-	exp_buf_json_str(b, msg, msg_len);
-	exp_buf_lit(b, "\",\"pid\":");
-	exp_buf_u64(b, fpid);
-	exp_buf_lit(b, ",\"tid\":");
-	exp_buf_u64(b, tid);
-	exp_buf_lit(b, ",\"ts\":\"");
-	exp_buf_ts(b, start);
-	exp_buf_lit(b, "\",\"dur\":");
-	exp_buf_dur_us(b, end - start);
-	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
+	exp_buf_x_event(b, msg, msg_len, fpid, tid, start, end);
 	if (category != EXPORT_MSTX_NONE) {
 		exp_buf_lit(b, "\"Category\":\"");
 		exp_buf_i64(b, category);

@@ -113,17 +113,8 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 	}
 	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 	const char *name = (const char *)sqlite3_column_text(st, 3);
-	exp_buf_lit(b, "{\"name\":\"");
-	exp_buf_json_str(b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3));
-	exp_buf_lit(b, "\",\"pid\":");
-	exp_buf_u64(b, layer_pid(pid));
-	exp_buf_lit(b, ",\"tid\":");
-	exp_buf_u64(b, tid);
-	exp_buf_lit(b, ",\"ts\":\"");
-	exp_buf_ts(b, start);
-	exp_buf_lit(b, "\",\"dur\":");
-	exp_buf_dur_us(b, end - start);
-	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{}}");
+	exp_buf_x_event(b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3), layer_pid(pid), tid, start, end);
+	exp_buf_lit(b, "}}");
 	if (b->err < 0)
 		return b->err;
 	exp_buf_flush_to(b, exp_tl_event(w->out));

@@ -179,6 +179,25 @@ void exp_buf_dur_us(struct exp_buf *b, int64_t ns);
 /* exp_json_str and exp_csv_field into the buffer. */
 void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len);
 void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len);
+/* The opening of a complete ("X") timeline event up to its args' "{":
+ * {"name":"<name>","pid":P,"tid":T,"ts":"<start>","dur":<end - start>,"ph":"X","args":{
+ * the caller adds the args and "}}" (inline: once per event of the mstx
+ * and OS runtime layers). */
+static inline void exp_buf_x_event(struct exp_buf *b, const char *name, size_t len, unsigned pid, uint64_t tid,
+				   int64_t start, int64_t end)
+{
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_json_str(b, name, len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_u64(b, tid);
+	exp_buf_lit(b, ",\"ts\":\"");
+	exp_buf_ts(b, start);
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_dur_us(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
+}
 /* The buffer to f in one write; emptied. */
 static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
 {
