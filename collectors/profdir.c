@@ -234,24 +234,33 @@ int profdir_remove_empty(const char *path)
 
 /* --- small file helpers ------------------------------------------------------ */
 
+/* Up to n bytes of fd into buf, fewer only at the end of the file. */
+static ssize_t read_upto(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	while (len < n) {
+		ssize_t k = read(fd, buf + len, n - len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	return (ssize_t)len;
+}
+
 /* Read a small text file (first line only when first_line) into buf. */
 static int read_small(const char *path, char *buf, size_t cap, bool first_line)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t len = 0;
-	while (len + 1 < cap) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	ssize_t len = read_upto(fd, buf, cap - 1);
+	if (len < 0)
+		return (int)len;
 	buf[len] = 0;
 	if (first_line)
 		buf[strcspn(buf, "\n")] = 0;
@@ -594,18 +603,9 @@ int profdir_read_json(const char *path, struct cJSON **ret)
 	_cleanup_free_ char *buf = malloc(JSON_MAX + 2);
 	if (!buf)
 		return -ENOMEM;
-	size_t len = 0;
-	while (len <= JSON_MAX) {
-		ssize_t n = read(fd, buf + len, JSON_MAX + 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	ssize_t len = read_upto(fd, buf, JSON_MAX + 1);
+	if (len < 0)
+		return (int)len;
 	if (len > JSON_MAX)
 		return -EFBIG;
 	buf[len] = 0;

@@ -46,6 +46,17 @@ static inline uint64_t clock_ns(clockid_t id)
 static inline uint64_t mono_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 static inline uint64_t real_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
+/* Only decimal digits, at least one. */
+static inline bool all_digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 /* Parse a whole decimal string into [min, max]; -EINVAL for anything that
  * is not only digits (no sign, no spaces, no suffix), -ERANGE outside. */
 static inline int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)

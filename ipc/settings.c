@@ -28,16 +28,6 @@
 
 /* --- the value checks ------------------------------------------------------ */
 
-static bool all_digits(const char *s)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* "a,b": names of 1..DOMAIN_NAME_MAX bytes separated by commas, no control
  * characters; "" is no list.  The agent compares names byte for byte;
  * "default" is the default domain, as in msprof. */

@@ -40,16 +40,6 @@ void diag_warn(struct diag *d, const char *fmt, ...)
 
 /* --- small parsers -------------------------------------------------------- */
 
-static bool all_digits(const char *s)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* The characters msprof refuses in paths (docs general_collect_commands.md,
  * Utils::CheckPathWithInvalidChar): control characters that break logs and
  * shell metacharacters that break the commands msprof builds. */
