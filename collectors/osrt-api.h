@@ -1,6 +1,6 @@
 /* The OS runtime calls the agent interposes (--host-sys=osrt): one table,
  * indexed by the api id that RAW_AGENT_OSRT records carry, shared by the
- * agent (collectors/agent/osrt.c) and the exporter (export/osrt.c).  Ids
+ * agent (collectors/agent/osrt.c) and the exporter (export/domain-osrt.c).  Ids
  * are part of the raw format: append only. */
 #pragma once
 
