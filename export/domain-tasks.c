@@ -12,12 +12,8 @@
  * an msprof column, and which columns are N/A. */
 #include <dlfcn.h>
 
-#include <cjson/cJSON.h>
-
-#include "common/cjson-cleanup.h"
 #include "collectors/gputask.h"
 #include "export/internal.h"
-#include "collectors/profdir.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 
@@ -756,25 +752,14 @@ static int build_api(struct exp *e)
 	return r;
 }
 
-/* --task-time and --runtime-api as host/sample.json has them; without
- * the file (an agent's standalone output) both are taken as on, so
- * whatever was recorded is exported. */
+/* --task-time and --runtime-api as host/sample.json has them; where the
+ * file or the key is missing (an agent's standalone output) both are taken
+ * as on, so whatever was recorded is exported. */
 static void gpu_switches(struct exp *e, bool *ret_tasks, bool *ret_api)
 {
-	char path[PATH_MAX];
-	_cleanup_json_ cJSON *j = NULL;
-	bool tasks = true, api = true;
-	if ((size_t)snprintf(path, sizeof path, "%s/host/sample.json", e->prof_dir) < sizeof path &&
-	    profdir_read_json(path, &j) == 0) {
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "task_time");
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "runtime_api");
-		if (cJSON_IsString(t) && t->valuestring)
-			tasks = !streq(t->valuestring, "off");
-		if (cJSON_IsString(a) && a->valuestring)
-			api = streq(a->valuestring, "on");
-	}
-	*ret_tasks = tasks;
-	*ret_api = api;
+	const struct settings *s = &e->sample;
+	*ret_tasks = !settings_given(s, SET_TASK_TIME) || s->u[SET_TASK_TIME] != TASK_TIME_OFF;
+	*ret_api = !settings_given(s, SET_RUNTIME_API) || s->u[SET_RUNTIME_API];
 }
 
 /* GPU_SYNC.tid and .connectionId from the call each wait happened in */

@@ -129,6 +129,8 @@ static void read_sample(struct exp *e)
 	/* the settings by their rows (ipc/settings.c); the list flags are ASK_* */
 	struct settings set;
 	settings_from_sample(j, &set);
+	e->sample = set;
+	memset(e->sample.s, 0, sizeof e->sample.s); /* they point into j */
 	e->ask_sys = (unsigned)set.u[SET_HOST_SYS];
 	e->ask_usage = (unsigned)set.u[SET_HOST_SYS_USAGE];
 	/* the agents filter already; a file written without the filter (the

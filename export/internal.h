@@ -15,6 +15,7 @@
 #include "export/db.h"
 #include "export/export.h"
 #include "export/tables.h"
+#include "ipc/settings.h"
 
 #define EXPORT_OUTPUT_DIR "mindstudio_profiler_output"
 #define EXPORT_TS_LEN 14 /* YYYYMMDDhhmmss */
@@ -60,6 +61,7 @@ struct exp {
 
 	/* host/sample.json; without it every source found is exported */
 	bool have_sample;
+	struct settings sample;  /* its settings by their rows, values and given bits only (.s is not kept) */
 	bool system_only;        /* sample.json "app" empty: collected without an application */
 	unsigned ask_sys;   /* --host-sys */
 	unsigned ask_usage; /* --host-sys-usage */
