@@ -106,13 +106,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 		console_diag(&d);
 		goto out;
 	}
-	console_info("Start profiling....");
-	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
-		console_diag(&d);
-		goto out;
-	}
-
-	sigfd = signals_watch(false, &old);
+	sigfd = collection_begin(o, output, false, &old);
 	if (sigfd < 0)
 		goto out;
 

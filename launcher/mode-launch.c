@@ -136,15 +136,8 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	console_diag(&d);   /* warnings */
-	d = (struct diag){ 0 };
 
-	console_info("Start profiling....");
-	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
-		console_diag(&d);
-		goto out;
-	}
-
-	sigfd = signals_watch(true, &old);
+	sigfd = collection_begin(o, output, true, &old);
 	if (sigfd < 0)
 		goto out;
 
