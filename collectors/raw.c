@@ -579,6 +579,13 @@ void raw_buf_str(struct raw_buf *b, const char *s, size_t field)
 	memset(p + n, 0, field - n);
 }
 
+void raw_buf_lstr(struct raw_buf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max - 1);
+	raw_buf_u32(b, (uint32_t)n);
+	raw_buf_bytes(b, s, n);
+}
+
 /* --- cursor -------------------------------------------------------------- */
 
 static const uint8_t *cur_take(struct raw_cur *c, size_t n)
@@ -623,6 +630,20 @@ void raw_cur_str(struct raw_cur *c, char *out, size_t field)
 	}
 	memcpy(out, p, field);
 	out[field - 1] = 0;
+}
+
+void raw_cur_lstr(struct raw_cur *c, char *out, size_t max)
+{
+	uint32_t n = raw_cur_u32(c);
+	const uint8_t *p = n < max ? cur_take(c, n) : NULL;
+	if (!p || memchr(p, '\0', n)) {
+		/* a NUL inside the bytes would cut the string silently */
+		c->err = -EBADMSG;
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /* --- reader -------------------------------------------------------------- */
