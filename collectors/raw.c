@@ -989,15 +989,9 @@ int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
 		uint32_t idx;
 		if (slice_index(de->d_name, stem, &idx) < 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct slice_ent *ne = realloc(ents, nc * sizeof(*ents));
-			if (!ne) {
-				r = -ENOMEM;
-				break;
-			}
-			ents = ne;
-			cap = nc;
+		if (GROW_ARRAY(ents, cap, n, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		ents[n].idx = idx;
 		ents[n].name = path_join(abs, de->d_name);
@@ -1083,15 +1077,9 @@ int raw_list_agent_pids(const char *dir, uint32_t **ret_pids, size_t *ret_n)
 			errno = 0;
 			continue;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			uint32_t *np = realloc(pids, nc * sizeof(*pids));
-			if (!np) {
-				r = -ENOMEM;
-				break;
-			}
-			pids = np;
-			cap = nc;
+		if (GROW_ARRAY(pids, cap, n, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		pids[n++] = pid;
 		errno = 0;
@@ -1202,15 +1190,9 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 		uint32_t idx;
 		if (age_is_exempt(de->d_name) || slice_index(de->d_name, NULL, &idx) < 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			struct age_ent *ne = realloc(ents, nc * sizeof(*ents));
-			if (!ne) {
-				r = -ENOMEM;
-				break;
-			}
-			ents = ne;
-			cap = nc;
+		if (GROW_ARRAY(ents, cap, n, 32) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		char *name = strdup(de->d_name);
 		if (!name) {

@@ -94,6 +94,22 @@ static inline char *path_join(const char *dir, const char *name)
 	return p;
 }
 
+/* Room for element n of *arr (*cap allocated, n <= *cap), doubling from
+ * first: 0, or -ENOMEM with *arr and *cap as they were. */
+static inline int grow_array(void **arr, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *p = realloc(*arr, nc * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+#define GROW_ARRAY(arr, cap, n, first) grow_array((void **)&(arr), &(cap), (n), sizeof(*(arr)), (first))
+
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 static inline bool startswith(const char *s, const char *prefix)
 {
