@@ -954,11 +954,7 @@ static int slice_ent_cmp(const void *a, const void *b)
 
 void raw_paths_free(char **paths)
 {
-	if (!paths)
-		return;
-	for (char **p = paths; *p; p++)
-		free(*p);
-	free(paths);
+	strv_free(paths);
 }
 
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)

@@ -1,5 +1,5 @@
 /* Small helpers every folder uses: cleanup attributes, ownership transfer,
- * clocks and strict number parsing.  Header-only so that the agent (which
+ * clocks, strict number parsing, growing arrays and string vectors.  Header-only so that the agent (which
  * must not pull in anything heavy) can use it too. */
 #pragma once
 
@@ -109,6 +109,17 @@ static inline int grow_array(void **arr, size_t *cap, size_t n, size_t size, siz
 	return 0;
 }
 #define GROW_ARRAY(arr, cap, n, first) grow_array((void **)&(arr), &(cap), (n), sizeof(*(arr)), (first))
+
+/* Free a NULL-terminated vector of malloc'd strings and the vector; accepts
+ * NULL. */
+static inline void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 static inline bool startswith(const char *s, const char *prefix)
