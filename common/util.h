@@ -1,6 +1,7 @@
 /* Small helpers every folder uses: cleanup attributes, ownership transfer,
- * clocks, strict number parsing, growing arrays and string vectors.  Header-only so that the agent (which
- * must not pull in anything heavy) can use it too. */
+ * clocks, strict number parsing, growing arrays and string vectors.
+ * Header-only so that the agent (which must not pull in anything heavy) can
+ * use it too. */
 #pragma once
 
 #include <errno.h>
