@@ -37,8 +37,7 @@ int mode_export_run(const struct msprof_opts *o)
 	console_info("Start profiling....");
 	int rc = analysis_export(dir, &opt);
 	if (rc == 0) {
-		console_info("Profiling finished.");
-		console_info("Process profiling data complete. Data is saved in %s", dir);
+		console_data_saved(dir);
 	}
 	free(dir);
 	return rc;

@@ -133,8 +133,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	rc = collection_stop(&s) < 0 ? 1 : 0;
 	if (export_one(s.prof_dir, o->type) < 0)
 		rc = 1;
-	console_info("Profiling finished.");
-	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
+	console_data_saved(s.prof_dir);
 	goto out;
 
 out_mask:

@@ -234,8 +234,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		collection_stop(&s);
 	if (export_one(s.prof_dir, o->type) < 0 && rc == 0)
 		rc = 1;
-	console_info("Profiling finished.");
-	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
+	console_data_saved(s.prof_dir);
 	goto out;
 
 out_wait_failed:
