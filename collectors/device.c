@@ -179,14 +179,6 @@ int dev_decode_procs(const uint8_t *p, size_t len, uint64_t *ret_ts, uint32_t *r
 	} while (0)
 
 
-static int write_json(const char *dir, const char *name, const cJSON *j)
-{
-	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
-	if (!text)
-		return -ENOMEM;
-	return profdir_write_text(dir, name, text);
-}
-
 /* info.json.<N>: what msprof's readers need of it (reference §9): rank_id,
  * devices, DeviceInfo[{id, ai_core_num, aic_frequency}], pid, hostname; and
  * the device's model name, which NPU_INFO takes. */
@@ -224,7 +216,7 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	J(cJSON_AddStringToObject(e, "uuid", d->info.uuid));
 	J(cJSON_AddStringToObject(e, "bus_id", d->info.bus_id));
 	snprintf(name, sizeof(name), "info.json.%u", d->info.index);
-	return write_json(d->dir, name, j);
+	return profdir_write_json(d->dir, name, j);
 }
 
 /* start_info.<N> / end_info.<N>: the keys of host/start_info (profdir.c) */
