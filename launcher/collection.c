@@ -565,6 +565,14 @@ int signals_watch(bool with_chld, sigset_t *ret_old)
 	return fd;
 }
 
+void signals_unwatch(int *fd, const sigset_t *old)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 int collection_check_space(const struct msprof_opts *o, const char *output)
 {
 	struct diag d = { 0 };

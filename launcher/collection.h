@@ -98,6 +98,9 @@ void collection_discard(struct collection *s);
  * Prints the error and returns -1 when the fd cannot be made; the mask is
  * already restored then. */
 int signals_watch(bool with_chld, sigset_t *ret_old);
+/* Undo signals_watch: close *fd if it is open (then -1) and restore the
+ * mask old. */
+void signals_unwatch(int *fd, const sigset_t *old);
 
 /* msprof's free-space check of output, skipped when --storage-limit is
  * given: 0, or -ENOSPC after printing why. */

@@ -961,8 +961,7 @@ out:
 		kill(d->child.pid, SIGKILL);
 		child_abandon(&d->child);
 	}
-	close(d->sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&d->sigfd, &old);
 	app_cmd_release(&d->app);
 	strv_free(d->envp);
 	free(d->output);

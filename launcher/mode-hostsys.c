@@ -126,9 +126,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 
 	wait_end(&s, sigfd, target, o->sys_period);
 
-	close(sigfd);
-	sigfd = -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 
 	rc = collection_stop(&s) < 0 ? 1 : 0;
 	if (export_one(s.prof_dir, o->type) < 0)
@@ -137,9 +135,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	goto out;
 
 out_mask:
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 out:
 	collection_release(&s);
 	free(output);

@@ -220,9 +220,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct signalfd_siginfo si;
 	while (read(sigfd, &si, sizeof(si)) > 0)
 		;
-	close(sigfd);
-	sigfd = -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 
 	if (!started) {
 		/* a delayed start that failed: said already, nothing to export */
@@ -248,9 +246,7 @@ out_wait_failed:
 out_abandon:
 	child_abandon(&child);
 out_mask:
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 out:
 	collection_release(&s);
 	app_cmd_release(&app);
