@@ -95,21 +95,28 @@ static inline char *path_join(const char *dir, const char *name)
 	return p;
 }
 
-/* Room for element n of *arr (*cap allocated, n <= *cap), doubling from
- * first: 0, or -ENOMEM with *arr and *cap as they were. */
-static inline int grow_array(void **arr, size_t *cap, size_t n, size_t size, size_t first)
+/* Room for element n of arr (cap elements allocated, n <= cap), doubling
+ * from first: arr itself, the grown array (cap updated), or NULL with arr
+ * and cap as they were. */
+static inline void *grow_array(void *arr, size_t *cap, size_t n, size_t size, size_t first)
 {
 	if (n < *cap)
-		return 0;
+		return arr;
 	size_t nc = *cap ? *cap * 2 : first;
-	void *p = realloc(*arr, nc * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
+	void *p = realloc(arr, nc * size);
+	if (p)
+		*cap = nc;
+	return p;
 }
-#define GROW_ARRAY(arr, cap, n, first) grow_array((void **)&(arr), &(cap), (n), sizeof(*(arr)), (first))
+/* 0, or -ENOMEM with arr and cap as they were; arr is an lvalue (named
+ * twice). */
+#define GROW_ARRAY(arr, cap, n, first)                                               \
+	__extension__({                                                              \
+		void *_ga = grow_array((arr), &(cap), (n), sizeof(*(arr)), (first)); \
+		if (_ga)                                                             \
+			(arr) = _ga;                                                 \
+		_ga ? 0 : -ENOMEM;                                                   \
+	})
 
 /* Free a NULL-terminated vector of malloc'd strings and the vector; accepts
  * NULL. */
