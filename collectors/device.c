@@ -37,30 +37,6 @@ struct dev_sampler {
 
 /* --- codec ------------------------------------------------------------------ */
 
-static void put_str(struct raw_buf *b, const char *s)
-{
-	size_t n = strnlen(s, DEV_NAME_MAX - 1);
-	raw_buf_u32(b, (uint32_t)n);
-	raw_buf_bytes(b, s, n);
-}
-
-static void get_str(struct raw_cur *c, char out[DEV_NAME_MAX])
-{
-	uint32_t n = raw_cur_u32(c);
-	if (c->err || n >= DEV_NAME_MAX || n > c->left) {
-		c->err = -EBADMSG;
-		out[0] = '\0';
-		return;
-	}
-	memcpy(out, c->p, n);
-	out[n] = '\0';
-	/* a NUL inside the bytes would cut the name silently: damage */
-	if (strlen(out) != n)
-		c->err = -EBADMSG;
-	c->p += n;
-	c->left -= n;
-}
-
 int dev_encode_info(struct raw_buf *b, uint64_t ts, const struct dev_info *d)
 {
 	raw_buf_reset(b);
@@ -72,10 +48,10 @@ int dev_encode_info(struct raw_buf *b, uint64_t ts, const struct dev_info *d)
 	raw_buf_u32(b, d->max_mem_clock_mhz);
 	raw_buf_u32(b, d->cores);
 	raw_buf_u32(b, d->sms);    /* 0 in files written before it was known */
-	put_str(b, d->name);
-	put_str(b, d->uuid);
-	put_str(b, d->bus_id);
-	put_str(b, d->driver);
+	raw_buf_lstr(b, d->name, DEV_NAME_MAX);
+	raw_buf_lstr(b, d->uuid, DEV_NAME_MAX);
+	raw_buf_lstr(b, d->bus_id, DEV_NAME_MAX);
+	raw_buf_lstr(b, d->driver, DEV_NAME_MAX);
 	return b->err;
 }
 
@@ -91,10 +67,10 @@ int dev_decode_info(const uint8_t *p, size_t len, uint64_t *ret_ts, struct dev_i
 	d.max_mem_clock_mhz = raw_cur_u32(&c);
 	d.cores = raw_cur_u32(&c);
 	d.sms = raw_cur_u32(&c);
-	get_str(&c, d.name);
-	get_str(&c, d.uuid);
-	get_str(&c, d.bus_id);
-	get_str(&c, d.driver);
+	raw_cur_lstr(&c, d.name, DEV_NAME_MAX);
+	raw_cur_lstr(&c, d.uuid, DEV_NAME_MAX);
+	raw_cur_lstr(&c, d.bus_id, DEV_NAME_MAX);
+	raw_cur_lstr(&c, d.driver, DEV_NAME_MAX);
 	if (c.err || c.left || d.index >= DEV_MAX_DEVICES)
 		return -EBADMSG;
 	*ret_ts = ts;
@@ -203,14 +179,6 @@ int dev_decode_procs(const uint8_t *p, size_t len, uint64_t *ret_ts, uint32_t *r
 	} while (0)
 
 
-static int write_json(const char *dir, const char *name, const cJSON *j)
-{
-	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
-	if (!text)
-		return -ENOMEM;
-	return profdir_write_text(dir, name, text);
-}
-
 /* info.json.<N>: what msprof's readers need of it (reference §9): rank_id,
  * devices, DeviceInfo[{id, ai_core_num, aic_frequency}], pid, hostname; and
  * the device's model name, which NPU_INFO takes. */
@@ -248,7 +216,7 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	J(cJSON_AddStringToObject(e, "uuid", d->info.uuid));
 	J(cJSON_AddStringToObject(e, "bus_id", d->info.bus_id));
 	snprintf(name, sizeof(name), "info.json.%u", d->info.index);
-	return write_json(d->dir, name, j);
+	return profdir_write_json(d->dir, name, j);
 }
 
 /* start_info.<N> / end_info.<N>: the keys of host/start_info (profdir.c) */

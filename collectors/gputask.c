@@ -4,27 +4,6 @@
 
 #include "collectors/gputask.h"
 
-static void put_name(struct raw_buf *b, const char *s)
-{
-	size_t n = strnlen(s, GPU_NAME_MAX - 1);
-	raw_buf_u32(b, (uint32_t)n);
-	raw_buf_bytes(b, s, n);
-}
-
-static void get_name(struct raw_cur *c, char out[GPU_NAME_MAX])
-{
-	uint32_t n = raw_cur_u32(c);
-	if (c->err || n >= GPU_NAME_MAX || n > c->left || memchr(c->p, '\0', n)) {
-		c->err = -EBADMSG;
-		out[0] = '\0';
-		return;
-	}
-	memcpy(out, c->p, n);
-	out[n] = '\0';
-	c->p += n;
-	c->left -= n;
-}
-
 int gpu_encode_task(struct raw_buf *b, const struct gpu_task *t)
 {
 	raw_buf_reset(b);
@@ -43,7 +22,7 @@ int gpu_encode_task(struct raw_buf *b, const struct gpu_task *t)
 	raw_buf_u32(b, t->registers);
 	raw_buf_u32(b, t->copy_kind);
 	raw_buf_u64(b, t->bytes);
-	put_name(b, t->kind == GPU_TASK_KERNEL ? t->name : "");
+	raw_buf_lstr(b, t->kind == GPU_TASK_KERNEL ? t->name : "", GPU_NAME_MAX);
 	return b->err;
 }
 
@@ -66,7 +45,7 @@ int gpu_decode_task(const uint8_t *p, size_t len, struct gpu_task *ret)
 	t->registers = raw_cur_u32(&c);
 	t->copy_kind = raw_cur_u32(&c);
 	t->bytes = raw_cur_u64(&c);
-	get_name(&c, t->name);
+	raw_cur_lstr(&c, t->name, GPU_NAME_MAX);
 	if (c.err || c.left || t->kind < GPU_TASK_KERNEL || t->kind > GPU_TASK_MEMSET || t->end < t->start ||
 	    t->device > 30)
 		return -EBADMSG;
@@ -86,7 +65,7 @@ int gpu_encode_api(struct raw_buf *b, const struct gpu_api *a)
 	raw_buf_u32(b, a->correlation);
 	raw_buf_u32(b, a->cbid);
 	raw_buf_u32(b, a->result);
-	put_name(b, a->name);
+	raw_buf_lstr(b, a->name, GPU_NAME_MAX);
 	return b->err;
 }
 
@@ -99,7 +78,7 @@ int gpu_decode_api(const uint8_t *p, size_t len, struct gpu_api *ret)
 	ret->correlation = raw_cur_u32(&c);
 	ret->cbid = raw_cur_u32(&c);
 	ret->result = raw_cur_u32(&c);
-	get_name(&c, ret->name);
+	raw_cur_lstr(&c, ret->name, GPU_NAME_MAX);
 	if (c.err || c.left || ret->end < ret->start || !ret->name[0])
 		return -EBADMSG;
 	return 0;

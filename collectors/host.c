@@ -655,14 +655,8 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 		return 0;
 	if (s->n_procs >= HOST_MAX_PIDS)
 		return 0;
-	if (s->n_procs == s->cap_procs) {
-		size_t nc = s->cap_procs ? s->cap_procs * 2 : 16;
-		struct proc **np = realloc(s->procs, nc * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		s->procs = np;
-		s->cap_procs = nc;
-	}
+	if (GROW_ARRAY(s->procs, s->cap_procs, s->n_procs, 16) < 0)
+		return -ENOMEM;
 
 	struct proc *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -765,14 +759,8 @@ static ssize_t list_numeric(struct host_sampler *s, DIR *d)
 		uint64_t v;
 		if (de->d_name[0] < '1' || de->d_name[0] > '9' || parse_u64(de->d_name, 1, UINT32_MAX, &v) < 0)
 			continue;
-		if (n == s->cap_tids) {
-			size_t nc = s->cap_tids ? s->cap_tids * 2 : 256;
-			uint32_t *nt = realloc(s->tids, nc * sizeof(*nt));
-			if (!nt)
-				return -ENOMEM;
-			s->tids = nt;
-			s->cap_tids = nc;
-		}
+		if (GROW_ARRAY(s->tids, s->cap_tids, n, 256) < 0)
+			return -ENOMEM;
 		s->tids[n++] = (uint32_t)v;
 	}
 	return (ssize_t)n;
@@ -1224,15 +1212,9 @@ static void uproc_add(struct host_sampler *s, uint32_t pid, uint64_t ts)
 {
 	if (s->n_u >= HOST_MAX_THREADS)
 		return;
-	if (s->n_u == s->cap_u) {
-		size_t nc = s->cap_u ? s->cap_u * 2 : 256;
-		struct uproc *nu = realloc(s->u, nc * sizeof(*nu));
-		if (!nu) {
-			set_err(s, -ENOMEM);
-			return;
-		}
-		s->u = nu;
-		s->cap_u = nc;
+	if (GROW_ARRAY(s->u, s->cap_u, s->n_u, 256) < 0) {
+		set_err(s, -ENOMEM);
+		return;
 	}
 	struct uproc u = { .pid = pid, .stat_fd = -1, .statm_fd = -1 };
 	if (s->usage_flags & HOST_USAGE_CPU)

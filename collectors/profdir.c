@@ -457,15 +457,21 @@ int profdir_write_text(const char *dir, const char *name, const char *text)
 	return r;
 }
 
-static int write_json(const char *prof_dir, const char *name, const cJSON *j)
+int profdir_write_json(const char *dir, const char *name, const cJSON *j)
+{
+	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
+	if (!text)
+		return -ENOMEM;
+	return profdir_write_text(dir, name, text);
+}
+
+/* name in prof_dir's host/ */
+static int write_host_json(const char *prof_dir, const char *name, const cJSON *j)
 {
 	_cleanup_free_ char *host = path_join(prof_dir, "host");
 	if (!host)
 		return -ENOMEM;
-	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
-	if (!text)
-		return -ENOMEM;
-	return profdir_write_text(host, name, text);
+	return profdir_write_json(host, name, j);
 }
 
 /* cJSON_Add*ToObject return NULL only when out of memory */
@@ -536,14 +542,14 @@ int profdir_write_info(const char *prof_dir, const struct host_facts *f, pid_t p
 	J(cJSON_AddStringToObject(j, "OS", f->os));
 	J(cJSON_AddStringToObject(j, "hwtype", f->hwtype));
 	J(cJSON_AddStringToObject(j, "msprof_version", MSPROF_VERSION));
-	return write_json(prof_dir, "info.json", j);
+	return write_host_json(prof_dir, "info.json", j);
 }
 
 int profdir_write_sample(const char *prof_dir, const struct cJSON *options)
 {
 	if (!prof_dir || !options)
 		return -EINVAL;
-	return write_json(prof_dir, "sample.json", options);
+	return write_host_json(prof_dir, "sample.json", options);
 }
 
 int profdir_write_time_file(const char *dir, const char *name, int begin, uint64_t rns, uint64_t monoraw_ns)
@@ -569,10 +575,7 @@ int profdir_write_time_file(const char *dir, const char *name, int begin, uint64
 	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)monoraw_ns);
 	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
-	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
-	if (!text)
-		return -ENOMEM;
-	return profdir_write_text(dir, name, text);
+	return profdir_write_json(dir, name, j);
 }
 
 int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)

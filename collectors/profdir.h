@@ -76,8 +76,11 @@ int profdir_write_time_info(const char *prof_dir, int begin, uint64_t real_ns, u
 int profdir_write_time_file(const char *dir, const char *name, int begin, uint64_t real_ns, uint64_t monoraw_ns);
 
 /* Write dir/name atomically (a temporary file renamed into place), as the
- * files above are written; for the device_<N>/ files (device.c). */
+ * files above are written. */
 int profdir_write_text(const char *dir, const char *name, const char *text);
+/* The same for a cJSON tree, written unformatted (not consumed); for the
+ * device_<N>/ files too (device.c). */
+int profdir_write_json(const char *dir, const char *name, const struct cJSON *j);
 
 /* Read a JSON file (at most 1 MiB) into a cJSON tree. */
 int profdir_read_json(const char *path, struct cJSON **ret);

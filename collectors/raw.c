@@ -147,8 +147,9 @@ const char *raw_source_stem(enum raw_source s)
 
 #define SLICE_SEP ".slice_"
 
-/* "<stem>.slice_<n>" -> n; the stem is everything before the last ".slice_". */
-static int slice_index(const char *name, const char *stem, uint32_t *ret)
+/* "<stem>.slice_<n>" -> n, and the stem's length when ret_stem_len is not
+ * NULL; the stem is everything before the last ".slice_". */
+static int slice_index(const char *name, const char *stem, uint32_t *ret, size_t *ret_stem_len)
 {
 	const char *sep = NULL;
 	for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
@@ -162,6 +163,8 @@ static int slice_index(const char *name, const char *stem, uint32_t *ret)
 	if (r < 0)
 		return r;
 	*ret = (uint32_t)v;
+	if (ret_stem_len)
+		*ret_stem_len = (size_t)(sep - name);
 	return 0;
 }
 
@@ -326,7 +329,7 @@ int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source sour
 	if (n > 0) {
 		const char *base = strrchr(paths[n - 1], '/');
 		uint32_t last;
-		if (slice_index(base ? base + 1 : paths[n - 1], NULL, &last) == 0 && last < UINT32_MAX)
+		if (slice_index(base ? base + 1 : paths[n - 1], NULL, &last, NULL) == 0 && last < UINT32_MAX)
 			first = last + 1;
 	}
 	raw_paths_free(paths);
@@ -579,6 +582,13 @@ void raw_buf_str(struct raw_buf *b, const char *s, size_t field)
 	memset(p + n, 0, field - n);
 }
 
+void raw_buf_lstr(struct raw_buf *b, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max - 1);
+	raw_buf_u32(b, (uint32_t)n);
+	raw_buf_bytes(b, s, n);
+}
+
 /* --- cursor -------------------------------------------------------------- */
 
 static const uint8_t *cur_take(struct raw_cur *c, size_t n)
@@ -623,6 +633,20 @@ void raw_cur_str(struct raw_cur *c, char *out, size_t field)
 	}
 	memcpy(out, p, field);
 	out[field - 1] = 0;
+}
+
+void raw_cur_lstr(struct raw_cur *c, char *out, size_t max)
+{
+	uint32_t n = raw_cur_u32(c);
+	const uint8_t *p = n < max ? cur_take(c, n) : NULL;
+	if (!p || memchr(p, '\0', n)) {
+		/* a NUL inside the bytes would cut the string silently */
+		c->err = -EBADMSG;
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /* --- reader -------------------------------------------------------------- */
@@ -933,11 +957,7 @@ static int slice_ent_cmp(const void *a, const void *b)
 
 void raw_paths_free(char **paths)
 {
-	if (!paths)
-		return;
-	for (char **p = paths; *p; p++)
-		free(*p);
-	free(paths);
+	strv_free(paths);
 }
 
 int raw_list_slices(const char *dir, enum raw_source source, char ***ret_paths)
@@ -966,17 +986,11 @@ int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
 	errno = 0;
 	while ((de = readdir(d))) {
 		uint32_t idx;
-		if (slice_index(de->d_name, stem, &idx) < 0)
+		if (slice_index(de->d_name, stem, &idx, NULL) < 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct slice_ent *ne = realloc(ents, nc * sizeof(*ents));
-			if (!ne) {
-				r = -ENOMEM;
-				break;
-			}
-			ents = ne;
-			cap = nc;
+		if (GROW_ARRAY(ents, cap, n, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		ents[n].idx = idx;
 		ents[n].name = path_join(abs, de->d_name);
@@ -1017,14 +1031,11 @@ static int agent_pid_of(const char *name, uint32_t *ret)
 	static const char prefix[] = "agent_", suffix[] = ".data";
 	const size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
 	uint32_t idx;
-	if (slice_index(name, NULL, &idx) < 0)
+	size_t stem_len;
+	if (slice_index(name, NULL, &idx, &stem_len) < 0)
 		return -EINVAL;
-	const char *sep = NULL;
-	for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
-		sep = p;
-	size_t stem_len = (size_t)(sep - name);
 	if (stem_len <= np + ns || stem_len > np + ns + 10 || strncmp(name, prefix, np) != 0 ||
-	    strncmp(sep - ns, suffix, ns) != 0)
+	    strncmp(name + stem_len - ns, suffix, ns) != 0)
 		return -EINVAL;
 	char num[11];
 	size_t nd = stem_len - np - ns;
@@ -1062,15 +1073,9 @@ int raw_list_agent_pids(const char *dir, uint32_t **ret_pids, size_t *ret_n)
 			errno = 0;
 			continue;
 		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			uint32_t *np = realloc(pids, nc * sizeof(*pids));
-			if (!np) {
-				r = -ENOMEM;
-				break;
-			}
-			pids = np;
-			cap = nc;
+		if (GROW_ARRAY(pids, cap, n, 16) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		pids[n++] = pid;
 		errno = 0;
@@ -1179,29 +1184,21 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 		}
 		total += (uint64_t)st.st_size;
 		uint32_t idx;
-		if (age_is_exempt(de->d_name) || slice_index(de->d_name, NULL, &idx) < 0)
+		size_t stem_len;
+		if (age_is_exempt(de->d_name) || slice_index(de->d_name, NULL, &idx, &stem_len) < 0)
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			struct age_ent *ne = realloc(ents, nc * sizeof(*ents));
-			if (!ne) {
-				r = -ENOMEM;
-				break;
-			}
-			ents = ne;
-			cap = nc;
+		if (GROW_ARRAY(ents, cap, n, 32) < 0) {
+			r = -ENOMEM;
+			break;
 		}
 		char *name = strdup(de->d_name);
 		if (!name) {
 			r = -ENOMEM;
 			break;
 		}
-		const char *sep = NULL;
-		for (const char *p = strstr(name, SLICE_SEP); p; p = strstr(p + 1, SLICE_SEP))
-			sep = p;
 		ents[n++] = (struct age_ent){
 			.name = name,
-			.stem_len = (size_t)(sep - name),
+			.stem_len = stem_len,
 			.idx = idx,
 			.size = (uint64_t)st.st_size,
 			.mtime = st.st_mtim,

@@ -324,6 +324,9 @@ void raw_buf_u64(struct raw_buf *b, uint64_t v);
 void raw_buf_bytes(struct raw_buf *b, const void *p, size_t n);
 /* Fixed-size NUL-padded string field; truncates. */
 void raw_buf_str(struct raw_buf *b, const char *s, size_t field);
+/* A string as a u32 length and its bytes: at most max-1 of them, so that
+ * raw_cur_lstr into a max-byte array reads it back. */
+void raw_buf_lstr(struct raw_buf *b, const char *s, size_t max);
 
 /* --- reading ------------------------------------------------------------ */
 
@@ -356,6 +359,9 @@ uint16_t raw_cur_u16(struct raw_cur *c);
 uint32_t raw_cur_u32(struct raw_cur *c);
 uint64_t raw_cur_u64(struct raw_cur *c);
 void raw_cur_str(struct raw_cur *c, char *out, size_t field); /* NUL-terminates */
+/* raw_buf_lstr's string into out[max], NUL-terminated; a length of max or
+ * more, or a NUL among the bytes, is damage (err, out ""). */
+void raw_cur_lstr(struct raw_cur *c, char *out, size_t max);
 
 /* List the slices of one source in dir, ordered by slice index.  *ret_paths
  * is a NULL-terminated array of malloc'd absolute paths, freed with

@@ -1,6 +1,7 @@
 /* Small helpers every folder uses: cleanup attributes, ownership transfer,
- * clocks and strict number parsing.  Header-only so that the agent (which
- * must not pull in anything heavy) can use it too. */
+ * clocks, strict number parsing, growing arrays and string vectors.
+ * Header-only so that the agent (which must not pull in anything heavy) can
+ * use it too. */
 #pragma once
 
 #include <errno.h>
@@ -92,6 +93,40 @@ static inline char *path_join(const char *dir, const char *name)
 		p[a++] = '/';
 	memcpy(p + a, name, b + 1);
 	return p;
+}
+
+/* Room for element n of arr (cap elements allocated, n <= cap), doubling
+ * from first: arr itself, the grown array (cap updated), or NULL with arr
+ * and cap as they were. */
+static inline void *grow_array(void *arr, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return arr;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *p = realloc(arr, nc * size);
+	if (p)
+		*cap = nc;
+	return p;
+}
+/* 0, or -ENOMEM with arr and cap as they were; arr is an lvalue (named
+ * twice). */
+#define GROW_ARRAY(arr, cap, n, first)                                               \
+	__extension__({                                                              \
+		void *_ga = grow_array((arr), &(cap), (n), sizeof(*(arr)), (first)); \
+		if (_ga)                                                             \
+			(arr) = _ga;                                                 \
+		_ga ? 0 : -ENOMEM;                                                   \
+	})
+
+/* Free a NULL-terminated vector of malloc'd strings and the vector; accepts
+ * NULL. */
+static inline void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
 }
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }

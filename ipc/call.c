@@ -114,6 +114,25 @@ static bool is_executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* The path fmt makes, in *ret when it is an executable file: 0 then,
+ * -ENOENT when it is not, -ENOMEM. */
+_printf_(2, 3) static int try_executable(char **ret, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	va_start(ap, fmt);
+	int n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	if (!is_executable(p)) {
+		free(p);
+		return -ENOENT;
+	}
+	*ret = p;
+	return 0;
+}
+
 /* daemon_path, else $MSPROFD_PATH, else next to our own binary (or in
  * ../daemon inside a meson build tree), else PATH.
  * Resolved before fork so the child only calls async-signal-safe functions. */
@@ -134,13 +153,9 @@ static int find_daemon(const char *daemon_path, char **ret)
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			if (asprintf(&p, "%s/msprofd", self) < 0)
-				return -ENOMEM;
-			if (is_executable(p)) {
-				*ret = p;
-				return 0;
-			}
-			free(p);
+			int r = try_executable(ret, "%s/msprofd", self);
+			if (r != -ENOENT)
+				return r;
 			/* Run from a meson build tree (build/launcher/msprof), the
 			 * daemon is build/daemon/msprofd.  Only where build.ninja
 			 * says this is a build tree, so an installed msprof never
@@ -149,15 +164,9 @@ static int find_daemon(const char *daemon_path, char **ret)
 				return -ENOMEM;
 			bool build_tree = access(p, F_OK) == 0;
 			free(p);
-			if (build_tree) {
-				if (asprintf(&p, "%s/../daemon/msprofd", self) < 0)
-					return -ENOMEM;
-				if (is_executable(p)) {
-					*ret = p;
-					return 0;
-				}
-				free(p);
-			}
+			r = build_tree ? try_executable(ret, "%s/../daemon/msprofd", self) : -ENOENT;
+			if (r != -ENOENT)
+				return r;
 		}
 	}
 
@@ -166,13 +175,9 @@ static int find_daemon(const char *daemon_path, char **ret)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
-		if (asprintf(&p, "%.*s/msprofd", (int)len, len ? path : ".") < 0)
-			return -ENOMEM;
-		if (is_executable(p)) {
-			*ret = p;
-			return 0;
-		}
-		free(p);
+		int r = try_executable(ret, "%.*s/msprofd", (int)len, len ? path : ".");
+		if (r != -ENOENT)
+			return r;
 		path += len;
 		if (*path == ':')
 			path++;

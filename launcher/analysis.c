@@ -241,6 +241,21 @@ static const char *const query_columns[] = {
 };
 #define QUERY_COLS (sizeof(query_columns) / sizeof(query_columns[0]))
 
+/* The header line (header) or the row's line of the query table: each
+ * column as wide as the wider of its header and its value, two spaces
+ * apart, the last unpadded. */
+static void query_line(char (*row)[128], bool header)
+{
+	for (size_t c = 0; c < QUERY_COLS; c++) {
+		size_t w = strlen(query_columns[c]) > strlen(row[c]) ? strlen(query_columns[c]) : strlen(row[c]);
+		const char *cell = header ? query_columns[c] : row[c];
+		if (c + 1 < QUERY_COLS)
+			printf("%-*s  ", (int)w, cell);
+		else
+			printf("%s\n", cell);
+	}
+}
+
 static int query_one(const char *prof, void *arg)
 {
 	(void)arg;
@@ -280,20 +295,8 @@ static int query_one(const char *prof, void *arg)
 		snprintf(row[7], 128, "%lld", (long long)q.rank);
 	else
 		snprintf(row[7], 128, "N/A");
-	for (size_t c = 0; c < QUERY_COLS; c++) {
-		size_t w = strlen(query_columns[c]) > strlen(row[c]) ? strlen(query_columns[c]) : strlen(row[c]);
-		if (c + 1 < QUERY_COLS)
-			printf("%-*s  ", (int)w, query_columns[c]);
-		else
-			printf("%s\n", query_columns[c]);
-	}
-	for (size_t c = 0; c < QUERY_COLS; c++) {
-		size_t w = strlen(query_columns[c]) > strlen(row[c]) ? strlen(query_columns[c]) : strlen(row[c]);
-		if (c + 1 < QUERY_COLS)
-			printf("%-*s  ", (int)w, row[c]);
-		else
-			printf("%s\n", row[c]);
-	}
+	query_line(row, true);
+	query_line(row, false);
 	console_info("Query all data in %s done.", base(prof));
 	return 0;
 }

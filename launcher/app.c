@@ -12,15 +12,6 @@
 
 #include "common/util.h"
 
-void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
 void app_cmd_release(struct app_cmd *a)
 {
 	free(a->path);

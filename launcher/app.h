@@ -24,9 +24,9 @@ void app_cmd_release(struct app_cmd *a);
 
 /* The application's environment: base plus the "K=V;K2=V2" pairs of spec
  * (which replace variables of the same name).  Items without '=' are skipped
- * with a warning.  *ret is a malloc'd NULL-terminated vector (strv_free). */
+ * with a warning.  *ret is a malloc'd NULL-terminated vector (strv_free,
+ * common/util.h). */
 int app_env_build(char *const *base, const char *spec, char ***ret, struct diag *d);
-void strv_free(char **v);
 const char *strv_env_get(char *const *env, const char *key);
 /* Set key=value in *env (a malloc'd vector as app_env_build makes),
  * replacing the variable if it is there. */

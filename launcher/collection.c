@@ -564,3 +564,29 @@ int signals_watch(bool with_chld, sigset_t *ret_old)
 	}
 	return fd;
 }
+
+void signals_unwatch(int *fd, const sigset_t *old)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+int collection_check_space(const struct msprof_opts *o, const char *output)
+{
+	struct diag d = { 0 };
+	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
+		console_diag(&d);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int collection_begin(const struct msprof_opts *o, const char *output, bool with_chld, sigset_t *ret_old)
+{
+	console_info("Start profiling....");
+	if (collection_check_space(o, output) < 0)
+		return -1;
+	return signals_watch(with_chld, ret_old);
+}

@@ -98,6 +98,19 @@ void collection_discard(struct collection *s);
  * Prints the error and returns -1 when the fd cannot be made; the mask is
  * already restored then. */
 int signals_watch(bool with_chld, sigset_t *ret_old);
+/* Undo signals_watch: close *fd if it is open (then -1) and restore the
+ * mask old. */
+void signals_unwatch(int *fd, const sigset_t *old);
+
+/* msprof's free-space check of output, skipped when --storage-limit is
+ * given: 0, or -ENOSPC after printing why. */
+int collection_check_space(const struct msprof_opts *o, const char *output);
+
+/* The common start of the modes that run one collection (mode-launch.c,
+ * mode-hostsys.c): msprof's "Start profiling...." line, the free-space
+ * check, then signals_watch.  The signalfd, or -1 after printing why (the
+ * signal mask is as it was then). */
+int collection_begin(const struct msprof_opts *o, const char *output, bool with_chld, sigset_t *ret_old);
 
 /* Export one PROF dir with msprof's console lines around it. */
 int export_one(const char *prof_dir, enum out_type type);

@@ -36,6 +36,12 @@ void console_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void console_data_saved(const char *dir)
+{
+	console_info("Profiling finished.");
+	console_info("Process profiling data complete. Data is saved in %s", dir);
+}
+
 void console_diag(const struct diag *d)
 {
 	for (unsigned i = 0; i < d->n_warn; i++)

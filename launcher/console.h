@@ -16,6 +16,10 @@ void console_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void console_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void console_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* msprof's closing lines of a run whose data is in dir: "Profiling
+ * finished." and where the data is. */
+void console_data_saved(const char *dir);
+
 /* Print the warnings of d, then its error (and the usage when asked). */
 void console_diag(const struct diag *d);
 

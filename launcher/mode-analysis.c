@@ -26,10 +26,8 @@ int mode_parse_run(const struct msprof_opts *o)
 		return 1;
 	console_info("Start profiling....");
 	int rc = analysis_parse(dir);
-	if (rc == 0) {
-		console_info("Profiling finished.");
-		console_info("Process profiling data complete. Data is saved in %s", dir);
-	}
+	if (rc == 0)
+		console_data_saved(dir);
 	free(dir);
 	return rc;
 }

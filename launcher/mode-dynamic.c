@@ -819,11 +819,9 @@ static int setup_launch(struct dyn *d)
 	console_diag(&dg);
 	if (r < 0)
 		return r;
-	dg = (struct diag){ 0 };
-	if (!opts_u(&d->o, SET_STORAGE_LIMIT) && output_check_space(d->output, &dg) < 0) {
-		console_diag(&dg);
-		return -ENOSPC;
-	}
+	r = collection_check_space(&d->o, d->output);
+	if (r < 0)
+		return r;
 
 	d->t = calloc(1, sizeof(*d->t));
 	if (!d->t)
@@ -872,10 +870,8 @@ static int setup_attach(struct dyn *d)
 		console_diag(&dg);
 		return -EINVAL;
 	}
-	if (!opts_u(&d->o, SET_STORAGE_LIMIT) && output_check_space(d->output, &dg) < 0) {
-		console_diag(&dg);
+	if (collection_check_space(&d->o, d->output) < 0)
 		return -ENOSPC;
-	}
 	d->t = calloc(d->o.n_pids, sizeof(*d->t));
 	if (!d->t)
 		return -ENOMEM;
@@ -965,8 +961,7 @@ out:
 		kill(d->child.pid, SIGKILL);
 		child_abandon(&d->child);
 	}
-	close(d->sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&d->sigfd, &old);
 	app_cmd_release(&d->app);
 	strv_free(d->envp);
 	free(d->output);

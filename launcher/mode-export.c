@@ -36,10 +36,8 @@ int mode_export_run(const struct msprof_opts *o)
 	/* msprof prints this for every mode, the analysis ones included */
 	console_info("Start profiling....");
 	int rc = analysis_export(dir, &opt);
-	if (rc == 0) {
-		console_info("Profiling finished.");
-		console_info("Process profiling data complete. Data is saved in %s", dir);
-	}
+	if (rc == 0)
+		console_data_saved(dir);
 	free(dir);
 	return rc;
 }

@@ -106,13 +106,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 		console_diag(&d);
 		goto out;
 	}
-	console_info("Start profiling....");
-	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
-		console_diag(&d);
-		goto out;
-	}
-
-	sigfd = signals_watch(false, &old);
+	sigfd = collection_begin(o, output, false, &old);
 	if (sigfd < 0)
 		goto out;
 
@@ -132,21 +126,16 @@ int mode_hostsys_run(const struct msprof_opts *o)
 
 	wait_end(&s, sigfd, target, o->sys_period);
 
-	close(sigfd);
-	sigfd = -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 
 	rc = collection_stop(&s) < 0 ? 1 : 0;
 	if (export_one(s.prof_dir, o->type) < 0)
 		rc = 1;
-	console_info("Profiling finished.");
-	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
+	console_data_saved(s.prof_dir);
 	goto out;
 
 out_mask:
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 out:
 	collection_release(&s);
 	free(output);

@@ -136,15 +136,8 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	console_diag(&d);   /* warnings */
-	d = (struct diag){ 0 };
 
-	console_info("Start profiling....");
-	if (!opts_u(o, SET_STORAGE_LIMIT) && output_check_space(output, &d) < 0) {
-		console_diag(&d);
-		goto out;
-	}
-
-	sigfd = signals_watch(true, &old);
+	sigfd = collection_begin(o, output, true, &old);
 	if (sigfd < 0)
 		goto out;
 
@@ -227,9 +220,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct signalfd_siginfo si;
 	while (read(sigfd, &si, sizeof(si)) > 0)
 		;
-	close(sigfd);
-	sigfd = -1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 
 	if (!started) {
 		/* a delayed start that failed: said already, nothing to export */
@@ -241,8 +232,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		collection_stop(&s);
 	if (export_one(s.prof_dir, o->type) < 0 && rc == 0)
 		rc = 1;
-	console_info("Profiling finished.");
-	console_info("Process profiling data complete. Data is saved in %s", s.prof_dir);
+	console_data_saved(s.prof_dir);
 	goto out;
 
 out_wait_failed:
@@ -256,9 +246,7 @@ out_wait_failed:
 out_abandon:
 	child_abandon(&child);
 out_mask:
-	if (sigfd >= 0)
-		close(sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	signals_unwatch(&sigfd, &old);
 out:
 	collection_release(&s);
 	app_cmd_release(&app);

@@ -104,6 +104,41 @@ static bool domain_of(const void *handle, uint32_t *ret)
 	return false;
 }
 
+/* A string argument, narrow (a) or wide (w, converted into wbuf), as a
+ * message; false after agent_bad_call when it is NULL. */
+static bool str_msg(const char *a, const wchar_t *w, char *wbuf, struct msg *m)
+{
+	*m = (struct msg){ .s = a, .len = -1 };
+	if (w) {
+		m->len = wide_to_utf8(w, wbuf);
+		m->s = wbuf;
+	}
+	if (!m->s) {
+		agent_bad_call();
+		return false;
+	}
+	return true;
+}
+
+/* The domain and the message of an Ex call; false after agent_bad_call when
+ * either is unusable. */
+static bool ex_args(const void *domain, const struct nv_event_attributes *a, char *wbuf, uint32_t *d, struct msg *m)
+{
+	if (!domain_of(domain, d))
+		return false;
+	if (!attr_msg(a, wbuf, m)) {
+		agent_bad_call();
+		return false;
+	}
+	return true;
+}
+
+/* The message's length, for the calls that want one. */
+static size_t msg_size(const struct msg *m)
+{
+	return m->len < 0 ? strnlen(m->s, RAW_AGENT_MAX_STR + 1) : (size_t)m->len;
+}
+
 /* --- CORE ----------------------------------------------------------------- */
 
 static void domain_mark_ex(const void *domain, const struct nv_event_attributes *a)
@@ -113,13 +148,8 @@ static void domain_mark_ex(const void *domain, const struct nv_event_attributes 
 	char wbuf[WBUF];
 	struct msg m;
 	uint32_t d;
-	if (!domain_of(domain, &d))
-		return;
-	if (!attr_msg(a, wbuf, &m)) {
-		agent_bad_call();
-		return;
-	}
-	agent_mark(d, EV_TYPE_MARKER_EX, m.s, m.len, m.category, m.color);
+	if (ex_args(domain, a, wbuf, &d, &m))
+		agent_mark(d, EV_TYPE_MARKER_EX, m.s, m.len, m.category, m.color);
 }
 
 static void mark_ex(const struct nv_event_attributes *a)
@@ -127,28 +157,24 @@ static void mark_ex(const struct nv_event_attributes *a)
 	domain_mark_ex(NULL, a);
 }
 
-static void mark_a(const char *s)
+static void mark_str(const char *a, const wchar_t *w)
 {
 	if (agent_idle())
 		return;
-	if (!s) {
-		agent_bad_call();
-		return;
-	}
-	agent_mark(0, EV_TYPE_MARKER, s, -1, 0, 0);
+	char wbuf[WBUF];
+	struct msg m;
+	if (str_msg(a, w, wbuf, &m))
+		agent_mark(0, EV_TYPE_MARKER, m.s, m.len, 0, 0);
+}
+
+static void mark_a(const char *s)
+{
+	mark_str(s, NULL);
 }
 
 static void mark_w(const wchar_t *s)
 {
-	if (agent_idle())
-		return;
-	if (!s) {
-		agent_bad_call();
-		return;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(s, wbuf);
-	agent_mark(0, EV_TYPE_MARKER, wbuf, n, 0, 0);
+	mark_str(NULL, s);
 }
 
 static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_attributes *a)
@@ -158,12 +184,8 @@ static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_
 	char wbuf[WBUF];
 	struct msg m;
 	uint32_t d;
-	if (!domain_of(domain, &d))
+	if (!ex_args(domain, a, wbuf, &d, &m))
 		return 0;
-	if (!attr_msg(a, wbuf, &m)) {
-		agent_bad_call();
-		return 0;
-	}
 	return agent_range_start(d, m.s, m.len, m.category, m.color);
 }
 
@@ -172,28 +194,25 @@ static uint64_t range_start_ex(const struct nv_event_attributes *a)
 	return domain_range_start_ex(NULL, a);
 }
 
-static uint64_t range_start_a(const char *s)
+static uint64_t range_start_str(const char *a, const wchar_t *w)
 {
 	if (agent_idle())
 		return 0;
-	if (!s) {
-		agent_bad_call();
+	char wbuf[WBUF];
+	struct msg m;
+	if (!str_msg(a, w, wbuf, &m))
 		return 0;
-	}
-	return agent_range_start(0, s, -1, 0, 0);
+	return agent_range_start(0, m.s, m.len, 0, 0);
+}
+
+static uint64_t range_start_a(const char *s)
+{
+	return range_start_str(s, NULL);
 }
 
 static uint64_t range_start_w(const wchar_t *s)
 {
-	if (agent_idle())
-		return 0;
-	if (!s) {
-		agent_bad_call();
-		return 0;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(s, wbuf);
-	return agent_range_start(0, wbuf, n, 0, 0);
+	return range_start_str(NULL, s);
 }
 
 static void domain_range_end(const void *domain, uint64_t id)
@@ -216,12 +235,8 @@ static int domain_push_ex(const void *domain, const struct nv_event_attributes *
 	char wbuf[WBUF];
 	struct msg m;
 	uint32_t d;
-	if (!domain_of(domain, &d))
+	if (!ex_args(domain, a, wbuf, &d, &m))
 		return -1;
-	if (!attr_msg(a, wbuf, &m)) {
-		agent_bad_call();
-		return -1;
-	}
 	return agent_push(d, m.s, m.len, m.category, m.color);
 }
 
@@ -230,24 +245,23 @@ static int push_ex(const struct nv_event_attributes *a)
 	return domain_push_ex(NULL, a);
 }
 
+static int push_str(const char *a, const wchar_t *w)
+{
+	char wbuf[WBUF];
+	struct msg m;
+	if (!str_msg(a, w, wbuf, &m))
+		return -1;
+	return agent_push(0, m.s, m.len, 0, 0);
+}
+
 static int push_a(const char *s)
 {
-	if (!s) {
-		agent_bad_call();
-		return -1;
-	}
-	return agent_push(0, s, -1, 0, 0);
+	return push_str(s, NULL);
 }
 
 static int push_w(const wchar_t *s)
 {
-	if (!s) {
-		agent_bad_call();
-		return -1;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(s, wbuf);
-	return agent_push(0, wbuf, n, 0, 0);
+	return push_str(NULL, s);
 }
 
 static int domain_pop(const void *domain)
@@ -263,60 +277,51 @@ static int pop(void)
 	return agent_pop(0);
 }
 
-static void domain_name_category_a(const void *domain, uint32_t category, const char *name)
+static void name_category(const void *domain, uint32_t category, const char *a, const wchar_t *w)
 {
 	uint32_t d;
-	if (!domain_of(domain, &d))
-		return;
-	if (!name) {
-		agent_bad_call();
-		return;
-	}
-	agent_name_category(d, category, name, strnlen(name, RAW_AGENT_MAX_STR + 1));
+	char wbuf[WBUF];
+	struct msg m;
+	if (domain_of(domain, &d) && str_msg(a, w, wbuf, &m))
+		agent_name_category(d, category, m.s, msg_size(&m));
+}
+
+static void domain_name_category_a(const void *domain, uint32_t category, const char *name)
+{
+	name_category(domain, category, name, NULL);
 }
 
 static void domain_name_category_w(const void *domain, uint32_t category, const wchar_t *name)
 {
-	uint32_t d;
-	if (!domain_of(domain, &d))
-		return;
-	if (!name) {
-		agent_bad_call();
-		return;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(name, wbuf);
-	agent_name_category(d, category, wbuf, (size_t)n);
+	name_category(domain, category, NULL, name);
 }
 
 static void name_category_a(uint32_t category, const char *name)
 {
-	domain_name_category_a(NULL, category, name);
+	name_category(NULL, category, name, NULL);
 }
 
 static void name_category_w(uint32_t category, const wchar_t *name)
 {
-	domain_name_category_w(NULL, category, name);
+	name_category(NULL, category, NULL, name);
+}
+
+static void name_os_thread(uint32_t tid, const char *a, const wchar_t *w)
+{
+	char wbuf[WBUF];
+	struct msg m;
+	if (str_msg(a, w, wbuf, &m))
+		agent_name_thread(tid, m.s, msg_size(&m));
 }
 
 static void name_os_thread_a(uint32_t tid, const char *name)
 {
-	if (!name) {
-		agent_bad_call();
-		return;
-	}
-	agent_name_thread(tid, name, strnlen(name, RAW_AGENT_MAX_STR + 1));
+	name_os_thread(tid, name, NULL);
 }
 
 static void name_os_thread_w(uint32_t tid, const wchar_t *name)
 {
-	if (!name) {
-		agent_bad_call();
-		return;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(name, wbuf);
-	agent_name_thread(tid, wbuf, (size_t)n);
+	name_os_thread(tid, NULL, name);
 }
 
 /* --- CORE2: domains and strings ---------------------------------------------- */
@@ -328,13 +333,11 @@ static void *domain_create_a(const char *name)
 
 static void *domain_create_w(const wchar_t *name)
 {
-	if (!name) {
-		agent_bad_call();
-		return NULL;
-	}
 	char wbuf[WBUF];
-	wide_to_utf8(name, wbuf);
-	return agent_domain_create(wbuf);
+	struct msg m;
+	if (!str_msg(NULL, name, wbuf, &m))
+		return NULL;
+	return agent_domain_create(m.s);
 }
 
 static void domain_destroy(void *domain)
@@ -342,30 +345,24 @@ static void domain_destroy(void *domain)
 	agent_domain_destroy(domain);
 }
 
-static void *domain_register_string_a(const void *domain, const char *s)
+static void *register_string(const void *domain, const char *a, const wchar_t *w)
 {
 	uint32_t d;
-	if (!domain_of(domain, &d))
+	char wbuf[WBUF];
+	struct msg m;
+	if (!domain_of(domain, &d) || !str_msg(a, w, wbuf, &m))
 		return NULL;
-	if (!s) {
-		agent_bad_call();
-		return NULL;
-	}
-	return agent_string_register(s, strnlen(s, RAW_AGENT_MAX_STR + 1));
+	return agent_string_register(m.s, msg_size(&m));
+}
+
+static void *domain_register_string_a(const void *domain, const char *s)
+{
+	return register_string(domain, s, NULL);
 }
 
 static void *domain_register_string_w(const void *domain, const wchar_t *s)
 {
-	uint32_t d;
-	if (!domain_of(domain, &d))
-		return NULL;
-	if (!s) {
-		agent_bad_call();
-		return NULL;
-	}
-	char wbuf[WBUF];
-	long n = wide_to_utf8(s, wbuf);
-	return agent_string_register(wbuf, (size_t)n);
+	return register_string(domain, NULL, s);
 }
 
 /* --- injection ------------------------------------------------------------------ */
