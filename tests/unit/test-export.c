@@ -25,16 +25,7 @@
 #include "collectors/raw.h"
 #include "export/tables.h"
 #include "common/util.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                          \
-	do {                                                                                 \
-		if (!(cond)) {                                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                          \
-		}                                                                            \
-	} while (0)
+#include "tests/unit/unittest-count.h"
 
 #define CHECK_STR(a, b)                                                                                     \
 	do {                                                                                                \
