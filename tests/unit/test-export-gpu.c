@@ -76,30 +76,15 @@ static void put_task(uint32_t kind, uint64_t us0, uint64_t us1, uint32_t stream,
  * and its agent file open in w with the process record written. */
 static char *open_prof(const char *sub, int index, uint64_t end_us)
 {
-	char *parent, *prof, *host, *data, text[96];
+	char *parent, *prof, *host;
 	if (sub)
 		CHECK(asprintf(&parent, "%s/%s", tmp, sub) > 0 && mkdir(parent, 0755) == 0);
 	else
 		CHECK((parent = strdup(tmp)) != NULL);
 	CHECK(asprintf(&prof, "%s/PROF_%06d_20231114221320000_00005000ABCDEFGH", parent, index) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
-		   "\"memoryTotal\":1000}");
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	snprintf(text, sizeof text, "{\"collectionTimeEnd\":\"%" PRIu64 "\"}", UINT64_C(1700000000000000) + end_us);
-	write_text(host, "end_info", text);
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
-	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0);
-	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
-	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
-	emit(RAW_AGENT_PROCESS);
+	w = agent_prof_open(prof, end_us, MONO0, REAL0, &b, &host);
 	free(parent);
 	free(host);
-	free(data);
 	return prof;
 }
 

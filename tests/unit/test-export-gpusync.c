@@ -51,24 +51,11 @@ static void wait_rec(uint64_t us0, uint64_t us1, uint32_t type, uint32_t stream,
 /* PROF dir n with the records above and sample.json's switches */
 static char *make_prof(int n, const char *task_time, const char *runtime_api)
 {
-	char *prof, *host, *data, *sample;
+	char *prof, *host, *sample;
 	CHECK(asprintf(&prof, "%s/PROF_00000%d_20231114221320000_00005000ABCDEFGH", tmp, n) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
-		   "\"memoryTotal\":1000}");
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	w = agent_prof_open(prof, 20000, MONO0, REAL0, &b, &host);
 	CHECK(asprintf(&sample, "{\"task_time\":\"%s\",\"runtime_api\":\"%s\"}", task_time, runtime_api) > 0);
 	write_text(host, "sample.json", sample);
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
-	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0);
-	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
-	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
-	emit(RAW_AGENT_PROCESS);
 
 	api(500, 510, 3, "cudaLaunchKernel");
 	static struct gpu_task t;
@@ -86,7 +73,6 @@ static char *make_prof(int n, const char *task_time, const char *runtime_api)
 	wait_rec(3000, 2999, GPU_SYNC_STREAM, 7, 4);
 	raw_writer_free(w);
 	free(host);
-	free(data);
 	free(sample);
 	return prof;
 }
