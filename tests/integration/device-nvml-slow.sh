@@ -18,14 +18,7 @@ PROBE="$HELPERS/ipc-probe"
 now_ns() { date +%s%N; }
 
 # msprofd loads NVML with the environment the launcher started it with:
-# each case starts a fresh daemon and stops it after.
-stop_daemon() {
-	local pid
-	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-	t_fail "msprofd $pid did not stop"
-}
+# each case starts a fresh daemon and stops it after (t_stop_daemon).
 
 # probe_until FILE PID: time status requests (one line "t0 t1" each, for
 # those answered) until process PID exits.
@@ -123,7 +116,7 @@ EOF
 # The session's stop waits IPC_AGENT_STOP_TIMEOUT_MS (2 s) for the call in
 # progress, then answers; the worker finishes the sample and its files when
 # the call returns.
-stop_daemon
+t_stop_daemon
 HANG_MS=3000
 OUT2="$T_WORK/out2"
 TRACE2="$T_WORK/trace2"
@@ -173,7 +166,7 @@ EOF
 [ "$T_FAILS" -eq 0 ] && t_ok "a stop during a hung call answers after the wait; the sample and files complete later"
 
 # --- a GPU lost mid-run: its samples end, the session goes on ----------------
-stop_daemon
+t_stop_daemon
 OUT3="$T_WORK/out3"
 mkdir -p "$OUT3"
 MSPROF_NVML_LIBRARY="$FAKE" FAKE_NVML_LOST_AFTER=5 "$MSPROF" --output="$OUT3" --sys-hardware-mem=on \

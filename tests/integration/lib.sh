@@ -79,6 +79,17 @@ t_prof_dir() {
 	find "$1" -maxdepth 1 -type d -name 'PROF_*'
 }
 
+# t_stop_daemon: stop this test's msprofd (if running) and wait until it is
+# gone; for cases that each need a daemon started afresh (msprofd reads some
+# settings, such as the NVML library, from the environment it started with).
+t_stop_daemon() {
+	local pid
+	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+	t_fail "msprofd $pid did not stop"
+}
+
 # Query a database; prints rows separated by '|'.
 t_sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
