@@ -85,17 +85,19 @@ static inline void check_text(const char *what, char *got, const char *want)
 	free(got);
 }
 
-/* The output file in dir named prefix and then a digit, or NULL; two
- * such files fail the test. */
-static inline char *find_file(const char *dir, const char *prefix)
+/* The output file in dir named prefix, then a digit, and ending in suffix
+ * (NULL: any ending), or NULL; two such files fail the test. */
+static inline char *find_file(const char *dir, const char *prefix, const char *suffix)
 {
 	DIR *d = opendir(dir);
 	char *found = NULL;
 	struct dirent *de;
-	while (d && (de = readdir(d)))
-		if (startswith(de->d_name, prefix) && de->d_name[strlen(prefix)] >= '0' &&
-		    de->d_name[strlen(prefix)] <= '9')
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name), lp = strlen(prefix), ls = suffix ? strlen(suffix) : 0;
+		if (startswith(de->d_name, prefix) && de->d_name[lp] >= '0' && de->d_name[lp] <= '9' &&
+		    (!suffix || (n > lp + ls && streq(de->d_name + n - ls, suffix))))
 			CHECK(!found && asprintf(&found, "%s/%s", dir, de->d_name) > 0);
+	}
 	if (d)
 		closedir(d);
 	return found;

@@ -294,7 +294,7 @@ int main(void)
 
 	char *out;
 	CHECK(asprintf(&out, "%s/mindstudio_profiler_output", prof) > 0);
-	char *p = find_file(out, "op_summary_");
+	char *p = find_file(out, "op_summary_", NULL);
 	check_text("op_summary", slurp(p),
 		   "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
 		   "Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes,"
@@ -304,12 +304,12 @@ int main(void)
 		   "0,4294967295,3,7,void fill<float>(int),fill,N/A,KERNEL,1700000000008000.000\t,1000.000,500.000,1,32,"
 		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
 	free(p);
-	p = find_file(out, "op_statistic_");
+	p = find_file(out, "op_statistic_", NULL);
 	check_text("op_statistic", slurp(p),
 		   "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
 		   "0,fill,CUDA,2,4000.000,1000.000,2000.000,3000.000,100.0\n");
 	free(p);
-	p = find_file(out, "task_time_");
+	p = find_file(out, "task_time_", NULL);
 	check_text("task_time", slurp(p),
 		   "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n"
 		   "0,void fill<float>(int),KERNEL,7,1,3000.000,1700000000002000.000\t,1700000000005000.000\t\n"
@@ -317,7 +317,7 @@ int main(void)
 		   "0,void fill<float>(int),KERNEL,7,3,1000.000,1700000000008000.000\t,1700000000009000.000\t\n"
 		   "0,Memset,MEMSET,13,4,100.000,1700000000010000.000\t,1700000000010100.000\t\n");
 	free(p);
-	p = find_file(out, "api_statistic_");
+	p = find_file(out, "api_statistic_", NULL);
 	check_text("api_statistic", slurp(p),
 		   "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n"
 		   "host,Runtime,cudaLaunchKernel,40.000,2,20.000,10.000,30.000,100.0\n"
@@ -326,7 +326,7 @@ int main(void)
 
 	/* timeline: every flow's f matches a device X event exactly, its s a
 	 * Runtime@ event; the memset (no launch recorded) has none */
-	p = find_file(out, "msprof_");
+	p = find_file(out, "msprof_", NULL);
 	char *text = slurp(p);
 	cJSON *ev = cJSON_Parse(text);
 	CHECK(cJSON_IsArray(ev));

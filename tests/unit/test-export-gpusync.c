@@ -101,7 +101,7 @@ static void run(int n, const char *task_time, const char *runtime_api, sqlite3 *
 		   "5000|1700000000000990000|1700000000001120000|3|1|7|NULL|1|0|5000|1\n"
 		   "5000|1700000000002000000|1700000000002100000|4|1|NULL|NULL|2|0|NULL|NULL\n");
 	CHECK(asprintf(ret_out, "%s/mindstudio_profiler_output", prof) > 0);
-	char *p = find_file(*ret_out, "msprof_");
+	char *p = find_file(*ret_out, "msprof_", NULL);
 	CHECK(p);
 	*ret_timeline = slurp(p);
 	free(p);
@@ -119,9 +119,9 @@ int main(void)
 	check_text("TASK", rows(db, "SELECT startNs, streamId, taskId FROM TASK"), "1700000000000600000|7|3\n");
 	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "(no such table)\n");
 	check_text("MEMCPY_INFO", rows(db, "SELECT count(*) FROM MEMCPY_INFO"), "(no such table)\n");
-	CHECK((p = find_file(out, "op_summary_")) != NULL);
+	CHECK((p = find_file(out, "op_summary_", NULL)) != NULL);
 	free(p);
-	CHECK(find_file(out, "api_statistic_") == NULL);
+	CHECK(find_file(out, "api_statistic_", NULL) == NULL);
 	CHECK(count(tl, "Sync@") == 0 && count(tl, "Runtime@") == 0 && count(tl, "HostToDevice") == 0);
 	CHECK(count(tl, "\"name\":\"kernel()\"") == 1);
 	sqlite3_close(db);
@@ -143,7 +143,7 @@ int main(void)
 	CHECK(count(tl, "\"name\":\"Runtime@cudaStreamSynchronize\",\"pid\":5120255,\"tid\":5000,"
 			"\"ts\":\"1700000000001000.000\",\"dur\":100.000") == 1);
 	CHECK(count(tl, "\"cat\":\"HostToDevice\"") == 2);  /* the launch's s and f */
-	CHECK((p = find_file(out, "api_statistic_")) != NULL);
+	CHECK((p = find_file(out, "api_statistic_", NULL)) != NULL);
 	free(p);
 	sqlite3_close(db);
 	free(out);
@@ -153,7 +153,7 @@ int main(void)
 	run(3, "off", "on", &db, &out, &tl);
 	check_text("TASK", rows(db, "SELECT count(*) FROM TASK"), "(no such table)\n");
 	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "2\n");
-	CHECK(find_file(out, "op_summary_") == NULL && find_file(out, "task_time_") == NULL);
+	CHECK(find_file(out, "op_summary_", NULL) == NULL && find_file(out, "task_time_", NULL) == NULL);
 	CHECK(count(tl, "Sync@") == 1 && count(tl, "Runtime@") == 2 && count(tl, "HostToDevice") == 0);
 	CHECK(count(tl, "\"name\":\"kernel()\"") == 0);
 	sqlite3_close(db);
