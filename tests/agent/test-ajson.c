@@ -166,15 +166,6 @@ static void test_writer(void)
 	}
 }
 
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* Parse an exact-size heap copy, so ASan sees any over-read. */
 static void fuzz_one(const char *in, size_t n)
 {
