@@ -8,12 +8,10 @@
 # to start it, and nothing of the kind with --task-time=off.
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
+. "$SRCDIR/tests/integration/cupti-lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
-FAKE="$HELPERS/libfake-cupti.so"
-[ -f "$FAKE" ] || t_skip "built without the CUDA toolkit headers (-Dcupti): no CUPTI part to test"
 AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
 [ -f "$AGENT" ] || t_skip "no agent in this build"
-APP="$HELPERS/test-cuda-app"
 W=$T_WORK
 # as where an NVIDIA driver is
 export MSPROF_NVIDIA_CTL=/dev/null
