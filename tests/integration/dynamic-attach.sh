@@ -27,14 +27,8 @@ dyn_open in
 dyn_run_pipe "$W/log" --dynamic=on --output="$W/out" --pid="$P1"
 dyn_wait 1 "[INFO] Attached to process $P1 (work.sh)" "$W/log" "attached, the process named" || t_done
 dyn_wait 1 "(msprof) " "$W/log" "the prompt"
-dyn_send start
-dyn_wait 1 "dynamic profiling start success......" "$W/log" "start"
-dyn_until dyn_has_samples "$W/out" 3000 || t_fail "no samples in the idle window"
-dyn_send stop
-dyn_wait 1 "dynamic profiling stop success......" "$W/log" "stop"
-dyn_send start
-dyn_wait 2 "dynamic profiling start success......" "$W/log" "start again"
-if dyn_burst p1 600 1; then t_ok "the process burst inside window 2"; else t_fail "no burst"; fi
+dyn_idle_window "$W/log" "$W/out"
+dyn_burst_window p1 "$W/log"
 
 # a second interactive msprof is refused (msprof: one user per process)
 "$MSPROF" --dynamic=on --pid="$P1" </dev/null >"$W/log-second" 2>&1; rc=$?

@@ -113,6 +113,23 @@ dyn_burst() {
 }
 dyn_tell() { echo "$2" >"$T_WORK/$1.ctl"; }
 
+# The two windows the dynamic tests open at the prompt, msprof's replies
+# checked.  dyn_idle_window LOG OUT: window 1 over the idle workload, with
+# host samples in OUT, then stopped.  dyn_burst_window NAME LOG: window 2
+# opened and workload NAME bursting inside it (left open).
+dyn_idle_window() {
+	dyn_send start
+	dyn_wait 1 "dynamic profiling start success......" "$1" "start: msprof's reply"
+	dyn_until dyn_has_samples "$2" 3000 || t_fail "no samples in the idle window"
+	dyn_send stop
+	dyn_wait 1 "dynamic profiling stop success......" "$1" "stop: msprof's reply"
+}
+dyn_burst_window() {
+	dyn_send start
+	dyn_wait 2 "dynamic profiling start success......" "$2" "second start"
+	if dyn_burst "$1" 600 1; then t_ok "$1 burst inside window 2"; else t_fail "$1 did not burst"; fi
+}
+
 # The PROF dirs under a parent, oldest first (their names sort by time).
 dyn_prof_dirs() {
 	local d
