@@ -12,8 +12,6 @@ command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the time
 PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 N=200
-T_PIDS=()
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
 # wait_for "what" cmd...: poll (bounded, 20 s)
 wait_for() {

@@ -4,8 +4,6 @@
 # open session, sessions ending on their own when the target exits or the
 # client goes away.
 . "$SRCDIR/tests/integration/lib.sh"
-T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 RUN=$MSPROF_RUNTIME_DIR

@@ -4,8 +4,6 @@
 # connection opened before them, and kept open, is still answered.  Requests
 # with bad fields get an error and keep their connection.
 . "$SRCDIR/tests/integration/lib.sh"
-T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 

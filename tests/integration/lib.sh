@@ -18,9 +18,16 @@ T_FAILS=0
 T_MAIN=$BASHPID
 t_main() { [ "$BASHPID" = "$T_MAIN" ]; }
 
+# T_PIDS: processes the test started that must not outlive it (workloads,
+# session targets), ended first (continued, in case one is stopped).
+T_PIDS=()
 t_cleanup() {
 	local rc=$?
 	t_main || return "$rc"
+	if [ ${#T_PIDS[@]} -ne 0 ]; then
+		kill -CONT "${T_PIDS[@]}" 2>/dev/null
+		kill "${T_PIDS[@]}" 2>/dev/null
+	fi
 	# Stop this test's daemon, if any, by its pid file or socket.
 	if [ -S "$MSPROF_RUNTIME_DIR/msprofd.sock" ] && [ -f "$MSPROF_RUNTIME_DIR/msprofd.pid" ]; then
 		kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")" 2>/dev/null
