@@ -10,15 +10,11 @@
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
 
 W=$T_WORK
-BURN=$HELPERS/test-burn
 AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
 SPIN=$HELPERS/../agent/spin-app
 
 # --- one process, started by the test -------------------------------------------
-dyn_workload p1
-"$WORK_SH" "$W/p1.ctl" "$BURN" "$W/p1.mark" 7>&- &
-P1=$!
-T_PIDS+=("$P1")
+dyn_outside p1 P1
 
 dyn_open in
 dyn_run_pipe "$W/log" --dynamic=on --output="$W/out" --pid="$P1"
@@ -60,10 +56,7 @@ t_check "attach again after quit: exit 0" test "$rc" -eq 0
 t_check "attach again: one PROF dir" test "$(dyn_prof_dirs "$W/again" | wc -l)" -eq 1
 
 # --- several processes; one exits while attached -----------------------------------
-dyn_workload p2
-"$WORK_SH" "$W/p2.ctl" "$BURN" "$W/p2.mark" 7>&- &
-P2=$!
-T_PIDS+=("$P2")
+dyn_outside p2 P2
 dyn_open in2
 dyn_run_pipe "$W/log2" --dynamic=on --output="$W/multi" --pid="$P1,$P2,$P1,2147483647"
 dyn_wait 1 "[WARNING] process 2147483647 does not exist" "$W/log2" "a bad pid among good ones: why"

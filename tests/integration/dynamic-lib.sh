@@ -94,6 +94,14 @@ done
 EOF
 	chmod +x "$WORK_SH"
 }
+# dyn_outside NAME VAR: the workload NAME started by the test itself (for
+# msprof to attach to), ended with the test at the latest; its pid in VAR.
+dyn_outside() {
+	dyn_workload "$1"
+	"$WORK_SH" "$T_WORK/$1.ctl" "$HELPERS/test-burn" "$T_WORK/$1.mark" 7>&- &
+	printf -v "$2" %s "$!"
+	T_PIDS+=("$!")
+}
 # dyn_launch pipe|pty NAME LOG OUT [OPTION...]: the workload NAME started by
 # msprof --dynamic=on --output=OUT [OPTION...] in the background, its prompt
 # reading the FIFO $T_WORK/in-NAME (dyn_send), its output in LOG.
