@@ -9,18 +9,8 @@ PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 LOG=$RUN/msprofd.log
 
-# wait_until "what" cmd...: poll (bounded, 20 s) until the command succeeds.
-wait_until() {
-	local what=$1 i
-	shift
-	for i in $(seq 1 200); do
-		"$@" 2>/dev/null && { t_ok "$what"; return 0; }
-		sleep 0.1
-	done
-	t_fail "$what: not within 20 s"
-	return 1
-}
-gone() { ! kill -0 "$1" 2>/dev/null; }
+# wait_until "what" cmd...: t_wait, and an ok line when it came.
+wait_until() { t_wait "$@" && t_ok "$1"; }
 quiet() { "$@" >/dev/null; }
 
 # ask COPROC LINE: LINE to an interactive probe (ipc-probe -i, run as the
@@ -115,7 +105,7 @@ wait_until "samples are being written" has_data
 kill -TERM "$pid"
 ask S1 event
 t_check "owner told: session_ended daemon_shutdown" grep -q '"type":"session_ended","id":0,"session":1,.*"reason":"daemon_shutdown"' <<<"$line"
-wait_until "daemon exits after SIGTERM" gone "$pid"
+wait_until "daemon exits after SIGTERM" t_gone "$pid"
 check_ends "$prof/host/data" 3 host_cpu host_mem host_disk host_network
 t_check "socket removed" test ! -e "$RUN/msprofd.sock"
 t_check "pid file removed" test ! -e "$RUN/msprofd.pid"
@@ -128,7 +118,7 @@ wait "$s1_pid" 2>/dev/null
 "$PROBE" --spawn req:status >/dev/null || t_fail "restart on demand"
 pid=$(cat "$RUN/msprofd.pid")
 kill -KILL "$pid"
-wait_until "killed daemon is gone" gone "$pid"
+wait_until "killed daemon is gone" t_gone "$pid"
 t_check "it left its socket behind" test -S "$RUN/msprofd.sock"
 out=$("$PROBE" --spawn peer)
 t_check "a client replaces the stale socket with a new daemon" grep -q '"peer_pid"' <<<"$out"
@@ -199,7 +189,7 @@ kill "$target"
 
 # --- idle exit ----------------------------------------------------------------
 "$PROBE" req:shutdown >/dev/null
-wait_until "daemon exits on shutdown" gone "$pid"
+wait_until "daemon exits on shutdown" t_gone "$pid"
 # Started on demand through a wrapper that adds --idle-timeout=2, so the
 # holding client is connected from the start.
 printf '#!/bin/sh\nexec "%s" --idle-timeout=2 "$@"\n' "$MSPROFD" >"$T_WORK/msprofd-idle"
@@ -214,7 +204,7 @@ sleep 3
 t_check "a connected client keeps it alive past the idle timeout" kill -0 "$pid"
 { exec {hold_in}>&-; } 2>/dev/null
 wait "$hold_pid" 2>/dev/null
-wait_until "idle daemon exits once the client is gone" gone "$pid"
+wait_until "idle daemon exits once the client is gone" t_gone "$pid"
 t_grep "idle exit logged" "idle for 2 s" "$LOG"
 t_check "idle exit removed the socket" test ! -e "$RUN/msprofd.sock"
 

@@ -135,7 +135,7 @@ P2=$(t_prof_dir "$OUT2") || exit 1
 t_check "host data exported" test -n "$(ls "$P2"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
 t_check "the daemon still answers" "$PROBE" req:status
 # the worker ends its sample (both directions) and its files on its own
-for _ in $(seq 200); do [ -f "$P2/device_0/end_info.0" ] && break; sleep 0.05; done
+t_until 10 test -f "$P2/device_0/end_info.0"
 t_check "end_info.0 written once the call returned" test -f "$P2/device_0/end_info.0"
 t_grep "the daemon says why it did not wait" "device sampling did not stop within 2000 ms" \
 	"$MSPROF_RUNTIME_DIR/msprofd.log"

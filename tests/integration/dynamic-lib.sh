@@ -9,15 +9,7 @@
 DYN_WAIT_S=${DYN_WAIT_S:-60}
 
 # dyn_until CMD...: poll until CMD succeeds; 1 after DYN_WAIT_S seconds.
-dyn_until() {
-	local i=0
-	while [ $i -lt $((DYN_WAIT_S * 20)) ]; do
-		"$@" && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
+dyn_until() { t_until "$DYN_WAIT_S" "$@"; }
 
 # How many lines of FILE hold the fixed string PATTERN.
 dyn_count() { local n; n=$(grep -cF -- "$2" "$1" 2>/dev/null); echo "${n:-0}"; }

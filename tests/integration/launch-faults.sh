@@ -4,16 +4,11 @@
 
 W=$T_WORK
 
-# Wait (bounded, 10 s) until sampling has written something in the PROF
-# dir under a parent.
-wait_samples() {
+# Sampling has written something in the PROF dir under a parent.
+has_samples() {
 	local f
-	for _ in $(seq 1 200); do
-		f=$(ls "$1"/PROF_*/host/data/host_cpu.data.slice_0 2>/dev/null | head -n1)
-		[ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 2000 ] && return 0
-		sleep 0.05
-	done
-	return 1
+	f=$(ls "$1"/PROF_*/host/data/host_cpu.data.slice_0 2>/dev/null | head -n1)
+	[ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 2000 ]
 }
 
 rows() { t_sql "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
@@ -38,11 +33,12 @@ check_exported "after a crash" "$P"
 "$MSPROF" --output="$W/kill" --host-sys=cpu,mem "$HELPERS/test-burn" 1500 >"$W/log2" 2>&1 &
 launcher=$!
 # Wait for sampling to have written something, then kill the launcher hard.
-wait_samples "$W/kill"
+t_until 10 has_samples "$W/kill"
 kill -KILL "$launcher"
 wait "$launcher" 2>/dev/null
 # The job itself runs on (re-parented); let it finish.
-for i in $(seq 1 100); do pgrep -f "test-burn 1500" >/dev/null || break; sleep 0.1; done
+burn_gone() { ! pgrep -f "test-burn 1500" >/dev/null; }
+t_until 10 burn_gone
 P=$(t_prof_dir "$W/kill") || t_done
 t_check "no export was made by the killed launcher" test ! -e "$P/mindstudio_profiler_output"
 "$MSPROF" --export=on --output="$P" >"$W/log3" 2>&1; rc=$?
@@ -52,7 +48,7 @@ check_exported "the killed run" "$P"
 # --- the daemon is killed mid-run: reported, the job runs on unharmed ---------
 "$MSPROF" --output="$W/dkill" --host-sys=cpu,mem "$HELPERS/test-burn" 1500 >"$W/log4" 2>&1 &
 launcher=$!
-wait_samples "$W/dkill"
+t_until 10 has_samples "$W/dkill"
 dpid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null)
 if [ -n "$dpid" ]; then kill -KILL "$dpid"; else t_fail "no daemon pid file"; fi
 wait "$launcher"; rc=$?

@@ -78,6 +78,24 @@ t_grep() {
 	if grep -qF -- "$2" "$3"; then t_ok "$1"; else t_fail "$1: '$2' not in $3"; echo "--- $3:" >&2; cat "$3" >&2; fi
 }
 
+# t_until SECONDS CMD...: poll (every 0.05 s) until CMD succeeds, its
+# stderr dropped; status 1 when SECONDS pass first.  Tests wait so, bounded,
+# on what a program writes or does, never with a sleep that must be long
+# enough.
+t_until() {
+	local i n=$(($1 * 20))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# t_wait "what" CMD...: t_until 20 s, and a failure of the test if not.
+t_wait() { t_until 20 "${@:2}" || { t_fail "$1: not within 20 s"; return 1; }; }
+# t_gone PID: no such process (any more).
+t_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # The one PROF dir under a parent (fails the test if not exactly one).
 t_prof_dir() {
 	local n
@@ -93,8 +111,7 @@ t_stop_daemon() {
 	local pid
 	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
 	kill "$pid" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-	t_fail "msprofd $pid did not stop"
+	t_until 5 t_gone "$pid" || t_fail "msprofd $pid did not stop"
 }
 
 # Query a database; prints rows separated by '|'.
