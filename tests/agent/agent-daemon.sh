@@ -91,10 +91,7 @@ sleep 0.3
 kill -KILL "$DPID"
 exec {CIN}>&-
 wait "$CPID" 2>/dev/null
-for _ in $(seq 1 50); do # the agent sees the connection close at once
-	grep -q "lost msprofd" "$T_WORK/app.err" && break
-	sleep 0.1
-done
+t_until 5 grep -q "lost msprofd" "$T_WORK/app.err" # the agent sees the connection close at once
 s=$(a_summary "$T_WORK/prof/third/host/data" "$APP_PID")
 sleep 0.2
 if [ "$(a_summary "$T_WORK/prof/third/host/data" "$APP_PID")" = "$s" ]; then

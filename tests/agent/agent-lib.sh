@@ -12,6 +12,16 @@ ASAN_RT=$(ldd "$MSPROF" 2>/dev/null | awk '/libasan/ { print $3; exit }')
 PRE=()
 [ -n "$ASAN_RT" ] && PRE=(LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS=detect_leaks=0)
 
+# a_run what rc cmd...: cmd must exit with rc; its stdout in $T_WORK/out,
+# its stderr in $T_WORK/err (both shown when the status is not rc).
+a_run() {
+	local what=$1 want=$2; shift 2
+	"$@" >"$T_WORK/out" 2>"$T_WORK/err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then t_ok "$what (exit $got)"; else
+		t_fail "$what: exit $got, want $want"; cat "$T_WORK/out" "$T_WORK/err" >&2; fi
+}
+
 # a_field "pid=1 rank=3 ..." rank -> 3
 a_field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
 

@@ -13,10 +13,8 @@ dir=$T_WORK/kill
 : >"$T_WORK/kill.out"
 LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$SPIN" steady 30 >>"$T_WORK/kill.out" 2>"$T_WORK/kill.err" &
 pid=$!
-for _ in $(seq 1 600); do # until it has marked for 0.8 s (80 lines)
-	[ "$(wc -l <"$T_WORK/kill.out")" -ge 80 ] && break
-	sleep 0.05
-done
+marked() { [ "$(wc -l <"$T_WORK/kill.out")" -ge 80 ]; }
+t_until 30 marked # until it has marked for 0.8 s (80 lines)
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 last=$(tail -n1 "$T_WORK/kill.out" | awk '{print $2}')

@@ -59,3 +59,12 @@ static inline void app_check_order(const struct ar_file *f, uint32_t tid)
 		CHECK(v[i - 1]->ts <= v[i]->ts);
 	free(v);
 }
+
+/* The end of a check that passed: f freed, and "ok", the line the script
+ * waits for, on stdout; the program's exit status. */
+static inline int app_check_ok(struct ar_file *f)
+{
+	ar_free(f);
+	printf("ok\n");
+	return 0;
+}

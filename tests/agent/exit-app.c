@@ -199,9 +199,7 @@ static int check(char **a, int n)
 		fprintf(stderr, "exit-app: bad check arguments\n");
 		return 2;
 	}
-	ar_free(&f);
-	printf("ok\n");
-	return 0;
+	return app_check_ok(&f);
 }
 
 int main(int argc, char **argv)

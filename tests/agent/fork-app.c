@@ -168,9 +168,7 @@ static int check(char **a)
 	only(&f, (const char *const[]){ "pre-exec", "exec-child" }, 2);
 	CHECK(f.events == 1); /* the last window's counters: the exec'd image */
 	CHECK(f.cmdline && strcmp(f.cmdline, "fork-app exec-child") == 0);
-	ar_free(&f);
-	printf("ok\n");
-	return 0;
+	return app_check_ok(&f);
 }
 
 int main(int argc, char **argv)

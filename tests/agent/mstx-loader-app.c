@@ -106,9 +106,7 @@ static int check(const char *dir, uint32_t pid, uint32_t tid)
 	CHECK(e && e->domain == d && ar_find_end(&f, e->id));
 	e = ar_find(&f, RAW_AGENT_RANGE_START, "loader-range");
 	CHECK(e && ar_find_end(&f, e->id));
-	ar_free(&f);
-	printf("ok\n");
-	return 0;
+	return app_check_ok(&f);
 }
 
 int main(int argc, char **argv)

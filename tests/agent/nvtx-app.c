@@ -154,9 +154,7 @@ static int check(const char *dir, uint32_t pid, uint32_t tmain, uint32_t tthread
 
 	app_check_order(&f, tmain);
 	app_check_order(&f, tthread);
-	ar_free(&f);
-	printf("ok\n");
-	return 0;
+	return app_check_ok(&f);
 }
 
 int main(int argc, char **argv)

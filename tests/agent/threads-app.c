@@ -163,9 +163,7 @@ static int check(const char *dir, bool exact, int n, int m, int s, uint32_t pid,
 		CHECK(xs == XRANGES);
 		CHECK(f.dropped == 0);
 	}
-	ar_free(&f);
-	printf("ok\n");
-	return 0;
+	return app_check_ok(&f);
 }
 
 int main(int argc, char **argv)

@@ -124,19 +124,31 @@ static struct summary run_ticks(struct host_sampler *s, unsigned kind, size_t n,
 	return summarize(ns, n);
 }
 
+/* Pacing at hz for seconds, as the daemon's timer paces ticks: how many
+ * (at most cap), and the sleep until the next deadline (*next moves on by
+ * period). */
+static size_t paced_count(double hz, double seconds, size_t cap)
+{
+	size_t n = (size_t)(hz * seconds);
+	return n > cap ? cap : n;
+}
+
+static void pace(uint64_t *next, uint64_t period)
+{
+	*next += period;
+	struct timespec ts = { (time_t)(*next / NSEC_PER_SEC), (long)(*next % NSEC_PER_SEC) };
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 /* Ticks paced at hz, as the daemon's timer runs them: caches go cold
  * between ticks, and a tree rescan (at most every 100 ms) lands on some. */
 static struct summary run_paced(struct host_sampler *s, unsigned kind, double hz, double seconds, uint64_t *ns,
 				size_t cap)
 {
-	size_t n = (size_t)(hz * seconds);
-	if (n > cap)
-		n = cap;
+	size_t n = paced_count(hz, seconds, cap);
 	uint64_t period = (uint64_t)(1e9 / hz), next = mono_ns();
 	for (size_t i = 0; i < n; i++) {
-		next += period;
-		struct timespec ts = { (time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC) };
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		pace(&next, period);
 		uint64_t t0 = mono_ns();
 		tick_or_die(s, kind);
 		ns[i] = mono_ns() - t0;
@@ -166,15 +178,11 @@ static void report_line(const char *what, const struct summary *st, double base)
  * sleep pays the same cold caches as a tick does. */
 static double paced_baseline(double hz, double seconds, uint64_t *ns, size_t cap)
 {
-	size_t n = (size_t)(hz * seconds);
-	if (n > cap)
-		n = cap;
+	size_t n = paced_count(hz, seconds, cap);
 	char buf[2048];
 	uint64_t period = (uint64_t)(1e9 / hz), next = mono_ns();
 	for (size_t i = 0; i < n; i++) {
-		next += period;
-		struct timespec ts = { (time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC) };
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		pace(&next, period);
 		uint64_t t0 = mono_ns();
 		int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)

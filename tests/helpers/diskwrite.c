@@ -5,22 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
-
-static uint64_t io_field(const char *key)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/io", "re");
-	char line[256];
-	uint64_t v = 0;
-	size_t n = strlen(key);
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, key, n) == 0 && line[n] == ':')
-			v = strtoull(line + n + 1, NULL, 10);
-	return v;
-}
+#include "tests/helpers/workload.h"
 
 int main(int argc, char **argv)
 {
@@ -50,9 +38,8 @@ int main(int argc, char **argv)
 		perror("fsync");
 		return 1;
 	}
-	struct timespec ts = { .tv_sec = (time_t)(hold / 1000), .tv_nsec = (long)(hold % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-	printf("write_bytes=%llu\n", (unsigned long long)io_field("write_bytes"));
+	sleep_ms(hold);
+	printf("write_bytes=%llu\n", (unsigned long long)proc_self_u64("io", "write_bytes"));
 	unlink(path);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -5,20 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "common/util.h"
-
-static uint64_t vmhwm_kb(void)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	uint64_t v = 0;
-	while (f && fgets(line, sizeof line, f))
-		if (startswith(line, "VmHWM:"))
-			v = strtoull(line + 6, NULL, 10);
-	return v;
-}
+#include "tests/helpers/workload.h"
 
 int main(int argc, char **argv)
 {
@@ -35,9 +24,9 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < len; i += 4096)
 		p[i] = (unsigned char)i | 1;
-	struct timespec ts = { .tv_sec = (time_t)(hold / 1000), .tv_nsec = (long)(hold % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-	printf("touched_kb=%llu vmhwm_kb=%llu\n", (unsigned long long)(len >> 10), (unsigned long long)vmhwm_kb());
+	sleep_ms(hold);
+	printf("touched_kb=%llu vmhwm_kb=%llu\n", (unsigned long long)(len >> 10),
+	       (unsigned long long)proc_self_u64("status", "VmHWM"));
 	munmap(p, len);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

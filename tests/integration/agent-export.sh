@@ -12,20 +12,7 @@ command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the time
 PROBE="$HELPERS/ipc-probe"
 RUN=$MSPROF_RUNTIME_DIR
 N=200
-T_PIDS=()
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
-# wait_for "what" cmd...: poll (bounded, 20 s)
-wait_for() {
-	local what=$1 i
-	shift
-	for i in $(seq 1 200); do
-		"$@" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	t_fail "$what: not within 20 s"
-	return 1
-}
 agent_state() { "$PROBE" req:agents | grep -q "\"pid\":$1,[^}]*\"state\":\"$2\""; }
 # the agent answered agent_start (the list says "recording" from the request on)
 agent_on() { grep -q "agent of pid $1 started" "$RUN/msprofd.log"; }
@@ -39,10 +26,10 @@ LD_PRELOAD=$W_PRELOAD "$WORKLOAD" script $N <"$T_WORK/w.in" >"$T_WORK/w.out" 2>"
 W=$!
 T_PIDS+=($W)
 exec {WIN}>"$T_WORK/w.in"
-wait_for "the workload's threads" bash -c "[ \$(wc -l <'$T_WORK/w.out') -ge 2 ]"
+t_wait "the workload's threads" bash -c "[ \$(wc -l <'$T_WORK/w.out') -ge 2 ]"
 MAIN=$(sed -n 's/^main //p' "$T_WORK/w.out")
 WORKER=$(sed -n 's/^worker //p' "$T_WORK/w.out")
-wait_for "the agent registers" agent_state "$W" idle && t_ok "the agent registered"
+t_wait "the agent registers" agent_state "$W" idle && t_ok "the agent registered"
 
 mkfifo "$T_WORK/c.in" "$T_WORK/c.out"
 # (without the workload's stdin: it must see EOF when we close it)
@@ -52,9 +39,9 @@ exec {CIN}>"$T_WORK/c.in" {COUT}<"$T_WORK/c.out"
 c_do() { echo "$1" >&"$CIN"; L=; read -r -t 20 L <&"$COUT" || L='{"probe":"no line"}'; }
 c_do "req:session_start:{\"prof_dir\":\"$P\",\"pids\":[$W],\"msproftx\":true}"
 t_check "session_start drives the agent" grep -q "\"agents\":\[$W\]" <<<"$L"
-wait_for "the agent records" agent_on "$W" && t_ok "the agent records when session_started arrives"
+t_wait "the agent records" agent_on "$W" && t_ok "the agent records when session_started arrives"
 echo go >&"$WIN"
-wait_for "the calls" grep -q '^done$' "$T_WORK/w.out" && t_ok "the workload made its calls"
+t_wait "the calls" grep -q '^done$' "$T_WORK/w.out" && t_ok "the workload made its calls"
 c_do 'req:session_stop:{"session":1}'
 EVENTS=$(sed -nE 's/.*"agents":\[\{"pid":[0-9]+,"events":([0-9]+),"dropped":0.*/\1/p' <<<"$L")
 # marks (main-mark, dom-mark, N loops, worker-mark), range starts (outer,
@@ -157,11 +144,11 @@ mkfifo "$T_WORK/l.in"
 M=$!
 T_PIDS+=($M)
 exec {LIN}>"$T_WORK/l.in"
-wait_for "the launched workload" bash -c "grep -q '^main ' '$T_WORK/l.out'"
+t_wait "the launched workload" bash -c "grep -q '^main ' '$T_WORK/l.out'"
 LW=$(pgrep -P "$M" -f test-mstx-workload | head -n1)
-wait_for "the launched agent records" agent_on "$LW" && t_ok "msprof --msproftx=on: the agent records"
+t_wait "the launched agent records" agent_on "$LW" && t_ok "msprof --msproftx=on: the agent records"
 echo go >&"$LIN"
-wait_for "the launched calls" grep -q '^done$' "$T_WORK/l.out"
+t_wait "the launched calls" grep -q '^done$' "$T_WORK/l.out"
 exec {LIN}>&-
 wait "$M"
 rc=$?

@@ -11,8 +11,6 @@ PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 RUN=$MSPROF_RUNTIME_DIR
 LOG=$RUN/msprofd.log
-T_PIDS=()
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill -CONT "${T_PIDS[@]}" 2>/dev/null; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 
 # --- probes on FIFOs: p_open NAME [OPTION]...; p_send NAME STEP; p_recv NAME
 # (one line into $L); p_do NAME STEP (both).  Each probe is a child of this

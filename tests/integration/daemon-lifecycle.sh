@@ -4,26 +4,30 @@
 # open session, sessions ending on their own when the target exits or the
 # client goes away.
 . "$SRCDIR/tests/integration/lib.sh"
-T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 RUN=$MSPROF_RUNTIME_DIR
 LOG=$RUN/msprofd.log
 
-# wait_until "what" cmd...: poll (bounded, 20 s) until the command succeeds.
-wait_until() {
-	local what=$1 i
-	shift
-	for i in $(seq 1 200); do
-		"$@" 2>/dev/null && { t_ok "$what"; return 0; }
-		sleep 0.1
-	done
-	t_fail "$what: not within 20 s"
-	return 1
-}
-gone() { ! kill -0 "$1" 2>/dev/null; }
+# wait_until "what" cmd...: t_wait, and an ok line when it came.
+wait_until() { t_wait "$@" && t_ok "$1"; }
 quiet() { "$@" >/dev/null; }
+
+# ask COPROC LINE: LINE to an interactive probe (ipc-probe -i, run as the
+# coproc of that name), its answer (bounded, 30 s) in line.
+ask() {
+	local -n co=$1
+	echo "$2" >&"${co[1]}"
+	read -r -t 30 line <&"${co[0]}"
+}
+
+# sleeper: a process for a session to follow, ended with the test; its pid
+# in target.
+sleeper() {
+	sleep 1000 </dev/null >/dev/null 2>&1 &
+	target=$!
+	T_PIDS+=("$target")
+}
 
 # Processes running this build's msprofd for this runtime dir.
 daemons() {
@@ -90,22 +94,18 @@ t_check "... and the first is unharmed" quiet "$PROBE" req:status
 # --- SIGTERM finishes an open session ---------------------------------------
 prof="$T_WORK/p1/PROF_000001_a"
 mkdir -p "$prof/host/data"
-sleep 1000 </dev/null >/dev/null 2>&1 &
-target=$!
-T_PIDS+=("$target")
+sleeper
 coproc S1 { "$PROBE" -i; }
 # bash unsets S1 and S1_PID when the coproc exits: keep what we need.
 s1_in=${S1[1]} s1_pid=$S1_PID
-echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":50}" >&"${S1[1]}"
-read -r -t 30 line <&"${S1[0]}"
+ask S1 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":50}"
 t_check "session started" grep -q '"type":"session_started"' <<<"$line"
 has_data() { [ -s "$prof/host/data/host_cpu.data.slice_0" ] && [ "$(stat -c %s "$prof/host/data/host_cpu.data.slice_0")" -gt 200 ]; }
 wait_until "samples are being written" has_data
 kill -TERM "$pid"
-echo event >&"${S1[1]}"
-read -r -t 30 line <&"${S1[0]}"
+ask S1 event
 t_check "owner told: session_ended daemon_shutdown" grep -q '"type":"session_ended","id":0,"session":1,.*"reason":"daemon_shutdown"' <<<"$line"
-wait_until "daemon exits after SIGTERM" gone "$pid"
+wait_until "daemon exits after SIGTERM" t_gone "$pid"
 check_ends "$prof/host/data" 3 host_cpu host_mem host_disk host_network
 t_check "socket removed" test ! -e "$RUN/msprofd.sock"
 t_check "pid file removed" test ! -e "$RUN/msprofd.pid"
@@ -118,7 +118,7 @@ wait "$s1_pid" 2>/dev/null
 "$PROBE" --spawn req:status >/dev/null || t_fail "restart on demand"
 pid=$(cat "$RUN/msprofd.pid")
 kill -KILL "$pid"
-wait_until "killed daemon is gone" gone "$pid"
+wait_until "killed daemon is gone" t_gone "$pid"
 t_check "it left its socket behind" test -S "$RUN/msprofd.sock"
 out=$("$PROBE" --spawn peer)
 t_check "a client replaces the stale socket with a new daemon" grep -q '"peer_pid"' <<<"$out"
@@ -132,30 +132,23 @@ mkdir -p "$prof/host/data"
 coproc S2 { "$PROBE" -i; }
 # bash unsets S2 and S2_PID when the coproc exits: keep what we need.
 s2_in=${S2[1]} s2_pid=$S2_PID
-echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem\",\"host_sys_freq\":100,\"host_sys_usage\":\"cpu\",\"host_sys_usage_freq\":10}" >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+ask S2 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem\",\"host_sys_freq\":100,\"host_sys_usage\":\"cpu\",\"host_sys_usage_freq\":10}"
 t_check "session on a short-lived target started" grep -q '"type":"session_started"' <<<"$line"
 kill "$target"
 wait "$target" 2>/dev/null
-echo event >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+ask S2 event
 t_check "session_ended target_exited arrives" grep -q '"type":"session_ended".*"reason":"target_exited"' <<<"$line"
 check_ends "$prof/host/data" 1 host_cpu host_mem host_usage_cpu
-echo req:status >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+ask S2 req:status
 t_check "no session left, connection still served" grep -q '"sessions":0' <<<"$line"
 
 # Nothing to sample: the session still follows the tree and ends with it.
-sleep 1000 </dev/null >/dev/null 2>&1 &
-target=$!
-T_PIDS+=("$target")
-echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"\",\"host_sys_usage\":\"\"}" >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+sleeper
+ask S2 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"\",\"host_sys_usage\":\"\"}"
 t_check "a session that samples nothing starts" grep -q '"type":"session_started"' <<<"$line"
 kill "$target"
 wait "$target" 2>/dev/null
-echo event >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+ask S2 event
 t_check "... and ends when its target exits, with no data" \
 	grep -q '"type":"session_ended".*"records":0,"bytes":0,"reason":"target_exited"' <<<"$line"
 
@@ -165,17 +158,13 @@ t_check "... and ends when its target exits, with no data" \
 # stays near it (ageing runs once a second, so allow a second's growth).
 prof="$T_WORK/p4/PROF_000004_d"
 mkdir -p "$prof/host/data"
-sleep 1000 </dev/null >/dev/null 2>&1 &
-target=$!
-T_PIDS+=("$target")
-echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":1000,\"host_sys_usage\":\"cpu,mem\",\"storage_limit_mb\":2}" >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+sleeper
+ask S2 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":1000,\"host_sys_usage\":\"cpu,mem\",\"storage_limit_mb\":2}"
 sid=$(sed -n 's/.*"session":\([0-9]*\).*/\1/p' <<<"$line")
 t_check "session with a storage limit started" test -n "$sid"
 aged() { [ ! -e "$prof/host/data/host_network.data.slice_0" ] && [ -e "$prof/host/data/host_network.data.slice_30" ]; }
 wait_until "oldest slices are deleted as new ones come" aged
-echo "req:session_stop:{\"session\":$sid}" >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+ask S2 "req:session_stop:{\"session\":$sid}"
 written=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' <<<"$line")
 kept=$(du -sb "$prof/host/data" | cut -f1)
 [ "${written:-0}" -gt 3000000 ] && [ "$kept" -lt 2500000 ] && [ $((kept * 2)) -lt "$written" ] &&
@@ -188,11 +177,8 @@ kill "$target"
 # --- the owner goes away: its session is stopped --------------------------------
 prof="$T_WORK/p3/PROF_000003_c"
 mkdir -p "$prof/host/data"
-sleep 1000 </dev/null >/dev/null 2>&1 &
-target=$!
-T_PIDS+=("$target")
-echo "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu\",\"host_sys_freq\":20}" >&"${S2[1]}"
-read -r -t 30 line <&"${S2[0]}"
+sleeper
+ask S2 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu\",\"host_sys_freq\":20}"
 t_check "second session started" grep -q '"type":"session_started"' <<<"$line"
 { exec {s2_in}>&-; } 2>/dev/null
 wait "$s2_pid" 2>/dev/null
@@ -203,15 +189,14 @@ kill "$target"
 
 # --- idle exit ----------------------------------------------------------------
 "$PROBE" req:shutdown >/dev/null
-wait_until "daemon exits on shutdown" gone "$pid"
+wait_until "daemon exits on shutdown" t_gone "$pid"
 # Started on demand through a wrapper that adds --idle-timeout=2, so the
 # holding client is connected from the start.
 printf '#!/bin/sh\nexec "%s" --idle-timeout=2 "$@"\n' "$MSPROFD" >"$T_WORK/msprofd-idle"
 chmod +x "$T_WORK/msprofd-idle"
 coproc HOLD { MSPROFD_PATH="$T_WORK/msprofd-idle" "$PROBE" --spawn -i; }
 hold_in=${HOLD[1]} hold_pid=$HOLD_PID
-echo req:status >&"${HOLD[1]}"
-read -r -t 30 line <&"${HOLD[0]}"
+ask HOLD req:status
 t_check "daemon with --idle-timeout=2 started on demand" grep -q '"type":"status"' <<<"$line"
 pid=$(cat "$RUN/msprofd.pid")
 # Not a timing assertion: slowness only makes this easier to pass.
@@ -219,7 +204,7 @@ sleep 3
 t_check "a connected client keeps it alive past the idle timeout" kill -0 "$pid"
 { exec {hold_in}>&-; } 2>/dev/null
 wait "$hold_pid" 2>/dev/null
-wait_until "idle daemon exits once the client is gone" gone "$pid"
+wait_until "idle daemon exits once the client is gone" t_gone "$pid"
 t_grep "idle exit logged" "idle for 2 s" "$LOG"
 t_check "idle exit removed the socket" test ! -e "$RUN/msprofd.sock"
 

@@ -94,7 +94,7 @@ out=$(nprobe "req:session_start:{\"prof_dir\":\"$NB/prof/PROF_1\",\"pids\":[$nta
 t_check "own pid and dir: a session" grep -q '"type":"session_stopped","id":3,"session":1' <<<"$out"
 t_check "... its files belong to nobody" test "$(stat -c %U "$NB/prof/PROF_1/host/data/host_cpu.data.slice_0")" = nobody
 nprobe req:shutdown >/dev/null
-for _ in $(seq 1 100); do kill -0 "$npid" 2>/dev/null || break; sleep 0.1; done
+t_until 10 t_gone "$npid"
 t_check "nobody's daemon exited" bash -c "! kill -0 $npid 2>/dev/null"
 kill "$ntarget"
 t_done

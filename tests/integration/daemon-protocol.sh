@@ -4,8 +4,6 @@
 # connection opened before them, and kept open, is still answered.  Requests
 # with bad fields get an error and keep their connection.
 . "$SRCDIR/tests/integration/lib.sh"
-T_PIDS=()   # workload processes to end with the test
-trap 'rc=$?; t_main || exit $rc; [ ${#T_PIDS[@]} -eq 0 ] || kill "${T_PIDS[@]}" 2>/dev/null; (exit $rc); t_cleanup' EXIT
 PROBE="$HELPERS/ipc-probe"
 [ -x "$PROBE" ] || t_skip "ipc-probe not built"
 
@@ -139,10 +137,7 @@ rc=$?
 t_check "connection 65 gets limit" grep -q '"code":"limit"' <<<"$out"
 [ "$rc" -eq 3 ] && t_ok "... exit 3" || t_fail "exit $rc, want 3"
 # The daemon frees those 64 slots as it reads their EOFs: wait for that.
-for _ in $(seq 1 100); do
-	"$PROBE" req:status >/dev/null 2>&1 && break
-	sleep 0.1
-done
+t_until 10 "$PROBE" req:status >/dev/null
 
 # A client that pipelines requests and does not read the replies: the daemon
 # stops reading it (bounded memory) instead of queueing replies without end,
@@ -171,7 +166,7 @@ t_grep "protocol errors are logged" "closing client" "$MSPROF_RUNTIME_DIR/msprof
 
 # Clean exit on request.
 t_check "shutdown is acknowledged" grep -q '"type":"shutdown","id":[0-9]*,"ok":true' <<<"$(good req:shutdown)"
-for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+t_until 10 t_gone "$pid"
 t_check "daemon exited after shutdown" bash -c "! kill -0 $pid 2>/dev/null"
 t_check "socket removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.sock"
 t_check "pid file removed" test ! -e "$MSPROF_RUNTIME_DIR/msprofd.pid"

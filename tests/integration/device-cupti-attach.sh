@@ -8,18 +8,13 @@
 # to start it, and nothing of the kind with --task-time=off.
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
+. "$SRCDIR/tests/integration/cupti-lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
-FAKE="$HELPERS/libfake-cupti.so"
-[ -f "$FAKE" ] || t_skip "built without the CUDA toolkit headers (-Dcupti): no CUPTI part to test"
 AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
 [ -f "$AGENT" ] || t_skip "no agent in this build"
-APP="$HELPERS/test-cuda-app"
 W=$T_WORK
 # as where an NVIDIA driver is
 export MSPROF_NVIDIA_CTL=/dev/null
-KILL_AT_EXIT=()
-at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
-trap at_exit EXIT
 
 # msprofd first, so that the job's agent registers as it starts
 "$MSPROF" --dynamic=on --list >/dev/null 2>&1
@@ -29,7 +24,7 @@ trap at_exit EXIT
 	exec "$APP" "$W/app.pid" 60000
 ) >"$W/app.log" 2>&1 7>&- &
 JOB=$!
-KILL_AT_EXIT+=("$JOB")
+T_PIDS+=("$JOB")
 listed() { "$MSPROF" --dynamic=on --list 2>&1 | grep -Eq "^$JOB "; }
 if dyn_until listed; then t_ok "the job's agent registered"; else t_fail "the job's agent never registered"; t_done; fi
 t_check "the job's CUPTI came up at its cuInit" test -s "$W/app.pid"
@@ -81,7 +76,7 @@ fi
 # a process started without the agent as CUDA_INJECTION64_PATH
 sleep 60 7>&- &
 PLAIN=$!
-KILL_AT_EXIT+=("$PLAIN")
+T_PIDS+=("$PLAIN")
 for tt in on off; do
 	dyn_open "in-$tt"
 	dyn_run_pipe "$W/log-$tt" --dynamic=on --output="$W/out-$tt" --task-time="$tt" --pid="$PLAIN"

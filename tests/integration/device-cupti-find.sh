@@ -8,9 +8,7 @@
 # record none.  A MSPROF_CUPTI_LIBRARY that does not load is named in one
 # line, and the rest of the profile goes on.
 . "$SRCDIR/tests/integration/lib.sh"
-FAKE="$HELPERS/libfake-cupti.so"
-[ -f "$FAKE" ] || t_skip "built without the CUDA toolkit headers (-Dcupti): no CUPTI part to test"
-APP="$HELPERS/test-cuda-app"
+. "$SRCDIR/tests/integration/cupti-lib.sh"
 DUMMY="$HELPERS/libfake-nvml.so"   # any library that is not CUPTI
 
 mkdir -p "$T_WORK/decoy"
@@ -58,17 +56,8 @@ t_check "pip's nvidia/cuda_cupti beside nvidia/cuda_runtime is used (3 kernels, 
 
 # a MSPROF_CUPTI_LIBRARY that does not load: one line naming it, exit 0,
 # host data still exported
-mkdir -p "$T_WORK/bad"
-MSPROF_CUPTI_LIBRARY="$T_WORK/no-such-libcupti.so" t_msprof --output="$T_WORK/bad" --msproftx=on \
-	"$APP" "$T_WORK/bad.pid" 100 >"$T_WORK/bad.log" 2>&1
-rc=$?
-t_check "bad MSPROF_CUPTI_LIBRARY: msprof exits 0" test $rc -eq 0
-t_grep "bad MSPROF_CUPTI_LIBRARY: the message names the variable, the file and what to do" \
+cupti_trouble bad "bad MSPROF_CUPTI_LIBRARY" \
 	"msprof agent: cannot load CUPTI (MSPROF_CUPTI_LIBRARY: $T_WORK/no-such-libcupti.so: cannot open shared object file: No such file or directory): device tasks are not recorded; set MSPROF_CUPTI_LIBRARY to the libcupti.so of the job's CUDA" \
-	"$T_WORK/bad.log"
-t_check "bad MSPROF_CUPTI_LIBRARY: said once" test "$(grep -c 'cannot load CUPTI' "$T_WORK/bad.log")" -eq 1
-P=$(t_prof_dir "$T_WORK/bad") || exit 1
-t_check "bad MSPROF_CUPTI_LIBRARY: host data exported" \
-	test -n "$(ls "$P"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+	"cannot load CUPTI" MSPROF_CUPTI_LIBRARY="$T_WORK/no-such-libcupti.so" || exit 1
 t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK'/*.log"
 exit $((T_FAILS > 0))

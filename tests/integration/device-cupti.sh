@@ -10,10 +10,8 @@
 # (--task-time on, --runtime-api off), --task-time=off --runtime-api=on.
 # Then a second CUPTI user: one message, the run goes on.
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/cupti-lib.sh"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
-FAKE="$HELPERS/libfake-cupti.so"
-[ -f "$FAKE" ] || t_skip "built without the CUDA toolkit headers (-Dcupti): no CUPTI part to test"
-APP="$HELPERS/test-cuda-app"
 
 # $1 name, $2 check mode (device-cupti-check.py), then msprof's options
 run_case() {
@@ -59,21 +57,11 @@ t_eq "untimed records: the 3 finished kernels kept, none of the running ones; AG
 
 # another CUPTI user in the process: one message, the application and the
 # rest of the collection go on
-OUT2="$T_WORK/out2"
-mkdir -p "$OUT2"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_SUBSCRIBE_ERROR=39 t_msprof --output="$OUT2" --msproftx=on \
-	"$APP" "$T_WORK/app2.pid" 100 >"$T_WORK/log2" 2>&1
-rc=$?
-t_check "another CUPTI user: msprof exits 0" test $rc -eq 0
-t_grep "another CUPTI user: one clear message" \
+cupti_trouble other "another CUPTI user" \
 	"msprof agent: another CUPTI user (nsys, Kineto, ncu...) is active in this process: device tasks are not recorded, everything else is" \
-	"$T_WORK/log2"
-t_check "another CUPTI user: said once" test "$(grep -c 'another CUPTI user' "$T_WORK/log2")" -eq 1
-P2=$(t_prof_dir "$OUT2") || exit 1
+	"another CUPTI user" MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_SUBSCRIBE_ERROR=39 || exit 1
 t_check "another CUPTI user: no TASK table" \
-	test -z "$(sqlite3 "$P2"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'TASK'")"
-t_check "another CUPTI user: host data exported" \
-	test -n "$(ls "$P2"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+	test -z "$(sqlite3 "$P"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'TASK'")"
 # The flush at exit, before CUPTI tears down (the fake aborts on a flush
 # after its teardown): exit(0) from a second thread while CUPTI's own
 # thread is completing a buffer; the exit waits for that buffer and then
@@ -94,19 +82,10 @@ t_check "exit from a thread during a buffer: both buffers' tasks (6 kernels, 2 c
 
 # a CUPTI that never answers the flush: the exit goes on after 2 s, says
 # once what was lost, and the rest of the run is exported
-mkdir -p "$T_WORK/hang"
-MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 t_msprof --output="$T_WORK/hang" --msproftx=on \
-	"$APP" "$T_WORK/hang.pid" 100 >"$T_WORK/hang.log" 2>&1
-rc=$?
-t_check "wedged CUPTI: msprof exits 0" test $rc -eq 0
-t_grep "wedged CUPTI: one clear message" \
+cupti_trouble hang "wedged CUPTI" \
 	"msprof agent: CUPTI did not hand over its buffers within 2000 ms: the last device records are lost" \
-	"$T_WORK/hang.log"
-t_check "wedged CUPTI: said once" test "$(grep -c 'did not hand over' "$T_WORK/hang.log")" -eq 1
-P4=$(t_prof_dir "$T_WORK/hang") || exit 1
-t_check "wedged CUPTI: the agent's file is whole, host data exported" \
-	test -n "$(ls "$P4"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
+	"did not hand over" MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_FLUSH_HANG=1 || exit 1
 t_check "wedged CUPTI: no device task" \
-	test -z "$(sqlite3 "$P4"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'GPU_TASK'")"
-t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK'/*.log '$T_WORK/log2'"
+	test -z "$(sqlite3 "$P"/msprof_*.db "SELECT name FROM sqlite_master WHERE name = 'GPU_TASK'")"
+t_check "no sanitizer report from the agent" bash -c "! grep -E 'runtime error|Sanitizer' '$T_WORK'/*.log"
 exit $((T_FAILS > 0))

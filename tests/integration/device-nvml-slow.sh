@@ -18,14 +18,7 @@ PROBE="$HELPERS/ipc-probe"
 now_ns() { date +%s%N; }
 
 # msprofd loads NVML with the environment the launcher started it with:
-# each case starts a fresh daemon and stops it after.
-stop_daemon() {
-	local pid
-	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-	t_fail "msprofd $pid did not stop"
-}
+# each case starts a fresh daemon and stops it after (t_stop_daemon).
 
 # probe_until FILE PID: time status requests (one line "t0 t1" each, for
 # those answered) until process PID exits.
@@ -123,7 +116,7 @@ EOF
 # The session's stop waits IPC_AGENT_STOP_TIMEOUT_MS (2 s) for the call in
 # progress, then answers; the worker finishes the sample and its files when
 # the call returns.
-stop_daemon
+t_stop_daemon
 HANG_MS=3000
 OUT2="$T_WORK/out2"
 TRACE2="$T_WORK/trace2"
@@ -142,7 +135,7 @@ P2=$(t_prof_dir "$OUT2") || exit 1
 t_check "host data exported" test -n "$(ls "$P2"/mindstudio_profiler_output/host_cpu_usage_*.csv 2>/dev/null)"
 t_check "the daemon still answers" "$PROBE" req:status
 # the worker ends its sample (both directions) and its files on its own
-for _ in $(seq 200); do [ -f "$P2/device_0/end_info.0" ] && break; sleep 0.05; done
+t_until 10 test -f "$P2/device_0/end_info.0"
 t_check "end_info.0 written once the call returned" test -f "$P2/device_0/end_info.0"
 t_grep "the daemon says why it did not wait" "device sampling did not stop within 2000 ms" \
 	"$MSPROF_RUNTIME_DIR/msprofd.log"
@@ -173,7 +166,7 @@ EOF
 [ "$T_FAILS" -eq 0 ] && t_ok "a stop during a hung call answers after the wait; the sample and files complete later"
 
 # --- a GPU lost mid-run: its samples end, the session goes on ----------------
-stop_daemon
+t_stop_daemon
 OUT3="$T_WORK/out3"
 mkdir -p "$OUT3"
 MSPROF_NVML_LIBRARY="$FAKE" FAKE_NVML_LOST_AFTER=5 "$MSPROF" --output="$OUT3" --sys-hardware-mem=on \

@@ -12,14 +12,7 @@ FAKE="$HELPERS/libfake-nvml.so"
 [ -f "$FAKE" ] || t_skip "the fake NVML was not built"
 
 # msprofd loads NVML with its own environment: each case below starts a
-# fresh daemon (the launcher starts it) and stops it after.
-stop_daemon() {
-	local pid
-	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
-	kill "$pid" 2>/dev/null
-	for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-	t_fail "msprofd $pid did not stop"
-}
+# fresh daemon (the launcher starts it) and stops it after (t_stop_daemon).
 
 # --- two devices, memory and interconnection sampling ------------------------
 OUT="$T_WORK/out"
@@ -30,7 +23,7 @@ MSPROF_NVML_LIBRARY="$FAKE" FAKE_NVML_DEVICES=2 FAKE_NVML_PIDFILE="$PIDFILE" \
 	--sys-interconnection-profiling=on --sys-interconnection-freq=10 \
 	sh -c 'echo $$ > "$0"; sleep 1.2' "$PIDFILE" >"$T_WORK/log" 2>&1
 rc=$?
-stop_daemon
+t_stop_daemon
 t_check "msprof with the fake NVML exits 0" test $rc -eq 0
 t_grep "devices named on the console" \
 	"[INFO] Device collection on 2 device(s) through nvml (0: NVIDIA FakeGPU-0, 1: NVIDIA FakeGPU-1)." "$T_WORK/log"
@@ -126,7 +119,7 @@ EOF
 OUT2="$T_WORK/out2"
 mkdir -p "$OUT2"
 MSPROF_NVML_LIBRARY="$FAKE" "$MSPROF" --output="$OUT2" sleep 0.2 >"$T_WORK/log2" 2>&1
-stop_daemon
+t_stop_daemon
 P2=$(t_prof_dir "$OUT2") || exit 1
 t_check "device_0/info.json.0 without --sys-hardware-mem" test -f "$P2/device_0/info.json.0"
 t_check "no npu_mem CSV without --sys-hardware-mem" test -z "$(ls "$P2"/mindstudio_profiler_output/npu_mem_* 2>/dev/null)"
@@ -145,7 +138,7 @@ for case in missing init; do
 		want="[INFO] Device collection is off: NVML cannot start: Driver Not Loaded; host profiling goes on."
 	fi
 	rc=$?
-	stop_daemon
+	t_stop_daemon
 	t_check "$case: msprof exits 0" test $rc -eq 0
 	t_grep "$case: one line says device collection is off" "$want" "$T_WORK/log-$case"
 	t_check "$case: said once" test "$(grep -c 'Device collection' "$T_WORK/log-$case")" -eq 1

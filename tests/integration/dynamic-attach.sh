@@ -10,31 +10,18 @@
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
 
 W=$T_WORK
-BURN=$HELPERS/test-burn
 AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
 SPIN=$HELPERS/../agent/spin-app
-KILL_AT_EXIT=()
-at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
-trap at_exit EXIT
 
 # --- one process, started by the test -------------------------------------------
-dyn_workload p1
-"$WORK_SH" "$W/p1.ctl" "$BURN" "$W/p1.mark" 7>&- &
-P1=$!
-KILL_AT_EXIT+=("$P1")
+dyn_outside p1 P1
 
 dyn_open in
 dyn_run_pipe "$W/log" --dynamic=on --output="$W/out" --pid="$P1"
 dyn_wait 1 "[INFO] Attached to process $P1 (work.sh)" "$W/log" "attached, the process named" || t_done
 dyn_wait 1 "(msprof) " "$W/log" "the prompt"
-dyn_send start
-dyn_wait 1 "dynamic profiling start success......" "$W/log" "start"
-dyn_until dyn_has_samples "$W/out" 3000 || t_fail "no samples in the idle window"
-dyn_send stop
-dyn_wait 1 "dynamic profiling stop success......" "$W/log" "stop"
-dyn_send start
-dyn_wait 2 "dynamic profiling start success......" "$W/log" "start again"
-if dyn_burst p1 600 1; then t_ok "the process burst inside window 2"; else t_fail "no burst"; fi
+dyn_idle_window "$W/log" "$W/out"
+dyn_burst_window p1 "$W/log"
 
 # a second interactive msprof is refused (msprof: one user per process)
 "$MSPROF" --dynamic=on --pid="$P1" </dev/null >"$W/log-second" 2>&1; rc=$?
@@ -69,10 +56,7 @@ t_check "attach again after quit: exit 0" test "$rc" -eq 0
 t_check "attach again: one PROF dir" test "$(dyn_prof_dirs "$W/again" | wc -l)" -eq 1
 
 # --- several processes; one exits while attached -----------------------------------
-dyn_workload p2
-"$WORK_SH" "$W/p2.ctl" "$BURN" "$W/p2.mark" 7>&- &
-P2=$!
-KILL_AT_EXIT+=("$P2")
+dyn_outside p2 P2
 dyn_open in2
 dyn_run_pipe "$W/log2" --dynamic=on --output="$W/multi" --pid="$P1,$P2,$P1,2147483647"
 dyn_wait 1 "[WARNING] process 2147483647 does not exist" "$W/log2" "a bad pid among good ones: why"
@@ -122,7 +106,7 @@ t_grep "both app and pid: msprof's message" "[ERROR] Argument --dynamic=on, can 
 # a process of another user (as root: run msprof as nobody against our own)
 sleep 300 7>&- &
 SP=$!
-KILL_AT_EXIT+=("$SP")
+T_PIDS+=("$SP")
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$MSPROF" 2>/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$MSPROF" --dynamic=on --pid="$SP" </dev/null >"$W/log-bad6" 2>&1
@@ -143,14 +127,14 @@ if [ -f "$AGENT" ] && [ -x "$SPIN" ]; then
 	APP=""
 	find_app() { APP=$(pgrep -P "$DYN_PID" -x spin-app | head -n1); [ -n "$APP" ]; }
 	dyn_until find_app || t_fail "agent: no spin-app under msprof"
-	KILL_AT_EXIT+=("$APP")
+	T_PIDS+=("$APP")
 	listed() { "$MSPROF" --dynamic=on --list >"$W/list" 2>&1 && grep -Eq "^$APP +.* spin-app\$" "$W/list"; }
 	if dyn_until listed; then t_ok "--list shows the launched process with its agent"; else t_fail "--list: $APP not listed"; cat "$W/list" >&2; fi
 	t_grep "--list has a header" "PID      PPID     RANK  STATE      NAME" "$W/list"
 	# a process the user started with the agent by hand, while msprofd runs
 	LD_PRELOAD=${DYN_ASAN_LIB:+$DYN_ASAN_LIB:}$AGENT MSTX_INJECTION_PATH=$AGENT "$SPIN" steady 120 >/dev/null 7>&- &
 	HAND=$!
-	KILL_AT_EXIT+=("$HAND")
+	T_PIDS+=("$HAND")
 	listed_hand() { "$MSPROF" --dynamic=on --list 2>&1 | grep -Eq "^$HAND "; }
 	if dyn_until listed_hand; then t_ok "--list shows a process started with the agent by hand"; else t_fail "--list: $HAND not listed"; fi
 

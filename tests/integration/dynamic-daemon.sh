@@ -79,9 +79,7 @@ t_check "idle: exit with the job's 4" test "$rc" -eq 4
 t_check "idle: no PROF dir" test "$(dyn_prof_dirs "$W/out2" | wc -l)" -eq 0
 
 # --- the idle timeout after a stop: attach mode ----------------------------------------
-dyn_workload job3
-"$WORK_SH" "$W/job3.ctl" "$HELPERS/test-burn" "$W/job3.mark" 7>&- &
-P=$!
+dyn_outside job3 P
 dyn_open in3
 dyn_send start
 dyn_send stop

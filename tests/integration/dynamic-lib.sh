@@ -9,15 +9,7 @@
 DYN_WAIT_S=${DYN_WAIT_S:-60}
 
 # dyn_until CMD...: poll until CMD succeeds; 1 after DYN_WAIT_S seconds.
-dyn_until() {
-	local i=0
-	while [ $i -lt $((DYN_WAIT_S * 20)) ]; do
-		"$@" && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
+dyn_until() { t_until "$DYN_WAIT_S" "$@"; }
 
 # How many lines of FILE hold the fixed string PATTERN.
 dyn_count() { local n; n=$(grep -cF -- "$2" "$1" 2>/dev/null); echo "${n:-0}"; }
@@ -94,6 +86,14 @@ done
 EOF
 	chmod +x "$WORK_SH"
 }
+# dyn_outside NAME VAR: the workload NAME started by the test itself (for
+# msprof to attach to), ended with the test at the latest; its pid in VAR.
+dyn_outside() {
+	dyn_workload "$1"
+	"$WORK_SH" "$T_WORK/$1.ctl" "$HELPERS/test-burn" "$T_WORK/$1.mark" 7>&- &
+	printf -v "$2" %s "$!"
+	T_PIDS+=("$!")
+}
 # dyn_launch pipe|pty NAME LOG OUT [OPTION...]: the workload NAME started by
 # msprof --dynamic=on --output=OUT [OPTION...] in the background, its prompt
 # reading the FIFO $T_WORK/in-NAME (dyn_send), its output in LOG.
@@ -112,6 +112,23 @@ dyn_burst() {
 	dyn_until dyn_has_n "$3" burned "$T_WORK/$1.mark"
 }
 dyn_tell() { echo "$2" >"$T_WORK/$1.ctl"; }
+
+# The two windows the dynamic tests open at the prompt, msprof's replies
+# checked.  dyn_idle_window LOG OUT: window 1 over the idle workload, with
+# host samples in OUT, then stopped.  dyn_burst_window NAME LOG: window 2
+# opened and workload NAME bursting inside it (left open).
+dyn_idle_window() {
+	dyn_send start
+	dyn_wait 1 "dynamic profiling start success......" "$1" "start: msprof's reply"
+	dyn_until dyn_has_samples "$2" 3000 || t_fail "no samples in the idle window"
+	dyn_send stop
+	dyn_wait 1 "dynamic profiling stop success......" "$1" "stop: msprof's reply"
+}
+dyn_burst_window() {
+	dyn_send start
+	dyn_wait 2 "dynamic profiling start success......" "$2" "second start"
+	if dyn_burst "$1" 600 1; then t_ok "$1 burst inside window 2"; else t_fail "$1 did not burst"; fi
+}
 
 # The PROF dirs under a parent, oldest first (their names sort by time).
 dyn_prof_dirs() {

@@ -15,16 +15,10 @@ dyn_launch pipe job "$LOG" "$OUT"
 dyn_wait 1 "(msprof) " "$LOG" "the prompt is shown" || t_done
 
 # --- window 1: the job idles ---------------------------------------------------
-dyn_send start
-dyn_wait 1 "dynamic profiling start success......" "$LOG" "start: msprof's reply"
-dyn_until dyn_has_samples "$OUT" 3000 || t_fail "no samples in the idle window"
-dyn_send stop
-dyn_wait 1 "dynamic profiling stop success......" "$LOG" "stop: msprof's reply"
+dyn_idle_window "$LOG" "$OUT"
 
 # --- window 2: the job bursts ---------------------------------------------------
-dyn_send start
-dyn_wait 2 "dynamic profiling start success......" "$LOG" "second start"
-if dyn_burst job 600 1; then t_ok "the job burst inside window 2"; else t_fail "the job did not burst"; fi
+dyn_burst_window job "$LOG"
 dyn_send stop
 dyn_wait 2 "dynamic profiling stop success......" "$LOG" "second stop"
 

@@ -13,15 +13,9 @@ dyn_launch pty job "$LOG" "$OUT"
 
 dyn_wait 1 "(msprof) " "$LOG" "the prompt is shown on the terminal" || t_done
 
-dyn_send start
-dyn_wait 1 "dynamic profiling start success......" "$LOG" "start"
-dyn_until dyn_has_samples "$OUT" 3000 || t_fail "no samples in the idle window"
-dyn_send stop
-dyn_wait 1 "dynamic profiling stop success......" "$LOG" "stop"
+dyn_idle_window "$LOG" "$OUT"
 dyn_wait 1 "done." "$LOG" "window 1 exported while the prompt waits"
-dyn_send start
-dyn_wait 2 "dynamic profiling start success......" "$LOG" "start again"
-if dyn_burst job 600 1; then t_ok "the job burst inside window 2"; else t_fail "the job did not burst"; fi
+dyn_burst_window job "$LOG"
 dyn_send stop
 dyn_wait 2 "dynamic profiling stop success......" "$LOG" "stop again"
 dyn_send q

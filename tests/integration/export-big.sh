@@ -71,10 +71,7 @@ if [ -x "$HELPERS/pty-run" ]; then
 		rm -f "$T_WORK/held"
 		flock "$P" sh -c "touch '$T_WORK/held'; sleep 1.5" &
 		holder=$!
-		for i in $(seq 1 100); do
-			[ -e "$T_WORK/held" ] && break
-			sleep 0.05
-		done
+		t_until 5 test -e "$T_WORK/held"
 	}
 	held
 	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
@@ -296,10 +293,7 @@ mkdir -p "$(OUT)"
 touch "$P/.notes" "$(OUT)/.keep.csv" "$(OUT)/.user.csv.bak"
 "$MSPROF" --export=on --output="$P" >/dev/null 2>&1 &
 pid=$!
-for i in $(seq 1 200); do
-	ls "$P"/.msprof_*.db.* >/dev/null 2>&1 && break
-	sleep 0.05
-done
+t_until 10 bash -c "ls '$P'/.msprof_*.db.* >/dev/null 2>&1"
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 t_check "killed midway: it left a temp database ($(hidden))" bash -c "ls '$P'/.msprof_*.db.* >/dev/null 2>&1"
@@ -327,10 +321,7 @@ t_eq "export after the kill: the killed one's temp files removed, other hidden f
 gen lock 1000 1
 flock "$P" sh -c "touch '$P/.msprof_20260101000000.db.AbC123'; sleep 1; touch '$T_WORK/released'" &
 holder=$!
-for i in $(seq 1 100); do
-	[ -e "$P/.msprof_20260101000000.db.AbC123" ] && break
-	sleep 0.05
-done
+t_until 5 test -e "$P/.msprof_20260101000000.db.AbC123"
 "$MSPROF" --export=on --output="$P" >"$T_WORK/lock.log" 2>&1 &
 pid=$!
 sleep 0.5

@@ -19,9 +19,6 @@ WL=$HELPERS/test-osrt-workload
 # a sanitized build: the agent msprof preloads needs the ASan runtime in
 # front of it (LD_PRELOAD keeps what is there first)
 msprof() { ( [ -n "$DYN_ASAN_LIB" ] && export LD_PRELOAD=$DYN_ASAN_LIB; exec "$MSPROF" "$@" ); }
-KILL_AT_EXIT=()
-at_exit() { t_main || return; for p in "${KILL_AT_EXIT[@]}"; do kill "$p" 2>/dev/null; done; t_cleanup; }
-trap at_exit EXIT
 
 # check OUTDIR GT_PREFIX THRESHOLD [db]: the python checks, one "ok:"/"FAIL:"
 # line each; with db, the database alone (--type=db)
@@ -205,7 +202,7 @@ LD_PRELOAD=${DYN_ASAN_LIB:+$DYN_ASAN_LIB:}$AGENT_OSRT "$WL" loop "$T_WORK/stop" 
 PA=$!
 "$WL" loop "$T_WORK/stop" &
 PB=$!
-KILL_AT_EXIT+=("$PA" "$PB")
+T_PIDS+=("$PA" "$PB")
 registered() { "$HELPERS/ipc-probe" req:agents | grep -q "\"pid\":$PA,.*\"features\":\"mstx,nvtx,osrt\""; }
 dyn_until registered && t_ok "the hand-preloaded osrt agent registered, saying osrt"
 dyn_open in

@@ -18,9 +18,16 @@ T_FAILS=0
 T_MAIN=$BASHPID
 t_main() { [ "$BASHPID" = "$T_MAIN" ]; }
 
+# T_PIDS: processes the test started that must not outlive it (workloads,
+# session targets), ended first (continued, in case one is stopped).
+T_PIDS=()
 t_cleanup() {
 	local rc=$?
 	t_main || return "$rc"
+	if [ ${#T_PIDS[@]} -ne 0 ]; then
+		kill -CONT "${T_PIDS[@]}" 2>/dev/null
+		kill "${T_PIDS[@]}" 2>/dev/null
+	fi
 	# Stop this test's daemon, if any, by its pid file or socket.
 	if [ -S "$MSPROF_RUNTIME_DIR/msprofd.sock" ] && [ -f "$MSPROF_RUNTIME_DIR/msprofd.pid" ]; then
 		kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")" 2>/dev/null
@@ -71,12 +78,40 @@ t_grep() {
 	if grep -qF -- "$2" "$3"; then t_ok "$1"; else t_fail "$1: '$2' not in $3"; echo "--- $3:" >&2; cat "$3" >&2; fi
 }
 
+# t_until SECONDS CMD...: poll (every 0.05 s) until CMD succeeds, its
+# stderr dropped; status 1 when SECONDS pass first.  Tests wait so, bounded,
+# on what a program writes or does, never with a sleep that must be long
+# enough.
+t_until() {
+	local i n=$(($1 * 20))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# t_wait "what" CMD...: t_until 20 s, and a failure of the test if not.
+t_wait() { t_until 20 "${@:2}" || { t_fail "$1: not within 20 s"; return 1; }; }
+# t_gone PID: no such process (any more).
+t_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # The one PROF dir under a parent (fails the test if not exactly one).
 t_prof_dir() {
 	local n
 	n=$(find "$1" -maxdepth 1 -type d -name 'PROF_*' | wc -l)
 	if [ "$n" -ne 1 ]; then t_fail "expected one PROF dir in $1, found $n"; return 1; fi
 	find "$1" -maxdepth 1 -type d -name 'PROF_*'
+}
+
+# t_stop_daemon: stop this test's msprofd (if running) and wait until it is
+# gone; for cases that each need a daemon started afresh (msprofd reads some
+# settings, such as the NVML library, from the environment it started with).
+t_stop_daemon() {
+	local pid
+	pid=$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	t_until 5 t_gone "$pid" || t_fail "msprofd $pid did not stop"
 }
 
 # Query a database; prints rows separated by '|'.

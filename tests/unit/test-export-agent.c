@@ -15,6 +15,7 @@
 #include "export/export.h"
 #include "collectors/raw.h"
 #include "export/tables.h"
+#include "tests/unit/export-test.h"
 #include "tests/unit/unittest.h"
 #include "common/util.h"
 
@@ -156,17 +157,6 @@ static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, ui
 	counters_gpu(w, ms, ev, dropped, bad, trunc, NULL);
 }
 
-static void write_text(const char *dir, const char *name, const char *text)
-{
-	char *p;
-	CHECK(asprintf(&p, "%s/%s", dir, name) > 0);
-	FILE *f = fopen(p, "we");
-	CHECK(f);
-	fputs(text, f);
-	CHECK(fclose(f) == 0);
-	free(p);
-}
-
 /* Process P1 (threads T1, T2) and P2 (several slices).  The calls, in time
  * order (ms after the start):
  *   1 T1 mark "m1"                        7 T1 start 0x101 "overlapA" ..12
@@ -235,70 +225,6 @@ static char *make_prof(const char *name, const char *sample)
 
 /* --- reading back -------------------------------------------------------------------- */
 
-static char *find_file(const char *dir, const char *prefix, const char *suffix)
-{
-	DIR *d = opendir(dir);
-	char *found = NULL;
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		size_t n = strlen(de->d_name), ls = strlen(suffix);
-		if (startswith(de->d_name, prefix) && n > ls && streq(de->d_name + n - ls, suffix) &&
-		    isdigit((unsigned char)de->d_name[strlen(prefix)])) {
-			free(found);
-			CHECK(asprintf(&found, "%s/%s", dir, de->d_name) > 0);
-		}
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	CHECK(f);
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	char chunk[4096];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-		fwrite(chunk, 1, k, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
-
-/* All rows of a query as "a|b|c\n" lines. */
-static char *rows(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
-		CHECK(!"prepare");
-	}
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&buf, &n);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(st); i++)
-			fprintf(m, "%s%s", i ? "|" : "",
-				sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "NULL");
-		fputc('\n', m);
-	}
-	sqlite3_finalize(st);
-	fclose(m);
-	return buf;
-}
-
-static void check_text(const char *what, const char *got, const char *want)
-{
-	if (!got || strcmp(got, want) != 0) {
-		fprintf(stderr, "%s:\n--- got:\n%s--- want:\n%s", what, got ? got : "(null)\n", want);
-		CHECK(!"text differs");
-	}
-}
-
 /* ms after the start; 100: the session end */
 static uint64_t at(uint64_t ms) { return ms == 100 ? END_NS : REAL0 + ms * MS; }
 
@@ -307,13 +233,13 @@ static void check_db(const char *db_path)
 	sqlite3 *db;
 	CHECK(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
 
-	_cleanup_free_ char *cols = rows(db, "SELECT group_concat(name, ',') FROM pragma_table_info('MSTX_EVENTS')");
+	char *cols = rows(db, "SELECT group_concat(name, ',') FROM pragma_table_info('MSTX_EVENTS')");
 	check_text("MSTX_EVENTS columns", cols,
 		   "startNs,endNs,eventType,rangeId,category,message,globalTid,endGlobalTid,domainId,connectionId\n");
-	_cleanup_free_ char *en = rows(db, "SELECT id, name FROM ENUM_MSTX_EVENT_TYPE ORDER BY id");
+	char *en = rows(db, "SELECT id, name FROM ENUM_MSTX_EVENT_TYPE ORDER BY id");
 	check_text("ENUM_MSTX_EVENT_TYPE", en, "0|marker\n1|push/pop\n2|start/end\n3|marker_ex\n");
 
-	_cleanup_free_ char *got = rows(db,
+	char *got = rows(db,
 		"SELECT m.startNs, m.endNs, m.eventType, m.rangeId, m.category, s.value, m.globalTid, m.endGlobalTid, "
 		"d.value, m.connectionId FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message "
 		"JOIN STRING_IDS d ON d.id = m.domainId ORDER BY m.globalTid >> 32, m.startNs, m.rowid");
@@ -338,19 +264,19 @@ static void check_db(const char *db_path)
 #undef ROW
 	check_text("MSTX_EVENTS", got, want);
 
-	_cleanup_free_ char *c = rows(db, "SELECT * FROM AGENT_COUNTERS ORDER BY pid");
+	char *c = rows(db, "SELECT * FROM AGENT_COUNTERS ORDER BY pid");
 	check_text("AGENT_COUNTERS", c, "5000|16|3|1|0|2|2|0|1|0|0|0\n6000|8|0|0|0|0|0|0|0|2|5|1\n");
-	_cleanup_free_ char *p = rows(db, "SELECT a.pid, a.ppid, a.rank, s.value, a.cmdline, a.startNs, a.endNs "
+	char *p = rows(db, "SELECT a.pid, a.ppid, a.rank, s.value, a.cmdline, a.startNs, a.endNs "
 					  "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name ORDER BY a.pid");
 	snprintf(want, sizeof want, "5000|1|-1|app|./app --flag|%llu|%llu\n6000|1|-1|child|./child|%llu|%llu\n",
 		 (unsigned long long)at(0), (unsigned long long)at(18), (unsigned long long)at(0),
 		 (unsigned long long)at(40));
 	check_text("AGENT_PROCESS", p, want);
-	_cleanup_free_ char *t = rows(db, "SELECT a.pid, a.tid, s.value FROM AGENT_THREAD a JOIN STRING_IDS s "
+	char *t = rows(db, "SELECT a.pid, a.tid, s.value FROM AGENT_THREAD a JOIN STRING_IDS s "
 					  "ON s.id = a.name ORDER BY a.pid, a.tid");
 	check_text("AGENT_THREAD", t, "5000|5000|app\n5000|5001|worker\n");
 	/* no index helper is left but the readers' one */
-	_cleanup_free_ char *ix = rows(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'MSTX_EVENTS'");
+	char *ix = rows(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'MSTX_EVENTS'");
 	check_text("MSTX_EVENTS indexes", ix, "MstxEventsIndex\n");
 	sqlite3_close(db);
 }
@@ -359,7 +285,7 @@ static void check_csv(const char *out)
 {
 	_cleanup_free_ char *path = find_file(out, "msprof_tx_", ".csv");
 	CHECK(path);
-	_cleanup_free_ char *got = slurp(path);
+	char *got = slurp(path);
 	char want[8192];
 	size_t n = (size_t)snprintf(want, sizeof want,
 		"Device_id,pid,tid,category,event_type,payload_type,payload_value,Start_time(us),End_time(us),"
@@ -490,7 +416,6 @@ static void check_timeline(const char *out)
 	}
 	fclose(m);
 	check_text("msprof_tx json", got, want);
-	free(got);
 	check_nesting(j);
 
 	/* msprof_{ts}.json holds the same layers (here nothing else) */
@@ -549,11 +474,11 @@ static void test_include(void)
 	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
 	sqlite3 *db;
 	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	_cleanup_free_ char *got = rows(db, "SELECT s.value, d.value, m.globalTid >> 32 FROM MSTX_EVENTS m "
+	char *got = rows(db, "SELECT s.value, d.value, m.globalTid >> 32 FROM MSTX_EVENTS m "
 					    "JOIN STRING_IDS s ON s.id = m.message JOIN STRING_IDS d ON d.id = m.domainId "
 					    "ORDER BY m.startNs");
 	check_text("include net", got, "cross|net|5000\ndeep|net|6000\ndeep|net|6000\ndeep|net|6000\ndeep|net|6000\n");
-	_cleanup_free_ char *c = rows(db, "SELECT pid, filtered, endWithoutStart, openAtEnd FROM AGENT_COUNTERS ORDER BY pid");
+	char *c = rows(db, "SELECT pid, filtered, endWithoutStart, openAtEnd FROM AGENT_COUNTERS ORDER BY pid");
 	check_text("filtered counts", c, "5000|9|0|0\n6000|0|0|0\n");
 	sqlite3_close(db);
 }
@@ -604,11 +529,11 @@ static void test_overflow(void)
 	CHECK(strstr(rep.message, "mstx: 3 range(s) beyond 262144 open at once could not be matched to their ends"));
 	sqlite3 *db;
 	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	_cleanup_free_ char *c = rows(db, "SELECT openAtEnd, endWithoutStart, matchOverflow FROM AGENT_COUNTERS");
+	char *c = rows(db, "SELECT openAtEnd, endWithoutStart, matchOverflow FROM AGENT_COUNTERS");
 	char want[64];
 	snprintf(want, sizeof want, "%d|1|%d\n", MAX + EXTRA - 1, EXTRA);
 	check_text("overflow counts", c, want);
-	_cleanup_free_ char *m = rows(db, "SELECT COUNT(*) FROM MSTX_EVENTS");
+	char *m = rows(db, "SELECT COUNT(*) FROM MSTX_EVENTS");
 	snprintf(want, sizeof want, "%d\n", MAX + EXTRA);
 	check_text("every start has its row", m, want);
 	sqlite3_close(db);
@@ -661,7 +586,7 @@ static void test_csv_order(void)
 					     "printf('%d.%03d', m.startNs / 1000, m.startNs % 1000), "
 					     "printf('%d.%03d', m.endNs / 1000, m.endNs % 1000), s.value FROM MSTX_EVENTS m "
 					     "JOIN STRING_IDS s ON s.id = m.message ORDER BY m.startNs, m.rowid");
-	_cleanup_free_ char *n = rows(db, "SELECT COUNT(*) FROM MSTX_EVENTS");
+	char *n = rows(db, "SELECT COUNT(*) FROM MSTX_EVENTS");
 	char count[32];
 	snprintf(count, sizeof count, "%d\n", MANY + 7); /* and a1, a2, c1, c3, c4, a4, b6 */
 	check_text("events", n, count);
@@ -689,7 +614,6 @@ static void test_csv_order(void)
 	}
 	fclose(m);
 	check_text("msprof_tx csv order", got, want);
-	free(got);
 	free(host);
 	free(data);
 	free(prof);

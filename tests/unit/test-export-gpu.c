@@ -74,32 +74,25 @@ static void put_task(uint32_t kind, uint64_t us0, uint64_t us1, uint32_t stream,
 /* A PROF dir "PROF_00000<index>_..." under tmp/<sub> (tmp itself when sub
  * is NULL) with the host files of a session ending end_us after the start,
  * and its agent file open in w with the process record written. */
+/* The output file in dir named prefix and a digit holds exactly want. */
+static void check_file(const char *dir, const char *prefix, const char *want)
+{
+	char *p = find_file(dir, prefix, NULL);
+	check_text(prefix, slurp(p), want);
+	free(p);
+}
+
 static char *open_prof(const char *sub, int index, uint64_t end_us)
 {
-	char *parent, *prof, *host, *data, text[96];
+	char *parent, *prof, *host;
 	if (sub)
 		CHECK(asprintf(&parent, "%s/%s", tmp, sub) > 0 && mkdir(parent, 0755) == 0);
 	else
 		CHECK((parent = strdup(tmp)) != NULL);
 	CHECK(asprintf(&prof, "%s/PROF_%06d_20231114221320000_00005000ABCDEFGH", parent, index) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
-		   "\"memoryTotal\":1000}");
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	snprintf(text, sizeof text, "{\"collectionTimeEnd\":\"%" PRIu64 "\"}", UINT64_C(1700000000000000) + end_us);
-	write_text(host, "end_info", text);
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
-	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0);
-	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
-	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
-	emit(RAW_AGENT_PROCESS);
+	w = agent_prof_open(prof, end_us, MONO0, REAL0, &b, &host);
 	free(parent);
 	free(host);
-	free(data);
 	return prof;
 }
 
@@ -309,8 +302,7 @@ int main(void)
 
 	char *out;
 	CHECK(asprintf(&out, "%s/mindstudio_profiler_output", prof) > 0);
-	char *p = find_file(out, "op_summary_");
-	check_text("op_summary", slurp(p),
+	check_file(out, "op_summary_",
 		   "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
 		   "Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes,"
 		   "Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID\n"
@@ -318,30 +310,23 @@ int main(void)
 		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n"
 		   "0,4294967295,3,7,void fill<float>(int),fill,N/A,KERNEL,1700000000008000.000\t,1000.000,500.000,1,32,"
 		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
-	free(p);
-	p = find_file(out, "op_statistic_");
-	check_text("op_statistic", slurp(p),
+	check_file(out, "op_statistic_",
 		   "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
 		   "0,fill,CUDA,2,4000.000,1000.000,2000.000,3000.000,100.0\n");
-	free(p);
-	p = find_file(out, "task_time_");
-	check_text("task_time", slurp(p),
+	check_file(out, "task_time_",
 		   "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),task_stop(us)\n"
 		   "0,void fill<float>(int),KERNEL,7,1,3000.000,1700000000002000.000\t,1700000000005000.000\t\n"
 		   "0,Memcpy HtoD,MEMCPY,7,2,500.000,1700000000007000.000\t,1700000000007500.000\t\n"
 		   "0,void fill<float>(int),KERNEL,7,3,1000.000,1700000000008000.000\t,1700000000009000.000\t\n"
 		   "0,Memset,MEMSET,13,4,100.000,1700000000010000.000\t,1700000000010100.000\t\n");
-	free(p);
-	p = find_file(out, "api_statistic_");
-	check_text("api_statistic", slurp(p),
+	check_file(out, "api_statistic_",
 		   "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n"
 		   "host,Runtime,cudaLaunchKernel,40.000,2,20.000,10.000,30.000,100.0\n"
 		   "host,Runtime,cudaMemcpyAsync,30.000,1,30.000,30.000,30.000,0.0\n");
-	free(p);
 
 	/* timeline: every flow's f matches a device X event exactly, its s a
 	 * Runtime@ event; the memset (no launch recorded) has none */
-	p = find_file(out, "msprof_");
+	char *p = find_file(out, "msprof_", NULL);
 	char *text = slurp(p);
 	cJSON *ev = cJSON_Parse(text);
 	CHECK(cJSON_IsArray(ev));

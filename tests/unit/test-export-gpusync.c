@@ -51,24 +51,11 @@ static void wait_rec(uint64_t us0, uint64_t us1, uint32_t type, uint32_t stream,
 /* PROF dir n with the records above and sample.json's switches */
 static char *make_prof(int n, const char *task_time, const char *runtime_api)
 {
-	char *prof, *host, *data, *sample;
+	char *prof, *host, *sample;
 	CHECK(asprintf(&prof, "%s/PROF_00000%d_20231114221320000_00005000ABCDEFGH", tmp, n) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0 && asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "info.json", "{\"hostname\":\"h\",\"hostUid\":\"u\",\"pid\":\"5000\",\"cpuNums\":2,"
-		   "\"memoryTotal\":1000}");
-	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000000000\"}");
-	write_text(host, "end_info", "{\"collectionTimeEnd\":\"1700000000020000\"}");
+	w = agent_prof_open(prof, 20000, MONO0, REAL0, &b, &host);
 	CHECK(asprintf(&sample, "{\"task_time\":\"%s\",\"runtime_api\":\"%s\"}", task_time, runtime_api) > 0);
 	write_text(host, "sample.json", sample);
-	char stem[RAW_STEM_MAX];
-	raw_agent_stem(PID, stem);
-	CHECK(raw_writer_open_stem(data, stem, RAW_SOURCE_AGENT, MONO0, REAL0, 0, &w) == 0);
-	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0);
-	raw_buf_u32(&b, PID), raw_buf_u32(&b, 1), raw_buf_u32(&b, (uint32_t)-1), raw_buf_u32(&b, 1);
-	raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "app", 3);
-	emit(RAW_AGENT_PROCESS);
 
 	api(500, 510, 3, "cudaLaunchKernel");
 	static struct gpu_task t;
@@ -86,7 +73,6 @@ static char *make_prof(int n, const char *task_time, const char *runtime_api)
 	wait_rec(3000, 2999, GPU_SYNC_STREAM, 7, 4);
 	raw_writer_free(w);
 	free(host);
-	free(data);
 	free(sample);
 	return prof;
 }
@@ -115,7 +101,7 @@ static void run(int n, const char *task_time, const char *runtime_api, sqlite3 *
 		   "5000|1700000000000990000|1700000000001120000|3|1|7|NULL|1|0|5000|1\n"
 		   "5000|1700000000002000000|1700000000002100000|4|1|NULL|NULL|2|0|NULL|NULL\n");
 	CHECK(asprintf(ret_out, "%s/mindstudio_profiler_output", prof) > 0);
-	char *p = find_file(*ret_out, "msprof_");
+	char *p = find_file(*ret_out, "msprof_", NULL);
 	CHECK(p);
 	*ret_timeline = slurp(p);
 	free(p);
@@ -133,9 +119,9 @@ int main(void)
 	check_text("TASK", rows(db, "SELECT startNs, streamId, taskId FROM TASK"), "1700000000000600000|7|3\n");
 	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "(no such table)\n");
 	check_text("MEMCPY_INFO", rows(db, "SELECT count(*) FROM MEMCPY_INFO"), "(no such table)\n");
-	CHECK((p = find_file(out, "op_summary_")) != NULL);
+	CHECK((p = find_file(out, "op_summary_", NULL)) != NULL);
 	free(p);
-	CHECK(find_file(out, "api_statistic_") == NULL);
+	CHECK(find_file(out, "api_statistic_", NULL) == NULL);
 	CHECK(count(tl, "Sync@") == 0 && count(tl, "Runtime@") == 0 && count(tl, "HostToDevice") == 0);
 	CHECK(count(tl, "\"name\":\"kernel()\"") == 1);
 	sqlite3_close(db);
@@ -157,7 +143,7 @@ int main(void)
 	CHECK(count(tl, "\"name\":\"Runtime@cudaStreamSynchronize\",\"pid\":5120255,\"tid\":5000,"
 			"\"ts\":\"1700000000001000.000\",\"dur\":100.000") == 1);
 	CHECK(count(tl, "\"cat\":\"HostToDevice\"") == 2);  /* the launch's s and f */
-	CHECK((p = find_file(out, "api_statistic_")) != NULL);
+	CHECK((p = find_file(out, "api_statistic_", NULL)) != NULL);
 	free(p);
 	sqlite3_close(db);
 	free(out);
@@ -167,7 +153,7 @@ int main(void)
 	run(3, "off", "on", &db, &out, &tl);
 	check_text("TASK", rows(db, "SELECT count(*) FROM TASK"), "(no such table)\n");
 	check_text("CANN_API", rows(db, "SELECT count(*) FROM CANN_API"), "2\n");
-	CHECK(find_file(out, "op_summary_") == NULL && find_file(out, "task_time_") == NULL);
+	CHECK(find_file(out, "op_summary_", NULL) == NULL && find_file(out, "task_time_", NULL) == NULL);
 	CHECK(count(tl, "Sync@") == 1 && count(tl, "Runtime@") == 2 && count(tl, "HostToDevice") == 0);
 	CHECK(count(tl, "\"name\":\"kernel()\"") == 0);
 	sqlite3_close(db);

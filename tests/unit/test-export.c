@@ -25,16 +25,7 @@
 #include "collectors/raw.h"
 #include "export/tables.h"
 #include "common/util.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                          \
-	do {                                                                                 \
-		if (!(cond)) {                                                               \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                          \
-		}                                                                            \
-	} while (0)
+#include "tests/unit/unittest-count.h"
 
 #define CHECK_STR(a, b)                                                                                     \
 	do {                                                                                                \
@@ -138,12 +129,22 @@ static void proc_info(struct raw_writer *w, struct raw_buf *b, uint32_t pid, con
 	proc_info_at(w, b, ts_of(0), pid, comm, target, 12345 + pid);
 }
 
-static void session_end(struct raw_writer *w, struct raw_buf *b)
+/* The end of every source's file: SESSION_END, then the writer closed. */
+static void writer_close(struct raw_writer *w, struct raw_buf *b)
 {
 	raw_buf_reset(b);
 	raw_buf_u64(b, ts_of(N - 1) + 50 * NSEC_PER_MSEC);
 	raw_buf_u32(b, 1);
 	emit(w, RAW_SESSION_END, b);
+	raw_buf_release(b);
+	raw_writer_free(w);
+}
+
+/* A new record of sample k: its timestamp first. */
+static void sample_begin(struct raw_buf *b, unsigned k)
+{
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts_of(k));
 }
 
 /* Threads of the app: tid APP on CPU 0 runs 50% of wall time (schedstat),
@@ -167,24 +168,20 @@ static void write_host_cpu(const char *data)
 	struct raw_buf b = { 0 };
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 3 ? 2 : 3);
 		/* a live thread's runtime is never 0: 0 means "no schedstat" */
 		thread_entry(&b, APP, 0, NSEC_PER_SEC + k * 50 * NSEC_PER_MSEC, 0);
 		thread_entry(&b, APP + 1, k * 5, 0, 1);
 		if (k == 3) {
 			emit(w, RAW_THREAD_CPU, &b);
-			raw_buf_reset(&b);
-			raw_buf_u64(&b, ts_of(k));
+			sample_begin(&b, k);
 			raw_buf_u32(&b, 1);
 		}
 		thread_entry(&b, APP + 2, 0, NSEC_PER_SEC + k * 25 * NSEC_PER_MSEC, 0);
 		emit(w, RAW_THREAD_CPU, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 /* Resident pages of the tree: 1050 + 100 k (two processes). */
@@ -193,8 +190,7 @@ static void write_host_mem(const char *data)
 	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_MEM, 0);
 	struct raw_buf b = { 0 };
 	for (unsigned k = 0; k < N; k++) {
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, 2);
 		raw_buf_u32(&b, APP);
 		raw_buf_u32(&b, 0);
@@ -208,9 +204,7 @@ static void write_host_mem(const char *data)
 		raw_buf_u64(&b, 0);
 		emit(w, RAW_PROC_MEM, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 /* read_bytes +102400 per interval (1000 KB/s), write_bytes +20480 i in
@@ -235,13 +229,11 @@ static void write_host_disk(const char *data)
 		if (k == 7)
 			proc_info_at(w, &b, ts_of(k), CHILD2, "child2", true, 100065);
 		if (k == 6) {
-			raw_buf_reset(&b);
-			raw_buf_u64(&b, ts_of(k));
+			sample_begin(&b, k);
 			raw_buf_u32(&b, CHILD);
 			emit(w, RAW_PROC_EXIT, &b);
 		}
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 5 || k == 7 || k >= 9 ? 2 : 1);
 		raw_buf_u32(&b, APP);
 		raw_buf_u32(&b, 0);
@@ -271,9 +263,7 @@ static void write_host_disk(const char *data)
 		}
 		emit(w, RAW_PROC_IO, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 /* eth0 (1000 Mbit/s) receives 125000 B/s; lo (speed unknown) 10000 B/s
@@ -296,16 +286,13 @@ static void write_host_net(const char *data)
 	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_NET, 0);
 	struct raw_buf b = { 0 };
 	for (unsigned k = 0; k < N; k++) {
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, 2);
 		net_entry(&b, "lo", k * 1000ULL, k * 1000ULL);
 		net_entry(&b, "eth0", k * 12500ULL, 0);
 		emit(w, RAW_NET_DEV, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 /* /proc/stat per interval: cpu0 user 6 system 2 idle 2; cpu1 user 1
@@ -330,16 +317,14 @@ static void write_usage_cpu(const char *data)
 	proc_info(w, &b, 1, "init", false);
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, 3);
 		sys_cpu_entry(&b, -1, k, all);
 		sys_cpu_entry(&b, 0, k, c0);
 		sys_cpu_entry(&b, 1, k, c1);
 		emit(w, RAW_SYS_CPU, &b);
 
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, 2);
 		raw_buf_u32(&b, 1);
 		raw_buf_u32(&b, 0);
@@ -351,9 +336,7 @@ static void write_usage_cpu(const char *data)
 		raw_buf_u64(&b, 2ULL * k);
 		emit(w, RAW_PROC_CPU, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 static void write_usage_mem(const char *data)
@@ -363,15 +346,13 @@ static void write_usage_mem(const char *data)
 	proc_info(w, &b, 1, "init", false);
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		const uint64_t v[9] = { 1000000, 500000 + 10 * k, 1000, 2000, 300, 4000, 5000 + k, 0, 0 };
 		for (int i = 0; i < 9; i++)
 			raw_buf_u64(&b, v[i]);
 		emit(w, RAW_SYS_MEM, &b);
 
-		raw_buf_reset(&b);
-		raw_buf_u64(&b, ts_of(k));
+		sample_begin(&b, k);
 		raw_buf_u32(&b, 2);
 		raw_buf_u32(&b, 1);
 		raw_buf_u32(&b, 0);
@@ -385,9 +366,7 @@ static void write_usage_mem(const char *data)
 		raw_buf_u64(&b, 10);
 		emit(w, RAW_PROC_MEM_ALL, &b);
 	}
-	session_end(w, &b);
-	raw_buf_release(&b);
-	raw_writer_free(w);
+	writer_close(w, &b);
 }
 
 static char *make_prof(const char *parent, const char *name, bool end_info, const char *sample)

@@ -16,16 +16,7 @@
 #include "ipc/ipc.h"
 #include "ipc/json.h"
 #include "common/util.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                  \
-		}                                                                    \
-	} while (0)
+#include "tests/unit/unittest-count.h"
 
 /* Frame raw payload bytes with a given length field. */
 static size_t make_frame(char *out, uint32_t len_field, const char *payload, size_t n)

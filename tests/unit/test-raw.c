@@ -618,16 +618,6 @@ static void test_damage(void)
 	free(dir);
 }
 
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* Random bytes, random mutations of a real file, and frames with valid
  * sync words and crcs stitched at random: never a crash, always sane
  * counts. */

@@ -1,9 +1,10 @@
 /* What the fail-fast unit tests share: a check that stops the test at the
- * first failure (file:line and the expression on stderr), and a scratch
- * directory tree removed with rm_rf. */
+ * first failure (file:line and the expression on stderr), a scratch
+ * directory tree removed with rm_rf, and the fuzz tests' random numbers. */
 #pragma once
 
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -35,4 +36,15 @@ static inline char *unittest_subdir(const char *parent, const char *name)
 	rm_rf(p);
 	CHECK(mkdir(p, 0755) == 0);
 	return p;
+}
+
+/* xorshift64 from a fixed seed: a fuzz test feeds the same inputs every
+ * run, so a failure it finds is found again. */
+static inline uint64_t rnd(void)
+{
+	static uint64_t rng = 88172645463325252ULL;
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
 }
