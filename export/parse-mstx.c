@@ -284,6 +284,22 @@ static int end_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64
 	return step(m, MS_END);
 }
 
+/* The domain of a mark or a start; *ret NULL when the filter leaves the
+ * event out (counted). */
+static int kept_domain(struct exp_mstx *m, struct exp_agent_process *ap, uint64_t id, const struct dom **ret)
+{
+	const struct dom *d;
+	int r = domain_get(m, id, &d);
+	if (r != 0)
+		return r;
+	if (d->skip) {
+		ap->filtered++;
+		d = NULL;
+	}
+	*ret = d;
+	return 0;
+}
+
 static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		     int64_t t)
 {
@@ -295,13 +311,9 @@ static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct r
 	if (!exp_take_str(c, m->msg) || (type != 0 && type != 3))
 		return 1;
 	const struct dom *d;
-	int r = domain_get(m, domain, &d);
-	if (r != 0)
+	int r = kept_domain(m, ap, domain, &d);
+	if (r != 0 || !d)
 		return r;
-	if (d->skip) {
-		ap->filtered++;
-		return 0;
-	}
 	return insert(m, ap, t, t, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, NULL);
 }
 
@@ -340,13 +352,9 @@ static int take_start(struct exp *e, struct exp_agent_process *ap, const struct 
 	if (!exp_take_str(c, m->msg) || (type != 1 && type != 2) || (type == 2 && id == 0))
 		return 1;
 	const struct dom *d;
-	int r = domain_get(m, domain, &d);
-	if (r != 0)
+	int r = kept_domain(m, ap, domain, &d);
+	if (r != 0 || !d)
 		return r;
-	if (d->skip) {
-		ap->filtered++;
-		return 0;
-	}
 	int64_t rowid;
 	if (type == 2) {
 		struct mval early;
