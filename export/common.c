@@ -65,6 +65,15 @@ bool exp_buf_grow(struct exp_buf *b, size_t more)
 	return true;
 }
 
+void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+	void *n = realloc(p, c * size);
+	if (n)
+		*cap = c;
+	return n;
+}
+
 void exp_buf_release(struct exp_buf *b)
 {
 	free(b->p);

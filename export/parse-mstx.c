@@ -199,16 +199,12 @@ static int domain_set(struct exp_mstx *m, uint64_t id, const char *name)
 		m->doms[v->a].skip = domain_skipped(m->e, name);
 		return 0;
 	}
-	if (m->n_doms == m->cap_doms) {
-		if (m->cap_doms >= DOMAINS_MAX)
-			return 1; /* damage: the agent never has that many */
-		size_t cap = m->cap_doms ? m->cap_doms * 2 : 16;
-		struct dom *d = realloc(m->doms, cap * sizeof *d);
-		if (!d)
-			return -ENOMEM;
-		m->doms = d;
-		m->cap_doms = cap;
-	}
+	if (m->n_doms == m->cap_doms && m->cap_doms >= DOMAINS_MAX)
+		return 1; /* damage: the agent never has that many */
+	struct dom *d = exp_grow(m->doms, m->n_doms, &m->cap_doms, sizeof *d, 16);
+	if (!d)
+		return -ENOMEM;
+	m->doms = d;
 	r = map_put(&m->dom_of, id, (struct mval){ (int64_t)m->n_doms, 0 });
 	if (r < 0)
 		return r == -ENOSPC ? 1 : r;
@@ -327,14 +323,10 @@ static struct stack *stack_for(struct exp_mstx *m, uint32_t tid, uint64_t domain
 		return &m->stacks[v->a];
 	if (!create || m->n_stacks >= STACKS_MAX)
 		return NULL;
-	if (m->n_stacks == m->cap_stacks) {
-		size_t cap = m->cap_stacks ? m->cap_stacks * 2 : 16;
-		struct stack *s = realloc(m->stacks, cap * sizeof *s);
-		if (!s)
-			return NULL;
-		m->stacks = s;
-		m->cap_stacks = cap;
-	}
+	struct stack *s = exp_grow(m->stacks, m->n_stacks, &m->cap_stacks, sizeof *s, 16);
+	if (!s)
+		return NULL;
+	m->stacks = s;
 	if (map_put(&m->stack_of, key, (struct mval){ (int64_t)m->n_stacks, 0 }) < 0)
 		return NULL;
 	m->stacks[m->n_stacks] = (struct stack){ 0 };

@@ -178,13 +178,10 @@ static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
 			return g;
 		k = (k + 1) & (m->index_cap - 1);
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 32;
-		struct op_group *g = realloc(m->g, cap * sizeof *g);
-		if (!g)
-			return NULL;
-		m->g = g, m->cap = cap;
-	}
+	struct op_group *g = exp_grow(m->g, m->n, &m->cap, sizeof *g, 32);
+	if (!g)
+		return NULL;
+	m->g = g;
 	m->index[k] = m->n + 1;
 	m->g[m->n] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
 	return &m->g[m->n++];
