@@ -586,12 +586,8 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 	exp_strings_free(msgs);
 	exp_strings_free(domains);
 	exp_buf_release(&b);
-	if (open) {
-		if (r == 0)
-			r = exp_table_commit(&w);
-		else
-			exp_table_abort(&w);
-	}
+	if (open)
+		r = exp_table_end(&w, r);
 	return r;
 }
 

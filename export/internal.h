@@ -313,6 +313,8 @@ int exp_table_put(struct exp_table *w, struct exp_buf *b);
 int exp_table_lines(struct exp_table *w, const char *buf, size_t len);
 int exp_table_commit(struct exp_table *w);
 void exp_table_abort(struct exp_table *w);
+/* After an error r < 0, exp_table_abort and r; else exp_table_commit. */
+int exp_table_end(struct exp_table *w, int r);
 /* Table id from the rows of sql, each written by row() as one CSV line
  * (newline included); arg is row()'s.  The caller checks that there are
  * rows: a table with none is a file with the header alone. */

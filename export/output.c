@@ -328,6 +328,15 @@ void exp_table_abort(struct exp_table *w)
 	table_release(w);
 }
 
+int exp_table_end(struct exp_table *w, int r)
+{
+	if (r < 0) {
+		exp_table_abort(w);
+		return r;
+	}
+	return exp_table_commit(w);
+}
+
 struct table_query {
 	struct exp *e;
 	struct exp_table w;
@@ -368,11 +377,7 @@ int exp_table_query(struct exp *e, const char *dir, enum export_csv id, const ch
 		return r;
 	if (r >= 0 && q.w.err)
 		r = q.w.err;
-	if (r < 0) {
-		exp_table_abort(&q.w);
-		return r;
-	}
-	return exp_table_commit(&q.w);
+	return exp_table_end(&q.w, r);
 }
 
 int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
@@ -389,13 +394,8 @@ int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
 	struct exp_table w;
 	if (r == 0)
 		r = exp_table_open(e, &w, dir, id);
-	if (r == 0) {
-		r = exp_table_lines(&w, buf, size);
-		if (r == 0)
-			r = exp_table_commit(&w);
-		else
-			exp_table_abort(&w);
-	}
+	if (r == 0)
+		r = exp_table_end(&w, exp_table_lines(&w, buf, size));
 	free(buf);
 	return r;
 }

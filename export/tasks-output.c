@@ -270,11 +270,7 @@ static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *
 			break;
 	}
 	exp_buf_release(&b);
-	if (r < 0) {
-		exp_table_abort(&w);
-		return r;
-	}
-	return exp_table_commit(&w);
+	return exp_table_end(&w, r);
 }
 
 struct pass {
@@ -437,9 +433,9 @@ static int task_pass(struct exp *e, const char *dir)
 	if (r > 0)
 		r = 0;
 	if (p.sum_open)
-		r = r < 0 ? (exp_table_abort(&p.sum), r) : exp_table_commit(&p.sum);
+		r = exp_table_end(&p.sum, r);
 	if (p.time_open)
-		r = r < 0 ? (exp_table_abort(&p.time), r) : exp_table_commit(&p.time);
+		r = exp_table_end(&p.time, r);
 	if (r == 0 && p.want_sum)
 		r = write_op_statistic(e, dir, &p.groups, p.types, p.totals, p.n_totals);
 	exp_strings_free(p.names);
