@@ -357,11 +357,16 @@ static int complete_series(struct parse *p, struct series *s)
 	return r;
 }
 
-/* Start or continue the current sample of s at ts, with room for n more
- * entries; a new ts first completes the sample before.  1: too many
- * entries, the record is malformed. */
-static int series_part(struct parse *p, struct series *s, uint64_t ts, size_t n)
+/* A record's part of the current sample of s at ts: its u32 count of
+ * entries (rec_size bytes each in the record) read from c, and room made
+ * for them at *ret; a new ts first completes the sample before.  1: the
+ * record is malformed (a count beyond it, or too many entries). */
+static int series_part(struct parse *p, struct series *s, struct raw_cur *c, uint64_t ts, size_t rec_size,
+		       uint32_t *ret_n, void **ret)
 {
+	uint32_t n;
+	if (!take_count(c, rec_size, &n))
+		return 1;
 	if (s->have_cur && ts != s->cur_ts) {
 		int r = complete_series(p, s);
 		if (r < 0)
@@ -374,7 +379,22 @@ static int series_part(struct parse *p, struct series *s, uint64_t ts, size_t n)
 	}
 	if (s->ncur + n > SERIES_MAX)
 		return 1;
-	return series_reserve(s, s->ncur + n);
+	int r = series_reserve(s, s->ncur + n);
+	if (r < 0)
+		return r;
+	*ret_n = n;
+	*ret = (char *)s->cur + s->ncur * s->kind->esize;
+	return 0;
+}
+
+/* The entries series_part made room for, decoded from c, join the
+ * sample (1: the record was short). */
+static int series_took(struct series *s, const struct raw_cur *c, uint32_t n)
+{
+	if (c->err)
+		return 1;
+	s->ncur += n;
+	return 0;
 }
 
 /* --- CPU of the profiled tree (RAW_THREAD_CPU) -------------------------------
@@ -476,12 +496,11 @@ static int cpu_interval(struct parse *p)
 static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 40, &n))
-		return 1;
-	int r = series_part(p, &p->thr, ts, n);
+	void *at;
+	int r = series_part(p, &p->thr, c, ts, 40, &n, &at);
 	if (r != 0)
 		return r;
-	struct thr *t = (struct thr *)p->thr.cur + p->thr.ncur;
+	struct thr *t = at;
 	for (uint32_t i = 0; i < n; i++) {
 		t[i].pid = raw_cur_u32(c);
 		t[i].tid = raw_cur_u32(c);
@@ -491,10 +510,7 @@ static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 		t[i].cpu = (int32_t)raw_cur_u32(c);
 		(void)raw_cur_u32(c);
 	}
-	if (c->err)
-		return 1;
-	p->thr.ncur += n;
-	return 0;
+	return series_took(&p->thr, c, n);
 }
 
 /* --- memory (RAW_PROC_MEM tree, RAW_PROC_MEM_ALL all processes) -------------
@@ -608,12 +624,11 @@ static int io_interval(struct parse *p)
 static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 56, &n))
-		return 1;
-	int r = series_part(p, &p->io, ts, n);
+	void *at;
+	int r = series_part(p, &p->io, c, ts, 56, &n, &at);
 	if (r != 0)
 		return r;
-	struct pio *v = (struct pio *)p->io.cur + p->io.ncur;
+	struct pio *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		v[i].pid = raw_cur_u32(c);
 		(void)raw_cur_u32(c);
@@ -624,10 +639,7 @@ static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 		(void)raw_cur_u64(c); /* cancelled_write_bytes */
 		v[i].blk = raw_cur_u64(c);
 	}
-	if (c->err)
-		return 1;
-	p->io.ncur += n;
-	return 0;
+	return series_took(&p->io, c, n);
 }
 
 /* --- network (RAW_NET_DEV) -----------------------------------------------------
@@ -697,12 +709,11 @@ static int net_interval(struct parse *p)
 static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 80, &n))
-		return 1;
-	int r = series_part(p, &p->net, ts, n);
+	void *at;
+	int r = series_part(p, &p->net, c, ts, 80, &n, &at);
 	if (r != 0)
 		return r;
-	struct ndev *v = (struct ndev *)p->net.cur + p->net.ncur;
+	struct ndev *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		raw_cur_str(c, v[i].name, sizeof v[i].name);
 		v[i].rx = raw_cur_u64(c);
@@ -712,10 +723,7 @@ static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
 		for (int k = 0; k < 3; k++)
 			(void)raw_cur_u64(c);
 	}
-	if (c->err)
-		return 1;
-	p->net.ncur += n;
-	return 0;
+	return series_took(&p->net, c, n);
 }
 
 /* --- all processes' CPU (RAW_PROC_CPU, --host-sys-usage=cpu) --------------------
@@ -755,22 +763,18 @@ static int pcpu_interval(struct parse *p)
 static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 24, &n))
-		return 1;
-	int r = series_part(p, &p->pcpu, ts, n);
+	void *at;
+	int r = series_part(p, &p->pcpu, c, ts, 24, &n, &at);
 	if (r != 0)
 		return r;
-	struct pcpu *v = (struct pcpu *)p->pcpu.cur + p->pcpu.ncur;
+	struct pcpu *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		v[i].pid = raw_cur_u32(c);
 		(void)raw_cur_u32(c);
 		uint64_t ut = raw_cur_u64(c), stt = raw_cur_u64(c);
 		v[i].ticks = ut + stt;
 	}
-	if (c->err)
-		return 1;
-	p->pcpu.ncur += n;
-	return 0;
+	return series_took(&p->pcpu, c, n);
 }
 
 /* Complete the pending samples older than ts: a record with a later time
