@@ -65,6 +65,12 @@ bool exp_buf_grow(struct exp_buf *b, size_t more)
 	return true;
 }
 
+void exp_buf_release(struct exp_buf *b)
+{
+	free(b->p);
+	*b = (struct exp_buf){ 0 };
+}
+
 void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first)
 {
 	size_t c = *cap ? 2 * *cap : first;
@@ -72,12 +78,6 @@ void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first)
 	if (n)
 		*cap = c;
 	return n;
-}
-
-void exp_buf_release(struct exp_buf *b)
-{
-	free(b->p);
-	*b = (struct exp_buf){ 0 };
 }
 
 void exp_buf_u64(struct exp_buf *b, uint64_t v)

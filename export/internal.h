@@ -198,6 +198,12 @@ static inline void exp_buf_x_event(struct exp_buf *b, const char *name, size_t l
 	exp_buf_dur_us(b, end - start);
 	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
 }
+/* The buffer to f in one write; emptied. */
+static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
+{
+	fwrite(b->p, 1, b->len, f);
+	b->len = 0;
+}
 /* An array p of n items of size bytes, with room for *cap, given room
  * for one more: p itself while there is room, else moved to twice the
  * room (first when none), *cap updated; NULL for want of memory, p kept.
@@ -206,12 +212,6 @@ void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first);
 static inline void *exp_grow(void *p, size_t n, size_t *cap, size_t size, size_t first)
 {
 	return n < *cap ? p : exp_grow_full(p, cap, size, first);
-}
-/* The buffer to f in one write; emptied. */
-static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
-{
-	fwrite(b->p, 1, b->len, f);
-	b->len = 0;
 }
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
