@@ -71,6 +71,15 @@ void exp_buf_release(struct exp_buf *b)
 	*b = (struct exp_buf){ 0 };
 }
 
+void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+	void *n = realloc(p, c * size);
+	if (n)
+		*cap = c;
+	return n;
+}
+
 void exp_buf_u64(struct exp_buf *b, uint64_t v)
 {
 	if (exp_buf_room(b, 24))
@@ -162,16 +171,22 @@ void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len)
 
 /* The FILE writers: through a buffer of their own, as the buffer writers
  * format (one implementation of the escaping). */
+static void through_buf(FILE *f, void (*put)(struct exp_buf *b, const char *s, size_t len), const char *s,
+			size_t len)
+{
+	struct exp_buf b = { 0 };
+	put(&b, s, len);
+	exp_buf_flush_to(&b, f);
+	exp_buf_release(&b);
+}
+
 void exp_csv_field(FILE *f, const char *s, size_t len)
 {
 	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
 		fwrite(s, 1, len, f);
 		return;
 	}
-	struct exp_buf b = { 0 };
-	exp_buf_csv_field(&b, s, len);
-	exp_buf_flush_to(&b, f);
-	exp_buf_release(&b);
+	through_buf(f, exp_buf_csv_field, s, len);
 }
 
 void exp_json_str(FILE *f, const char *s, size_t len)
@@ -183,10 +198,7 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 		fwrite(s, 1, len, f);
 		return;
 	}
-	struct exp_buf b = { 0 };
-	exp_buf_json_str(&b, s, len);
-	exp_buf_flush_to(&b, f);
-	exp_buf_release(&b);
+	through_buf(f, exp_buf_json_str, s, len);
 }
 
 int exp_sql_fail(struct exp *e, int rc, const char *what)

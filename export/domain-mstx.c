@@ -180,14 +180,10 @@ static int process_meta(struct txl *t, uint32_t pid)
 /* The thread just finished: into the process's list. */
 static int thread_done(struct txl *t, uint32_t tid)
 {
-	if (t->n_threads == t->cap_threads) {
-		size_t cap = t->cap_threads ? t->cap_threads * 2 : 16;
-		struct thr *n = realloc(t->threads, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		t->threads = n;
-		t->cap_threads = cap;
-	}
+	struct thr *n = exp_grow(t->threads, t->n_threads, &t->cap_threads, sizeof *n, 16);
+	if (!n)
+		return -ENOMEM;
+	t->threads = n;
 	t->threads[t->n_threads++] = (struct thr){ tid, t->l.used ? t->l.used : 1 };
 	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
 		t->l.n[k] = 0;
@@ -590,12 +586,8 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 	exp_strings_free(msgs);
 	exp_strings_free(domains);
 	exp_buf_release(&b);
-	if (open) {
-		if (r == 0)
-			r = exp_table_commit(&w);
-		else
-			exp_table_abort(&w);
-	}
+	if (open)
+		r = exp_table_end(&w, r);
 	return r;
 }
 

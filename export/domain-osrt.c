@@ -100,14 +100,10 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 			process_meta(w->out, (uint32_t)((uint64_t)w->cur >> 32), w->tids, w->n);
 			w->n = 0;
 		}
-		if (w->n == w->cap) {
-			size_t c = w->cap ? w->cap * 2 : 16;
-			uint32_t *t = realloc(w->tids, c * sizeof *t);
-			if (!t)
-				return -ENOMEM;
-			w->tids = t;
-			w->cap = c;
-		}
+		uint32_t *t = exp_grow(w->tids, w->n, &w->cap, sizeof *t, 16);
+		if (!t)
+			return -ENOMEM;
+		w->tids = t;
 		w->tids[w->n++] = tid;
 		w->cur = g;
 	}

@@ -247,13 +247,10 @@ static int sorted_sweep_row(sqlite3_stmt *sel, void *ctx)
 	if (w->n == 0 || t != w->tid)
 		w->n = 0, w->tid = t;
 	if (!sqlite3_column_int64(sel, 4)) {
-		if (w->n == w->cap) {
-			size_t c = w->cap ? 2 * w->cap : 64;
-			struct open_range *s = realloc(w->stack, c * sizeof(*s));
-			if (!s)
-				return -ENOMEM;
-			w->stack = s, w->cap = c;
-		}
+		struct open_range *s = exp_grow(w->stack, w->n, &w->cap, sizeof *s, 64);
+		if (!s)
+			return -ENOMEM;
+		w->stack = s;
 		w->stack[w->n++] = (struct open_range){ start, end, sqlite3_column_int64(sel, 3) };
 		return 0;
 	}
@@ -301,13 +298,10 @@ struct range_thread {
 
 static int range_push(struct range_thread *t)
 {
-	if (t->n == t->cap) {
-		size_t c = t->cap ? 2 * t->cap : 64;
-		struct open_range *s = realloc(t->stack, c * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		t->stack = s, t->cap = c;
-	}
+	struct open_range *s = exp_grow(t->stack, t->n, &t->cap, sizeof *s, 64);
+	if (!s)
+		return -ENOMEM;
+	t->stack = s;
 	t->stack[t->n++] = t->next;
 	t->pending = false;
 	return 0;
@@ -636,13 +630,10 @@ static int api_name_row(sqlite3_stmt *sel, void *ctx)
 		w->full = true;
 		return 1;
 	}
-	if (n == w->cap) {
-		size_t c = w->cap ? 2 * w->cap : 64;
-		struct api_name *nv = realloc(w->v, c * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		w->v = nv, w->cap = c;
-	}
+	struct api_name *nv = exp_grow(w->v, n, &w->cap, sizeof *nv, 64);
+	if (!nv)
+		return -ENOMEM;
+	w->v = nv;
 	if (!(w->v[n].name = strdup(name)))
 		return -ENOMEM;
 	w->v[n].first = first, w->v[n].rowid = rowid;

@@ -16,6 +16,17 @@
 #include "export/internal.h"
 #include "common/util.h"
 
+/* An in-memory stream (a table's row, a timeline's metadata) and its
+ * buffer, closed and freed if open. */
+static void memstream_drop(FILE **f, char **buf)
+{
+	if (*f)
+		fclose(*f);
+	free(*buf);
+	*f = NULL;
+	*buf = NULL;
+}
+
 /* "{stem}_{ts}{suffix}" or "{stem}_slice_{n}_{ts}{suffix}" */
 static void piece_name(char *buf, size_t size, const char *stem, bool sliced, unsigned n, const char *ts,
 		       const char *suffix)
@@ -114,12 +125,8 @@ int exp_table_open(struct exp *e, struct exp_table *w, const char *dir, enum exp
 	if (!w->line)
 		return -errno;
 	int r = table_begin_file(w);
-	if (r < 0) {
-		fclose(w->line);
-		free(w->line_buf);
-		w->line = NULL;
-		w->line_buf = NULL;
-	}
+	if (r < 0)
+		memstream_drop(&w->line, &w->line_buf);
 	return r;
 }
 
@@ -294,14 +301,7 @@ int exp_table_lines(struct exp_table *w, const char *buf, size_t len)
 	return 0;
 }
 
-static void table_release(struct exp_table *w)
-{
-	if (w->line)
-		fclose(w->line);
-	free(w->line_buf);
-	w->line = NULL;
-	w->line_buf = NULL;
-}
+static void table_release(struct exp_table *w) { memstream_drop(&w->line, &w->line_buf); }
 
 int exp_table_commit(struct exp_table *w)
 {
@@ -326,6 +326,15 @@ void exp_table_abort(struct exp_table *w)
 {
 	exp_out_abort(&w->o);
 	table_release(w);
+}
+
+int exp_table_end(struct exp_table *w, int r)
+{
+	if (r < 0) {
+		exp_table_abort(w);
+		return r;
+	}
+	return exp_table_commit(w);
 }
 
 struct table_query {
@@ -368,11 +377,7 @@ int exp_table_query(struct exp *e, const char *dir, enum export_csv id, const ch
 		return r;
 	if (r >= 0 && q.w.err)
 		r = q.w.err;
-	if (r < 0) {
-		exp_table_abort(&q.w);
-		return r;
-	}
-	return exp_table_commit(&q.w);
+	return exp_table_end(&q.w, r);
 }
 
 int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
@@ -389,13 +394,8 @@ int exp_table_write(struct exp *e, const char *dir, enum export_csv id,
 	struct exp_table w;
 	if (r == 0)
 		r = exp_table_open(e, &w, dir, id);
-	if (r == 0) {
-		r = exp_table_lines(&w, buf, size);
-		if (r == 0)
-			r = exp_table_commit(&w);
-		else
-			exp_table_abort(&w);
-	}
+	if (r == 0)
+		r = exp_table_end(&w, exp_table_lines(&w, buf, size));
 	free(buf);
 	return r;
 }
@@ -462,11 +462,8 @@ int exp_tl_open(struct exp *e, struct exp_tl *t, const char *dir, const char *st
 	if (!t->meta)
 		return -errno;
 	int r = tl_begin_piece(t);
-	if (r < 0) {
-		fclose(t->meta);
-		free(t->meta_buf);
-		t->meta = NULL;
-	}
+	if (r < 0)
+		memstream_drop(&t->meta, &t->meta_buf);
 	return r;
 }
 
@@ -525,11 +522,7 @@ void exp_tl_abort(struct exp_tl *t)
 	for (unsigned i = 0; i < t->n_pieces; i++)
 		(void)unlink(t->tmp[i]);
 	tl_free(t);
-	if (t->meta)
-		fclose(t->meta);
-	free(t->meta_buf);
-	t->meta = NULL;
-	t->meta_buf = NULL;
+	memstream_drop(&t->meta, &t->meta_buf);
 }
 
 int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem)
@@ -658,11 +651,7 @@ int exp_tl_commit(struct exp_tl *t)
 			if (t->tmp[i][0])
 				(void)unlink(t->tmp[i]);
 	}
-	if (t->meta)
-		fclose(t->meta);
-	free(t->meta_buf);
-	t->meta = NULL;
-	t->meta_buf = NULL;
+	memstream_drop(&t->meta, &t->meta_buf);
 	unsigned pieces = t->n_pieces;
 	tl_free(t);
 	if (r == 0)

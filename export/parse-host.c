@@ -68,12 +68,22 @@ struct pio { uint32_t pid; uint64_t rd, wr, blk; };
 struct pcpu { uint32_t pid; uint64_t ticks; };
 struct ndev { char name[16]; uint64_t rx, tx; };
 
+/* A record type's entries, and what is done with a sample of them once
+ * it is complete (complete_series). */
+struct parse;
+struct series_kind {
+	size_t esize;
+	int (*cmp)(const void *, const void *); /* sorted by it when complete; NULL: as sampled */
+	uint8_t seen;                           /* SEEN_* its pids are marked with; 0: none */
+	int (*interval)(struct parse *p);       /* rows of the interval since the previous sample */
+};
+
 /* The previous and the current sample of one record type.  The sampler
  * splits a large sample into several records with the same ts, and writes
  * none for an empty one, so a sample is complete only when a record with
  * another ts arrives or the source ends. */
 struct series {
-	size_t esize;
+	const struct series_kind *kind;
 	void *prev, *cur;
 	size_t nprev, ncur, capprev, capcur;
 	uint64_t prev_ts, cur_ts;
@@ -113,13 +123,13 @@ struct parse {
 
 #define MAX_CPUS 8192 /* per-CPU accumulators; a larger index is damage */
 
-static void series_init(struct series *s, size_t esize) { *s = (struct series){ .esize = esize }; }
+static void series_init(struct series *s, const struct series_kind *kind) { *s = (struct series){ .kind = kind }; }
 
 static void series_release(struct series *s)
 {
 	free(s->prev);
 	free(s->cur);
-	series_init(s, s->esize);
+	series_init(s, s->kind);
 }
 
 static int series_reserve(struct series *s, size_t n)
@@ -129,7 +139,7 @@ static int series_reserve(struct series *s, size_t n)
 	size_t cap = s->capcur ? s->capcur : 64;
 	while (cap < n)
 		cap *= 2;
-	void *p = realloc(s->cur, cap * s->esize);
+	void *p = realloc(s->cur, cap * s->kind->esize);
 	if (!p)
 		return -ENOMEM;
 	s->cur = p;
@@ -330,13 +340,35 @@ static void mark_seen(struct parse *p, const void *entries, size_t n, size_t esi
  * must not make us allocate without end. */
 #define SERIES_MAX (1U << 22)
 
-/* Start or continue the current sample of s at ts, with room for n more
- * entries; a new ts first completes the sample before.  1: too many
- * entries, the record is malformed. */
-static int series_part(struct parse *p, struct series *s, uint64_t ts, size_t n, int (*complete)(struct parse *))
+/* The current sample of s is complete: put in key order, the interval
+ * from the previous sample written, its pids no longer new, and it
+ * becomes the previous sample. */
+static int complete_series(struct parse *p, struct series *s)
 {
+	const struct series_kind *k = s->kind;
+	int r = 0;
+	if (k->cmp)
+		sort_if_needed(s->cur, s->ncur, k->esize, k->cmp);
+	if (s->have_prev && s->cur_ts > s->prev_ts)
+		r = k->interval(p);
+	if (k->seen)
+		mark_seen(p, s->cur, s->ncur, k->esize, k->seen);
+	series_shift(s);
+	return r;
+}
+
+/* A record's part of the current sample of s at ts: its u32 count of
+ * entries (rec_size bytes each in the record) read from c, and room made
+ * for them at *ret; a new ts first completes the sample before.  1: the
+ * record is malformed (a count beyond it, or too many entries). */
+static int series_part(struct parse *p, struct series *s, struct raw_cur *c, uint64_t ts, size_t rec_size,
+		       uint32_t *ret_n, void **ret)
+{
+	uint32_t n;
+	if (!take_count(c, rec_size, &n))
+		return 1;
 	if (s->have_cur && ts != s->cur_ts) {
-		int r = complete(p);
+		int r = complete_series(p, s);
 		if (r < 0)
 			return r;
 	}
@@ -347,7 +379,22 @@ static int series_part(struct parse *p, struct series *s, uint64_t ts, size_t n,
 	}
 	if (s->ncur + n > SERIES_MAX)
 		return 1;
-	return series_reserve(s, s->ncur + n);
+	int r = series_reserve(s, s->ncur + n);
+	if (r < 0)
+		return r;
+	*ret_n = n;
+	*ret = (char *)s->cur + s->ncur * s->kind->esize;
+	return 0;
+}
+
+/* The entries series_part made room for, decoded from c, join the
+ * sample (1: the record was short). */
+static int series_took(struct series *s, const struct raw_cur *c, uint32_t n)
+{
+	if (c->err)
+		return 1;
+	s->ncur += n;
+	return 0;
 }
 
 /* --- CPU of the profiled tree (RAW_THREAD_CPU) -------------------------------
@@ -446,27 +493,14 @@ static int cpu_interval(struct parse *p)
 	return step(p, ST_CPU_AVG);
 }
 
-static int complete_thr(struct parse *p)
-{
-	struct series *s = &p->thr;
-	int r = 0;
-	sort_if_needed(s->cur, s->ncur, s->esize, cmp_thr);
-	if (s->have_prev && s->cur_ts > s->prev_ts)
-		r = cpu_interval(p);
-	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_THR);
-	series_shift(s);
-	return r;
-}
-
 static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 40, &n))
-		return 1;
-	int r = series_part(p, &p->thr, ts, n, complete_thr);
+	void *at;
+	int r = series_part(p, &p->thr, c, ts, 40, &n, &at);
 	if (r != 0)
 		return r;
-	struct thr *t = (struct thr *)p->thr.cur + p->thr.ncur;
+	struct thr *t = at;
 	for (uint32_t i = 0; i < n; i++) {
 		t[i].pid = raw_cur_u32(c);
 		t[i].tid = raw_cur_u32(c);
@@ -476,10 +510,7 @@ static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 		t[i].cpu = (int32_t)raw_cur_u32(c);
 		(void)raw_cur_u32(c);
 	}
-	if (c->err)
-		return 1;
-	p->thr.ncur += n;
-	return 0;
+	return series_took(&p->thr, c, n);
 }
 
 /* --- memory (RAW_PROC_MEM tree, RAW_PROC_MEM_ALL all processes) -------------
@@ -590,27 +621,14 @@ static int io_interval(struct parse *p)
 	return step(p, ST_HOST_DISK);
 }
 
-static int complete_io(struct parse *p)
-{
-	struct series *s = &p->io;
-	int r = 0;
-	sort_if_needed(s->cur, s->ncur, s->esize, cmp_pid);
-	if (s->have_prev && s->cur_ts > s->prev_ts)
-		r = io_interval(p);
-	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_IO);
-	series_shift(s);
-	return r;
-}
-
 static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 56, &n))
-		return 1;
-	int r = series_part(p, &p->io, ts, n, complete_io);
+	void *at;
+	int r = series_part(p, &p->io, c, ts, 56, &n, &at);
 	if (r != 0)
 		return r;
-	struct pio *v = (struct pio *)p->io.cur + p->io.ncur;
+	struct pio *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		v[i].pid = raw_cur_u32(c);
 		(void)raw_cur_u32(c);
@@ -621,10 +639,7 @@ static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 		(void)raw_cur_u64(c); /* cancelled_write_bytes */
 		v[i].blk = raw_cur_u64(c);
 	}
-	if (c->err)
-		return 1;
-	p->io.ncur += n;
-	return 0;
+	return series_took(&p->io, c, n);
 }
 
 /* --- network (RAW_NET_DEV) -----------------------------------------------------
@@ -691,25 +706,14 @@ static int net_interval(struct parse *p)
 	return step(p, ST_HOST_NET);
 }
 
-static int complete_net(struct parse *p)
-{
-	struct series *s = &p->net;
-	int r = 0;
-	if (s->have_prev && s->cur_ts > s->prev_ts)
-		r = net_interval(p);
-	series_shift(s);
-	return r;
-}
-
 static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 80, &n))
-		return 1;
-	int r = series_part(p, &p->net, ts, n, complete_net);
+	void *at;
+	int r = series_part(p, &p->net, c, ts, 80, &n, &at);
 	if (r != 0)
 		return r;
-	struct ndev *v = (struct ndev *)p->net.cur + p->net.ncur;
+	struct ndev *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		raw_cur_str(c, v[i].name, sizeof v[i].name);
 		v[i].rx = raw_cur_u64(c);
@@ -719,10 +723,7 @@ static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
 		for (int k = 0; k < 3; k++)
 			(void)raw_cur_u64(c);
 	}
-	if (c->err)
-		return 1;
-	p->net.ncur += n;
-	return 0;
+	return series_took(&p->net, c, n);
 }
 
 /* --- all processes' CPU (RAW_PROC_CPU, --host-sys-usage=cpu) --------------------
@@ -759,52 +760,32 @@ static int pcpu_interval(struct parse *p)
 	return 0;
 }
 
-static int complete_pcpu(struct parse *p)
-{
-	struct series *s = &p->pcpu;
-	int r = 0;
-	sort_if_needed(s->cur, s->ncur, s->esize, cmp_pid);
-	if (s->have_prev && s->cur_ts > s->prev_ts)
-		r = pcpu_interval(p);
-	mark_seen(p, s->cur, s->ncur, s->esize, SEEN_PCPU);
-	series_shift(s);
-	return r;
-}
-
 static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t n;
-	if (!take_count(c, 24, &n))
-		return 1;
-	int r = series_part(p, &p->pcpu, ts, n, complete_pcpu);
+	void *at;
+	int r = series_part(p, &p->pcpu, c, ts, 24, &n, &at);
 	if (r != 0)
 		return r;
-	struct pcpu *v = (struct pcpu *)p->pcpu.cur + p->pcpu.ncur;
+	struct pcpu *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		v[i].pid = raw_cur_u32(c);
 		(void)raw_cur_u32(c);
 		uint64_t ut = raw_cur_u64(c), stt = raw_cur_u64(c);
 		v[i].ticks = ut + stt;
 	}
-	if (c->err)
-		return 1;
-	p->pcpu.ncur += n;
-	return 0;
+	return series_took(&p->pcpu, c, n);
 }
 
 /* Complete the pending samples older than ts: a record with a later time
  * means no more parts of them can follow. */
 static int complete_before(struct parse *p, uint64_t ts)
 {
+	struct series *const series[] = { &p->thr, &p->io, &p->net, &p->pcpu };
 	int r = 0;
-	if (p->thr.have_cur && p->thr.cur_ts < ts)
-		r = complete_thr(p);
-	if (r == 0 && p->io.have_cur && p->io.cur_ts < ts)
-		r = complete_io(p);
-	if (r == 0 && p->net.have_cur && p->net.cur_ts < ts)
-		r = complete_net(p);
-	if (r == 0 && p->pcpu.have_cur && p->pcpu.cur_ts < ts)
-		r = complete_pcpu(p);
+	for (size_t i = 0; i < ARRAY_SIZE(series) && r == 0; i++)
+		if (series[i]->have_cur && series[i]->cur_ts < ts)
+			r = complete_series(p, series[i]);
 	if (r == 0 && p->mem.have && p->mem.ts < ts)
 		r = complete_mem(p);
 	return r;
@@ -959,6 +940,11 @@ static int parse_file(struct parse *p, const char *path)
 	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }
 
+static const struct series_kind thr_kind = { sizeof(struct thr), cmp_thr, SEEN_THR, cpu_interval };
+static const struct series_kind io_kind = { sizeof(struct pio), cmp_pid, SEEN_IO, io_interval };
+static const struct series_kind pcpu_kind = { sizeof(struct pcpu), cmp_pid, SEEN_PCPU, pcpu_interval };
+static const struct series_kind net_kind = { sizeof(struct ndev), NULL, 0, net_interval };
+
 static const enum raw_source sources[] = {
 	RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK,
 	RAW_SOURCE_HOST_NET, RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM,
@@ -974,10 +960,10 @@ static int exp_parse(struct exp *e)
 		return -ENAMETOOLONG;
 	for (int i = 0; i < _ST_MAX && r == 0; i++)
 		r = exp_prepare(e, st_sql[i], &p.st[i]);
-	series_init(&p.thr, sizeof(struct thr));
-	series_init(&p.io, sizeof(struct pio));
-	series_init(&p.pcpu, sizeof(struct pcpu));
-	series_init(&p.net, sizeof(struct ndev));
+	series_init(&p.thr, &thr_kind);
+	series_init(&p.io, &io_kind);
+	series_init(&p.pcpu, &pcpu_kind);
+	series_init(&p.net, &net_kind);
 
 	for (size_t s = 0; s < ARRAY_SIZE(sources) && r == 0; s++) {
 		char **paths = NULL;

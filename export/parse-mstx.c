@@ -199,16 +199,12 @@ static int domain_set(struct exp_mstx *m, uint64_t id, const char *name)
 		m->doms[v->a].skip = domain_skipped(m->e, name);
 		return 0;
 	}
-	if (m->n_doms == m->cap_doms) {
-		if (m->cap_doms >= DOMAINS_MAX)
-			return 1; /* damage: the agent never has that many */
-		size_t cap = m->cap_doms ? m->cap_doms * 2 : 16;
-		struct dom *d = realloc(m->doms, cap * sizeof *d);
-		if (!d)
-			return -ENOMEM;
-		m->doms = d;
-		m->cap_doms = cap;
-	}
+	if (m->n_doms == m->cap_doms && m->cap_doms >= DOMAINS_MAX)
+		return 1; /* damage: the agent never has that many */
+	struct dom *d = exp_grow(m->doms, m->n_doms, &m->cap_doms, sizeof *d, 16);
+	if (!d)
+		return -ENOMEM;
+	m->doms = d;
 	r = map_put(&m->dom_of, id, (struct mval){ (int64_t)m->n_doms, 0 });
 	if (r < 0)
 		return r == -ENOSPC ? 1 : r;
@@ -284,6 +280,22 @@ static int end_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64
 	return step(m, MS_END);
 }
 
+/* The domain of a mark or a start; *ret NULL when the filter leaves the
+ * event out (counted). */
+static int kept_domain(struct exp_mstx *m, struct exp_agent_process *ap, uint64_t id, const struct dom **ret)
+{
+	const struct dom *d;
+	int r = domain_get(m, id, &d);
+	if (r != 0)
+		return r;
+	if (d->skip) {
+		ap->filtered++;
+		d = NULL;
+	}
+	*ret = d;
+	return 0;
+}
+
 static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		     int64_t t)
 {
@@ -295,13 +307,9 @@ static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct r
 	if (!exp_take_str(c, m->msg) || (type != 0 && type != 3))
 		return 1;
 	const struct dom *d;
-	int r = domain_get(m, domain, &d);
-	if (r != 0)
+	int r = kept_domain(m, ap, domain, &d);
+	if (r != 0 || !d)
 		return r;
-	if (d->skip) {
-		ap->filtered++;
-		return 0;
-	}
 	return insert(m, ap, t, t, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, NULL);
 }
 
@@ -315,14 +323,10 @@ static struct stack *stack_for(struct exp_mstx *m, uint32_t tid, uint64_t domain
 		return &m->stacks[v->a];
 	if (!create || m->n_stacks >= STACKS_MAX)
 		return NULL;
-	if (m->n_stacks == m->cap_stacks) {
-		size_t cap = m->cap_stacks ? m->cap_stacks * 2 : 16;
-		struct stack *s = realloc(m->stacks, cap * sizeof *s);
-		if (!s)
-			return NULL;
-		m->stacks = s;
-		m->cap_stacks = cap;
-	}
+	struct stack *s = exp_grow(m->stacks, m->n_stacks, &m->cap_stacks, sizeof *s, 16);
+	if (!s)
+		return NULL;
+	m->stacks = s;
 	if (map_put(&m->stack_of, key, (struct mval){ (int64_t)m->n_stacks, 0 }) < 0)
 		return NULL;
 	m->stacks[m->n_stacks] = (struct stack){ 0 };
@@ -340,13 +344,9 @@ static int take_start(struct exp *e, struct exp_agent_process *ap, const struct 
 	if (!exp_take_str(c, m->msg) || (type != 1 && type != 2) || (type == 2 && id == 0))
 		return 1;
 	const struct dom *d;
-	int r = domain_get(m, domain, &d);
-	if (r != 0)
+	int r = kept_domain(m, ap, domain, &d);
+	if (r != 0 || !d)
 		return r;
-	if (d->skip) {
-		ap->filtered++;
-		return 0;
-	}
 	int64_t rowid;
 	if (type == 2) {
 		struct mval early;

@@ -287,6 +287,107 @@ static void pid_list(FILE *f, const int64_t *v, size_t n)
 	fputc(']', f);
 }
 
+/* What the usage files say besides their rows. */
+struct usage {
+	int64_t interval_ms, cpu_nums, pid;
+	const int64_t *pids;
+	size_t n_pids;
+};
+
+/* One usage file, {out_dir}/{stem}_{suffix}.json, from n rows of ncol
+ * values (the first the time):
+ * {"info": {<info>}, "data": [{<fields>"timestamp": <s since the first>}, ...]}
+ * where info writes the inside of "info" and fields each row's values,
+ * each followed by ", ".  A failed write is noted in rep. */
+static int usage_file(const char *out_dir, const char *stem, const char *suffix, const int64_t *v, size_t n,
+		      unsigned ncol, const struct usage *u,
+		      void (*info)(FILE *f, const struct usage *u, const int64_t *v, size_t n),
+		      void (*fields)(FILE *f, const int64_t *row), struct export_report *rep)
+{
+	char path[PATH_MAX];
+	FILE *f = NULL;
+	int r = open_out(out_dir, stem, suffix, path, sizeof path, &f);
+	if (r < 0)
+		return r;
+	fputs("{\"info\": {", f);
+	info(f, u, v, n);
+	fputs("}, \"data\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		const int64_t *row = v + i * ncol;
+		fputs(i ? ", {" : "{", f);
+		fields(f, row);
+		fputs("\"timestamp\": ", f);
+		centi(f, rel_s(row[0], v[0]));
+		fputc('}', f);
+	}
+	fputs("]}", f);
+	if ((r = close_out(f, 0)) < 0)
+		snprintf(rep->message, sizeof rep->message, "cannot write '%.400s': %s", path, strerror(-r));
+	return r;
+}
+
+/* system CPU: rows of (t, user, sys, io, idle) ticks */
+static const char *const cpu_avg[] = { "average_user_usage", "average_sys_usage", "average_io_usage",
+				       "average_idle_usage" };
+static const char *const cpu_tag[] = { "user_usage", "sys_usage", "io_usage", "idle_usage" };
+
+static void sys_cpu_info(FILE *f, const struct usage *u, const int64_t *v, size_t n)
+{
+	int64_t sum[4] = { 0 }, total = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 4; c++)
+			sum[c] += v[i * 5 + 1 + c], total += v[i * 5 + 1 + c];
+	fprintf(f, "\"cpu_nums\": %" PRId64 ", \"sampling_interval\": %" PRId64, u->cpu_nums, u->interval_ms);
+	for (int c = 0; c < 4; c++) {
+		fprintf(f, ", \"%s\": ", cpu_avg[c]);
+		centi(f, pct(sum[c], total));
+	}
+}
+
+static void sys_cpu_fields(FILE *f, const int64_t *row)
+{
+	int64_t rs = row[1] + row[2] + row[3] + row[4];
+	for (int c = 0; c < 4; c++) {
+		fprintf(f, "\"%s\": ", cpu_tag[c]);
+		centi(f, pct(row[1 + c], rs));
+		fputs(", ", f);
+	}
+}
+
+/* system memory: rows of (t, memTotal, memFree) */
+static void sys_mem_info(FILE *f, const struct usage *u, const int64_t *v, size_t n)
+{
+	int64_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += pct(v[i * 3 + 1] - v[i * 3 + 2], v[i * 3 + 1]);
+	fprintf(f, "\"sampling_interval\": %" PRId64 ", \"total_mem\": %" PRId64 ", \"average_mem_usage\": ",
+		u->interval_ms, v[1]);
+	centi(f, (sum + (int64_t)n / 2) / (int64_t)n);
+}
+
+static void sys_mem_fields(FILE *f, const int64_t *row)
+{
+	fputs("\"mem_usage\": ", f);
+	centi(f, pct(row[1] - row[2], row[1]));
+	fputs(", ", f);
+}
+
+/* the process's memory: rows of (t, size, resident, shared) statm pages */
+static void pid_mem_info(FILE *f, const struct usage *u, const int64_t *v, size_t n)
+{
+	(void)v, (void)n;
+	fprintf(f, "\"sampling_interval\": %" PRId64 ", \"cur_pid\": %" PRId64 ", \"all_pids\": ", u->interval_ms,
+		u->pid);
+	pid_list(f, u->pids, u->n_pids);
+}
+
+static void pid_mem_fields(FILE *f, const int64_t *row)
+{
+	/* as MB: 4 KB pages, as msprof */
+	fprintf(f, "\"size\": %" PRId64 ", \"resident\": %" PRId64 ", \"shared\": %" PRId64 ", ", row[1] / 256,
+		row[2] / 256, row[3] / 256);
+}
+
 int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_dir, const char *suffix,
 			    unsigned *ret_written, struct export_report *rep)
 {
@@ -297,8 +398,7 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 	int64_t *v = NULL, *pids = NULL;
 	size_t n = 0, n_pids = 0;
 	unsigned written = 0;
-	char sql[512], path[PATH_MAX];
-	FILE *f = NULL;
+	char sql[512];
 
 	/* the process of id: an agent process with that rank, or without a
 	 * rank and with that pid; else the process host/info.json names */
@@ -316,8 +416,8 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 		goto out;
 	}
 	int64_t freq = sample_usage_freq(prof_dir);
-	int64_t interval_ms = freq > 0 ? 1000 / freq : 0;
-	int64_t cpu_nums = host_json_i64(prof_dir, "info.json", "cpuNums", 0);
+	struct usage u = { .interval_ms = freq > 0 ? 1000 / freq : 0,
+			   .cpu_nums = host_json_i64(prof_dir, "info.json", "cpuNums", 0), .pid = pid };
 
 	/* system CPU: the aggregate /proc/stat line, ticks per interval */
 	if (has_table(db, "SYS_CPU")) {
@@ -335,38 +435,9 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 			goto out;
 	}
 	if (n) {
-		int64_t sum[4] = { 0 }, total = 0;
-		for (size_t i = 0; i < n; i++)
-			for (int c = 0; c < 4; c++)
-				sum[c] += v[i * 5 + 1 + c], total += v[i * 5 + 1 + c];
-		if ((r = open_out(out_dir, "host_sys_cpu_usage", suffix, path, sizeof path, &f)) < 0)
+		if ((r = usage_file(out_dir, "host_sys_cpu_usage", suffix, v, n, 5, &u, sys_cpu_info, sys_cpu_fields,
+				    rep)) < 0)
 			goto out;
-		fprintf(f, "{\"info\": {\"cpu_nums\": %" PRId64 ", \"sampling_interval\": %" PRId64, cpu_nums,
-			interval_ms);
-		static const char *const avg[] = { "average_user_usage", "average_sys_usage", "average_io_usage",
-						   "average_idle_usage" };
-		static const char *const tag[] = { "user_usage", "sys_usage", "io_usage", "idle_usage" };
-		for (int c = 0; c < 4; c++) {
-			fprintf(f, ", \"%s\": ", avg[c]);
-			centi(f, pct(sum[c], total));
-		}
-		fputs("}, \"data\": [", f);
-		for (size_t i = 0; i < n; i++) {
-			const int64_t *row = v + i * 5;
-			int64_t rs = row[1] + row[2] + row[3] + row[4];
-			fputs(i ? ", {" : "{", f);
-			for (int c = 0; c < 4; c++) {
-				fprintf(f, "\"%s\": ", tag[c]);
-				centi(f, pct(row[1 + c], rs));
-				fputs(", ", f);
-			}
-			fputs("\"timestamp\": ", f);
-			centi(f, rel_s(row[0], v[0]));
-			fputc('}', f);
-		}
-		fputs("]}", f);
-		if ((r = close_out(f, 0)) < 0)
-			goto fail_write;
 		written |= EXPORT_HOST_USAGE_SYS_CPU;
 	}
 	free(v);
@@ -379,32 +450,16 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 			  3, &v, &n, rep)) < 0)
 		goto out;
 	if (n) {
-		int64_t sum = 0;
-		for (size_t i = 0; i < n; i++)
-			sum += pct(v[i * 3 + 1] - v[i * 3 + 2], v[i * 3 + 1]);
-		if ((r = open_out(out_dir, "host_sys_mem_usage", suffix, path, sizeof path, &f)) < 0)
+		if ((r = usage_file(out_dir, "host_sys_mem_usage", suffix, v, n, 3, &u, sys_mem_info, sys_mem_fields,
+				    rep)) < 0)
 			goto out;
-		fprintf(f, "{\"info\": {\"sampling_interval\": %" PRId64 ", \"total_mem\": %" PRId64
-			   ", \"average_mem_usage\": ", interval_ms, v[1]);
-		centi(f, (sum + (int64_t)n / 2) / (int64_t)n);
-		fputs("}, \"data\": [", f);
-		for (size_t i = 0; i < n; i++) {
-			fputs(i ? ", {\"mem_usage\": " : "{\"mem_usage\": ", f);
-			centi(f, pct(v[i * 3 + 1] - v[i * 3 + 2], v[i * 3 + 1]));
-			fputs(", \"timestamp\": ", f);
-			centi(f, rel_s(v[i * 3], v[0]));
-			fputc('}', f);
-		}
-		fputs("]}", f);
-		if ((r = close_out(f, 0)) < 0)
-			goto fail_write;
 		written |= EXPORT_HOST_USAGE_SYS_MEM;
 	}
 	free(v);
 	v = NULL;
 	n = 0;
 
-	/* the process's memory: statm pages as MB (4 KB pages, as msprof) */
+	/* the process's memory */
 	if (has_table(db, "PROCESS_MEM_USAGE")) {
 		if ((r = rows_i64(db, "SELECT DISTINCT pid FROM PROCESS_MEM_USAGE ORDER BY pid", 1, &pids, &n_pids, rep)) <
 		    0)
@@ -416,30 +471,14 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 			goto out;
 	}
 	if (n) {
-		if ((r = open_out(out_dir, "host_pid_mem_usage", suffix, path, sizeof path, &f)) < 0)
+		u.pids = pids, u.n_pids = n_pids;
+		if ((r = usage_file(out_dir, "host_pid_mem_usage", suffix, v, n, 4, &u, pid_mem_info, pid_mem_fields,
+				    rep)) < 0)
 			goto out;
-		fprintf(f, "{\"info\": {\"sampling_interval\": %" PRId64 ", \"cur_pid\": %" PRId64 ", \"all_pids\": ",
-			interval_ms, pid);
-		pid_list(f, pids, n_pids);
-		fputs("}, \"data\": [", f);
-		for (size_t i = 0; i < n; i++) {
-			const int64_t *row = v + i * 4;
-			fprintf(f, "%s{\"size\": %" PRId64 ", \"resident\": %" PRId64 ", \"shared\": %" PRId64
-				   ", \"timestamp\": ", i ? ", " : "", row[1] / 256, row[2] / 256, row[3] / 256);
-			centi(f, rel_s(row[0], v[0]));
-			fputc('}', f);
-		}
-		fputs("]}", f);
-		if ((r = close_out(f, 0)) < 0)
-			goto fail_write;
 		written |= EXPORT_HOST_USAGE_PID_MEM;
 	}
 	r = 0;
 	*ret_written = written;
-	goto out;
-
-fail_write:
-	snprintf(rep->message, sizeof rep->message, "cannot write '%.400s': %s", path, strerror(-r));
 out:
 	free(v);
 	free(pids);

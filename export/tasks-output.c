@@ -77,6 +77,26 @@ static int64_t type_kind(const char *type, size_t len)
 	return GPU_TASK_MEMSET;
 }
 
+/* A task's name: a copy's by its kind, "Memset", or a kernel's by its id
+ * in column col ("" without one, or without the id in STRING_IDS). */
+static int task_name(sqlite3_stmt *st, int col, int64_t kind, int64_t copy, struct exp_strings *names,
+		     const char **ret, size_t *ret_len)
+{
+	if (kind == GPU_TASK_MEMCPY) {
+		*ret = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
+		*ret_len = strlen(*ret);
+	} else if (kind == GPU_TASK_MEMSET) {
+		*ret = "Memset", *ret_len = 6;
+	} else if (sqlite3_column_type(st, col) != SQLITE_NULL) {
+		int r = exp_strings_get(names, sqlite3_column_int64(st, col), ret, ret_len);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			*ret = "", *ret_len = 0;
+	}
+	return 0;
+}
+
 /* The end of the last task of each stream (process, device, stream). */
 struct stream_end {
 	int64_t pid, dev, stream, end;
@@ -158,13 +178,10 @@ static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
 			return g;
 		k = (k + 1) & (m->index_cap - 1);
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 32;
-		struct op_group *g = realloc(m->g, cap * sizeof *g);
-		if (!g)
-			return NULL;
-		m->g = g, m->cap = cap;
-	}
+	struct op_group *g = exp_grow(m->g, m->n, &m->cap, sizeof *g, 32);
+	if (!g)
+		return NULL;
+	m->g = g;
 	m->index[k] = m->n + 1;
 	m->g[m->n] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
 	return &m->g[m->n++];
@@ -253,11 +270,7 @@ static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *
 			break;
 	}
 	exp_buf_release(&b);
-	if (r < 0) {
-		exp_table_abort(&w);
-		return r;
-	}
-	return exp_table_commit(&w);
+	return exp_table_end(&w, r);
 }
 
 struct pass {
@@ -301,17 +314,8 @@ static int pass_row(sqlite3_stmt *st, void *ctx)
 	int64_t end = sqlite3_column_int64(st, S_END), kind = type_kind(type, type_len);
 	int64_t copy = sqlite3_column_int64(st, S_COPY), pid = sqlite3_column_int64(st, S_PID);
 	bool info = sqlite3_column_int64(st, S_INFO);
-	if (kind == GPU_TASK_MEMCPY) {
-		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
-		name_len = strlen(name);
-	} else if (kind == GPU_TASK_MEMSET) {
-		name = "Memset", name_len = 6;
-	} else if (sqlite3_column_type(st, S_NAME) != SQLITE_NULL) {
-		if ((r = exp_strings_get(p->names, sqlite3_column_int64(st, S_NAME), &name, &name_len)) < 0)
-			return r;
-		if (r == 0)
-			name = "", name_len = 0;
-	}
+	if ((r = task_name(st, S_NAME, kind, copy, p->names, &name, &name_len)) < 0)
+		return r;
 	/* the wait, from the stream's previous task */
 	struct stream_end *se = stream_slot(&p->ends, pid, dev, stream);
 	if (!se)
@@ -429,9 +433,9 @@ static int task_pass(struct exp *e, const char *dir)
 	if (r > 0)
 		r = 0;
 	if (p.sum_open)
-		r = r < 0 ? (exp_table_abort(&p.sum), r) : exp_table_commit(&p.sum);
+		r = exp_table_end(&p.sum, r);
 	if (p.time_open)
-		r = r < 0 ? (exp_table_abort(&p.time), r) : exp_table_commit(&p.time);
+		r = exp_table_end(&p.time, r);
 	if (r == 0 && p.want_sum)
 		r = write_op_statistic(e, dir, &p.groups, p.types, p.totals, p.n_totals);
 	exp_strings_free(p.names);
@@ -531,10 +535,55 @@ static void flow(struct exp_buf *b, char ph, unsigned pid, int64_t tid, int64_t 
 		exp_buf_lit(b, "\"}");
 }
 
-/* The buffer as the next event of t; emptied. */
+/* b[from..to) as the next event of t. */
 static void event_out(struct exp_tl *t, struct exp_buf *b, size_t from, size_t to)
 {
 	fwrite(b->p + from, 1, to - from, exp_tl_event(t));
+}
+
+/* The opening of an "X" event of these layers up to its args' "{", as
+ * exp_buf_x_event but for the duration, written as a time (exp_buf_ts),
+ * a name after prefix, and where its ts lies in b: b[*ret_ts_at..*ret_ts_end). */
+static inline void x_open(struct exp_buf *b, const char *prefix, const char *name, size_t name_len, unsigned pid,
+			  int64_t tid, int64_t start, int64_t end, size_t *ret_ts_at, size_t *ret_ts_end)
+{
+	exp_buf_lit(b, "{\"name\":\"");
+	exp_buf_puts(b, prefix);
+	exp_buf_json_str(b, name, name_len);
+	exp_buf_lit(b, "\",\"pid\":");
+	exp_buf_u64(b, pid);
+	exp_buf_lit(b, ",\"tid\":");
+	exp_buf_i64(b, tid);
+	exp_buf_lit(b, ",\"ts\":\"");
+	*ret_ts_at = b->len;
+	exp_buf_ts(b, start);
+	*ret_ts_end = b->len;
+	exp_buf_lit(b, "\",\"dur\":");
+	exp_buf_ts(b, end - start);
+	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{");
+}
+
+/* The event in b as the next event of t and, when launched, its flow's
+ * start or end (ph) after it, at the event's ts b[ts_at..ts_end); b
+ * emptied. */
+static int event_flow_out(struct exp_tl *t, struct exp_buf *b, bool launched, char ph, unsigned pid, int64_t tid,
+			  int64_t conn, size_t ts_at, size_t ts_end)
+{
+	if (b->err)
+		return b->err;
+	size_t ev_end = b->len;
+	event_out(t, b, 0, ev_end);
+	if (launched) {
+		char ts[32];
+		size_t ts_len = ts_end - ts_at;
+		memcpy(ts, b->p + ts_at, ts_len);
+		flow(b, ph, pid, tid, conn, ts, ts_len);
+		if (b->err)
+			return b->err;
+		event_out(t, b, ev_end, b->len);
+	}
+	b->len = 0;
+	return 0;
 }
 
 bool exp_have_gpu_layers(struct exp *e)
@@ -578,17 +627,8 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
 	if (r <= 0)
 		return r; /* no task type: left out, as an inner join leaves it */
 	int64_t kind = type_kind(type, type_len), copy = sqlite3_column_int64(st, H_COPY);
-	if (kind == GPU_TASK_MEMCPY) {
-		name = copy >= 0 && copy < (int64_t)ARRAY_SIZE(copy_names) ? copy_names[copy] : "Memcpy";
-		name_len = strlen(name);
-	} else if (kind == GPU_TASK_MEMSET) {
-		name = "Memset", name_len = 6;
-	} else if (sqlite3_column_type(st, H_NAME) != SQLITE_NULL &&
-		   (r = exp_strings_get(names, sqlite3_column_int64(st, H_NAME), &name, &name_len)) <= 0) {
-		if (r < 0)
-			return r;
-		name = "", name_len = 0;
-	}
+	if ((r = task_name(st, H_NAME, kind, copy, names, &name, &name_len)) < 0)
+		return r;
 	if (sqlite3_column_type(st, H_RANGE) != SQLITE_NULL &&
 	    (r = exp_strings_get(ranges, sqlite3_column_int64(st, H_RANGE), &range, &range_len)) <= 0) {
 		if (r < 0)
@@ -597,19 +637,9 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
 	}
 	int64_t s = sqlite3_column_int64(st, H_STREAM), conn = sqlite3_column_int64(st, H_CONN);
 	int64_t start = sqlite3_column_int64(st, H_START), end = sqlite3_column_int64(st, H_END);
-	exp_buf_lit(b, "{\"name\":\"");
-	exp_buf_json_str(b, name, name_len);
-	exp_buf_lit(b, "\",\"pid\":");
-	exp_buf_u64(b, pid);
-	exp_buf_lit(b, ",\"tid\":");
-	exp_buf_i64(b, s);
-	exp_buf_lit(b, ",\"ts\":\"");
-	size_t ts_at = b->len;
-	exp_buf_ts(b, start);
-	size_t ts_end = b->len;
-	exp_buf_lit(b, "\",\"dur\":");
-	exp_buf_ts(b, end - start);
-	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{\"Model Id\":4294967295,\"Task Type\":\"");
+	size_t ts_at, ts_end;
+	x_open(b, "", name, name_len, pid, s, start, end, &ts_at, &ts_end);
+	exp_buf_lit(b, "\"Model Id\":4294967295,\"Task Type\":\"");
 	exp_buf_put(b, type, type_len);
 	exp_buf_lit(b, "\",\"Physic Stream Id\":");
 	exp_buf_i64(b, s);
@@ -645,21 +675,7 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
 		exp_buf_putc(b, '"');
 	}
 	exp_buf_lit(b, "}}");
-	if (b->err)
-		return b->err;
-	size_t ev_end = b->len;
-	event_out(t, b, 0, ev_end);
-	if (sqlite3_column_int64(st, H_LAUNCHED)) {
-		char ts[32];
-		size_t ts_len = ts_end - ts_at;
-		memcpy(ts, b->p + ts_at, ts_len);
-		flow(b, 'f', pid, s, conn, ts, ts_len);
-		if (b->err)
-			return b->err;
-		event_out(t, b, ev_end, b->len);
-	}
-	b->len = 0;
-	return 0;
+	return event_flow_out(t, b, sqlite3_column_int64(st, H_LAUNCHED), 'f', pid, s, conn, ts_at, ts_end);
 }
 
 /* The tasks by device and stream: a stream's thread metadata when the
@@ -749,40 +765,16 @@ static int cann_call(sqlite3_stmt *st, void *ctx)
 		exp_tl_thread(tl, pid, w->tid, "Thread");
 	w->tid = t;
 	w->any = true;
-	exp_buf_lit(b, "{\"name\":\"Runtime@");
-	exp_buf_json_str(b, name, name_len);
-	exp_buf_lit(b, "\",\"pid\":");
-	exp_buf_u64(b, pid);
-	exp_buf_lit(b, ",\"tid\":");
-	exp_buf_i64(b, t);
-	exp_buf_lit(b, ",\"ts\":\"");
-	size_t ts_at = b->len;
-	exp_buf_ts(b, start);
-	size_t ts_end = b->len;
-	exp_buf_lit(b, "\",\"dur\":");
-	exp_buf_ts(b, end - start);
-	exp_buf_lit(b, ",\"ph\":\"X\",\"args\":{\"Thread Id\":");
+	size_t ts_at, ts_end;
+	x_open(b, "Runtime@", name, name_len, pid, t, start, end, &ts_at, &ts_end);
+	exp_buf_lit(b, "\"Thread Id\":");
 	exp_buf_i64(b, t);
 	exp_buf_lit(b, ",\"Mode\":\"N/A\",\"level\":\"runtime\",\"id\":\"");
 	exp_buf_json_str(b, name, name_len);
 	exp_buf_lit(b, "\",\"item_id\":\"N/A\",\"connection_id\":");
 	exp_buf_i64(b, conn);
 	exp_buf_lit(b, "}}");
-	if (b->err)
-		return b->err;
-	size_t ev_end = b->len;
-	event_out(tl, b, 0, ev_end);
-	if (sqlite3_column_int64(st, 5)) {
-		char ts[32];
-		size_t ts_len = ts_end - ts_at;
-		memcpy(ts, b->p + ts_at, ts_len);
-		flow(b, 's', pid, t, conn, ts, ts_len);
-		if (b->err)
-			return b->err;
-		event_out(tl, b, ev_end, b->len);
-	}
-	b->len = 0;
-	return 0;
+	return event_flow_out(tl, b, sqlite3_column_int64(st, 5), 's', pid, t, conn, ts_at, ts_end);
 }
 
 /* The CANN layer: per thread the runtime calls, in (thread, start) order

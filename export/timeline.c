@@ -12,6 +12,23 @@
 #include "export/internal.h"
 #include "common/util.h"
 
+/* Commit out and then, when with_tx, tx_out; both aborted after an
+ * error r. */
+static int commit_both(struct exp_tl *out, struct exp_tl *tx_out, bool with_tx, int r)
+{
+	if (r == 0)
+		r = exp_tl_commit(out);
+	else
+		exp_tl_abort(out);
+	if (with_tx) {
+		if (r == 0)
+			r = exp_tl_commit(tx_out);
+		else
+			exp_tl_abort(tx_out);
+	}
+	return r;
+}
+
 /* The mstx layers written ahead (export.c): wait for them, append them,
  * and commit both files as exp_write_timeline does. */
 static int finish_ahead(struct exp_tx_ahead *a, struct exp_tl *out, int r)
@@ -25,17 +42,7 @@ static int finish_ahead(struct exp_tx_ahead *a, struct exp_tl *out, int r)
 		r = a->r;
 	if (r == 0)
 		r = exp_tl_append(out, &a->spool);
-	if (r == 0)
-		r = exp_tl_commit(out);
-	else
-		exp_tl_abort(out);
-	if (a->with_tx) {
-		if (r == 0)
-			r = exp_tl_commit(&a->tx_out);
-		else
-			exp_tl_abort(&a->tx_out);
-	}
-	return r;
+	return commit_both(out, &a->tx_out, a->with_tx, r);
 }
 
 int exp_write_timeline(struct exp *e, const char *dir)
@@ -79,15 +86,5 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	}
 	if (r == 0 && tx)
 		r = exp_write_tx_layer(e, &out, with_tx ? &tx_out : NULL);
-	if (r == 0)
-		r = exp_tl_commit(&out);
-	else
-		exp_tl_abort(&out);
-	if (with_tx) {
-		if (r == 0)
-			r = exp_tl_commit(&tx_out);
-		else
-			exp_tl_abort(&tx_out);
-	}
-	return r;
+	return commit_both(&out, &tx_out, with_tx, r);
 }
