@@ -71,15 +71,6 @@ void exp_buf_release(struct exp_buf *b)
 	*b = (struct exp_buf){ 0 };
 }
 
-void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first)
-{
-	size_t c = *cap ? 2 * *cap : first;
-	void *n = realloc(p, c * size);
-	if (n)
-		*cap = c;
-	return n;
-}
-
 void exp_buf_u64(struct exp_buf *b, uint64_t v)
 {
 	if (exp_buf_room(b, 24))

@@ -180,7 +180,7 @@ static int process_meta(struct txl *t, uint32_t pid)
 /* The thread just finished: into the process's list. */
 static int thread_done(struct txl *t, uint32_t tid)
 {
-	struct thr *n = exp_grow(t->threads, t->n_threads, &t->cap_threads, sizeof *n, 16);
+	struct thr *n = grow_array(t->threads, &t->cap_threads, t->n_threads, sizeof *n, 16);
 	if (!n)
 		return -ENOMEM;
 	t->threads = n;

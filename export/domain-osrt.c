@@ -100,7 +100,7 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 			process_meta(w->out, (uint32_t)((uint64_t)w->cur >> 32), w->tids, w->n);
 			w->n = 0;
 		}
-		uint32_t *t = exp_grow(w->tids, w->n, &w->cap, sizeof *t, 16);
+		uint32_t *t = grow_array(w->tids, &w->cap, w->n, sizeof *t, 16);
 		if (!t)
 			return -ENOMEM;
 		w->tids = t;

@@ -247,7 +247,7 @@ static int sorted_sweep_row(sqlite3_stmt *sel, void *ctx)
 	if (w->n == 0 || t != w->tid)
 		w->n = 0, w->tid = t;
 	if (!sqlite3_column_int64(sel, 4)) {
-		struct open_range *s = exp_grow(w->stack, w->n, &w->cap, sizeof *s, 64);
+		struct open_range *s = grow_array(w->stack, &w->cap, w->n, sizeof *s, 64);
 		if (!s)
 			return -ENOMEM;
 		w->stack = s;
@@ -298,7 +298,7 @@ struct range_thread {
 
 static int range_push(struct range_thread *t)
 {
-	struct open_range *s = exp_grow(t->stack, t->n, &t->cap, sizeof *s, 64);
+	struct open_range *s = grow_array(t->stack, &t->cap, t->n, sizeof *s, 64);
 	if (!s)
 		return -ENOMEM;
 	t->stack = s;
@@ -630,7 +630,7 @@ static int api_name_row(sqlite3_stmt *sel, void *ctx)
 		w->full = true;
 		return 1;
 	}
-	struct api_name *nv = exp_grow(w->v, n, &w->cap, sizeof *nv, 64);
+	struct api_name *nv = grow_array(w->v, &w->cap, n, sizeof *nv, 64);
 	if (!nv)
 		return -ENOMEM;
 	w->v = nv;

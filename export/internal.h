@@ -206,15 +206,6 @@ static inline void exp_buf_flush_to(struct exp_buf *b, FILE *f)
 	fwrite(b->p, 1, b->len, f);
 	b->len = 0;
 }
-/* An array p of n items of size bytes, with room for *cap, given room
- * for one more: p itself while there is room, else moved to twice the
- * room (first when none), *cap updated; NULL for want of memory, p kept.
- * Inline: some arrays grow by one a row. */
-void *exp_grow_full(void *p, size_t *cap, size_t size, size_t first);
-static inline void *exp_grow(void *p, size_t n, size_t *cap, size_t size, size_t first)
-{
-	return n < *cap ? p : exp_grow_full(p, cap, size, first);
-}
 /* Map a SQLite result code to -errno once, noting sqlite3_errmsg. */
 int exp_sql_fail(struct exp *e, int rc, const char *what);
 int exp_exec(struct exp *e, const char *sql);

@@ -201,7 +201,7 @@ static int domain_set(struct exp_mstx *m, uint64_t id, const char *name)
 	}
 	if (m->n_doms == m->cap_doms && m->cap_doms >= DOMAINS_MAX)
 		return 1; /* damage: the agent never has that many */
-	struct dom *d = exp_grow(m->doms, m->n_doms, &m->cap_doms, sizeof *d, 16);
+	struct dom *d = grow_array(m->doms, &m->cap_doms, m->n_doms, sizeof *d, 16);
 	if (!d)
 		return -ENOMEM;
 	m->doms = d;
@@ -323,7 +323,7 @@ static struct stack *stack_for(struct exp_mstx *m, uint32_t tid, uint64_t domain
 		return &m->stacks[v->a];
 	if (!create || m->n_stacks >= STACKS_MAX)
 		return NULL;
-	struct stack *s = exp_grow(m->stacks, m->n_stacks, &m->cap_stacks, sizeof *s, 16);
+	struct stack *s = grow_array(m->stacks, &m->cap_stacks, m->n_stacks, sizeof *s, 16);
 	if (!s)
 		return NULL;
 	m->stacks = s;

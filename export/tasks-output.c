@@ -178,7 +178,7 @@ static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
 			return g;
 		k = (k + 1) & (m->index_cap - 1);
 	}
-	struct op_group *g = exp_grow(m->g, m->n, &m->cap, sizeof *g, 32);
+	struct op_group *g = grow_array(m->g, &m->cap, m->n, sizeof *g, 32);
 	if (!g)
 		return NULL;
 	m->g = g;
