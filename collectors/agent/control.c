@@ -596,8 +596,14 @@ static void start_standalone(void)
 		agent_wake(); /* the agent thread may be asleep for a second */
 }
 
+/* The forking thread takes the agent's locks in its own name: with osrt
+ * recording, a wait for them (the agent thread holds g_win_mu while it
+ * drains) would otherwise be recorded as the program's pthread_mutex_lock. */
+static __thread bool tl_fork_osrt;
+
 static void atfork_prepare(void)
 {
+	tl_fork_osrt = agent_osrt_self_swap(false);
 	pthread_mutex_lock(&g_win_mu);
 	pthread_mutex_lock(&g_reg_mu);
 }
@@ -606,6 +612,7 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
+	agent_osrt_self(tl_fork_osrt);
 }
 
 /* Async-signal-safe calls only: plain stores, close(2), gettid. */
@@ -613,6 +620,7 @@ static void atfork_child(void)
 {
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
+	agent_osrt_self(tl_fork_osrt);
 	if (C.sock >= 0)
 		close(C.sock);
 	C.sock = -1;

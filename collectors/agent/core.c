@@ -311,9 +311,11 @@ __attribute__((noinline)) void agent_wake(void)
 	if (g_wake_fd < 0 || atomic_load_explicit(&g_wake_pending, memory_order_relaxed) ||
 	    atomic_exchange(&g_wake_pending, 1))
 		return;
+	/* not through osrt's write: an application thread wakes the agent
+	 * thread, and that write is ours, not the program's; a full eventfd
+	 * is awake already */
 	uint64_t one = 1;
-	ssize_t n = write(g_wake_fd, &one, sizeof(one));
-	(void)n; /* a full eventfd is awake already */
+	(void)syscall(SYS_write, g_wake_fd, &one, sizeof(one));
 }
 
 void agent_wake_always(void)
