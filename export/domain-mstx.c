@@ -262,7 +262,9 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		r = exp_strings_new(e, &t.domains);
 	if (r == 0)
 		r = exp_each(e, sql, NULL, tx_event, &t);
-	if (r >= 0 && t.cur >= 0) {
+	if (r > 0)
+		r = 0; /* a row count: rows without their strings write no event */
+	if (r == 0 && t.cur >= 0) {
 		r = thread_done(&t, (uint32_t)t.cur);
 		if (r == 0)
 			r = process_meta(&t, (uint32_t)((uint64_t)t.cur >> 32));

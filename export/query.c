@@ -227,20 +227,6 @@ static int64_t host_json_i64(const char *prof_dir, const char *file, const char 
 	return fallback;
 }
 
-/* --host-sys-usage-freq as host/sample.json has it (its row in
- * ipc/settings.c), 0 where it is not there. */
-static int64_t sample_usage_freq(const char *prof_dir)
-{
-	char path[PATH_MAX];
-	_cleanup_json_ cJSON *j = NULL;
-	struct settings s;
-	if ((size_t)snprintf(path, sizeof path, "%s/host/sample.json", prof_dir) >= sizeof path ||
-	    profdir_read_json(path, &j) < 0)
-		return 0;
-	settings_from_sample(j, &s);
-	return settings_given(&s, SET_HOST_SYS_USAGE_FREQ) ? (int64_t)s.u[SET_HOST_SYS_USAGE_FREQ] : 0;
-}
-
 /* Hundredths as a JSON number: "12.34". */
 static void centi(FILE *f, int64_t c)
 {
@@ -415,7 +401,9 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 		r = -ENOENT;
 		goto out;
 	}
-	int64_t freq = sample_usage_freq(prof_dir);
+	/* its key by its settings row; a number, or a numeric string, as
+	 * any sample.json may have it */
+	int64_t freq = host_json_i64(prof_dir, "sample.json", setting_table[SET_HOST_SYS_USAGE_FREQ].sample_key, 0);
 	struct usage u = { .interval_ms = freq > 0 ? 1000 / freq : 0,
 			   .cpu_nums = host_json_i64(prof_dir, "info.json", "cpuNums", 0), .pid = pid };
 

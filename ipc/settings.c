@@ -777,7 +777,9 @@ void settings_from_sample(const cJSON *obj, struct settings *ret)
 			continue;
 		switch (def->type) {
 		case SETTING_SWITCH:
-			if ((ok = str && (streq(str, "on") || streq(str, "off"))))
+			/* as the export always read them: "on" is on, any other
+			 * string off */
+			if ((ok = str != NULL))
 				s.u[i] = streq(str, "on");
 			break;
 		case SETTING_UINT: {

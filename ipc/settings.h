@@ -167,6 +167,7 @@ int settings_to_agent(const struct settings *s, cJSON *msg);
 /* Add the host/sample.json keys of the rows [first, end) to obj. */
 int settings_to_sample(const struct settings *s, enum setting_id first, enum setting_id end, cJSON *obj);
 /* Read host/sample.json as the export does: keys that are missing or of
- * another type are left at their default and not marked given; LIST takes
- * a JSON array too, and ignores names it does not know. */
+ * another type are left at their default and not marked given; a SWITCH is
+ * on for "on" alone, off for any other string; LIST takes a JSON array too,
+ * and ignores names it does not know. */
 void settings_from_sample(const cJSON *obj, struct settings *ret);

@@ -599,7 +599,7 @@ static void start_standalone(void)
 /* The forking thread takes the agent's locks in its own name: with osrt
  * recording, a wait for them (the agent thread holds g_win_mu while it
  * drains) would otherwise be recorded as the program's pthread_mutex_lock. */
-static __thread bool tl_fork_osrt;
+static __thread bool tl_fork_osrt __attribute__((tls_model("initial-exec")));
 
 static void atfork_prepare(void)
 {
