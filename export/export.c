@@ -131,8 +131,6 @@ static void read_sample(struct exp *e)
 	settings_from_sample(j, &set);
 	e->sample = set;
 	memset(e->sample.s, 0, sizeof e->sample.s); /* they point into j */
-	e->ask_sys = (unsigned)set.u[SET_HOST_SYS];
-	e->ask_usage = (unsigned)set.u[SET_HOST_SYS_USAGE];
 	/* the agents filter already; a file written without the filter (the
 	 * agent's standalone mode) is filtered here */
 	const char *inc = set.s[SET_MSTX_DOMAIN_INCLUDE], *exc = set.s[SET_MSTX_DOMAIN_EXCLUDE];

@@ -65,7 +65,7 @@ void exp_put_process(FILE *f, sqlite3_stmt *st)
 int exp_write_host_summaries(struct exp *e, const char *dir, const struct exp_host_summary *s, size_t n)
 {
 	for (; n; n--, s++) {
-		if (e->have_sample && !((s->usage ? e->ask_usage : e->ask_sys) & s->ask))
+		if (e->have_sample && !(e->sample.u[s->usage ? SET_HOST_SYS_USAGE : SET_HOST_SYS] & s->ask))
 			continue;
 		if (!exp_table_has_rows(e, s->table)) {
 			/* nothing in this export (the chosen steps hold no

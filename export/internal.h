@@ -63,8 +63,6 @@ struct exp {
 	bool have_sample;
 	struct settings sample;  /* its settings by their rows, values and given bits only (.s is not kept) */
 	bool system_only;        /* sample.json "app" empty: collected without an application */
-	unsigned ask_sys;   /* --host-sys */
-	unsigned ask_usage; /* --host-sys-usage */
 	char mstx_include[1025]; /* --mstx-domain-include, "" none */
 	char mstx_exclude[1025];
 
