@@ -143,7 +143,7 @@ static bool is_meta(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(host_meta); i++)
 		if (streq(name, host_meta[i]))
 			return true;
-	return false;
+	return startswith(name, "info.json."); /* host/info.json.<N> (profdir-ranks.c) */
 }
 
 /* Walk dir; with do_delete false only check that every entry may go. */

@@ -27,6 +27,7 @@
  *   since the epoch, string), "clockMonotonicRaw" (ns, string)}. */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -84,3 +85,25 @@ int profdir_write_json(const char *dir, const char *name, const struct cJSON *j)
 
 /* Read a JSON file (at most 1 MiB) into a cJSON tree. */
 int profdir_read_json(const char *path, struct cJSON **ret);
+
+/* One PROF dir per rank (profdir-ranks.c, which describes the layout):
+ * after collection, the processes of prof_dir that have a rank (from their
+ * agent files, or known: attached processes whose environment the caller
+ * read) and their descendants move into a new PROF dir per rank beside it;
+ * prof_dir keeps the rest as the host-level dir.  *ret (n entries, by rank)
+ * is for profdir_ranks_free; n is 0 and prof_dir untouched when no process
+ * has a rank.  Returns n, or -errno (dirs made so far are left, named by
+ * nothing: the caller reports prof_dir as it is). */
+struct profdir_known_rank {
+	pid_t pid;
+	int32_t rank;
+};
+struct profdir_rank {
+	int32_t rank;
+	pid_t pid;              /* its main process */
+	char *path;             /* its PROF dir */
+	uint64_t devices;       /* bit N: device_N is in it */
+};
+int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known,
+			struct profdir_rank **ret, size_t *ret_n);
+void profdir_ranks_free(struct profdir_rank *v, size_t n);

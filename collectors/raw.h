@@ -142,7 +142,11 @@ enum raw_type {
 	 *
 	 * RAW_AGENT_PROCESS  ts, u32 pid, u32 ppid, i32 rank (-1 none),
 	 *                    u32 flags, str name (comm), str cmdline (args
-	 *                    joined by spaces).  First record of every slice.
+	 *                    joined by spaces), then (absent in files of
+	 *                    older agents: read as -1) i32 local_rank, i32
+	 *                    world_size, i32 local_world_size, i32 node_rank,
+	 *                    i32 device (common/rankenv.h; -1 unknown).
+	 *                    First record of every slice.
 	 *                    flags bit 0 (RAW_AGENT_WINDOW_START): this slice
 	 *                    begins a window (the counters restart; a
 	 *                    process that execs keeps its pid and continues

@@ -80,6 +80,32 @@ static int read_host_json(struct exp *e, const char *name, cJSON **ret)
 	return profdir_read_json(path, ret);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void read_processes(struct exp *e, const cJSON *arr)
+{
+	int n = cJSON_GetArraySize(arr);
+	if (!cJSON_IsArray(arr) || n <= 0 || n > (1 << 20))
+		return;
+	e->procs = calloc((size_t)n, sizeof(*e->procs));
+	if (!e->procs)
+		return; /* every process counts, as without the key */
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr)
+		if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= UINT32_MAX)
+			e->procs[e->n_procs++] = (uint32_t)v->valuedouble;
+	qsort(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
+}
+
+bool exp_own_process(const struct exp *e, uint32_t pid)
+{
+	return !e->procs || bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32);
+}
+
 static void read_info(struct exp *e)
 {
 	_cleanup_json_ cJSON *j = NULL;
@@ -101,6 +127,7 @@ static void read_info(struct exp *e)
 			 e->prof_dir);
 	json_str(j, "hostname", e->hostname, sizeof e->hostname);
 	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
+	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		if (e->n_netcards >= EXPORT_MAX_NETCARDS)
@@ -898,6 +925,7 @@ int export_prof_dir(const char *prof_dir, const struct export_options *opt, stru
 		close_db(&e);
 	if (lock >= 0)
 		close(lock);
+	free(e.procs);
 	*ret = rep;
 	return r;
 }

@@ -43,6 +43,10 @@ struct exp_netcard {
 
 struct exp_intern;
 
+/* Whether pid is one of the PROF dir's processes (export.c). */
+struct exp;
+bool exp_own_process(const struct exp *e, uint32_t pid);
+
 struct exp {
 	const char *prof_dir;
 	struct export_report *rep;
@@ -56,6 +60,11 @@ struct exp {
 	uint64_t mem_total_kb;
 	char hostname[256];
 	char host_uid[128];
+	/* "processes": the pids this PROF dir holds (a rank's dir,
+	 * collectors/profdir-ranks.c), sorted; per-process host samples of
+	 * other processes are not its targets.  NULL: every sampled one. */
+	uint32_t *procs;
+	size_t n_procs;
 	struct exp_netcard netcards[EXPORT_MAX_NETCARDS];
 	unsigned n_netcards;
 

@@ -435,6 +435,8 @@ static int cpu_interval(struct parse *p)
 		memset(p->cpu_seen, 0, p->ncpu);
 	for (size_t i = 0, j = 0; j < s->ncur; j++) {
 		const struct thr *n = &b[j], *o;
+		if (!exp_own_process(p->e, n->pid))
+			continue; /* another rank's (its own PROF dir has it) */
 		while (i < s->nprev && cmp_thr(&a[i], n) < 0)
 			i++;
 		double busy;
@@ -550,6 +552,8 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 		uint64_t size = raw_cur_u64(c), res = raw_cur_u64(c), shared = raw_cur_u64(c);
 		if (c->err)
 			return 1;
+		if (!all && !exp_own_process(p->e, pid))
+			continue;
 		sqlite3_stmt *st = p->st[idx];
 		sqlite3_bind_int64(st, 1, t);
 		sqlite3_bind_int64(st, 2, pid);
@@ -589,6 +593,8 @@ static int io_interval(struct parse *p)
 	for (size_t i = 0, j = 0; j < s->ncur; j++) {
 		const struct pio *n = &b[j], *o;
 		const struct pio zero = { .pid = n->pid };
+		if (!exp_own_process(p->e, n->pid))
+			continue;
 		while (i < s->nprev && a[i].pid < n->pid)
 			i++;
 		if (i < s->nprev && a[i].pid == n->pid)
@@ -866,7 +872,8 @@ static int on_proc_info(struct parse *p, struct raw_cur *c, uint64_t ts)
 	sqlite3_bind_int64(st, 2, ppid);
 	sqlite3_bind_int64(st, 3, (int64_t)start);
 	sqlite3_bind_int64(st, 4, name);
-	sqlite3_bind_int(st, 5, target ? 1 : 0);
+	/* a rank's dir shares the host samples: its own processes are its targets */
+	sqlite3_bind_int(st, 5, target && exp_own_process(p->e, pid) ? 1 : 0);
 	sqlite3_bind_int64(st, 6, raw_unix_ns(p->h, ts));
 	return step(p, ST_PROC_INFO);
 }

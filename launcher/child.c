@@ -10,21 +10,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/rankenv.h"
 #include "common/util.h"
 
-/* msprof's RANK_ID, then what the agent reads (agent_rank: the launchers
- * of torchrun, Open MPI and Slurm), so that info.json's rank_id and the
- * agent's --ranks check agree. */
+static const char *env_get(void *ctx, const char *name)
+{
+	return strv_env_get(ctx, name);
+}
+
+void rank_env_of(char *const *env, struct rank_env *ret)
+{
+	rank_env_read(env_get, (void *)env, ret);
+}
+
 int rank_of(char *const *env)
 {
-	static const char *const keys[] = { "RANK_ID", "RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = strv_env_get(env, keys[i]);
-		uint64_t n;
-		if (v && parse_u64(v, 0, INT32_MAX, &n) == 0)
-			return (int)n;
-	}
-	return -1;
+	struct rank_env re;
+	rank_env_of(env, &re);
+	return re.rank;
 }
 
 /* Everything the child needs is prepared before fork: after it, it only

@@ -34,5 +34,8 @@ int exit_code(int status);
  * Linux 5.3, where callers probe instead. */
 int child_pidfd_open(pid_t pid);
 
-/* rank_id for info.json: RANK_ID of the environment, -1 when unset. */
+/* The job's place of the process with environment env (common/rankenv.h,
+ * as the agent reads its own), and its rank alone (-1: not a rank). */
+struct rank_env;
+void rank_env_of(char *const *env, struct rank_env *ret);
 int rank_of(char *const *env);

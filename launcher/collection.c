@@ -419,6 +419,49 @@ void collection_discard(struct collection *s)
 	}
 }
 
+static const char *base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known)
+{
+	struct profdir_rank *v = NULL;
+	size_t n = 0;
+	char **dirs = calloc(2, sizeof(*dirs));
+	int r = dirs ? profdir_split_ranks(prof_dir, known, n_known, &v, &n) : -ENOMEM;
+	if (r < 0 && dirs)
+		console_warn("cannot give each rank its own PROF dir in '%s': %s; all ranks stay in it",
+			     prof_dir, strerror(-r));
+	if (r > 0) {
+		char **grown = realloc(dirs, (n + 2) * sizeof(*dirs));
+		if (grown)
+			dirs = grown;
+		for (size_t i = 0; grown && i < n; i++) {
+			console_info("Rank %d (pid %d): %s", (int)v[i].rank, (int)v[i].pid, base(v[i].path));
+			dirs[i] = v[i].path;
+			v[i].path = NULL;
+		}
+		dirs[n] = NULL;
+		profdir_ranks_free(v, n);
+	}
+	if (!dirs)
+		return NULL;
+	size_t k = 0;
+	while (dirs[k])
+		k++;
+	/* the host-level dir: the processes of no rank and the machine's data,
+	 * unless nothing but its small files is left */
+	if (r <= 0 || profdir_remove_empty(prof_dir) < 0) {
+		dirs[k] = strdup(prof_dir);
+		if (r > 0 && dirs[k])
+			console_info("Processes of no rank: %s", base(prof_dir));
+		dirs[k + (dirs[k] != NULL)] = NULL;
+	}
+	return dirs;
+}
+
 int export_one(const char *prof_dir, enum out_type type)
 {
 	char *copy = strdup(prof_dir);

@@ -164,21 +164,30 @@ static void describe(struct target *t)
 		exe[n] = '\0';
 		snprintf(t->dir, sizeof(t->dir), "%s", dirname(exe));
 	}
-	/* RANK_ID of its environment, as launch mode reads the app's */
+	/* its place in the job, read from its environment as launch mode
+	 * reads the app's (common/rankenv.h) */
 	t->rank = -1;
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)t->pid);
 	f = fopen(path, "re");
 	if (f) {
-		char *item = NULL;
-		size_t cap = 0;
+		char *item = NULL, **env = NULL;
+		size_t cap = 0, n_env = 0;
 		ssize_t len;
-		while ((len = getdelim(&item, &cap, '\0', f)) > 0) {
-			uint64_t v;
-			if (startswith(item, "RANK_ID=") && parse_u64(item + 8, 0, INT32_MAX, &v) == 0)
-				t->rank = (int)v;
+		while (n_env < 4096 && (len = getdelim(&item, &cap, '\0', f)) > 0) {
+			char **grown = realloc(env, (n_env + 2) * sizeof(*env));
+			if (!grown)
+				break;
+			env = grown;
+			if (!(env[n_env] = strdup(item)))
+				break;
+			env[++n_env] = NULL;
 		}
 		free(item);
 		fclose(f);
+		if (env) {
+			t->rank = rank_of(env);
+			strv_free(env);
+		}
 	}
 }
 

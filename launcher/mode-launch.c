@@ -230,9 +230,16 @@ int mode_launch_run(const struct msprof_opts *given)
 	}
 	if (!stopped)
 		collection_stop(&s);
-	if (export_one(s.prof_dir, o->type) < 0 && rc == 0)
-		rc = 1;
-	console_data_saved(s.prof_dir);
+	{
+		char **dirs = collection_rank_dirs(s.prof_dir, NULL, 0);
+		for (size_t i = 0; dirs && dirs[i]; i++)
+			if (export_one(dirs[i], o->type) < 0 && rc == 0)
+				rc = 1;
+		console_info("Profiling finished.");
+		for (size_t i = 0; dirs && dirs[i]; i++)
+			console_info("Process profiling data complete. Data is saved in %s", dirs[i]);
+		strv_free(dirs);
+	}
 	goto out;
 
 out_wait_failed:

@@ -366,6 +366,8 @@ int agent_thread_start(void);
 void agent_flush_now(void);
 
 /* --- process facts ------------------------------------------------------ */
-int agent_rank(void);        /* RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID; -1 */
+int agent_rank(void);        /* common/rankenv.h's rank; -1 */
+struct rank_env;
+void agent_rank_env(struct rank_env *ret);
 void agent_comm(char *buf, size_t size);
 void agent_cmdline(char *buf, size_t size);

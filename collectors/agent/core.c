@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collectors/agent/agent.h"
+#include "common/rankenv.h"
 #include "collectors/osrt-api.h"
 
 _Atomic int g_state;
@@ -851,16 +852,16 @@ void agent_name_thread(uint32_t tid, const char *name, size_t n)
 
 /* --- process facts -------------------------------------------------------- */
 
+void agent_rank_env(struct rank_env *ret)
+{
+	rank_env_read(rank_env_getenv, NULL, ret);
+}
+
 int agent_rank(void)
 {
-	static const char *const vars[] = { "RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID" };
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = getenv(vars[i]);
-		uint64_t r;
-		if (v && *v)
-			return parse_u64(v, 0, INT32_MAX, &r) == 0 ? (int)r : -1;
-	}
-	return -1;
+	struct rank_env re;
+	agent_rank_env(&re);
+	return re.rank;
 }
 
 static size_t read_small(const char *path, char *buf, size_t size)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collectors/agent/agent.h"
+#include "common/rankenv.h"
 
 #define WRITE_BUFFER (256U << 10)
 #define STOP_WAIT_NS (200 * NSEC_PER_MSEC)
@@ -172,6 +173,13 @@ static void write_process(void)
 	W.first_slice = false;
 	buf_str(&W.buf, comm);
 	buf_str(&W.buf, cmd);
+	struct rank_env re;
+	agent_rank_env(&re);
+	raw_buf_u32(&W.buf, (uint32_t)re.local_rank);
+	raw_buf_u32(&W.buf, (uint32_t)re.world_size);
+	raw_buf_u32(&W.buf, (uint32_t)re.local_world_size);
+	raw_buf_u32(&W.buf, (uint32_t)re.node_rank);
+	raw_buf_u32(&W.buf, (uint32_t)re.device);
 	emit(RAW_AGENT_PROCESS);
 }
 

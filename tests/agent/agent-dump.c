@@ -3,7 +3,8 @@
  *   agent-dump DATA_DIR            one summary line per process
  *   agent-dump -v DATA_DIR [PID]   and every record
  *
- * Summary: pid=N ppid=N rank=N name=S slices=N processes=N windows=N marks=N starts=N
+ * Summary: pid=N ppid=N rank=N local_rank=N world_size=N local_world_size=N
+ *          node_rank=N device=N name=S slices=N processes=N windows=N marks=N starts=N
  * ends=N events=N dropped=N bad=N truncated=N counters=N last=0|1 damage=N
  * problem=S.  Exit 1 when a directory cannot be read. */
 #include <errno.h>
@@ -61,9 +62,11 @@ int main(int argc, char **argv)
 			printf("pid=%u error=%s\n", pids[i], strerror(-r));
 			continue;
 		}
-		printf("pid=%u ppid=%u rank=%d name=%s slices=%u processes=%u windows=%u marks=%zu starts=%zu ends=%zu "
+		printf("pid=%u ppid=%u rank=%d local_rank=%d world_size=%d local_world_size=%d node_rank=%d device=%d "
+		       "name=%s slices=%u processes=%u windows=%u marks=%zu starts=%zu ends=%zu "
 		       "events=%llu dropped=%llu bad=%llu truncated=%llu counters=%u last=%d damage=%llu problem=%s\n",
-		       f.pid, f.ppid, f.rank, f.name ? f.name : "", f.slices, f.processes, f.windows,
+		       f.pid, f.ppid, f.rank, f.local_rank, f.world_size, f.local_world_size,
+		       f.node_rank, f.device, f.name ? f.name : "", f.slices, f.processes, f.windows,
 		       ar_count(&f, RAW_AGENT_MARK), ar_count(&f, RAW_AGENT_RANGE_START),
 		       ar_count(&f, RAW_AGENT_RANGE_END), (unsigned long long)f.events,
 		       (unsigned long long)f.dropped, (unsigned long long)f.bad, (unsigned long long)f.truncated,

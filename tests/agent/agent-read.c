@@ -86,6 +86,16 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 			else if (f->processes == 0)
 				problem(f, "the first slice does not begin a window", path);
 			char *name = str(&c, NULL), *cmd = str(&c, NULL);
+			/* the job's place (raw.h), absent in older files */
+			int32_t place[5] = { -1, -1, -1, -1, -1 };
+			if (c.left == sizeof(place))
+				for (int k = 0; k < 5; k++)
+					place[k] = (int32_t)raw_cur_u32(&c);
+			f->local_rank = place[0];
+			f->world_size = place[1];
+			f->local_world_size = place[2];
+			f->node_rank = place[3];
+			f->device = place[4];
 			if (p != pid)
 				problem(f, "PROCESS pid is not the file's pid", path);
 			free(f->name);

@@ -26,6 +26,7 @@ struct ar_name {
 struct ar_file {
 	uint32_t pid, ppid;
 	int32_t rank;
+	int32_t local_rank, world_size, local_world_size, node_rank, device; /* -1: unknown or absent */
 	char *name, *cmdline;
 	unsigned slices, processes;
 	unsigned windows;      /* PROCESS records flagged RAW_AGENT_WINDOW_START */

@@ -90,7 +90,25 @@ run ranks1 --ranks=0 -- fork
 t_eq "--ranks=0 with RANK=1: nothing recorded" "$(q "SELECT COUNT(*) FROM sqlite_master WHERE name = 'MSTX_EVENTS'")" 0
 t_eq "info.json rank_id 1" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$P/host/info.json")" 1
+# without --ranks the child of rank 1 is a rank of its own: each rank gets
+# its own PROF dir (collectors/profdir-ranks.c), holding its own events
 ENVS=(RANK=0)
-run ranks-all -- fork
-t_eq "without --ranks: both processes record" "$(q 'SELECT COUNT(DISTINCT globalTid >> 32), COUNT(*) FROM MSTX_EVENTS')" "2|9"
+env "${PRE[@]}" "${ENVS[@]}" timeout 60 "$MSPROF" --msproftx=on --output="$T_WORK/ranks-all" "$APP" fork \
+	>"$T_WORK/ranks-all.log" 2>&1 || t_fail "msprof steps-app fork"
+dirs=("$T_WORK"/ranks-all/PROF_*)
+t_eq "without --ranks: one PROF dir per rank" "${#dirs[@]}" 2
+for d in "${dirs[@]}"; do
+	rank=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$d/host/info.json")
+	DB=$(ls "$d"/msprof_*.db | head -n1)
+	case $rank in
+	0) want="1|6" ;;   # the parent: steps 0 and 1, each with work and inner
+	1) want="1|3" ;;   # the child: step 0 and a mark
+	*) want="?" ;;
+	esac
+	t_eq "without --ranks: rank $rank's dir holds its one process's events" \
+		"$(q 'SELECT COUNT(DISTINCT globalTid >> 32), COUNT(*) FROM MSTX_EVENTS')" "$want"
+	t_eq "rank $rank's dir: its host/info.json.<N> names the rank" \
+		"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$d/host/info.json.0" 2>/dev/null ||
+		   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rank_id"])' "$d"/host/info.json.[0-9]*)" "$rank"
+done
 t_done

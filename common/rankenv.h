@@ -1,0 +1,76 @@
+/* A process's place in a distributed job, from the environment its
+ * launcher gave it: torchrun / torch.distributed, Open MPI, MPICH and other
+ * PMI launchers, Slurm, and MindSpore/Ascend (msprof's own RANK_ID).  One
+ * table, read by the agent (its rank goes into its raw files and decides
+ * --ranks), the launcher (info.json of the app it spawns, the processes it
+ * attaches to) and the tests.  Header only, libc only: the agent links it.
+ *
+ * Each field takes the first variable of its list that is set to a number;
+ * a variable set to anything else stops the search for that field (a
+ * launcher that sets RANK="" or RANK=abc means no rank, not "look further").
+ * RANK_ID comes first as msprof reads it; LOCAL_RANK stands in for the rank
+ * last, for launchers that give nothing else (a single-node job). */
+#pragma once
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct rank_env {
+	int32_t rank;             /* -1: not a rank */
+	int32_t local_rank;       /* on this host; -1 unknown */
+	int32_t world_size;       /* -1 unknown */
+	int32_t local_world_size; /* -1 unknown */
+	int32_t node_rank;        /* torchrun's GROUP_RANK; -1 unknown */
+	int32_t device;           /* DEVICE_ID (MindSpore/Ascend); -1 unknown */
+};
+
+#define RANK_ENV_RANK_VARS "RANK_ID", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", "LOCAL_RANK"
+#define RANK_ENV_LOCAL_VARS "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"
+#define RANK_ENV_WORLD_VARS "WORLD_SIZE", "RANK_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"
+#define RANK_ENV_LOCAL_WORLD_VARS "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"
+#define RANK_ENV_NODE_VARS "GROUP_RANK", "SLURM_NODEID"
+#define RANK_ENV_DEVICE_VARS "DEVICE_ID"
+
+/* The value of name in the caller's environment, or NULL. */
+typedef const char *rank_env_get_fn(void *ctx, const char *name);
+
+static inline int32_t rank_env_first(rank_env_get_fn *get, void *ctx, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *v = get(ctx, names[i]);
+		if (!v || !*v)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(v, &end, 10);
+		if (*v < '0' || *v > '9' || errno || *end || x > INT32_MAX)
+			return -1;
+		return (int32_t)x;
+	}
+	return -1;
+}
+
+static inline void rank_env_read(rank_env_get_fn *get, void *ctx, struct rank_env *ret)
+{
+	static const char *const rank[] = { RANK_ENV_RANK_VARS }, *const local[] = { RANK_ENV_LOCAL_VARS },
+				 *const world[] = { RANK_ENV_WORLD_VARS }, *const lworld[] = { RANK_ENV_LOCAL_WORLD_VARS },
+				 *const node[] = { RANK_ENV_NODE_VARS }, *const dev[] = { RANK_ENV_DEVICE_VARS };
+#define RANK_ENV_N(a) (sizeof(a) / sizeof((a)[0]))
+	*ret = (struct rank_env){
+		.rank = rank_env_first(get, ctx, rank, RANK_ENV_N(rank)),
+		.local_rank = rank_env_first(get, ctx, local, RANK_ENV_N(local)),
+		.world_size = rank_env_first(get, ctx, world, RANK_ENV_N(world)),
+		.local_world_size = rank_env_first(get, ctx, lworld, RANK_ENV_N(lworld)),
+		.node_rank = rank_env_first(get, ctx, node, RANK_ENV_N(node)),
+		.device = rank_env_first(get, ctx, dev, RANK_ENV_N(dev)),
+	};
+#undef RANK_ENV_N
+}
+
+/* A getter over this process's environment (getenv). */
+static inline const char *rank_env_getenv(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
