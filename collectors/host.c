@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "collectors/host.h"
+#include "common/rankenv.h"
 #include "common/util.h"
 
 /* The tree is looked at for new children and threads at least every 20 ms
@@ -326,6 +327,7 @@ struct thr {
 
 struct proc {
 	uint32_t pid, ppid;
+	int32_t rank;             /* from its environment (common/rankenv.h); -1 none */
 	uint64_t starttime, blkio;
 	char comm[16];
 	int stat_fd, statm_fd, io_fd;
@@ -564,10 +566,47 @@ static ssize_t read_sysfile(struct host_sampler *s, int fd)
 	return (ssize_t)len;
 }
 
+/* A process's rank, read once from the environment its launcher gave it
+ * (/proc/PID/environ, as the agent reads its own: common/rankenv.h), so that
+ * a job's ranks are known without an agent (attached, or nothing but host
+ * sampling asked for).  -1: none, or the environment cannot be read. */
+struct env_buf {
+	const char *p;
+	size_t n;
+};
+
+static const char *env_buf_get(void *ctx, const char *name)
+{
+	const struct env_buf *e = ctx;
+	size_t l = strlen(name);
+	for (size_t i = 0; i < e->n;) {
+		const char *item = e->p + i;
+		size_t len = strnlen(item, e->n - i);
+		if (len > l && item[l] == '=' && memcmp(item, name, l) == 0)
+			return item + l + 1;
+		i += len + 1;
+	}
+	return NULL;
+}
+
+static int32_t environ_rank(struct host_sampler *s, uint32_t pid)
+{
+	enum { ENV_MAX = 256 * 1024 };
+	_cleanup_free_ char *buf = malloc(ENV_MAX);
+	if (!buf)
+		return -1;
+	ssize_t n = read_file(-1, s->proc_fd, pid, "environ", buf, ENV_MAX);
+	if (n <= 0)
+		return -1;
+	struct rank_env re;
+	rank_env_read(env_buf_get, &(struct env_buf){ buf, (size_t)n }, &re);
+	return re.rank;
+}
+
 /* --- records --------------------------------------------------------------- */
 
 static void emit_info(struct host_sampler *s, enum raw_source src, uint64_t ts, uint32_t pid,
-		      uint32_t ppid, uint64_t starttime, const char *comm, bool is_target)
+		      uint32_t ppid, uint64_t starttime, const char *comm, bool is_target, int32_t rank)
 {
 	if (!s->w[src])
 		return;
@@ -579,6 +618,7 @@ static void emit_info(struct host_sampler *s, enum raw_source src, uint64_t ts, 
 	raw_buf_u64(b, starttime);
 	raw_buf_str(b, comm, 16);
 	raw_buf_u32(b, is_target ? 1 : 0);
+	raw_buf_u32(b, (uint32_t)rank);
 	emit(s, src, RAW_PROC_INFO, b);
 }
 
@@ -596,7 +636,7 @@ static void emit_exit(struct host_sampler *s, enum raw_source src, uint64_t ts, 
 static void emit_target_info(struct host_sampler *s, const struct proc *p, uint64_t ts)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(proc_sys_sources); i++)
-		emit_info(s, proc_sys_sources[i], ts, p->pid, p->ppid, p->starttime, p->comm, true);
+		emit_info(s, proc_sys_sources[i], ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank);
 }
 
 /* --- targets --------------------------------------------------------------- */
@@ -676,6 +716,7 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 	p->starttime = st.starttime;
 	p->blkio = st.blkio;
 	memcpy(p->comm, st.comm, sizeof(p->comm));
+	p->rank = environ_rank(s, pid);
 
 	if ((s->sys_flags & HOST_SYS_CPU) || s->follow)
 		open_task_dir(s, p);
@@ -1199,7 +1240,7 @@ static void sample_sys_mem(struct host_sampler *s)
 static void usage_info(struct host_sampler *s, const struct uproc *u, uint64_t ts)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++)
-		emit_info(s, usage_sources[k], ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target);
+		emit_info(s, usage_sources[k], ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1);
 }
 
 static void usage_exit(struct host_sampler *s, uint32_t pid, uint64_t ts)
@@ -1334,7 +1375,7 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 		s->w_slice[src] = raw_writer_slice(s->w[src]);
 		for (size_t i = 0; i < s->n_procs; i++) {
 			const struct proc *p = s->procs[i];
-			emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true);
+			emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank);
 		}
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++) {
@@ -1344,7 +1385,7 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 		s->w_slice[src] = raw_writer_slice(s->w[src]);
 		for (size_t i = 0; i < s->n_u; i++) {
 			const struct uproc *u = &s->u[i];
-			emit_info(s, src, ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target);
+			emit_info(s, src, ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1);
 		}
 	}
 }

@@ -1,9 +1,10 @@
 /* One PROF dir per rank of a distributed job (profdir.h, DESIGN "Distributed
  * jobs"), made from the session's PROF dir once collection has stopped.
  *
- * Who is a rank: a process whose agent wrote its rank (RAW_AGENT_PROCESS,
- * read from the launcher's environment by common/rankenv.h), or one the
- * caller knows (an attached process whose environment it read).  Every other
+ * Who is a rank: a process whose agent wrote its rank (RAW_AGENT_PROCESS),
+ * or whose rank the host sampler read from its environment (RAW_PROC_INFO;
+ * both through common/rankenv.h), or one the caller knows (the launched app,
+ * an attached process whose environment it read).  Every other
  * process of the job belongs to the nearest ancestor that has a rank (a data
  * loader worker belongs to its rank), found through the ppids of the agent
  * records and of the host samplers' RAW_PROC_INFO; a process with no ranked
@@ -188,6 +189,7 @@ static int read_host_procs(struct split *s)
 				char comm[16];
 				raw_cur_str(&c, comm, sizeof comm);
 				uint32_t target = raw_cur_u32(&c);
+				int32_t rank = opt_i32(&c);
 				if (c.err || !target)
 					continue;
 				struct proc *p = get(s, pid);
@@ -196,6 +198,8 @@ static int read_host_procs(struct split *s)
 					raw_paths_free(paths);
 					return -ENOMEM;
 				}
+				if (p->own_rank < 0)
+					p->own_rank = rank;
 				if (!p->agent) {
 					p->ppid = ppid;
 					if (!p->name[0])
@@ -385,10 +389,13 @@ static int set_num(cJSON *j, const char *key, double v)
 }
 
 /* host/info.json of a dir: the session's, with the dir's rank, main process,
- * processes and devices.  Written also as host/info.json.<host_n> when
- * host_n >= 0 (a dir without a device). */
+ * processes (unless procs is false) and devices.  Written also as
+ * host/info.json.<host_n> when host_n >= 0 (a dir without a device dir),
+ * with the one DeviceInfo entry msprof-analyze's advisor requires of every
+ * info.json.<N> (it logs an error without ai_core_num): the host has no
+ * AI cores, so 0. */
 static int write_info(const struct split *s, const char *dir, int32_t rank, const struct proc *main, uint64_t devices,
-		      int host_n)
+		      int host_n, bool procs)
 {
 	_cleanup_free_ char *src = path_join(s->prof_dir, "host/info.json"), *host = path_join(dir, "host");
 	_cleanup_json_ cJSON *j = NULL;
@@ -406,29 +413,37 @@ static int write_info(const struct split *s, const char *dir, int32_t rank, cons
 	for (unsigned d = 0; d < MAX_DEVICES; d++)
 		if (devices >> d & 1)
 			snprintf(devs + strlen(devs), sizeof devs - strlen(devs), "%s%u", devs[0] ? "," : "", d);
-	if ((r = set_num(j, "rank_id", rank)) < 0 || (r = set_str(j, "devices", devs)) < 0)
+	if ((r = set_num(j, "rank_id", rank)) < 0 || (devices && (r = set_str(j, "devices", devs)) < 0))
 		return r;
-	cJSON_DeleteItemFromObjectCaseSensitive(j, "processes");
-	cJSON *arr = cJSON_AddArrayToObject(j, "processes");
-	if (!arr)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->p[i].rank != rank)
-			continue;
-		cJSON *v = cJSON_CreateNumber(s->p[i].pid);
-		if (!v || !cJSON_AddItemToArray(arr, v)) {
-			cJSON_Delete(v);
+	if (procs) {
+		cJSON_DeleteItemFromObjectCaseSensitive(j, "processes");
+		cJSON *arr = cJSON_AddArrayToObject(j, "processes");
+		if (!arr)
 			return -ENOMEM;
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->p[i].rank != rank)
+				continue;
+			cJSON *v = cJSON_CreateNumber(s->p[i].pid);
+			if (!v || !cJSON_AddItemToArray(arr, v)) {
+				cJSON_Delete(v);
+				return -ENOMEM;
+			}
 		}
 	}
-	if ((r = profdir_write_json(host, "info.json", j)) < 0)
+	if ((r = profdir_write_json(host, "info.json", j)) < 0 || host_n < 0)
 		return r;
-	if (host_n >= 0) {
-		char name[32];
-		snprintf(name, sizeof name, "info.json.%d", host_n);
-		r = profdir_write_json(host, name, j);
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "DeviceInfo");
+	cJSON *arr = cJSON_AddArrayToObject(j, "DeviceInfo"), *e = cJSON_CreateObject();
+	if (!arr || !e || !cJSON_AddItemToArray(arr, e)) {
+		cJSON_Delete(e);
+		return -ENOMEM;
 	}
-	return r;
+	if (!cJSON_AddNumberToObject(e, "id", host_n) || !cJSON_AddNumberToObject(e, "ai_core_num", 0) ||
+	    !cJSON_AddStringToObject(e, "aic_frequency", "0"))
+		return -ENOMEM;
+	char name[32];
+	snprintf(name, sizeof name, "info.json.%d", host_n);
+	return profdir_write_json(host, name, j);
 }
 
 /* dir/device_<d>/info.json.<d> with the rank and its main pid. */
@@ -573,7 +588,7 @@ static int in_place(struct split *s, int32_t rank)
 			r = rank_device_info(s->prof_dir, d, rank, main);
 	if (has_device_dir(s->prof_dir, devices))
 		host_n = -1;
-	return r < 0 ? r : write_info(s, s->prof_dir, rank, main, devices, host_n);
+	return r < 0 ? r : write_info(s, s->prof_dir, rank, main, devices, host_n, false);
 }
 
 static int split_one(struct split *s, int32_t rank, int64_t start_ns, uint64_t shared_devices,
@@ -606,7 +621,7 @@ static int split_one(struct split *s, int32_t rank, int64_t start_ns, uint64_t s
 		if (devices >> d & 1)
 			r = place_device(s, dir, d, rank, main, !(shared_devices >> d & 1));
 	if (r >= 0)
-		r = write_info(s, dir, rank, main, devices, has_device_dir(dir, devices) ? -1 : host_n);
+		r = write_info(s, dir, rank, main, devices, has_device_dir(dir, devices) ? -1 : host_n, true);
 	if (r < 0) {
 		free(dir);
 		return r;
@@ -674,7 +689,8 @@ int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *k
 			ranks[u++] = ranks[i];
 	n_ranks = u;
 	if (n_ranks == 0) {
-		r = 0;
+		/* no rank: still the info.json.<N> cluster tools need of a dir */
+		r = has_device_dir(prof_dir, UINT64_MAX) ? 0 : write_info(&s, prof_dir, -1, NULL, 0, 0, false);
 		goto done;
 	}
 	size_t unranked = 0;
@@ -725,7 +741,7 @@ int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *k
 		 * on), and the caller removes it when that is nothing */
 		unlink_matching(s.data, NULL);
 	}
-	r = write_info(&s, prof_dir, -1, NULL, 0, 0);
+	r = write_info(&s, prof_dir, -1, NULL, 0, has_device_dir(prof_dir, UINT64_MAX) ? -1 : 0, true);
 done:
 	if (r < 0) {
 		profdir_ranks_free(out, n_out);

@@ -36,6 +36,7 @@
 #include "launcher/child.h"
 #include "launcher/console.h"
 #include "launcher/runners.h"
+#include "collectors/profdir.h"
 #include "launcher/collection.h"
 #include "common/util.h"
 
@@ -212,6 +213,8 @@ int mode_launch_run(const struct msprof_opts *given)
 		if (r < 0)
 			goto out_wait_failed;
 	}
+	/* the app's own rank, for a job whose agent wrote nothing */
+	struct profdir_known_rank app_rank = { child.pid, rank_of(envp) };
 	child.pid = -1;
 	rc = exit_code(status);
 
@@ -231,7 +234,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (!stopped)
 		collection_stop(&s);
 	{
-		char **dirs = collection_rank_dirs(s.prof_dir, NULL, 0);
+		char **dirs = collection_rank_dirs(s.prof_dir, &app_rank, app_rank.rank >= 0);
 		for (size_t i = 0; dirs && dirs[i]; i++)
 			if (export_one(dirs[i], o->type) < 0 && rc == 0)
 				rc = 1;
