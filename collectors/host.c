@@ -327,7 +327,9 @@ struct thr {
 
 struct proc {
 	uint32_t pid, ppid;
-	int32_t rank;             /* from its environment (common/rankenv.h); -1 none */
+	int32_t rank;             /* from its environment (common/rankenv.h), else its parent's; -1 none */
+	int32_t local_rank;       /* the same; -1 unknown */
+	bool skip;                /* not of a --ranks rank: followed, never sampled */
 	uint64_t starttime, blkio;
 	char comm[16];
 	int stat_fd, statm_fd, io_fd;
@@ -350,6 +352,7 @@ struct uproc {
 
 struct host_sampler {
 	bool follow;
+	char *ranks;              /* --ranks, NULL: every process */
 	unsigned sys_flags, usage_flags;
 	long clk_tck;
 
@@ -589,24 +592,40 @@ static const char *env_buf_get(void *ctx, const char *name)
 	return NULL;
 }
 
-static int32_t environ_rank(struct host_sampler *s, uint32_t pid)
+static void environ_rank(struct host_sampler *s, struct proc *p)
 {
 	enum { ENV_MAX = 256 * 1024 };
+	p->rank = p->local_rank = -1;
 	_cleanup_free_ char *buf = malloc(ENV_MAX);
 	if (!buf)
-		return -1;
-	ssize_t n = read_file(-1, s->proc_fd, pid, "environ", buf, ENV_MAX);
+		return;
+	ssize_t n = read_file(-1, s->proc_fd, p->pid, "environ", buf, ENV_MAX);
 	if (n <= 0)
-		return -1;
+		return;
 	struct rank_env re;
 	rank_env_read(env_buf_get, &(struct env_buf){ buf, (size_t)n }, &re);
-	return re.rank;
+	p->rank = re.rank;
+	p->local_rank = re.local_rank;
+}
+
+/* Its own rank, else its parent's; a process of no --ranks rank is
+ * followed but not sampled. */
+static void set_rank(struct host_sampler *s, struct proc *p)
+{
+	environ_rank(s, p);
+	uint32_t parent;
+	if (p->rank < 0 && pm_get(&s->pmap, p->ppid, &parent)) {
+		p->rank = s->procs[parent]->rank;
+		p->local_rank = s->procs[parent]->local_rank;
+	}
+	p->skip = !rank_env_listed(s->ranks, p->rank);
 }
 
 /* --- records --------------------------------------------------------------- */
 
 static void emit_info(struct host_sampler *s, enum raw_source src, uint64_t ts, uint32_t pid,
-		      uint32_t ppid, uint64_t starttime, const char *comm, bool is_target, int32_t rank)
+		      uint32_t ppid, uint64_t starttime, const char *comm, bool is_target, int32_t rank,
+		      int32_t local_rank)
 {
 	if (!s->w[src])
 		return;
@@ -619,6 +638,7 @@ static void emit_info(struct host_sampler *s, enum raw_source src, uint64_t ts, 
 	raw_buf_str(b, comm, 16);
 	raw_buf_u32(b, is_target ? 1 : 0);
 	raw_buf_u32(b, (uint32_t)rank);
+	raw_buf_u32(b, (uint32_t)local_rank);
 	emit(s, src, RAW_PROC_INFO, b);
 }
 
@@ -635,8 +655,10 @@ static void emit_exit(struct host_sampler *s, enum raw_source src, uint64_t ts, 
 
 static void emit_target_info(struct host_sampler *s, const struct proc *p, uint64_t ts)
 {
+	if (p->skip)
+		return;
 	for (size_t i = 0; i < ARRAY_SIZE(proc_sys_sources); i++)
-		emit_info(s, proc_sys_sources[i], ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank);
+		emit_info(s, proc_sys_sources[i], ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank, p->local_rank);
 }
 
 /* --- targets --------------------------------------------------------------- */
@@ -716,7 +738,7 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 	p->starttime = st.starttime;
 	p->blkio = st.blkio;
 	memcpy(p->comm, st.comm, sizeof(p->comm));
-	p->rank = environ_rank(s, pid);
+	set_rank(s, p);
 
 	if ((s->sys_flags & HOST_SYS_CPU) || s->follow)
 		open_task_dir(s, p);
@@ -777,7 +799,10 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		p->blkio = st.blkio;
 		p->num_threads = st.num_threads;
 		if (memcmp(p->comm, st.comm, sizeof(p->comm)) != 0) {
+			/* an exec: its environment is the new program's (a
+			 * launcher forks, then execs the rank with RANK set) */
 			memcpy(p->comm, st.comm, sizeof(p->comm));
+			set_rank(s, p);
 			emit_target_info(s, p, ts);
 		}
 		i++;
@@ -1048,7 +1073,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_CPU, RAW_THREAD_CPU, mono_ns());
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
-		if (!p->task_dir)
+		if (!p->task_dir || p->skip)
 			continue;
 		int dfd = dirfd(p->task_dir);
 		for (size_t k = 0; k < p->n_thr; k++) {
@@ -1091,6 +1116,8 @@ static void sample_proc_mem(struct host_sampler *s)
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, mono_ns());
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
+		if (p->skip)
+			continue;
 		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
 		uint64_t v[3] = { 0 };
 		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
@@ -1112,7 +1139,7 @@ static void sample_proc_io(struct host_sampler *s)
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, mono_ns());
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
-		if (p->io_denied)
+		if (p->io_denied || p->skip)
 			continue;
 		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
 		if (n <= 0)
@@ -1240,7 +1267,7 @@ static void sample_sys_mem(struct host_sampler *s)
 static void usage_info(struct host_sampler *s, const struct uproc *u, uint64_t ts)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++)
-		emit_info(s, usage_sources[k], ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1);
+		emit_info(s, usage_sources[k], ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1, -1);
 }
 
 static void usage_exit(struct host_sampler *s, uint32_t pid, uint64_t ts)
@@ -1375,7 +1402,8 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 		s->w_slice[src] = raw_writer_slice(s->w[src]);
 		for (size_t i = 0; i < s->n_procs; i++) {
 			const struct proc *p = s->procs[i];
-			emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank);
+			if (!p->skip)
+				emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank, p->local_rank);
 		}
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++) {
@@ -1385,7 +1413,7 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 		s->w_slice[src] = raw_writer_slice(s->w[src]);
 		for (size_t i = 0; i < s->n_u; i++) {
 			const struct uproc *u = &s->u[i];
-			emit_info(s, src, ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1);
+			emit_info(s, src, ts, u->pid, u->ppid, u->starttime, u->comm, u->is_target, -1, -1);
 		}
 	}
 }
@@ -1447,6 +1475,10 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 		return -ENOMEM;
 	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = -1;
 	s->follow = cfg->follow_children;
+	if (cfg->ranks && *cfg->ranks && !(s->ranks = strdup(cfg->ranks))) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->sys_flags = cfg->sys_flags;
 	s->usage_flags = cfg->usage_flags;
 	s->clk_tck = sysconf(_SC_CLK_TCK);
@@ -1621,6 +1653,7 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 	for (size_t i = 0; i < s->n_procs; i++)
 		proc_free(s, s->procs[i]);
 	free(s->procs);
+	free(s->ranks);
 	pm_release(&s->pmap);
 	pm_release(&s->nondesc);
 	pm_release(&s->umap);

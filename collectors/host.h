@@ -37,6 +37,8 @@ struct host_sampler_config {
 	unsigned usage_flags;        /* enum host_usage_flags */
 	uint64_t mono0_ns, real0_ns; /* session clocks, written to every header */
 	uint64_t slice_bytes;        /* 0: RAW_DEFAULT_SLICE_BYTES */
+	const char *ranks;           /* --ranks: sample only processes of these ranks
+					(their own, or their parent's); NULL: all */
 };
 
 struct host_sampler_stats {

@@ -189,7 +189,7 @@ static int read_host_procs(struct split *s)
 				char comm[16];
 				raw_cur_str(&c, comm, sizeof comm);
 				uint32_t target = raw_cur_u32(&c);
-				int32_t rank = opt_i32(&c);
+				int32_t rank = opt_i32(&c), local = opt_i32(&c);
 				if (c.err || !target)
 					continue;
 				struct proc *p = get(s, pid);
@@ -198,8 +198,10 @@ static int read_host_procs(struct split *s)
 					raw_paths_free(paths);
 					return -ENOMEM;
 				}
-				if (p->own_rank < 0)
+				if (p->own_rank < 0) {
 					p->own_rank = rank;
+					p->local_rank = local;
+				}
 				if (!p->agent) {
 					p->ppid = ppid;
 					if (!p->name[0])

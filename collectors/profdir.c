@@ -337,9 +337,14 @@ int host_facts_read(struct host_facts *ret)
 		copy_str(f.hostname, sizeof(f.hostname), u.nodename);
 	f.hostname[sizeof(f.hostname) - 1] = 0;
 
+	/* MSPROF_HOST_UID: hosts that share a machine-id (containers of one
+	 * image) still need distinct ids, or cluster tools merge their ranks */
 	char line[256];
-	if (read_small("/etc/machine-id", line, sizeof(line), true) > 0 ||
-	    read_small("/var/lib/dbus/machine-id", line, sizeof(line), true) > 0)
+	const char *uid = getenv("MSPROF_HOST_UID");
+	if (uid && *uid)
+		copy_str(f.host_uid, sizeof(f.host_uid), uid);
+	else if (read_small("/etc/machine-id", line, sizeof(line), true) > 0 ||
+		 read_small("/var/lib/dbus/machine-id", line, sizeof(line), true) > 0)
 		copy_str(f.host_uid, sizeof(f.host_uid), line);
 
 	if (have_uts)

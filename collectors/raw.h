@@ -91,8 +91,8 @@ enum raw_source {
  *                 /proc/PID/stat field 22), char comm[16], u32 is_target
  *                 (1: part of the profiled tree, 0: seen by the all-process
  *                 usage sampler only), then (absent in older files) i32
- *                 rank: a target's rank from its environment
- *                 (common/rankenv.h), -1 none.  Written the first time a
+ *                 rank, i32 local_rank: a target's, from its environment
+ *                 (common/rankenv.h) or else its parent's, -1 none.  Written the first time a
  *                 pid is seen, and again if its comm changes (exec).
  * RAW_PROC_EXIT   ts, u32 pid.  Written when a sampled pid disappears.
  * RAW_THREAD_CPU  ts, n x {u32 pid, u32 tid, u64 utime_ticks, u64 stime_ticks,

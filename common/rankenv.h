@@ -13,6 +13,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -73,4 +74,26 @@ static inline const char *rank_env_getenv(void *ctx, const char *name)
 {
 	(void)ctx;
 	return getenv(name);
+}
+
+/* Whether rank is in ranks ("0,2,5", as --ranks gives it; NULL or "" lists
+ * every process).  A process without a rank (-1) is never listed. */
+static inline bool rank_env_listed(const char *ranks, int32_t rank)
+{
+	if (!ranks || !*ranks)
+		return true;
+	if (rank < 0)
+		return false;
+	for (const char *p = ranks; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			return false;
+		if (v == rank)
+			return true;
+		if (*end && *end != ',')
+			return false;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
 }

@@ -805,14 +805,14 @@ static int check_dir(const char *path, uid_t uid, char *why, size_t why_len)
 /* The agent fields of session_start, beyond the settings: "agent" (drive
  * the tree's agents, default true), and the rules between settings that
  * the agents apply: the domain filters one at a time and only with
- * msproftx, as msprof has them; step_range and ranks only with msproftx;
+ * msproftx, as msprof has them; step_range only with msproftx;
  * osrt only with agents to record it.  *ret_start: what every agent_start
  * of the session carries. */
 static int parse_agent(const cJSON *msg, const char *prof_dir, const struct settings *set, bool *ret_drive,
 		       cJSON **ret_start, char *why, size_t why_len)
 {
 	const char *inc = set->s[SET_MSTX_DOMAIN_INCLUDE], *exc = set->s[SET_MSTX_DOMAIN_EXCLUDE];
-	const char *steps = set->s[SET_STEP_RANGE], *ranks = set->s[SET_RANKS];
+	const char *steps = set->s[SET_STEP_RANGE];
 	bool tx = set->u[SET_MSPROFTX], drive;
 
 	if (json_get_bool(msg, "agent", false, true, &drive) < 0) {
@@ -829,9 +829,11 @@ static int parse_agent(const cJSON *msg, const char *prof_dir, const struct sett
 		snprintf(why, why_len, "'mstx_domain_include' and 'mstx_domain_exclude' need 'msproftx': true");
 		return -EINVAL;
 	}
-	/* --step-range, --ranks (ipc/selectors.h): checked with the settings, applied by the agents */
-	if (((steps && *steps) || (ranks && *ranks)) && !tx) {
-		snprintf(why, why_len, "'step_range' and 'ranks' need 'msproftx': true");
+	/* --step-range (ipc/selectors.h): checked with the settings, applied
+	 * by the agents to annotations; --ranks applies to everything (the
+	 * agents and the host sampler) */
+	if (steps && *steps && !tx) {
+		snprintf(why, why_len, "'step_range' needs 'msproftx': true");
 		return -EINVAL;
 	}
 	/* --host-sys=osrt: the agents record OS runtime calls (their osrt build) */
@@ -1009,6 +1011,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
 	cfg.data_dir = data_dir;
+	cfg.ranks = set.s[SET_RANKS]; /* --ranks limits the sampling too */
 	r = host_sampler_new(&cfg, &s->sampler);
 	if (r < 0) {
 		log_msg("cannot start sampling into '%s' for pid %d: %s", data_dir, (int)c->pid,

@@ -459,9 +459,9 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 410,
 		.parse_cli = cli_ranks, .check_str = check_ranks,
 		.why = "'ranks' must be comma-separated ranks 0 to " XSTR(IPC_RANK_MAX) " (at most " XSTR(IPC_RANKS_MAX) ")",
-		.needs = "msproftx=on",
-		.help = "With --msproftx=on: record annotations only in processes of these ranks (e.g. 0,2),"
-			CONT "the rank read from RANK, LOCAL_RANK, OMPI_COMM_WORLD_RANK or SLURM_PROCID."
+		.help = "Profile only the processes of these ranks (e.g. 0,2) and their children: host sampling,"
+			CONT "OS runtime calls, annotations and device tasks. A process's rank is read from its"
+			CONT "environment: RANK_ID, RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or LOCAL_RANK."
 			CONT "(an option of this implementation; CANN msprof has none)",
 	},
 	[SET_TASK_TIME] = {

@@ -466,8 +466,8 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		return diag_error(d, "Argument --mstx-domain-include/--mstx-domain-exclude must be used with --msproftx=on.");
 	if (inc && exc)
 		return diag_error(d, "Argument --mstx-domain-include and --mstx-domain-exclude cannot be used at the same time.");
-	if (!tx && (opts_s(o, SET_STEP_RANGE) || opts_s(o, SET_RANKS)))
-		return diag_error(d, "Argument --step-range/--ranks must be used with --msproftx=on.");
+	if (!tx && opts_s(o, SET_STEP_RANGE))
+		return diag_error(d, "Argument --step-range must be used with --msproftx=on.");
 	if (opts_used(o, OPT_OSRT_THRESHOLD) && !opts_osrt(o))
 		return diag_error(d, "Argument --osrt-threshold must be used with --host-sys=osrt.");
 	return 0;

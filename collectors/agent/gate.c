@@ -19,6 +19,7 @@
 
 #include "collectors/agent/agent.h"
 #include "collectors/steps.h"
+#include "common/rankenv.h"
 
 static _Atomic int g_gate_on;          /* a step range is set */
 static int64_t g_lo, g_hi;             /* [A, B), set while idle */
@@ -60,22 +61,7 @@ int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi)
 
 bool agent_gate_rank_listed(const char *ranks, int rank)
 {
-	if (!ranks || !*ranks)
-		return true;
-	if (rank < 0)
-		return false;
-	for (const char *p = ranks; *p;) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p)
-			return false;
-		if (v == rank)
-			return true;
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return false;
-	}
-	return false;
+	return rank_env_listed(ranks, rank);
 }
 
 void agent_gate_set(bool on, int64_t lo, int64_t hi)
