@@ -47,6 +47,7 @@
 #include "collectors/raw.h"
 #include "launcher/console.h"
 #include "launcher/runners.h"
+#include "collectors/profdir.h"
 #include "launcher/collection.h"
 #include "common/util.h"
 
@@ -308,6 +309,10 @@ static void export_done(struct dyn *d, unsigned k)
 
 static void export_start(struct dyn *d, char *prof_dir)
 {
+	if (!prof_dir) {
+		d->export_failed = true; /* out of memory */
+		return;
+	}
 	if (d->n_jobs == MAX_EXPORTS)
 		export_done(d, 0);   /* blocks until the oldest is done */
 	int r = export_spawn(prof_dir, d->o.type, &d->jobs[d->n_jobs]);
@@ -357,7 +362,18 @@ static void window_export(struct dyn *d, struct target *t)
 		return;
 	t->window = false;
 	d->saved++;
-	export_start(d, collection_take_dir(&t->s));
+	/* one PROF dir per rank of what it ran (a torchrun parent's ranks;
+	 * an attached rank itself, whose environment describe() read) */
+	char *dir = collection_take_dir(&t->s);
+	struct profdir_known_rank self = { t->pid, t->rank };
+	char **dirs = dir ? collection_rank_dirs(dir, &self, t->rank >= 0) : NULL;
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		export_start(d, strdup(dirs[i]));
+	if (dir && !dirs)
+		export_start(d, dir);
+	else
+		free(dir);
+	strv_free(dirs);
 	if (!windows_open(d))
 		d->idle_since = mono_ns();
 }

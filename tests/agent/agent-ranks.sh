@@ -83,7 +83,7 @@ check() {
 		db=$(ls "$d"/msprof_*.db | head -n1)
 		t_eq "$kind: rank $rank's processes are its own only" \
 			"$(t_sql "$db" "SELECT COUNT(*) FROM PROCESS_INFO WHERE isTarget = 1 AND pid NOT IN ($want_procs)")" 0
-		if [ "$kind" = torch ]; then
+		if [ "$name" = torch ]; then
 			t_eq "$kind: rank $rank's steps, of one of its processes" \
 				"$(t_sql "$db" "SELECT COUNT(*), COUNT(DISTINCT pid), MIN(pid) IN ($want_procs) FROM STEP")" "3|1|1"
 			t_eq "$kind: rank $rank's step_trace has its 3 steps" \
@@ -108,6 +108,27 @@ for kind in mpi slurm pmi; do
 		"$T_WORK/launch.sh" $kind $kind $N sleep 2 >"$T_WORK/$kind.log" 2>&1 || t_fail "msprof $kind job"
 	check "$kind" "$kind"
 done
+
+# attach (dynamic mode): --pid of the job's launcher gives the same layout,
+# as does --pid of the ranks themselves (each its own dir, no launcher's)
+attach() { # attach NAME PIDS: one start/stop window
+	(echo start; sleep 2; echo stop; sleep 1; echo quit) |
+		timeout 60 "$MSPROF" --dynamic=on --pid="$2" --host-sys=cpu --output="$T_WORK/$1" >"$T_WORK/$1.log" 2>&1 ||
+		t_fail "msprof --dynamic=on --pid=$2"
+}
+"$T_WORK/launch.sh" torch attach $N sleep 5 &
+L=$!
+t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach.pids" 2>/dev/null)" = $N ]'
+attach attach "$L"
+check attach torch
+wait "$L"
+"$T_WORK/launch.sh" torch attach2 $N sleep 5 &
+L=$!
+t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach2.pids" 2>/dev/null)" = $N ]'
+attach attach2 "$(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$T_WORK/attach2.pids" | paste -sd,)"
+got=$(for d in "$T_WORK"/attach2/PROF_*; do info "$d/host/info.json" rank_id; done | sort -n | paste -sd,)
+t_eq "attach to the $N ranks: a PROF dir each, with its rank" "$got" "0,1,2,3"
+wait "$L"
 
 # --ranks=0,3 without --msproftx: only those ranks are profiled
 env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0,3 --host-sys=cpu --output="$T_WORK/some" \
