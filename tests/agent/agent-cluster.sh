@@ -1,0 +1,183 @@
+# msprof export cluster end to end: four ranks recorded by real runs of
+# msprof (steps-app with RANK_ID=0..3, one PROF dir each, as a distributed
+# job's ranks write them), plus a process without a rank and a damaged
+# dir, merged into one timeline and a step table across ranks; checked
+# against each rank's own exported timeline and step_trace CSV, read here.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the JSON and CSV files"
+APP=$AGENT_BIN/steps-app
+OUT=$T_WORK/job
+# a_run's stdout and stderr in one file, for t_grep
+both() { cat "$T_WORK/out" "$T_WORK/err" >"$T_WORK/both"; echo "$T_WORK/both"; }
+
+# rank R (empty: none) STEPS: one msprof run, one PROF dir under $OUT
+rank() {
+	local envs=()
+	[ -n "$1" ] && envs=(RANK_ID="$1" RANK="$1")
+	if env "${PRE[@]}" "${envs[@]}" timeout 60 "$MSPROF" --msproftx=on --host-sys=cpu,mem --output="$OUT" \
+		"$APP" ranges "$2" >"$T_WORK/rank$1.log" 2>&1; then
+		t_ok "rank '${1:-none}': msprof steps-app ranges $2"
+	else
+		t_fail "rank '${1:-none}': msprof exits non-zero"; cat "$T_WORK/rank$1.log" >&2
+	fi
+}
+
+# --- errors before any data ---------------------------------------------------------
+mkdir -p "$T_WORK/empty"
+a_run "a dir with no PROF_* is refused" 1 "$MSPROF" export cluster -dir "$T_WORK/empty"
+t_grep "its message names the dir" "no PROF_* directory in '$T_WORK/empty'" "$(both)"
+a_run "a missing dir is refused" 1 "$MSPROF" export cluster -dir "$T_WORK/nowhere"
+a_run "an unknown option is argparse's error" 2 "$MSPROF" export cluster -dir "$T_WORK/empty" --clear
+a_run "export cluster -h" 0 "$MSPROF" export cluster -h
+t_grep "-h names the outputs" "cluster_step_trace_<ts>.csv" "$T_WORK/out"
+
+# --- four ranks, steps of different lengths ------------------------------------------------
+for r in 0 1 2 3; do rank "$r" $((8 + r)); done
+rank "" 3
+# a damaged rank dir: a PROF dir whose database is not one and which has no raw data
+BAD=$OUT/PROF_000009_20260101000000000_00009999AAAAAAAA
+mkdir -p "$BAD/host"
+echo '{"pid": 9999, "rank_id": 7, "hostname": "x", "memoryTotal": 1}' >"$BAD/host/info.json"
+head -c 4096 /dev/urandom >"$BAD/msprof_20260101000000.db"
+
+a_run "export cluster: exit 1 as one dir is skipped" 1 "$MSPROF" export cluster -dir "$OUT"
+t_grep "the damaged dir is named" "'PROF_000009_20260101000000000_00009999AAAAAAAA' is skipped" "$(both)"
+t_grep "the count says 5 of 6 merged, 1 skipped" "Merged 5 of 6 PROF_* directories (1 skipped)" "$(both)"
+C=$OUT/msprof_cluster_output
+
+python3 - "$OUT" "$C" <<'EOF'
+import csv, glob, json, os, sys
+out, cdir = sys.argv[1], sys.argv[2]
+fails = 0
+def check(what, ok, detail=""):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what + ("" if ok else " -- " + str(detail)), file=sys.stdout if ok else sys.stderr)
+    fails += not ok
+
+def one(pattern):
+    f = glob.glob(pattern)
+    check("one " + os.path.basename(pattern), len(f) == 1, f)
+    return f[0]
+
+def ns(s):  # "123.456" µs -> ns, exactly
+    s = s.strip()
+    i, _, f = s.partition(".")
+    return int(i) * 1000 + int((f + "000")[:3])
+
+# the ranks as this test launched them, from their own files
+ranks = {}
+for d in sorted(glob.glob(out + "/PROF_*")):
+    info = json.load(open(d + "/host/info.json"))
+    tl = glob.glob(d + "/mindstudio_profiler_output/msprof_[0-9]*.json")
+    if not tl:
+        continue  # the damaged one
+    rid, pid = int(info["rank_id"]), int(info["pid"])
+    label = "Rank %d" % rid if rid >= 0 else "Pid %d" % pid
+    st = list(csv.reader(open(glob.glob(d + "/mindstudio_profiler_output/step_trace_*.csv")[0])))[1:]
+    ranks[label] = {"rank": rid, "events": json.load(open(tl[0])),
+                    "steps": {int(r[1]): (ns(r[4]), ns(r[5])) for r in st}}
+check("five ranks recorded (4 ranks, 1 without)", len(ranks) == 5 and
+      sorted(l for l in ranks if l.startswith("Rank")) == ["Rank %d" % i for i in range(4)], sorted(ranks))
+
+# --- the merged timeline -----------------------------------------------------------------
+tl = json.load(open(one(cdir + "/msprof_cluster_*.json")))
+check("the timeline is a bare JSON array", isinstance(tl, list))
+names = {}
+for e in tl:
+    if e["ph"] == "M" and e["name"] == "process_name":
+        names.setdefault(e["pid"], []).append(e["args"]["name"])
+allnames = [n for v in names.values() for n in v]
+check("every process name is unique in the file", len(allnames) == len(set(allnames)), allnames)
+check("each pid has one process_name", all(len(v) == 1 for v in names.values()), names)
+for label, r in ranks.items():
+    own = {e["pid"]: e["args"]["name"] for e in r["events"] if e["ph"] == "M" and e["name"] == "process_name"}
+    mine = {p: n[0] for p, n in names.items() if n[0].startswith(label + " ")}
+    check(label + ": its processes, named '<rank> <name>'",
+          sorted(n[len(label) + 1:] for n in mine.values()) == sorted(own.values()), (mine, own))
+    for kind in ("X", "C", "M"):
+        want = sum(1 for e in r["events"] if e["ph"] == kind)
+        got = sum(1 for e in tl if e["ph"] == kind and e["pid"] in mine)
+        check("%s: %s events as many as in its own timeline (%d)" % (label, kind, want), got == want, got)
+    # the same events, moved to the rank's pids: compare names and times
+    own_x = sorted((e["name"], e["ts"], e["dur"]) for e in r["events"] if e["ph"] == "X")
+    got_x = sorted((e["name"], e["ts"], e["dur"]) for e in tl if e["ph"] == "X" and e["pid"] in mine)
+    check(label + ": its X events, same names and times (one host: no clock shift)", own_x == got_x)
+total = sum(len(r["events"]) for r in ranks.values())
+check("the file holds the sum of the ranks' events (%d)" % total, len(tl) == total, len(tl))
+check("layers: mstx and host counters present", any(e["ph"] == "C" for e in tl) and any(e["ph"] == "X" for e in tl))
+sort = {}
+for e in tl:
+    if e["ph"] == "M" and e["name"] == "process_sort_index":
+        sort[names[e["pid"]][0]] = e["args"]["sort_index"]
+order = sorted(sort, key=lambda n: sort[n])
+firsts = [n.split(" ")[0] + " " + n.split(" ")[1] for n in order]
+groups = [g for i, g in enumerate(firsts) if i == 0 or firsts[i - 1] != g]
+check("process groups sorted by rank, the rankless one last", groups == ["Rank 0", "Rank 1", "Rank 2", "Rank 3"] + [g for g in ranks if g.startswith("Pid")], groups)
+
+# --- the step table -----------------------------------------------------------------------
+rows = list(csv.DictReader(open(one(cdir + "/cluster_step_trace_*.csv"))))
+want = []
+for step in sorted({s for r in ranks.values() for s in r["steps"]}):
+    have = [(l, r) for l, r in sorted(ranks.items(), key=lambda x: (x[1]["rank"] < 0, x[1]["rank"])) if step in r["steps"]]
+    slow = max(r["steps"][step][1] for l, r in have)
+    fast = min(r["steps"][step][1] for l, r in have)
+    for l, r in have:
+        end, dur = r["steps"][step]
+        want.append((step, l, end - dur, dur, slow - dur, slow, fast))
+got = [(int(r["Step ID"]), r["Rank"], ns(r["Step Start(us)"]), ns(r["Step Time(us)"]), ns(r["Wait(us)"]),
+        ns(r["Slowest Time(us)"]), ns(r["Fastest Time(us)"])) for r in rows]
+check("a row per step and rank, times as each rank's step_trace has them (%d rows)" % len(want), got == want,
+      [(a, b) for a, b in zip(got, want) if a != b][:3] or (len(got), len(want)))
+for r in rows:
+    slowest = [x for x in rows if x["Step ID"] == r["Step ID"] and x["Rank"] == r["Slowest Rank"]]
+    fastest = [x for x in rows if x["Step ID"] == r["Step ID"] and x["Rank"] == r["Fastest Rank"]]
+    if not (slowest and slowest[0]["Step Time(us)"] == r["Slowest Time(us)"] and fastest and
+            fastest[0]["Step Time(us)"] == r["Fastest Time(us)"] and r["Communication(us)"] == "0.000"):
+        check("step %s %s: slowest/fastest rank are rows of the step" % (r["Step ID"], r["Rank"]), False, r)
+        break
+else:
+    check("every row's slowest and fastest rank are that step's; no communication data: 0", True)
+check("steps 8..10 only on the ranks that ran them", sorted({r["Rank"] for r in rows if r["Step ID"] == "10"}) == ["Rank 3"])
+
+# --- the ranks table --------------------------------------------------------------------
+rk = list(csv.DictReader(open(one(cdir + "/cluster_ranks_*.csv"))))
+check("the ranks CSV lists all 6 dirs", len(rk) == 6, rk)
+bad = [r for r in rk if r["Status"] != "merged"]
+check("one skipped, named, with why", len(bad) == 1 and bad[0]["PROF Dir"].startswith("PROF_000009") and
+      bad[0]["Status"].startswith("skipped: "), bad)
+for r in rk:
+    if r["Status"] == "merged":
+        rr = ranks[r["Rank"]]
+        ok = int(r["Events"]) == sum(1 for e in rr["events"] if e["ph"] != "M") and int(r["Steps"]) == len(rr["steps"])
+        if not ok:
+            check(r["Rank"] + ": events and steps counted", False, r)
+sys.exit(1 if fails else 0)
+EOF
+[ $? -eq 0 ] || t_fail "the merged outputs differ from the ranks' own (above)"
+
+# the database holds the same rows as the CSVs
+if command -v sqlite3 >/dev/null 2>&1; then
+	DB=$(ls "$C"/msprof_cluster_*.db)
+	t_eq "msprof_cluster db: CLUSTER_STEP rows = the CSV's" "$(t_sql "$DB" 'SELECT COUNT(*) FROM CLUSTER_STEP')" \
+		"$(($(wc -l <"$(ls "$C"/cluster_step_trace_*.csv)") - 1))"
+	t_eq "msprof_cluster db: one CLUSTER_RANK row per dir, one skipped" \
+		"$(t_sql "$DB" "SELECT COUNT(*), SUM(status <> 'merged') FROM CLUSTER_RANK")" "6|1"
+fi
+
+# --- names kept away from the single-PROF-dir readers' patterns ------------------------------
+t_eq "no cluster file matches a reader's single-PROF-dir pattern" \
+	"$(ls "$C" | grep -cE '^msprof_[0-9]{1,20}.*\.json$|^msprof_[0-9]{1,20}\.db$|^step_trace_|^PROF_')" 0
+
+# --- a PROF dir itself is not a cluster --------------------------------------------------------
+P0=$(ls -d "$OUT"/PROF_* | head -n1)
+a_run "a PROF_* dir given as -dir is refused" 1 "$MSPROF" export cluster -dir "$P0"
+t_grep "its message says to give the parent" "give the directory that holds the ranks' PROF_* directories" "$(both)"
+
+# --- again, without the damaged dir: exit 0, older outputs replaced -------------------------------
+rm -rf "$BAD"
+sleep 1 # a new timestamp in the names
+a_run "export cluster again: exit 0" 0 "$MSPROF" export cluster -dir "$OUT"
+ls "$C" >"$T_WORK/left"
+t_eq "one file of each kind left" "$(sed -E "s/_[0-9]+(\.(json|csv|db))$/\1/" "$T_WORK/left" | sort | uniq -d)" ""
+t_done
