@@ -180,4 +180,52 @@ sleep 1 # a new timestamp in the names
 a_run "export cluster again: exit 0" 0 "$MSPROF" export cluster -dir "$OUT"
 ls "$C" >"$T_WORK/left"
 t_eq "one file of each kind left" "$(sed -E "s/_[0-9]+(\.(json|csv|db))$/\1/" "$T_WORK/left" | sort | uniq -d)" ""
+
+# --- clocks: rank 1's wall clock stepped 5 s ahead after rank 0 started (its
+# start_info says so: wall - monotonic 5 s more than rank 0's, same host), and
+# rank 3 on a host of its own (its hostUid), whose wall clock is trusted ------------------
+dir_of() { grep -l "\"rank_id\":$1[,}]" "$OUT"/PROF_*/host/info.json | sed 's|/host/info.json||'; }
+R1=$(dir_of 1) R3=$(dir_of 3)
+python3 - "$R1" "$R3" <<'PY'
+import json, sys
+p = sys.argv[1] + "/host/start_info"
+j = json.load(open(p))
+j["collectionTimeBegin"] = str(int(j["collectionTimeBegin"]) + 5000000)
+json.dump(j, open(p, "w"))
+p = sys.argv[2] + "/host/info.json"
+j = json.load(open(p))
+j["hostUid"] = "another-host"
+json.dump(j, open(p, "w"))
+PY
+# their own timelines anew, to compare with
+for d in "$R1" "$R3"; do "$MSPROF" --export=on --output="$d" >/dev/null 2>&1 || t_fail "export of '$d'"; done
+sleep 1
+a_run "export cluster after the clock step: exit 0" 0 "$MSPROF" export cluster -dir "$OUT"
+t_grep "two hosts counted" "from 2 hosts" "$(both)"
+python3 - "$R1" "$R3" "$C" <<'PY' || t_fail "clock shift (above)"
+import csv, glob, json, sys
+def ns(s):
+    i, _, f = s.strip().partition(".")
+    return int(i) * 1000 + int((f + "000")[:3])
+tl = json.load(open(glob.glob(sys.argv[3] + "/msprof_cluster_*.json")[0]))
+names = {e["pid"]: e["args"]["name"] for e in tl if e["ph"] == "M" and e["name"] == "process_name"}
+rk = {r["Rank"]: int(r["Clock Shift(ns)"]) for r in csv.DictReader(open(glob.glob(sys.argv[3] + "/cluster_ranks_*.csv")[0]))}
+# the 5 s, give or take the jitter of start_info's two clock reads
+ok = abs(rk["Rank 1"] + 5000000000) < 1000000 and rk["Rank 0"] == rk["Rank 2"] == rk["Rank 3"] == 0
+print(("ok: " if ok else "FAIL: ") + "the ranks CSV: rank 1 shifted by -5 s (%d ns), the others not" % rk["Rank 1"])
+bad = not ok
+for d, label, shift in ((sys.argv[1], "Rank 1 ", rk["Rank 1"]), (sys.argv[2], "Rank 3 ", 0)):
+    own = json.load(open(glob.glob(d + "/mindstudio_profiler_output/msprof_[0-9]*.json")[0]))
+    want = sorted((e["name"], ns(e["ts"]) + shift) for e in own if e["ph"] in "XC")
+    got = sorted((e["name"], ns(e["ts"])) for e in tl if e["ph"] in "XC" and names[e["pid"]].startswith(label))
+    ok = want == got and want
+    print(("ok: " if ok else "FAIL: ") + label + "events shifted by %d ns" % shift)
+    bad += not ok
+    st = {int(r[1]): ns(r[4]) - ns(r[5]) for r in list(csv.reader(open(glob.glob(d + "/mindstudio_profiler_output/step_trace_*.csv")[0])))[1:]}
+    rows = {int(r["Step ID"]): ns(r["Step Start(us)"]) for r in csv.DictReader(open(glob.glob(sys.argv[3] + "/cluster_step_trace_*.csv")[0])) if r["Rank"] == label.strip()}
+    ok = rows == {k: v + shift for k, v in st.items()}
+    print(("ok: " if ok else "FAIL: ") + label + "step starts shifted by %d ns" % shift)
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
 t_done
