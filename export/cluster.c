@@ -57,6 +57,7 @@
 #define CLUSTER_DIR_MODE 0750
 #define CLOCK_JITTER_NS 1000000 /* start_info's two clock reads: below this, no shift */
 #define SORT_PER_RANK 100       /* process_sort_index of a rank: (slot + 1) * this + the layer's */
+#define CURSOR_CACHE_KB "256"   /* page cache of each rank's step cursor */
 #define PID_LOW_BITS 10         /* msprof's sort index and device bits of a timeline pid */
 
 struct crank {
@@ -381,12 +382,18 @@ static const char *const rank_columns[] = {
 	"Rank ID", "Rank", "Host UID", "Host Name", "PROF Dir", "Status", "Clock Shift(ns)", "Events", "Steps", NULL,
 };
 
-/* A rank's steps, by id: (id, start, end, communication ns). */
+/* A rank's steps, by id: (id, start, end, communication ns).  The rows of
+ * one id (several processes) are joined here rather than by a GROUP BY,
+ * whose temporary b-tree keeps up to 2 MB per rank in memory: the ORDER
+ * BY's sorter spills to a temporary file past the connection's page
+ * cache (CURSOR_CACHE_KB). */
 struct cursor {
 	sqlite3 *db;
-	sqlite3_stmt *st;
-	bool row;
+	sqlite3_stmt *st, *comm_st;
+	bool row, ahead;                /* a step; the next STEP row read */
 	int64_t step, start, end, comm;
+	int64_t next[3];                /* that row: id, start, end */
+	int64_t comm_max;               /* the longest COMMUNICATION_OP row */
 };
 
 static bool has_rows(sqlite3 *db, const char *table)
@@ -396,17 +403,41 @@ static bool has_rows(sqlite3 *db, const char *table)
 	return db_each(db, sql, NULL, db_row_stop, NULL) > 0;
 }
 
-static int cursor_next(struct cursor *u)
+static int cursor_read(struct cursor *u)
 {
 	int r = u->st ? db_step(u->st, NULL) : 0;
-	u->row = r > 0;
-	if (r > 0) {
-		u->step = sqlite3_column_int64(u->st, 0);
-		u->start = sqlite3_column_int64(u->st, 1);
-		u->end = sqlite3_column_int64(u->st, 2);
-		u->comm = sqlite3_column_int64(u->st, 3);
-	}
+	u->ahead = r > 0;
+	for (int i = 0; r > 0 && i < 3; i++)
+		u->next[i] = sqlite3_column_int64(u->st, i);
 	return r;
+}
+
+static int cursor_next(struct cursor *u)
+{
+	u->row = u->ahead;
+	if (!u->ahead)
+		return 0;
+	u->step = u->next[0];
+	u->start = u->next[1];
+	u->end = u->next[2];
+	int r;
+	while ((r = cursor_read(u)) > 0 && u->next[0] == u->step) {
+		u->start = u->next[1] < u->start ? u->next[1] : u->start;
+		u->end = u->next[2] > u->end ? u->next[2] : u->end;
+	}
+	if (r < 0)
+		return r;
+	u->comm = 0;
+	if (u->comm_st) {
+		double v = 0;
+		sqlite3_bind_int64(u->comm_st, 1, u->start);
+		sqlite3_bind_int64(u->comm_st, 2, u->end);
+		sqlite3_bind_int64(u->comm_st, 3, u->comm_max);
+		if ((r = db_stmt_each_rc(u->comm_st, db_row_double, &v, NULL)) < 0)
+			return r;
+		u->comm = (int64_t)v;
+	}
+	return 1;
 }
 
 static int cursor_open(struct cursor *u, const char *db_path)
@@ -414,34 +445,38 @@ static int cursor_open(struct cursor *u, const char *db_path)
 	/* COMMUNICATION_OP has no index on time: a TEMP copy of its times with
 	 * one makes each step's look-up a range scan (the main database is
 	 * read-only; TEMP is this connection's) */
-	static const char with_comm[] =
-		"WITH s AS (SELECT stepId, MIN(startNs) AS b, MAX(endNs) AS e FROM STEP GROUP BY stepId) "
-		"SELECT stepId, b, e, (SELECT TOTAL(MIN(c.endNs, s.e) - MAX(c.startNs, s.b)) FROM temp.cluster_comm c "
-		"WHERE c.startNs < s.e AND c.startNs >= s.b - (SELECT MAX(endNs - startNs) FROM temp.cluster_comm) "
-		"AND c.endNs > s.b) FROM s ORDER BY stepId";
-	static const char without[] =
-		"SELECT stepId, MIN(startNs), MAX(endNs), 0 FROM STEP GROUP BY stepId ORDER BY stepId";
+	static const char comm_sql[] =
+		"SELECT TOTAL(MIN(endNs, ?2) - MAX(startNs, ?1)) FROM temp.cluster_comm "
+		"WHERE startNs < ?2 AND startNs >= ?1 - ?3 AND endNs > ?1";
 	int rc = sqlite3_open_v2(db_path, &u->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
-	if (!has_rows(u->db, "STEP"))
-		return 0;
-	bool comm = has_rows(u->db, "COMMUNICATION_OP");
-	if (comm) {
-		int r = db_each(u->db, "CREATE TEMP TABLE cluster_comm AS SELECT startNs, endNs FROM COMMUNICATION_OP "
+	int r = db_each(u->db, "PRAGMA cache_size = -" CURSOR_CACHE_KB, NULL, NULL, NULL);
+	if (r < 0 || !has_rows(u->db, "STEP"))
+		return r < 0 ? r : 0;
+	if (has_rows(u->db, "COMMUNICATION_OP")) {
+		r = db_each(u->db, "CREATE TEMP TABLE cluster_comm AS SELECT startNs, endNs FROM COMMUNICATION_OP "
 				       "WHERE endNs > startNs", NULL, NULL, NULL);
 		if (r >= 0)
 			r = db_each(u->db, "CREATE INDEX temp.cluster_comm_start ON cluster_comm (startNs)", NULL, NULL, NULL);
+		if (r >= 0)
+			r = db_each(u->db, "SELECT MAX(endNs - startNs) FROM temp.cluster_comm", NULL, db_row_i64,
+				    &u->comm_max);
 		if (r < 0)
 			return r;
+		if ((rc = sqlite3_prepare_v2(u->db, comm_sql, -1, &u->comm_st, NULL)) != SQLITE_OK)
+			return db_errno(rc);
 	}
-	rc = sqlite3_prepare_v2(u->db, comm ? with_comm : without, -1, &u->st, NULL);
-	return rc == SQLITE_OK ? 0 : db_errno(rc);
+	rc = sqlite3_prepare_v2(u->db, "SELECT stepId, startNs, endNs FROM STEP ORDER BY stepId", -1, &u->st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	return (r = cursor_read(u)) < 0 ? r : 0;
 }
 
 static void cursor_close(struct cursor *u)
 {
 	sqlite3_finalize(u->st);
+	sqlite3_finalize(u->comm_st);
 	sqlite3_close(u->db);
 	*u = (struct cursor){ 0 };
 }

@@ -228,4 +228,39 @@ for d, label, shift in ((sys.argv[1], "Rank 1 ", rk["Rank 1"]), (sys.argv[2], "R
     bad += not ok
 sys.exit(1 if bad else 0)
 PY
+
+# --- communication: COMMUNICATION_OP rows (reference §5 columns) put into rank 2's
+# database, some inside a step, some across a step's end or between steps; the
+# step table's Communication is each step's share of them, computed here too ------------
+R2=$(dir_of 2)
+python3 - "$(ls "$R2"/msprof_*.db)" >"$T_WORK/comm.want" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("""CREATE TABLE IF NOT EXISTS COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER,
+    connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, retry INTEGER, dataType INTEGER,
+    algType INTEGER, count NUMERIC, opType INTEGER, deviceId INTEGER, rankSize INTEGER)""")
+steps = db.execute("SELECT stepId, MIN(startNs), MAX(endNs) FROM STEP GROUP BY stepId ORDER BY stepId").fetchall()
+ops = []
+for i, (sid, b, e) in enumerate(steps):
+    d = e - b
+    ops.append((b + d // 4, b + d // 2))            # inside
+    if i % 2:
+        ops.append((e - d // 10, e + 1000000))      # across the end
+    if i % 3 == 0:
+        ops.append((b - 500000, b + d // 8))        # across the start
+for n, (b, e) in enumerate(ops):
+    db.execute("INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, opId) VALUES (0, ?, ?, ?)", (b, e, n))
+db.commit()
+for sid, b, e in steps:
+    ns = sum(min(oe, e) - max(ob, b) for ob, oe in ops if ob < e and oe > b)
+    print(sid, "%d.%03d" % (ns // 1000, ns % 1000))
+PY
+sleep 1
+a_run "export cluster with communication data: exit 0" 0 "$MSPROF" export cluster -dir "$OUT"
+t_eq "rank 2's Communication per step: its ops' time inside the step" \
+	"$(python3 -c 'import csv,sys; [print(r["Step ID"], r["Communication(us)"]) for r in csv.DictReader(open(sys.argv[1])) if r["Rank"] == "Rank 2"]' \
+		"$(ls "$C"/cluster_step_trace_*.csv)")" "$(cat "$T_WORK/comm.want")"
+t_eq "the other ranks' Communication: 0 (no COMMUNICATION_OP)" \
+	"$(python3 -c 'import csv,sys; print(sorted({r["Communication(us)"] for r in csv.DictReader(open(sys.argv[1])) if r["Rank"] != "Rank 2"}))' \
+		"$(ls "$C"/cluster_step_trace_*.csv)")" "['0.000']"
 t_done
