@@ -75,6 +75,8 @@ struct crank {
 	/* its pids in the cluster file: original >> PID_LOW_BITS -> sequence */
 	uint32_t (*pids)[2];
 	size_t n_pids, cap_pids;
+	char **names;               /* its process names so far, to tell a second apart */
+	size_t n_names, cap_names;
 };
 
 struct cluster {
@@ -265,6 +267,23 @@ static const char *find(const char *p, const char *end, const char *lit)
 	return memmem(p, (size_t)(end - p), lit, strlen(lit));
 }
 
+/* Whether the rank has a process of this name already (1), after
+ * remembering it if not (0). */
+static int name_seen(struct crank *k, const char *name, size_t len)
+{
+	for (size_t i = 0; i < k->n_names; i++)
+		if (strlen(k->names[i]) == len && memcmp(k->names[i], name, len) == 0)
+			return 1;
+	char **n = grow_array(k->names, &k->cap_names, k->n_names, sizeof *n, 8);
+	if (!n)
+		return -ENOMEM;
+	k->names = n;
+	if (!(k->names[k->n_names] = strndup(name, len)))
+		return -ENOMEM;
+	k->n_names++;
+	return 0;
+}
+
 /* One event of a rank's spool as it goes into the cluster file (the top
  * of the file): every event the layer writers make opens with
  * {"name":"...","pid":N. */
@@ -294,10 +313,23 @@ static int map_event(void *ctx, const char *ev, size_t len, struct exp_buf *out)
 	if (meta && nlen == 12 && memcmp(name, "process_name", 12) == 0 &&
 	    (q = find(p, end, "\"args\":{\"name\":\""))) {
 		q += strlen("\"args\":{\"name\":\"");
+		const char *qe = str_end(q, end);
 		exp_buf_put(out, p, (size_t)(q - p));
 		exp_buf_puts(out, m->k->label);
 		exp_buf_putc(out, ' ');
 		p = q;
+		int seen = qe ? name_seen(m->k, q, (size_t)(qe - q)) : 0;
+		if (seen < 0)
+			return seen;
+		if (seen) {
+			/* a name twice in one rank (two processes of one program):
+			 * the second and later say their pid */
+			exp_buf_put(out, q, (size_t)(qe - q));
+			exp_buf_lit(out, " (pid ");
+			exp_buf_u64(out, pid >> PID_LOW_BITS);
+			exp_buf_putc(out, ')');
+			p = qe;
+		}
 	} else if (meta && nlen == 18 && memcmp(name, "process_sort_index", 18) == 0 &&
 		   (q = find(p, end, "\"sort_index\":"))) {
 		uint64_t v;
@@ -384,9 +416,9 @@ static const char *const rank_columns[] = {
 
 /* A rank's steps, by id: (id, start, end, communication ns).  The rows of
  * one id (several processes) are joined here rather than by a GROUP BY,
- * whose temporary b-tree keeps up to 2 MB per rank in memory: the ORDER
- * BY's sorter spills to a temporary file past the connection's page
- * cache (CURSOR_CACHE_KB). */
+ * whose temporary b-tree holds all of a rank's steps in memory (up to a
+ * few MB each); a table already in id order, as one process writes it, is
+ * read without any sort, so the cursor holds one row. */
 struct cursor {
 	sqlite3 *db;
 	sqlite3_stmt *st, *comm_st;
@@ -440,6 +472,24 @@ static int cursor_next(struct cursor *u)
 	return 1;
 }
 
+struct in_order {
+	bool sorted, any;
+	int64_t last;
+};
+
+static int in_order_row(sqlite3_stmt *st, void *ctx)
+{
+	struct in_order *o = ctx;
+	int64_t id = sqlite3_column_int64(st, 0);
+	if (o->any && id < o->last) {
+		o->sorted = false;
+		return 1;
+	}
+	o->any = true;
+	o->last = id;
+	return 0;
+}
+
 static int cursor_open(struct cursor *u, const char *db_path)
 {
 	/* COMMUNICATION_OP has no index on time: a TEMP copy of its times with
@@ -467,7 +517,13 @@ static int cursor_open(struct cursor *u, const char *db_path)
 		if ((rc = sqlite3_prepare_v2(u->db, comm_sql, -1, &u->comm_st, NULL)) != SQLITE_OK)
 			return db_errno(rc);
 	}
-	rc = sqlite3_prepare_v2(u->db, "SELECT stepId, startNs, endNs FROM STEP ORDER BY stepId", -1, &u->st, NULL);
+	/* one process per rank writes its steps in id order, so the table is
+	 * in id order as written: read so, nothing is sorted */
+	struct in_order o = { .sorted = true };
+	if ((r = db_each(u->db, "SELECT stepId FROM STEP", NULL, in_order_row, &o)) < 0)
+		return r;
+	rc = sqlite3_prepare_v2(u->db, o.sorted ? "SELECT stepId, startNs, endNs FROM STEP" :
+				"SELECT stepId, startNs, endNs FROM STEP ORDER BY stepId", -1, &u->st, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	return (r = cursor_read(u)) < 0 ? r : 0;
@@ -872,8 +928,12 @@ int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks,
 	c->next_seq = 1;
 	int r = run(c, out_dir, ranks, n, ret);
 	snprintf(ret->message, sizeof ret->message, "%s", c->rep.message);
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->r[i].pids);
+		for (size_t j = 0; j < c->r[i].n_names; j++)
+			free(c->r[i].names[j]);
+		free(c->r[i].names);
+	}
 	free(c->r);
 	free(c);
 	return r;

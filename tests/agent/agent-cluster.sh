@@ -35,6 +35,13 @@ t_grep "-h names the outputs" "cluster_step_trace_<ts>.csv" "$T_WORK/out"
 # --- four ranks, steps of different lengths ------------------------------------------------
 for r in 0 1 2 3; do rank "$r" $((8 + r)); done
 rank "" 3
+# rank 4: a program that forks a child annotating step 0 as well: two
+# processes of one name, their STEP rows not in id order
+if env "${PRE[@]}" RANK_ID=4 timeout 60 "$MSPROF" --msproftx=on --output="$OUT" "$APP" fork >"$T_WORK/rank4.log" 2>&1; then
+	t_ok "rank 4: msprof steps-app fork"
+else
+	t_fail "rank 4: msprof exits non-zero"; cat "$T_WORK/rank4.log" >&2
+fi
 # a damaged rank dir: a PROF dir whose database is not one and which has no raw data
 BAD=$OUT/PROF_000009_20260101000000000_00009999AAAAAAAA
 mkdir -p "$BAD/host"
@@ -43,7 +50,7 @@ head -c 4096 /dev/urandom >"$BAD/msprof_20260101000000.db"
 
 a_run "export cluster: exit 1 as one dir is skipped" 1 "$MSPROF" export cluster -dir "$OUT"
 t_grep "the damaged dir is named" "'PROF_000009_20260101000000000_00009999AAAAAAAA' is skipped" "$(both)"
-t_grep "the count says 5 of 6 merged, 1 skipped" "Merged 5 of 6 PROF_* directories (1 skipped)" "$(both)"
+t_grep "the count says 6 of 7 merged, 1 skipped" "Merged 6 of 7 PROF_* directories (1 skipped)" "$(both)"
 C=$OUT/msprof_cluster_output
 
 python3 - "$OUT" "$C" <<'EOF'
@@ -76,9 +83,13 @@ for d in sorted(glob.glob(out + "/PROF_*")):
     label = "Rank %d" % rid if rid >= 0 else "Pid %d" % pid
     st = list(csv.reader(open(glob.glob(d + "/mindstudio_profiler_output/step_trace_*.csv")[0])))[1:]
     ranks[label] = {"rank": rid, "events": json.load(open(tl[0])),
-                    "steps": {int(r[1]): (ns(r[4]), ns(r[5])) for r in st}}
-check("five ranks recorded (4 ranks, 1 without)", len(ranks) == 5 and
-      sorted(l for l in ranks if l.startswith("Rank")) == ["Rank %d" % i for i in range(4)], sorted(ranks))
+                    "steps": {}}
+    for r in st:  # a rank's step N: from the first start to the last end of its processes' step N
+        i, end, dur = int(r[1]), ns(r[4]), ns(r[5])
+        b, e = ranks[label]["steps"].get(i, (end - dur, end))
+        ranks[label]["steps"][i] = (min(b, end - dur), max(e, end))
+check("six ranks recorded (5 ranks, 1 without)", len(ranks) == 6 and
+      sorted(l for l in ranks if l.startswith("Rank")) == ["Rank %d" % i for i in range(5)], sorted(ranks))
 
 # --- the merged timeline -----------------------------------------------------------------
 tl = json.load(open(one(cdir + "/msprof_cluster_*.json")))
@@ -93,8 +104,14 @@ check("each pid has one process_name", all(len(v) == 1 for v in names.values()),
 for label, r in ranks.items():
     own = {e["pid"]: e["args"]["name"] for e in r["events"] if e["ph"] == "M" and e["name"] == "process_name"}
     mine = {p: n[0] for p, n in names.items() if n[0].startswith(label + " ")}
+    # a name twice in the rank: the second says its pid
+    seen, want_names = set(), []
+    for p in sorted(own, key=lambda p: min(i for i, e in enumerate(r["events"]) if e.get("pid") == p and e["ph"] == "M")):
+        n = own[p]
+        want_names.append(n if n not in seen else "%s (pid %d)" % (n, p >> 10))
+        seen.add(n)
     check(label + ": its processes, named '<rank> <name>'",
-          sorted(n[len(label) + 1:] for n in mine.values()) == sorted(own.values()), (mine, own))
+          sorted(n[len(label) + 1:] for n in mine.values()) == sorted(want_names), (mine, own))
     for kind in ("X", "C", "M"):
         want = sum(1 for e in r["events"] if e["ph"] == kind)
         got = sum(1 for e in tl if e["ph"] == kind and e["pid"] in mine)
@@ -113,18 +130,18 @@ for e in tl:
 order = sorted(sort, key=lambda n: sort[n])
 firsts = [n.split(" ")[0] + " " + n.split(" ")[1] for n in order]
 groups = [g for i, g in enumerate(firsts) if i == 0 or firsts[i - 1] != g]
-check("process groups sorted by rank, the rankless one last", groups == ["Rank 0", "Rank 1", "Rank 2", "Rank 3"] + [g for g in ranks if g.startswith("Pid")], groups)
+check("process groups sorted by rank, the rankless one last", groups == ["Rank 0", "Rank 1", "Rank 2", "Rank 3", "Rank 4"] + [g for g in ranks if g.startswith("Pid")], groups)
 
 # --- the step table -----------------------------------------------------------------------
 rows = list(csv.DictReader(open(one(cdir + "/cluster_step_trace_*.csv"))))
 want = []
 for step in sorted({s for r in ranks.values() for s in r["steps"]}):
     have = [(l, r) for l, r in sorted(ranks.items(), key=lambda x: (x[1]["rank"] < 0, x[1]["rank"])) if step in r["steps"]]
-    slow = max(r["steps"][step][1] for l, r in have)
-    fast = min(r["steps"][step][1] for l, r in have)
+    slow = max(r["steps"][step][1] - r["steps"][step][0] for l, r in have)
+    fast = min(r["steps"][step][1] - r["steps"][step][0] for l, r in have)
     for l, r in have:
-        end, dur = r["steps"][step]
-        want.append((step, l, end - dur, dur, slow - dur, slow, fast))
+        b, e = r["steps"][step]
+        want.append((step, l, b, e - b, slow - (e - b), slow, fast))
 got = [(int(r["Step ID"]), r["Rank"], ns(r["Step Start(us)"]), ns(r["Step Time(us)"]), ns(r["Wait(us)"]),
         ns(r["Slowest Time(us)"]), ns(r["Fastest Time(us)"])) for r in rows]
 check("a row per step and rank, times as each rank's step_trace has them (%d rows)" % len(want), got == want,
@@ -142,7 +159,7 @@ check("steps 8..10 only on the ranks that ran them", sorted({r["Rank"] for r in 
 
 # --- the ranks table --------------------------------------------------------------------
 rk = list(csv.DictReader(open(one(cdir + "/cluster_ranks_*.csv"))))
-check("the ranks CSV lists all 6 dirs", len(rk) == 6, rk)
+check("the ranks CSV lists all 7 dirs", len(rk) == 7, rk)
 bad = [r for r in rk if r["Status"] != "merged"]
 check("one skipped, named, with why", len(bad) == 1 and bad[0]["PROF Dir"].startswith("PROF_000009") and
       bad[0]["Status"].startswith("skipped: "), bad)
@@ -162,7 +179,7 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	t_eq "msprof_cluster db: CLUSTER_STEP rows = the CSV's" "$(t_sql "$DB" 'SELECT COUNT(*) FROM CLUSTER_STEP')" \
 		"$(($(wc -l <"$(ls "$C"/cluster_step_trace_*.csv)") - 1))"
 	t_eq "msprof_cluster db: one CLUSTER_RANK row per dir, one skipped" \
-		"$(t_sql "$DB" "SELECT COUNT(*), SUM(status <> 'merged') FROM CLUSTER_RANK")" "6|1"
+		"$(t_sql "$DB" "SELECT COUNT(*), SUM(status <> 'merged') FROM CLUSTER_RANK")" "7|1"
 fi
 
 # --- names kept away from the single-PROF-dir readers' patterns ------------------------------
