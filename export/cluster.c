@@ -114,13 +114,16 @@ static void read_rank(struct crank *k)
 	struct exp e;
 	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
 	int64_t n = 0;
+	/* sqlite3_open reads nothing: the first statement finds a damaged file */
 	if (r == 0)
 		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
-	if (r >= 0 && !e.have_info)
-		r = -ENOENT;
-	if (r < 0) {
-		skip(k, "%s", rep.message[0] ? rep.message : strerror(-r));
-	} else {
+	if (r < 0 && e.db)
+		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), sqlite3_errmsg(e.db));
+	else if (r < 0)
+		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), strerror(-r));
+	else if (!e.have_info)
+		skip(k, "%s", rep.message); /* why info.json cannot be read */
+	else {
 		k->rank = e.rank_id;
 		k->pid = e.app_pid;
 		snprintf(k->host_uid, sizeof k->host_uid, "%s", e.host_uid);
@@ -377,7 +380,7 @@ static int rank_layers(struct cluster *c, struct crank *k, struct exp_tl *out)
 	if (r < 0) {
 		/* a damaged database: this rank is left out, the others go on */
 		exp_tl_abort(&spool);
-		skip(k, "cannot read its timeline: %s", rep.message[0] ? rep.message : strerror(-r));
+		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.message[0] ? ": " : "", rep.message);
 		return 0;
 	}
 	struct map_ctx m = { .c = c, .k = k };

@@ -162,7 +162,8 @@ rk = list(csv.DictReader(open(one(cdir + "/cluster_ranks_*.csv"))))
 check("the ranks CSV lists all 7 dirs", len(rk) == 7, rk)
 bad = [r for r in rk if r["Status"] != "merged"]
 check("one skipped, named, with why", len(bad) == 1 and bad[0]["PROF Dir"].startswith("PROF_000009") and
-      bad[0]["Status"].startswith("skipped: "), bad)
+      bad[0]["Status"].startswith("skipped: cannot read its database 'msprof_20260101000000.db': ") and
+      "not a database" in bad[0]["Status"], bad)
 for r in rk:
     if r["Status"] == "merged":
         rr = ranks[r["Rank"]]
