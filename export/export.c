@@ -128,6 +128,9 @@ static void read_info(struct exp *e)
 	json_str(j, "hostname", e->hostname, sizeof e->hostname);
 	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
 	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
+	int64_t rank;
+	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
+		e->rank_id = rank;
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		if (e->n_netcards >= EXPORT_MAX_NETCARDS)
@@ -169,8 +172,11 @@ static void read_times(struct exp *e)
 {
 	_cleanup_json_ cJSON *b = NULL, *n = NULL;
 	uint64_t us;
-	if (read_host_json(e, "start_info", &b) == 0 && json_u64(b, "collectionTimeBegin", &us))
+	if (read_host_json(e, "start_info", &b) == 0 && json_u64(b, "collectionTimeBegin", &us)) {
 		e->start_ns = us * NSEC_PER_USEC;
+		if (!json_u64(b, "clockMonotonicRaw", &e->start_mono_ns))
+			e->start_mono_ns = 0;
+	}
 	if (read_host_json(e, "end_info", &n) == 0 && json_u64(n, "collectionTimeEnd", &us))
 		e->end_ns = us * NSEC_PER_USEC;
 }
@@ -566,6 +572,25 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	return r;
 }
 
+int exp_open_prof(struct exp *e, const char *prof_dir, const char *db_path, struct export_report *rep)
+{
+	*e = (struct exp){ .prof_dir = prof_dir, .rep = rep, .tracks = UINT64_MAX, .rank_id = -1 };
+	read_info(e);
+	read_sample(e);
+	read_times(e);
+	if ((size_t)snprintf(rep->db_path, sizeof rep->db_path, "%s", db_path) >= sizeof rep->db_path)
+		return -ENAMETOOLONG;
+	return open_output_db(e, NULL);
+}
+
+void exp_close_prof(struct exp *e)
+{
+	if (e->db)
+		close_db(e);
+	free(e->procs);
+	e->procs = NULL;
+}
+
 /* --- entry ------------------------------------------------------------------------ */
 
 /* Raw data -> PROF/msprof_{ts}.db, built under a temporary name. */
@@ -918,7 +943,8 @@ static int lock_prof_dir(const char *prof_dir, const struct export_options *opt)
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret)
 {
 	struct export_report rep = { 0 };
-	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES };
+	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES,
+			 .rank_id = -1 };
 	int lock = lock_prof_dir(prof_dir, opt);
 	int r = run(&e, opt);
 	if (e.db)

@@ -118,3 +118,34 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 /* Whether the current database of prof_dir holds any of the tables named
  * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
 int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);
+
+/* msprof export cluster (cluster.c): the ranks of a distributed job, one
+ * PROF dir each, merged into out_dir (created): msprof_cluster_{ts}.json
+ * (every rank's timeline layers, each rank's processes named and sorted
+ * by its rank), cluster_step_trace_{ts}.csv (each step of each rank, with
+ * the step's slowest and fastest rank, communication and wait),
+ * cluster_ranks_{ts}.csv (every rank dir, merged or skipped and why) and
+ * msprof_cluster_{ts}.db (the same two tables).  Each rank's db_path is
+ * its current msprof_*.db (export_prof_dir with type db); a rank whose
+ * files cannot be read is skipped, named in the report.  Rows are
+ * streamed from the databases: memory grows with the ranks, not the
+ * trace.  0 (also when ranks were skipped), or -errno with message set. */
+struct export_cluster_rank {
+	const char *prof_dir;
+	const char *db_path;     /* NULL: the rank is listed as skipped, with why */
+	const char *why;         /* why there is no database (db_path NULL) */
+};
+struct export_cluster_report {
+	char output_dir[4096];
+	char timeline[256], steps_csv[256], ranks_csv[256], db[256]; /* names in output_dir, "" none */
+	unsigned ranks;          /* merged */
+	unsigned skipped;        /* given but left out */
+	unsigned hosts;          /* distinct hosts among the merged */
+	unsigned shifted;        /* ranks whose clock was shifted (cluster.c, "clocks") */
+	uint64_t events;         /* timeline events, metadata events not counted */
+	uint64_t steps;          /* distinct step ids */
+	uint64_t step_rows;      /* (step, rank) rows */
+	char message[2048];      /* the ranks skipped and why, and other notes, "; "-separated */
+};
+int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks, size_t n,
+		   struct export_cluster_report *ret);

@@ -65,6 +65,7 @@ struct exp {
 	 * other processes are not its targets.  NULL: every sampled one. */
 	uint32_t *procs;
 	size_t n_procs;
+	int64_t rank_id;            /* info.json rank_id; -1: none (also without info.json) */
 	struct exp_netcard netcards[EXPORT_MAX_NETCARDS];
 	unsigned n_netcards;
 
@@ -77,6 +78,7 @@ struct exp {
 
 	/* host/start_info, host/end_info, and the records themselves */
 	uint64_t start_ns, end_ns;  /* 0: not given */
+	uint64_t start_mono_ns;     /* start_info clockMonotonicRaw, read with start_ns; 0: not given */
 	int64_t first_ns, last_ns;  /* first and last record time (unix ns) */
 	bool have_records;
 
@@ -359,6 +361,12 @@ void exp_tl_abort(struct exp_tl *t);
  * exp_tl_abort does when it is not appended). */
 int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const char *stem);
 int exp_tl_append(struct exp_tl *t, struct exp_tl *spool);
+/* exp_tl_append with every event and metadata event of the spool (one
+ * JSON object, no separator) handed to map, which writes what goes into t
+ * in its place into out (empty: nothing); <0 from map stops with that
+ * error.  For the cluster timeline (cluster.c), which renames processes. */
+typedef int exp_tl_map_fn(void *ctx, const char *ev, size_t len, struct exp_buf *out);
+int exp_tl_append_map(struct exp_tl *t, struct exp_tl *spool, exp_tl_map_fn *map, void *ctx);
 
 /* The mstx layers written ahead by the summaries' thread (export.c) while
  * the timeline's thread writes the layers before them: done and r under
@@ -512,6 +520,15 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
 /* msprof_{ts}.json: every domain's layers (timeline.c). */
 int exp_write_timeline(struct exp *e, const char *dir);
+/* Every layer of msprof_{ts}.json, the mstx layers last, into tl (the
+ * cluster timeline's spool of one rank). */
+int exp_write_layers(struct exp *e, struct exp_tl *tl);
+/* A PROF dir's database (db_path, from export_prof_dir) opened read-only
+ * in e with what its host/ files say (info.json, sample.json, start_info,
+ * end_info), as the export's writers read them (export.c); rep gets the
+ * notes.  exp_close_prof after it, whatever it returned. */
+int exp_open_prof(struct exp *e, const char *prof_dir, const char *db_path, struct export_report *rep);
+void exp_close_prof(struct exp *e);
 /* Device tasks (domain-tasks.c): an agent's RAW_AGENT_GPU_TASK / _GPU_API
  * record into GPU_TASK / GPU_API (0 taken, 1 malformed, <0 fatal); then
  * TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API from them; the CSVs and

@@ -543,9 +543,35 @@ int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const ch
 	return r;
 }
 
-int exp_tl_append(struct exp_tl *t, struct exp_tl *spool)
+/* The spool's metadata events through map into t: one a line (", " and
+ * line breaks between them, exp_tl_meta). */
+static int meta_map(struct exp_tl *t, struct exp_tl *s, exp_tl_map_fn *map, void *ctx, struct exp_buf *b)
+{
+	const char *p = s->meta_buf, *end = s->meta_buf + s->meta_size;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *stop = nl ? nl : end;
+		size_t len = (size_t)(stop - p);
+		if (len && p[len - 1] == ',')
+			len--;
+		if (len) {
+			int r = map(ctx, p, len, b);
+			if (r < 0)
+				return r;
+			if (b->err)
+				return b->err;
+			if (b->len)
+				fwrite(b->p, 1, b->len, exp_tl_meta(t));
+			b->len = 0;
+		}
+		p = stop + (nl != NULL);
+	}
+	return 0;
+}
+
+int exp_tl_append_map(struct exp_tl *t, struct exp_tl *spool, exp_tl_map_fn *map, void *ctx)
 {
 	struct exp_tl *s = spool;
+	struct exp_buf b = { 0 };
 	int r = s->err;
 	if (r == 0 && s->n_events)
 		fputc('\n', s->o.f);
@@ -563,24 +589,41 @@ int exp_tl_append(struct exp_tl *t, struct exp_tl *spool)
 		size_t cap = 0;
 		ssize_t n;
 		uint64_t got = 0;
-		while ((n = getline(&line, &cap, in)) > 0) {
-			fwrite(line, 1, (size_t)n - 1, exp_tl_event(t));
+		while (r == 0 && (n = getline(&line, &cap, in)) > 0) {
 			got++;
+			if (!map) {
+				fwrite(line, 1, (size_t)n - 1, exp_tl_event(t));
+				continue;
+			}
+			r = map(ctx, line, (size_t)n - 1, &b);
+			if (r == 0 && b.err)
+				r = b.err;
+			if (r == 0 && b.len)
+				exp_buf_flush_to(&b, exp_tl_event(t));
+			b.len = 0;
 		}
-		if (ferror(in) || got != s->n_events)
+		if (r == 0 && (ferror(in) || got != s->n_events))
 			r = -EIO;
 		free(line);
 		fclose(in);
 	}
-	if (r == 0 && s->n_meta) {
+	if (r == 0 && s->n_meta && map) {
+		r = meta_map(t, s, map, ctx, &b);
+	} else if (r == 0 && s->n_meta) {
 		fputs(t->n_meta ? "," : "", t->meta);
 		fwrite(s->meta_buf, 1, s->meta_size, t->meta);
 		t->n_meta += s->n_meta;
 	}
-	if (r < 0 && r != s->err)
+	if (r < 0 && r != s->err && r != b.err)
 		exp_note(t->e, "cannot read back '%s': %s", s->o.tmp, strerror(-r));
+	exp_buf_release(&b);
 	exp_tl_abort(s);
 	return r;
+}
+
+int exp_tl_append(struct exp_tl *t, struct exp_tl *spool)
+{
+	return exp_tl_append_map(t, spool, NULL, NULL);
 }
 
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort)

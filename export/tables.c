@@ -161,6 +161,25 @@ const struct export_db_table export_db_tables[] = {
 };
 const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
 
+/* msprof_cluster_{ts}.db of `msprof export cluster` (cluster.c), not a
+ * rank's database.  slot: a rank's place in rank order (the ranks' names
+ * and process groups follow it); times Unix ns after the clock shift.
+ *   CLUSTER_RANK  every rank dir given: rankId (-1: none), label ("Rank
+ *                 3", "Pid 1234"), host, PROF dir, status ("merged" or
+ *                 why it was skipped), shiftNs added to its times, its
+ *                 timeline events and step rows
+ *   CLUSTER_STEP  per step id and rank: its span, its communication
+ *                 (COMMUNICATION_OP time inside the step), waitNs (the
+ *                 step's slowest time minus its own) and the slots of the
+ *                 step's slowest and fastest rank */
+const struct export_db_table export_cluster_db_tables[] = {
+	{ "CLUSTER_RANK", "slot INTEGER, rankId INTEGER, label TEXT, hostUid TEXT, hostName TEXT, profDir TEXT, "
+			  "status TEXT, shiftNs INTEGER, events INTEGER, steps INTEGER", false, true },
+	{ "CLUSTER_STEP", "stepId INTEGER, slot INTEGER, startNs INTEGER, endNs INTEGER, communicationNs INTEGER, "
+			  "waitNs INTEGER, slowestSlot INTEGER, fastestSlot INTEGER", false, true },
+};
+const size_t export_cluster_db_tables_n = ARRAY_SIZE(export_cluster_db_tables);
+
 const struct export_db_table *export_db_table_find(const char *name)
 {
 	for (size_t i = 0; i < export_db_tables_n; i++)

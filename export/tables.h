@@ -23,6 +23,9 @@ struct export_db_table {
 extern const struct export_db_table export_db_tables[];
 extern const size_t export_db_tables_n;
 const struct export_db_table *export_db_table_find(const char *name);
+/* The tables of msprof_cluster_{ts}.db (msprof export cluster). */
+extern const struct export_db_table export_cluster_db_tables[];
+extern const size_t export_cluster_db_tables_n;
 
 /* META_DATA rows: msprof's schema version this database follows. */
 #define EXPORT_SCHEMA_VERSION_MAJOR "1"

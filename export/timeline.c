@@ -45,6 +45,28 @@ static int finish_ahead(struct exp_tx_ahead *a, struct exp_tl *out, int r)
 	return commit_both(out, &a->tx_out, a->with_tx, r);
 }
 
+/* Every domain's layers, in list order: all but the mstx layers. */
+static int domain_layers(struct exp *e, struct exp_tl *out)
+{
+	int r = 0;
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++) {
+		const struct exp_domain *d = exp_domains[i];
+		if (d->counter_layer)
+			r = exp_write_counter_layer(e, out, d->counter_layer);
+		if (r == 0 && d->layers)
+			r = d->layers(e, out);
+	}
+	return r;
+}
+
+int exp_write_layers(struct exp *e, struct exp_tl *tl)
+{
+	int r = domain_layers(e, tl);
+	if (r == 0 && exp_domain_mstx.has_layers(e))
+		r = exp_write_tx_layer(e, tl, NULL);
+	return r;
+}
+
 int exp_write_timeline(struct exp *e, const char *dir)
 {
 	bool tx = exp_domain_mstx.has_layers(e), any = false;
@@ -66,13 +88,7 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	/* the mstx layers, last, are not among the hooks: they go to
 	 * msprof_tx_{ts}.json too, and may be written ahead by the summaries'
 	 * thread (below) */
-	for (size_t i = 0; i < exp_domains_n && r == 0; i++) {
-		const struct exp_domain *d = exp_domains[i];
-		if (d->counter_layer)
-			r = exp_write_counter_layer(e, &out, d->counter_layer);
-		if (r == 0 && d->layers)
-			r = d->layers(e, &out);
-	}
+	r = domain_layers(e, &out);
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
 	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
 	 * summary wins, the layers are in msprof_{ts}.json */

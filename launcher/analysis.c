@@ -232,6 +232,72 @@ int analysis_export(const char *dir, struct export_options *opt)
 	return each_prof_dir(dir, export_one, opt);
 }
 
+int analysis_cluster(const char *dir)
+{
+	char *copy = strdup(dir);
+	if (!copy)
+		return 1;
+	bool self = is_prof_dir_name(basename(copy));
+	free(copy);
+	if (self) {
+		console_error("'%s' is a PROF_* directory: give the directory that holds the ranks' PROF_* directories",
+			      dir);
+		return 1;
+	}
+	char **dirs, out[PATH_MAX];
+	size_t n;
+	if (dirs_of(dir, &dirs, &n))
+		return 1;
+	struct export_cluster_rank *ranks = calloc(n, sizeof *ranks);
+	struct export_report *rep = malloc(sizeof *rep);
+	struct export_cluster_report *crep = malloc(sizeof *crep);
+	int rc = 1;
+	if (!ranks || !rep || !crep ||
+	    (size_t)snprintf(out, sizeof out, "%s/%s", dir, ANALYSIS_CLUSTER_DIR) >= sizeof out) {
+		console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
+		goto done;
+	}
+	console_info("Start cluster export of %zu PROF_* directories in %s.", n, dir);
+	for (size_t i = 0; i < n; i++) {
+		/* the database each rank's view is read from: parsed unless current */
+		struct export_options opt = { .type = EXPORT_DB };
+		int r = export_prof_dir(dirs[i], &opt, rep);
+		ranks[i].prof_dir = dirs[i];
+		if (r < 0)
+			ranks[i].why = strdup(rep->message[0] ? rep->message : strerror(-r));
+		else
+			ranks[i].db_path = strdup(rep->db_path);
+		if (!ranks[i].why && !ranks[i].db_path) {
+			console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
+			goto done;
+		}
+	}
+	int r = export_cluster(out, ranks, n, crep);
+	if (crep->message[0])
+		console_warn("%s", crep->message);
+	if (r < 0) {
+		console_error("cannot export the cluster view of '%s': %s", dir, strerror(-r));
+		goto done;
+	}
+	console_info("Merged %u of %zu PROF_* directories (%u skipped) from %u host%s: %llu timeline events, "
+		     "%llu steps (%llu step rows)%s.", crep->ranks, n, crep->skipped, crep->hosts,
+		     crep->hosts == 1 ? "" : "s", (unsigned long long)crep->events, (unsigned long long)crep->steps,
+		     (unsigned long long)crep->step_rows, crep->shifted ? "; some ranks' clocks were shifted" : "");
+	console_info("Cluster data is saved in %s: %s %s %s %s", out, crep->timeline, crep->steps_csv, crep->ranks_csv,
+		     crep->db);
+	rc = crep->skipped || !crep->ranks ? 1 : 0;
+done:
+	for (size_t i = 0; ranks && i < n; i++) {
+		free((char *)ranks[i].db_path);
+		free((char *)ranks[i].why);
+	}
+	free(ranks);
+	free(rep);
+	free(crep);
+	analysis_free_dirs(dirs, n);
+	return rc;
+}
+
 /* msprof's query table, one per PROF dir with a row per device dir; this
  * implementation has host data only: Device ID and Dir Name "host", Job
  * Info "NA" as msprof shows it without a job id. */

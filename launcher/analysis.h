@@ -20,6 +20,11 @@ int analysis_query(const char *dir);
 /* opt->progress is set here (a line on a terminal). */
 int analysis_export(const char *dir, struct export_options *opt);
 int analysis_analyze(const char *dir, unsigned rules, bool clear);
+/* msprof export cluster: every PROF dir under dir (one per rank) parsed
+ * when it needs it, then merged into dir/msprof_cluster_output/
+ * (export_cluster).  1 when there is none, or one was skipped. */
+#define ANALYSIS_CLUSTER_DIR "msprof_cluster_output"
+int analysis_cluster(const char *dir);
 
 /* msprof.py query's --id, --data-type, --model-id, --iteration-id. */
 #define QUERY_DATA_TYPES 11 /* msprof's QueryDataType: 0 to 10 */

@@ -8,6 +8,7 @@
  *          [--model-id N --iteration-id N [--iteration-count 1..5]]
  *          [--format csv|json] [--clear]
  *   msprof analyze -dir <dir> -r|--rule <rules> [--clear] [--type text|db]
+ *   msprof export cluster -dir <dir>          (ours: the ranks merged, analysis.c)
  *
  * "-dir" is also "--collection-dir"; values follow as the next word or
  * after "=", and a leading "=" and "~" are expanded as msprof.py does.
@@ -77,6 +78,16 @@ static const struct {
 	  "  --format <export_format>\n"
 	  "                        <Optional> the format for export, supports csv and json\n" },
 	{ "export db", "[-h] -dir <dir>", "" },
+	{ "export cluster", "[-h] -dir <dir>",
+	  "\n  <dir> holds one PROF_* directory per rank of a distributed job (each parsed first\n"
+	  "  when it has no current msprof_*.db).  Written to <dir>/msprof_cluster_output/:\n"
+	  "    msprof_cluster_<ts>.json      every rank's timeline, its processes named \"Rank <id> ...\"\n"
+	  "                                  (\"Pid <pid> ...\" for a dir without a rank_id), sorted by rank\n"
+	  "    cluster_step_trace_<ts>.csv   per step and rank: step time, communication, wait for the\n"
+	  "                                  slowest rank, the step's slowest and fastest rank\n"
+	  "    cluster_ranks_<ts>.csv        every PROF_* directory: merged, or skipped and why\n"
+	  "    msprof_cluster_<ts>.db        CLUSTER_RANK and CLUSTER_STEP, the same as the two CSVs\n"
+	  "  Exit status 1 when a directory was skipped (the others are still merged).\n" },
 	{ "analyze", "[-h] -dir <dir> --rule RULE [--clear] [--type {db,text}]",
 	  "  --rule RULE, -r RULE  communication, communication_matrix, or both separated by a comma\n"
 	  "  --clear               <Optional> the clear mode flag\n"
@@ -313,8 +324,9 @@ int subcmd_run(int argc, char **argv)
 	if (streq(argv[1], "export")) {
 		const char *kind = argc > 2 ? argv[2] : "";
 		if (streq(kind, "-h") || streq(kind, "--help")) {
-			printf("usage: msprof export [-h] {summary,timeline,db} ...\n\n"
+			printf("usage: msprof export [-h] {summary,timeline,db,cluster} ...\n\n"
 			       "  summary   Get summary data.\n  timeline  Get timeline data.\n  db        Get db data.\n"
+			       "  cluster   Merge the ranks' PROF dirs: one timeline, a step table across ranks.\n"
 			       "\n'msprof export <kind> -h' tells the options of each.\n");
 			return 0;
 		}
@@ -324,9 +336,9 @@ int subcmd_run(int argc, char **argv)
 			what = EXPORT_SUMMARY;
 		else if (streq(kind, "db"))
 			type = EXPORT_DB;
-		else
-			return usage_error(&s, "argument export: invalid choice: '%s' (choose from 'timeline', 'summary', 'db')",
-					   kind);
+		else if (!streq(kind, "cluster"))
+			return usage_error(&s, "argument export: invalid choice: '%s' (choose from 'timeline', 'summary', "
+					       "'db', 'cluster')", kind);
 		snprintf(cmd, sizeof cmd, "export %s", kind);
 		s.cmd = cmd;
 		first = 3;
@@ -334,6 +346,8 @@ int subcmd_run(int argc, char **argv)
 	if ((r = parse_args(&s, argc, argv, first)) != 0)
 		return r < 0 ? 0 : r; /* -1: help printed */
 
+	if (streq(s.cmd, "export cluster"))
+		return (r = refuse_others(&s, 0)) != 0 ? r : analysis_cluster(s.dir);
 	if (streq(argv[1], "import")) {
 		if ((r = refuse_others(&s, T_CLUSTER)) != 0)
 			return r;

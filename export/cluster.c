@@ -1,0 +1,943 @@
+/* msprof export cluster: the ranks of a distributed job, one PROF dir
+ * each, merged into one directory (export.h export_cluster).
+ *
+ * Names.  A rank dir's rank is host/info.json's rank_id; ranks are shown
+ * as "Rank <id>", sorted by id.  A dir without one (rank_id -1: a process
+ * started outside a distributed launcher) is shown as "Pid <pid>" (the
+ * launched process, info.json's pid), after the ranks, by pid.  A second
+ * dir of a rank already seen (two jobs in one directory) is "Rank <id>
+ * #2", and so on.  The files are named so that none matches what the
+ * Ascend readers look for in a single PROF dir (msprof_<digits>.json,
+ * step_trace_*, msprof_<digits>.db): msprof_cluster_{ts}.json,
+ * cluster_step_trace_{ts}.csv, cluster_ranks_{ts}.csv,
+ * msprof_cluster_{ts}.db.
+ *
+ * Timeline.  Each rank's layers are written by the export's own layer
+ * writers (exp_write_layers) from its database into a spool, then appended
+ * to the cluster file through map_event: every process of the rank gets a
+ * pid of its own in the file ((sequence << 10) | the low 10 bits msprof
+ * packs the layer's sort index and device into, so pids stay in 32 bits
+ * and never collide between ranks, whose pids may be equal on different
+ * hosts), its process_name is prefixed with the rank's name ("Rank 3 CPU
+ * Usage": every name is unique in the file, MindSpore's rule) and its
+ * process_sort_index becomes (slot + 1) * 100 + the layer's index, so the
+ * ranks' groups follow rank order.  Nothing of a rank is held in memory
+ * but the event being rewritten.
+ *
+ * Clocks.  Every rank's times are already Unix ns of its host's clock.
+ * Ranks on one host (same hostUid, else hostname) share CLOCK_MONOTONIC_RAW:
+ * start_info pairs it with the wall clock (collectionTimeBegin µs,
+ * clockMonotonicRaw ns) as each rank started, so a wall clock that was
+ * stepped between two ranks' starts (NTP) shows as a difference in
+ * wall - monotonic; such a rank is shifted onto the host's first rank's
+ * clock.  Differences under 1 ms are the jitter of the two clock reads and
+ * are left alone.  Between hosts there is no shared clock in the files:
+ * their wall clocks are trusted (a cluster runs NTP or PTP), and nothing
+ * is shifted.
+ *
+ * Steps.  A rank's step N lasts from the earliest start to the latest end
+ * of its STEP rows of id N (several processes of a rank each have
+ * theirs).  Per step id and rank: its time; communication = the summed
+ * durations of its COMMUNICATION_OP rows, each clipped to the step (0
+ * without the table); wait = the step's slowest time minus this rank's
+ * (how long this rank waits at the step's closing synchronization for the
+ * slowest).  The per-rank step cursors are merged by step id: memory
+ * grows with the ranks, not the steps. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export/internal.h"
+#include "common/util.h"
+
+#define CLUSTER_DIR_MODE 0750
+#define CLOCK_JITTER_NS 1000000 /* start_info's two clock reads: below this, no shift */
+#define SORT_PER_RANK 100       /* process_sort_index of a rank: (slot + 1) * this + the layer's */
+#define CURSOR_CACHE_KB "256"   /* page cache of each rank's step cursor */
+#define PID_LOW_BITS 10         /* msprof's sort index and device bits of a timeline pid */
+
+struct crank {
+	const char *prof_dir, *db_path;
+	const char *base;           /* the PROF dir's name */
+	int64_t rank;               /* -1: none */
+	uint32_t pid;
+	char host_uid[128], hostname[256], host_key[256];
+	uint64_t start_ns, start_mono_ns;
+	int64_t shift_ns;
+	char label[64];
+	unsigned slot;
+	char why[512];              /* "": merged */
+	uint64_t events, steps;
+	/* its pids in the cluster file: original >> PID_LOW_BITS -> sequence */
+	uint32_t (*pids)[2];
+	size_t n_pids, cap_pids;
+	char **names;               /* its process names so far, to tell a second apart */
+	size_t n_names, cap_names;
+};
+
+struct cluster {
+	struct exp e;               /* the cluster's own: notes, written files, ts */
+	struct export_report rep;
+	char dir[PATH_MAX];
+	struct crank *r;
+	size_t n;
+	uint32_t next_seq;
+};
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+static void skip(struct crank *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void skip(struct crank *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(k->why, sizeof k->why, fmt, ap);
+	va_end(ap);
+	if (!k->why[0])
+		snprintf(k->why, sizeof k->why, "unreadable");
+}
+
+/* --- the ranks --------------------------------------------------------------- */
+
+/* host/ files of the rank, and a database that answers. */
+static void read_rank(struct crank *k)
+{
+	struct export_report rep = { 0 };
+	struct exp e;
+	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
+	int64_t n = 0;
+	/* sqlite3_open reads nothing: the first statement finds a damaged file */
+	if (r == 0)
+		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
+	if (r < 0 && e.db)
+		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), sqlite3_errmsg(e.db));
+	else if (r < 0)
+		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), strerror(-r));
+	else if (!e.have_info)
+		skip(k, "%s", rep.message); /* why info.json cannot be read */
+	else {
+		k->rank = e.rank_id;
+		k->pid = e.app_pid;
+		snprintf(k->host_uid, sizeof k->host_uid, "%s", e.host_uid);
+		snprintf(k->hostname, sizeof k->hostname, "%s", e.hostname);
+		snprintf(k->host_key, sizeof k->host_key, "%s", e.host_uid[0] ? e.host_uid : e.hostname);
+		k->start_ns = e.start_ns;
+		k->start_mono_ns = e.start_mono_ns;
+	}
+	exp_close_prof(&e);
+}
+
+/* Merged ranks first, by rank (none last), then pid, then dir name. */
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct crank *x = a, *y = b;
+	if (!x->why[0] != !y->why[0])
+		return x->why[0] ? 1 : -1;
+	if ((x->rank < 0) != (y->rank < 0))
+		return x->rank < 0 ? 1 : -1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->base, y->base);
+}
+
+static void name_ranks(struct cluster *c)
+{
+	unsigned dup = 1;
+	for (size_t i = 0; i < c->n; i++) {
+		struct crank *k = &c->r[i];
+		k->slot = (unsigned)i;
+		if (k->why[0])
+			continue; /* no name: its info.json may be what is missing */
+		bool same = i && !c->r[i - 1].why[0] && !k->why[0] && k->rank == c->r[i - 1].rank &&
+			    (k->rank >= 0 || k->pid == c->r[i - 1].pid);
+		dup = same ? dup + 1 : 1;
+		int w = k->rank >= 0 ? snprintf(k->label, sizeof k->label, "Rank %" PRId64, k->rank)
+				     : snprintf(k->label, sizeof k->label, "Pid %" PRIu32, k->pid);
+		if (dup > 1 && w > 0)
+			snprintf(k->label + w, sizeof k->label - (size_t)w, " #%u", dup);
+		if (dup == 2)
+			exp_note_add(&c->e, "%s is in both '%s' and '%s': the second is shown as '%s'",
+				     c->r[i - 1].label, c->r[i - 1].base, k->base, k->label);
+	}
+}
+
+/* Clocks: see the top of the file. */
+static void align_clocks(struct cluster *c, struct export_cluster_report *ret)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct crank *k = &c->r[i];
+		if (k->why[0])
+			continue;
+		const struct crank *ref = NULL;
+		bool new_host = true;
+		for (size_t j = 0; j < i; j++) {
+			const struct crank *o = &c->r[j];
+			if (o->why[0] || strcmp(o->host_key, k->host_key) != 0 || !k->host_key[0])
+				continue;
+			new_host = false;
+			if (!ref && o->start_ns && o->start_mono_ns)
+				ref = o;
+		}
+		if (new_host)
+			ret->hosts++;
+		if (!ref || !k->start_ns || !k->start_mono_ns)
+			continue;
+		int64_t d = ((int64_t)ref->start_ns - (int64_t)ref->start_mono_ns) -
+			    ((int64_t)k->start_ns - (int64_t)k->start_mono_ns);
+		if (d <= -CLOCK_JITTER_NS || d >= CLOCK_JITTER_NS) {
+			k->shift_ns = d;
+			ret->shifted++;
+		}
+	}
+}
+
+/* --- the timeline -------------------------------------------------------------- */
+
+struct map_ctx {
+	struct cluster *c;
+	struct crank *k;
+	uint32_t last_hi, last_seq;
+	bool have_last;
+};
+
+static int new_pid(struct map_ctx *m, uint64_t pid, uint64_t *ret)
+{
+	struct crank *k = m->k;
+	uint32_t hi = (uint32_t)(pid >> PID_LOW_BITS), seq = 0;
+	if (m->have_last && m->last_hi == hi) {
+		seq = m->last_seq;
+	} else {
+		for (size_t i = 0; i < k->n_pids && !seq; i++)
+			if (k->pids[i][0] == hi)
+				seq = k->pids[i][1];
+		if (!seq) {
+			if (m->c->next_seq >= 1U << (32 - PID_LOW_BITS)) {
+				exp_note(&m->c->e, "more than %u processes in the ranks' timelines", 1U << (32 - PID_LOW_BITS));
+				return -E2BIG;
+			}
+			uint32_t (*n)[2] = grow_array(k->pids, &k->cap_pids, k->n_pids, sizeof *n, 8);
+			if (!n)
+				return -ENOMEM;
+			k->pids = n;
+			seq = m->c->next_seq++;
+			k->pids[k->n_pids][0] = hi;
+			k->pids[k->n_pids++][1] = seq;
+		}
+		m->last_hi = hi;
+		m->last_seq = seq;
+		m->have_last = true;
+	}
+	*ret = ((uint64_t)seq << PID_LOW_BITS) | (pid & ((1U << PID_LOW_BITS) - 1));
+	return 0;
+}
+
+/* The end of a JSON string whose inside starts at p: its closing quote. */
+static const char *str_end(const char *p, const char *end)
+{
+	while (p < end && *p != '"')
+		p += *p == '\\' ? 2 : 1;
+	return p < end ? p : NULL;
+}
+
+static const char *after(const char *p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0 ? p + n : NULL;
+}
+
+static const char *digits(const char *p, const char *end, uint64_t *ret)
+{
+	uint64_t v = 0;
+	const char *s = p;
+	while (p < end && *p >= '0' && *p <= '9' && p - s < 19)
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	*ret = v;
+	return p > s ? p : NULL;
+}
+
+static const char *find(const char *p, const char *end, const char *lit)
+{
+	return memmem(p, (size_t)(end - p), lit, strlen(lit));
+}
+
+/* Whether the rank has a process of this name already (1), after
+ * remembering it if not (0). */
+static int name_seen(struct crank *k, const char *name, size_t len)
+{
+	for (size_t i = 0; i < k->n_names; i++)
+		if (strlen(k->names[i]) == len && memcmp(k->names[i], name, len) == 0)
+			return 1;
+	char **n = grow_array(k->names, &k->cap_names, k->n_names, sizeof *n, 8);
+	if (!n)
+		return -ENOMEM;
+	k->names = n;
+	if (!(k->names[k->n_names] = strndup(name, len)))
+		return -ENOMEM;
+	k->n_names++;
+	return 0;
+}
+
+/* One event of a rank's spool as it goes into the cluster file (the top
+ * of the file): every event the layer writers make opens with
+ * {"name":"...","pid":N. */
+static int map_event(void *ctx, const char *ev, size_t len, struct exp_buf *out)
+{
+	struct map_ctx *m = ctx;
+	const char *end = ev + len, *name = after(ev, end, "{\"name\":\""), *name_end = NULL, *p = NULL;
+	uint64_t pid, npid;
+	if (name && (name_end = str_end(name, end)))
+		p = after(name_end, end, "\",\"pid\":");
+	if (p)
+		p = digits(p, end, &pid);
+	if (!p || pid > UINT32_MAX) {
+		exp_note(&m->c->e, "an event of '%s' is not one the export writes: %.80s", m->k->base, ev);
+		return -EBADMSG;
+	}
+	int r = new_pid(m, pid, &npid);
+	if (r < 0)
+		return r;
+	/* the new pid in place of the digits just read */
+	exp_buf_put(out, ev, (size_t)(name_end - ev) + strlen("\",\"pid\":"));
+	exp_buf_u64(out, npid);
+
+	size_t nlen = (size_t)(name_end - name);
+	bool meta = find(p, end, "\"ph\":\"M\"") != NULL;
+	const char *q;
+	if (meta && nlen == 12 && memcmp(name, "process_name", 12) == 0 &&
+	    (q = find(p, end, "\"args\":{\"name\":\""))) {
+		q += strlen("\"args\":{\"name\":\"");
+		const char *qe = str_end(q, end);
+		exp_buf_put(out, p, (size_t)(q - p));
+		exp_buf_puts(out, m->k->label);
+		exp_buf_putc(out, ' ');
+		p = q;
+		int seen = qe ? name_seen(m->k, q, (size_t)(qe - q)) : 0;
+		if (seen < 0)
+			return seen;
+		if (seen) {
+			/* a name twice in one rank (two processes of one program):
+			 * the second and later say their pid */
+			exp_buf_put(out, q, (size_t)(qe - q));
+			exp_buf_lit(out, " (pid ");
+			exp_buf_u64(out, pid >> PID_LOW_BITS);
+			exp_buf_putc(out, ')');
+			p = qe;
+		}
+	} else if (meta && nlen == 18 && memcmp(name, "process_sort_index", 18) == 0 &&
+		   (q = find(p, end, "\"sort_index\":"))) {
+		uint64_t v;
+		q += strlen("\"sort_index\":");
+		const char *d = digits(q, end, &v);
+		if (d) {
+			exp_buf_put(out, p, (size_t)(q - p));
+			exp_buf_u64(out, (uint64_t)(m->k->slot + 1) * SORT_PER_RANK + v);
+			p = d;
+		}
+	} else if (!meta) {
+		m->k->events++;
+		if (m->k->shift_ns && (q = find(p, end, ",\"ts\":\""))) {
+			uint64_t us, frac;
+			q += strlen(",\"ts\":\"");
+			const char *d = digits(q, end, &us), *f = d ? after(d, end, ".") : NULL;
+			const char *fe = f ? digits(f, end, &frac) : NULL;
+			if (fe && fe - f == 3) {
+				exp_buf_put(out, p, (size_t)(q - p));
+				int64_t ns = (int64_t)(us * 1000 + frac) + m->k->shift_ns;
+				exp_buf_ts(out, ns < 0 ? 0 : ns);
+				p = fe;
+			}
+		}
+	}
+	exp_buf_put(out, p, (size_t)(end - p));
+	return 0;
+}
+
+/* One rank's layers into out: all of them, or (skipped) none. */
+static int rank_layers(struct cluster *c, struct crank *k, struct exp_tl *out)
+{
+	struct export_report rep = { 0 };
+	struct exp e;
+	struct exp_tl spool;
+	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
+	if (r == 0)
+		r = exp_tl_spool_open(&c->e, &spool, c->dir, "msprof_cluster");
+	if (r < 0) {
+		exp_close_prof(&e);
+		return r;
+	}
+	r = exp_write_layers(&e, &spool);
+	exp_close_prof(&e);
+	if (r < 0) {
+		/* a damaged database: this rank is left out, the others go on */
+		exp_tl_abort(&spool);
+		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.message[0] ? ": " : "", rep.message);
+		return 0;
+	}
+	struct map_ctx m = { .c = c, .k = k };
+	return exp_tl_append_map(out, &spool, map_event, &m);
+}
+
+static int write_timeline(struct cluster *c, struct export_cluster_report *ret)
+{
+	struct exp_tl out;
+	int r = exp_tl_open(&c->e, &out, c->dir, "msprof_cluster");
+	for (size_t i = 0; r == 0 && i < c->n; i++)
+		if (!c->r[i].why[0])
+			r = rank_layers(c, &c->r[i], &out);
+	if (r < 0) {
+		exp_tl_abort(&out);
+		return r;
+	}
+	r = exp_tl_commit(&out);
+	if (r == 0) {
+		snprintf(ret->timeline, sizeof ret->timeline, "msprof_cluster_%s.json", c->e.ts);
+		for (size_t i = 0; i < c->n; i++)
+			ret->events += c->r[i].events;
+	}
+	return r;
+}
+
+/* --- the steps ----------------------------------------------------------------- */
+
+static const char *const step_columns[] = {
+	"Step ID", "Rank ID", "Rank", "Host", "Step Start(us)", "Step Time(us)", "Communication(us)", "Wait(us)",
+	"Slowest Rank", "Slowest Time(us)", "Fastest Rank", "Fastest Time(us)", NULL,
+};
+static const char *const rank_columns[] = {
+	"Rank ID", "Rank", "Host UID", "Host Name", "PROF Dir", "Status", "Clock Shift(ns)", "Events", "Steps", NULL,
+};
+
+/* A rank's steps, by id: (id, start, end, communication ns).  The rows of
+ * one id (several processes) are joined here rather than by a GROUP BY,
+ * whose temporary b-tree holds all of a rank's steps in memory (up to a
+ * few MB each); a table already in id order, as one process writes it, is
+ * read without any sort, so the cursor holds one row. */
+struct cursor {
+	sqlite3 *db;
+	sqlite3_stmt *st, *comm_st;
+	bool row, ahead;                /* a step; the next STEP row read */
+	int64_t step, start, end, comm;
+	int64_t next[3];                /* that row: id, start, end */
+	int64_t comm_max;               /* the longest COMMUNICATION_OP row */
+};
+
+static bool has_rows(sqlite3 *db, const char *table)
+{
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	return db_each(db, sql, NULL, db_row_stop, NULL) > 0;
+}
+
+static int cursor_read(struct cursor *u)
+{
+	int r = u->st ? db_step(u->st, NULL) : 0;
+	u->ahead = r > 0;
+	for (int i = 0; r > 0 && i < 3; i++)
+		u->next[i] = sqlite3_column_int64(u->st, i);
+	return r;
+}
+
+static int cursor_next(struct cursor *u)
+{
+	u->row = u->ahead;
+	if (!u->ahead)
+		return 0;
+	u->step = u->next[0];
+	u->start = u->next[1];
+	u->end = u->next[2];
+	int r;
+	while ((r = cursor_read(u)) > 0 && u->next[0] == u->step) {
+		u->start = u->next[1] < u->start ? u->next[1] : u->start;
+		u->end = u->next[2] > u->end ? u->next[2] : u->end;
+	}
+	if (r < 0)
+		return r;
+	u->comm = 0;
+	if (u->comm_st) {
+		double v = 0;
+		sqlite3_bind_int64(u->comm_st, 1, u->start);
+		sqlite3_bind_int64(u->comm_st, 2, u->end);
+		sqlite3_bind_int64(u->comm_st, 3, u->comm_max);
+		if ((r = db_stmt_each_rc(u->comm_st, db_row_double, &v, NULL)) < 0)
+			return r;
+		u->comm = (int64_t)v;
+	}
+	return 1;
+}
+
+struct in_order {
+	bool sorted, any;
+	int64_t last;
+};
+
+static int in_order_row(sqlite3_stmt *st, void *ctx)
+{
+	struct in_order *o = ctx;
+	int64_t id = sqlite3_column_int64(st, 0);
+	if (o->any && id < o->last) {
+		o->sorted = false;
+		return 1;
+	}
+	o->any = true;
+	o->last = id;
+	return 0;
+}
+
+static int cursor_open(struct cursor *u, const char *db_path)
+{
+	/* COMMUNICATION_OP has no index on time: a TEMP copy of its times with
+	 * one makes each step's look-up a range scan (the main database is
+	 * read-only; TEMP is this connection's) */
+	static const char comm_sql[] =
+		"SELECT TOTAL(MIN(endNs, ?2) - MAX(startNs, ?1)) FROM temp.cluster_comm "
+		"WHERE startNs < ?2 AND startNs >= ?1 - ?3 AND endNs > ?1";
+	int rc = sqlite3_open_v2(db_path, &u->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	int r = db_each(u->db, "PRAGMA cache_size = -" CURSOR_CACHE_KB, NULL, NULL, NULL);
+	if (r < 0 || !has_rows(u->db, "STEP"))
+		return r < 0 ? r : 0;
+	if (has_rows(u->db, "COMMUNICATION_OP")) {
+		r = db_each(u->db, "CREATE TEMP TABLE cluster_comm AS SELECT startNs, endNs FROM COMMUNICATION_OP "
+				       "WHERE endNs > startNs", NULL, NULL, NULL);
+		if (r >= 0)
+			r = db_each(u->db, "CREATE INDEX temp.cluster_comm_start ON cluster_comm (startNs)", NULL, NULL, NULL);
+		if (r >= 0)
+			r = db_each(u->db, "SELECT MAX(endNs - startNs) FROM temp.cluster_comm", NULL, db_row_i64,
+				    &u->comm_max);
+		if (r < 0)
+			return r;
+		if ((rc = sqlite3_prepare_v2(u->db, comm_sql, -1, &u->comm_st, NULL)) != SQLITE_OK)
+			return db_errno(rc);
+	}
+	/* one process per rank writes its steps in id order, so the table is
+	 * in id order as written: read so, nothing is sorted */
+	struct in_order o = { .sorted = true };
+	if ((r = db_each(u->db, "SELECT stepId FROM STEP", NULL, in_order_row, &o)) < 0)
+		return r;
+	rc = sqlite3_prepare_v2(u->db, o.sorted ? "SELECT stepId, startNs, endNs FROM STEP" :
+				"SELECT stepId, startNs, endNs FROM STEP ORDER BY stepId", -1, &u->st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	return (r = cursor_read(u)) < 0 ? r : 0;
+}
+
+static void cursor_close(struct cursor *u)
+{
+	sqlite3_finalize(u->st);
+	sqlite3_finalize(u->comm_st);
+	sqlite3_close(u->db);
+	*u = (struct cursor){ 0 };
+}
+
+static void buf_field(struct exp_buf *b, const char *s)
+{
+	exp_buf_csv_field(b, s, strlen(s));
+}
+
+static void buf_header(struct exp_buf *b, const char *const *cols)
+{
+	for (size_t i = 0; cols[i]; i++) {
+		if (i)
+			exp_buf_putc(b, ',');
+		buf_field(b, cols[i]);
+	}
+	exp_buf_putc(b, '\n');
+}
+
+static void buf_rank_id(struct exp_buf *b, const struct crank *k)
+{
+	if (k->rank >= 0)
+		exp_buf_i64(b, k->rank);
+	else
+		exp_buf_lit(b, "N/A");
+}
+
+/* The cluster database, written beside the CSVs. */
+struct cdb {
+	sqlite3 *db;
+	sqlite3_stmt *step;
+	char tmp[PATH_MAX], path[PATH_MAX];
+};
+
+static int cdb_exec(struct cluster *c, struct cdb *d, const char *sql)
+{
+	int rc = SQLITE_OK;
+	int r = db_each_rc(d->db, sql, NULL, NULL, NULL, &rc);
+	if (r < 0 && rc != SQLITE_OK)
+		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+	return r < 0 ? r : 0;
+}
+
+static int cdb_open(struct cluster *c, struct cdb *d)
+{
+	if ((size_t)snprintf(d->path, sizeof d->path, "%s/msprof_cluster_%s.db", c->dir, c->e.ts) >= sizeof d->path ||
+	    (size_t)snprintf(d->tmp, sizeof d->tmp, "%s/.msprof_cluster_%s.db.XXXXXX", c->dir, c->e.ts) >=
+		    sizeof d->tmp) {
+		d->tmp[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	int fd = mkostemp(d->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		d->tmp[0] = '\0';
+		return -errno;
+	}
+	(void)fchmod(fd, 0640);
+	close(fd);
+	int rc = sqlite3_open_v2(d->tmp, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	int r = cdb_exec(c, d, "PRAGMA journal_mode=OFF");
+	if (r == 0)
+		r = cdb_exec(c, d, "PRAGMA synchronous=OFF");
+	for (size_t i = 0; r == 0 && i < export_cluster_db_tables_n; i++) {
+		char sql[1024];
+		snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)", export_cluster_db_tables[i].name,
+			 export_cluster_db_tables[i].columns);
+		r = cdb_exec(c, d, sql);
+	}
+	if (r == 0)
+		r = cdb_exec(c, d, "BEGIN");
+	if (r == 0 && sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_STEP VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
+					 &d->step, NULL) != SQLITE_OK) {
+		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		r = -EIO;
+	}
+	return r;
+}
+
+static int cdb_step(struct cluster *c, struct cdb *d, int64_t v[8])
+{
+	for (int i = 0; i < 8; i++)
+		sqlite3_bind_int64(d->step, i + 1, v[i]);
+	int rc = sqlite3_step(d->step);
+	sqlite3_reset(d->step);
+	if (rc != SQLITE_DONE) {
+		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		return db_errno(rc);
+	}
+	return 0;
+}
+
+static int cdb_ranks(struct cluster *c, struct cdb *d)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_RANK VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
+			       NULL) != SQLITE_OK) {
+		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		return -EIO;
+	}
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < c->n; i++) {
+		const struct crank *k = &c->r[i];
+		sqlite3_bind_int64(st, 1, k->slot);
+		sqlite3_bind_int64(st, 2, k->rank);
+		sqlite3_bind_text(st, 3, k->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, k->host_uid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, k->hostname, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, k->prof_dir, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, k->why[0] ? k->why : "merged", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 8, k->shift_ns);
+		sqlite3_bind_int64(st, 9, (int64_t)k->events);
+		sqlite3_bind_int64(st, 10, (int64_t)k->steps);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+			r = -EIO;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Commit (r == 0) or remove the cluster database. */
+static int cdb_end(struct cluster *c, struct cdb *d, int r, struct export_cluster_report *ret)
+{
+	sqlite3_finalize(d->step);
+	if (r == 0)
+		r = cdb_ranks(c, d);
+	if (r == 0)
+		r = cdb_exec(c, d, "COMMIT");
+	if (sqlite3_close(d->db) != SQLITE_OK && r == 0)
+		r = -EIO;
+	if (r == 0 && rename(d->tmp, d->path) < 0) {
+		r = -errno;
+		exp_note(&c->e, "cannot write '%s': %s", d->path, strerror(errno));
+	}
+	if (r < 0) {
+		if (d->tmp[0])
+			unlink(d->tmp);
+		return r;
+	}
+	snprintf(ret->db, sizeof ret->db, "msprof_cluster_%s.db", c->e.ts);
+	exp_remove_stale(c->dir, "msprof_cluster", ".db", c->e.ts, 1);
+	return 0;
+}
+
+/* The rows of one step id: the ranks whose cursor is at it. */
+static int step_rows(struct cluster *c, struct cursor *u, int64_t step, struct exp_buf *b, struct exp_out *o,
+		     struct cdb *d, struct export_cluster_report *ret)
+{
+	size_t slow = SIZE_MAX, fast = SIZE_MAX;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!u[i].row || u[i].step != step)
+			continue;
+		int64_t t = u[i].end - u[i].start;
+		if (slow == SIZE_MAX || t > u[slow].end - u[slow].start)
+			slow = i;
+		if (fast == SIZE_MAX || t < u[fast].end - u[fast].start)
+			fast = i;
+	}
+	int64_t slow_t = u[slow].end - u[slow].start, fast_t = u[fast].end - u[fast].start;
+	ret->steps++;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!u[i].row || u[i].step != step)
+			continue;
+		struct crank *k = &c->r[i];
+		int64_t t = u[i].end - u[i].start;
+		exp_buf_i64(b, step);
+		exp_buf_putc(b, ',');
+		buf_rank_id(b, k);
+		exp_buf_putc(b, ',');
+		buf_field(b, k->label);
+		exp_buf_putc(b, ',');
+		buf_field(b, k->hostname);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, u[i].start + k->shift_ns);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, t);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, u[i].comm);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, slow_t - t);
+		exp_buf_putc(b, ',');
+		buf_field(b, c->r[slow].label);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, slow_t);
+		exp_buf_putc(b, ',');
+		buf_field(b, c->r[fast].label);
+		exp_buf_putc(b, ',');
+		exp_buf_ts(b, fast_t);
+		exp_buf_putc(b, '\n');
+		if (b->len >= 1 << 16)
+			exp_buf_flush_to(b, o->f);
+		k->steps++;
+		ret->step_rows++;
+		int64_t v[8] = { step, k->slot, u[i].start + k->shift_ns, u[i].end + k->shift_ns, u[i].comm,
+				 slow_t - t, c->r[slow].slot, c->r[fast].slot };
+		int r = cdb_step(c, d, v);
+		if (r < 0)
+			return r;
+		if ((r = cursor_next(&u[i])) < 0) {
+			/* a database damaged past its first steps: the rest left out */
+			exp_note_add(&c->e, "the steps of '%s' after step %" PRId64 " cannot be read: %s", k->base, step,
+				     strerror(-r));
+			u[i].row = false;
+		} else if (r > 0 && u[i].step <= step) {
+			exp_note(&c->e, "'%s': STEP rows out of order", k->base);
+			return -EBADMSG;
+		}
+	}
+	return b->err;
+}
+
+static int write_steps(struct cluster *c, struct export_cluster_report *ret, struct cdb *d)
+{
+	struct cursor *u = calloc(c->n ? c->n : 1, sizeof *u);
+	struct exp_buf b = { 0 };
+	struct exp_out o = { 0 };
+	char name[NAME_MAX + 1];
+	if (!u)
+		return -ENOMEM;
+	int r = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct crank *k = &c->r[i];
+		if (k->why[0])
+			continue;
+		int q = cursor_open(&u[i], k->db_path);
+		if (q >= 0)
+			q = cursor_next(&u[i]);
+		if (q < 0) {
+			/* a rank whose steps cannot be read: named, its steps left out */
+			exp_note_add(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-q));
+			cursor_close(&u[i]);
+		}
+	}
+	snprintf(name, sizeof name, "cluster_step_trace_%s.csv", c->e.ts);
+	r = exp_out_open(&o, c->dir, name);
+	if (r < 0)
+		exp_note(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
+	if (r == 0) {
+		buf_header(&b, step_columns);
+		for (;;) {
+			bool any = false;
+			int64_t step = 0;
+			for (size_t i = 0; i < c->n; i++)
+				if (u[i].row && (!any || u[i].step < step)) {
+					step = u[i].step;
+					any = true;
+				}
+			if (!any || (r = step_rows(c, u, step, &b, &o, d, ret)) < 0)
+				break;
+		}
+		exp_buf_flush_to(&b, o.f);
+	}
+	for (size_t i = 0; i < c->n; i++)
+		cursor_close(&u[i]);
+	free(u);
+	exp_buf_release(&b);
+	if (r == 0)
+		r = exp_out_commit(&c->e, &o);
+	else if (o.f)
+		exp_out_abort(&o);
+	if (r == 0) {
+		snprintf(ret->steps_csv, sizeof ret->steps_csv, "%s", name);
+		exp_remove_stale(c->dir, "cluster_step_trace", ".csv", c->e.ts, 1);
+	}
+	return r;
+}
+
+static int write_ranks(struct cluster *c, struct export_cluster_report *ret)
+{
+	struct exp_buf b = { 0 };
+	struct exp_out o;
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof name, "cluster_ranks_%s.csv", c->e.ts);
+	int r = exp_out_open(&o, c->dir, name);
+	if (r < 0) {
+		exp_note(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
+		return r;
+	}
+	buf_header(&b, rank_columns);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct crank *k = &c->r[i];
+		buf_rank_id(&b, k);
+		exp_buf_putc(&b, ',');
+		buf_field(&b, k->label[0] ? k->label : "N/A");
+		exp_buf_putc(&b, ',');
+		buf_field(&b, k->host_uid);
+		exp_buf_putc(&b, ',');
+		buf_field(&b, k->hostname);
+		exp_buf_putc(&b, ',');
+		buf_field(&b, k->base);
+		exp_buf_putc(&b, ',');
+		if (k->why[0]) {
+			char s[sizeof k->why + 16];
+			snprintf(s, sizeof s, "skipped: %s", k->why);
+			buf_field(&b, s);
+		} else {
+			exp_buf_lit(&b, "merged");
+		}
+		exp_buf_putc(&b, ',');
+		exp_buf_i64(&b, k->shift_ns);
+		exp_buf_putc(&b, ',');
+		exp_buf_u64(&b, k->events);
+		exp_buf_putc(&b, ',');
+		exp_buf_u64(&b, k->steps);
+		exp_buf_putc(&b, '\n');
+	}
+	exp_buf_flush_to(&b, o.f);
+	r = b.err;
+	exp_buf_release(&b);
+	if (r == 0)
+		r = exp_out_commit(&c->e, &o);
+	else
+		exp_out_abort(&o);
+	if (r == 0) {
+		snprintf(ret->ranks_csv, sizeof ret->ranks_csv, "%s", name);
+		exp_remove_stale(c->dir, "cluster_ranks", ".csv", c->e.ts, 1);
+	}
+	return r;
+}
+
+/* --- entry ------------------------------------------------------------------------ */
+
+static void local_ts(char buf[EXPORT_TS_LEN + 1])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(buf, EXPORT_TS_LEN + 1, "%Y%m%d%H%M%S", &tm);
+}
+
+static int run(struct cluster *c, const char *out_dir, const struct export_cluster_rank *ranks, size_t n,
+	       struct export_cluster_report *ret)
+{
+	if ((size_t)snprintf(c->dir, sizeof c->dir, "%s", out_dir) >= sizeof c->dir)
+		return -ENAMETOOLONG;
+	snprintf(ret->output_dir, sizeof ret->output_dir, "%s", out_dir);
+	if (mkdir(c->dir, CLUSTER_DIR_MODE) < 0 && errno != EEXIST) {
+		int r = -errno;
+		exp_note(&c->e, "cannot create '%s': %s", c->dir, strerror(errno));
+		return r;
+	}
+	local_ts(c->e.ts);
+	if (!(c->r = calloc(n ? n : 1, sizeof *c->r)))
+		return -ENOMEM;
+	c->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct crank *k = &c->r[i];
+		*k = (struct crank){ .prof_dir = ranks[i].prof_dir, .db_path = ranks[i].db_path,
+				     .base = base_of(ranks[i].prof_dir), .rank = -1 };
+		if (!k->db_path)
+			skip(k, "%s", ranks[i].why ? ranks[i].why : "no database");
+		else
+			read_rank(k);
+	}
+	qsort(c->r, n, sizeof *c->r, cmp_rank);
+	name_ranks(c);
+	align_clocks(c, ret);
+
+	struct cdb d = { 0 };
+	int r = write_timeline(c, ret);
+	if (r == 0)
+		r = cdb_open(c, &d);
+	if (r == 0)
+		r = write_steps(c, ret, &d);
+	if (d.db || d.tmp[0])
+		r = cdb_end(c, &d, r, ret);
+	if (r == 0)
+		r = write_ranks(c, ret);
+	for (size_t i = 0; i < n; i++) {
+		struct crank *k = &c->r[i];
+		if (k->why[0]) {
+			ret->skipped++;
+			exp_note_add(&c->e, "'%s' is skipped: %s", k->base, k->why);
+		} else {
+			ret->ranks++;
+		}
+	}
+	return r;
+}
+
+int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks, size_t n,
+		   struct export_cluster_report *ret)
+{
+	struct cluster *c = calloc(1, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	*ret = (struct export_cluster_report){ 0 };
+	c->e = (struct exp){ .prof_dir = out_dir, .rep = &c->rep, .tracks = UINT64_MAX, .rank_id = -1 };
+	c->next_seq = 1;
+	int r = run(c, out_dir, ranks, n, ret);
+	snprintf(ret->message, sizeof ret->message, "%s", c->rep.message);
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->r[i].pids);
+		for (size_t j = 0; j < c->r[i].n_names; j++)
+			free(c->r[i].names[j]);
+		free(c->r[i].names);
+	}
+	free(c->r);
+	free(c);
+	return r;
+}
