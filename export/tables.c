@@ -229,6 +229,7 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tTask ID: the CUDA correlation id; Op Name: the demangled kernel name; OP Type: its qualified name.\n"
 		"\tBlock Num: blocks in the grid; Mix Block Num: threads per block.\n"
 		"\tTask Wait Time: the gap since the previous task on the same stream ended.\n"
+		"\tOP State: static, a CUDA kernel's launch shape is fixed.\n"
 		"\tModel ID 4294967295 and N/A columns: no such thing for a CUDA kernel.\n" },
 	[CSV_OP_STATISTIC] = { CSV_OP_STATISTIC, "op_statistic",
 		{ "Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)",
