@@ -550,8 +550,11 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 static int exp_write_tx_summary(struct exp *e, const char *dir)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
-		if (e->selected) /* the chosen steps hold no event: no older file stays */
-			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
+		if (e->selected) { /* the chosen steps hold no event: no older file stays */
+			const struct export_csv_table *t = &export_csv_tables[CSV_MSPROF_TX];
+			exp_remove_stale(dir, export_csv_stem(t, false), ".csv", e->ts, 0);
+			exp_remove_stale(dir, export_csv_stem(t, true), ".json", e->ts, 0);
+		}
 		return 0;
 	}
 	/* the strings by id (exp_strings): the sort, when there is one,

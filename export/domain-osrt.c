@@ -168,8 +168,9 @@ static int exp_write_osrt_summary(struct exp *e, const char *dir)
 		return 0;
 	if (!exp_table_has_rows(e, "OSRT_API")) {
 		if (e->selected) { /* the chosen steps hold no call: no older file stays */
-			exp_remove_stale(dir, export_csv_tables[CSV_OS_RUNTIME_STATISTIC].type, ".csv", e->ts, 0);
-			exp_remove_stale(dir, export_csv_tables[CSV_OS_RUNTIME_STATISTIC].type, ".json", e->ts, 0);
+			const struct export_csv_table *t = &export_csv_tables[CSV_OS_RUNTIME_STATISTIC];
+			exp_remove_stale(dir, export_csv_stem(t, false), ".csv", e->ts, 0);
+			exp_remove_stale(dir, export_csv_stem(t, true), ".json", e->ts, 0);
 		}
 		return 0;
 	}

@@ -85,7 +85,8 @@ static int table_begin_file(struct exp_table *w)
 {
 	char name[NAME_MAX + 1];
 	/* the final name is set at commit; this one only makes the temp name */
-	piece_name(name, sizeof name, w->t->type, true, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	piece_name(name, sizeof name, export_csv_stem(w->t, w->json), true, w->slice, w->e->ts,
+		   w->json ? ".json" : ".csv");
 	int r = exp_out_open(&w->o, w->dir, name);
 	if (r < 0) {
 		exp_note(w->e, "cannot create '%s/%s': %s", w->dir, name, strerror(-r));
@@ -111,7 +112,8 @@ static int table_end_file(struct exp_table *w, bool sliced)
 	if (w->json)
 		fputs(w->in_file ? "\n]\n" : "]\n", w->o.f);
 	char name[NAME_MAX + 1];
-	piece_name(name, sizeof name, w->t->type, sliced, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	piece_name(name, sizeof name, export_csv_stem(w->t, w->json), sliced, w->slice, w->e->ts,
+		   w->json ? ".json" : ".csv");
 	exp_out_rename(&w->o, w->dir, name);
 	return exp_out_commit(w->e, &w->o);
 }
@@ -313,11 +315,11 @@ int exp_table_commit(struct exp_table *w)
 	table_release(w);
 	if (r == 0)
 	{
-		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts, w->slice + 1);
-		/* the summary of the other format is older too; msprof_tx_{ts}.json
-		 * is also the mstx timeline's name, which is not a summary */
-		if (w->json || w->t->id != CSV_MSPROF_TX)
-			exp_remove_stale(w->dir, w->t->type, w->json ? ".csv" : ".json", w->e->ts, 0);
+		exp_remove_stale(w->dir, export_csv_stem(w->t, w->json), w->json ? ".json" : ".csv", w->e->ts,
+				 w->slice + 1);
+		/* the summary of the other format is older too (never a
+		 * timeline: json_type keeps the two apart) */
+		exp_remove_stale(w->dir, export_csv_stem(w->t, !w->json), w->json ? ".csv" : ".json", w->e->ts, 0);
 	}
 	return r;
 }

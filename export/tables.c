@@ -214,7 +214,10 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"mstx (msproftx) marks and ranges of the annotated processes, by start time.\n"
 		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
 		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
-		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
+		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n",
+		/* msprof_tx_{ts}.json is the mstx timeline; no reader's pattern
+		 * (msprof_\d..., msprof_slice_...) takes this name for a timeline */
+		"msprof_tx_summary" },
 	[CSV_NPU_MEM] = { CSV_NPU_MEM, "npu_mem",
 		{ "Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)" },
 		"Device memory over time, per device (--sys-hardware-mem).\n"

@@ -65,7 +65,16 @@ struct export_csv_table {
 	const char *type;                              /* file stem: {type}_{ts}.csv */
 	const char *columns[EXPORT_CSV_MAX_COLUMNS];   /* NULL-terminated, Device_id first */
 	const char *description;                       /* README.txt */
+	/* file stem as JSON (--summary-format=json) where type would take
+	 * a timeline's name (msprof_tx_{ts}.json is the mstx timeline's);
+	 * NULL: type */
+	const char *json_type;
 };
+/* The stem of t's files in the format asked for. */
+static inline const char *export_csv_stem(const struct export_csv_table *t, bool json)
+{
+	return json && t->json_type ? t->json_type : t->type;
+}
 
 extern const struct export_csv_table export_csv_tables[_CSV_MAX];
 const struct export_csv_table *export_csv_table_find(const char *type);
