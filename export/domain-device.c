@@ -266,13 +266,6 @@ static int exp_write_npu_mem(struct exp *e, const char *dir)
 
 /* --- timeline ----------------------------------------------------------------- */
 
-/* process_name / process_labels ("NPU <id>", §9) / process_sort_index */
-static void device_meta(struct exp_tl *t, const struct export_track_info *k, unsigned pid, int64_t dev)
-{
-	char label[32];
-	snprintf(label, sizeof label, "NPU %" PRId64, dev);
-	exp_tl_process(t, pid, k->process_name, label, k->sort_index);
-}
 
 static void counter(struct exp_tl *t, const char *name, unsigned pid, const char *ts, const char *unit,
 		    const char *value)
@@ -290,7 +283,15 @@ struct device_walk {
 	void (*emit)(struct exp_tl *t, unsigned pid, const char *ts, sqlite3_stmt *st);
 	int64_t dev;
 	unsigned pid;
+	unsigned n_devs;        /* devices whose metadata is written */
 };
+
+/* process_name (unique in the file) / process_labels ("NPU <id>", §9) /
+ * process_sort_index */
+static void device_meta(struct device_walk *w)
+{
+	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
+}
 
 static int device_row(sqlite3_stmt *st, void *ctx)
 {
@@ -300,7 +301,7 @@ static int device_row(sqlite3_stmt *st, void *ctx)
 		return 0;
 	if (d != w->dev) {
 		if (w->dev >= 0)
-			device_meta(w->t, w->k, w->pid, w->dev);
+			device_meta(w);
 		w->dev = d;
 		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
 	}
@@ -321,7 +322,7 @@ static int layer(struct exp *e, struct exp_tl *t, enum export_track track, const
 	struct device_walk w = { .e = e, .t = t, .k = k, .emit = emit, .dev = -1 };
 	int r = exp_each(e, sql, NULL, device_row, &w);
 	if (w.dev >= 0)
-		device_meta(t, k, w.pid, w.dev);
+		device_meta(&w);
 	return r < 0 ? r : 0;
 }
 

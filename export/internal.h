@@ -341,6 +341,13 @@ FILE *exp_tl_meta(struct exp_tl *t);
  * thread's thread_name ("<kind> <tid>") and thread_sort_index (the tid). */
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort);
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind);
+/* exp_tl_process for device dev's process of layer k, labelled "NPU <dev>"
+ * (reference §9).  Process names must be unique in a file (MindSpore's
+ * parser rejects a repeat, readers/NOTES.md §5), yet readers find a layer
+ * by its exact name ("Ascend Hardware"): the first device of the layer
+ * (first) keeps the name, every other one is "<name> (device <dev>)". */
+void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_track_info *k, int64_t dev,
+			   bool first);
 int exp_tl_commit(struct exp_tl *t);
 void exp_tl_abort(struct exp_tl *t);
 /* A layer written ahead, by another thread, into a file of its own (one

@@ -597,6 +597,18 @@ void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char
 		pid, sort);
 }
 
+void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_track_info *k, int64_t dev,
+			   bool first)
+{
+	char label[32], name[128];
+	snprintf(label, sizeof label, "NPU %" PRId64, dev);
+	if (first)
+		snprintf(name, sizeof name, "%s", k->process_name);
+	else
+		snprintf(name, sizeof name, "%s (device %" PRId64 ")", k->process_name, dev);
+	exp_tl_process(t, pid, name, label, k->sort_index);
+}
+
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)
 {
 	fprintf(exp_tl_meta(t),

@@ -87,9 +87,10 @@ enum export_track {
 	TRACK_MEMORY_USAGE,
 	TRACK_NETWORK_USAGE,
 	TRACK_DISK_USAGE,
-	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
-	TRACK_OS_RUNTIME_API, /* one per process with OS runtime calls */
-	/* device layers: one process per device, label "NPU <id>" (§9) */
+	TRACK_MSPROFTX,    /* one per process with agent data, named after it (unique: domain-mstx.c) */
+	TRACK_OS_RUNTIME_API, /* one, a thread per tid of the processes with OS runtime calls */
+	/* device layers: one process per device, label "NPU <id>" (§9), the
+	 * names unique (exp_tl_device_process) */
 	TRACK_NPU_MEM,
 	TRACK_AI_CORE_FREQ,
 	TRACK_PCIE,
@@ -139,9 +140,10 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
 	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
 	"Network Usage, Disk Usage), values in percent; with --host-sys=osrt, an OS Runtime API " \
-	"layer per process with its OS runtime calls (at least --osrt-threshold long) per thread; " \
+	"layer with the OS runtime calls (at least --osrt-threshold long) of every process per thread; " \
 	"with --msproftx, one layer per " \
-	"annotated process (named after it) with its mstx marks and ranges per thread.\n"
+	"annotated process (named after it, with its pid where two share a name) with its mstx marks " \
+	"and ranges per thread.\n"
 #define EXPORT_TX_TIMELINE_DESCRIPTION \
 	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \
 	"process, its marks (zero duration) and ranges on the thread that started them.\n"

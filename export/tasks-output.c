@@ -704,13 +704,12 @@ struct hw_walk {
 	struct exp_buf b;
 	int64_t dev, stream;
 	unsigned pid;
+	unsigned n_devs;           /* devices whose metadata is written */
 };
 
 static void hw_process(struct hw_walk *w)
 {
-	char label[32];
-	snprintf(label, sizeof label, "NPU %" PRId64, w->dev);
-	exp_tl_process(w->t, w->pid, w->k->process_name, label, w->k->sort_index);
+	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
 }
 
 static int hw_task(sqlite3_stmt *st, void *ctx)
