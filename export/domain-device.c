@@ -169,25 +169,6 @@ static int parse_device(struct dparse *p, const char *dir)
 	return r < 0 ? r : 0;
 }
 
-/* The device ids with a device_<N> directory, N < DEV_MAX_DEVICES. */
-static unsigned list_devices(const char *prof_dir, bool ret[DEV_MAX_DEVICES])
-{
-	DIR *d = opendir(prof_dir);
-	unsigned n = 0;
-	if (!d)
-		return 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		uint64_t id;
-		if (!startswith(de->d_name, "device_") || parse_u64(de->d_name + 7, 0, DEV_MAX_DEVICES - 1, &id) < 0)
-			continue;
-		ret[id] = true;
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /* NPU_MEM and AICORE_FREQ from the GPU tables (see the top). */
 static int build_msprof_tables(struct exp *e)
 {
@@ -218,7 +199,7 @@ static int build_msprof_tables(struct exp *e)
 static int exp_parse_devices(struct exp *e)
 {
 	bool have[DEV_MAX_DEVICES] = { false };
-	if (!list_devices(e->prof_dir, have))
+	if (!exp_list_devices(e->prof_dir, have))
 		return 0;
 	struct dparse p = { .e = e };
 	int r = 0;

@@ -101,6 +101,9 @@ static void read_info(struct exp *e)
 			 e->prof_dir);
 	json_str(j, "hostname", e->hostname, sizeof e->hostname);
 	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
+	int64_t rank;
+	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
+		e->rank_id = rank;
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		if (e->n_netcards >= EXPORT_MAX_NETCARDS)
@@ -201,9 +204,6 @@ static int write_fixed_rows(struct exp *e)
 	int r = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(version) && r == 0; i++)
 		r = insert_text_pair(e, meta, version[i][0], version[i][1]);
-	if (r == 0)
-		r = insert_text_pair(e, "INSERT INTO HOST_INFO (hostUid, hostName) VALUES (?, ?)", e->host_uid,
-				     e->hostname);
 	return r;
 }
 
@@ -892,7 +892,8 @@ static int lock_prof_dir(const char *prof_dir, const struct export_options *opt)
 int export_prof_dir(const char *prof_dir, const struct export_options *opt, struct export_report *ret)
 {
 	struct export_report rep = { 0 };
-	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES };
+	struct exp e = { .prof_dir = prof_dir, .rep = &rep, .tracks = UINT64_MAX, .tl_slice_bytes = EXPORT_TL_SLICE_BYTES,
+			 .rank_id = -1 };
 	int lock = lock_prof_dir(prof_dir, opt);
 	int r = run(&e, opt);
 	if (e.db)

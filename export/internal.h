@@ -56,6 +56,7 @@ struct exp {
 	uint64_t mem_total_kb;
 	char hostname[256];
 	char host_uid[128];
+	int64_t rank_id;            /* -1: none (also without info.json) */
 	struct exp_netcard netcards[EXPORT_MAX_NETCARDS];
 	unsigned n_netcards;
 
@@ -454,7 +455,7 @@ extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;
 extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
 	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
-	exp_domain_steps;
+	exp_domain_steps, exp_domain_rank;
 
 /* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU
@@ -523,6 +524,10 @@ bool exp_have_gpu_layers(struct exp *e);
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
 extern const char *const exp_memcpy_operations[8];
 bool exp_table_has_rows(struct exp *e, const char *table);
+/* The device ids N with a device_<N> directory in prof_dir, N below
+ * DEV_MAX_DEVICES (collectors/device.h), marked in ret (that many entries);
+ * their count. */
+unsigned exp_list_devices(const char *prof_dir, bool *ret);
 bool exp_table_has_index(struct exp *e, const char *index);
 /* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */

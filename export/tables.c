@@ -59,6 +59,8 @@ const struct export_db_table export_db_tables[] = {
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
 	{ "SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", true, true },
 	{ "HOST_INFO", "hostUid TEXT, hostName TEXT", true, true },
+	/* cluster tools CROSS JOIN it with a rank's data: always a row */
+	{ "RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", true, true },
 	{ "CPU_USAGE", "timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC", true, false },
 	{ "HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC", true, false },
 	{ "HOST_DISK_USAGE", "timestampNs NUMERIC, readRate NUMERIC, writeRate NUMERIC, usage NUMERIC",

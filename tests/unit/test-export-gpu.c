@@ -292,6 +292,12 @@ int main(void)
 		   "void fill<float>(int)|1|256|256|fill|N/A|static|128,2,1|256,1,1\n"
 		   "void fill<float>(int)|3|1|32|fill|N/A|static|1,1,1|32,1,1\n");
 	check_text("MEMCPY_INFO", rows(db, "SELECT * FROM MEMCPY_INFO"), "2|1048576|1\n");
+	/* no device_<N> dir: the devices of RANK_DEVICE_MAP are those that
+	 * ran tasks, with no rank (info.json has none) */
+	char *devices = rows(db, "SELECT DISTINCT -1, deviceId FROM TASK ORDER BY deviceId");
+	check_text("RANK_DEVICE_MAP", rows(db, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP ORDER BY deviceId"),
+		   devices);
+	free(devices);
 	check_text("GPU_TASK_RANGE", rows(db, "SELECT globalTaskId, s.value FROM GPU_TASK_RANGE r JOIN STRING_IDS s "
 					       "ON s.id = r.message ORDER BY 1"),
 		   "1|forward\n2|forward\n");
