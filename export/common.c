@@ -8,6 +8,7 @@
 #include <stdio_ext.h>
 #include <sys/stat.h>
 
+#include "collectors/device.h"
 #include "export/internal.h"
 #include "common/util.h"
 
@@ -671,4 +672,23 @@ void exp_out_rename(struct exp_out *o, const char *dir, const char *name)
 {
 	snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
 	snprintf(o->name, sizeof o->name, "%s", name);
+}
+
+unsigned exp_list_devices(const char *prof_dir, bool *ret)
+{
+	DIR *d = opendir(prof_dir);
+	unsigned n = 0;
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		uint64_t id;
+		if (!startswith(de->d_name, "device_") || parse_u64(de->d_name + 7, 0, DEV_MAX_DEVICES - 1, &id) < 0)
+			continue;
+		if (!ret[id])
+			n++;
+		ret[id] = true;
+	}
+	closedir(d);
+	return n;
 }

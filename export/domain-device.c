@@ -169,25 +169,6 @@ static int parse_device(struct dparse *p, const char *dir)
 	return r < 0 ? r : 0;
 }
 
-/* The device ids with a device_<N> directory, N < DEV_MAX_DEVICES. */
-static unsigned list_devices(const char *prof_dir, bool ret[DEV_MAX_DEVICES])
-{
-	DIR *d = opendir(prof_dir);
-	unsigned n = 0;
-	if (!d)
-		return 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		uint64_t id;
-		if (!startswith(de->d_name, "device_") || parse_u64(de->d_name + 7, 0, DEV_MAX_DEVICES - 1, &id) < 0)
-			continue;
-		ret[id] = true;
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /* NPU_MEM and AICORE_FREQ from the GPU tables (see the top). */
 static int build_msprof_tables(struct exp *e)
 {
@@ -218,7 +199,7 @@ static int build_msprof_tables(struct exp *e)
 static int exp_parse_devices(struct exp *e)
 {
 	bool have[DEV_MAX_DEVICES] = { false };
-	if (!list_devices(e->prof_dir, have))
+	if (!exp_list_devices(e->prof_dir, have))
 		return 0;
 	struct dparse p = { .e = e };
 	int r = 0;
@@ -266,13 +247,6 @@ static int exp_write_npu_mem(struct exp *e, const char *dir)
 
 /* --- timeline ----------------------------------------------------------------- */
 
-/* process_name / process_labels ("NPU <id>", §9) / process_sort_index */
-static void device_meta(struct exp_tl *t, const struct export_track_info *k, unsigned pid, int64_t dev)
-{
-	char label[32];
-	snprintf(label, sizeof label, "NPU %" PRId64, dev);
-	exp_tl_process(t, pid, k->process_name, label, k->sort_index);
-}
 
 static void counter(struct exp_tl *t, const char *name, unsigned pid, const char *ts, const char *unit,
 		    const char *value)
@@ -290,7 +264,15 @@ struct device_walk {
 	void (*emit)(struct exp_tl *t, unsigned pid, const char *ts, sqlite3_stmt *st);
 	int64_t dev;
 	unsigned pid;
+	unsigned n_devs;        /* devices whose metadata is written */
 };
+
+/* process_name (unique in the file) / process_labels ("NPU <id>", §9) /
+ * process_sort_index */
+static void device_meta(struct device_walk *w)
+{
+	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
+}
 
 static int device_row(sqlite3_stmt *st, void *ctx)
 {
@@ -300,7 +282,7 @@ static int device_row(sqlite3_stmt *st, void *ctx)
 		return 0;
 	if (d != w->dev) {
 		if (w->dev >= 0)
-			device_meta(w->t, w->k, w->pid, w->dev);
+			device_meta(w);
 		w->dev = d;
 		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
 	}
@@ -321,7 +303,7 @@ static int layer(struct exp *e, struct exp_tl *t, enum export_track track, const
 	struct device_walk w = { .e = e, .t = t, .k = k, .emit = emit, .dev = -1 };
 	int r = exp_each(e, sql, NULL, device_row, &w);
 	if (w.dev >= 0)
-		device_meta(t, k, w.pid, w.dev);
+		device_meta(&w);
 	return r < 0 ? r : 0;
 }
 

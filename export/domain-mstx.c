@@ -107,25 +107,40 @@ static struct exp_buf *meta(struct txl *t, unsigned pid, uint64_t tid, const cha
 struct process_name {
 	struct txl *t;
 	unsigned fpid;
+	uint32_t pid;
 	bool done;
 };
 
-static void process_name_meta(struct txl *t, unsigned fpid, const char *name)
+/* name, followed by " (pid <pid>)" when pid is not 0 */
+static void process_name_meta(struct txl *t, unsigned fpid, const char *name, uint32_t pid)
 {
 	struct exp_buf *b = meta(t, fpid, 0, "process_name", "name");
 	exp_buf_putc(b, '"');
 	exp_buf_json_str(b, name, strlen(name));
+	if (pid) {
+		exp_buf_lit(b, " (pid ");
+		exp_buf_u64(b, pid);
+		exp_buf_putc(b, ')');
+	}
 	exp_buf_lit(b, "\"}}");
 	meta_end(t);
 }
 
-/* The process's name from AGENT_PROCESS, while the row is there. */
+/* The process's name from AGENT_PROCESS, while the row is there: the
+ * command name, as msprof renames its framework layer to the process's
+ * name.  Process names must be unique in a timeline file (MindSpore's
+ * parser raises "Process name 'X' already exists." otherwise, readers/
+ * NOTES.md §5): a name that another annotated process also has (the ranks
+ * of one job are all "python") or that a layer of the export has (column
+ * 1 counts the others) is followed by " (pid <pid>)", in every process
+ * that has it, so that none passes for another. */
 static int process_name_row(sqlite3_stmt *st, void *ctx)
 {
 	struct process_name *p = ctx;
 	const char *name = (const char *)sqlite3_column_text(st, 0);
 	if (name) {
-		process_name_meta(p->t, p->fpid, name);
+		bool shared = sqlite3_column_int64(st, 1) > 0 || export_track_find(name);
+		process_name_meta(p->t, p->fpid, name, shared ? p->pid : 0);
 		p->done = true;
 	}
 	return 1;
@@ -134,7 +149,7 @@ static int process_name_row(sqlite3_stmt *st, void *ctx)
 static int process_meta(struct txl *t, uint32_t pid)
 {
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
-	struct process_name p = { t, fpid, false };
+	struct process_name p = { t, fpid, pid, false };
 	sqlite3_bind_int64(t->name, 1, pid);
 	int r = exp_stmt_each(t->e, t->name, "AGENT_PROCESS", process_name_row, &p);
 	if (r < 0)
@@ -142,7 +157,7 @@ static int process_meta(struct txl *t, uint32_t pid)
 	if (!p.done) {
 		char fallback[32];
 		snprintf(fallback, sizeof fallback, "pid %u", pid);
-		process_name_meta(t, fpid, fallback);
+		process_name_meta(t, fpid, fallback, 0);
 	}
 	struct exp_buf *b = meta(t, fpid, 0, "process_labels", "labels");
 	exp_buf_putc(b, '"');
@@ -254,7 +269,12 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
 			r = -ENOMEM;
 	if (r == 0)
-		r = exp_prepare(e, "SELECT s.value FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
+		/* the name, and how many other processes with events have it
+		 * (a range of the globalTid index each) */
+		r = exp_prepare(e, "SELECT s.value, (SELECT count(DISTINCT o.pid) FROM AGENT_PROCESS o WHERE "
+				   "o.name = a.name AND o.pid <> a.pid AND EXISTS (SELECT 1 FROM MSTX_EVENTS m "
+				   "WHERE m.globalTid >= o.pid << 32 AND m.globalTid < (o.pid + 1) << 32)) "
+				   "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
 				&t.name);
 	if (r == 0)
 		r = exp_strings_new(e, &t.msgs);
@@ -550,8 +570,11 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 static int exp_write_tx_summary(struct exp *e, const char *dir)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS")) {
-		if (e->selected) /* the chosen steps hold no event: no older file stays */
-			exp_remove_stale(dir, "msprof_tx", ".csv", e->ts, 0);
+		if (e->selected) { /* the chosen steps hold no event: no older file stays */
+			const struct export_csv_table *t = &export_csv_tables[CSV_MSPROF_TX];
+			exp_remove_stale(dir, export_csv_stem(t, false), ".csv", e->ts, 0);
+			exp_remove_stale(dir, export_csv_stem(t, true), ".json", e->ts, 0);
+		}
 		return 0;
 	}
 	/* the strings by id (exp_strings): the sort, when there is one,

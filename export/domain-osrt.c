@@ -2,13 +2,13 @@
  * layers of msprof_{ts}.json and os_runtime_statistic_{ts}.csv.
  *
  * Timeline (msprof's HostSyscallPresenter): one process "OS Runtime API"
- * (sort index 13, label CPU) per profiled process that made slow calls,
- * pid packed as the other host layers; per thread thread_name
- * "Thread <tid>" and thread_sort_index <tid>; every call an "X" event named
- * after the call (keys name, pid, tid, ts, dur, ph, args).  The agent never
- * records a call made inside another of the same thread, so the events of
- * one thread follow each other and nest trivially.  Streamed by thread and
- * time (index OsrtApiIndex).
+ * (sort index 13, label CPU), pid packed with the PROF dir's pid as the
+ * other host layers; a thread per tid of every profiled process that
+ * made slow calls, thread_name "Thread <tid>" and thread_sort_index <tid>;
+ * every call an "X" event named after the call (keys name, pid, tid, ts,
+ * dur, ph, args).  The agent never records a call made inside another of
+ * the same thread, so the events of one thread follow each other and nest
+ * trivially.  Streamed by thread and time (index OsrtApiIndex).
  *
  * Summary (msprof's HostSyscall.get_summary_runtime_api_data): per
  * process, thread and call, the total, count, mean, longest and shortest
@@ -64,24 +64,40 @@ static void release(struct exp *e)
 	e->osrt_insert = NULL;
 }
 
-static unsigned layer_pid(uint32_t pid)
+/* The one "OS Runtime API" process of the file, pid packed with the PROF
+ * dir's pid (host/info.json), as the other host layers are. */
+static unsigned layer_pid(const struct exp *e)
 {
-	return export_format_pid(pid, export_tracks[TRACK_OS_RUNTIME_API].sort_index, EXPORT_HOST_DEVICE_ID);
+	return export_format_pid(e->app_pid, export_tracks[TRACK_OS_RUNTIME_API].sort_index, EXPORT_HOST_DEVICE_ID);
 }
 
-/* A process's metadata and the names of its threads (tids[0..n)). */
-static void process_meta(struct exp_tl *out, uint32_t pid, const uint32_t *tids, size_t n)
+static int tid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The process's metadata and the names of its threads (tids[0..n), a
+ * tid that two processes used in turn named once). */
+static void process_meta(struct exp *e, struct exp_tl *out, uint32_t *tids, size_t n)
 {
 	const struct export_track_info *k = &export_tracks[TRACK_OS_RUNTIME_API];
-	unsigned fpid = layer_pid(pid);
+	unsigned fpid = layer_pid(e);
 	exp_tl_process(out, fpid, k->process_name, k->label, k->sort_index);
+	if (n)
+		qsort(tids, n, sizeof *tids, tid_cmp);
 	for (size_t i = 0; i < n; i++)
-		exp_tl_thread(out, fpid, tids[i], "Thread");
+		if (i == 0 || tids[i] != tids[i - 1])
+			exp_tl_thread(out, fpid, tids[i], "Thread");
 }
 
-/* The calls in thread order; the threads of each process are gathered
- * for its metadata, written when the next process begins. */
+/* The calls in thread order, every thread of every process on a thread
+ * of its own tid in one process: MindSpore's parser rejects a timeline
+ * in which two processes share a name (readers/NOTES.md §5), and msprof
+ * writes one "OS Runtime API" process.  Tids are unique among the live
+ * threads of a pid namespace, so the rows keep theirs. */
 struct osrt_walk {
+	struct exp *e;
 	struct exp_tl *out;
 	uint32_t *tids;
 	size_t n, cap;
@@ -94,12 +110,8 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 	struct osrt_walk *w = ctx;
 	struct exp_buf *b = &w->b;
 	int64_t g = sqlite3_column_int64(st, 0);
-	uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
+	uint32_t tid = (uint32_t)g;
 	if (g != w->cur) {
-		if (w->cur >= 0 && (uint32_t)((uint64_t)w->cur >> 32) != pid) {
-			process_meta(w->out, (uint32_t)((uint64_t)w->cur >> 32), w->tids, w->n);
-			w->n = 0;
-		}
 		uint32_t *t = grow_array(w->tids, &w->cap, w->n, sizeof *t, 16);
 		if (!t)
 			return -ENOMEM;
@@ -109,7 +121,7 @@ static int osrt_event(sqlite3_stmt *st, void *ctx)
 	}
 	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 	const char *name = (const char *)sqlite3_column_text(st, 3);
-	exp_buf_x_event(b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3), layer_pid(pid), tid, start, end);
+	exp_buf_x_event(b, name ? name : "", (size_t)sqlite3_column_bytes(st, 3), layer_pid(w->e), tid, start, end);
 	exp_buf_lit(b, "}}");
 	if (b->err < 0)
 		return b->err;
@@ -123,10 +135,10 @@ static int exp_write_osrt_layer(struct exp *e, struct exp_tl *out)
 				  "JOIN STRING_IDS s ON s.id = o.name ORDER BY o.globalTid, o.startNs, o.rowid";
 	if (!exp_table_has_rows(e, "OSRT_API"))
 		return 0;
-	struct osrt_walk w = { .out = out, .cur = -1 };
+	struct osrt_walk w = { .e = e, .out = out, .cur = -1 };
 	int r = exp_each(e, sql, NULL, osrt_event, &w);
 	if (r >= 0 && w.cur >= 0)
-		process_meta(out, (uint32_t)((uint64_t)w.cur >> 32), w.tids, w.n);
+		process_meta(e, out, w.tids, w.n);
 	free(w.tids);
 	exp_buf_release(&w.b);
 	return r < 0 ? r : 0;
@@ -168,8 +180,9 @@ static int exp_write_osrt_summary(struct exp *e, const char *dir)
 		return 0;
 	if (!exp_table_has_rows(e, "OSRT_API")) {
 		if (e->selected) { /* the chosen steps hold no call: no older file stays */
-			exp_remove_stale(dir, export_csv_tables[CSV_OS_RUNTIME_STATISTIC].type, ".csv", e->ts, 0);
-			exp_remove_stale(dir, export_csv_tables[CSV_OS_RUNTIME_STATISTIC].type, ".json", e->ts, 0);
+			const struct export_csv_table *t = &export_csv_tables[CSV_OS_RUNTIME_STATISTIC];
+			exp_remove_stale(dir, export_csv_stem(t, false), ".csv", e->ts, 0);
+			exp_remove_stale(dir, export_csv_stem(t, true), ".json", e->ts, 0);
 		}
 		return 0;
 	}

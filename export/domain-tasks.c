@@ -558,10 +558,22 @@ static int build_tasks(struct exp *e, bool memcpy_info)
 		return r;
 	if (memcpy_info && (r = memcpy_rows(e)) < 0)
 		return r;
-	if ((r = exp_intern_id(e, "N/A", &na)) < 0 || (r = kernel_names(e)) < 0)
+	/* opState "static" (reference §3, §5: msprof's op_summary OP State and
+	 * COMPUTE_TASK_INFO.opState are "static" or "dynamic" for an operator,
+	 * N/A for a task that is none).  A CUDA kernel is launched with its
+	 * grid and block fixed and runs code compiled before the launch: no
+	 * shape is inferred or tiled at run time, which is what makes an
+	 * Ascend operator "dynamic".  Nothing we record says otherwise, so no
+	 * row is "dynamic"; memory copies and sets are no operators and have no
+	 * COMPUTE_TASK_INFO row (nor an op_summary one).  msprof-analyze's
+	 * advisor reports "all operators are dynamic shape" unless a row says
+	 * exactly "static" (readers/NOTES.md §2). */
+	int64_t op_static = 0;
+	if ((r = exp_intern_id(e, "N/A", &na)) < 0 || (r = exp_intern_id(e, "static", &op_static)) < 0 ||
+	    (r = kernel_names(e)) < 0)
 		return r;
 	/* blockNum: blocks in the grid; mixBlockNum: threads per block;
-	 * formats, types, shapes, attrInfo, opState, hf32Eligible N/A */
+	 * formats, types, shapes, attrInfo, hf32Eligible N/A */
 	snprintf(sql, sizeof sql,
 		 "INSERT INTO COMPUTE_TASK_INFO SELECT k.nameId, t.rowid, t.gridX * t.gridY * t.gridZ, "
 		 "t.blockX * t.blockY * t.blockZ, %" PRId64 ", k.typeId, %" PRId64 ", %" PRId64 ", %" PRId64 ", "
@@ -569,7 +581,7 @@ static int build_tasks(struct exp *e, bool memcpy_info)
 		 "printf('%%d,%%d,%%d', t.gridX, t.gridY, t.gridZ), printf('%%d,%%d,%%d', t.blockX, t.blockY, t.blockZ) "
 		 "FROM GPU_TASK t JOIN KERNEL_NAME k ON k.mangled = coalesce(t.name, '') WHERE t.kind = 1 "
 		 "ORDER BY t.rowid",
-		 ids[GPU_TASK_KERNEL], na, na, na, na, na, na, na, na, na);
+		 ids[GPU_TASK_KERNEL], na, na, na, na, na, na, na, op_static, na);
 	if ((r = exp_exec(e, sql)) == 0)
 		r = exp_exec(e, "DROP TABLE KERNEL_NAME");
 	return r;

@@ -13,6 +13,7 @@ const struct exp_domain *const exp_domains[] = {
 	&exp_domain_osrt,
 	&exp_domain_device,
 	&exp_domain_tasks,
+	&exp_domain_rank,     /* build: the devices of the two above */
 	&exp_domain_mstx,     /* its layers last, by exp_write_timeline */
 	&exp_domain_steps,    /* built from the mstx events */
 };

@@ -234,9 +234,6 @@ static int write_fixed_rows(struct exp *e)
 	int r = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(version) && r == 0; i++)
 		r = insert_text_pair(e, meta, version[i][0], version[i][1]);
-	if (r == 0)
-		r = insert_text_pair(e, "INSERT INTO HOST_INFO (hostUid, hostName) VALUES (?, ?)", e->host_uid,
-				     e->hostname);
 	return r;
 }
 
@@ -392,16 +389,17 @@ static int write_readme(struct exp *e, const char *dir)
 	unsigned n = 0;
 	if (written(e, "msprof", ".json"))
 		fprintf(o.f, "%u.msprof.json:%s", ++n, EXPORT_TIMELINE_DESCRIPTION);
-	if (written(e, "msprof_tx", ".json") && !e->summary_json)
+	if (written(e, "msprof_tx", ".json"))
 		fprintf(o.f, "%u.msprof_tx.json:%s", ++n, EXPORT_TX_TIMELINE_DESCRIPTION);
 	fputs("\nSummary file description:\n", o.f);
 	n = 0;
 	for (size_t k = 0; k < _CSV_MAX; k++) {
 		const struct export_csv_table *t = &export_csv_tables[k];
+		const char *js = export_csv_stem(t, true);
 		if (written(e, t->type, ".csv"))
 			fprintf(o.f, "%u.%s.csv:%s", ++n, t->type, t->description);
-		else if (written(e, t->type, ".json") && !(k == CSV_MSPROF_TX && !e->summary_json))
-			fprintf(o.f, "%u.%s.json:%s", ++n, t->type, t->description);
+		else if (written(e, js, ".json"))
+			fprintf(o.f, "%u.%s.json:%s", ++n, js, t->description);
 	}
 	fputc('\n', o.f);
 	unsigned before = e->n_written;
@@ -459,7 +457,7 @@ static void *timeline_thread(void *arg)
 static void write_tx_ahead(struct exp *e, const char *dir, struct exp_tx_ahead *a)
 {
 	int r = exp_tl_spool_open(e, &a->spool, dir, "msprof");
-	if (r == 0 && !e->summary_json) {
+	if (r == 0) {
 		r = exp_tl_open(e, &a->tx_out, dir, "msprof_tx");
 		a->with_tx = r == 0;
 	}

@@ -70,9 +70,9 @@ int exp_write_host_summaries(struct exp *e, const char *dir, const struct exp_ho
 		if (!exp_table_has_rows(e, s->table)) {
 			/* nothing in this export (the chosen steps hold no
 			 * sample): an older file would pass for this one's */
-			const char *type = export_csv_tables[s->csv].type;
-			exp_remove_stale(dir, type, ".csv", e->ts, 0);
-			exp_remove_stale(dir, type, ".json", e->ts, 0);
+			const struct export_csv_table *t = &export_csv_tables[s->csv];
+			exp_remove_stale(dir, export_csv_stem(t, false), ".csv", e->ts, 0);
+			exp_remove_stale(dir, export_csv_stem(t, true), ".json", e->ts, 0);
 			continue;
 		}
 		if (s->csv == CSV_HOST_MEM_USAGE && !e->mem_total_kb)

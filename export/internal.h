@@ -352,6 +352,13 @@ FILE *exp_tl_meta(struct exp_tl *t);
  * thread's thread_name ("<kind> <tid>") and thread_sort_index (the tid). */
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort);
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind);
+/* exp_tl_process for device dev's process of layer k, labelled "NPU <dev>"
+ * (reference §9).  Process names must be unique in a file (MindSpore's
+ * parser rejects a repeat, readers/NOTES.md §5), yet readers find a layer
+ * by its exact name ("Ascend Hardware"): the first device of the layer
+ * (first) keeps the name, every other one is "<name> (device <dev>)". */
+void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_track_info *k, int64_t dev,
+			   bool first);
 int exp_tl_commit(struct exp_tl *t);
 void exp_tl_abort(struct exp_tl *t);
 /* A layer written ahead, by another thread, into a file of its own (one
@@ -464,7 +471,7 @@ extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;
 extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
 	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
-	exp_domain_steps;
+	exp_domain_steps, exp_domain_rank;
 
 /* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU
@@ -542,6 +549,10 @@ bool exp_have_gpu_layers(struct exp *e);
 int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
 extern const char *const exp_memcpy_operations[8];
 bool exp_table_has_rows(struct exp *e, const char *table);
+/* The device ids N with a device_<N> directory in prof_dir, N below
+ * DEV_MAX_DEVICES (collectors/device.h), marked in ret (that many entries);
+ * their count. */
+unsigned exp_list_devices(const char *prof_dir, bool *ret);
 bool exp_table_has_index(struct exp *e, const char *index);
 /* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */

@@ -85,7 +85,8 @@ static int table_begin_file(struct exp_table *w)
 {
 	char name[NAME_MAX + 1];
 	/* the final name is set at commit; this one only makes the temp name */
-	piece_name(name, sizeof name, w->t->type, true, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	piece_name(name, sizeof name, export_csv_stem(w->t, w->json), true, w->slice, w->e->ts,
+		   w->json ? ".json" : ".csv");
 	int r = exp_out_open(&w->o, w->dir, name);
 	if (r < 0) {
 		exp_note(w->e, "cannot create '%s/%s': %s", w->dir, name, strerror(-r));
@@ -111,7 +112,8 @@ static int table_end_file(struct exp_table *w, bool sliced)
 	if (w->json)
 		fputs(w->in_file ? "\n]\n" : "]\n", w->o.f);
 	char name[NAME_MAX + 1];
-	piece_name(name, sizeof name, w->t->type, sliced, w->slice, w->e->ts, w->json ? ".json" : ".csv");
+	piece_name(name, sizeof name, export_csv_stem(w->t, w->json), sliced, w->slice, w->e->ts,
+		   w->json ? ".json" : ".csv");
 	exp_out_rename(&w->o, w->dir, name);
 	return exp_out_commit(w->e, &w->o);
 }
@@ -313,11 +315,11 @@ int exp_table_commit(struct exp_table *w)
 	table_release(w);
 	if (r == 0)
 	{
-		exp_remove_stale(w->dir, w->t->type, w->json ? ".json" : ".csv", w->e->ts, w->slice + 1);
-		/* the summary of the other format is older too; msprof_tx_{ts}.json
-		 * is also the mstx timeline's name, which is not a summary */
-		if (w->json || w->t->id != CSV_MSPROF_TX)
-			exp_remove_stale(w->dir, w->t->type, w->json ? ".csv" : ".json", w->e->ts, 0);
+		exp_remove_stale(w->dir, export_csv_stem(w->t, w->json), w->json ? ".json" : ".csv", w->e->ts,
+				 w->slice + 1);
+		/* the summary of the other format is older too (never a
+		 * timeline: json_type keeps the two apart) */
+		exp_remove_stale(w->dir, export_csv_stem(w->t, !w->json), w->json ? ".csv" : ".json", w->e->ts, 0);
 	}
 	return r;
 }
@@ -636,6 +638,18 @@ void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char
 	fprintf(exp_tl_meta(t),
 		"{\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":%u}}",
 		pid, sort);
+}
+
+void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_track_info *k, int64_t dev,
+			   bool first)
+{
+	char label[32], name[128];
+	snprintf(label, sizeof label, "NPU %" PRId64, dev);
+	if (first)
+		snprintf(name, sizeof name, "%s", k->process_name);
+	else
+		snprintf(name, sizeof name, "%s (device %" PRId64 ")", k->process_name, dev);
+	exp_tl_process(t, pid, name, label, k->sort_index);
 }
 
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)

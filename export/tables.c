@@ -59,6 +59,8 @@ const struct export_db_table export_db_tables[] = {
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
 	{ "SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", true, true },
 	{ "HOST_INFO", "hostUid TEXT, hostName TEXT", true, true },
+	/* cluster tools CROSS JOIN it with a rank's data: always a row */
+	{ "RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", true, true },
 	{ "CPU_USAGE", "timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC", true, false },
 	{ "HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC", true, false },
 	{ "HOST_DISK_USAGE", "timestampNs NUMERIC, readRate NUMERIC, writeRate NUMERIC, usage NUMERIC",
@@ -233,7 +235,10 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"mstx (msproftx) marks and ranges of the annotated processes, by start time.\n"
 		"\tevent_type: marker, push/pop, start/end or marker_ex; a mark has its end at its start.\n"
 		"\tcategory, payload_type, payload_value, message_type: N/A for mstx events, as msprof writes them.\n"
-		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n" },
+		"\tDevice Start_time/End_time: N/A, no device side for host-only events.\n",
+		/* msprof_tx_{ts}.json is the mstx timeline; no reader's pattern
+		 * (msprof_\d..., msprof_slice_...) takes this name for a timeline */
+		"msprof_tx_summary" },
 	[CSV_NPU_MEM] = { CSV_NPU_MEM, "npu_mem",
 		{ "Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)" },
 		"Device memory over time, per device (--sys-hardware-mem).\n"
@@ -248,6 +253,7 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tTask ID: the CUDA correlation id; Op Name: the demangled kernel name; OP Type: its qualified name.\n"
 		"\tBlock Num: blocks in the grid; Mix Block Num: threads per block.\n"
 		"\tTask Wait Time: the gap since the previous task on the same stream ended.\n"
+		"\tOP State: static, a CUDA kernel's launch shape is fixed.\n"
 		"\tModel ID 4294967295 and N/A columns: no such thing for a CUDA kernel.\n" },
 	[CSV_OP_STATISTIC] = { CSV_OP_STATISTIC, "op_statistic",
 		{ "Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)",

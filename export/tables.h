@@ -68,7 +68,16 @@ struct export_csv_table {
 	const char *type;                              /* file stem: {type}_{ts}.csv */
 	const char *columns[EXPORT_CSV_MAX_COLUMNS];   /* NULL-terminated, Device_id first */
 	const char *description;                       /* README.txt */
+	/* file stem as JSON (--summary-format=json) where type would take
+	 * a timeline's name (msprof_tx_{ts}.json is the mstx timeline's);
+	 * NULL: type */
+	const char *json_type;
 };
+/* The stem of t's files in the format asked for. */
+static inline const char *export_csv_stem(const struct export_csv_table *t, bool json)
+{
+	return json && t->json_type ? t->json_type : t->type;
+}
 
 extern const struct export_csv_table export_csv_tables[_CSV_MAX];
 const struct export_csv_table *export_csv_table_find(const char *type);
@@ -81,9 +90,10 @@ enum export_track {
 	TRACK_MEMORY_USAGE,
 	TRACK_NETWORK_USAGE,
 	TRACK_DISK_USAGE,
-	TRACK_MSPROFTX,    /* one per process with agent data, named after it */
-	TRACK_OS_RUNTIME_API, /* one per process with OS runtime calls */
-	/* device layers: one process per device, label "NPU <id>" (§9) */
+	TRACK_MSPROFTX,    /* one per process with agent data, named after it (unique: domain-mstx.c) */
+	TRACK_OS_RUNTIME_API, /* one, a thread per tid of the processes with OS runtime calls */
+	/* device layers: one process per device, label "NPU <id>" (§9), the
+	 * names unique (exp_tl_device_process) */
 	TRACK_NPU_MEM,
 	TRACK_AI_CORE_FREQ,
 	TRACK_PCIE,
@@ -133,9 +143,10 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
 	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
 	"Network Usage, Disk Usage), values in percent; with --host-sys=osrt, an OS Runtime API " \
-	"layer per process with its OS runtime calls (at least --osrt-threshold long) per thread; " \
+	"layer with the OS runtime calls (at least --osrt-threshold long) of every process per thread; " \
 	"with --msproftx, one layer per " \
-	"annotated process (named after it) with its mstx marks and ranges per thread.\n"
+	"annotated process (named after it, with its pid where two share a name) with its mstx marks " \
+	"and ranges per thread.\n"
 #define EXPORT_TX_TIMELINE_DESCRIPTION \
 	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \
 	"process, its marks (zero duration) and ranges on the thread that started them.\n"

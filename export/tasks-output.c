@@ -43,7 +43,7 @@ int exp_index_gpu_tasks(struct exp *e)
  *               max, summed here, written at the end longest total first,
  *               each total's share of its device's kernel time. */
 enum { S_DEV, S_STREAM, S_TASKID, S_START, S_END, S_KIND, S_NAME, S_OPTYPE, S_BLOCKS, S_THREADS, S_COPY, S_TYPE,
-       S_PID, S_INFO };
+       S_PID, S_INFO, S_STATE };
 
 /* GPU_TASK (kind, copy kind, bytes) is read only for what is not a
  * kernel: a task's kind is its type (TASK.taskType, KERNEL, MEMCPY or
@@ -59,9 +59,10 @@ static char *pass_sql(bool kernels)
 	if (asprintf(&sql,
 		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, NULL, %s, "
 		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, t.taskType, "
-		     "t.globalPid, %s FROM TASK t %s ORDER BY t.startNs",
+		     "t.globalPid, %s, %s FROM TASK t %s ORDER BY t.startNs",
 		     kernels ? "c.name, c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
 		     NOT_KERNEL(kernels), NOT_KERNEL_END(kernels), kernels ? "c.globalTaskId IS NOT NULL" : "0",
+		     kernels ? "c.opState" : "NULL",
 		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") < 0)
 		return NULL;
 	return sql;
@@ -278,7 +279,7 @@ struct pass {
 	const char *dir;
 	struct exp_table sum, time;        /* op_summary, task_time */
 	bool want_sum, want_time, sum_open, time_open;
-	struct exp_strings *names, *types, *task_types;
+	struct exp_strings *names, *types, *task_types, *states;
 	struct stream_ends ends;
 	struct op_groups groups;
 	struct dev_total *totals;
@@ -361,7 +362,18 @@ static int pass_row(sqlite3_stmt *st, void *ctx)
 		exp_buf_csv_field(b, name, name_len);
 		exp_buf_putc(b, ',');
 		exp_buf_csv_field(b, ot, ot_len);
-		exp_buf_lit(b, ",N/A,");
+		/* OP State as COMPUTE_TASK_INFO.opState says (domain-tasks.c) */
+		const char *state = "N/A";
+		size_t state_len = 3;
+		if (sqlite3_column_type(st, S_STATE) != SQLITE_NULL &&
+		    (r = exp_strings_get(p->states, sqlite3_column_int64(st, S_STATE), &state, &state_len)) <= 0) {
+			if (r < 0)
+				return r;
+			state = "N/A", state_len = 3;
+		}
+		exp_buf_putc(b, ',');
+		exp_buf_csv_field(b, state, state_len);
+		exp_buf_putc(b, ',');
 		exp_buf_put(b, type, type_len);
 		exp_buf_putc(b, ',');
 		exp_buf_ts(b, start);
@@ -429,6 +441,8 @@ static int task_pass(struct exp *e, const char *dir)
 	if (r == 0)
 		r = exp_strings_new(e, &p.task_types);
 	if (r == 0)
+		r = exp_strings_new(e, &p.states);
+	if (r == 0)
 		r = exp_each(e, sql, pass_open, pass_row, &p);
 	if (r > 0)
 		r = 0;
@@ -441,6 +455,7 @@ static int task_pass(struct exp *e, const char *dir)
 	exp_strings_free(p.names);
 	exp_strings_free(p.types);
 	exp_strings_free(p.task_types);
+	exp_strings_free(p.states);
 	free(p.ends.s);
 	op_groups_free(&p.groups);
 	free(p.totals);
@@ -689,13 +704,12 @@ struct hw_walk {
 	struct exp_buf b;
 	int64_t dev, stream;
 	unsigned pid;
+	unsigned n_devs;           /* devices whose metadata is written */
 };
 
 static void hw_process(struct hw_walk *w)
 {
-	char label[32];
-	snprintf(label, sizeof label, "NPU %" PRId64, w->dev);
-	exp_tl_process(w->t, w->pid, w->k->process_name, label, w->k->sort_index);
+	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
 }
 
 static int hw_task(sqlite3_stmt *st, void *ctx)

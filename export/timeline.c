@@ -70,7 +70,7 @@ int exp_write_layers(struct exp *e, struct exp_tl *tl)
 int exp_write_timeline(struct exp *e, const char *dir)
 {
 	bool tx = exp_domain_mstx.has_layers(e), any = false;
-	if (!exp_track_on(e, TRACK_MSPROFTX) && !e->summary_json)
+	if (!exp_track_on(e, TRACK_MSPROFTX))
 		/* left out by --reports: an older export's file is not this one's */
 		exp_remove_stale(dir, "msprof_tx", ".json", e->ts, 0);
 	for (size_t i = 0; i < exp_domains_n && !any; i++) {
@@ -90,13 +90,13 @@ int exp_write_timeline(struct exp *e, const char *dir)
 	 * thread (below) */
 	r = domain_layers(e, &out);
 	/* msprof_tx_{ts}.json, the mstx layers alone, is written in the same
-	 * pass.  With JSON summaries that name is the msprof_tx summary's; the
-	 * summary wins, the layers are in msprof_{ts}.json */
+	 * pass, whatever the summaries' format: the msprof_tx summary as JSON
+	 * is msprof_tx_summary_{ts}.json (tables.c) */
 	if (e->tx_ahead)
 		return finish_ahead(e->tx_ahead, &out, r);
 	struct exp_tl tx_out;
 	bool with_tx = false;
-	if (r == 0 && tx && !e->summary_json) {
+	if (r == 0 && tx) {
 		r = exp_tl_open(e, &tx_out, dir, "msprof_tx");
 		with_tx = r == 0;
 	}

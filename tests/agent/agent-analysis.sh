@@ -68,10 +68,34 @@ t_eq "timeline only: msprof and msprof_tx json, no csv" "$(ls "$OUT" | sed 's/_[
 run "msprof export summary -dir --format json" 0 "$MSPROF" export summary -dir "$P" --format json
 t_eq "json summaries parse with every event" "$(python3 - "$OUT" <<'PY'
 import glob, json, sys
-print(len(json.load(open(glob.glob(sys.argv[1] + '/msprof_tx_2*.json')[0]))),
+print(len(json.load(open(glob.glob(sys.argv[1] + '/msprof_tx_summary_2*.json')[0]))),
       len(json.load(open(glob.glob(sys.argv[1] + '/step_trace_2*.json')[0]))))
 PY
 )" "$ALL $NSTEPS"
+# --summary-format=json: the msprof_tx summary never takes the mstx
+# timeline's name (msprof_tx_{ts}.json); both are written, each whole, and
+# no summary is named as a reader matches a timeline (torch_npu's and
+# MindSpore's msprof_<digits>..., msprof_slice_...)
+rm -rf "$OUT"
+run "--export=on --summary-format=json" 0 "$MSPROF" --export=on --output="$P" --summary-format=json
+t_eq "json: the mstx timeline and the msprof_tx summary, each whole" "$(python3 - "$OUT" <<'PY'
+import glob, json, os, re, sys
+out = sys.argv[1]
+tl = [f for f in glob.glob(out + '/msprof_tx_*.json') if re.match(r'^msprof_tx_\d{14}\.json$', os.path.basename(f))]
+sm = glob.glob(out + '/msprof_tx_summary_*.json')
+a, b = json.load(open(tl[0])), json.load(open(sm[0]))
+print(len(tl), len(sm), sum(e.get('ph') == 'X' for e in a), sum('Device_id' in r for r in b),
+      open(tl[0]).read() != open(sm[0]).read())
+PY
+)" "1 1 $ALL $ALL True"
+t_eq "json: no summary is named as a timeline" "$(python3 - "$OUT" <<'PY'
+import os, re, sys
+tl = re.compile(r'^msprof_\d{1,20}.*\.json|^msprof_slice_\d{1,20}.*\.json')
+print(sorted(n for n in os.listdir(sys.argv[1]) if tl.match(n) and not re.match(r'^msprof_(slice_\d+_)?\d{14}\.json$', n)))
+PY
+)" "[]"
+t_check "json: README lists the timeline and the summary" \
+	bash -c "grep -q '^[0-9]*\.msprof_tx\.json:' '$OUT/README.txt' && grep -q '^[0-9]*\.msprof_tx_summary\.json:' '$OUT/README.txt'"
 run "msprof export summary -dir --iteration-id 1 --iteration-count 2 --model-id" 0 \
 	"$MSPROF" export summary -dir "$P" --model-id 4294967295 --iteration-id 1 --iteration-count 2
 t_eq "two steps' step_trace rows" "$(tail -n +2 "$OUT"/step_trace_*.csv | cut -d, -f2 | sort | tr '\n' ' ')" "1 2 "

@@ -33,6 +33,38 @@ fi
 	t_ok "one session, start before end" || t_fail "SESSION_TIME_INFO"
 host=$(t_sql "$DB" "SELECT hostName FROM HOST_INFO")
 t_grep "HOST_INFO hostName is info.json's hostname" "\"hostname\":\"$host\"" "$P/host/info.json"
+uid=$(t_sql "$DB" "SELECT hostUid FROM HOST_INFO")
+[ -n "$uid" ] && t_grep "HOST_INFO hostUid is info.json's hostUid" "\"hostUid\":\"$uid\"" "$P/host/info.json" ||
+	t_fail "HOST_INFO hostUid empty"
+t_eq "HOST_INFO: one row" "$(t_sql "$DB" "SELECT COUNT(*) FROM HOST_INFO")" 1
+
+# RANK_DEVICE_MAP (§5): a row per device_<N> dir with info.json's rank_id;
+# a dir without devices one row with deviceId -1 (as torch_npu writes it:
+# msprof-analyze's recipes CROSS JOIN the table with a rank's data).
+# $1 PROF dir: the rows that it should have, "rank|device" by device
+want_map() {
+	local rank devs d
+	rank=$(sed -n 's/.*"rank_id":\(-\{0,1\}[0-9]*\).*/\1/p' "$1/host/info.json")
+	devs=$(ls "$1" | sed -n 's/^device_\([0-9]*\)$/\1/p' | sort -n)
+	[ -n "$devs" ] || devs=-1
+	for d in $devs; do echo "$rank|$d"; done
+}
+got_map() { t_sql "$(ls "$1"/msprof_*.db | head -n1)" "SELECT rankId, deviceId FROM RANK_DEVICE_MAP ORDER BY deviceId"; }
+t_eq "RANK_DEVICE_MAP: the dir's rank, a row per device (or -1)" "$(got_map "$P")" "$(want_map "$P")"
+# the same profile given a rank, a host id and two devices: exported anew
+Q=$T_WORK/ranked/$(basename "$P")
+mkdir -p "$T_WORK/ranked" && cp -r "$P" "$Q" && rm -f "$Q"/msprof_*.db
+sed -i 's/"rank_id":-\{0,1\}[0-9]*/"rank_id":5/; s/"hostUid":"[^"]*"/"hostUid":"hostuid-for-test"/' "$Q/host/info.json"
+rm -rf "$Q"/device_* && mkdir "$Q/device_2" "$Q/device_7"
+t_expect_rc 0 "export of the dir given rank 5 and devices 2 and 7" "$MSPROF" --export=on --type=db --output="$Q"
+t_eq "RANK_DEVICE_MAP: rank 5 on devices 2 and 7" "$(got_map "$Q")" "$(want_map "$Q")"
+t_eq "RANK_DEVICE_MAP: as written in info.json" "$(got_map "$Q" | tr '\n' ' ')" "5|2 5|7 "
+t_eq "HOST_INFO: info.json's hostUid" "$(t_sql "$(ls "$Q"/msprof_*.db)" "SELECT hostUid FROM HOST_INFO")" hostuid-for-test
+# no rank in host/info.json: a device's info.json.<N> gives it
+sed -i 's/"rank_id":5/"rank_id":-1/' "$Q/host/info.json" && rm -f "$Q"/msprof_*.db
+echo '{"rank_id":3,"devices":"7"}' >"$Q/device_7/info.json.7"
+t_expect_rc 0 "export with the rank in device_7/info.json.7 only" "$MSPROF" --export=on --type=db --output="$Q"
+t_eq "RANK_DEVICE_MAP: the device's rank" "$(got_map "$Q" | tr '\n' ' ')" "3|2 3|7 "
 
 # f_count "what" op N "SQL": the query's single number compared with N.
 f_count() {

@@ -27,6 +27,7 @@ F_DB_TABLES='STRING_IDS|id,value
 META_DATA|name,value
 SESSION_TIME_INFO|startTimeNs,endTimeNs
 HOST_INFO|hostUid,hostName
+RANK_DEVICE_MAP|rankId,deviceId
 CPU_USAGE|timestampNs,cpuId,usage
 HOST_MEM_USAGE|timestampNs,usage
 HOST_DISK_USAGE|timestampNs,readRate,writeRate,usage

@@ -98,8 +98,11 @@ for i in (0, 1):
     ev = json.load(open(glob.glob(os.path.join(out, "msprof_*.json"))[0]))
     names = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
     labels = {e["pid"]: e["args"]["labels"] for e in ev if e["ph"] == "M" and e["name"] == "process_labels"}
+    # process names are unique in the file: the first device of a layer
+    # has the layer's name, the others "<name> (device <i>)"
     def track(name):
-        return [p for p, n in names.items() if n == name and labels.get(p) == f"NPU {i}"]
+        want = name if i == 0 else f"{name} (device {i})"
+        return [p for p, n in names.items() if n == want and labels.get(p) == f"NPU {i}"]
     for name in ("NPU MEM", "AI Core Freq", "PCIe", "GPU Usage"):
         check(f"timeline: one '{name}' process for device {i}", len(track(name)), 1)
     mem_pid, freq_pid = track("NPU MEM")[0], track("AI Core Freq")[0]

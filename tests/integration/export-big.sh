@@ -113,7 +113,7 @@ t_grep "it says which steps there are" "its steps are 1 to 4" <("$MSPROF" --expo
 t_eq "JSON summaries parse, one object per row, keyed by the header" "$(python3 - "$(OUT)" <<'PY'
 import glob, json, sys
 out = sys.argv[1]
-tx = json.load(open(glob.glob(out + '/msprof_tx_2*.json')[0]))
+tx = json.load(open(glob.glob(out + '/msprof_tx_summary_2*.json')[0]))
 st = json.load(open(glob.glob(out + '/step_trace_2*.json')[0]))
 print(len(tx), sorted(tx[0])[:3], tx[0]['Device_id'], type(tx[0]['pid']).__name__,
       type(tx[0]['Start_time(us)']).__name__, len(st), st[0]['Iteration ID'], st[0]['Model ID'])

@@ -132,22 +132,27 @@ else:
     totals = [float(r[5]) for r in got]
     check(totals == sorted(totals, reverse=True), "rows by total time, longest first")
 
-    # the timeline: an OS Runtime API layer per process, one X event per row
+    # the timeline: one OS Runtime API process, pid packed with the PROF
+    # dir's (host/info.json), a thread per tid of every process, one X
+    # event per row on its own tid
     tl = json.load(open(glob.glob(os.path.join(prof, "mindstudio_profiler_output", "msprof_*.json"))[0]))
-    def fpid(p): return (p << 10) | (13 << 5) | 31
-    want_ev = sorted((fpid(p), t, n, "%d.%03d" % (s // 1000, s % 1000), round((e - s) / 1000, 3))
+    app = int(json.load(open(os.path.join(prof, "host", "info.json")))["pid"])
+    fpid = ((app << 10) | (13 << 5) | 31) % 2**32
+    want_ev = sorted((fpid, t, n, "%d.%03d" % (s // 1000, s % 1000), round((e - s) / 1000, 3))
                      for (n, p, t, s, e) in rows)
     got_ev = sorted((ev["pid"], ev["tid"], ev["name"], ev["ts"], ev["dur"]) for ev in tl
-                    if ev.get("ph") == "X" and ev["pid"] in {fpid(p) for p in pids})
-    check(got_ev == want_ev, "timeline: one X event per call, on its process and thread, ts and dur exact (%d)"
+                    if ev.get("ph") == "X" and ev["pid"] == fpid)
+    check(got_ev == want_ev, "timeline: one X event per call, on its thread, ts and dur exact (%d)"
           % len(got_ev))
     meta = {(ev["pid"], ev["name"]): ev["args"] for ev in tl if ev.get("ph") == "M" and ev.get("tid") == 0}
-    check(all(meta.get((fpid(p), "process_name")) == {"name": "OS Runtime API"} and
-              meta.get((fpid(p), "process_sort_index")) == {"sort_index": 13} and
-              meta.get((fpid(p), "process_labels")) == {"labels": "CPU"} for p in {p for (p, _) in tids}),
-          "timeline: process OS Runtime API, sort index 13, label CPU, for each process with calls")
+    check(meta.get((fpid, "process_name")) == {"name": "OS Runtime API"} and
+          meta.get((fpid, "process_sort_index")) == {"sort_index": 13} and
+          meta.get((fpid, "process_labels")) == {"labels": "CPU"},
+          "timeline: process OS Runtime API, sort index 13, label CPU")
+    check([ev["args"]["name"] for ev in tl if ev.get("name") == "process_name"].count("OS Runtime API") == 1,
+          "timeline: one OS Runtime API process for the %d processes with calls" % len({p for (p, _) in tids}))
     tn = {(ev["pid"], ev["tid"]): ev["args"]["name"] for ev in tl if ev.get("name") == "thread_name"}
-    check(all(tn.get((fpid(p), t)) == "Thread %d" % t for (p, t) in tids), "timeline: a named track per thread")
+    check(all(tn.get((fpid, t)) == "Thread %d" % t for (p, t) in tids), "timeline: a named track per thread")
     readme = open(os.path.join(prof, "mindstudio_profiler_output", "README.txt")).read()
     check(".os_runtime_statistic.csv:" in readme, "README.txt describes os_runtime_statistic")
 sys.exit(1 if fails else 0)

@@ -126,7 +126,18 @@ t_within() {
 	fi
 }
 
+# Every timeline file the test wrote under its work dir: no process name on
+# two processes (MindSpore's parser rejects the file otherwise), checked as
+# the test ends (t_done) whatever the test itself looked at.
+t_timeline_names() {
+	command -v python3 >/dev/null 2>&1 || return 0
+	local out
+	out=$(python3 "$SRCDIR/tests/helpers/timeline-names.py" "$T_WORK" 2>&1) ||
+		t_fail "a process name repeats in a timeline file: $out"
+}
+
 t_done() {
+	t_timeline_names
 	if [ "$T_FAILS" -ne 0 ]; then echo "$T_FAILS check(s) failed" >&2; exit 1; fi
 	exit 0
 }

@@ -284,12 +284,20 @@ int main(void)
 		   "1700000000008000000|1700000000009000000|0|3|3|5000|KERNEL|1|7|3|4294967295\n"
 		   "1700000000010000000|1700000000010100000|0|4|4|5000|MEMSET|1|13|4|4294967295\n");
 	check_text("COMPUTE_TASK_INFO",
-		   rows(db, "SELECT n.value, globalTaskId, blockNum, mixBlockNum, o.value, h.value, gridDim, blockDim "
-			    "FROM COMPUTE_TASK_INFO c JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = "
-			    "c.opType JOIN STRING_IDS h ON h.id = c.hf32Eligible ORDER BY globalTaskId"),
-		   "void fill<float>(int)|1|256|256|fill|N/A|128,2,1|256,1,1\n"
-		   "void fill<float>(int)|3|1|32|fill|N/A|1,1,1|32,1,1\n");
+		   rows(db, "SELECT n.value, globalTaskId, blockNum, mixBlockNum, o.value, h.value, st.value, gridDim, "
+			    "blockDim FROM COMPUTE_TASK_INFO c JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON "
+			    "o.id = c.opType JOIN STRING_IDS h ON h.id = c.hf32Eligible JOIN STRING_IDS st ON "
+			    "st.id = c.opState ORDER BY globalTaskId"),
+		   /* a CUDA kernel's shape is fixed at launch: opState static */
+		   "void fill<float>(int)|1|256|256|fill|N/A|static|128,2,1|256,1,1\n"
+		   "void fill<float>(int)|3|1|32|fill|N/A|static|1,1,1|32,1,1\n");
 	check_text("MEMCPY_INFO", rows(db, "SELECT * FROM MEMCPY_INFO"), "2|1048576|1\n");
+	/* no device_<N> dir: the devices of RANK_DEVICE_MAP are those that
+	 * ran tasks, with no rank (info.json has none) */
+	char *devices = rows(db, "SELECT DISTINCT -1, deviceId FROM TASK ORDER BY deviceId");
+	check_text("RANK_DEVICE_MAP", rows(db, "SELECT rankId, deviceId FROM RANK_DEVICE_MAP ORDER BY deviceId"),
+		   devices);
+	free(devices);
 	check_text("GPU_TASK_RANGE", rows(db, "SELECT globalTaskId, s.value FROM GPU_TASK_RANGE r JOIN STRING_IDS s "
 					       "ON s.id = r.message ORDER BY 1"),
 		   "1|forward\n2|forward\n");
@@ -306,9 +314,9 @@ int main(void)
 		   "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
 		   "Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes,"
 		   "Input Data Types,Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID\n"
-		   "0,4294967295,1,7,void fill<float>(int),fill,N/A,KERNEL,1700000000002000.000\t,3000.000,0.000,256,256,"
+		   "0,4294967295,1,7,void fill<float>(int),fill,static,KERNEL,1700000000002000.000\t,3000.000,0.000,256,256,"
 		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n"
-		   "0,4294967295,3,7,void fill<float>(int),fill,N/A,KERNEL,1700000000008000.000\t,1000.000,500.000,1,32,"
+		   "0,4294967295,3,7,void fill<float>(int),fill,static,KERNEL,1700000000008000.000\t,1000.000,500.000,1,32,"
 		   "N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n");
 	check_file(out, "op_statistic_",
 		   "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"

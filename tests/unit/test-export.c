@@ -1205,7 +1205,7 @@ static void test_db_each(void)
  * decoders. */
 static void test_domains(void)
 {
-	static const char *const fixed[] = { "STRING_IDS", "META_DATA", "SESSION_TIME_INFO", "HOST_INFO" };
+	static const char *const fixed[] = { "STRING_IDS", "META_DATA", "SESSION_TIME_INFO" };
 	for (size_t t = 0; t < export_db_tables_n; t++) {
 		const char *name = export_db_tables[t].name;
 		unsigned owners = 0;
