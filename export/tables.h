@@ -34,7 +34,7 @@ const struct export_db_table *export_db_table_find(const char *name);
  * filled.  PRAGMA user_version holds it, mixed with the tables' columns
  * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
  * from the raw files next to it. */
-#define EXPORT_DB_LAYOUT 3
+#define EXPORT_DB_LAYOUT 4
 
 /* --- summary CSVs -------------------------------------------------------- */
 
@@ -55,6 +55,7 @@ enum export_csv {
 	CSV_OP_STATISTIC,
 	CSV_TASK_TIME,
 	CSV_API_STATISTIC,
+	CSV_OVERLAP_ANALYSIS,
 	_CSV_MAX,
 };
 
@@ -87,6 +88,7 @@ enum export_track {
 	TRACK_GPU_USAGE,   /* ours */
 	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
 	TRACK_CANN,        /* host: the API calls that launched them, per thread */
+	TRACK_OVERLAP,     /* Overlap Analysis: one per device, or one "NPU" for host-only data */
 	_TRACK_MAX,
 };
 
