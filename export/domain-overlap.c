@@ -12,7 +12,8 @@
  *     domain "communication" and every COMMUNICATION_OP row; computing =
  *     every other range that is not a step ("step N", "ProfilerStep#N",
  *     the domain msprof.step).
- * A communication whose name starts hcom_receive is a receive (Bubble).
+ * A communication operation or range whose name starts hcom_receive, or
+ * says recv or receive, is a receive (Bubble; is_receive).
  *
  * The layer's threads are unions of intervals, merged so that no two
  * events of a thread overlap: Computing, Communication,
@@ -175,9 +176,16 @@ static struct owner *owner_of(struct overlap *ov, int64_t dev)
 	return &ov->o[ov->n++];
 }
 
+/* A receive by its name: msprof's HCCL op names (hcom_receive__...), and
+ * any name that says recv or receive (torch_npu's mstx messages carry
+ * "opName": "HcclRecv").  An mstx range named hcom_receive* is on a layer
+ * labelled CPU, which torch_npu's step time parser cannot take (it sums
+ * hcom_receive* events by their process's NPU label): the second form is
+ * the one to annotate with. */
 static bool is_receive(const char *name)
 {
-	return name && strncmp(name, RECEIVE_PREFIX, sizeof RECEIVE_PREFIX - 1) == 0;
+	return name && (strncmp(name, RECEIVE_PREFIX, sizeof RECEIVE_PREFIX - 1) == 0 || strcasestr(name, "recv") ||
+			strcasestr(name, "receive"));
 }
 
 static int add_comm(struct owner *o, int64_t s, int64_t e, const char *name)
@@ -202,8 +210,9 @@ static int kernel_row(sqlite3_stmt *st, void *ctx)
 		return -ENOMEM;
 	int64_t s = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
 	const char *name = (const char *)sqlite3_column_text(st, 3);
+	/* an NCCL kernel is no receive: SendRecv kernels send too */
 	if (name && gpu_kernel_is_comm(name, (size_t)sqlite3_column_bytes(st, 3)))
-		return add_comm(o, s, e, name);
+		return add_comm(o, s, e, NULL);
 	return ivs_add(&o->comp, s, e);
 }
 

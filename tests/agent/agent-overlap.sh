@@ -2,7 +2,7 @@
 # The overlap analysis of a host-only profile, through msprof --msproftx=on:
 # overlap-app runs 3 steps of computing ("forward") and communication (ranges
 # in the mstx domain "communication", one overlapping the computing on
-# another thread, one hcom_receive after it) and prints each range as it
+# another thread, one receive "HcclRecv" after it) and prints each range as it
 # measured it.  The Overlap Analysis layer (labelled "NPU"), STEP_TRACE_TIME
 # and overlap_analysis_{ts}.csv must hold what overlap-check.py computes
 # from the recorded ranges, which must be the ones the program printed.

@@ -1,10 +1,10 @@
 /* Computation and communication for tests/agent/agent-overlap.sh, run under
  * msprof --msproftx=on: N steps ("step i" ranges), each
  *   main thread:  2 ms before anything, range "forward" (computing) 10 ms,
- *                 then, once the helper is done, range "hcom_receive__2_0_1"
+ *                 then, once the helper is done, range "HcclRecv"
  *                 in the domain "communication" 3 ms, 2 ms after it;
  *   helper thread: from the step's start, 7 ms, then range
- *                 "hcom_allReduce__1_0_1" in the domain "communication"
+ *                 "HcclAllreduce" in the domain "communication"
  *                 8 ms (about 5 ms of it during "forward").
  * It prints each range as it measured it, CLOCK_REALTIME ns taken just
  * before the start call and just after the end call:
@@ -60,12 +60,12 @@ static void *helper(void *arg)
 	(void)arg;
 	pause_ms(7);
 	int64_t s = now_ns();
-	mstxRangeId id = mstxDomainRangeStartA(comm_domain, "hcom_allReduce__1_0_1", NULL);
+	mstxRangeId id = mstxDomainRangeStartA(comm_domain, "HcclAllreduce", NULL);
 	pause_ms(8);
 	mstxDomainRangeEnd(comm_domain, id);
 	int64_t e = now_ns();
 	pthread_mutex_lock(&out_mu);
-	printf("comm %" PRId64 " %" PRId64 " hcom_allReduce__1_0_1\n", s, e);
+	printf("comm %" PRId64 " %" PRId64 " HcclAllreduce\n", s, e);
 	pthread_mutex_unlock(&out_mu);
 	return NULL;
 }
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 		printf("compute %" PRId64 " %" PRId64 "\n", fs, fe);
 		pthread_mutex_unlock(&out_mu);
 		pthread_join(t, NULL);
-		range(comm_domain, "comm", "hcom_receive__2_0_1", 3);
+		range(comm_domain, "comm", "HcclRecv", 3);
 		pause_ms(2);
 		mstxRangeEnd(step);
 		printf("step %d %" PRId64 " %" PRId64 "\n", i, s, now_ns());

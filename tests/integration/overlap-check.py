@@ -77,6 +77,11 @@ def inside(iv, windows):
     return sum(measure(clip(iv, s, e)) for s, e in windows)
 
 
+def is_receive(name):
+    """msprof's hcom_receive__ ops, and names that say recv or receive"""
+    return name.startswith("hcom_receive") or "recv" in name.lower() or "receive" in name.lower()
+
+
 NCCL = re.compile(r"^(_Z\d+)?(ncclDevKernel_|ncclKernel_)")
 
 
@@ -110,7 +115,7 @@ def main():
                                 "WHERE m.eventType IN (1, 2)"):
             if dom == "communication":
                 comm.append((s, e))
-                if msg.startswith("hcom_receive"):
+                if is_receive(msg):
                     recv.append((s, e))
             elif dom != "msprof.step" and not re.match(r"(?i)^(step \d+|ProfilerStep#\d+)$", msg):
                 comp.append((s, e))
@@ -120,7 +125,7 @@ def main():
         app = [l.split() for l in open(sys.argv[3])]
         app_comp = [(int(a[1]), int(a[2])) for a in app if a[0] == "compute"]
         app_comm = [(int(a[1]), int(a[2])) for a in app if a[0] == "comm"]
-        app_recv = [(int(a[1]), int(a[2])) for a in app if a[0] == "comm" and a[3].startswith("hcom_receive")]
+        app_recv = [(int(a[1]), int(a[2])) for a in app if a[0] == "comm" and is_receive(a[3])]
         for what, mine, rec in (("computing", app_comp, comp), ("communication", app_comm, comm),
                                 ("receive", app_recv, recv)):
             eq(f"host: {what} ranges the program printed vs recorded", len(mine), len(rec))
