@@ -53,7 +53,10 @@
  *   GPU_PCIE                  per device and --sys-interconnection sample:
  *                             PCIe tx/rx B/s
  *   GPU_PROCESS_MEM           per device and sample: every process holding
- *                             device memory (pid, bytes) */
+ *                             device memory (pid, bytes)
+ *   STEP_TRACE_TIME           the overlap analysis per device (NULL:
+ *                             host-only) and step: torch_npu's
+ *                             step_trace_time columns, durations in ns */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },

@@ -134,7 +134,9 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 	"Network Usage, Disk Usage), values in percent; with --host-sys=osrt, an OS Runtime API " \
 	"layer per process with its OS runtime calls (at least --osrt-threshold long) per thread; " \
 	"with --msproftx, one layer per " \
-	"annotated process (named after it) with its mstx marks and ranges per thread.\n"
+	"annotated process (named after it) with its mstx marks and ranges per thread; " \
+	"an Overlap Analysis layer per GPU (or one for the annotated ranges of a host-only profile) with " \
+	"the time spent computing, communicating, communicating outside computing, and free.\n"
 #define EXPORT_TX_TIMELINE_DESCRIPTION \
 	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \
 	"process, its marks (zero duration) and ranges on the thread that started them.\n"
