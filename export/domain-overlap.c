@@ -147,7 +147,6 @@ struct owner {
 };
 
 struct overlap {
-	struct exp *e;
 	struct owner *o;
 	size_t n, cap;
 	bool device;        /* owners are devices */
@@ -216,11 +215,19 @@ static int kernel_row(sqlite3_stmt *st, void *ctx)
 	return ivs_add(&o->comp, s, e);
 }
 
-/* deviceId, startNs, endNs, opName of a communication operation */
+/* deviceId, startNs, endNs, opName of a communication operation: the
+ * host-only owner's, or its device's (a device without kernels gets an
+ * owner of its own; no device: the first device's) */
 static int comm_op_row(sqlite3_stmt *st, void *ctx)
 {
 	struct overlap *ov = ctx;
-	struct owner *o = owner_of(ov, ov->device ? sqlite3_column_int64(st, 0) : -1);
+	struct owner *o;
+	if (!ov->device)
+		o = owner_of(ov, -1);
+	else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		o = &ov->o[0];
+	else
+		o = owner_of(ov, sqlite3_column_int64(st, 0));
 	if (!o)
 		return -ENOMEM;
 	return add_comm(o, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
@@ -266,7 +273,7 @@ static int span_row(sqlite3_stmt *st, void *ctx)
  * steps (select-steps.c). */
 static int overlap_load(struct exp *e, struct overlap *ov)
 {
-	*ov = (struct overlap){ .e = e };
+	*ov = (struct overlap){ 0 };
 	int r = 0;
 	/* The devices that ran kernels, from the main tables: with
 	 * --iteration-id the views may hold none, and the layer is still the
