@@ -278,8 +278,9 @@ struct ov_ev {
 
 static size_t overlap_events(const char *out, struct ov_ev *ev, size_t max, char *label, size_t label_size)
 {
-	char *p = find_file(out, "msprof_", NULL);
-	cJSON *j = cJSON_Parse(slurp(p));
+	char *p = find_file(out, "msprof_", NULL), *text = slurp(p);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
 	free(p);
 	CHECK(cJSON_IsArray(j));
 	double opid = -1;
