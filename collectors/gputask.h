@@ -7,12 +7,33 @@
  * with the CUDA toolkit's headers. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collectors/raw.h"
 
 #define GPU_NAME_MAX 4096          /* kernel and API names, bytes (longer: cut) */
+
+/* A kernel of NCCL, i.e. communication rather than computation: its name
+ * starts with ncclDevKernel_ (NCCL >= 2.19) or ncclKernel_ (older), as
+ * demangled ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)") or mangled
+ * ("_Z38ncclDevKernel_AllReduce_..."; the export demangles only where the
+ * C++ runtime is found).  The one test of it: the overlap analysis
+ * (export/domain-overlap.c) and the communication domain both call it. */
+static inline bool gpu_kernel_is_comm(const char *name, size_t len)
+{
+	size_t p = 0;
+	if (len > 2 && name[0] == '_' && name[1] == 'Z') {
+		for (p = 2; p < len && name[p] >= '0' && name[p] <= '9'; p++)
+			;
+		if (p == 2)
+			return false;
+	}
+	return (len - p >= 14 && memcmp(name + p, "ncclDevKernel_", 14) == 0) ||
+	       (len - p >= 11 && memcmp(name + p, "ncclKernel_", 11) == 0);
+}
 
 enum gpu_task_kind { GPU_TASK_KERNEL = 1, GPU_TASK_MEMCPY = 2, GPU_TASK_MEMSET = 3 };
 

@@ -320,14 +320,16 @@ static int build_db(struct exp *e, const char *tmp)
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->parse)
 			r = exp_domains[i]->parse(e);
+	/* the span is known once every record was parsed, and the builds
+	 * read it (domain-overlap.c: Free without steps) */
+	if (r == 0)
+		r = write_session_time(e);
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->build)
 			r = exp_domains[i]->build(e);
 	for (size_t i = 0; i < exp_domains_n; i++)
 		if (exp_domains[i]->release)
 			exp_domains[i]->release(e);
-	if (r == 0)
-		r = write_session_time(e);
 	if (r == 0)
 		r = drop_empty(e);
 	if (r == 0) {

@@ -471,7 +471,7 @@ extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;
 extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
 	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
-	exp_domain_steps, exp_domain_rank;
+	exp_domain_steps, exp_domain_rank, exp_domain_overlap;
 
 /* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU

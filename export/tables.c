@@ -53,7 +53,10 @@
  *   GPU_PCIE                  per device and --sys-interconnection sample:
  *                             PCIe tx/rx B/s
  *   GPU_PROCESS_MEM           per device and sample: every process holding
- *                             device memory (pid, bytes) */
+ *                             device memory (pid, bytes)
+ *   STEP_TRACE_TIME           the overlap analysis per device (NULL:
+ *                             host-only) and step: torch_npu's
+ *                             step_trace_time columns, durations in ns */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -112,6 +115,12 @@ const struct export_db_table export_db_tables[] = {
 	  "gpuLost INTEGER, gpuUntimed INTEGER, gpuBad INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
+	/* overlap analysis (export/domain-overlap.c): durations in ns */
+	{ "STEP_TRACE_TIME",
+	  "deviceId INTEGER, step INTEGER, pid INTEGER, startNs INTEGER, endNs INTEGER, computing INTEGER, "
+	  "communicationNotOverlapped INTEGER, overlapped INTEGER, communication INTEGER, free INTEGER, "
+	  "stage INTEGER, bubble INTEGER, communicationNotOverlappedExcludeReceive INTEGER, preparing INTEGER",
+	  false, false },
 	/* devices (export/domain-device.c) */
 	{ "NPU_INFO", "id INTEGER PRIMARY KEY, name TEXT", true, false },
 	{ "NPU_MEM", "type INTEGER, ddr INTEGER, hbm INTEGER, timestampNs INTEGER, deviceId INTEGER", true, false },
@@ -282,6 +291,20 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 		"\tTime(%): share of this row in the total time of all recorded calls.\n"
 		"\tTime(us): total duration of the calls; Count: number of calls.\n"
 		"\tAvg, Max, Min: average, longest and shortest call (us).\n" },
+	/* torch_npu's step_trace_time.csv columns; not under that name, which
+	 * torch_npu (^step_trace_) and MindSpore (step_trace_*.csv) would take
+	 * for msprof's step_trace (domain-overlap.c) */
+	[CSV_OVERLAP_ANALYSIS] = { CSV_OVERLAP_ANALYSIS, "overlap_analysis",
+		{ "Device_id", "Step", "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication",
+		  "Free", "Stage", "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing" },
+		"Per step (STEP_TRACE_TIME): how the time of the device, or of the annotated host ranges, was spent (us), "
+		"as the Overlap Analysis layer of the timeline shows it.\n"
+		"\tComputing: kernels (host-only: annotated ranges that are neither steps nor communication).\n"
+		"\tCommunication: NCCL kernels and communication operations (host-only: ranges in the mstx domain "
+		"communication); Overlapped: the part of it during computing, Communication(Not Overlapped) the rest.\n"
+		"\tFree: neither; Bubble: hcom_receive* operations; Stage: step time minus Bubble.\n"
+		"\tPreparing: from the step's start to its first computing or communication.\n"
+		"\tStep empty: no steps were marked, the row covers the whole collection.\n" },
 };
 
 const struct export_csv_table *export_csv_table_find(const char *type)
@@ -315,6 +338,9 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	[TRACK_GPU_USAGE] = { TRACK_GPU_USAGE, "GPU Usage", 25, "NPU", NULL },
 	[TRACK_ASCEND_HW] = { TRACK_ASCEND_HW, "Ascend Hardware", 14, "NPU", "ascend" },
 	[TRACK_CANN] = { TRACK_CANN, "CANN", 7, "CPU", "cann" },
+	/* labelled NPU even for host-only profiles: torch_npu's step time
+	 * parser maps every pid with these events through its NPU label */
+	[TRACK_OVERLAP] = { TRACK_OVERLAP, "Overlap Analysis", 31, "NPU", "overlap_analyse" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

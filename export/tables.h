@@ -37,7 +37,7 @@ extern const size_t export_cluster_db_tables_n;
  * filled.  PRAGMA user_version holds it, mixed with the tables' columns
  * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
  * from the raw files next to it. */
-#define EXPORT_DB_LAYOUT 3
+#define EXPORT_DB_LAYOUT 4
 
 /* --- summary CSVs -------------------------------------------------------- */
 
@@ -58,6 +58,7 @@ enum export_csv {
 	CSV_OP_STATISTIC,
 	CSV_TASK_TIME,
 	CSV_API_STATISTIC,
+	CSV_OVERLAP_ANALYSIS,
 	_CSV_MAX,
 };
 
@@ -100,6 +101,7 @@ enum export_track {
 	TRACK_GPU_USAGE,   /* ours */
 	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
 	TRACK_CANN,        /* host: the API calls that launched them, per thread */
+	TRACK_OVERLAP,     /* Overlap Analysis: one per device, or one "NPU" for host-only data */
 	_TRACK_MAX,
 };
 
@@ -146,7 +148,9 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 	"layer with the OS runtime calls (at least --osrt-threshold long) of every process per thread; " \
 	"with --msproftx, one layer per " \
 	"annotated process (named after it, with its pid where two share a name) with its mstx marks " \
-	"and ranges per thread.\n"
+	"and ranges per thread; " \
+	"an Overlap Analysis layer per GPU (or one for the annotated ranges of a host-only profile) with " \
+	"the time spent computing, communicating, communicating outside computing, and free.\n"
 #define EXPORT_TX_TIMELINE_DESCRIPTION \
 	"Timeline report of the mstx (msproftx) data alone: one layer per annotated " \
 	"process, its marks (zero duration) and ranges on the thread that started them.\n"

@@ -18,8 +18,13 @@
  *     sync, context 1, no stream, T - 2350 .. T - 1550 ns
  *   FAKE_CUPTI_UNTIMED kernels "_Z7runningv" still running (end 0; the
  *     first has start 0 too, the others T - 100), correlation K+10+i
+ *   with FAKE_CUPTI_NCCL=1, for each kernel i an NCCL kernel (mangled
+ *     ncclDevKernel_AllReduce_Sum_f32_RING_LL) on device 0, context 1,
+ *     stream 8, correlation 1000+i, no API call, from 250 ns into kernel i
+ *     for 1000 ns: half of kernel i overlaps it
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
- * another subscriber), FAKE_CUPTI_KERNELS, FAKE_CUPTI_UNTIMED (default 0).
+ * another subscriber), FAKE_CUPTI_KERNELS, FAKE_CUPTI_UNTIMED (default 0),
+ * FAKE_CUPTI_NCCL (default 0).
  *
  * Like libcupti, it tears down at exit through a handler it registers when
  * loaded (and its destructor): a flush after that aborts with "fake CUPTI:
@@ -229,6 +234,13 @@ static int deliver(void)
 		kr.gridX = 4 + (int)i, kr.gridY = 1, kr.gridZ = 1;
 		kr.blockX = 128, kr.blockY = 1, kr.blockZ = 1;
 		kr.name = "_Z6kernelv";
+		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+			off = put(buf, off, &kr, sizeof(kr));
+		if (!env_long("FAKE_CUPTI_NCCL", 0))
+			continue;
+		kr.start += 250, kr.end = kr.start + 1000;
+		kr.streamId = 8, kr.correlationId = 1000 + i;
+		kr.name = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE";
 		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
 			off = put(buf, off, &kr, sizeof(kr));
 	}

@@ -418,12 +418,36 @@ static void check_timeline(const char *out)
 	check_text("msprof_tx json", got, want);
 	check_nesting(j);
 
-	/* msprof_{ts}.json holds the same layers (here nothing else) */
+	/* msprof_{ts}.json holds the same layers and the Overlap Analysis
+	 * of these host-only ranges (domain-overlap.c): labelled NPU, only
+	 * Computing and Free (no communication domain), no two events of a
+	 * thread overlapping */
 	_cleanup_free_ char *main_path = find_file(out, "msprof_", ".json");
 	CHECK(main_path);
 	_cleanup_free_ char *main_text = slurp(main_path);
 	cJSON *mj = cJSON_Parse(main_text);
+	unsigned fo = export_format_pid(5000, 31, 31);
+	cJSON *ov = cJSON_CreateArray();
+	for (int i = cJSON_GetArraySize(mj) - 1; i >= 0; i--)
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(mj, i), "pid")) == fo)
+			cJSON_AddItemToArray(ov, cJSON_DetachItemFromArray(mj, i));
 	CHECK(cJSON_Compare(j, mj, true));
+	bool named = false, labelled = false, computing = false;
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, ov) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "name"));
+		const cJSON *args = cJSON_GetObjectItem(ev, "args");
+		if (streq(name, "process_name"))
+			named = streq(cJSON_GetStringValue(cJSON_GetObjectItem(args, "name")), "Overlap Analysis");
+		else if (streq(name, "process_labels"))
+			labelled = streq(cJSON_GetStringValue(cJSON_GetObjectItem(args, "labels")), "NPU");
+		else if (streq(cJSON_GetStringValue(cJSON_GetObjectItem(ev, "ph")), "X"))
+			CHECK(streq(name, "Computing") || streq(name, "Free"));
+		computing = computing || streq(name, "Computing");
+	}
+	CHECK(named && labelled && computing);
+	check_nesting(ov);
+	cJSON_Delete(ov);
 	cJSON_Delete(mj);
 	cJSON_Delete(j);
 }
@@ -458,7 +482,9 @@ static void test_export(void)
 	CHECK(strstr(rep.message, "device: 1 CUPTI record(s) with impossible values left out"));
 	CHECK(strstr(rep.message, "mstx: 2 range(s) never ended: they end at the session end"));
 	CHECK(strstr(rep.message, "mstx: 2 range end(s) without a start left out"));
-	CHECK(rep.files_written == 3); /* msprof, msprof_tx json; msprof_tx csv */
+	/* msprof, msprof_tx json; msprof_tx csv; overlap_analysis csv (its
+	 * ranges are computing, host-only) */
+	CHECK(rep.files_written == 4);
 	check_db(rep.db_path);
 	check_csv(rep.output_dir);
 	check_timeline(rep.output_dir);

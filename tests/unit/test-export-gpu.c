@@ -7,11 +7,13 @@
  * the task's event, §9). */
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
 
 #include "export/export.h"
+#include "export/tables.h"
 #include "collectors/gputask.h"
 #include "collectors/raw.h"
 #include "tests/unit/export-test.h"
@@ -265,6 +267,158 @@ static void check_duplicate_call(void)
 	free(prof);
 }
 
+/* The Overlap Analysis of kernels (export/domain-overlap.c): compute and
+ * NCCL kernels (mangled names, NCCL >= 2.19 and older), a copy that is
+ * neither, in two steps; the sums below are the intervals' algebra worked
+ * out by hand from the tasks' times (µs after the start). */
+struct ov_ev {
+	char name[40];
+	int64_t s, e; /* µs after REAL0 */
+};
+
+static size_t overlap_events(const char *out, struct ov_ev *ev, size_t max, char *label, size_t label_size)
+{
+	char *p = find_file(out, "msprof_", NULL), *text = slurp(p);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	free(p);
+	CHECK(cJSON_IsArray(j));
+	double opid = -1;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, j) {
+		const cJSON *args = cJSON_GetObjectItem(e, "args");
+		if (streq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "name")), "process_name") &&
+		    streq(cJSON_GetStringValue(cJSON_GetObjectItem(args, "name")), "Overlap Analysis")) {
+			CHECK(opid < 0); /* one such process */
+			opid = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "pid"));
+		}
+	}
+	CHECK(opid == export_format_pid(PID, 31, 0));
+	size_t n = 0;
+	cJSON_ArrayForEach(e, j) {
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "pid")) != opid)
+			continue;
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(e, "name"));
+		if (streq(name, "process_labels"))
+			snprintf(label, label_size, "%s",
+				 cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "labels")));
+		if (!streq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "ph")), "X"))
+			continue;
+		CHECK(n < max);
+		double ts = strtod(cJSON_GetStringValue(cJSON_GetObjectItem(e, "ts")), NULL) - REAL0 / 1000;
+		ev[n] = (struct ov_ev){ .s = llround(ts),
+					.e = llround(ts + cJSON_GetNumberValue(cJSON_GetObjectItem(e, "dur"))) };
+		snprintf(ev[n++].name, sizeof ev[0].name, "%s", name);
+	}
+	cJSON_Delete(j);
+	return n;
+}
+
+static void check_overlap(void)
+{
+	/* the one name test, both spellings, mangled or not */
+	CHECK(gpu_kernel_is_comm("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 73));
+	CHECK(gpu_kernel_is_comm("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE", 78));
+	CHECK(gpu_kernel_is_comm("_Z26ncclKernel_SendRecv_RING_LL12ncclWorkElem", 44));
+	CHECK(!gpu_kernel_is_comm("_Z4fillIfEvi", 12));
+	CHECK(!gpu_kernel_is_comm("_ZncclKernel_x", 14));
+	CHECK(!gpu_kernel_is_comm("void my_ncclDevKernel_(int)", 27));
+
+	char *prof = open_prof("overlap", 4, 20000);
+	/* steps 1 [500, 8000) and 2 [8000, 12000) on thread 5000 */
+	push(500, 5000, "step 1");
+	pop(8000, 5000);
+	push(8000, 5000, "step 2");
+	pop(12000, 5000);
+	task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");
+	put_task(GPU_TASK_KERNEL, 1000, 5000, 7, 1);
+	snprintf(task.name, sizeof task.name, "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE");
+	put_task(GPU_TASK_KERNEL, 4000, 7000, 8, 2);
+	task = (struct gpu_task){ .copy_kind = GPU_COPY_HTOD, .bytes = 4096 };
+	put_task(GPU_TASK_MEMCPY, 7200, 7600, 7, 3);
+	task = (struct gpu_task){ .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	snprintf(task.name, sizeof task.name, "_Z4fillIfEvi");
+	put_task(GPU_TASK_KERNEL, 9000, 10000, 7, 4);
+	snprintf(task.name, sizeof task.name, "_Z26ncclKernel_SendRecv_RING_LL12ncclWorkElem");
+	put_task(GPU_TASK_KERNEL, 9500, 9800, 8, 5);
+	raw_writer_free(w);
+	raw_buf_release(&b);
+
+	struct export_report rep;
+	sqlite3 *db;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK);
+	/* step 1: computing [1000, 5000), communication [4000, 7000): 1000
+	 * overlapped, 2000 not; busy [1000, 7000), free 7500 - 6000; the
+	 * copy is neither; preparing 1000 - 500.  Step 2: computing [9000,
+	 * 10000), the SendRecv inside it: 300 overlapped; free 4000 - 1000;
+	 * preparing 1000.  No receive (an NCCL kernel is none). */
+	check_text("STEP_TRACE_TIME",
+		   rows(db, "SELECT deviceId, step, pid, (startNs - 1700000000000000000) / 1000, computing / 1000, "
+			    "communicationNotOverlapped / 1000, overlapped / 1000, communication / 1000, free / 1000, "
+			    "stage / 1000, bubble / 1000, communicationNotOverlappedExcludeReceive / 1000, "
+			    "preparing / 1000 FROM STEP_TRACE_TIME ORDER BY startNs"),
+		   "0|1|5000|500|4000|2000|1000|3000|1500|7500|0|2000|500\n"
+		   "0|2|5000|8000|1000|0|300|300|3000|4000|0|0|1000\n");
+	char *out;
+	CHECK(asprintf(&out, "%s/mindstudio_profiler_output", prof) > 0);
+	check_file(out, "overlap_analysis_",
+		   "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+		   "Communication(Not Overlapped and Exclude Receive),Preparing\n"
+		   "0,1,4000.0,2000.0,1000.0,3000.0,1500.0,7500.0,0.0,2000.0,500.0\n"
+		   "0,2,1000.0,0.0,300.0,300.0,3000.0,4000.0,0.0,0.0,1000.0\n");
+	/* the layer: unions within the steps, Free cut at the step boundary */
+	struct ov_ev ev[32];
+	char label[32] = "";
+	size_t n = overlap_events(out, ev, ARRAY_SIZE(ev), label, sizeof label);
+	CHECK(streq(label, "NPU 0"));
+	static const struct ov_ev want[] = {
+		{ "Computing", 1000, 5000 }, { "Computing", 9000, 10000 },
+		{ "Communication", 4000, 7000 }, { "Communication", 9500, 9800 },
+		{ "Communication(Not Overlapped)", 5000, 7000 },
+		{ "Free", 500, 1000 }, { "Free", 7000, 8000 }, { "Free", 8000, 9000 }, { "Free", 10000, 12000 },
+	};
+	CHECK(n == ARRAY_SIZE(want));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(want); i++) {
+		CHECK(streq(ev[i].name, want[i].name));
+		CHECK(ev[i].s == want[i].s && ev[i].e == want[i].e);
+	}
+
+	/* COMMUNICATION_OP, as the communication domain writes it (reference
+	 * §5), joins the device's communication: a receive [10500, 11000).
+	 * The database is newer
+	 * than the raw files: the export reads it as it is and the layer
+	 * takes the table in */
+	CHECK(sqlite3_exec(db,
+			   "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
+			   "connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, "
+			   "retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, "
+			   "deviceId INTEGER, rankSize INTEGER);"
+			   "INSERT INTO STRING_IDS (value) VALUES ('hcom_receive__7_0_1');"
+			   "INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, deviceId) VALUES "
+			   "((SELECT id FROM STRING_IDS WHERE value = 'hcom_receive__7_0_1'), 1700000000010500000, "
+			   "1700000000011000000, 0)",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	n = overlap_events(out, ev, ARRAY_SIZE(ev), label, sizeof label);
+	static const struct ov_ev want2[] = {
+		{ "Computing", 1000, 5000 }, { "Computing", 9000, 10000 },
+		{ "Communication", 4000, 7000 }, { "Communication", 9500, 9800 }, { "Communication", 10500, 11000 },
+		{ "Communication(Not Overlapped)", 5000, 7000 }, { "Communication(Not Overlapped)", 10500, 11000 },
+		{ "Free", 500, 1000 }, { "Free", 7000, 8000 }, { "Free", 8000, 9000 }, { "Free", 10000, 10500 },
+		{ "Free", 11000, 12000 },
+	};
+	CHECK(n == ARRAY_SIZE(want2));
+	for (size_t i = 0; i < n && i < ARRAY_SIZE(want2); i++) {
+		CHECK(streq(ev[i].name, want2[i].name));
+		CHECK(ev[i].s == want2[i].s && ev[i].e == want2[i].e);
+	}
+	free(out);
+	free(prof);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(tmp));
@@ -401,6 +555,7 @@ int main(void)
 		free(prof2);
 	}
 	check_duplicate_call();
+	check_overlap();
 	rm_rf(tmp);
 	free(prof);
 	return 0;

@@ -598,12 +598,12 @@ static void check_db(const char *db_path, bool damaged)
 		CHECK_STR(c, want[i][1]);
 	}
 	/* ours: as tables.c declares them (SCHEMA.md documents them); this
-	 * session has no agent data (test-export-agent.c has), so no STEP or
-	 * OSRT_API either */
+	 * session has no agent data (test-export-agent.c has), so no STEP,
+	 * STEP_TRACE_TIME or OSRT_API either */
 	for (size_t i = 0; i < export_db_tables_n; i++) {
 		const char *name = export_db_tables[i].name;
 		if (startswith(name, "AGENT_") || streq(name, "MSTX_EVENTS") || streq(name, "STEP") ||
-		    streq(name, "OSRT_API"))
+		    streq(name, "STEP_TRACE_TIME") || streq(name, "OSRT_API"))
 			continue;
 		/* nor device data (test-export-gpu.c, tests/integration/device-nvml.sh) */
 		static const char *const device_tables[] = {
