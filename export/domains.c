@@ -15,5 +15,6 @@ const struct exp_domain *const exp_domains[] = {
 	&exp_domain_tasks,
 	&exp_domain_mstx,     /* its layers last, by exp_write_timeline */
 	&exp_domain_steps,    /* built from the mstx events */
+	&exp_domain_comm,     /* built from the device tasks and the mstx events */
 };
 const size_t exp_domains_n = ARRAY_SIZE(exp_domains);

@@ -55,6 +55,7 @@ enum export_csv {
 	CSV_OP_STATISTIC,
 	CSV_TASK_TIME,
 	CSV_API_STATISTIC,
+	CSV_COMMUNICATION_STATISTIC,
 	_CSV_MAX,
 };
 
@@ -87,6 +88,7 @@ enum export_track {
 	TRACK_GPU_USAGE,   /* ours */
 	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
 	TRACK_CANN,        /* host: the API calls that launched them, per thread */
+	TRACK_COMMUNICATION, /* per device: its communication operations, a thread per group */
 	_TRACK_MAX,
 };
 

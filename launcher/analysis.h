@@ -19,7 +19,8 @@ int analysis_parse(const char *dir);
 int analysis_query(const char *dir);
 /* opt->progress is set here (a line on a terminal). */
 int analysis_export(const char *dir, struct export_options *opt);
-int analysis_analyze(const char *dir, unsigned rules, bool clear);
+/* db: --type=db (communication_analyzer.db instead of the JSON files). */
+int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db);
 
 /* msprof.py query's --id, --data-type, --model-id, --iteration-id. */
 #define QUERY_DATA_TYPES 11 /* msprof's QueryDataType: 0 to 10 */
