@@ -578,6 +578,14 @@ static int build_comm(struct exp *e)
 		sqlite3_finalize(op);
 		sqlite3_finalize(task);
 		sqlite3_finalize(src);
+		/* msprof keeps communication tasks out of COMPUTE_TASK_INFO:
+		 * cluster tools count its tasks as computation, the rest of TASK
+		 * as communication or free (NOTES.md §1); the device task
+		 * outputs name these from COMMUNICATION_TASK_INFO */
+		if (r == 0 && exp_table_has_rows(e, "COMMUNICATION_TASK_INFO"))
+			r = exp_exec(e, "CREATE INDEX CommTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId); "
+					"DELETE FROM COMPUTE_TASK_INFO WHERE globalTaskId IN "
+					"(SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)");
 	}
 	if (b.not_dict)
 		exp_note_add(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have a message "

@@ -34,7 +34,7 @@ const struct export_db_table *export_db_table_find(const char *name);
  * filled.  PRAGMA user_version holds it, mixed with the tables' columns
  * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
  * from the raw files next to it. */
-#define EXPORT_DB_LAYOUT 3
+#define EXPORT_DB_LAYOUT 4
 
 /* --- summary CSVs -------------------------------------------------------- */
 

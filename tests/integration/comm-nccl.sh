@@ -67,6 +67,9 @@ got = q("SELECT n.value, o.startNs, o.endNs, t.value, d.name, g.value, c.globalT
         "JOIN ENUM_HCCL_DATA_TYPE d ON d.id = o.dataType JOIN STRING_IDS g ON g.id = o.groupName "
         "JOIN COMMUNICATION_TASK_INFO c ON c.opId = o.opId ORDER BY o.opId")
 check("COMMUNICATION_OP (name, times, type, data type, group, task)", got, want)
+# msprof keeps communication tasks out of COMPUTE_TASK_INFO: only the compute kernels are there
+check("COMPUTE_TASK_INFO holds the other kernels", sorted(r[0] for r in q("SELECT globalTaskId FROM COMPUTE_TASK_INFO")),
+      sorted(k[0] for k in kernels if not re.search(r"nccl(?:Dev)?Kernel_", k[3])))
 # the timeline: the Communication process holds these, ts as the kernels'
 tl = json.load(open(glob.glob(os.path.join(prof, "mindstudio_profiler_output", "msprof_*.json"))[0]))
 pid = [e["pid"] for e in tl if e.get("ph") == "M" and e["name"] == "process_name" and e["args"]["name"] == "Communication"]
@@ -75,6 +78,11 @@ ev = sorted((e["name"], e["ts"], e["dur"]) for e in tl if pid and e["pid"] == pi
 fmt = lambda ns: f"{ns // 1000}.{ns % 1000:03d}"
 check("Communication layer", ev, sorted((w[0], fmt(w[1]), (w[2] - w[1]) / 1000) for w in want))
 meta = {e["name"]: e["args"] for e in tl if pid and e["pid"] == pid[0] and e["ph"] == "M" and e["tid"] == 0}
+# and Ascend Hardware still shows each kernel by name
+hw = [e["pid"] for e in tl if e.get("ph") == "M" and e["name"] == "process_name" and e["args"]["name"] == "Ascend Hardware"]
+hw_names = sorted(e["name"] for e in tl if hw and e["pid"] == hw[0] and e["ph"] == "X")
+check("Ascend Hardware kernel names", [n for n in hw_names if "ncclDevKernel_AllReduce" in n],
+      ["ncclDevKernel_AllReduce_Sum_f32_RING_LL"] * sum("ncclDevKernel_AllReduce" in k[3] for k in kernels))
 check("Communication process", (meta["process_labels"]["labels"], meta["process_sort_index"]["sort_index"]),
       ("NPU 0", 16))
 # communication_statistic: count and total per type

@@ -290,6 +290,10 @@ static void check_db(const char *db_path)
 			    "c.opId = o.opId AND c.groupName = o.groupName) FROM COMMUNICATION_TASK_INFO c "
 			    "JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN COMMUNICATION_OP o ON o.opId = c.opId"),
 		   "4|4\n");
+	/* communication kernels are not computation: COMPUTE_TASK_INFO holds
+	 * the one other kernel alone, as msprof keeps HCCL tasks out of it */
+	check_text("COMPUTE_TASK_INFO", rows(db, "SELECT count(*), sum(globalTaskId IN (SELECT globalTaskId FROM "
+						 "COMMUNICATION_TASK_INFO)) FROM COMPUTE_TASK_INFO"), "1|0\n");
 	check_text("algorithms", rows(db, "SELECT a.value FROM COMMUNICATION_OP o JOIN STRING_IDS a ON a.id = "
 					 "o.algType WHERE o.opId < 4 ORDER BY o.opId"),
 		   "RING-LL\nRING-LL\nN/A\nRING-LL\n");
@@ -554,6 +558,11 @@ int main(void)
 	char *out;
 	CHECK(asprintf(&out, "%s/mindstudio_profiler_output", prof) > 0);
 	check_statistic(out);
+	/* the device task outputs still name the communication kernels */
+	char *tt = find_file(out, "task_time_", ".csv"), *text = slurp(tt);
+	CHECK(strstr(text, "\n0,ncclDevKernel_AllReduce_Sum_f32_RING_LL,KERNEL,9,1,") &&
+	      strstr(text, "\n0,ncclDevKernel_SendRecv,KERNEL,9,3,"));
+	free(tt), free(text);
 	check_layer(out);
 	check_analyze(prof);
 	check_empty();
