@@ -437,14 +437,48 @@ static int op_cmp(const void *a, const void *b)
 	return (x->task > y->task) - (x->task < y->task);
 }
 
-/* The number of o among the earlier operations of its group and type. */
-static unsigned op_number(const struct comm_op *v, size_t i)
+/* Each operation's number among the earlier ones of its group and type
+ * (of its name, for a type not known): the operations sorted by group,
+ * type, then start order, counted along each run.  A job can have hundreds
+ * of thousands of operations. */
+struct op_key {
+	const char *group, *key;
+	bool known;
+	size_t i;
+};
+
+static int key_cmp(const void *a, const void *b)
 {
-	unsigned k = 0;
-	for (size_t j = 0; j < i; j++)
-		k += v[j].type == v[i].type && (v[i].type || streq(v[j].raw, v[i].raw)) &&
-		     streq(v[j].group, v[i].group);
-	return k;
+	const struct op_key *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	if (c == 0)
+		c = (int)y->known - (int)x->known;
+	if (c == 0)
+		c = strcmp(x->key, y->key);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static bool same_key(const struct op_key *x, const struct op_key *y)
+{
+	return x->known == y->known && streq(x->group, y->group) && streq(x->key, y->key);
+}
+
+static int op_numbers(const struct comm_op *v, size_t n, unsigned **ret)
+{
+	struct op_key *k = calloc(n, sizeof *k);
+	unsigned *num = calloc(n, sizeof *num);
+	if (!k || !num) {
+		free(k), free(num);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct op_key){ v[i].group, v[i].type ? v[i].type : v[i].raw, v[i].type != NULL, i };
+	qsort(k, n, sizeof *k, key_cmp);
+	for (size_t j = 0; j < n; j++)
+		num[k[j].i] = j && same_key(&k[j - 1], &k[j]) ? num[k[j - 1].i] + 1 : 0;
+	free(k);
+	*ret = num;
+	return 0;
 }
 
 static void bind_opt(sqlite3_stmt *st, int c, int64_t v)
@@ -570,11 +604,11 @@ static int build_comm(struct exp *e)
 			r = exp_prepare(e, "INSERT INTO COMMUNICATION_OP_SOURCE VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &src);
 		if (r == 0)
 			r = exp_intern_id(e, "KERNEL", &kernel_type);
-		/* numbers per group and type: a count kept per distinct pair
-		 * would be faster, but a job has few operations per step and
-		 * this runs once per export */
+		_cleanup_free_ unsigned *numbers = NULL;
+		if (r == 0)
+			r = op_numbers(b.v, b.n, &numbers);
 		for (size_t i = 0; i < b.n && r == 0; i++)
-			r = write_op(&b, op, task, src, i, op_number(b.v, i), kernel_type);
+			r = write_op(&b, op, task, src, i, numbers[i], kernel_type);
 		sqlite3_finalize(op);
 		sqlite3_finalize(task);
 		sqlite3_finalize(src);
