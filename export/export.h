@@ -127,7 +127,3 @@ enum {
 	EXPORT_ANALYZE_DB = 1 << 2,
 };
 int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, struct export_report *rep);
-
-/* Whether the current database of prof_dir holds any of the tables named
- * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
-int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);

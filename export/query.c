@@ -106,19 +106,6 @@ int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct
 	return 0;
 }
 
-int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep)
-{
-	sqlite3 *db = NULL;
-	int r = exp_open_current(prof_dir, &db, rep);
-	if (r < 0)
-		return r;
-	bool any = false;
-	for (const char *const *t = tables; *t && !any; t++)
-		any = has_table(db, *t);
-	sqlite3_close(db);
-	return any;
-}
-
 /* Rows of sql (integer columns) appended to *v, ncol int64 each. */
 struct rows_i64 {
 	unsigned ncol;

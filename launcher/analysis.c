@@ -328,6 +328,9 @@ int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db)
 			failed++;
 			continue;
 		}
+		/* what the parse it may have run had to say */
+		if (rep.message[0])
+			console_warn("%s", rep.message);
 		if (ops == 0) {
 			/* torch_npu runs --analyze after every export: no data to
 			 * analyze is not a failure */
