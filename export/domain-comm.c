@@ -434,7 +434,13 @@ static int op_cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
 		return x->end < y->end ? -1 : 1;
-	return (x->task > y->task) - (x->task < y->task);
+	/* the rest only decides between operations of one span, so that
+	 * their numbers do not depend on qsort's order */
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return strcmp(x->raw, y->raw);
 }
 
 /* Each operation's number among the earlier ones of its group and type
