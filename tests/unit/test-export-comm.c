@@ -139,6 +139,40 @@ static void check_dicts(void)
 	CHECK(strlen(d.group) == sizeof d.group - 1);
 }
 
+/* Random bytes and mutilated good messages: any answer, never a crash or
+ * an overrun (valgrind and ASan builds watch the latter). */
+static void fuzz_parsers(void)
+{
+	static const char *const seeds[] = {
+		"{\\\"opName\\\": \\\"HcclAllreduce\\\",\\\"groupName\\\": \\\"g\\\",\\\"count\\\": \\\"8\\\"}",
+		"{'opName': 'HcclSend', 'srcRank': 0, 'destRank': 1}",
+		"_Z39ncclKernel_AllGather_RING_LL_Sum_int8_t24ncclDevKernelArgsStorageILm4096EE",
+		"ncclDevKernel_ReduceScatter_Sum_bf16_COLLNET_DIRECT_SIMPLE",
+	};
+	static const char alphabet[] = "{}:,'\"\\ _abcNTt0123456789";
+	char buf[512];
+	struct exp_comm_dict d;
+	struct exp_comm_nccl k;
+	for (int i = 0; i < 20000; i++) {
+		size_t n = rnd() % (sizeof buf - 1);
+		if (i % 2) { /* a seed with bytes replaced, cut anywhere */
+			const char *seed = seeds[rnd() % ARRAY_SIZE(seeds)];
+			n = strlen(seed) < n ? strlen(seed) : n;
+			memcpy(buf, seed, n);
+			for (int j = (int)(rnd() % 4); j > 0 && n; j--)
+				buf[rnd() % n] = alphabet[rnd() % (sizeof alphabet - 1)];
+		} else {
+			for (size_t j = 0; j < n; j++)
+				buf[j] = (char)(rnd() % 255 + 1);
+		}
+		buf[n] = '\0';
+		if (exp_comm_parse_dict(buf, &d) == 1)
+			CHECK(d.op_name[0] && strlen(d.op_name) < sizeof d.op_name && strlen(d.group) < sizeof d.group);
+		if (exp_comm_parse_nccl(buf, &k) == 1)
+			CHECK(strlen(k.collective) < sizeof k.collective && strlen(k.algorithm) < sizeof k.algorithm);
+	}
+}
+
 /* --- a PROF dir ------------------------------------------------------------------- */
 
 static void put_kernel(const char *name, uint64_t us0, uint64_t us1, uint32_t corr)
@@ -546,6 +580,7 @@ int main(void)
 {
 	check_nccl_names();
 	check_dicts();
+	fuzz_parsers();
 	CHECK(mkdtemp(tmp));
 	char *prof = make_prof();
 	struct export_report rep;
