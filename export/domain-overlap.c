@@ -183,8 +183,11 @@ static struct owner *owner_of(struct overlap *ov, int64_t dev)
  * the one to annotate with. */
 static bool is_receive(const char *name)
 {
-	return name && (strncmp(name, RECEIVE_PREFIX, sizeof RECEIVE_PREFIX - 1) == 0 || strcasestr(name, "recv") ||
-			strcasestr(name, "receive"));
+	/* a send-and-receive (NCCL's SendRecv, hcom_batchSendRecv) sends too */
+	if (!name || strcasestr(name, "sendrecv"))
+		return false;
+	return strncmp(name, RECEIVE_PREFIX, sizeof RECEIVE_PREFIX - 1) == 0 || strcasestr(name, "recv") ||
+	       strcasestr(name, "receive");
 }
 
 static int add_comm(struct owner *o, int64_t s, int64_t e, const char *name)

@@ -16,6 +16,7 @@ const struct exp_domain *const exp_domains[] = {
 	&exp_domain_rank,     /* build: the devices of the two above */
 	&exp_domain_mstx,     /* its layers last, by exp_write_timeline */
 	&exp_domain_steps,    /* built from the mstx events */
-	&exp_domain_overlap,  /* built from the tasks, ranges and steps above */
+	&exp_domain_comm,     /* built from the device tasks and the mstx events */
+	&exp_domain_overlap,  /* built from the tasks, ranges, communication and steps above */
 };
 const size_t exp_domains_n = ARRAY_SIZE(exp_domains);

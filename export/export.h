@@ -115,10 +115,6 @@ enum {
 int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_dir, const char *suffix,
 			    unsigned *ret_written, struct export_report *rep);
 
-/* Whether the current database of prof_dir holds any of the tables named
- * (NULL-terminated), parsing first when needed: 1 yes, 0 no, -errno. */
-int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep);
-
 /* msprof export cluster (cluster.c): the ranks of a distributed job, one
  * PROF dir each, merged into out_dir (created): msprof_cluster_{ts}.json
  * (every rank's timeline layers, each rank's processes named and sorted
@@ -149,3 +145,16 @@ struct export_cluster_report {
 };
 int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks, size_t n,
 		   struct export_cluster_report *ret);
+
+/* msprof --analyze's communication rules (analyze-comm.c): from the
+ * COMMUNICATION_OP rows of prof_dir's current database (parsed first when
+ * needed), analyze/communication.json and/or communication_matrix.json,
+ * or with EXPORT_ANALYZE_DB (--type=db) analyze/communication_analyzer.db.
+ * 0 and the number of operations in *ret_ops (0: none, nothing written),
+ * or -errno with rep->message saying why. */
+enum {
+	EXPORT_ANALYZE_COMMUNICATION = 1 << 0,
+	EXPORT_ANALYZE_MATRIX = 1 << 1,
+	EXPORT_ANALYZE_DB = 1 << 2,
+};
+int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, struct export_report *rep);

@@ -471,7 +471,7 @@ extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;
 extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
 	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
-	exp_domain_steps, exp_domain_rank, exp_domain_overlap;
+	exp_domain_steps, exp_domain_rank, exp_domain_comm, exp_domain_overlap;
 
 /* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU
@@ -554,6 +554,9 @@ bool exp_table_has_rows(struct exp *e, const char *table);
  * their count. */
 unsigned exp_list_devices(const char *prof_dir, bool *ret);
 bool exp_table_has_index(struct exp *e, const char *index);
+/* The current database of prof_dir (parsed first when there is none or it
+ * is stale), opened read-only (query.c); rep->message says why not. */
+int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *rep);
 /* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

@@ -68,7 +68,7 @@ static int top_row(sqlite3_stmt *st, void *ctx)
 }
 
 /* The current database of prof_dir, opened read-only. */
-static int open_current(const char *prof_dir, sqlite3 **ret, struct export_report *rep)
+int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *rep)
 {
 	int r = current_db(prof_dir, rep);
 	if (r < 0)
@@ -87,7 +87,7 @@ static int open_current(const char *prof_dir, sqlite3 **ret, struct export_repor
 int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
-	int r = open_current(prof_dir, &db, rep);
+	int r = exp_open_current(prof_dir, &db, rep);
 	if (r < 0)
 		return r;
 	struct export_query q = { .rank = -1 };
@@ -104,19 +104,6 @@ int export_query_prof_dir(const char *prof_dir, struct export_query *ret, struct
 	sqlite3_close(db);
 	*ret = q;
 	return 0;
-}
-
-int export_has_tables(const char *prof_dir, const char *const *tables, struct export_report *rep)
-{
-	sqlite3 *db = NULL;
-	int r = open_current(prof_dir, &db, rep);
-	if (r < 0)
-		return r;
-	bool any = false;
-	for (const char *const *t = tables; *t && !any; t++)
-		any = has_table(db, *t);
-	sqlite3_close(db);
-	return any;
 }
 
 /* Rows of sql (integer columns) appended to *v, ncol int64 each. */
@@ -162,7 +149,7 @@ _Static_assert(sizeof(struct export_query_step) == 5 * sizeof(int64_t), "export_
 int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t *ret_n, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
-	int r = open_current(prof_dir, &db, rep);
+	int r = exp_open_current(prof_dir, &db, rep);
 	if (r < 0)
 		return r;
 	int64_t *v = NULL;
@@ -183,7 +170,7 @@ int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t 
 int export_query_steps(const char *prof_dir, struct export_query_step **ret, size_t *ret_n, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
-	int r = open_current(prof_dir, &db, rep);
+	int r = exp_open_current(prof_dir, &db, rep);
 	if (r < 0)
 		return r;
 	int64_t *v = NULL;
@@ -378,7 +365,7 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 			    unsigned *ret_written, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
-	int r = open_current(prof_dir, &db, rep);
+	int r = exp_open_current(prof_dir, &db, rep);
 	if (r < 0)
 		return r;
 	int64_t *v = NULL, *pids = NULL;

@@ -56,7 +56,11 @@
  *                             device memory (pid, bytes)
  *   STEP_TRACE_TIME           the overlap analysis per device (NULL:
  *                             host-only) and step: torch_npu's
- *                             step_trace_time columns, durations in ns */
+ *                             step_trace_time columns, durations in ns
+ *   COMMUNICATION_OP_SOURCE   per COMMUNICATION_OP row: where it came from
+ *                             (nccl: its kernel's task; mstx: its range's
+ *                             thread), stream, P2P ranks, the kernel name or
+ *                             range message -> STRING_IDS */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -137,16 +141,18 @@ const struct export_db_table export_db_tables[] = {
 	{ "GPU_PCIE", "deviceId INTEGER, timestampNs INTEGER, txRate INTEGER, rxRate INTEGER", false, false },
 	{ "GPU_PROCESS_MEM", "deviceId INTEGER, timestampNs INTEGER, pid INTEGER, used INTEGER", false, false },
 	/* device tasks (export/domain-tasks.c) */
+	/* TASK and COMPUTE_TASK_INFO always: msprof-analyze's cluster reads
+	 * them from every rank's database, and fails on a missing one */
 	{ "TASK",
 	  "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
 	  "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER",
-	  true, false },
+	  true, true },
 	{ "COMPUTE_TASK_INFO",
 	  "name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockNum INTEGER, mixBlockNum INTEGER, taskType INTEGER, "
 	  "opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
 	  "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
 	  "gridDim TEXT, blockDim TEXT",
-	  true, false },
+	  true, true },
 	{ "MEMCPY_INFO", "globalTaskId INTEGER, size INTEGER, memcpyOperation INTEGER", true, false },
 	{ "CANN_API",
 	  "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, "
@@ -165,6 +171,23 @@ const struct export_db_table export_db_tables[] = {
 	  "result INTEGER, name TEXT",
 	  false, false },
 	{ "GPU_TASK_RANGE", "globalTaskId INTEGER PRIMARY KEY, message INTEGER", false, false },
+	/* communication (export/domain-comm.c); the two msprof tables always,
+	 * as TASK */
+	{ "COMMUNICATION_OP",
+	  "opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, "
+	  "opId INTEGER PRIMARY KEY, relay INTEGER, retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, "
+	  "opType INTEGER, deviceId INTEGER, rankSize INTEGER",
+	  true, true },
+	{ "COMMUNICATION_TASK_INFO",
+	  "name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, groupName INTEGER, notifyId INTEGER, "
+	  "rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER, transportType INTEGER, size INTEGER, dataType INTEGER, "
+	  "linkType INTEGER, opId INTEGER, isMaster INTEGER, bandwidth NUMERIC",
+	  true, true },
+	{ "ENUM_HCCL_DATA_TYPE", "id INTEGER PRIMARY KEY, name TEXT", true, true },
+	{ "COMMUNICATION_OP_SOURCE",
+	  "opId INTEGER PRIMARY KEY, source TEXT, globalTaskId INTEGER, globalTid INTEGER, streamId INTEGER, "
+	  "srcRank INTEGER, dstRank INTEGER, message INTEGER",
+	  false, true }, /* always: the Communication layer joins it to COMMUNICATION_OP */
 	{ "GPU_SYNC",
 	  "pid INTEGER, startNs INTEGER, endNs INTEGER, type INTEGER, contextId INTEGER, streamId INTEGER, "
 	  "eventId INTEGER, correlationId INTEGER, result INTEGER, tid INTEGER, connectionId INTEGER",
@@ -275,6 +298,12 @@ const struct export_csv_table export_csv_tables[_CSV_MAX] = {
 	[CSV_API_STATISTIC] = { CSV_API_STATISTIC, "api_statistic",
 		{ "Device_id", "Level", "API Name", "Time(us)", "Count", "Avg(us)", "Min(us)", "Max(us)", "Variance" },
 		"CUDA runtime API calls grouped by name (Level Runtime), by total time; Variance in us^2.\n" },
+	[CSV_COMMUNICATION_STATISTIC] = { CSV_COMMUNICATION_STATISTIC, "communication_statistic",
+		{ "Device_id", "OP Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)",
+		  "Ratio(%)" },
+		"Communication operations (NCCL kernels, mstx ranges of the domain communication) grouped by "
+		"device and OP Type (hcom_allReduce_...), by total time.\n"
+		"\tRatio(%): share of the device's communication time.\n" },
 	[CSV_STEP_TRACE] = { CSV_STEP_TRACE, "step_trace",
 		{ "Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
 		  "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)",
@@ -341,6 +370,7 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	/* labelled NPU even for host-only profiles: torch_npu's step time
 	 * parser maps every pid with these events through its NPU label */
 	[TRACK_OVERLAP] = { TRACK_OVERLAP, "Overlap Analysis", 31, "NPU", "overlap_analyse" },
+	[TRACK_COMMUNICATION] = { TRACK_COMMUNICATION, "Communication", 16, "NPU", "communication" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

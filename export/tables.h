@@ -37,7 +37,7 @@ extern const size_t export_cluster_db_tables_n;
  * filled.  PRAGMA user_version holds it, mixed with the tables' columns
  * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
  * from the raw files next to it. */
-#define EXPORT_DB_LAYOUT 4
+#define EXPORT_DB_LAYOUT 5
 
 /* --- summary CSVs -------------------------------------------------------- */
 
@@ -59,6 +59,7 @@ enum export_csv {
 	CSV_TASK_TIME,
 	CSV_API_STATISTIC,
 	CSV_OVERLAP_ANALYSIS,
+	CSV_COMMUNICATION_STATISTIC,
 	_CSV_MAX,
 };
 
@@ -102,6 +103,7 @@ enum export_track {
 	TRACK_ASCEND_HW,   /* device tasks, one thread per stream */
 	TRACK_CANN,        /* host: the API calls that launched them, per thread */
 	TRACK_OVERLAP,     /* Overlap Analysis: one per device, or one "NPU" for host-only data */
+	TRACK_COMMUNICATION, /* per device: its communication operations, a thread per group */
 	_TRACK_MAX,
 };
 

@@ -51,6 +51,19 @@ enum { S_DEV, S_STREAM, S_TASKID, S_START, S_END, S_KIND, S_NAME, S_OPTYPE, S_BL
  * COMPUTE_TASK_INFO; GPU_TASK's rows, with their mangled names, are the
  * largest of the tables read. */
 #define NOT_KERNEL(kernels) ((kernels) ? "CASE WHEN c.globalTaskId IS NULL THEN " : "(")
+/* A kernel's name: COMPUTE_TASK_INFO's, or COMMUNICATION_TASK_INFO's for a
+ * communication kernel (NCCL's), which domain-comm.c moves there as msprof
+ * keeps its communication tasks out of COMPUTE_TASK_INFO; looked up only
+ * for tasks without the first (CommTaskIndex). */
+#define KERNEL_NAME                                                            \
+	"coalesce(c.name, (SELECT m.name FROM COMMUNICATION_TASK_INFO m "      \
+	"WHERE m.globalTaskId = t.globalTaskId))"
+
+/* Whether any task is a kernel with a name: the outputs join its info. */
+static bool have_kernels(struct exp *e)
+{
+	return exp_table_has_rows(e, "COMPUTE_TASK_INFO") || exp_table_has_rows(e, "COMMUNICATION_TASK_INFO");
+}
 #define NOT_KERNEL_END(kernels) ((kernels) ? " END" : ")")
 
 static char *pass_sql(bool kernels)
@@ -60,7 +73,7 @@ static char *pass_sql(bool kernels)
 		     "SELECT t.deviceId, t.streamId, t.taskId, t.startNs, t.endNs, NULL, %s, "
 		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, t.taskType, "
 		     "t.globalPid, %s, %s FROM TASK t %s ORDER BY t.startNs",
-		     kernels ? "c.name, c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
+		     kernels ? KERNEL_NAME ", c.opType, c.blockNum, c.mixBlockNum" : "NULL, NULL, NULL, NULL",
 		     NOT_KERNEL(kernels), NOT_KERNEL_END(kernels), kernels ? "c.globalTaskId IS NOT NULL" : "0",
 		     kernels ? "c.opState" : "NULL",
 		     kernels ? "LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId" : "") < 0)
@@ -427,7 +440,7 @@ static int pass_open(sqlite3_stmt *st, void *ctx)
 
 static int task_pass(struct exp *e, const char *dir)
 {
-	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO");
+	bool kernels = have_kernels(e);
 	struct pass p = { .e = e, .want_sum = kernels, .want_time = exp_table_has_rows(e, "TASK") };
 	if (!p.want_sum && !p.want_time)
 		return 0;
@@ -615,7 +628,7 @@ enum { H_DEV, H_STREAM, H_TASKID, H_START, H_END, H_CONN, H_KIND, H_NAME, H_GRID
 
 static char *hw_sql(struct exp *e)
 {
-	bool kernels = exp_table_has_rows(e, "COMPUTE_TASK_INFO"), api = exp_table_has_rows(e, "CANN_API");
+	bool kernels = have_kernels(e), api = exp_table_has_rows(e, "CANN_API");
 	bool ranges = exp_table_has_rows(e, "GPU_TASK_RANGE");
 	char *sql = NULL;
 	if (asprintf(&sql,
@@ -623,7 +636,7 @@ static char *hw_sql(struct exp *e)
 		     "%s(SELECT copyKind FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
 		     "%s(SELECT bytes FROM main.GPU_TASK g WHERE g.rowid = t.globalTaskId)%s, "
 		     "t.taskType, %s, %s FROM TASK t %s %s ORDER BY t.deviceId, t.streamId, t.startNs",
-		     kernels ? "c.name, c.gridDim, c.blockDim" : "NULL, NULL, NULL", NOT_KERNEL(kernels),
+		     kernels ? KERNEL_NAME ", c.gridDim, c.blockDim" : "NULL, NULL, NULL", NOT_KERNEL(kernels),
 		     NOT_KERNEL_END(kernels), NOT_KERNEL(kernels), NOT_KERNEL_END(kernels),
 		     api ? "EXISTS (SELECT 1 FROM CANN_API a WHERE a.connectionId = t.connectionId)" : "0",
 		     ranges ? "r.message" : "NULL",

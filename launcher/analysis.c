@@ -372,27 +372,32 @@ int analysis_query(const char *dir)
 	return each_prof_dir(dir, query_one, NULL);
 }
 
-/* The tables msprof's communication analysis reads (reference §5). */
-static const char *const comm_tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", NULL };
-
-int analysis_analyze(const char *dir, unsigned rules, bool clear)
+int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db)
 {
-	(void)rules; /* both rules read the same tables */
 	char **dirs;
 	size_t n;
 	if (dirs_of(dir, &dirs, &n))
 		return 1;
+	/* --type=db writes communication_analyzer.db, which holds both rules'
+	 * tables; text one JSON file per rule */
+	unsigned what = db ? EXPORT_ANALYZE_DB :
+			     ((rules & RULE_COMMUNICATION) ? EXPORT_ANALYZE_COMMUNICATION : 0) |
+				     ((rules & RULE_COMMUNICATION_MATRIX) ? EXPORT_ANALYZE_MATRIX : 0);
 	unsigned failed = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct export_report rep;
+		struct export_report rep = { 0 };
+		unsigned ops = 0;
 		console_info("Start analyze data in %s.", base(dirs[i]));
-		int r = export_has_tables(dirs[i], comm_tables, &rep);
+		int r = export_analyze_comm(dirs[i], what, &ops, &rep);
 		if (r < 0) {
 			console_error("cannot analyze '%s': %s", base(dirs[i]), rep.message[0] ? rep.message : strerror(-r));
 			failed++;
 			continue;
 		}
-		if (r == 0) {
+		/* what the parse it may have run had to say */
+		if (rep.message[0])
+			console_warn("%s", rep.message);
+		if (ops == 0) {
 			/* torch_npu runs --analyze after every export: no data to
 			 * analyze is not a failure */
 			console_info("%s has no communication data (collective operations between devices), "
@@ -400,9 +405,7 @@ int analysis_analyze(const char *dir, unsigned rules, bool clear)
 				     base(dirs[i]));
 			continue;
 		}
-		console_error("cannot analyze '%s': communication analysis is not implemented for this data",
-			      base(dirs[i]));
-		failed++;
+		console_info("Analyze all data in %s done (%u communication operation(s)).", base(dirs[i]), ops);
 	}
 	for (size_t i = 0; clear && !failed && i < n; i++) {
 		struct export_options opt = { .type = EXPORT_DB, .clear = true };

@@ -19,7 +19,8 @@ int analysis_parse(const char *dir);
 int analysis_query(const char *dir);
 /* opt->progress is set here (a line on a terminal). */
 int analysis_export(const char *dir, struct export_options *opt);
-int analysis_analyze(const char *dir, unsigned rules, bool clear);
+/* db: --type=db (communication_analyzer.db instead of the JSON files). */
+int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db);
 /* msprof export cluster: every PROF dir under dir (one per rank) parsed
  * when it needs it, then merged into dir/msprof_cluster_output/
  * (export_cluster).  1 when there is none, or one was skipped. */

@@ -49,7 +49,7 @@ int mode_analyze_run(const struct msprof_opts *o)
 		return 1;
 	/* msprof's default rule set: both */
 	int rc = analysis_analyze(dir, o->rules ? o->rules : RULE_COMMUNICATION | RULE_COMMUNICATION_MATRIX,
-				  o->clear);
+				  o->clear, o->type == OUT_DB);
 	free(dir);
 	return rc;
 }

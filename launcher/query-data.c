@@ -43,14 +43,18 @@ static const struct {
 		"it needs the parallel strategy and the communication operators of a distributed model, "
 		"which no collector here records" },
 	[6] = { "cluster communication",
-		"it needs communication data (collective operations between devices), which nothing collects yet" },
+		"it needs a cluster analysis of the ranks' communication, which is not done here yet "
+		"(each PROF dir's own is msprof --analyze=on: analyze/communication.json)" },
 	[7] = { "communication matrix",
-		"it needs communication data (collective operations between devices), which nothing collects yet" },
+		"it needs a cluster analysis of the ranks' communication, which is not done here yet "
+		"(each PROF dir's own is msprof --analyze=on: analyze/communication.json)" },
 	[8] = { "host sys usage", NULL },
 	[9] = { "cluster communication critical path",
-		"it needs communication data (collective operations between devices), which nothing collects yet" },
+		"it needs a cluster analysis of the ranks' communication, which is not done here yet "
+		"(each PROF dir's own is msprof --analyze=on: analyze/communication.json)" },
 	[10] = { "communication matrix critical path",
-		 "it needs communication data (collective operations between devices), which nothing collects yet" },
+		 "it needs a cluster analysis of the ranks' communication, which is not done here yet "
+		 "(each PROF dir's own is msprof --analyze=on: analyze/communication.json)" },
 };
 
 bool query_args_any(const struct query_args *a)

@@ -365,7 +365,7 @@ int subcmd_run(int argc, char **argv)
 			return r;
 		if (!s.rules)
 			return usage_error(&s, "the following arguments are required: -r/--rule");
-		return analysis_analyze(s.dir, s.rules, s.clear);
+		return analysis_analyze(s.dir, s.rules, s.clear, s.type_db);
 	}
 	unsigned takes = type == EXPORT_DB ? 0 :
 			 what == EXPORT_TIMELINE ? T_SELECT | T_CLEAR | T_REPORTS :

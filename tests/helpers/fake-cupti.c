@@ -25,6 +25,9 @@
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
  * another subscriber), FAKE_CUPTI_KERNELS, FAKE_CUPTI_UNTIMED (default 0),
  * FAKE_CUPTI_NCCL (default 0).
+ * FAKE_CUPTI_KERNEL_NAMES: comma-separated kernel names, kernel i named
+ * the (i mod count)th (NCCL's "ncclDevKernel_AllReduce_Sum_f32_RING_LL"...,
+ * for the communication domain) instead of "_Z6kernelv".
  *
  * Like libcupti, it tears down at exit through a handler it registers when
  * loaded (and its destructor): a flush after that aborts with "fake CUPTI:
@@ -82,6 +85,28 @@ static long env_long(const char *name, long dflt)
 }
 
 static int deliver(void);
+
+/* The name of kernel i from FAKE_CUPTI_KERNEL_NAMES (at most 64 names):
+ * kept in a static slot per name, since a record points to its name until
+ * the buffer is completed. */
+static const char *kernel_name(unsigned i)
+{
+	static char names[64][256];
+	const char *v = getenv("FAKE_CUPTI_KERNEL_NAMES");
+	if (!v || !*v)
+		return "_Z6kernelv";
+	unsigned count = 1;
+	for (const char *p = v; *p; p++)
+		count += *p == ',';
+	if (count > 64)
+		count = 64;
+	unsigned k = i % count;
+	const char *p = v;
+	for (unsigned j = k; j > 0; j--)
+		p = strchr(p, ',') + 1;
+	snprintf(names[k], sizeof names[k], "%.*s", (int)strcspn(p, ","), p);
+	return names[k];
+}
 
 static void *buffer_thread(void *arg)
 {
@@ -233,7 +258,7 @@ static int deliver(void)
 		kr.deviceId = 0, kr.contextId = 1, kr.streamId = 7, kr.correlationId = i + 1;
 		kr.gridX = 4 + (int)i, kr.gridY = 1, kr.gridZ = 1;
 		kr.blockX = 128, kr.blockY = 1, kr.blockZ = 1;
-		kr.name = "_Z6kernelv";
+		kr.name = kernel_name(i);
 		if (enabled & (1ULL << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
 			off = put(buf, off, &kr, sizeof(kr));
 		if (!env_long("FAKE_CUPTI_NCCL", 0))

@@ -17,9 +17,14 @@ def check(what, got, want):
 db = sqlite3.connect(glob.glob(os.path.join(prof, "msprof_*.db"))[0])
 q = lambda sql: db.execute(sql).fetchall()
 tables = {r[0] for r in q("SELECT name FROM sqlite_master WHERE type = 'table'")}
-for t, on in (("TASK", tasks_on), ("COMPUTE_TASK_INFO", tasks_on), ("CANN_API", api_on),
-              ("MEMCPY_INFO", tasks_on and api_on), ("GPU_TASK", True), ("GPU_API", True), ("GPU_SYNC", True)):
+for t, on in (("CANN_API", api_on), ("MEMCPY_INFO", tasks_on and api_on), ("GPU_TASK", True), ("GPU_API", True),
+              ("GPU_SYNC", True)):
     check(f"table {t} present", t in tables, on)
+# TASK and COMPUTE_TASK_INFO are always there (cluster readers need them), empty when off
+for t in ("TASK", "COMPUTE_TASK_INFO"):
+    check(f"table {t} present", t in tables, True)
+    if t in tables:
+        check(f"table {t} has rows", q(f"SELECT count(*) > 0 FROM {t}")[0][0] == 1, tasks_on)
 if bad:  # nothing below makes sense without the raw tables
     for b in bad:
         print("FAIL:", b, file=sys.stderr)

@@ -99,8 +99,13 @@ def main():
     comp, comm, recv = [], [], []
     if mode == "device":
         k = int(sys.argv[3])
-        for s, e, name in q("SELECT t.startNs, t.endNs, s.value FROM TASK t JOIN COMPUTE_TASK_INFO c "
-                            "ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name"):
+        # kernels: compute ones in COMPUTE_TASK_INFO, NCCL's in COMMUNICATION_TASK_INFO
+        # (the communication domain moves them), told apart here by name again
+        infos = [t for t in ("COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO") if t in tables]
+        sql = " UNION ALL ".join("SELECT t.startNs, t.endNs, s.value FROM TASK t JOIN %s c "
+                                 "ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.name" % t
+                                 for t in infos)
+        for s, e, name in q(sql):
             (comm if NCCL.match(name) else comp).append((s, e))
         eq("device: NCCL kernels", len(comm), k)
         eq("device: compute kernels", len(comp), k)

@@ -391,7 +391,7 @@ static void check_overlap(void)
 	 * than the raw files: the export reads it as it is and the layer
 	 * takes the table in */
 	CHECK(sqlite3_exec(db,
-			   "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
+			   "CREATE TABLE IF NOT EXISTS COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
 			   "connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, "
 			   "retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, "
 			   "deviceId INTEGER, rankSize INTEGER);"

@@ -122,7 +122,10 @@ static void info_decode(struct raw_cur *c, uint64_t ts, struct raw_proc_info *p)
 	p->starttime = raw_cur_u64(c);
 	raw_cur_str(c, p->comm, sizeof(p->comm));
 	p->is_target = raw_cur_u32(c);
+	/* rank and local rank (raw.h): the test runs outside any job */
+	int32_t rank = (int32_t)raw_cur_u32(c), local = (int32_t)raw_cur_u32(c);
 	CHECK(c->err == 0 && c->left == 0);
+	CHECK(getenv("RANK") || (rank == -1 && local == -1) || !p->is_target);
 }
 
 static void pid_view_cb(struct rec_view *v, void *ud)

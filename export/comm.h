@@ -1,0 +1,45 @@
+/* The communication domain's parsers and names (domain-comm.c), shared
+ * with the analyze command's writer (analyze-comm.c) and the unit tests. */
+#pragma once
+
+#include <stdint.h>
+
+/* ENUM_HCCL_DATA_TYPE ids for "no data type" and "not one we know". */
+#define EXP_COMM_DTYPE_NA 65534
+#define EXP_COMM_DTYPE_INVALID 65535
+/* The group of NCCL's kernels, which do not name their communicator. */
+#define EXP_COMM_NCCL_GROUP "nccl_world_group"
+
+/* What an NCCL kernel's name says; "" or EXP_COMM_DTYPE_NA where it says
+ * nothing (ncclDevKernel_SendRecv). */
+struct exp_comm_nccl {
+	char collective[64];  /* "AllReduce" */
+	char reduction[16];   /* "Sum" */
+	char algorithm[32];   /* "RING", "TREE", "COLLNET_DIRECT", "NVLS", "PAT"... */
+	char protocol[16];    /* "LL", "LL128", "SIMPLE" */
+	int data_type;        /* ENUM_HCCL_DATA_TYPE */
+};
+/* 1 and *ret when name (mangled or not) is an NCCL kernel's, else 0. */
+int exp_comm_parse_nccl(const char *name, struct exp_comm_nccl *ret);
+
+/* torch_npu's mstx message of a communication operation; -1 where absent. */
+struct exp_comm_dict {
+	char op_name[128];
+	char group[128];
+	char algorithm[48];
+	int data_type;        /* EXP_COMM_DTYPE_NA when absent */
+	int64_t count, stream, src, dst, rank_size;
+};
+/* 1 and *ret when msg is a flat dict with an opName (quotes plain,
+ * single or backslash-escaped; numbers quoted or not), else 0. */
+int exp_comm_parse_dict(const char *msg, struct exp_comm_dict *ret);
+
+/* msprof's opType ("hcom_allReduce_") of a collective as NCCL or HCCL
+ * names it ("AllReduce", "HcclAllreduce", "allreduce"), NULL if unknown. */
+const char *exp_comm_op_type(const char *collective);
+/* ENUM_HCCL_DATA_TYPE id of a type name (f32, float, fp32, bf16...),
+ * EXP_COMM_DTYPE_INVALID if unknown; its name; its size in bytes (0:
+ * unknown). */
+int exp_comm_data_type(const char *name);
+const char *exp_comm_data_type_name(int id);
+int exp_comm_data_type_size(int id);
