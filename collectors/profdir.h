@@ -15,7 +15,11 @@
  *   "sysClockFreq" (CLK_TCK, number), "memoryTotal" (kB, number),
  *   "netCardNums" (number), "netCard": [{"netCardName", "speed" (Mbit/s,
  *   number, -1 unknown)}], "platform_version": "0", "version": "1.0",
- *   "drvVersion": 0, "OS", "hwtype": "x86_64"/..., "msprof_version".
+ *   "drvVersion": 0, "OS", "hwtype": "x86_64"/..., "msprof_version";
+ *   after a job is split by rank (profdir-ranks.c): "processes" (the pids
+ *   of the dir, our own key) and "devices" ("0,1").
+ * host/info.json.<N>: the same with one DeviceInfo entry, where a dir has no
+ *   device_<N>/ (cluster tools need an info.json.<N> in a sub-dir).
  * host/sample.json: the collection options as given: "result_dir", the
  *   collection settings under their rows' sample keys (ipc/settings.c:
  *   "host_sys", "host_sys_freq", ..., "storageLimit"), the job's "app",
