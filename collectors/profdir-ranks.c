@@ -121,8 +121,10 @@ static int read_agent(struct split *s, uint32_t pid)
 	raw_agent_stem((pid_t)pid, stem);
 	char **paths = NULL;
 	int n = raw_list_stem_slices(s->data, stem, &paths);
-	if (n <= 0)
+	if (n <= 0) {
+		raw_paths_free(paths);
 		return n;
+	}
 	struct proc *p = get(s, pid);
 	int r = p ? 0 : -ENOMEM;
 	for (int i = 0; r == 0 && i < n; i++) {
@@ -210,8 +212,7 @@ static int read_host_procs(struct split *s)
 			}
 			raw_reader_free(rd);
 		}
-		if (n > 0)
-			raw_paths_free(paths);
+		raw_paths_free(paths); /* also the empty list of n == 0 */
 	}
 	return 0;
 }
