@@ -330,6 +330,7 @@ struct proc {
 	int32_t rank;             /* from its environment (common/rankenv.h), else its parent's; -1 none */
 	int32_t local_rank;       /* the same; -1 unknown */
 	bool skip;                /* not of a --ranks rank: followed, never sampled */
+	uint8_t env_retries;      /* its environment read empty: read again (set_rank) */
 	uint64_t starttime, blkio;
 	char comm[16];
 	int stat_fd, statm_fd, io_fd;
@@ -592,27 +593,33 @@ static const char *env_buf_get(void *ctx, const char *name)
 	return NULL;
 }
 
-static void environ_rank(struct host_sampler *s, struct proc *p)
+/* false when the environment read empty: a process caught inside an exec,
+ * after its new comm is set and before its new environment is (the kernel
+ * sets mm->env_end last), reads empty; the caller reads it again. */
+static bool environ_rank(struct host_sampler *s, struct proc *p)
 {
 	enum { ENV_MAX = 256 * 1024 };
 	p->rank = p->local_rank = -1;
 	_cleanup_free_ char *buf = malloc(ENV_MAX);
 	if (!buf)
-		return;
+		return true;
 	ssize_t n = read_file(-1, s->proc_fd, p->pid, "environ", buf, ENV_MAX);
-	if (n <= 0)
-		return;
+	if (n == 0)
+		return false;
+	if (n < 0)
+		return true; /* gone, or not ours to read */
 	struct rank_env re;
 	rank_env_read(env_buf_get, &(struct env_buf){ buf, (size_t)n }, &re);
 	p->rank = re.rank;
 	p->local_rank = re.local_rank;
+	return true;
 }
 
 /* Its own rank, else its parent's; a process of no --ranks rank is
  * followed but not sampled. */
 static void set_rank(struct host_sampler *s, struct proc *p)
 {
-	environ_rank(s, p);
+	p->env_retries = environ_rank(s, p) ? 0 : 10;
 	uint32_t parent;
 	if (p->rank < 0 && pm_get(&s->pmap, p->ppid, &parent)) {
 		p->rank = s->procs[parent]->rank;
@@ -804,6 +811,15 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 			memcpy(p->comm, st.comm, sizeof(p->comm));
 			set_rank(s, p);
 			emit_target_info(s, p, ts);
+		} else if (p->env_retries) {
+			/* caught inside its exec last time: read it again, and
+			 * describe it again once it says something */
+			uint8_t left = p->env_retries - 1;
+			set_rank(s, p);
+			if (!p->env_retries)
+				emit_target_info(s, p, ts);
+			else
+				p->env_retries = left;
 		}
 		i++;
 	}
