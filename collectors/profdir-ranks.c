@@ -332,6 +332,14 @@ static int mkdirs(const char *base, const char *sub)
 	return mkdir(p, DIR_MODE) < 0 && errno != EEXIST ? -errno : 0;
 }
 
+/* dir/device_<d>, malloc'd */
+static char *device_path(const char *dir, unsigned d)
+{
+	char sub[32];
+	snprintf(sub, sizeof sub, "device_%u", d);
+	return path_join(dir, sub);
+}
+
 /* The rank's dir: a new name beside the session's, made with mkdir. */
 static int make_rank_dir(const char *prof_dir, int32_t rank, pid_t pid, uint64_t start_ns, char **ret)
 {
@@ -530,6 +538,20 @@ static void remove_device_dir(const char *path)
 	(void)rmdir(path);
 }
 
+/* Whether dir has the device_<N>/ of one of devices (it has their info.json.N). */
+static bool has_device_dir(const char *dir, uint64_t devices)
+{
+	for (unsigned d = 0; d < MAX_DEVICES; d++) {
+		if (!(devices >> d & 1))
+			continue;
+		_cleanup_free_ char *p = device_path(dir, d);
+		struct stat st;
+		if (p && stat(p, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* A rank's main process (ranked by its own environment, its parent not of
  * the rank: a worker inherits RANK), its devices, and the N of the
  * host/info.json.<N> it gets when it has no device dir: its local rank. */
@@ -551,34 +573,14 @@ static struct proc *rank_facts(struct split *s, int32_t rank, uint64_t *ret_devi
 		for (size_t i = 0; i < s->n; i++)
 			if (s->p[i].rank == rank && (!main || s->p[i].pid < main->pid))
 				main = &s->p[i];
-	if (!devices && main->env_device >= 0 && main->env_device < MAX_DEVICES) {
-		char sub[32];
-		snprintf(sub, sizeof sub, "device_%d", main->env_device);
-		_cleanup_free_ char *p = path_join(s->prof_dir, sub);
-		struct stat st;
-		if (p && stat(p, &st) == 0)
-			devices = 1ULL << main->env_device;
-	}
+	if (!devices && main->env_device >= 0 && main->env_device < MAX_DEVICES &&
+	    has_device_dir(s->prof_dir, 1ULL << main->env_device))
+		devices = 1ULL << main->env_device;
 	*ret_devices = devices;
 	*ret_host_n = main->local_rank >= 0 && main->local_rank < 100 ? main->local_rank : 0;
 	return main;
 }
 
-/* Whether dir has the device_<N>/ of one of devices (it has their info.json.N). */
-static bool has_device_dir(const char *dir, uint64_t devices)
-{
-	for (unsigned d = 0; d < MAX_DEVICES; d++) {
-		if (!(devices >> d & 1))
-			continue;
-		char sub[32];
-		snprintf(sub, sizeof sub, "device_%u", d);
-		_cleanup_free_ char *p = path_join(dir, sub);
-		struct stat st;
-		if (p && stat(p, &st) == 0)
-			return true;
-	}
-	return false;
-}
 
 /* The job is one rank and nothing else: the session's dir is its dir. */
 static int in_place(struct split *s, int32_t rank)
@@ -732,9 +734,7 @@ int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *k
 	for (unsigned d = 0; d < MAX_DEVICES; d++) {
 		if (!(shared >> d & 1))
 			continue;
-		char sub[32];
-		snprintf(sub, sizeof sub, "device_%u", d);
-		_cleanup_free_ char *p = path_join(prof_dir, sub);
+		_cleanup_free_ char *p = device_path(prof_dir, d);
 		if (p)
 			remove_device_dir(p);
 	}
