@@ -330,7 +330,7 @@ struct proc {
 	int32_t rank;             /* from its environment (common/rankenv.h), else its parent's; -1 none */
 	int32_t local_rank;       /* the same; -1 unknown */
 	bool skip;                /* not of a --ranks rank: followed, never sampled */
-	uint8_t env_retries;      /* its environment read empty: read again (set_rank) */
+	uint8_t env_retries;      /* no rank of its own yet: read its environment again (set_rank) */
 	uint64_t starttime, blkio;
 	char comm[16];
 	int stat_fd, statm_fd, io_fd;
@@ -570,32 +570,13 @@ static ssize_t read_sysfile(struct host_sampler *s, int fd)
 	return (ssize_t)len;
 }
 
-/* A process's rank, read once from the environment its launcher gave it
+/* A process's rank, read from the environment its launcher gave it
  * (/proc/PID/environ, as the agent reads its own: common/rankenv.h), so that
  * a job's ranks are known without an agent (attached, or nothing but host
- * sampling asked for).  -1: none, or the environment cannot be read. */
-struct env_buf {
-	const char *p;
-	size_t n;
-};
-
-static const char *env_buf_get(void *ctx, const char *name)
-{
-	const struct env_buf *e = ctx;
-	size_t l = strlen(name);
-	for (size_t i = 0; i < e->n;) {
-		const char *item = e->p + i;
-		size_t len = strnlen(item, e->n - i);
-		if (len > l && item[l] == '=' && memcmp(item, name, l) == 0)
-			return item + l + 1;
-		i += len + 1;
-	}
-	return NULL;
-}
-
-/* false when the environment read empty: a process caught inside an exec,
- * after its new comm is set and before its new environment is (the kernel
- * sets mm->env_end last), reads empty; the caller reads it again. */
+ * sampling asked for).  -1: none, or the environment cannot be read.  False
+ * when the environment read empty: a process caught inside an exec, after
+ * its new comm is set and before its new environment is (the kernel sets
+ * mm->env_end last); the caller reads it again. */
 static bool environ_rank(struct host_sampler *s, struct proc *p)
 {
 	enum { ENV_MAX = 256 * 1024 };
@@ -609,7 +590,7 @@ static bool environ_rank(struct host_sampler *s, struct proc *p)
 	if (n < 0)
 		return true; /* gone, or not ours to read */
 	struct rank_env re;
-	rank_env_read(env_buf_get, &(struct env_buf){ buf, (size_t)n }, &re);
+	rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, (size_t)n }, &re);
 	p->rank = re.rank;
 	p->local_rank = re.local_rank;
 	return true;
@@ -619,7 +600,10 @@ static bool environ_rank(struct host_sampler *s, struct proc *p)
  * followed but not sampled. */
 static void set_rank(struct host_sampler *s, struct proc *p)
 {
-	p->env_retries = environ_rank(s, p) ? 0 : 10;
+	/* read again on the next refreshes while it says no rank: a process
+	 * seen between its fork and its exec shows its parent's environment,
+	 * and an exec that keeps the comm (bash running bash) is not seen */
+	p->env_retries = environ_rank(s, p) && p->rank >= 0 ? 0 : 10;
 	uint32_t parent;
 	if (p->rank < 0 && pm_get(&s->pmap, p->ppid, &parent)) {
 		p->rank = s->procs[parent]->rank;
@@ -812,8 +796,8 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 			set_rank(s, p);
 			emit_target_info(s, p, ts);
 		} else if (p->env_retries) {
-			/* caught inside its exec last time: read it again, and
-			 * describe it again once it says something */
+			/* no rank of its own yet (set_rank): read it again, and
+			 * describe it again once it has one */
 			uint8_t left = p->env_retries - 1;
 			set_rank(s, p);
 			if (!p->env_retries)

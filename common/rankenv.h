@@ -5,9 +5,10 @@
  * --ranks), the launcher (info.json of the app it spawns, the processes it
  * attaches to) and the tests.  Header only, libc only: the agent links it.
  *
- * Each field takes the first variable of its list that is set to a number;
- * a variable set to anything else stops the search for that field (a
- * launcher that sets RANK="" or RANK=abc means no rank, not "look further").
+ * Each field takes the first variable of its list that is set and not
+ * empty: a number, or, set to anything else (RANK=abc), no value at all: the
+ * search for that field stops there rather than look further.  LOCAL_RANK
+ * alone, as a rank, repeats on every node: multi-node launchers set RANK.
  * RANK_ID comes first as msprof reads it; LOCAL_RANK stands in for the rank
  * last, for launchers that give nothing else (a single-node job). */
 #pragma once
@@ -16,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define RANK_ENV_RANK_MAX 1000000 /* the highest rank taken (--ranks, raw files) */
 
 struct rank_env {
 	int32_t rank;             /* -1: not a rank */
@@ -45,7 +49,7 @@ static inline int32_t rank_env_first(rank_env_get_fn *get, void *ctx, const char
 		char *end;
 		errno = 0;
 		unsigned long long x = strtoull(v, &end, 10);
-		if (*v < '0' || *v > '9' || errno || *end || x > INT32_MAX)
+		if (*v < '0' || *v > '9' || errno || *end || x > RANK_ENV_RANK_MAX)
 			return -1;
 		return (int32_t)x;
 	}
@@ -67,6 +71,27 @@ static inline void rank_env_read(rank_env_get_fn *get, void *ctx, struct rank_en
 		.device = rank_env_first(get, ctx, dev, RANK_ENV_N(dev)),
 	};
 #undef RANK_ENV_N
+}
+
+/* A getter over an environment block ("A=1\0B=2\0", as /proc/PID/environ
+ * holds it; ctx: a struct rank_env_block). */
+struct rank_env_block {
+	const char *p;
+	size_t n;
+};
+
+static inline const char *rank_env_block_get(void *ctx, const char *name)
+{
+	const struct rank_env_block *e = ctx;
+	size_t l = strlen(name);
+	for (size_t i = 0; i < e->n;) {
+		const char *item = e->p + i;
+		size_t len = strnlen(item, e->n - i);
+		if (len > l && item[l] == '=' && memcmp(item, name, l) == 0)
+			return item + l + 1;
+		i += len + 1;
+	}
+	return NULL;
 }
 
 /* A getter over this process's environment (getenv). */

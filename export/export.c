@@ -89,21 +89,24 @@ static int cmp_u32(const void *a, const void *b)
 static void read_processes(struct exp *e, const cJSON *arr)
 {
 	int n = cJSON_GetArraySize(arr);
-	if (!cJSON_IsArray(arr) || n <= 0 || n > (1 << 20))
+	if (!cJSON_IsArray(arr) || n > (1 << 20))
 		return;
-	e->procs = calloc((size_t)n, sizeof(*e->procs));
+	/* an empty list is a dir of no process (a host-level dir whose
+	 * processes all went to their ranks), not every process */
+	e->procs = calloc(n > 0 ? (size_t)n : 1, sizeof(*e->procs));
 	if (!e->procs)
 		return; /* every process counts, as without the key */
 	const cJSON *v;
 	cJSON_ArrayForEach(v, arr)
 		if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= UINT32_MAX)
 			e->procs[e->n_procs++] = (uint32_t)v->valuedouble;
-	qsort(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
+	if (e->n_procs)
+		qsort(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
 }
 
 bool exp_own_process(const struct exp *e, uint32_t pid)
 {
-	return !e->procs || bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32);
+	return !e->procs || (e->n_procs && bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32));
 }
 
 static void read_info(struct exp *e)

@@ -4,8 +4,10 @@
 
 #include <stdint.h>
 
+#include "common/rankenv.h"
+
 #define IPC_RANKS_MAX 1024      /* ranks in a --ranks list */
-#define IPC_RANK_MAX 1000000    /* highest rank accepted */
+#define IPC_RANK_MAX RANK_ENV_RANK_MAX /* highest rank accepted */
 
 /* "A-B": decimal, 0 <= A < B <= INT64_MAX (A inclusive, B exclusive).
  * -EINVAL when malformed, -ERANGE when B <= A or out of range. */

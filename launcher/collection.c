@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -425,39 +426,37 @@ static const char *base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known)
+char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known,
+			  const char *ranks)
 {
 	struct profdir_rank *v = NULL;
 	size_t n = 0;
-	char **dirs = calloc(2, sizeof(*dirs));
-	int r = dirs ? profdir_split_ranks(prof_dir, known, n_known, &v, &n) : -ENOMEM;
-	if (r < 0 && dirs)
+	int r = profdir_split_ranks(prof_dir, known, n_known, &v, &n);
+	if (r < 0)
 		console_warn("cannot give each rank its own PROF dir in '%s': %s; all ranks stay in it",
 			     prof_dir, strerror(-r));
-	if (r > 0) {
-		char **grown = realloc(dirs, (n + 2) * sizeof(*dirs));
-		if (grown)
-			dirs = grown;
-		for (size_t i = 0; grown && i < n; i++) {
-			console_info("Rank %d (pid %d): %s", (int)v[i].rank, (int)v[i].pid, base(v[i].path));
-			dirs[i] = v[i].path;
-			v[i].path = NULL;
-		}
-		dirs[n] = NULL;
+	else if (r == 0 && ranks && *ranks)
+		console_warn("--ranks=%s: no process of the job had a rank in its environment (RANK_ID, RANK, "
+			     "OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK), so none was profiled",
+			     ranks);
+	char **dirs = calloc(n + 2, sizeof(*dirs));
+	if (!dirs) {
 		profdir_ranks_free(v, n);
-	}
-	if (!dirs)
 		return NULL;
-	size_t k = 0;
-	while (dirs[k])
-		k++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		console_info("Rank %d (pid %d): %s", (int)v[i].rank, (int)v[i].pid, base(v[i].path));
+		dirs[i] = TAKE_PTR(v[i].path);
+	}
+	profdir_ranks_free(v, n);
 	/* the host-level dir: the processes of no rank and the machine's data,
-	 * unless nothing but its small files is left */
-	if (r <= 0 || profdir_remove_empty(prof_dir) < 0) {
-		dirs[k] = strdup(prof_dir);
-		if (r > 0 && dirs[k])
+	 * unless the ranks took it all (it is gone, renamed as the one rank's,
+	 * or holds nothing but its small files) */
+	struct stat st;
+	if (r <= 0 || (lstat(prof_dir, &st) == 0 && profdir_remove_empty(prof_dir) < 0)) {
+		dirs[n] = strdup(prof_dir);
+		if (r > 0 && dirs[n])
 			console_info("Processes of no rank: %s", base(prof_dir));
-		dirs[k + (dirs[k] != NULL)] = NULL;
 	}
 	return dirs;
 }

@@ -116,9 +116,11 @@ int collection_begin(const struct msprof_opts *o, const char *output, bool with_
  * per rank of the job (collectors/profdir-ranks.c; known: processes whose
  * rank the caller read), each named on the console, then prof_dir itself
  * unless the ranks took everything but its small files (it is removed).
- * Without ranks, prof_dir alone.  NULL when out of memory. */
+ * Without ranks, prof_dir alone (and a warning when --ranks, ranks, was
+ * given).  NULL when out of memory. */
 struct profdir_known_rank;
-char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known);
+char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known,
+			  const char *ranks);
 
 /* Export one PROF dir with msprof's console lines around it. */
 int export_one(const char *prof_dir, enum out_type type);

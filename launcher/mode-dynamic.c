@@ -366,7 +366,7 @@ static void window_export(struct dyn *d, struct target *t)
 	 * an attached rank itself, whose environment describe() read) */
 	char *dir = collection_take_dir(&t->s);
 	struct profdir_known_rank self = { t->pid, t->rank };
-	char **dirs = dir ? collection_rank_dirs(dir, &self, t->rank >= 0) : NULL;
+	char **dirs = dir ? collection_rank_dirs(dir, &self, t->rank >= 0, opts_s(&d->o, SET_RANKS)) : NULL;
 	for (size_t i = 0; dirs && dirs[i]; i++)
 		export_start(d, strdup(dirs[i]));
 	if (dir && !dirs)

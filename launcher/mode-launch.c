@@ -234,7 +234,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (!stopped)
 		collection_stop(&s);
 	{
-		char **dirs = collection_rank_dirs(s.prof_dir, &app_rank, app_rank.rank >= 0);
+		char **dirs = collection_rank_dirs(s.prof_dir, &app_rank, app_rank.rank >= 0, opts_s(o, SET_RANKS));
 		for (size_t i = 0; dirs && dirs[i]; i++)
 			if (export_one(dirs[i], o->type) < 0 && rc == 0)
 				rc = 1;

@@ -369,5 +369,7 @@ void agent_flush_now(void);
 int agent_rank(void);        /* common/rankenv.h's rank; -1 */
 struct rank_env;
 void agent_rank_env(struct rank_env *ret);
+void agent_rank_init(void);  /* at load: the rank is read once (core.c) */
+void agent_rank_forget(void); /* in a forked child: read again at first use */
 void agent_comm(char *buf, size_t size);
 void agent_cmdline(char *buf, size_t size);

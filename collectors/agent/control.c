@@ -620,6 +620,7 @@ static void atfork_child(void)
 {
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
+	agent_rank_forget(); /* a child may set its own rank before it annotates */
 	agent_osrt_self(tl_fork_osrt);
 	if (C.sock >= 0)
 		close(C.sock);
@@ -691,6 +692,7 @@ __attribute__((constructor)) static void agent_load(void)
 	/* before pthread_atfork: a child's first call finds it set */
 	agent_core_set_ops(&core_ops);
 	agent_core_init();
+	agent_rank_init();
 	ring_size_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");

@@ -5,6 +5,7 @@
  * above them; everything else here is a slow path taken once per thread,
  * domain or name. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -852,9 +853,81 @@ void agent_name_thread(uint32_t tid, const char *name, size_t n)
 
 /* --- process facts -------------------------------------------------------- */
 
+/* Read once, at load (agent_rank_init: before the program's threads, whose
+ * setenv could race a getenv of ours) and kept; a forked child reads it
+ * again at its first use (agent_rank_forget: it may set its own first; it
+ * has one thread).  A process without a rank of its own takes its nearest
+ * ancestor's (a data loader started without RANK is of its rank's job), as
+ * msprofd's sampler and the PROF dir split do. */
+static struct rank_env g_rank_env;
+static _Atomic bool g_rank_env_set;
+
+/* ppid of pid from /proc/PID/stat (0 unknown) */
+static uint32_t parent_of(uint32_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	unsigned st = 0;
+	char state;
+	return p && sscanf(p + 1, " %c %u", &state, &st) == 2 ? st : 0;
+}
+
+static void ancestor_rank(struct rank_env *re)
+{
+	enum { ENV_MAX = 64 * 1024, LEVELS = 4 };
+	char *buf = malloc(ENV_MAX);
+	if (!buf)
+		return;
+	uint32_t pid = (uint32_t)getppid();
+	for (int level = 0; level < LEVELS && pid > 1 && re->rank < 0; level++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%u/environ", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, ENV_MAX) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			struct rank_env up;
+			rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, (size_t)n }, &up);
+			if (up.rank >= 0) {
+				re->rank = up.rank;
+				re->local_rank = up.local_rank;
+			}
+		}
+		pid = parent_of(pid);
+	}
+	free(buf);
+}
+
+void agent_rank_init(void)
+{
+	struct rank_env re;
+	rank_env_read(rank_env_getenv, NULL, &re);
+	if (re.rank < 0)
+		ancestor_rank(&re);
+	g_rank_env = re;
+	atomic_store(&g_rank_env_set, true);
+}
+
+void agent_rank_forget(void)
+{
+	atomic_store(&g_rank_env_set, false);
+}
+
 void agent_rank_env(struct rank_env *ret)
 {
-	rank_env_read(rank_env_getenv, NULL, ret);
+	if (!atomic_load(&g_rank_env_set))
+		agent_rank_init(); /* a call before our constructor */
+	*ret = g_rank_env;
 }
 
 int agent_rank(void)

@@ -17,7 +17,7 @@ N=4
 # The job launcher: starts N ranks with the variables of one launcher,
 # each rank's pid and rank written to $T_WORK/<name>.pids (the ground truth).
 # Rank 0 is a shell that runs the command as its child, beside a worker that
-# drops the rank variables (both "child" lines).
+# drops the rank variables (both "child" lines; the worker runs $WORKER).
 cat >"$T_WORK/launch.sh" <<'EOF'
 #!/bin/bash
 # launch.sh KIND NAME N cmd...
@@ -33,7 +33,7 @@ for ((r = 0; r < n; r++)); do
 	if [ "$r" = 0 ]; then
 		# rank 0 starts a data-loader-like worker with no rank variable
 		env "${vars[@]}" bash -c 'env -u RANK -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK -u SLURM_PROCID \
-			-u PMI_RANK -u OMPI_COMM_WORLD_LOCAL_RANK -u SLURM_LOCALID sleep 2 & echo "child $!" >>"$0"
+			-u PMI_RANK -u OMPI_COMM_WORLD_LOCAL_RANK -u SLURM_LOCALID ${WORKER:-sleep 2} & echo "child $!" >>"$0"
 			"$@" & echo "child $!" >>"$0"; wait' "$T_WORK/$name.pids" "$@" &
 	else
 		env "${vars[@]}" "$@" &
@@ -141,6 +141,17 @@ for d in "$T_WORK"/some/PROF_*; do
 		"$(t_sql "$db" "SELECT COUNT(*) FROM PROCESS_INFO WHERE pid IN
 		   ($(awk '$1 == 1 || $1 == 2 { print $2 }' "$T_WORK/some.pids" | paste -sd,))")" 0
 done
+
+# --ranks=0 with annotations: rank 0's worker, started without a rank
+# variable, is of rank 0 (its parent's) and records; the other ranks do not
+WORKER="$APP ranges 2" env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0 --msproftx=on --output="$T_WORK/tx0" \
+	"$T_WORK/launch.sh" torch tx0 $N "$APP" ranges 3 >"$T_WORK/tx0.log" 2>&1 || t_fail "msprof --ranks=0 --msproftx=on"
+dirs=("$T_WORK"/tx0/PROF_*)
+t_eq "--ranks=0 --msproftx=on: one PROF dir, rank 0's" \
+	"$(for d in "${dirs[@]}"; do info "$d/host/info.json" rank_id; done | paste -sd,)" 0
+db=$(ls "${dirs[0]}"/msprof_*.db | head -n1)
+t_eq "--ranks=0: rank 0's steps, 3 of its main process and 2 of its rankless worker" \
+	"$(t_sql "$db" 'SELECT COUNT(*), COUNT(DISTINCT pid) FROM STEP')" "5|2"
 
 # two hosts, one shared output dir: each its own daemon and host id
 mkdir -p "$T_WORK/shared"
