@@ -207,6 +207,10 @@ struct nccl_facts {
 
 static void start_event(void *ctx, void **handle, int version, const struct nccl_facts *f)
 {
+	/* NCCL always names the function: without one (or with a v1 code we
+	 * do not know) the descriptor is not NCCL's */
+	if (!f->func || !f->func[0])
+		return;
 	struct nccl_open *o = open_take();
 	if (!o)
 		return;
