@@ -186,6 +186,25 @@ enum raw_type {
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
 	 *                    that took at least the window's threshold.
+	 * RAW_AGENT_COMM_OP  ts (start), u32 tid, u32 kind (1 collective, 2
+	 *                    point-to-point), u64 end ns, u64 comm_hash, i32
+	 *                    rank, i32 nranks (-1 unknown), u64 count
+	 *                    (elements), u64 bytes (count x the type's size,
+	 *                    0 unknown), i32 peer (p2p: the remote rank;
+	 *                    collective: the root, -1 none), u32 channels, u64
+	 *                    seq (NCCL's sequence number of the collective in
+	 *                    its communicator, 0 none), u32 version (of NCCL's
+	 *                    profiler interface), u32 reserved, str func
+	 *                    ("AllReduce", "Send"...), str datatype
+	 *                    ("ncclFloat32"), str algo ("RING"), str proto
+	 *                    ("SIMPLE"), str comm_name ("" none): one operation
+	 *                    NCCL reported to its profiler plugin
+	 *                    (NCCL_PROFILER_PLUGIN = the agent,
+	 *                    collectors/agent/nccl.c).  Start and end are its
+	 *                    host-side span: NCCL starts the event when it
+	 *                    enqueues the operation and stops it once the
+	 *                    kernel is launched; tid is the thread that
+	 *                    stopped it.
 	 *
 	 * Placement (agent, collectors/agent/window.c): every slice begins with
 	 * RAW_AGENT_PROCESS, then the DOMAIN, CATEGORY and NVTX-named THREAD
@@ -207,6 +226,7 @@ enum raw_type {
 	RAW_AGENT_RANGE_END = 112,
 	RAW_AGENT_COUNTERS = 120,
 	RAW_AGENT_OSRT = 130,
+	RAW_AGENT_COMM_OP = 131,
 	/* Device tasks (collectors/gputask.h encodes and decodes them; names
 	 * are u32 length + bytes, under GPU_NAME_MAX):
 	 * RAW_AGENT_GPU_TASK  u64 start, u64 end (CLOCK_MONOTONIC ns), u32 kind

@@ -10,6 +10,13 @@
  *     name the collective, the algorithm, the protocol and the data type;
  *     one kernel is one operation (NCCL runs one kernel per collective on
  *     its communicator's stream).
+ *   - NCCL's profiler plugin (the agent, NCCL_PROFILER_PLUGIN): one
+ *     RAW_AGENT_COMM_OP record per operation, decoded here into
+ *     NCCL_PROFILER_OP; it names the function, count, data type, algorithm,
+ *     protocol and communicator (name or hash, rank count).  Where the
+ *     operation's kernel is among the device tasks too (its launching call
+ *     inside the operation's host span, same process and type), the two
+ *     are one operation: the plugin's facts, the kernel's device times.
  *   - mstx ranges in the domain "communication", as torch_npu marks its
  *     HCCL operations: the message is a dict, its quotes often escaped,
  *     {\"opName\": \"HcclAllreduce\",\"groupName\": \"g\",\"dataType\":
@@ -24,6 +31,7 @@
  * sequence, which is what lets cluster tools match them across ranks. */
 #include <ctype.h>
 
+#include "collectors/raw.h"
 #include "export/internal.h"
 #include "export/comm.h"
 #include "common/util.h"
@@ -104,6 +112,9 @@ int exp_comm_data_type(const char *name)
 {
 	char low[32];
 	size_t n = 0;
+	/* NCCL's enum names (the profiler plugin's): ncclFloat32 is float32 */
+	if (strncmp(name, "nccl", 4) == 0 && name[4])
+		name += 4;
 	for (const char *p = name; *p && n + 1 < sizeof low; p++)
 		low[n++] = (char)tolower((unsigned char)*p);
 	low[n] = '\0';
@@ -323,19 +334,23 @@ int exp_comm_parse_dict(const char *msg, struct exp_comm_dict *ret)
 struct comm_op {
 	int64_t start, end, conn, device, task, tid, count, stream, src, dst, rank_size;
 	int64_t name_id;           /* the kernel's demangled name (COMPUTE_TASK_INFO), -1: none */
+	int64_t pid, launch;       /* kernels: the launching call's process and start (-1: none) */
+	int64_t plugin_row;        /* plugin: its NCCL_PROFILER_OP rowid, -1 none */
 	int data_type;
 	const char *type;          /* msprof's opType, NULL: unknown (named by `raw`) */
 	char *raw;                 /* the kernel's name, or the range's message */
 	char group[128];
 	char algorithm[48];
-	bool nccl;
+	bool nccl;                 /* a kernel (alone, or giving a plugin op its times) */
+	bool plugin;               /* NCCL's profiler plugin reported it */
+	bool merged;               /* a kernel whose plugin op took it: not written */
 };
 
 struct comm_build {
 	struct exp *e;
 	struct comm_op *v;
 	size_t n, cap;
-	uint64_t not_dict, no_end, marks;
+	uint64_t not_dict, no_end, marks, matched;
 };
 
 static struct comm_op *new_op(struct comm_build *b, const char *raw)
@@ -346,7 +361,8 @@ static struct comm_op *new_op(struct comm_build *b, const char *raw)
 	b->v = v;
 	struct comm_op *o = &v[b->n];
 	*o = (struct comm_op){ .task = -1, .tid = -1, .name_id = -1, .count = -1, .stream = -1, .src = -1, .dst = -1,
-			       .rank_size = -1, .data_type = EXP_COMM_DTYPE_NA };
+			       .rank_size = -1, .pid = -1, .launch = -1, .plugin_row = -1,
+			       .data_type = EXP_COMM_DTYPE_NA };
 	if (!(o->raw = strdup(raw ? raw : "")))
 		return NULL;
 	b->n++;
@@ -370,6 +386,8 @@ static int nccl_row(sqlite3_stmt *st, void *ctx)
 	o->conn = sqlite3_column_int64(st, 4);
 	o->stream = sqlite3_column_int64(st, 6);
 	o->name_id = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
+	o->pid = sqlite3_column_int64(st, 8);
+	o->launch = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
 	o->nccl = true;
 	o->type = exp_comm_op_type(k.collective);
 	o->data_type = k.data_type;
@@ -383,6 +401,134 @@ static int nccl_row(sqlite3_stmt *st, void *ctx)
 		free(o->raw);
 		if (!(o->raw = strdup(k.collective)))
 			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* An operation NCCL reported to its profiler plugin (NCCL_PROFILER_OP). */
+enum { P_ROW, P_START, P_END, P_TID, P_KIND, P_FUNC, P_DTYPE, P_COUNT, P_PEER, P_ALGO, P_PROTO, P_HASH, P_NAME,
+       P_RANK, P_NRANKS };
+
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	const char *v = (const char *)sqlite3_column_text(st, c);
+	return v ? v : "";
+}
+
+static int plugin_row(sqlite3_stmt *st, void *ctx)
+{
+	struct comm_build *b = ctx;
+	const char *func = col_text(st, P_FUNC), *algo = col_text(st, P_ALGO), *proto = col_text(st, P_PROTO);
+	const char *name = col_text(st, P_NAME);
+	struct comm_op *o = new_op(b, func[0] ? func : "N/A");
+	if (!o)
+		return -ENOMEM;
+	o->plugin = true;
+	o->plugin_row = sqlite3_column_int64(st, P_ROW);
+	o->start = sqlite3_column_int64(st, P_START);
+	o->end = sqlite3_column_int64(st, P_END);
+	o->tid = sqlite3_column_int64(st, P_TID);
+	o->pid = (int64_t)((uint64_t)o->tid >> 32);
+	o->type = exp_comm_op_type(func);
+	o->count = sqlite3_column_int64(st, P_COUNT);
+	const char *dt = col_text(st, P_DTYPE);
+	o->data_type = dt[0] ? exp_comm_data_type(dt) : EXP_COMM_DTYPE_NA;
+	int64_t nranks = sqlite3_column_int64(st, P_NRANKS), rank = sqlite3_column_int64(st, P_RANK);
+	int64_t peer = sqlite3_column_int64(st, P_PEER);
+	o->rank_size = nranks > 0 ? nranks : -1;
+	/* the communicator: its name where NCCL gave one, else its hash */
+	if (name[0])
+		snprintf(o->group, sizeof o->group, "%s", name);
+	else
+		snprintf(o->group, sizeof o->group, "nccl_%s", col_text(st, P_HASH));
+	if (algo[0] && proto[0])
+		snprintf(o->algorithm, sizeof o->algorithm, "%s-%s", algo, proto);
+	else
+		snprintf(o->algorithm, sizeof o->algorithm, "%s%s", algo, proto);
+	if (sqlite3_column_int64(st, P_KIND) == 2 && peer >= 0 && rank >= 0) {
+		bool recv = o->type && streq(o->type, "hcom_receive_");
+		o->src = recv ? peer : rank;
+		o->dst = recv ? rank : peer;
+	}
+	return 0;
+}
+
+static int by_pid_start(const void *a, const void *b)
+{
+	const struct comm_op *x = *(const struct comm_op *const *)a, *y = *(const struct comm_op *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->plugin_row > y->plugin_row) - (x->plugin_row < y->plugin_row);
+}
+
+static int by_pid_launch(const void *a, const void *b)
+{
+	const struct comm_op *x = *(const struct comm_op *const *)a, *y = *(const struct comm_op *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->launch != y->launch)
+		return x->launch < y->launch ? -1 : 1;
+	return (x->task > y->task) - (x->task < y->task);
+}
+
+/* How far back from a launch the plugin ops whose span may hold it are
+ * looked for: NCCL's events of one process last from plan to launch, so
+ * few of them overlap one launch. */
+#define MATCH_BACK 64
+
+/* One operation where the plugin and a kernel both saw it: a kernel whose
+ * launching call (same process) started inside a plugin op's host span,
+ * of the same type, goes to the earliest such op not yet given one; the
+ * op then has the kernel's device times, device, stream and task, the
+ * kernel is not written apart.  A kernel NCCL launched for several
+ * operations of a group (ncclGroupStart/End) gives its times to the
+ * first; the others keep their host times. */
+static int match_plugin(struct comm_build *b)
+{
+	size_t np = 0, nk = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		np += b->v[i].plugin;
+		nk += b->v[i].nccl && b->v[i].launch >= 0;
+	}
+	if (!np || !nk)
+		return 0;
+	_cleanup_free_ struct comm_op **p = calloc(np, sizeof *p), **k = calloc(nk, sizeof *k);
+	if (!p || !k)
+		return -ENOMEM;
+	np = nk = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->v[i].plugin)
+			p[np++] = &b->v[i];
+		else if (b->v[i].nccl && b->v[i].launch >= 0)
+			k[nk++] = &b->v[i];
+	}
+	qsort(p, np, sizeof *p, by_pid_start);
+	qsort(k, nk, sizeof *k, by_pid_launch);
+	size_t hi = 0; /* p[0..hi): ops of a lower pid, or started by the launch */
+	for (size_t j = 0; j < nk; j++) {
+		struct comm_op *kern = k[j];
+		while (hi < np && (p[hi]->pid < kern->pid || (p[hi]->pid == kern->pid && p[hi]->start <= kern->launch)))
+			hi++;
+		struct comm_op *best = NULL;
+		for (size_t x = hi, steps = 0; x > 0 && steps < MATCH_BACK; x--, steps++) {
+			struct comm_op *o = p[x - 1];
+			if (o->pid != kern->pid)
+				break;
+			if (o->nccl || o->end < kern->launch || o->type != kern->type ||
+			    (!o->type && !streq(o->raw, kern->raw)))
+				continue;
+			best = o; /* walking back: the last found starts first */
+		}
+		if (!best)
+			continue;
+		best->nccl = true;
+		best->start = kern->start, best->end = kern->end;
+		best->device = kern->device, best->conn = kern->conn, best->stream = kern->stream;
+		best->task = kern->task, best->name_id = kern->name_id;
+		kern->merged = true;
+		b->matched++;
 	}
 	return 0;
 }
@@ -538,7 +684,7 @@ static int write_op(struct comm_build *b, sqlite3_stmt *op, sqlite3_stmt *task, 
 		return r;
 	c = 1;
 	sqlite3_bind_int64(src, c++, (int64_t)i);
-	sqlite3_bind_text(src, c++, o->nccl ? "nccl" : "mstx", -1, SQLITE_STATIC);
+	sqlite3_bind_text(src, c++, o->plugin ? "plugin" : o->nccl ? "nccl" : "mstx", -1, SQLITE_STATIC);
 	bind_opt(src, c++, o->task);
 	bind_opt(src, c++, o->tid);
 	bind_opt(src, c++, o->stream);
@@ -584,10 +730,18 @@ static int build_comm(struct exp *e)
 {
 	/* NCCL kernels, the GPU_TASK name being CUPTI's (mangled or not) */
 	static const char nccl_sql[] =
-		"SELECT t.globalTaskId, t.startNs, t.endNs, t.deviceId, t.connectionId, g.name, t.streamId, c.name "
+		"SELECT t.globalTaskId, t.startNs, t.endNs, t.deviceId, t.connectionId, g.name, t.streamId, c.name, "
+		"g.pid, (SELECT min(a.startNs) FROM GPU_API a WHERE a.pid = g.pid AND a.correlationId = g.correlationId) "
 		"FROM TASK t JOIN GPU_TASK g ON g.rowid = t.globalTaskId "
 		"LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE g.kind = 1 AND "
 		"(g.name LIKE '%ncclDevKernel%' OR g.name LIKE '%ncclKernel%')";
+	/* NCCL's profiler plugin */
+	static const char plugin_sql[] =
+		"SELECT p.rowid, p.startNs, p.endNs, p.globalTid, p.kind, f.value, d.value, p.count, p.peer, a.value, "
+		"r.value, p.commHash, n.value, p.rank, p.nRanks FROM NCCL_PROFILER_OP p "
+		"LEFT JOIN STRING_IDS f ON f.id = p.func LEFT JOIN STRING_IDS d ON d.id = p.dataType "
+		"LEFT JOIN STRING_IDS a ON a.id = p.algo LEFT JOIN STRING_IDS r ON r.id = p.proto "
+		"LEFT JOIN STRING_IDS n ON n.id = p.commName";
 	static const char mstx_sql[] =
 		"SELECT m.startNs, m.endNs, s.value, m.globalTid, m.eventType, m.connectionId FROM MSTX_EVENTS m "
 		"JOIN STRING_IDS d ON d.id = m.domainId LEFT JOIN STRING_IDS s ON s.id = m.message "
@@ -596,6 +750,20 @@ static int build_comm(struct exp *e)
 	struct comm_build b = { .e = e };
 	if (r == 0 && exp_table_has_rows(e, "TASK") && exp_table_has_rows(e, "GPU_TASK"))
 		r = exp_each(e, nccl_sql, NULL, nccl_row, &b);
+	if (r >= 0 && exp_table_has_rows(e, "NCCL_PROFILER_OP"))
+		r = exp_each(e, plugin_sql, NULL, plugin_row, &b);
+	if (r >= 0)
+		r = match_plugin(&b);
+	if (r >= 0 && b.matched) { /* the kernels a plugin op took are not operations of their own */
+		size_t w = 0;
+		for (size_t i = 0; i < b.n; i++) {
+			if (b.v[i].merged)
+				free(b.v[i].raw);
+			else
+				b.v[w++] = b.v[i];
+		}
+		b.n = w;
+	}
 	if (r >= 0 && exp_table_has_rows(e, "MSTX_EVENTS"))
 		r = exp_each(e, mstx_sql, NULL, mstx_row, &b);
 	if (r >= 0 && b.n) {
@@ -804,12 +972,89 @@ static int write_summaries(struct exp *e, const char *dir)
 	return exp_table_query(e, dir, CSV_COMMUNICATION_STATISTIC, sql, statistic_row, NULL);
 }
 
+/* --- NCCL's profiler plugin: RAW_AGENT_COMM_OP -> NCCL_PROFILER_OP -------------------- */
+
+static const char plugin_insert_sql[] =
+	"INSERT INTO NCCL_PROFILER_OP VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+static int take_comm_op(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec,
+			struct raw_cur *c, int64_t t)
+{
+	(void)rec;
+	uint32_t tid = raw_cur_u32(c), kind = raw_cur_u32(c);
+	uint64_t end = raw_cur_u64(c), hash = raw_cur_u64(c);
+	int32_t rank = (int32_t)raw_cur_u32(c), nranks = (int32_t)raw_cur_u32(c);
+	uint64_t count = raw_cur_u64(c), bytes = raw_cur_u64(c);
+	int32_t peer = (int32_t)raw_cur_u32(c);
+	uint32_t channels = raw_cur_u32(c);
+	uint64_t seq = raw_cur_u64(c);
+	uint32_t version = raw_cur_u32(c);
+	(void)raw_cur_u32(c);
+	_cleanup_free_ char *str = malloc(5 * (RAW_AGENT_MAX_STR + 1));
+	if (!str)
+		return -ENOMEM;
+	char *func = str, *dtype = func + RAW_AGENT_MAX_STR + 1, *algo = dtype + RAW_AGENT_MAX_STR + 1;
+	char *proto = algo + RAW_AGENT_MAX_STR + 1, *name = proto + RAW_AGENT_MAX_STR + 1;
+	if (c->err || !exp_take_str(c, func) || !exp_take_str(c, dtype) || !exp_take_str(c, algo) ||
+	    !exp_take_str(c, proto) || !exp_take_str(c, name) || end > INT64_MAX || count > INT64_MAX ||
+	    bytes > INT64_MAX || (kind != 1 && kind != 2))
+		return 1;
+	int64_t end_ns = raw_unix_ns(ap->h, end);
+	if (end_ns < t)
+		return 1;
+	int64_t ids[5];
+	const char *strs[5] = { func, dtype, algo, proto, name };
+	int r = 0;
+	for (int i = 0; i < 5 && r == 0; i++)
+		r = exp_intern_id(e, strs[i], &ids[i]);
+	if (r == 0 && !e->nccl_insert)
+		r = exp_prepare(e, plugin_insert_sql, &e->nccl_insert);
+	if (r < 0)
+		return r;
+	exp_note_time(e, end_ns);
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016" PRIx64, hash);
+	sqlite3_stmt *st = e->nccl_insert;
+	int k = 1;
+	sqlite3_bind_int64(st, k++, t);
+	sqlite3_bind_int64(st, k++, end_ns);
+	sqlite3_bind_int64(st, k++, (int64_t)(((uint64_t)ap->pid << 32) | tid));
+	sqlite3_bind_int64(st, k++, kind);
+	sqlite3_bind_int64(st, k++, ids[0]);
+	sqlite3_bind_int64(st, k++, ids[1]);
+	sqlite3_bind_int64(st, k++, (int64_t)count);
+	sqlite3_bind_int64(st, k++, (int64_t)bytes);
+	sqlite3_bind_int64(st, k++, peer);
+	sqlite3_bind_int64(st, k++, ids[2]);
+	sqlite3_bind_int64(st, k++, ids[3]);
+	sqlite3_bind_int64(st, k++, channels);
+	sqlite3_bind_int64(st, k++, (int64_t)(seq > INT64_MAX ? 0 : seq));
+	sqlite3_bind_text(st, k++, hex, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, k++, ids[4]);
+	sqlite3_bind_int64(st, k++, rank);
+	sqlite3_bind_int64(st, k++, nranks);
+	sqlite3_bind_int64(st, k++, version);
+	return exp_step_done(e, st, plugin_insert_sql);
+}
+
+static void release(struct exp *e)
+{
+	sqlite3_finalize(e->nccl_insert);
+	e->nccl_insert = NULL;
+}
+
+static const struct exp_agent_record records[] = {
+	{ RAW_AGENT_COMM_OP, take_comm_op },
+	{ 0, NULL },
+};
+
 static const char *const tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP_SOURCE",
-				      "ENUM_HCCL_DATA_TYPE", NULL };
+				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", NULL };
 static const enum export_csv csvs[] = { CSV_COMMUNICATION_STATISTIC, _CSV_MAX };
 
-/* Communication operations from NCCL kernels and from mstx ranges of the
- * domain "communication": COMMUNICATION_OP, COMMUNICATION_TASK_INFO (the
+/* Communication operations from NCCL kernels, NCCL's profiler plugin and
+ * mstx ranges of the domain "communication": NCCL_PROFILER_OP (the
+ * plugin's records, ours), COMMUNICATION_OP, COMMUNICATION_TASK_INFO (the
  * kernels), COMMUNICATION_OP_SOURCE (ours), ENUM_HCCL_DATA_TYPE; the
  * Communication layer; communication_statistic.  The analyze command's
  * files are made from the same tables (analyze-comm.c). */
@@ -817,7 +1062,9 @@ const struct exp_domain exp_domain_comm = {
 	.name = "communication",
 	.tables = tables,
 	.csvs = csvs,
+	.agent_records = records,
 	.build = build_comm,
+	.release = release,
 	.has_layers = has_layers,
 	.layers = write_layer,
 	.summaries = write_summaries,

@@ -85,6 +85,7 @@ struct exp {
 	struct exp_intern *strings;
 	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
 	sqlite3_stmt *osrt_insert;  /* domain-osrt.c: OSRT_API, while parsing */
+	sqlite3_stmt *nccl_insert;  /* domain-comm.c: NCCL_PROFILER_OP, while parsing */
 	struct exp_mstx *mstx;      /* parse-mstx.c: range matching, while parsing */
 
 	/* what this export writes (export_options) */

@@ -60,7 +60,17 @@
  *   COMMUNICATION_OP_SOURCE   per COMMUNICATION_OP row: where it came from
  *                             (nccl: its kernel's task; mstx: its range's
  *                             thread), stream, P2P ranks, the kernel name or
- *                             range message -> STRING_IDS */
+ *                             range message -> STRING_IDS (plugin: the
+ *                             thread that reported it, and the task of the
+ *                             kernel that gave its device times)
+ *   NCCL_PROFILER_OP          per operation NCCL reported to its profiler
+ *                             plugin (the agent): host start and end,
+ *                             thread, kind (1 collective, 2 P2P), func,
+ *                             NCCL's data type name, count, bytes, peer
+ *                             (root), algorithm, protocol, channels, NCCL's
+ *                             sequence number, communicator hash (16 hex
+ *                             digits), name, rank and size, the plugin
+ *                             interface's version */
 const struct export_db_table export_db_tables[] = {
 	{ "STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", true, true },
 	{ "META_DATA", "name TEXT, value TEXT", true, true },
@@ -188,6 +198,11 @@ const struct export_db_table export_db_tables[] = {
 	  "opId INTEGER PRIMARY KEY, source TEXT, globalTaskId INTEGER, globalTid INTEGER, streamId INTEGER, "
 	  "srcRank INTEGER, dstRank INTEGER, message INTEGER",
 	  false, true }, /* always: the Communication layer joins it to COMMUNICATION_OP */
+	{ "NCCL_PROFILER_OP",
+	  "startNs INTEGER, endNs INTEGER, globalTid INTEGER, kind INTEGER, func INTEGER, dataType INTEGER, "
+	  "count INTEGER, bytes INTEGER, peer INTEGER, algo INTEGER, proto INTEGER, channels INTEGER, seq INTEGER, "
+	  "commHash TEXT, commName INTEGER, rank INTEGER, nRanks INTEGER, version INTEGER",
+	  false, false },
 	{ "GPU_SYNC",
 	  "pid INTEGER, startNs INTEGER, endNs INTEGER, type INTEGER, contextId INTEGER, streamId INTEGER, "
 	  "eventId INTEGER, correlationId INTEGER, result INTEGER, tid INTEGER, connectionId INTEGER",

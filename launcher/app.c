@@ -441,6 +441,11 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	if (r >= 0 && agent && (opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API)) &&
 	    !strv_env_get(env, "CUDA_INJECTION64_PATH"))
 		r = strv_env_set(&env, "CUDA_INJECTION64_PATH", agent);
+	/* communication: NCCL (>= 2.23) dlopens its profiler plugin from
+	 * NCCL_PROFILER_PLUGIN and the agent is one (collectors/agent/nccl.c);
+	 * the user's own plugin (or "none") is kept */
+	if (r >= 0 && agent && !strv_env_get(env, "NCCL_PROFILER_PLUGIN"))
+		r = strv_env_set(&env, "NCCL_PROFILER_PLUGIN", agent);
 	/* Plain launch mode: the session covers the application (and what it
 	 * starts) from its first instruction, so the agent may wait for its
 	 * agent_start while loading and miss no annotation.  Not with a delay

@@ -34,7 +34,8 @@
  * ------
  * Calls go down only; no file calls into a file above it:
  *
- *   mstx.c nvtx.c osrt.c   the program's calls (annotations, libc)
+ *   mstx.c nvtx.c osrt.c   the program's calls (annotations, libc,
+ *   nccl.c                 NCCL's profiler plugin calls)
  *   exitflush.c            exec and _exit: agent_flush_now
  *   control.c              load, fork, exit; the agent thread and the daemon
  *   window.c               the recording window and the writer
@@ -99,7 +100,10 @@ enum {
 
 /* One event in a ring: 8-byte aligned, followed by `len` message bytes. */
 /* EV_OSRT: type is the api id (osrt-api.h), ts the start, id the end. */
-enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3, EV_OSRT = 4 };
+/* EV_COMM: type is the kind (1 collective, 2 point-to-point), ts the
+ * start, id the end, the message RAW_AGENT_COMM_OP's payload after them. */
+enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3, EV_OSRT = 4, EV_COMM = 5 };
+#define EV_KIND_LAST EV_COMM
 
 struct agent_ev {
 	uint16_t kind;
@@ -242,6 +246,20 @@ int agent_pop(uint32_t domain);
 void agent_bad_call(void);
 /* An OS runtime call of the calling thread (osrt.c, while g_osrt_on). */
 void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
+
+/* A communication operation NCCL's profiler plugin interface reported
+ * (nccl.c): payload is RAW_AGENT_COMM_OP's after its end time, already
+ * little-endian, at most RAW_AGENT_MAX_STR bytes.  Idle: nothing. */
+void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint8_t *payload, uint32_t len);
+/* An event lost before it reached a ring (no room to keep it open):
+ * counted with the ring's drops while recording. */
+void agent_dropped(void);
+/* NCCL initialised us as its profiler plugin (once: wakes the agent
+ * thread); whether it did; whether it did since the agent thread last
+ * asked (then a session left idle gets a window, as for CUPTI). */
+void agent_comm_plugin_up(void);
+bool agent_comm_plugin_active(void);
+bool agent_comm_plugin_came_up(void);
 
 /* --- cupti.c (cupti-none.c without the CUDA headers): device tasks -------- */
 

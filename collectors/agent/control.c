@@ -264,7 +264,7 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 		r = -ESHUTDOWN; /* the exit handler has closed the last window */
 	else if (window_active() || C.idle_session)
 		r = -EBUSY;
-	else if (tx || osrt || (listed && agent_cupti_active())) {
+	else if (tx || osrt || (listed && (agent_cupti_active() || agent_comm_plugin_active()))) {
 		/* osrt or device tasks alone: a window that takes no annotation */
 		agent_gate_set(*steps != 0, lo, hi);
 		r = window_start(&(struct window_opts){ .prof_dir = dir, .include = inc, .exclude = exc,
@@ -512,7 +512,8 @@ static void *agent_main(void *arg)
 	pthread_mutex_unlock(&g_win_mu);
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
-		if (agent_cupti_came_up())
+		/* each asked: both flags clear */
+		if (agent_cupti_came_up() | agent_comm_plugin_came_up())
 			device_window();
 		answer_flush();
 		uint64_t now = mono_ns();

@@ -493,6 +493,52 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns)
 	rec_leave(t);
 }
 
+void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint8_t *payload, uint32_t len)
+{
+	if (agent_idle() || len > RAW_AGENT_MAX_STR)
+		return;
+	struct athread *t = rec_enter();
+	if (!t)
+		return;
+	put_event(t, EV_COMM, kind, start_ns, end_ns, 0, (const char *)payload, len, 0, 0);
+	rec_leave(t);
+}
+
+void agent_dropped(void)
+{
+	if (agent_idle())
+		return;
+	struct athread *t = agent_thread_get(false);
+	if (t)
+		atomic_fetch_add(&t->n_dropped, 1);
+	else
+		atomic_fetch_add(&g_orphan_dropped, 1);
+}
+
+/* NCCL loaded us as its profiler plugin: like CUPTI coming up, a session
+ * that found nothing to record in this agent gets a window now. */
+static _Atomic bool g_comm_plugin, g_comm_plugin_new;
+
+void agent_comm_plugin_up(void)
+{
+	if (atomic_exchange(&g_comm_plugin, true))
+		return;
+	atomic_store(&g_comm_plugin_new, true);
+	int saved = errno;
+	agent_wake_always();
+	errno = saved;
+}
+
+bool agent_comm_plugin_active(void)
+{
+	return atomic_load(&g_comm_plugin);
+}
+
+bool agent_comm_plugin_came_up(void)
+{
+	return atomic_exchange(&g_comm_plugin_new, false);
+}
+
 uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
 {
 	if (agent_idle())

@@ -305,6 +305,12 @@ static void write_event(const struct athread *t, const struct agent_ev *e)
 		type = RAW_AGENT_OSRT;
 		raw_buf_u64(&W.buf, e->id);
 		break;
+	case EV_COMM:
+		/* tid, kind (above), end, then the payload nccl.c encoded */
+		type = RAW_AGENT_COMM_OP;
+		raw_buf_u64(&W.buf, e->id);
+		raw_buf_bytes(&W.buf, msg, e->len);
+		break;
 	default:
 		type = RAW_AGENT_RANGE_END;
 		raw_buf_u64(&W.buf, e->id);
@@ -336,7 +342,7 @@ static void drain_slot(struct athread *t, uint64_t head)
 		} else {
 			size = (sizeof(*e) + e->len + 7) & ~(uint64_t)7;
 			/* our own producer wrote it; still, never walk off the ring */
-			if (e->kind > EV_OSRT || e->len > RAW_AGENT_MAX_STR)
+			if (e->kind > EV_KIND_LAST || e->len > RAW_AGENT_MAX_STR)
 				size = 0;
 			else if (W.w)
 				write_event(t, e);

@@ -20,15 +20,17 @@ fi
 OSRT_APIS='pthread_mutex_lock|pthread_cond_wait|pthread_cond_timedwait|pthread_join|nanosleep|usleep|sleep|clock_nanosleep|read|write|pread|pwrite|pread64|pwrite64|readv|writev|send|recv|sendto|recvfrom|poll|ppoll|select|epoll_wait|fsync|fdatasync|open|open64|openat|openat64|mmap|mmap64|munmap'
 # the calls that end a process image (exitflush.c), in both builds
 EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit'
-ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step)|'"$EXIT_APIS"
+# NCCL's profiler plugin interface (nccl.c), every version NCCL looks up
+NCCL_APIS='ncclProfiler_v1|ncclProfiler_v2|ncclProfiler_v3|ncclProfiler_v4|ncclProfiler_v5|ncclProfiler_v6'
+ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step)|'"$NCCL_APIS"'|'"$EXIT_APIS"
 if command -v nm >/dev/null; then
 	# the plain agent wraps no libc call but exec and _exit: a job that does
 	# not ask for osrt pays nothing on its system calls
 	syms=$(nm -D --defined-only "$AGENT" | awk '{print $3}')
 	extra=$(echo "$syms" | grep -v -E '^('"$ENTRIES"')$' || true)
-	missing=$(echo "$EXIT_APIS" | tr '|' '\n' | while read -r s; do echo "$syms" | grep -qx "$s" || echo "$s"; done)
+	missing=$(echo "$EXIT_APIS|$NCCL_APIS" | tr '|' '\n' | while read -r s; do echo "$syms" | grep -qx "$s" || echo "$s"; done)
 	if [ -z "$extra" ] && [ -z "$missing" ]; then
-		t_ok "the agent exports only its entry points, the mstx API and the 11 calls that end an image"
+		t_ok "the agent exports only its entry points, the mstx API, NCCL's profiler plugin and the 11 calls that end an image"
 	else
 		t_fail "the agent exports more: '$extra', lacks: '$missing'"
 	fi

@@ -1002,6 +1002,8 @@ static void test_agent_env(void)
 	CHECK_STR(strv_env_get(env, "MSTX_INJECTION_PATH"), "/opt/agent/libmsprof_agent.so");
 	CHECK_STR(strv_env_get(env, "NVTX_INJECTION64_PATH"), "/opt/agent/libmsprof_agent.so");
 	CHECK(strv_env_get(env, "MSPROF_AGENT_WAIT_MS") == NULL);   /* no session yet: no waiting */
+	/* NCCL loads the agent as its profiler plugin */
+	CHECK_STR(strv_env_get(env, "NCCL_PROFILER_PLUGIN"), "/opt/agent/libmsprof_agent.so");
 	/* a preload the user made already stays as it is */
 	CHECK(app_env_add_agent(&env, "/lib/b.so") == 0);
 	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/lib/a.so /lib/b.so:/opt/agent/libmsprof_agent.so");
@@ -1014,6 +1016,7 @@ static void test_agent_env(void)
 	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/lib/a.so /lib/b.so");
 	CHECK(strv_env_get(env, "DYNAMIC_PROFILING_KEY_PID") == NULL);
 	CHECK(strv_env_get(env, "MSTX_INJECTION_PATH") == NULL);
+	CHECK(strv_env_get(env, "NCCL_PROFILER_PLUGIN") == NULL);
 	strv_free(env);
 
 	/* plain launch: the environment untouched; an empty LD_PRELOAD is set */
@@ -1023,6 +1026,11 @@ static void test_agent_env(void)
 	CHECK_STR(strv_env_get(env, "LD_PRELOAD"), "/x/libmsprof_agent.so");
 	CHECK(strv_env_get(env, "PROFILING_MODE") == NULL);
 	CHECK_STR(strv_env_get(env, "MSPROF_AGENT_WAIT_MS"), AGENT_WAIT_MS);   /* held app: register at load */
+	strv_free(env);
+	/* the user's own profiler plugin (or "none") is kept */
+	char *base3[] = { "NCCL_PROFILER_PLUGIN=none", NULL };
+	CHECK(app_env_for(base3, &o, "/x/libmsprof_agent.so", &env, &d) == 0);
+	CHECK_STR(strv_env_get(env, "NCCL_PROFILER_PLUGIN"), "none");
 	strv_free(env);
 	CHECK(PARSE(&o, &d, "--duration=5", "--msproftx=on", "app") == 0);
 	CHECK(app_env_for(base2, &o, "/x/libmsprof_agent.so", &env, &d) == 0);
