@@ -166,6 +166,7 @@ int main(void)
 			    "g.id = o.groupName JOIN COMMUNICATION_OP_SOURCE x ON x.opId = o.opId ORDER BY o.startNs"),
 		   text);
 	/* the plugin's facts on its operations: data type, algorithm, rank count */
+	free(text);
 	m = open_memstream(&text, &len);
 	uint64_t last = 0;
 	for (size_t k = 0; k < ARRAY_SIZE(pops); k++) { /* by count, which differs between them */
@@ -183,6 +184,7 @@ int main(void)
 			    "JOIN STRING_IDS a ON a.id = o.algType WHERE x.source = 'plugin' ORDER BY o.count"),
 		   text);
 	/* NCCL_PROFILER_OP keeps every record as reported (host times) */
+	free(text);
 	m = open_memstream(&text, &len);
 	for (size_t i = 0; i < ARRAY_SIZE(pops); i++)
 		fprintf(m, "%" PRIu64 "|%" PRIu64 "|%s|%s|%" PRIu64 "|000000000000feed|world|1|4|6\n",
