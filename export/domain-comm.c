@@ -794,6 +794,10 @@ static int build_comm(struct exp *e)
 			r = exp_exec(e, "CREATE INDEX CommTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId); "
 					"DELETE FROM COMPUTE_TASK_INFO WHERE globalTaskId IN "
 					"(SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)");
+		/* gloo's and MPI's socket calls inside the mstx operations
+		 * (OSRT_API, built by the osrt domain before this one) */
+		if (r == 0)
+			r = exp_comm_host_build(e);
 	}
 	if (b.not_dict)
 		exp_note_add(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have a message "
@@ -1049,7 +1053,7 @@ static const struct exp_agent_record records[] = {
 };
 
 static const char *const tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP_SOURCE",
-				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", NULL };
+				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", "COMMUNICATION_HOST_TASK", NULL };
 static const enum export_csv csvs[] = { CSV_COMMUNICATION_STATISTIC, _CSV_MAX };
 
 /* Communication operations from NCCL kernels, NCCL's profiler plugin and
