@@ -23,6 +23,9 @@
  *     \"fp32\",\"count\": \"1048576\",\"streamId\": \"3\"} (+ srcRank,
  *     destRank for P2P).  A range whose message is not such a dict still
  *     is an operation, named by its message, and counted in the report.
+ *   Inside the mstx ones, the socket calls and polls of their process
+ *     (OSRT_API, gloo and MPI on CPU) -> COMMUNICATION_HOST_TASK
+ *     (comm-host.c), from which analyze splits their time.
  *
  * Operations are named as msprof names HCCL's ("hcom_allReduce__3_0_1":
  * the type, then the operation's number among those of its group and type),
