@@ -5,8 +5,14 @@
  *
  * What our sources tell: each operation's span, group, type and, for
  * torch_npu's mstx messages, its element count, data type and P2P peers;
- * not the HCCL tasks inside it.  So an operation's whole span counts as
- * transit time (wait, synchronisation and idle time 0), its bytes (count x
+ * not the HCCL tasks inside it.  Where the operation is an mstx range whose
+ * process made socket calls inside it (gloo or MPI on CPU, recorded by
+ * --host-sys=osrt: COMMUNICATION_HOST_TASK, comm-host.c), its span splits
+ * as msprof splits an HCCL operation's over its tasks: transit time the
+ * union of the transfers, wait time the union of the waits outside them,
+ * synchronisation time the wait before the first transfer, idle time the
+ * rest.  Otherwise its whole span counts as transit time (wait,
+ * synchronisation and idle time 0).  Its bytes (count x
  * the data type's size, when both are known) go to SDMA, the copy engine
  * msprof files on-node transfers under, and its matrix holds the rank's
  * self link (LOCAL: how cluster tools map the group's local ranks to
@@ -29,6 +35,8 @@ static const char *const transports[] = { "RDMA", "HCCS", "PCIE", "SDMA", "SIO" 
 struct aop {
 	char *name, *group;
 	int64_t start, end, bytes, src, dst; /* bytes -1: unknown */
+	int64_t op;                          /* opId */
+	struct exp_comm_times t;             /* the split of its span */
 };
 
 struct aops {
@@ -62,7 +70,88 @@ static int op_row(sqlite3_stmt *st, void *ctx)
 		o->src = sqlite3_column_int64(st, 6);
 	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
 		o->dst = sqlite3_column_int64(st, 7);
+	o->op = sqlite3_column_int64(st, 8);
+	int64_t d = o->end - o->start;
+	o->t = (struct exp_comm_times){ .elapse = d, .transit = d };
 	return 0;
+}
+
+/* --- the host calls inside the operations -------------------------------------------- */
+
+struct host_span {
+	int64_t op;
+	struct exp_comm_span s;
+};
+
+struct host_spans {
+	struct host_span *v;
+	size_t n, cap;
+};
+
+static int host_row(sqlite3_stmt *st, void *ctx)
+{
+	struct host_spans *h = ctx;
+	struct host_span *v = grow_array(h->v, &h->cap, h->n, sizeof *v, 64);
+	if (!v)
+		return -ENOMEM;
+	h->v = v;
+	const char *kind = (const char *)sqlite3_column_text(st, 3);
+	v[h->n++] = (struct host_span){ sqlite3_column_int64(st, 0),
+					{ sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+					  kind && streq(kind, "transfer") ? EXP_COMM_HOST_TRANSFER :
+					  kind && streq(kind, "wait")     ? EXP_COMM_HOST_WAIT :
+									    EXP_COMM_HOST_NONE } };
+	return 0;
+}
+
+static int by_op(const void *a, const void *b)
+{
+	const struct aop *x = *(const struct aop *const *)a, *y = *(const struct aop *const *)b;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+/* Each operation with calls in COMMUNICATION_HOST_TASK (rows in opId
+ * order) gets their split of its span; the others keep theirs. */
+static int host_times(sqlite3 *db, struct aops *a, int *ret_rc)
+{
+	static const char sql[] = "SELECT h.opId, h.startNs, h.endNs, k.value FROM COMMUNICATION_HOST_TASK h "
+				  "JOIN STRING_IDS k ON k.id = h.taskType ORDER BY h.opId, h.startNs";
+	if (db_each(db, "SELECT 1 FROM sqlite_master WHERE name = 'COMMUNICATION_HOST_TASK'", NULL, db_row_stop,
+		    NULL) <= 0)
+		return 0;
+	struct host_spans h = { 0 };
+	int r = db_each_rc(db, sql, NULL, host_row, &h, ret_rc);
+	_cleanup_free_ struct aop **by = r >= 0 && h.n ? calloc(a->n, sizeof *by) : NULL;
+	if (r >= 0 && h.n && !by)
+		r = -ENOMEM;
+	if (r >= 0 && by) {
+		for (size_t i = 0; i < a->n; i++)
+			by[i] = &a->v[i];
+		qsort(by, a->n, sizeof *by, by_op);
+	}
+	size_t k = 0;
+	_cleanup_free_ struct exp_comm_span *spans = NULL;
+	for (size_t i = 0; r >= 0 && by && i < a->n; i++) {
+		struct aop *o = by[i];
+		while (k < h.n && h.v[k].op < o->op)
+			k++;
+		size_t n = 0, cap = 0;
+		for (; k < h.n && h.v[k].op == o->op; k++) {
+			struct exp_comm_span *v = grow_array(spans, &cap, n, sizeof *v, 16);
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			spans = v;
+			spans[n++] = h.v[k].s;
+		}
+		if (r >= 0 && n)
+			r = exp_comm_host_times(o->start, o->end, spans, n, &o->t);
+		free(spans);
+		spans = NULL;
+	}
+	free(h.v);
+	return r < 0 ? r : 0;
 }
 
 static void aops_free(struct aops *a)
@@ -104,23 +193,35 @@ static int64_t prof_rank(const char *prof_dir, sqlite3 *db)
 
 /* One operation's (or the total's) two blocks. */
 struct totals {
-	int64_t first_start, elapse, bytes, bytes_time;
+	int64_t first_start, bytes, bytes_time;
+	struct exp_comm_times t;
 	unsigned n_sized;
 	bool any;
 };
 
-static cJSON *time_info(int64_t start, int64_t elapse)
+/* a / (a + b) to 4 decimals, 0 when both are 0: msprof-analyze's
+ * compute_time_ratio (msprof_analyze/cluster_analyse/analysis/
+ * communication_analysis.py; torch_npu's profiler/analysis/prof_view/
+ * _communication_parser.py alike): Wait Time Ratio = wait / (wait +
+ * transit), Synchronization Time Ratio = sync / (sync + transit) */
+static double ratio(int64_t a, int64_t b)
+{
+	return a + b > 0 ? r4((double)a / (double)(a + b)) : 0;
+}
+
+static cJSON *time_info(int64_t start, const struct exp_comm_times *x)
 {
 	cJSON *t = cJSON_CreateObject();
 	if (!t)
 		return NULL;
 	bool ok = cJSON_AddNumberToObject(t, "Start Timestamp(us)", round((double)start / 1e3 * 1e3) / 1e3) &&
-		  cJSON_AddNumberToObject(t, "Elapse Time(ms)", ms(elapse)) &&
-		  cJSON_AddNumberToObject(t, "Transit Time(ms)", ms(elapse)) &&
-		  cJSON_AddNumberToObject(t, "Wait Time(ms)", 0) &&
-		  cJSON_AddNumberToObject(t, "Synchronization Time(ms)", 0) &&
-		  cJSON_AddNumberToObject(t, "Idle Time(ms)", 0) && cJSON_AddNumberToObject(t, "Wait Time Ratio", 0) &&
-		  cJSON_AddNumberToObject(t, "Synchronization Time Ratio", 0);
+		  cJSON_AddNumberToObject(t, "Elapse Time(ms)", ms(x->elapse)) &&
+		  cJSON_AddNumberToObject(t, "Transit Time(ms)", ms(x->transit)) &&
+		  cJSON_AddNumberToObject(t, "Wait Time(ms)", ms(x->wait)) &&
+		  cJSON_AddNumberToObject(t, "Synchronization Time(ms)", ms(x->sync)) &&
+		  cJSON_AddNumberToObject(t, "Idle Time(ms)", ms(x->idle)) &&
+		  cJSON_AddNumberToObject(t, "Wait Time Ratio", ratio(x->wait, x->transit)) &&
+		  cJSON_AddNumberToObject(t, "Synchronization Time Ratio", ratio(x->sync, x->transit));
 	return ok ? t : (cJSON_Delete(t), NULL);
 }
 
@@ -160,9 +261,9 @@ static cJSON *bandwidth_info(int64_t bytes, int64_t time, unsigned n)
 	return b;
 }
 
-static cJSON *op_entry(int64_t start, int64_t elapse, int64_t bytes, int64_t time, unsigned n)
+static cJSON *op_entry(int64_t start, const struct exp_comm_times *x, int64_t bytes, int64_t time, unsigned n)
 {
-	cJSON *o = cJSON_CreateObject(), *t = time_info(start, elapse), *b = bandwidth_info(bytes, time, n);
+	cJSON *o = cJSON_CreateObject(), *t = time_info(start, x), *b = bandwidth_info(bytes, time, n);
 	if (!o || !t || !b) {
 		cJSON_Delete(o), cJSON_Delete(t), cJSON_Delete(b);
 		return NULL;
@@ -193,21 +294,21 @@ static int comm_json(const struct aops *a, cJSON **ret)
 		const struct aop *o = &a->v[i];
 		char key[1024];
 		snprintf(key, sizeof key, "%s@%s", o->name, o->group);
-		int64_t d = o->end - o->start;
-		cJSON *e = op_entry(o->start, d, o->bytes, d, 1);
+		cJSON *e = op_entry(o->start, &o->t, o->bytes, o->t.transit, 1);
 		if (!e)
 			return -ENOMEM;
 		unique_key(j, key, sizeof key, i);
 		cJSON_AddItemToObject(j, key, e);
 		if (!tot.any)
 			tot.first_start = o->start, tot.any = true;
-		tot.elapse += d;
+		tot.t.elapse += o->t.elapse, tot.t.transit += o->t.transit, tot.t.wait += o->t.wait;
+		tot.t.sync += o->t.sync, tot.t.idle += o->t.idle;
 		if (o->bytes > 0)
-			tot.bytes += o->bytes, tot.bytes_time += d, tot.n_sized++;
+			tot.bytes += o->bytes, tot.bytes_time += o->t.transit, tot.n_sized++;
 	}
 	/* msprof's "Total Op Info": every operation summed (compare and the
 	 * advisor read it) */
-	cJSON *t = op_entry(tot.first_start, tot.elapse, tot.n_sized ? tot.bytes : -1, tot.bytes_time, tot.n_sized);
+	cJSON *t = op_entry(tot.first_start, &tot.t, tot.n_sized ? tot.bytes : -1, tot.bytes_time, tot.n_sized);
 	if (!t)
 		return -ENOMEM;
 	cJSON_AddItemToObject(j, "Total Op Info", t);
@@ -239,7 +340,7 @@ static int matrix_json(const struct aops *a, int64_t rank, cJSON **ret)
 		char key[1024], lk[64];
 		snprintf(key, sizeof key, "%s@%s", o->name, o->group);
 		cJSON *links = cJSON_CreateObject(), *self;
-		int64_t d = o->end - o->start;
+		int64_t d = o->t.transit;
 		snprintf(lk, sizeof lk, "%" PRId64 "-%" PRId64, rank, rank);
 		if (!links || !(self = matrix_link("LOCAL", o->bytes, d, o->name)) || !cJSON_AddItemToObject(links, lk, self))
 			return cJSON_Delete(links), -ENOMEM;
@@ -307,10 +408,11 @@ static int analyzer_db(const struct aops *a, int64_t rank, const char *path, str
 		rc = sqlite3_prepare_v2(db, "INSERT INTO CommAnalyzerMatrix VALUES (?,?,?,?,?,?,?,?)", -1, &mx, NULL);
 	for (size_t i = 0; i < a->n && rc == SQLITE_OK; i++) {
 		const struct aop *o = &a->v[i];
-		int64_t d = o->end - o->start;
-		double el = ms(d);
+		double el = ms(o->t.transit);
 		const char *tt[10] = { o->name, o->group };
-		double tv[10] = { 0, 0, round((double)o->start / 1e3 * 1e3) / 1e3, el, el, 0, 0, 0, 0, 0 };
+		double tv[10] = { 0, 0, round((double)o->start / 1e3 * 1e3) / 1e3, ms(o->t.elapse), el, ms(o->t.wait),
+				  ms(o->t.sync), ms(o->t.idle), ratio(o->t.sync, o->t.transit),
+				  ratio(o->t.wait, o->t.transit) };
 		if ((rc = insert(ti, tt, tv, 10)) != SQLITE_OK)
 			break;
 		for (size_t k = 0; k < ARRAY_SIZE(transports) && rc == SQLITE_OK; k++) {
@@ -351,7 +453,7 @@ static int analyzer_db(const struct aops *a, int64_t rank, const char *path, str
 int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, struct export_report *rep)
 {
 	static const char sql[] =
-		"SELECT n.value, g.value, o.startNs, o.endNs, o.count, o.dataType, x.srcRank, x.dstRank "
+		"SELECT n.value, g.value, o.startNs, o.endNs, o.count, o.dataType, x.srcRank, x.dstRank, o.opId "
 		"FROM COMMUNICATION_OP o JOIN STRING_IDS n ON n.id = o.opName JOIN STRING_IDS g ON g.id = o.groupName "
 		"LEFT JOIN COMMUNICATION_OP_SOURCE x ON x.opId = o.opId ORDER BY o.startNs, o.opId";
 	sqlite3 *db = NULL;
@@ -367,10 +469,12 @@ int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, 
 			      NULL) > 0;
 	if (has_op)
 		r = db_each_rc(db, has_src ? sql :
-				   "SELECT n.value, g.value, o.startNs, o.endNs, o.count, o.dataType, NULL, NULL "
+				   "SELECT n.value, g.value, o.startNs, o.endNs, o.count, o.dataType, NULL, NULL, o.opId "
 				   "FROM COMMUNICATION_OP o JOIN STRING_IDS n ON n.id = o.opName "
 				   "JOIN STRING_IDS g ON g.id = o.groupName ORDER BY o.startNs, o.opId",
 			       NULL, op_row, &a, &rc);
+	if (r >= 0 && a.n)
+		r = host_times(db, &a, &rc);
 	if (r < 0 && rc != SQLITE_OK)
 		snprintf(rep->message, sizeof rep->message, "cannot read '%.400s': %s", rep->db_path,
 			 sqlite3_errmsg(db));

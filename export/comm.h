@@ -43,3 +43,36 @@ const char *exp_comm_op_type(const char *collective);
 int exp_comm_data_type(const char *name);
 const char *exp_comm_data_type_name(int id);
 int exp_comm_data_type_size(int id);
+
+/* --- host communication tasks (comm-host.c) -------------------------------------- */
+
+/* What an OS runtime call (collectors/osrt-api.h's name) is inside a
+ * communication operation of gloo or MPI on CPU: data moved on a socket
+ * or pipe, a wait for a peer, or neither. */
+enum { EXP_COMM_HOST_NONE, EXP_COMM_HOST_TRANSFER, EXP_COMM_HOST_WAIT };
+int exp_comm_host_kind(const char *call);
+/* "transfer", "wait" (COMMUNICATION_HOST_TASK.taskType), NULL for none. */
+const char *exp_comm_host_kind_name(int kind);
+
+/* One call inside an operation: its span and kind. */
+struct exp_comm_span {
+	int64_t start, end;
+	int kind;
+};
+/* An operation's split of its span, ns (msprof's communication.json):
+ * transit the union of its transfers, wait the union of its waits outside
+ * them, sync the part of wait before the first transfer starts (all of it
+ * without one), idle the rest. */
+struct exp_comm_times {
+	int64_t elapse, transit, wait, sync, idle;
+};
+/* *ret for the operation [start, end) and the calls v[0..n) (clipped to
+ * it, in any order); 0 or -ENOMEM. */
+int exp_comm_host_times(int64_t start, int64_t end, const struct exp_comm_span *v, size_t n,
+			struct exp_comm_times *ret);
+
+struct exp;
+/* COMMUNICATION_HOST_TASK: for every operation of an mstx range (source
+ * 'mstx' in COMMUNICATION_OP_SOURCE, both written), the transfers and
+ * waits among OSRT_API's calls of its process that overlap it. */
+int exp_comm_host_build(struct exp *e);

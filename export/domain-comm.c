@@ -23,6 +23,9 @@
  *     \"fp32\",\"count\": \"1048576\",\"streamId\": \"3\"} (+ srcRank,
  *     destRank for P2P).  A range whose message is not such a dict still
  *     is an operation, named by its message, and counted in the report.
+ *   Inside the mstx ones, the socket calls and polls of their process
+ *     (OSRT_API, gloo and MPI on CPU) -> COMMUNICATION_HOST_TASK
+ *     (comm-host.c), from which analyze splits their time.
  *
  * Operations are named as msprof names HCCL's ("hcom_allReduce__3_0_1":
  * the type, then the operation's number among those of its group and type),
@@ -794,6 +797,10 @@ static int build_comm(struct exp *e)
 			r = exp_exec(e, "CREATE INDEX CommTaskIndex ON COMMUNICATION_TASK_INFO (globalTaskId); "
 					"DELETE FROM COMPUTE_TASK_INFO WHERE globalTaskId IN "
 					"(SELECT globalTaskId FROM COMMUNICATION_TASK_INFO)");
+		/* gloo's and MPI's socket calls inside the mstx operations
+		 * (OSRT_API, built by the osrt domain before this one) */
+		if (r == 0)
+			r = exp_comm_host_build(e);
 	}
 	if (b.not_dict)
 		exp_note_add(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have a message "
@@ -1049,7 +1056,7 @@ static const struct exp_agent_record records[] = {
 };
 
 static const char *const tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP_SOURCE",
-				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", NULL };
+				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", "COMMUNICATION_HOST_TASK", NULL };
 static const enum export_csv csvs[] = { CSV_COMMUNICATION_STATISTIC, _CSV_MAX };
 
 /* Communication operations from NCCL kernels, NCCL's profiler plugin and

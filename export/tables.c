@@ -63,6 +63,13 @@
  *                             range message -> STRING_IDS (plugin: the
  *                             thread that reported it, and the task of the
  *                             kernel that gave its device times)
+ *   COMMUNICATION_HOST_TASK   per operation of an mstx range and OS
+ *                             runtime call of its process overlapping it
+ *                             that moves data (taskType 'transfer': read,
+ *                             write, send, recv...) or waits ('wait':
+ *                             poll, epoll_wait, cond waits...): the call
+ *                             (name -> STRING_IDS), its thread and span
+ *                             (not clipped), the op's P2P ranks
  *   NCCL_PROFILER_OP          per operation NCCL reported to its profiler
  *                             plugin (the agent): host start and end,
  *                             thread, kind (1 collective, 2 P2P), func,
@@ -198,6 +205,10 @@ const struct export_db_table export_db_tables[] = {
 	  "opId INTEGER PRIMARY KEY, source TEXT, globalTaskId INTEGER, globalTid INTEGER, streamId INTEGER, "
 	  "srcRank INTEGER, dstRank INTEGER, message INTEGER",
 	  false, true }, /* always: the Communication layer joins it to COMMUNICATION_OP */
+	{ "COMMUNICATION_HOST_TASK",
+	  "opId INTEGER, name INTEGER, taskType INTEGER, globalTid INTEGER, startNs INTEGER, endNs INTEGER, "
+	  "srcRank INTEGER, dstRank INTEGER",
+	  false, false },
 	{ "NCCL_PROFILER_OP",
 	  "startNs INTEGER, endNs INTEGER, globalTid INTEGER, kind INTEGER, func INTEGER, dataType INTEGER, "
 	  "count INTEGER, bytes INTEGER, peer INTEGER, algo INTEGER, proto INTEGER, channels INTEGER, seq INTEGER, "
