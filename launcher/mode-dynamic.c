@@ -49,6 +49,7 @@
 #include "launcher/runners.h"
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
+#include "common/rankenv.h"
 #include "common/util.h"
 
 extern char **environ;
@@ -171,24 +172,16 @@ static void describe(struct target *t)
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)t->pid);
 	f = fopen(path, "re");
 	if (f) {
-		char *item = NULL, **env = NULL;
-		size_t cap = 0, n_env = 0;
-		ssize_t len;
-		while (n_env < 4096 && (len = getdelim(&item, &cap, '\0', f)) > 0) {
-			char **grown = realloc(env, (n_env + 2) * sizeof(*env));
-			if (!grown)
-				break;
-			env = grown;
-			if (!(env[n_env] = strdup(item)))
-				break;
-			env[++n_env] = NULL;
-		}
-		free(item);
+		enum { ENV_MAX = 256 * 1024 };
+		char *buf = malloc(ENV_MAX);
+		size_t len = buf ? fread(buf, 1, ENV_MAX, f) : 0;
 		fclose(f);
-		if (env) {
-			t->rank = rank_of(env);
-			strv_free(env);
+		if (len) {
+			struct rank_env re;
+			rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, len }, &re);
+			t->rank = re.rank;
 		}
+		free(buf);
 	}
 }
 
