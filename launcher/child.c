@@ -18,7 +18,7 @@ static const char *env_get(void *ctx, const char *name)
 	return strv_env_get(ctx, name);
 }
 
-void rank_env_of(char *const *env, struct rank_env *ret)
+static void rank_env_of(char *const *env, struct rank_env *ret)
 {
 	rank_env_read(env_get, (void *)env, ret);
 }

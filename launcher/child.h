@@ -34,8 +34,6 @@ int exit_code(int status);
  * Linux 5.3, where callers probe instead. */
 int child_pidfd_open(pid_t pid);
 
-/* The job's place of the process with environment env (common/rankenv.h,
- * as the agent reads its own), and its rank alone (-1: not a rank). */
-struct rank_env;
-void rank_env_of(char *const *env, struct rank_env *ret);
+/* The rank of the process with environment env (common/rankenv.h, as the
+ * agent reads its own); -1: not a rank. */
 int rank_of(char *const *env);
