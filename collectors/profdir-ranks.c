@@ -131,8 +131,11 @@ static struct proc *add(struct split *s, uint32_t pid, uint8_t prio)
 	return p;
 }
 
-/* One entry per pid: the agent's facts first (its last ranked record), then
- * the host sampler's, then the caller's. */
+/* One entry per pid: the agent's facts first, then the host sampler's, then
+ * the caller's.  Within one source a later record with a rank wins (an exec
+ * that set RANK comes after the fork that showed the parent's), the first
+ * ppid stays (a worker outliving its rank is reparented to init later), and
+ * the last name is the program's. */
 static void merge(struct split *s)
 {
 	if (s->n)
@@ -144,19 +147,20 @@ static void merge(struct split *s)
 		for (; j < s->n && s->p[j].pid == m.pid; j++) {
 			const struct proc *q = &s->p[j];
 			m.devices |= q->devices;
-			if (q->prio == m.prio && q->agent) {
-				/* a later agent record: a rank it found after an exec wins */
+			m.agent = m.agent || q->agent;
+			if (!m.ppid)
+				m.ppid = q->ppid;
+			if (q->prio == m.prio) {
 				if (q->own_rank >= 0) {
 					m.own_rank = q->own_rank;
 					m.local_rank = q->local_rank;
-					m.env_device = q->env_device;
+					if (q->env_device >= 0)
+						m.env_device = q->env_device;
 				}
-				m.ppid = q->ppid;
-				memcpy(m.name, q->name, sizeof m.name);
+				if (q->name[0])
+					memcpy(m.name, q->name, sizeof m.name);
 				continue;
 			}
-			if (!m.agent && !m.ppid)
-				m.ppid = q->ppid;
 			if (!m.name[0])
 				memcpy(m.name, q->name, sizeof m.name);
 			if (m.own_rank < 0 && q->own_rank >= 0) {
@@ -254,9 +258,7 @@ static int read_agent(struct split *s, uint32_t pid)
 		struct proc *p = add(s, pid, 0);
 		if (!p)
 			return -E2BIG;
-		p->devices = devices; /* merged into the pid's agent entry */
-		p->agent = false;
-		p->prio = 1;
+		p->devices = devices; /* merged into the pid's agent entry (no rank, no name) */
 	}
 	return r;
 }
@@ -537,6 +539,25 @@ static void remove_tree(const char *path)
 	(void)nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* rename from to a name nobody has: renameat2's RENAME_NOREPLACE, or where
+ * the file system has none (NFS, FUSE: EINVAL), an empty dir made with
+ * mkdir (which fails on a name in use) and renamed over. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	if (mkdir(to, DIR_MODE) < 0)
+		return -1;
+	if (rename(from, to) == 0)
+		return 0;
+	int e = errno;
+	(void)rmdir(to);
+	errno = e;
+	return -1;
+}
+
 /* A new dir name beside the session's (PROF_{rank+1}_{start}_{pid}...),
  * made with mkdir; or, when rename_from is given, that dir renamed to it. */
 static int make_rank_dir(const char *prof_dir, int32_t rank, pid_t pid, uint64_t start_ns, const char *rename_from,
@@ -557,8 +578,7 @@ static int make_rank_dir(const char *prof_dir, int32_t rank, pid_t pid, uint64_t
 		char *path = path_join(parent[0] ? parent : "/", name);
 		if (!path)
 			return -ENOMEM;
-		if (rename_from ? renameat2(AT_FDCWD, rename_from, AT_FDCWD, path, RENAME_NOREPLACE) == 0
-				: mkdir(path, DIR_MODE) == 0) {
+		if (rename_from ? rename_noreplace(rename_from, path) == 0 : mkdir(path, DIR_MODE) == 0) {
 			if (!rename_from && ((r = mkdirs(path, "host")) < 0 || (r = mkdirs(path, "host/data")) < 0)) {
 				remove_tree(path);
 				free(path);
@@ -803,9 +823,11 @@ int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *k
 					remove_tree(s.r[k].path);
 			goto done;
 		}
-		/* phase two: the session's dir gives up what the ranks took.
-		 * A device of a rank goes; so does the machine's data when no
-		 * process of no rank is left (the caller then removes the dir) */
+		/* phase two: the session's dir gives up what the ranks took,
+		 * and only that (a file no rank took, such as an agent file
+		 * whose records cannot be read, stays).  A device of a rank
+		 * goes; so does the machine's data when no process of no rank
+		 * is left (the caller then removes the dir if nothing else is) */
 		struct agent_files af = { &s, -1 };
 		(void)each_file(s.data, NULL, false, rank_agent_file, &af);
 		uint64_t taken = 0;
@@ -817,7 +839,7 @@ int profdir_split_ranks(const char *prof_dir, const struct profdir_known_rank *k
 				remove_tree(p);
 		}
 		if (unranked == 0)
-			(void)each_file(s.data, NULL, false, NULL, NULL);
+			(void)each_file(s.data, NULL, false, host_sample_file, NULL);
 		r = write_info(&s, info, prof_dir, -1, NULL, 0, device_dirs(prof_dir, UINT64_MAX) ? -1 : 0, true);
 		if (r < 0)
 			r = 0; /* the ranks are complete: the host-level dir keeps the session's info.json */

@@ -436,9 +436,9 @@ char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_ran
 		console_warn("cannot give each rank its own PROF dir in '%s': %s; all ranks stay in it",
 			     prof_dir, strerror(-r));
 	else if (r == 0 && ranks && *ranks)
-		console_warn("--ranks=%s: no process of the job had a rank in its environment (RANK_ID, RANK, "
-			     "OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, LOCAL_RANK), so none was profiled",
-			     ranks);
+		console_warn("--ranks=%s: no process of the job was of these ranks (a process's rank is read from "
+			     "RANK_ID, RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or LOCAL_RANK in its "
+			     "environment), so none was profiled", ranks);
 	char **dirs = calloc(n + 2, sizeof(*dirs));
 	if (!dirs) {
 		profdir_ranks_free(v, n);

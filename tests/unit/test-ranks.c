@@ -289,6 +289,34 @@ static void test_no_rank(void)
 	CHECK(profdir_split_ranks(gpu, NULL, 0, &v, &n) == 0 && !exists(gpu, "host/info.json.0"));
 }
 
+/* Later records: a rank read after an exec wins (pid 801: its parent's rank
+ * 1 first, then its own 8); the first ppid stays (902, a worker of rank 0,
+ * reparented to init when 901 ended).  An agent file that cannot be read
+ * is no rank's and stays in the session's dir. */
+static void test_records(void)
+{
+	_cleanup_free_ char *prof = make_session("PROF_000001_20240101000000000_00000100FFFFFFFF", 0);
+	static const uint32_t hp[][3] = {
+		{ 800, 1, 1 }, { 801, 800, 1 }, { 801, 800, 8 }, { 901, 1, 0 }, { 902, 901, -1U }, { 902, 1, -1U },
+	};
+	host_procs(prof, hp, ARRAY_SIZE(hp));
+	_cleanup_free_ char *data = join(prof, "host/data");
+	char junk[200];
+	memset(junk, 'x', sizeof junk - 1);
+	junk[sizeof junk - 1] = 0;
+	CHECK(profdir_write_text(data, "agent_999.data.slice_0", junk) == 0); /* no raw header: damaged */
+	struct profdir_rank *v = NULL;
+	size_t n = 0;
+	CHECK(profdir_split_ranks(prof, NULL, 0, &v, &n) == 3);
+	CHECK(v[0].rank == 0 && v[1].rank == 1 && v[2].rank == 8 && v[2].pid == 801);
+	_cleanup_json_ cJSON *r0 = json(v[0].path, "host/info.json");
+	char procs[64];
+	procs_of(r0, procs, sizeof procs);
+	CHECK(streq(procs, "901,902"));
+	CHECK(exists(data, "agent_999.data.slice_0") && profdir_remove_empty(prof) < 0);
+	profdir_ranks_free(v, n);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -299,6 +327,7 @@ int main(void)
 	test_shared_device();
 	test_one_rank();
 	test_no_rank();
+	test_records();
 	rm_rf(tmpdir);
 	printf("ok\n");
 	return 0;
