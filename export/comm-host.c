@@ -134,14 +134,6 @@ static int op_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-static void bind_rank(sqlite3_stmt *st, int c, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, c);
-	else
-		sqlite3_bind_int64(st, c, v);
-}
-
 /* A call, in (process, start) order: every operation of its process that
  * overlaps it.  The operations that started before the call ends are
  * active until one ends before a call starts: the calls after it start
@@ -181,8 +173,8 @@ static int call_row(sqlite3_stmt *st, void *ctx)
 		sqlite3_bind_int64(ins, c++, tid);
 		sqlite3_bind_int64(ins, c++, start);
 		sqlite3_bind_int64(ins, c++, end);
-		bind_rank(ins, c++, o->src);
-		bind_rank(ins, c++, o->dst);
+		db_bind_i64_or_null(ins, c++, o->src >= 0, o->src);
+		db_bind_i64_or_null(ins, c++, o->dst >= 0, o->dst);
 		int r = exp_step_done(b->e, ins, "COMMUNICATION_HOST_TASK");
 		if (r < 0)
 			return r;

@@ -4,6 +4,7 @@
  * the note for the report. */
 #pragma once
 
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stddef.h>
 
@@ -43,6 +44,15 @@ static inline int db_step(sqlite3_stmt *st, int *fail_rc)
 	if (fail_rc)
 		*fail_rc = rc;
 	return db_errno(rc);
+}
+
+/* Bind v at col, or NULL when have is false (a value not known). */
+static inline void db_bind_i64_or_null(sqlite3_stmt *st, int col, bool have, int64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(st, col, v);
+	else
+		sqlite3_bind_null(st, col);
 }
 
 /* Row callbacks for a single value: the first column into *(int64_t *)ctx

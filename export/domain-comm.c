@@ -636,14 +636,6 @@ static int op_numbers(const struct comm_op *v, size_t n, unsigned **ret)
 	return 0;
 }
 
-static void bind_opt(sqlite3_stmt *st, int c, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, c);
-	else
-		sqlite3_bind_int64(st, c, v);
-}
-
 static int write_op(struct comm_build *b, sqlite3_stmt *op, sqlite3_stmt *task, sqlite3_stmt *src, size_t i,
 		    unsigned number, int64_t kernel_type)
 {
@@ -679,20 +671,20 @@ static int write_op(struct comm_build *b, sqlite3_stmt *op, sqlite3_stmt *task, 
 	sqlite3_bind_int64(op, c++, 0); /* retry */
 	sqlite3_bind_int64(op, c++, o->data_type);
 	sqlite3_bind_int64(op, c++, alg_id);
-	bind_opt(op, c++, o->count);
+	db_bind_i64_or_null(op, c++, o->count >= 0, o->count);
 	sqlite3_bind_int64(op, c++, type_id);
 	sqlite3_bind_int64(op, c++, o->device);
-	bind_opt(op, c++, o->rank_size);
+	db_bind_i64_or_null(op, c++, o->rank_size >= 0, o->rank_size);
 	if ((r = exp_step_done(e, op, "COMMUNICATION_OP")) < 0)
 		return r;
 	c = 1;
 	sqlite3_bind_int64(src, c++, (int64_t)i);
 	sqlite3_bind_text(src, c++, o->plugin ? "plugin" : o->nccl ? "nccl" : "mstx", -1, SQLITE_STATIC);
-	bind_opt(src, c++, o->task);
-	bind_opt(src, c++, o->tid);
-	bind_opt(src, c++, o->stream);
-	bind_opt(src, c++, o->src);
-	bind_opt(src, c++, o->dst);
+	db_bind_i64_or_null(src, c++, o->task >= 0, o->task);
+	db_bind_i64_or_null(src, c++, o->tid >= 0, o->tid);
+	db_bind_i64_or_null(src, c++, o->stream >= 0, o->stream);
+	db_bind_i64_or_null(src, c++, o->src >= 0, o->src);
+	db_bind_i64_or_null(src, c++, o->dst >= 0, o->dst);
 	sqlite3_bind_int64(src, c++, raw_id);
 	if ((r = exp_step_done(e, src, "COMMUNICATION_OP_SOURCE")) < 0)
 		return r;

@@ -38,14 +38,6 @@ struct dparse {
 #define PCIE_BITS (DEV_V_PCIE_TX | DEV_V_PCIE_RX)
 #define KB ((int64_t)1024)
 
-static void bind_opt(sqlite3_stmt *st, int col, bool valid, int64_t v)
-{
-	if (valid)
-		sqlite3_bind_int64(st, col, v);
-	else
-		sqlite3_bind_null(st, col);
-}
-
 static int take(void *ctx, const struct raw_record *rec)
 {
 	struct dparse *p = ctx;
@@ -67,10 +59,10 @@ static int take(void *ctx, const struct raw_record *rec)
 		sqlite3_bind_text(st, 4, d.bus_id, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 5, d.driver, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 6, (int64_t)d.mem_total);
-		bind_opt(st, 7, d.max_sm_clock_mhz != 0, d.max_sm_clock_mhz);
-		bind_opt(st, 8, d.max_mem_clock_mhz != 0, d.max_mem_clock_mhz);
-		bind_opt(st, 9, d.cores != 0, d.cores);
-		bind_opt(st, 10, d.sms != 0, d.sms);
+		db_bind_i64_or_null(st, 7, d.max_sm_clock_mhz != 0, d.max_sm_clock_mhz);
+		db_bind_i64_or_null(st, 8, d.max_mem_clock_mhz != 0, d.max_mem_clock_mhz);
+		db_bind_i64_or_null(st, 9, d.cores != 0, d.cores);
+		db_bind_i64_or_null(st, 10, d.sms != 0, d.sms);
 		if ((r = exp_step_done(e, st, "GPU_INFO")) < 0)
 			return r;
 		st = p->st[DS_NPU_INFO];
@@ -88,15 +80,15 @@ static int take(void *ctx, const struct raw_record *rec)
 			st = p->st[DS_SAMPLE];
 			sqlite3_bind_int64(st, 1, index);
 			sqlite3_bind_int64(st, 2, t);
-			bind_opt(st, 3, s.valid & DEV_V_UTIL_GPU, s.util_gpu);
-			bind_opt(st, 4, s.valid & DEV_V_UTIL_MEM, s.util_mem);
-			bind_opt(st, 5, s.valid & DEV_V_MEM, (int64_t)s.mem_used);
-			bind_opt(st, 6, s.valid & DEV_V_MEM, (int64_t)s.mem_free);
-			bind_opt(st, 7, s.valid & DEV_V_MEM_RESERVED, (int64_t)s.mem_reserved);
-			bind_opt(st, 8, s.valid & DEV_V_SM_CLOCK, s.sm_clock_mhz);
-			bind_opt(st, 9, s.valid & DEV_V_MEM_CLOCK, s.mem_clock_mhz);
-			bind_opt(st, 10, s.valid & DEV_V_POWER, s.power_mw);
-			bind_opt(st, 11, s.valid & DEV_V_TEMP, s.temp_c);
+			db_bind_i64_or_null(st, 3, s.valid & DEV_V_UTIL_GPU, s.util_gpu);
+			db_bind_i64_or_null(st, 4, s.valid & DEV_V_UTIL_MEM, s.util_mem);
+			db_bind_i64_or_null(st, 5, s.valid & DEV_V_MEM, (int64_t)s.mem_used);
+			db_bind_i64_or_null(st, 6, s.valid & DEV_V_MEM, (int64_t)s.mem_free);
+			db_bind_i64_or_null(st, 7, s.valid & DEV_V_MEM_RESERVED, (int64_t)s.mem_reserved);
+			db_bind_i64_or_null(st, 8, s.valid & DEV_V_SM_CLOCK, s.sm_clock_mhz);
+			db_bind_i64_or_null(st, 9, s.valid & DEV_V_MEM_CLOCK, s.mem_clock_mhz);
+			db_bind_i64_or_null(st, 10, s.valid & DEV_V_POWER, s.power_mw);
+			db_bind_i64_or_null(st, 11, s.valid & DEV_V_TEMP, s.temp_c);
 			if ((r = exp_step_done(e, st, "GPU_SAMPLE")) < 0)
 				return r;
 		}
@@ -105,8 +97,8 @@ static int take(void *ctx, const struct raw_record *rec)
 			st = p->st[DS_PCIE];
 			sqlite3_bind_int64(st, 1, index);
 			sqlite3_bind_int64(st, 2, t);
-			bind_opt(st, 3, s.valid & DEV_V_PCIE_TX, (int64_t)s.pcie_tx_kbps * KB);
-			bind_opt(st, 4, s.valid & DEV_V_PCIE_RX, (int64_t)s.pcie_rx_kbps * KB);
+			db_bind_i64_or_null(st, 3, s.valid & DEV_V_PCIE_TX, (int64_t)s.pcie_tx_kbps * KB);
+			db_bind_i64_or_null(st, 4, s.valid & DEV_V_PCIE_RX, (int64_t)s.pcie_rx_kbps * KB);
 			r = exp_step_done(e, st, "GPU_PCIE");
 		}
 		return r;

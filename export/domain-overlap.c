@@ -437,10 +437,7 @@ static int insert_step(struct exp *e, sqlite3_stmt *ins, const struct owner *o, 
 	int64_t v[] = { comp, pure, comm - pure, comm, (end - s) - busy, (end - s) - bubble, bubble,
 			ivs_within(&d->pure_send, s, end, NULL), busy ? first - s : 0 };
 	int c = 1;
-	if (o->dev >= 0)
-		sqlite3_bind_int64(ins, c++, o->dev);
-	else
-		sqlite3_bind_null(ins, c++);
+	db_bind_i64_or_null(ins, c++, o->dev >= 0, o->dev);
 	if (have_step) {
 		sqlite3_bind_int64(ins, c++, sr->step);
 		sqlite3_bind_int64(ins, c++, sr->pid);
