@@ -354,6 +354,7 @@ struct uproc {
 struct host_sampler {
 	bool follow;
 	char *ranks;              /* --ranks, NULL: every process */
+	char *env_buf;            /* a process's environment, read by environ_rank */
 	unsigned sys_flags, usage_flags;
 	long clk_tck;
 
@@ -581,16 +582,14 @@ static bool environ_rank(struct host_sampler *s, struct proc *p)
 {
 	enum { ENV_MAX = 256 * 1024 };
 	p->rank = p->local_rank = -1;
-	_cleanup_free_ char *buf = malloc(ENV_MAX);
-	if (!buf)
+	if (!s->env_buf && !(s->env_buf = malloc(ENV_MAX)))
 		return true;
-	ssize_t n = read_file(-1, s->proc_fd, p->pid, "environ", buf, ENV_MAX);
+	struct rank_env re;
+	ssize_t n = rank_env_of_pid(p->pid, s->env_buf, ENV_MAX, &re);
 	if (n == 0)
 		return false;
 	if (n < 0)
 		return true; /* gone, or not ours to read */
-	struct rank_env re;
-	rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, (size_t)n }, &re);
 	p->rank = re.rank;
 	p->local_rank = re.local_rank;
 	return true;
@@ -1654,6 +1653,7 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 		proc_free(s, s->procs[i]);
 	free(s->procs);
 	free(s->ranks);
+	free(s->env_buf);
 	pm_release(&s->pmap);
 	pm_release(&s->nondesc);
 	pm_release(&s->umap);

@@ -14,10 +14,14 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #define RANK_ENV_RANK_MAX 1000000 /* the highest rank taken (--ranks, raw files) */
 
@@ -92,6 +96,32 @@ static inline const char *rank_env_block_get(void *ctx, const char *name)
 		i += len + 1;
 	}
 	return NULL;
+}
+
+/* The place of process pid, from /proc/PID/environ read into buf (cap
+ * bytes; a longer environment is cut): the bytes read, 0 when it reads
+ * empty (a process inside its exec: the kernel sets the new environment
+ * last), -errno when it cannot be read; *ret is its place when > 0, no
+ * place (every field -1) otherwise. */
+static inline ssize_t rank_env_of_pid(uint32_t pid, char *buf, size_t cap, struct rank_env *ret)
+{
+	*ret = (struct rank_env){ -1, -1, -1, -1, -1, -1 };
+	char path[32];
+	snprintf(path, sizeof path, "/proc/%u/environ", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n;
+	do
+		n = read(fd, buf, cap);
+	while (n < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	if (n > 0)
+		rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, (size_t)n }, ret);
+	return n;
 }
 
 /* A getter over this process's environment (getenv). */

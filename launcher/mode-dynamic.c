@@ -169,20 +169,12 @@ static void describe(struct target *t)
 	/* its place in the job, read from its environment as launch mode
 	 * reads the app's (common/rankenv.h) */
 	t->rank = -1;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)t->pid);
-	f = fopen(path, "re");
-	if (f) {
-		enum { ENV_MAX = 256 * 1024 };
-		char *buf = malloc(ENV_MAX);
-		size_t len = buf ? fread(buf, 1, ENV_MAX, f) : 0;
-		fclose(f);
-		if (len) {
-			struct rank_env re;
-			rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, len }, &re);
-			t->rank = re.rank;
-		}
-		free(buf);
-	}
+	enum { ENV_MAX = 256 * 1024 };
+	char *buf = malloc(ENV_MAX);
+	struct rank_env re;
+	if (buf && rank_env_of_pid((uint32_t)t->pid, buf, ENV_MAX, &re) > 0)
+		t->rank = re.rank;
+	free(buf);
 }
 
 static unsigned windows_open(const struct dyn *d)

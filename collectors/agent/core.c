@@ -935,19 +935,10 @@ static void ancestor_rank(struct rank_env *re)
 		return;
 	uint32_t pid = (uint32_t)getppid();
 	for (int level = 0; level < LEVELS && pid > 1 && re->rank < 0; level++) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/%u/environ", pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, buf, ENV_MAX) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n > 0) {
-			struct rank_env up;
-			rank_env_read(rank_env_block_get, &(struct rank_env_block){ buf, (size_t)n }, &up);
-			if (up.rank >= 0) {
-				re->rank = up.rank;
-				re->local_rank = up.local_rank;
-			}
+		struct rank_env up;
+		if (rank_env_of_pid(pid, buf, ENV_MAX, &up) > 0 && up.rank >= 0) {
+			re->rank = up.rank;
+			re->local_rank = up.local_rank;
 		}
 		pid = parent_of(pid);
 	}
