@@ -46,84 +46,137 @@ static inline uint64_t get64(const uint8_t *p)
 
 /* --- CRC-32 --------------------------------------------------------------- */
 
-static const uint32_t crc_table[256] = {
-	0x00000000U, 0x77073096U, 0xee0e612cU, 0x990951baU, 0x076dc419U, 0x706af48fU,
-	0xe963a535U, 0x9e6495a3U, 0x0edb8832U, 0x79dcb8a4U, 0xe0d5e91eU, 0x97d2d988U,
-	0x09b64c2bU, 0x7eb17cbdU, 0xe7b82d07U, 0x90bf1d91U, 0x1db71064U, 0x6ab020f2U,
-	0xf3b97148U, 0x84be41deU, 0x1adad47dU, 0x6ddde4ebU, 0xf4d4b551U, 0x83d385c7U,
-	0x136c9856U, 0x646ba8c0U, 0xfd62f97aU, 0x8a65c9ecU, 0x14015c4fU, 0x63066cd9U,
-	0xfa0f3d63U, 0x8d080df5U, 0x3b6e20c8U, 0x4c69105eU, 0xd56041e4U, 0xa2677172U,
-	0x3c03e4d1U, 0x4b04d447U, 0xd20d85fdU, 0xa50ab56bU, 0x35b5a8faU, 0x42b2986cU,
-	0xdbbbc9d6U, 0xacbcf940U, 0x32d86ce3U, 0x45df5c75U, 0xdcd60dcfU, 0xabd13d59U,
-	0x26d930acU, 0x51de003aU, 0xc8d75180U, 0xbfd06116U, 0x21b4f4b5U, 0x56b3c423U,
-	0xcfba9599U, 0xb8bda50fU, 0x2802b89eU, 0x5f058808U, 0xc60cd9b2U, 0xb10be924U,
-	0x2f6f7c87U, 0x58684c11U, 0xc1611dabU, 0xb6662d3dU, 0x76dc4190U, 0x01db7106U,
-	0x98d220bcU, 0xefd5102aU, 0x71b18589U, 0x06b6b51fU, 0x9fbfe4a5U, 0xe8b8d433U,
-	0x7807c9a2U, 0x0f00f934U, 0x9609a88eU, 0xe10e9818U, 0x7f6a0dbbU, 0x086d3d2dU,
-	0x91646c97U, 0xe6635c01U, 0x6b6b51f4U, 0x1c6c6162U, 0x856530d8U, 0xf262004eU,
-	0x6c0695edU, 0x1b01a57bU, 0x8208f4c1U, 0xf50fc457U, 0x65b0d9c6U, 0x12b7e950U,
-	0x8bbeb8eaU, 0xfcb9887cU, 0x62dd1ddfU, 0x15da2d49U, 0x8cd37cf3U, 0xfbd44c65U,
-	0x4db26158U, 0x3ab551ceU, 0xa3bc0074U, 0xd4bb30e2U, 0x4adfa541U, 0x3dd895d7U,
-	0xa4d1c46dU, 0xd3d6f4fbU, 0x4369e96aU, 0x346ed9fcU, 0xad678846U, 0xda60b8d0U,
-	0x44042d73U, 0x33031de5U, 0xaa0a4c5fU, 0xdd0d7cc9U, 0x5005713cU, 0x270241aaU,
-	0xbe0b1010U, 0xc90c2086U, 0x5768b525U, 0x206f85b3U, 0xb966d409U, 0xce61e49fU,
-	0x5edef90eU, 0x29d9c998U, 0xb0d09822U, 0xc7d7a8b4U, 0x59b33d17U, 0x2eb40d81U,
-	0xb7bd5c3bU, 0xc0ba6cadU, 0xedb88320U, 0x9abfb3b6U, 0x03b6e20cU, 0x74b1d29aU,
-	0xead54739U, 0x9dd277afU, 0x04db2615U, 0x73dc1683U, 0xe3630b12U, 0x94643b84U,
-	0x0d6d6a3eU, 0x7a6a5aa8U, 0xe40ecf0bU, 0x9309ff9dU, 0x0a00ae27U, 0x7d079eb1U,
-	0xf00f9344U, 0x8708a3d2U, 0x1e01f268U, 0x6906c2feU, 0xf762575dU, 0x806567cbU,
-	0x196c3671U, 0x6e6b06e7U, 0xfed41b76U, 0x89d32be0U, 0x10da7a5aU, 0x67dd4accU,
-	0xf9b9df6fU, 0x8ebeeff9U, 0x17b7be43U, 0x60b08ed5U, 0xd6d6a3e8U, 0xa1d1937eU,
-	0x38d8c2c4U, 0x4fdff252U, 0xd1bb67f1U, 0xa6bc5767U, 0x3fb506ddU, 0x48b2364bU,
-	0xd80d2bdaU, 0xaf0a1b4cU, 0x36034af6U, 0x41047a60U, 0xdf60efc3U, 0xa867df55U,
-	0x316e8eefU, 0x4669be79U, 0xcb61b38cU, 0xbc66831aU, 0x256fd2a0U, 0x5268e236U,
-	0xcc0c7795U, 0xbb0b4703U, 0x220216b9U, 0x5505262fU, 0xc5ba3bbeU, 0xb2bd0b28U,
-	0x2bb45a92U, 0x5cb36a04U, 0xc2d7ffa7U, 0xb5d0cf31U, 0x2cd99e8bU, 0x5bdeae1dU,
-	0x9b64c2b0U, 0xec63f226U, 0x756aa39cU, 0x026d930aU, 0x9c0906a9U, 0xeb0e363fU,
-	0x72076785U, 0x05005713U, 0x95bf4a82U, 0xe2b87a14U, 0x7bb12baeU, 0x0cb61b38U,
-	0x92d28e9bU, 0xe5d5be0dU, 0x7cdcefb7U, 0x0bdbdf21U, 0x86d3d2d4U, 0xf1d4e242U,
-	0x68ddb3f8U, 0x1fda836eU, 0x81be16cdU, 0xf6b9265bU, 0x6fb077e1U, 0x18b74777U,
-	0x88085ae6U, 0xff0f6a70U, 0x66063bcaU, 0x11010b5cU, 0x8f659effU, 0xf862ae69U,
-	0x616bffd3U, 0x166ccf45U, 0xa00ae278U, 0xd70dd2eeU, 0x4e048354U, 0x3903b3c2U,
-	0xa7672661U, 0xd06016f7U, 0x4969474dU, 0x3e6e77dbU, 0xaed16a4aU, 0xd9d65adcU,
-	0x40df0b66U, 0x37d83bf0U, 0xa9bcae53U, 0xdebb9ec5U, 0x47b2cf7fU, 0x30b5ffe9U,
-	0xbdbdf21cU, 0xcabac28aU, 0x53b39330U, 0x24b4a3a6U, 0xbad03605U, 0xcdd70693U,
-	0x54de5729U, 0x23d967bfU, 0xb3667a2eU, 0xc4614ab8U, 0x5d681b02U, 0x2a6f2b94U,
-	0xb40bbe37U, 0xc30c8ea1U, 0x5a05df1bU, 0x2d02ef8dU
-};
 
 /* Slice-by-8: eight bytes per step through eight derived tables, about 4x
- * the byte loop; the agent's writer checksums every frame it drains.  The
- * tables are derived from crc_table when the library is loaded, before any
- * thread can ask for a checksum. */
+ * the byte loop.  The tables are derived from the base table when the
+ * library is loaded, before any thread can ask for a checksum. */
 static uint32_t crc_slice[8][256];
+/* The same for CRC-32C (Castagnoli, reflected polynomial 0x82f63b78): the
+ * checksum of version 2 frames, where the CPU has no instruction for it. */
+static uint32_t crc32c_slice[8][256];
 
-__attribute__((constructor)) static void crc_slice_init(void)
+static void slice_tables(uint32_t t[8][256], uint32_t poly)
 {
-	for (unsigned i = 0; i < 256; i++)
-		crc_slice[0][i] = crc_table[i];
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (poly & (0U - (c & 1)));
+		t[0][i] = c;
+	}
 	for (unsigned k = 1; k < 8; k++)
 		for (unsigned i = 0; i < 256; i++)
-			crc_slice[k][i] = (crc_slice[k - 1][i] >> 8) ^ crc_table[crc_slice[k - 1][i] & 0xff];
+			t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xff];
 }
 
-uint32_t raw_crc32(const void *p, size_t n)
+static uint32_t crc_sliced(const uint32_t t[8][256], uint32_t c, const uint8_t *b, size_t n)
 {
-	const uint8_t *b = p;
-	uint32_t c = 0xffffffffU;
-
 	while (n >= 8) {
-		uint32_t lo = c ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
-		uint32_t hi = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
-		c = crc_slice[7][lo & 0xff] ^ crc_slice[6][(lo >> 8) & 0xff] ^ crc_slice[5][(lo >> 16) & 0xff] ^
-		    crc_slice[4][lo >> 24] ^ crc_slice[3][hi & 0xff] ^ crc_slice[2][(hi >> 8) & 0xff] ^
-		    crc_slice[1][(hi >> 16) & 0xff] ^ crc_slice[0][hi >> 24];
+		uint32_t lo = c ^ get32(b);
+		uint32_t hi = get32(b + 4);
+		c = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+		    t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
 		b += 8;
 		n -= 8;
 	}
 	while (n--)
-		c = crc_table[(c ^ *b++) & 0xff] ^ (c >> 8);
-	return c ^ 0xffffffffU;
+		c = t[0][(c ^ *b++) & 0xff] ^ (c >> 8);
+	return c;
+}
+
+uint32_t raw_crc32(const void *p, size_t n)
+{
+	return crc_sliced((const uint32_t(*)[256])crc_slice, 0xffffffffU, p, n) ^ 0xffffffffU;
+}
+
+static uint32_t crc32c_table(uint32_t c, const uint8_t *b, size_t n)
+{
+	return crc_sliced((const uint32_t(*)[256])crc32c_slice, c, b, n);
+}
+
+/* The CPU's CRC-32C instruction (SSE4.2's crc32, ARMv8's crc32c*): eight
+ * bytes a step, several times the tables' speed.  Chosen at load by what
+ * the CPU says it has. */
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
+{
+	uint64_t c64 = c;
+	while (n >= 8) {
+		uint64_t v;
+		memcpy(&v, b, 8);
+		c64 = _mm_crc32_u64(c64, v);
+		b += 8;
+		n -= 8;
+	}
+	c = (uint32_t)c64;
+	while (n--)
+		c = _mm_crc32_u8(c, *b++);
+	return c;
+}
+static bool crc32c_hw_present(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("sse4.2");
+}
+#elif defined(__aarch64__)
+#include <arm_acle.h>
+#include <sys/auxv.h>
+__attribute__((target("+crc"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
+{
+	while (n >= 8) {
+		uint64_t v;
+		memcpy(&v, b, 8);
+		c = __crc32cd(c, v);
+		b += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = __crc32cb(c, *b++);
+	return c;
+}
+static bool crc32c_hw_present(void)
+{
+	return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+#else
+static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
+{
+	return crc32c_table(c, b, n);
+}
+static bool crc32c_hw_present(void)
+{
+	return false;
+}
+#endif
+
+static uint32_t (*crc32c_step)(uint32_t c, const uint8_t *b, size_t n) = crc32c_table;
+
+__attribute__((constructor)) static void crc_init(void)
+{
+	slice_tables(crc_slice, 0xedb88320U);
+	slice_tables(crc32c_slice, 0x82f63b78U);
+	if (crc32c_hw_present() && !getenv("MSPROF_RAW_CRC_TABLE"))
+		crc32c_step = crc32c_hw;
+}
+
+uint32_t raw_crc32c_update(uint32_t crc, const void *p, size_t n)
+{
+	return ~crc32c_step(~crc, p, n);
+}
+
+uint32_t raw_crc32c(const void *p, size_t n)
+{
+	return raw_crc32c_update(0, p, n);
+}
+
+bool raw_crc32c_hardware(void)
+{
+	return crc32c_step != crc32c_table;
+}
+
+uint32_t raw_frame_crc(const uint8_t *frame)
+{
+	return raw_crc32c_update(raw_crc32c(frame + 4, 8), frame + RAW_FRAME_SIZE, get32(frame + 8));
 }
 
 /* --- sources ------------------------------------------------------------- */
@@ -200,6 +253,7 @@ static void header_encode(uint8_t h[RAW_HEADER_SIZE], const struct raw_writer *w
 	put32(h + 40, slice);
 	put32(h + 44, tck > 0 ? (uint32_t)tck : 0);
 	put64(h + 48, page > 0 ? (uint64_t)page : 0);
+	put32(h + 56, raw_crc32c(h, 56));
 }
 
 /* Write all of buf (a partial write of a regular file is retried for the
@@ -432,7 +486,7 @@ static int append(struct raw_writer *w, uint16_t type, const void *payload, uint
 	put16(f + 4, type);
 	put16(f + 6, 0);
 	put32(f + 8, len);
-	put32(f + 12, raw_crc32(payload, len));
+	put32(f + 12, raw_crc32c_update(raw_crc32c(f + 4, 8), payload, len));
 
 	if (frame <= w->buf_cap) {
 		if (w->buf_len + frame > w->buf_cap && (r = raw_writer_flush(w)) < 0)
@@ -471,6 +525,44 @@ int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, 
 int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
 	return append(w, type, payload, len, false);
+}
+
+uint64_t raw_writer_room(const struct raw_writer *w)
+{
+	if (!w)
+		return 0;
+	if (w->slice_len <= RAW_HEADER_SIZE)
+		return UINT64_MAX;
+	return w->slice_len < w->slice_bytes ? w->slice_bytes - w->slice_len : 0;
+}
+
+int raw_writer_put_frames(struct raw_writer *w, const void *frames, size_t n)
+{
+	if (!w || w->fd < 0)
+		return -EBADF;
+	if (n == 0)
+		return 0;
+	int r;
+	if (n <= w->buf_cap - w->buf_len) {
+		memcpy(w->buf + w->buf_len, frames, n);
+		w->buf_len += n;
+	} else {
+		/* what is buffered first, then the span straight from the
+		 * caller's memory when it would fill the buffer anyway */
+		if ((r = raw_writer_flush(w)) < 0)
+			return r;
+		if (n < w->buf_cap) {
+			memcpy(w->buf, frames, n);
+			w->buf_len = n;
+		} else {
+			struct iovec iov = { .iov_base = (void *)frames, .iov_len = n };
+			if ((r = write_all(w->fd, &iov, 1, w->slice_len)) < 0)
+				return r;
+		}
+	}
+	w->slice_len += n;
+	w->total += n;
+	return 0;
 }
 
 uint64_t raw_writer_bytes(const struct raw_writer *w)
@@ -747,6 +839,12 @@ int raw_reader_open(const char *path, struct raw_reader **ret)
 	uint32_t hsize = get32(h + 12);
 	if (avail < RAW_HEADER_SIZE || hsize < RAW_HEADER_SIZE || hsize > 65536)
 		goto fail;
+	/* version 2 covers the header with its own checksum: a flipped bit in
+	 * the clocks would shift every record of the file */
+	if (version >= 2 && raw_crc32c(h, 56) != get32(h + 56)) {
+		e = -EBADMSG;
+		goto fail;
+	}
 	r->hdr = (struct raw_header){
 		.version = version,
 		.mono0_ns = get64(h + 16),
@@ -817,7 +915,9 @@ static int candidate(struct raw_reader *r, uint32_t *ret_len, uint64_t *ret_exte
 	if (avail < RAW_FRAME_SIZE + (size_t)len)
 		return C_TORN;
 	p = at_pos(r);
-	if (raw_crc32(p + RAW_FRAME_SIZE, len) != crc) {
+	/* version 1: CRC-32 of the payload; 2: CRC-32C of type, flags, len
+	 * and the payload */
+	if ((r->hdr.version >= 2 ? raw_frame_crc(p) : raw_crc32(p + RAW_FRAME_SIZE, len)) != crc) {
 		*ret_extent = RAW_FRAME_SIZE + (uint64_t)len;
 		return C_BAD;
 	}

@@ -10,7 +10,8 @@
  * All integers are little-endian, fixed width, written field by field by the
  * writer (never a struct dumped with memcpy of a padded layout), so files move
  * between machines.  Every frame starts with RAW_FRAME_SYNC and carries a
- * CRC-32 of its payload: a reader that meets a torn tail (the writer was
+ * CRC-32C of its type, flags, length and payload (version 1 files: a CRC-32
+ * of the payload alone, still read), and the header its own: a reader that meets a torn tail (the writer was
  * killed) or a damaged region stops there or resynchronises on the next sync
  * word, takes every whole record, and counts what it skipped.  It never
  * trusts a length: payloads above RAW_MAX_PAYLOAD are damage.
@@ -30,7 +31,7 @@
 #include <sys/types.h>
 
 #define RAW_MAGIC "MSPRAW\r\n"          /* 8 bytes, no terminator stored */
-#define RAW_VERSION 1
+#define RAW_VERSION 2                   /* 1: CRC-32 of payloads, no header checksum */
 #define RAW_HEADER_SIZE 64
 #define RAW_FRAME_SIZE 16
 #define RAW_FRAME_SYNC 0x5846524dU      /* "MRFX" read as little-endian u32 */
@@ -48,14 +49,21 @@
  * 40  u32 slice       slice index of this file
  * 44  u32 clk_tck     sysconf(_SC_CLK_TCK) of the writer
  * 48  u64 page_size   sysconf(_SC_PAGESIZE) of the writer
- * 56  u64 reserved    zero
+ * 56  u32 header_crc  CRC-32C of bytes 0..55 (version 1: zero, not checked)
+ * 60  u32 reserved    zero
  *
  * Frame, on disk:
  *  0  u32 sync        RAW_FRAME_SYNC
  *  4  u16 type        enum raw_type
  *  6  u16 flags       zero today
  *  8  u32 len         payload bytes
- * 12  u32 crc         CRC-32 (IEEE, as zlib's crc32) of the payload */
+ * 12  u32 crc         CRC-32C (Castagnoli, as iSCSI's and ext4's) of bytes
+ *                     4..11 (type, flags, len) followed by the payload;
+ *                     version 1: CRC-32 (IEEE, zlib's crc32) of the payload
+ * (raw_frame_crc).  Whole frames may be written by a producer that knows
+ * the layout (the agent builds its events as frames in its buffers, and its
+ * writer seals them with raw_frame_crc and hands them on whole:
+ * raw_writer_put_frames). */
 
 struct raw_header {
 	uint32_t version;
@@ -335,6 +343,15 @@ int raw_writer_rotate(struct raw_writer *w);
 /* Append into the current slice even past slice_bytes: for the records that
  * must share a slice with the description written first in it. */
 int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
+/* Bytes the current slice takes before the next append starts a new one
+ * (0: full; an empty slice takes any record).  Added for a writer that
+ * hands over frames in spans (raw_writer_put_frames). */
+uint64_t raw_writer_room(const struct raw_writer *w);
+/* Append n bytes of whole sealed version 2 frames, as they are, into the
+ * current slice (the caller cuts its spans to raw_writer_room).  Added so
+ * that the agent's writer moves its events from its buffers to the file
+ * without decoding and encoding each one. */
+int raw_writer_put_frames(struct raw_writer *w, const void *frames, size_t n);
 /* Index of the slice being written now (added: lets a sampler repeat its
  * process descriptions at the start of each new slice so slices stand alone). */
 uint32_t raw_writer_slice(const struct raw_writer *w);
@@ -371,7 +388,9 @@ struct raw_record {
 };
 
 struct raw_reader;
-/* -EPROTO: not a raw file (bad magic); -EPROTONOSUPPORT: newer version. */
+/* -EPROTO: not a raw file (bad magic); -EPROTONOSUPPORT: newer version;
+ * -EBADMSG: the header's checksum does not match (its clocks cannot be
+ * trusted). */
 int raw_reader_open(const char *path, struct raw_reader **ret);
 const struct raw_header *raw_reader_header(const struct raw_reader *r);
 /* 1 and *ret filled: a record; 0: end of file; <0: I/O error. */
@@ -410,5 +429,15 @@ void raw_paths_free(char **paths);
  * of files deleted, or -errno. */
 int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes);
 
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)). */
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)): version 1 frames. */
 uint32_t raw_crc32(const void *p, size_t n);
+/* CRC-32C (Castagnoli, reflected, as iSCSI's): with the CPU's instruction
+ * (SSE4.2, ARMv8 CRC) where it has one, else tables; MSPROF_RAW_CRC_TABLE
+ * in the environment forces the tables (tests compare the two).  _update
+ * continues a checksum: update(crc32c(a), b) == crc32c(a followed by b). */
+uint32_t raw_crc32c(const void *p, size_t n);
+uint32_t raw_crc32c_update(uint32_t crc, const void *p, size_t n);
+bool raw_crc32c_hardware(void);
+/* The checksum of a version 2 frame whose header (sync, type, flags, len)
+ * and payload are in place at frame. */
+uint32_t raw_frame_crc(const uint8_t *frame);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "collectors/raw.h"
@@ -355,6 +356,11 @@ static void test_crc_and_stems(void)
 {
 	CHECK(raw_crc32("123456789", 9) == 0xCBF43926U);
 	CHECK(raw_crc32("", 0) == 0);
+	/* CRC-32C's check value (RFC 3720), with the CPU's instruction where
+	 * it has one; the tables are checked in the child below */
+	CHECK(raw_crc32c("123456789", 9) == 0xE3069283U);
+	CHECK(raw_crc32c("", 0) == 0);
+	CHECK(raw_crc32c_update(raw_crc32c("1234", 4), "56789", 5) == 0xE3069283U);
 	/* the table-driven CRC against the bitwise definition, every length
 	 * and alignment of a random buffer */
 	static uint8_t rnd[320];
@@ -372,6 +378,13 @@ static void test_crc_and_stems(void)
 					c = (c >> 1) ^ (0xedb88320U & (0U - (c & 1)));
 			}
 			CHECK(raw_crc32(rnd + off, len) == (c ^ 0xffffffffU));
+			c = 0xffffffffU;
+			for (size_t i = 0; i < len; i++) {
+				c ^= rnd[off + i];
+				for (int k = 0; k < 8; k++)
+					c = (c >> 1) ^ (0x82f63b78U & (0U - (c & 1)));
+			}
+			CHECK(raw_crc32c(rnd + off, len) == (c ^ 0xffffffffU));
 		}
 	CHECK(streq(raw_source_stem(RAW_SOURCE_HOST_CPU), "host_cpu.data"));
 	CHECK(streq(raw_source_stem(RAW_SOURCE_HOST_MEM), "host_mem.data"));
@@ -605,6 +618,8 @@ static void test_damage(void)
 	/* a longer header from a later minor revision is skipped */
 	memcpy(g, orig, RAW_HEADER_SIZE);
 	g[12] = RAW_HEADER_SIZE + 16;
+	uint32_t hcrc = raw_crc32c(g, 56); /* the header's checksum covers its size */
+	memcpy(g + 56, &hcrc, 4);
 	memset(g + RAW_HEADER_SIZE, 0, 16);
 	memcpy(g + RAW_HEADER_SIZE + 16, orig + RAW_HEADER_SIZE, len - RAW_HEADER_SIZE);
 	write_file(dpath, g, len + 16);
@@ -669,7 +684,7 @@ static void test_fuzz(void)
 				uint32_t body = l < 64 ? l : 8;
 				for (uint32_t k = 0; k < body; k++)
 					b[n + 16 + k] = (uint8_t)rnd();
-				uint32_t crc = raw_crc32(b + n + 16, body);
+				uint32_t crc = raw_frame_crc(b + n);
 				if (rnd() % 3 == 0)
 					crc ^= 1;
 				memcpy(b + n + 12, &crc, 4);
@@ -920,11 +935,26 @@ static void test_ageing(void)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	umask(022);
+	if (argc == 2 && streq(argv[1], "crc")) {
+		test_crc_and_stems(); /* MSPROF_RAW_CRC_TABLE: the tables */
+		CHECK(!raw_crc32c_hardware());
+		return 0;
+	}
 	CHECK(mkdtemp(tmpdir));
 	test_crc_and_stems();
+	/* the CRC-32C tables too, where the CPU's instruction is what runs */
+	printf("# CRC-32C by the CPU's instruction: %s\n", raw_crc32c_hardware() ? "yes" : "no");
+	pid_t child = fork();
+	if (child == 0) {
+		setenv("MSPROF_RAW_CRC_TABLE", "1", 1);
+		execl(argv[0], argv[0], "crc", (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	test_buf_cursor();
 	test_roundtrip();
 	test_damage();
