@@ -684,7 +684,7 @@ static void test_fuzz(void)
 				uint32_t body = l < 64 ? l : 8;
 				for (uint32_t k = 0; k < body; k++)
 					b[n + 16 + k] = (uint8_t)rnd();
-				uint32_t crc = raw_frame_crc(b + n);
+				uint32_t crc = raw_crc32c_update(raw_crc32c(b + n + 4, 8), b + n + 16, body);
 				if (rnd() % 3 == 0)
 					crc ^= 1;
 				memcpy(b + n + 12, &crc, 4);
