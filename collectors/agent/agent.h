@@ -5,18 +5,31 @@
  * Threads and buffers
  * -------------------
  * Every application thread that annotates while a window records gets a
- * slot (struct athread): a single-producer single-consumer byte ring it
- * alone writes, the agent thread alone drains.  An annotation call is
+ * slot (struct athread): a single-producer single-consumer queue of blocks
+ * it alone writes, the agent thread alone drains.  Events are written
+ * straight into the blocks as raw frames (raw.h: sync, type, length, the
+ * record's payload), so that the writer only seals each with its checksum
+ * and hands whole spans to the file.  An annotation call is
  *
  *   idle:      one relaxed load of g_state, compare, return
- *   recording: clock_gettime(CLOCK_MONOTONIC) (vDSO), copy the event into the
- *              thread's ring, release-store the ring head
+ *   recording: clock_gettime(CLOCK_MONOTONIC) (vDSO), plain stores of the
+ *              frame into the thread's block, a release-store of the head
  *
- * and never takes a lock, makes a syscall or waits: a full ring drops the
- * event and counts it.  The agent thread ("msprof-agent") drains every ring
- * each AGENT_DRAIN_MS into the raw file (raw.h, RAW_AGENT_*), talks to the
- * daemon and starts/stops windows.  A thread that exits leaves its ring to
- * be drained; its slot is reused once the ring is empty.
+ * and never takes a lock, makes a syscall or waits.  A full block is
+ * sealed and the thread goes on in its spare (a drained block the agent
+ * thread handed back) or a new one: the queue grows under a burst up to
+ * g_buf_cap bytes a process (MSPROF_AGENT_BUFFER_MAX_MB), and only past it
+ * is an event dropped, and counted.  Drained blocks beyond one spare a
+ * thread are freed as they are drained, so the queue shrinks back once the
+ * burst is written.  The agent thread ("msprof-agent") drains every queue
+ * each AGENT_DRAIN_MS, and at once when a block fills, into the raw file
+ * (raw.h, RAW_AGENT_*), talks to the daemon and starts/stops windows.  A
+ * thread that exits leaves its queue to be drained; its slot is reused
+ * once the queue is empty.
+ *
+ * The producer's fields and the consumer's are on separate cache lines,
+ * and the agent thread reads a producer's head once per drain, never per
+ * event: the program's thread does not wait for a line the writer holds.
  *
  * Stopping a window must not lose an event that was past the g_state check
  * when the state flipped: each call marks its slot busy around the
@@ -83,7 +96,12 @@
 #define AGENT_DEPTH_GENS 64            /* push levels whose window is remembered */
 #define AGENT_DRAIN_MS 50
 #define AGENT_EXIT_FLUSH_MS 1000       /* the most exec/_exit waits for the flush */
-#define AGENT_RING_DEFAULT_KB 1024     /* MSPROF_AGENT_BUFFER_KB overrides */
+#define AGENT_RING_DEFAULT_KB 1024     /* block size; MSPROF_AGENT_BUFFER_KB overrides */
+/* The most a process's blocks take, all threads together: what a burst of
+ * 1M events of one thread takes with messages up to 64 bytes (a push with
+ * one, 68 + 64 bytes, and a pop, 48), and more; MSPROF_AGENT_BUFFER_MAX_MB
+ * overrides.  Every thread gets its first block whatever the cap. */
+#define AGENT_BUFFER_MAX_DEFAULT_MB 128
 /* what the hello says this build records: osrt only with osrt.c */
 #ifdef MSPROF_AGENT_NO_OSRT
 #define AGENT_FEATURES "mstx,nvtx"
@@ -98,29 +116,21 @@ enum {
 	AGENT_CHILD = 2,  /* forked: the first call sets the child up */
 };
 
-/* One event in a ring: 8-byte aligned, followed by `len` message bytes. */
-/* EV_OSRT: type is the api id (osrt-api.h), ts the start, id the end. */
-/* EV_COMM: type is the kind (1 collective, 2 point-to-point), ts the
- * start, id the end, the message RAW_AGENT_COMM_OP's payload after them. */
-enum ev_kind { EV_PAD = 0, EV_MARK = 1, EV_START = 2, EV_END = 3, EV_OSRT = 4, EV_COMM = 5 };
-#define EV_KIND_LAST EV_COMM
-
-struct agent_ev {
-	uint16_t kind;
-	uint16_t type;      /* ENUM_MSTX_EVENT_TYPE */
-	uint32_t len;       /* message bytes; EV_PAD: bytes to skip, this header included */
-	uint64_t ts;
-	uint64_t id;        /* range id (start/end), 0 otherwise */
-	uint32_t domain;
-	uint32_t category;
-	uint32_t color;
-	uint32_t tid;
-};
-
+/* ENUM_MSTX_EVENT_TYPE, the event_type of RAW_AGENT_MARK/RANGE_* */
 #define EV_TYPE_MARKER 0
 #define EV_TYPE_PUSHPOP 1
 #define EV_TYPE_STARTEND 2
 #define EV_TYPE_MARKER_EX 3
+
+/* A block of a thread's queue: frames one after another from data[0]; a
+ * frame never straddles two blocks. */
+#define ABLOCK_OPEN UINT32_MAX
+struct ablock {
+	_Atomic(struct ablock *) next;  /* set before sealed */
+	_Atomic uint32_t sealed;        /* ABLOCK_OPEN while written; then the bytes used */
+	uint32_t size;                  /* bytes of data */
+	_Alignas(64) uint8_t data[];
+};
 
 /* Per-domain push/pop state of one thread. */
 struct dstack {
@@ -130,11 +140,11 @@ struct dstack {
 
 struct athread {
 	/* producer side: written by the owning thread only */
-	_Atomic(uint8_t *) ring;
-	uint64_t mask;             /* ring bytes - 1 */
+	struct ablock *wblk;       /* the block being written; NULL: none yet */
+	uint8_t *wdata;
+	uint32_t wpos, wsize;
 	uint64_t head_local;
-	uint64_t tail_cache;
-	_Atomic uint64_t head;
+	_Atomic uint64_t head;     /* bytes of frames committed, all blocks */
 	_Atomic uint32_t busy;
 	uint32_t tid;
 	uint32_t slot;
@@ -148,9 +158,16 @@ struct athread {
 	_Atomic uint64_t n_dropped, n_bad, n_truncated;
 	_Atomic uint64_t n_nested;  /* dropped: a signal handler inside a call */
 	_Atomic int live;          /* 1 while a thread owns the slot */
+	/* the first block, for the consumer to start from (set once) */
+	_Atomic(struct ablock *) first;
+
+	/* handed from the consumer to the producer: a drained block */
+	_Alignas(64) _Atomic(struct ablock *) spare;
 
 	/* consumer side (agent thread), on its own cache line */
 	_Alignas(64) _Atomic uint64_t tail;
+	struct ablock *rblk;
+	uint32_t rpos;
 	uint64_t seen_dropped, seen_bad, seen_truncated, seen_nested;
 };
 
@@ -161,7 +178,9 @@ extern _Atomic uint8_t g_gen;          /* window generation, 1..255 */
 extern struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
 extern _Atomic uint32_t g_n_threads;
 extern pthread_mutex_t g_reg_mu;       /* slots, domains, names, filter */
-extern uint64_t g_ring_bytes;
+extern uint64_t g_ring_bytes;         /* block size: MSPROF_AGENT_BUFFER_KB */
+extern uint64_t g_buf_cap;            /* all blocks of the process: MSPROF_AGENT_BUFFER_MAX_MB */
+extern _Atomic uint64_t g_buf_bytes;  /* the blocks allocated now */
 /* events lost by threads that could not get a slot or ring */
 extern _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
 
@@ -201,6 +220,15 @@ struct athread *agent_thread_get(bool with_ring);
 void agent_thread_exit(void);
 /* The calling thread's slot if it has one (async-signal-safe). */
 struct athread *agent_thread_get_if_any(void);
+/* A drained block back from the agent thread: kept as the slot's spare,
+ * or freed. */
+void agent_block_retire(struct athread *t, struct ablock *b);
+/* Free every slot's spare (the agent thread, between windows: the queues
+ * shrink to one block a thread). */
+void agent_spares_free(void);
+/* In a forked child (one thread, no agent thread yet): forget what the
+ * slot's queue holds. */
+void agent_slot_reset(struct athread *t);
 
 /* Domains: handles are tagged integers, never dereferenced. */
 void *agent_domain_handle(uint32_t id);

@@ -536,7 +536,7 @@ static void *agent_main(void *arg)
 			continue;
 		if (pf[0].revents & POLLIN) {
 			agent_wake_clear();
-			next_drain = 0; /* a ring is half full: drain now */
+			next_drain = 0; /* a block is full: drain now */
 		}
 		if (C.sock >= 0 && pf[1].revents)
 			read_input();
@@ -644,8 +644,7 @@ static void atfork_child(void)
 		if (!t)
 			continue;
 		atomic_store(&t->busy, 0);
-		atomic_store(&t->tail, atomic_load(&t->head));
-		t->tail_cache = atomic_load(&t->head);
+		agent_slot_reset(t);
 		if (t != self)
 			atomic_store(&t->live, 0);
 		else
@@ -683,6 +682,20 @@ static void ring_size_from_env(void)
 	g_ring_bytes = bytes;
 }
 
+static void buffer_cap_from_env(void)
+{
+	const char *v = getenv("MSPROF_AGENT_BUFFER_MAX_MB");
+	uint64_t mb;
+	if (!v || !*v)
+		return;
+	if (parse_u64(v, 1, 1 << 20, &mb) < 0) {
+		fprintf(stderr, "msprof agent: MSPROF_AGENT_BUFFER_MAX_MB='%s' is not a number of MiB from 1 to 1048576; "
+			"the default, %d, is used\n", v, AGENT_BUFFER_MAX_DEFAULT_MB);
+		return;
+	}
+	g_buf_cap = mb << 20;
+}
+
 static const struct agent_core_ops core_ops = {
 	.after_fork = after_fork_init,
 };
@@ -695,6 +708,7 @@ __attribute__((constructor)) static void agent_load(void)
 	agent_core_init();
 	agent_rank_init();
 	ring_size_from_env();
+	buffer_cap_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");
 	if (out && *out)

@@ -4,12 +4,14 @@
  * in agent_mark, agent_range_start/end, agent_push/pop and the inline helpers
  * above them; everything else here is a slow path taken once per thread,
  * domain or name. */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -25,6 +27,8 @@ struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
 _Atomic uint32_t g_n_threads;
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 uint64_t g_ring_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
+uint64_t g_buf_cap = (uint64_t)AGENT_BUFFER_MAX_DEFAULT_MB << 20;
+_Atomic uint64_t g_buf_bytes;
 _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
 
 /* osrt settings of the open window: set by window.c, read by osrt.c's
@@ -229,20 +233,109 @@ static struct athread *slot_claim(void)
 	return t;
 }
 
+/* --- blocks ------------------------------------------------------------- */
+
+/* A block of g_ring_bytes, its pages touched now: a page fault per 4 KiB
+ * inside annotations would cost more than the annotations.  force: the
+ * thread's first block, whatever the cap. */
+static struct ablock *block_new(bool force)
+{
+	uint64_t size = g_ring_bytes;
+	uint64_t bytes = sizeof(struct ablock) + size;
+	uint64_t now = atomic_fetch_add(&g_buf_bytes, bytes);
+	if (!force && now + bytes > g_buf_cap) {
+		atomic_fetch_sub(&g_buf_bytes, bytes);
+		return NULL;
+	}
+	/* mmap, not malloc: the program's allocator is not entered from inside
+	 * its own calls (a signal handler, a malloc hook), and the pages come
+	 * populated in one call */
+	bool osrt = agent_osrt_self_swap(false); /* our mmap is not the program's call */
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	agent_osrt_self_swap(osrt);
+	if (m == MAP_FAILED) {
+		atomic_fetch_sub(&g_buf_bytes, bytes);
+		return NULL;
+	}
+	struct ablock *b = m;
+	atomic_init(&b->next, NULL);
+	atomic_init(&b->sealed, ABLOCK_OPEN);
+	b->size = (uint32_t)size;
+	return b;
+}
+
+static void block_free(struct ablock *b)
+{
+	uint64_t bytes = sizeof(struct ablock) + b->size;
+	bool osrt = agent_osrt_self_swap(false);
+	munmap(b, bytes);
+	agent_osrt_self_swap(osrt);
+	atomic_fetch_sub(&g_buf_bytes, bytes);
+}
+
+static void block_use(struct athread *t, struct ablock *b)
+{
+	t->wblk = b;
+	t->wdata = b->data;
+	t->wsize = b->size;
+	t->wpos = 0;
+}
+
 static bool ring_alloc(struct athread *t)
 {
-	uint8_t *r = aligned_alloc(64, g_ring_bytes);
-	if (!r)
+	struct ablock *b = block_new(true);
+	if (!b)
 		return false;
-	/* touch it now: a page fault per 4 KiB inside annotations would cost
-	 * more than the annotations */
-	memset(r, 0, g_ring_bytes);
-	t->mask = g_ring_bytes - 1;
 	/* head and tail run on from where they are (a reused slot) */
 	t->head_local = atomic_load_explicit(&t->head, memory_order_relaxed);
-	t->tail_cache = t->head_local;
-	atomic_store_explicit(&t->ring, r, memory_order_release);
+	block_use(t, b);
+	atomic_store_explicit(&t->first, b, memory_order_release);
 	return true;
+}
+
+void agent_block_retire(struct athread *t, struct ablock *b)
+{
+	struct ablock *none = NULL;
+	if (b->size == g_ring_bytes) {
+		atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
+		atomic_store_explicit(&b->sealed, ABLOCK_OPEN, memory_order_relaxed);
+		if (atomic_compare_exchange_strong_explicit(&t->spare, &none, b, memory_order_release,
+							    memory_order_relaxed))
+			return;
+	}
+	block_free(b);
+}
+
+void agent_spares_free(void)
+{
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		struct ablock *b = t ? atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire) : NULL;
+		if (b)
+			block_free(b);
+	}
+}
+
+void agent_slot_reset(struct athread *t)
+{
+	/* one thread, no consumer: the queue restarts in the producer's block */
+	struct ablock *b = t->wblk;
+	if (b) {
+		for (struct ablock *r = t->rblk ? t->rblk : atomic_load(&t->first); r && r != b;) {
+			struct ablock *next = atomic_load(&r->next);
+			block_free(r);
+			r = next;
+		}
+		atomic_store(&b->next, NULL);
+		atomic_store(&b->sealed, ABLOCK_OPEN);
+		t->wpos = 0;
+		atomic_store(&t->first, b);
+	}
+	t->rblk = b;
+	t->rpos = 0;
+	atomic_store(&t->head, t->head_local);
+	atomic_store(&t->tail, t->head_local);
 }
 
 struct athread *agent_thread_get(bool with_ring)
@@ -257,7 +350,7 @@ struct athread *agent_thread_get(bool with_ring)
 		if (g_key != (pthread_key_t)-1)
 			pthread_setspecific(g_key, t);
 	}
-	if (with_ring && !atomic_load_explicit(&t->ring, memory_order_relaxed) && !ring_alloc(t))
+	if (with_ring && !t->wblk && !ring_alloc(t))
 		return NULL;
 	return t;
 }
@@ -280,7 +373,7 @@ void agent_thread_exit(void)
 /* --- waking the agent thread -------------------------------------------- */
 
 /* The eventfd the agent thread polls.  Here rather than with the agent
- * thread (control.c): ring_commit wakes it, and a call from the hot path
+ * thread (control.c): block_next wakes it, and a call from the hot path
  * goes down, directly, never through a pointer. */
 static int g_wake_fd = -1;
 static _Atomic int g_wake_pending;
@@ -307,7 +400,7 @@ int agent_wake_fd(void)
 	return g_wake_fd;
 }
 
-/* Out of line, as before it moved here: ring_commit keeps its shape. */
+/* Out of line: it is called once a block. */
 __attribute__((noinline)) void agent_wake(void)
 {
 	if (g_wake_fd < 0 || atomic_load_explicit(&g_wake_pending, memory_order_relaxed) ||
@@ -344,7 +437,7 @@ static inline struct athread *rec_enter(void)
 	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_CHILD))
 		after_fork();
 	struct athread *t = tl_self;
-	if (_unlikely_(!t || !atomic_load_explicit(&t->ring, memory_order_relaxed))) {
+	if (_unlikely_(!t || !t->wblk)) {
 		if (atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)
 			return NULL;
 		t = agent_thread_get(true);
@@ -376,42 +469,64 @@ static inline void rec_leave(struct athread *t)
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
-/* Room for `size` bytes (a multiple of 8) at the ring head, or NULL. */
-static inline struct agent_ev *ring_reserve(struct athread *t, uint8_t *ring, uint32_t size)
+/* The frame's bytes are stored little-endian with plain (possibly
+ * unaligned) stores: frames follow one another without padding, as on disk. */
+static inline void st64(uint8_t *p, uint64_t v)
 {
-	uint64_t cap = t->mask + 1;
-	uint64_t head = t->head_local;
-	uint64_t pos = head & t->mask;
-	uint64_t to_end = cap - pos;
-	uint64_t need = size <= to_end ? size : size + to_end;
-
-	if (_unlikely_(head + need - t->tail_cache > cap)) {
-		t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
-		if (head + need - t->tail_cache > cap)
-			return NULL;
-	}
-	if (size > to_end) {
-		/* the record must be contiguous: skip to the start */
-		struct agent_ev *pad = (struct agent_ev *)(ring + pos);
-		pad->kind = EV_PAD;
-		pad->len = (uint32_t)to_end;
-		t->head_local = head + to_end;
-		pos = 0;
-	}
-	return (struct agent_ev *)(ring + pos);
+	v = htole64(v);
+	memcpy(p, &v, 8);
 }
 
-static inline void ring_commit(struct athread *t, uint32_t size)
+static inline void st32(uint8_t *p, uint32_t v)
 {
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+/* The thread's block is full: seal it and go on in the spare or a new
+ * block; NULL when the cap is reached (the event is dropped). */
+static __attribute__((noinline)) uint8_t *block_next(struct athread *t, uint32_t size)
+{
+	struct ablock *n = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
+	if (!n && !(n = block_new(false)))
+		return NULL;
+	if (_unlikely_(size > n->size)) {
+		agent_block_retire(t, n);
+		return NULL;
+	}
+	struct ablock *b = t->wblk;
+	atomic_store_explicit(&b->next, n, memory_order_relaxed);
+	atomic_store_explicit(&b->sealed, t->wpos, memory_order_release);
+	block_use(t, n);
+	agent_wake(); /* a block to write */
+	return n->data;
+}
+
+/* Room for a frame of `size` bytes in the thread's block, or NULL (the
+ * event is dropped: counted by the caller). */
+static inline uint8_t *frame_reserve(struct athread *t, uint32_t size)
+{
+	if (_likely_(size <= t->wsize - t->wpos))
+		return t->wdata + t->wpos;
+	return block_next(t, size);
+}
+
+static inline void frame_commit(struct athread *t, uint32_t size)
+{
+	t->wpos += size;
 	t->head_local += size;
 	atomic_store_explicit(&t->head, t->head_local, memory_order_release);
-	uint64_t half = (t->mask + 1) >> 1;
-	if (_unlikely_(t->head_local - t->tail_cache > half)) {
-		/* the cached tail may be old: look again before waking anyone */
-		t->tail_cache = atomic_load_explicit(&t->tail, memory_order_acquire);
-		if (t->head_local - t->tail_cache > half)
-			agent_wake();
-	}
+}
+
+/* The frame header and the payload's common start: ts, tid, u32 a. */
+static inline uint8_t *frame_begin(struct athread *t, uint8_t *p, uint16_t type, uint32_t len, uint64_t ts,
+				   uint32_t a)
+{
+	st64(p, RAW_FRAME_SYNC | (uint64_t)type << 32);
+	st64(p + 8, len); /* the crc, 0 here, is the writer's */
+	st64(p + 16, ts);
+	st64(p + 24, t->tid | (uint64_t)a << 32);
+	return p + 32;
 }
 
 /* Message length, cut to RAW_AGENT_MAX_STR at a UTF-8 character boundary. */
@@ -427,29 +542,53 @@ static inline uint32_t msg_len(struct athread *t, const char *msg, long len)
 	return (uint32_t)n;
 }
 
-/* Write one event; false when the ring is full (counted). */
-static inline bool put_event(struct athread *t, uint16_t kind, uint16_t type, uint64_t ts, uint64_t id,
+static inline void dropped(struct athread *t)
+{
+	bump(&t->n_dropped);
+}
+
+/* RAW_AGENT_MARK and RAW_AGENT_RANGE_START (with_id): false when dropped. */
+static inline bool put_named(struct athread *t, bool with_id, uint16_t etype, uint64_t ts, uint64_t id,
 			     uint32_t domain, const char *msg, uint32_t n, uint32_t category, uint32_t color)
 {
-	uint8_t *ring = atomic_load_explicit(&t->ring, memory_order_relaxed);
-	uint32_t size = (uint32_t)((sizeof(struct agent_ev) + n + 7) & ~(size_t)7);
-	struct agent_ev *e = ring_reserve(t, ring, size);
-	if (_unlikely_(!e)) {
-		bump(&t->n_dropped);
+	uint32_t len = (with_id ? 52 : 44) + n;
+	uint8_t *p = frame_reserve(t, RAW_FRAME_SIZE + len);
+	if (_unlikely_(!p)) {
+		dropped(t);
 		return false;
 	}
-	e->kind = kind;
-	e->type = type;
-	e->len = n;
-	e->ts = ts;
-	e->id = id;
-	e->domain = domain;
-	e->category = category;
-	e->color = color;
-	e->tid = t->tid;
+	p = frame_begin(t, p, with_id ? RAW_AGENT_RANGE_START : RAW_AGENT_MARK, len, ts, etype);
+	if (with_id) {
+		st64(p, id);
+		p += 8;
+	}
+	st64(p, domain);
+	st64(p + 8, category);
+	st64(p + 16, color);
+	st32(p + 24, n);
+	memcpy(p + 28, msg, n);
+	frame_commit(t, RAW_FRAME_SIZE + len);
+	return true;
+}
+
+/* RAW_AGENT_RANGE_END, RAW_AGENT_OSRT, RAW_AGENT_COMM_OP: ts, tid, a, u64
+ * b, then u64 c (RANGE_END) or extra bytes (COMM_OP). */
+static inline bool put_pair(struct athread *t, uint16_t type, uint64_t ts, uint32_t a, uint64_t b, bool with_c,
+			    uint64_t c, const void *extra, uint32_t n)
+{
+	uint32_t len = 24 + (with_c ? 8 : 0) + n;
+	uint8_t *p = frame_reserve(t, RAW_FRAME_SIZE + len);
+	if (_unlikely_(!p)) {
+		dropped(t);
+		return false;
+	}
+	p = frame_begin(t, p, type, len, ts, a);
+	st64(p, b);
+	if (with_c)
+		st64(p + 8, c);
 	if (n)
-		memcpy(e + 1, msg, n);
-	ring_commit(t, size);
+		memcpy(p + 8, extra, n);
+	frame_commit(t, RAW_FRAME_SIZE + len);
 	return true;
 }
 
@@ -480,7 +619,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	if (!t)
 		return;
 	if (domain_enabled(domain) && agent_gate_mark(domain, msg, len))
-		put_event(t, EV_MARK, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
+		put_named(t, false, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
 	rec_leave(t);
 }
 
@@ -489,7 +628,7 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns)
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_event(t, EV_OSRT, api, start_ns, end_ns, 0, NULL, 0, 0, 0);
+	put_pair(t, RAW_AGENT_OSRT, start_ns, api, end_ns, false, 0, NULL, 0);
 	rec_leave(t);
 }
 
@@ -500,7 +639,7 @@ void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_event(t, EV_COMM, kind, start_ns, end_ns, 0, (const char *)payload, len, 0, 0);
+	put_pair(t, RAW_AGENT_COMM_OP, start_ns, kind, end_ns, false, 0, payload, len);
 	rec_leave(t);
 }
 
@@ -556,8 +695,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 		/* A start that cannot be recorded is remembered inverted, so
 		 * that its end is dropped (and counted) too rather than
 		 * reported as an unknown id. */
-		bool ok = put_event(t, EV_START, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len),
-				    category, color);
+		bool ok = put_named(t, true, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len), category,
+				    color);
 		atomic_store_explicit(&t->open[seq % AGENT_OPEN_RANGES], ok ? id : ~id, memory_order_release);
 		if (gate == 2)
 			agent_gate_started_range(id);
@@ -595,9 +734,9 @@ int agent_range_end(uint32_t domain, uint64_t id)
 		 * twice. */
 		if (o == t && atomic_load_explicit(cell, memory_order_relaxed) == id) {
 			atomic_store_explicit(cell, 0, memory_order_relaxed);
-			put_event(t, EV_END, EV_TYPE_STARTEND, ts, id, domain, NULL, 0, 0, 0);
+			put_pair(t, RAW_AGENT_RANGE_END, ts, EV_TYPE_STARTEND, id, true, domain, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &want, 0)) {
-			put_event(t, EV_END, EV_TYPE_STARTEND, ts, id, domain, NULL, 0, 0, 0);
+			put_pair(t, RAW_AGENT_RANGE_END, ts, EV_TYPE_STARTEND, id, true, domain, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &dropped, 0)) {
 			bump(&t->n_dropped); /* its start was dropped */
 		} else {
@@ -647,8 +786,7 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
 			if (gate &&
-			    put_event(r, EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len),
-				      category, color))
+			    put_named(r, true, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len), category, color))
 				gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
 			rec_leave(r);
 		}
@@ -677,7 +815,7 @@ int agent_pop(uint32_t domain)
 		struct athread *r = rec_enter();
 		if (r) {
 			if (recorded && domain_enabled(domain))
-				put_event(r, EV_END, EV_TYPE_PUSHPOP, ts, 0, domain, NULL, 0, 0, 0);
+				put_pair(r, RAW_AGENT_RANGE_END, ts, EV_TYPE_PUSHPOP, 0, true, domain, NULL, 0);
 			rec_leave(r);
 		}
 	}

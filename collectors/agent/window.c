@@ -3,6 +3,7 @@
  * stop and drain run under g_win_mu (the agent thread, the exit handler and
  * a forked child's first call are the only callers).  See raw.h for the
  * records and their placement. */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -242,123 +243,110 @@ static void write_counters(void)
 	emit(RAW_AGENT_COUNTERS);
 }
 
-/* The event in W.buf, preceded in its slice by its thread's record: if the
- * pair does not fit, a new slice gets the preamble, the thread and the
- * event together. */
-static int emit_event(uint16_t type, uint32_t tid, const char *name)
+/* This slice names the thread before its first event: its THREAD record,
+ * written through emit (a new slice gets the preamble first). */
+static int slice_names_thread(uint32_t tid, const char *name)
 {
-	bool need_thread = !tidset_has(&W.tids, tid);
-	uint32_t extra = need_thread ? RAW_FRAME_SIZE + 16 + (uint32_t)strlen(name) : 0;
-	bool rotated = false;
-	struct raw_buf ev = W.buf;
-	W.buf = (struct raw_buf){ 0 };
-	int r = 0;
-	if (!raw_writer_fits(W.w, (uint32_t)ev.len + extra)) {
-		r = raw_writer_rotate(W.w);
-		if (r == 0)
-			write_preamble();
-		rotated = need_thread = true;
-	}
-	if (r == 0 && need_thread) {
-		W.in_preamble = rotated;
-		write_thread(tid, name);
-		W.in_preamble = false;
-	}
-	raw_buf_release(&W.buf);
-	W.buf = ev;
-	if (r < 0)
-		return r;
-	W.in_preamble = rotated;
-	r = emit(type);
-	W.in_preamble = false;
-	return r;
+	if (tidset_has(&W.tids, tid))
+		return 0;
+	write_thread(tid, name);
+	return W.buf.err ? W.buf.err : (tidset_has(&W.tids, tid) ? 0 : -EIO);
 }
 
-/* One event from a ring into the file. */
-static void write_event(const struct athread *t, const struct agent_ev *e)
+static inline uint32_t ld32(const uint8_t *p)
 {
-	const char *msg = (const char *)(e + 1);
-	uint16_t type;
-	rec_begin(e->ts);
-	raw_buf_u32(&W.buf, e->tid);
-	raw_buf_u32(&W.buf, e->type);
-	switch (e->kind) {
-	case EV_MARK:
-		type = RAW_AGENT_MARK;
-		raw_buf_u64(&W.buf, e->domain);
-		raw_buf_u64(&W.buf, e->category);
-		raw_buf_u32(&W.buf, e->color);
-		raw_buf_u32(&W.buf, 0);
-		buf_strn(&W.buf, msg, e->len);
-		break;
-	case EV_START:
-		type = RAW_AGENT_RANGE_START;
-		raw_buf_u64(&W.buf, e->id);
-		raw_buf_u64(&W.buf, e->domain);
-		raw_buf_u64(&W.buf, e->category);
-		raw_buf_u32(&W.buf, e->color);
-		raw_buf_u32(&W.buf, 0);
-		buf_strn(&W.buf, msg, e->len);
-		break;
-	case EV_OSRT:
-		/* tid, api (above), end */
-		type = RAW_AGENT_OSRT;
-		raw_buf_u64(&W.buf, e->id);
-		break;
-	case EV_COMM:
-		/* tid, kind (above), end, then the payload nccl.c encoded */
-		type = RAW_AGENT_COMM_OP;
-		raw_buf_u64(&W.buf, e->id);
-		raw_buf_bytes(&W.buf, msg, e->len);
-		break;
-	default:
-		type = RAW_AGENT_RANGE_END;
-		raw_buf_u64(&W.buf, e->id);
-		raw_buf_u64(&W.buf, e->domain);
-		break;
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+/* Frames [p, p + n) of one thread's block into the file: each sealed with
+ * its checksum, handed on in spans cut at the slice's end, where a new
+ * slice gets the preamble and the thread's name before the rest.  write
+ * false: counted as lost (no file).  A frame that is not one of ours ends
+ * the span: the rest of it is counted as one lost event. */
+static void put_span(uint8_t *p, uint32_t n, uint32_t tid, const char *name, bool write)
+{
+	uint32_t off = 0, start = 0;
+	uint64_t frames = 0;
+	int r = write ? slice_names_thread(tid, name) : -EIO;
+	uint64_t room = r == 0 ? raw_writer_room(W.w) : UINT64_MAX;
+	while (off + RAW_FRAME_SIZE <= n) {
+		uint8_t *f = p + off;
+		uint32_t len = ld32(f + 8);
+		/* our own producer wrote it; still, never walk off the block */
+		if (ld32(f) != RAW_FRAME_SYNC || len > n - off - RAW_FRAME_SIZE)
+			break;
+		uint32_t flen = RAW_FRAME_SIZE + len;
+		if (r == 0 && off + flen - start > room) {
+			/* the slice is full: what fits goes, then a new one */
+			if (off > start)
+				r = raw_writer_put_frames(W.w, p + start, off - start);
+			if (r == 0)
+				W.events += frames;
+			else
+				W.write_lost += frames;
+			frames = 0;
+			start = off;
+			if (r == 0 && (r = raw_writer_rotate(W.w)) == 0) {
+				write_preamble();
+				r = slice_names_thread(tid, name);
+			}
+			room = r == 0 ? raw_writer_room(W.w) : UINT64_MAX;
+		}
+		uint32_t crc = htole32(raw_frame_crc(f));
+		memcpy(f + 12, &crc, 4);
+		off += flen;
+		frames++;
 	}
-	/* a slot's events are its current owner's: reuse waits for the ring
-	 * to be empty */
-	if (emit_event(type, e->tid, e->tid == t->tid ? t->name : "") == 0)
-		W.events++;
+	if (r == 0 && off > start)
+		r = raw_writer_put_frames(W.w, p + start, off - start);
+	if (r == 0)
+		W.events += frames;
 	else
+		W.write_lost += frames;
+	if (r < 0 && write && !W.write_err)
+		W.write_err = r;
+	if (off < n)
 		W.write_lost++;
 }
 
-/* Take what is in a slot's ring up to `head`. */
-static void drain_slot(struct athread *t, uint64_t head)
+/* Take what is in a slot's queue up to `head`: write it (write false:
+ * count it as lost; forget: neither, what a new window leaves behind). */
+static void drain_slot(struct athread *t, uint64_t head, bool write, bool forget)
 {
-	uint8_t *ring = atomic_load_explicit(&t->ring, memory_order_acquire);
 	uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
-	if (!ring)
+	struct ablock *b = t->rblk;
+	if (!b && !(b = t->rblk = atomic_load_explicit(&t->first, memory_order_acquire)))
 		return;
-	uint64_t cap = t->mask + 1;
-	unsigned batch = 0;
-	while (tail < head) {
-		const struct agent_ev *e = (const struct agent_ev *)(ring + (tail & t->mask));
-		uint64_t size;
-		if (e->kind == EV_PAD) {
-			size = e->len;
-		} else {
-			size = (sizeof(*e) + e->len + 7) & ~(uint64_t)7;
-			/* our own producer wrote it; still, never walk off the ring */
-			if (e->kind > EV_KIND_LAST || e->len > RAW_AGENT_MAX_STR)
-				size = 0;
-			else if (W.w)
-				write_event(t, e);
-			else
-				W.write_lost++; /* the file could not be made */
-		}
-		if (size == 0 || size > cap || (size & 7)) {
-			tail = head;
-			break;
-		}
-		tail += size;
-		/* hand space back as we go: the producer may be waiting for it */
-		if (++batch % 256 == 0)
+	/* read once for the batch: the producer's line is not read per event */
+	uint32_t tid = t->tid;
+	char name[sizeof t->name];
+	memcpy(name, t->name, sizeof name);
+	uint32_t pos = t->rpos;
+	for (;;) {
+		uint32_t sealed = atomic_load_explicit(&b->sealed, memory_order_acquire);
+		uint64_t limit = sealed != ABLOCK_OPEN ? sealed : b->size;
+		uint64_t end = pos + (head - tail < limit - pos ? head - tail : limit - pos);
+		if (end > pos) {
+			if (!forget)
+				put_span(b->data + pos, (uint32_t)(end - pos), tid, name, write);
+			tail += end - pos;
+			pos = (uint32_t)end;
 			atomic_store_explicit(&t->tail, tail, memory_order_release);
+		}
+		if (sealed == ABLOCK_OPEN || pos < sealed)
+			break;
+		/* a sealed block taken whole: on to the next, this one back */
+		struct ablock *next = atomic_load_explicit(&b->next, memory_order_acquire);
+		if (!next)
+			break;
+		agent_block_retire(t, b);
+		b = next;
+		pos = 0;
 	}
-	atomic_store_explicit(&t->tail, tail, memory_order_release);
+	t->rblk = b;
+	t->rpos = pos;
 }
 
 /* Fold the per-slot counters into the window's. */
@@ -461,7 +449,7 @@ static void drain(bool last)
 			for (uint32_t i = 0; i < n; i++) {
 				struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 				if (t)
-					drain_slot(t, heads[i]); /* counted as lost */
+					drain_slot(t, heads[i], false, false); /* counted as lost */
 			}
 			warn_write();
 			return;
@@ -472,7 +460,7 @@ static void drain(bool last)
 	for (uint32_t i = 0; i < n; i++) {
 		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 		if (t)
-			drain_slot(t, heads[i]);
+			drain_slot(t, heads[i], true, false);
 	}
 	struct cupti_lost gpu = W.gpu;
 	(void)agent_cupti_drain(emit_gpu, &W.gpu);
@@ -591,8 +579,7 @@ int window_start(const struct window_opts *o)
 		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 		if (!t)
 			continue;
-		atomic_store_explicit(&t->tail, atomic_load_explicit(&t->head, memory_order_acquire),
-				      memory_order_release);
+		drain_slot(t, atomic_load_explicit(&t->head, memory_order_acquire), false, true);
 		t->seen_dropped = atomic_load(&t->n_dropped);
 		t->seen_bad = atomic_load(&t->n_bad);
 		t->seen_truncated = atomic_load(&t->n_truncated);
@@ -646,6 +633,7 @@ int window_stop(struct window_result *ret)
 	};
 	W.w = raw_writer_free(W.w);
 	W.active = false;
+	agent_spares_free(); /* the queues shrink to one block a thread */
 	T_dropped += res.dropped;
 	T_bad += res.bad;
 	T_truncated += res.truncated;
