@@ -100,7 +100,7 @@
 /* The most a process's blocks take, all threads together: what a burst of
  * 1M events of one thread takes with messages up to 64 bytes (a push with
  * one, 68 + 64 bytes, and a pop, 48), and more; MSPROF_AGENT_BUFFER_MAX_MB
- * overrides.  Every thread gets its first block whatever the cap. */
+ * overrides.  Every thread gets two blocks whatever the cap. */
 #define AGENT_BUFFER_MAX_DEFAULT_MB 128
 /* what the hello says this build records: osrt only with osrt.c */
 #ifdef MSPROF_AGENT_NO_OSRT
@@ -160,6 +160,10 @@ struct athread {
 	_Atomic int live;          /* 1 while a thread owns the slot */
 	/* the first block, for the consumer to start from (set once) */
 	_Atomic(struct ablock *) first;
+	/* blocks the slot holds: the first two are its own whatever the cap,
+	 * so that a thread whose block is full always goes on once the agent
+	 * thread has written the other */
+	_Atomic uint32_t nblocks;
 
 	/* handed from the consumer to the producer: a drained block */
 	_Alignas(64) _Atomic(struct ablock *) spare;
@@ -345,6 +349,13 @@ static inline bool agent_idle(void)
 
 /* --- gate.c: --step-range and --ranks ------------------------------------ */
 
+/* A step range is set: while not, every annotation passes and the calls
+ * below are not made (the hot path tests it inline). */
+extern _Atomic int g_gate_on;
+static inline bool agent_gate_on(void)
+{
+	return atomic_load_explicit(&g_gate_on, memory_order_relaxed);
+}
 /* "A-B", A < B, both decimal: -EINVAL otherwise. */
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi);
 /* Whether rank is in the comma-separated list ("" or NULL: every rank). */

@@ -235,11 +235,12 @@ static struct athread *slot_claim(void)
 
 /* --- blocks ------------------------------------------------------------- */
 
-/* A block of g_ring_bytes, its pages touched now: a page fault per 4 KiB
- * inside annotations would cost more than the annotations.  force: the
- * thread's first block, whatever the cap. */
-static struct ablock *block_new(bool force)
+/* A block of g_ring_bytes for t, its pages touched now: a page fault per
+ * 4 KiB inside annotations would cost more than the annotations.  NULL past
+ * the cap, unless t has fewer than two. */
+static struct ablock *block_new(struct athread *t)
 {
+	bool force = atomic_load_explicit(&t->nblocks, memory_order_relaxed) < 2;
 	uint64_t size = g_ring_bytes;
 	uint64_t bytes = sizeof(struct ablock) + size;
 	uint64_t now = atomic_fetch_add(&g_buf_bytes, bytes);
@@ -257,6 +258,7 @@ static struct ablock *block_new(bool force)
 		atomic_fetch_sub(&g_buf_bytes, bytes);
 		return NULL;
 	}
+	atomic_fetch_add_explicit(&t->nblocks, 1, memory_order_relaxed);
 	struct ablock *b = m;
 	atomic_init(&b->next, NULL);
 	atomic_init(&b->sealed, ABLOCK_OPEN);
@@ -264,8 +266,9 @@ static struct ablock *block_new(bool force)
 	return b;
 }
 
-static void block_free(struct ablock *b)
+static void block_free(struct athread *t, struct ablock *b)
 {
+	atomic_fetch_sub_explicit(&t->nblocks, 1, memory_order_relaxed);
 	uint64_t bytes = sizeof(struct ablock) + b->size;
 	bool osrt = agent_osrt_self_swap(false);
 	munmap(b, bytes);
@@ -283,7 +286,7 @@ static void block_use(struct athread *t, struct ablock *b)
 
 static bool ring_alloc(struct athread *t)
 {
-	struct ablock *b = block_new(true);
+	struct ablock *b = block_new(t);
 	if (!b)
 		return false;
 	/* head and tail run on from where they are (a reused slot) */
@@ -303,7 +306,7 @@ void agent_block_retire(struct athread *t, struct ablock *b)
 							    memory_order_relaxed))
 			return;
 	}
-	block_free(b);
+	block_free(t, b);
 }
 
 void agent_spares_free(void)
@@ -313,7 +316,7 @@ void agent_spares_free(void)
 		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 		struct ablock *b = t ? atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire) : NULL;
 		if (b)
-			block_free(b);
+			block_free(t, b);
 	}
 }
 
@@ -324,7 +327,7 @@ void agent_slot_reset(struct athread *t)
 	if (b) {
 		for (struct ablock *r = t->rblk ? t->rblk : atomic_load(&t->first); r && r != b;) {
 			struct ablock *next = atomic_load(&r->next);
-			block_free(r);
+			block_free(t, r);
 			r = next;
 		}
 		atomic_store(&b->next, NULL);
@@ -488,7 +491,7 @@ static inline void st32(uint8_t *p, uint32_t v)
 static __attribute__((noinline)) uint8_t *block_next(struct athread *t, uint32_t size)
 {
 	struct ablock *n = atomic_exchange_explicit(&t->spare, NULL, memory_order_acquire);
-	if (!n && !(n = block_new(false)))
+	if (!n && !(n = block_new(t)))
 		return NULL;
 	if (_unlikely_(size > n->size)) {
 		agent_block_retire(t, n);
@@ -618,7 +621,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	if (domain_enabled(domain) && agent_gate_mark(domain, msg, len))
+	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
 		put_named(t, false, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
 	rec_leave(t);
 }
@@ -687,7 +690,7 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 	if (!t)
 		return 0;
 	uint64_t id = 0;
-	int gate = domain_enabled(domain) ? agent_gate_start(msg, len) : 0;
+	int gate = !domain_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
 	if (gate) {
 		uint64_t seq = t->next_seq++ & RID_SEQ_MASK;
 		uint64_t gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
@@ -716,7 +719,8 @@ int agent_range_end(uint32_t domain, uint64_t id)
 	int r = 0;
 	uint64_t gen = id >> RID_GEN_SHIFT;
 	uint32_t slot = (uint32_t)(id >> RID_SLOT_SHIFT) & 0xffff;
-	agent_gate_ended_range(id);
+	if (agent_gate_on())
+		agent_gate_ended_range(id);
 	/* 0 (a start made while idle or filtered out) and ids of earlier
 	 * windows are not errors; generation 0 was never handed out */
 	if (id != 0 && gen == 0) {
@@ -782,7 +786,7 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 		uint64_t ts = now_ns();
 		struct athread *r = rec_enter();
 		if (r) {
-			int gate = domain_enabled(domain) ? agent_gate_start(msg, len) : 0;
+			int gate = !domain_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
 			if (gate &&
@@ -805,7 +809,8 @@ int agent_pop(uint32_t domain)
 		return -1;
 	}
 	uint32_t level = --d->depth;
-	agent_gate_popped(t->slot, domain, level);
+	if (agent_gate_on())
+		agent_gate_popped(t->slot, domain, level);
 	if (!agent_idle()) {
 		uint64_t ts = now_ns();
 		/* record the end only of a push this window recorded (deeper

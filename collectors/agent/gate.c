@@ -21,7 +21,7 @@
 #include "collectors/steps.h"
 #include "common/rankenv.h"
 
-static _Atomic int g_gate_on;          /* a step range is set */
+_Atomic int g_gate_on;                 /* a step range is set (agent.h) */
 static int64_t g_lo, g_hi;             /* [A, B), set while idle */
 static _Atomic int64_t g_cur = -1;     /* current step, -1 outside */
 static _Atomic uint64_t g_cur_range;   /* the start/end range that opened it, 0 none */

@@ -6,7 +6,14 @@
  *                             handler marks too; prints "pid issued sig_marks"
  *   spin-app check-kill DIR PID LAST_TS   the file of a SIGKILLed spin-app
  *                             holds every mark up to LAST_TS - 100 ms
- *   spin-app check-signals DIR PID ISSUED */
+ *   spin-app check-signals DIR PID ISSUED
+ *   spin-app burst N          N marks as fast as one thread can; prints
+ *                             "pid issued base_kb peak_kb after_kb": the
+ *                             process's resident memory before, at its peak
+ *                             (VmHWM) and once the agent has written the
+ *                             burst (or after 10 s)
+ *   spin-app check-burst DIR PID ISSUED exact|lossy   exact: every mark
+ *                             recorded; lossy: recorded + dropped == issued */
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/time.h>
@@ -110,8 +117,59 @@ static int check_signals(const char *dir, uint32_t pid, uint64_t issued)
 	return 0;
 }
 
+/* VmRSS or VmHWM of this process, kB */
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+	size_t n = strlen(key);
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':')
+			v = atol(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int burst(long n)
+{
+	static const char *const msgs[] = { "burst a", "burst bb", "burst ccc", "burst dddd" };
+	long base = status_kb("VmRSS");
+	for (long i = 0; i < n; i++)
+		mstxMarkA(msgs[i & 3], NULL);
+	long peak = status_kb("VmHWM");
+	/* the queue gives its blocks back as the agent writes them */
+	long after = status_kb("VmRSS");
+	for (int i = 0; i < 1000 && after > base + 4096; i++) {
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		after = status_kb("VmRSS");
+	}
+	printf("%d %ld %ld %ld %ld\n", (int)getpid(), n, base, peak, after);
+	return 0;
+}
+
+static int check_burst(const char *dir, uint32_t pid, uint64_t issued, bool exact)
+{
+	struct ar_file f;
+	app_load(dir, pid, &f);
+	uint64_t recorded = ar_count(&f, RAW_AGENT_MARK);
+	printf("issued=%llu recorded=%llu dropped=%llu\n", (unsigned long long)issued,
+	       (unsigned long long)recorded, (unsigned long long)f.dropped);
+	CHECK(recorded == f.events && recorded + f.dropped == issued && f.bad == 0);
+	if (exact)
+		CHECK(f.dropped == 0);
+	ar_free(&f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "burst") == 0)
+		return burst(atol(argv[2]));
+	if (argc == 6 && strcmp(argv[1], "check-burst") == 0)
+		return check_burst(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10),
+				   strcmp(argv[5], "exact") == 0);
 	if (argc == 3 && strcmp(argv[1], "steady") == 0)
 		return steady(atof(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "signals") == 0)
@@ -120,6 +178,7 @@ int main(int argc, char **argv)
 		return check_kill(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10));
 	if (argc == 5 && strcmp(argv[1], "check-signals") == 0)
 		return check_signals(argv[2], (uint32_t)atoi(argv[3]), strtoull(argv[4], NULL, 10));
-	fprintf(stderr, "usage: spin-app steady|signals SECONDS | check-kill DIR PID TS | check-signals DIR PID N\n");
+	fprintf(stderr, "usage: spin-app steady|signals SECONDS | check-kill DIR PID TS | check-signals DIR PID N | "
+			"burst N | check-burst DIR PID N exact|lossy\n");
 	return 2;
 }

@@ -1,0 +1,54 @@
+# Bursts: one thread marking as fast as it can.  With the default settings
+# a burst of 1,000,000 marks is recorded whole whatever the writer does (the
+# queue grows), and the memory goes back once it is written.  Past a small
+# cap (64 KiB blocks, 1 MiB for the process) events are dropped, and the
+# count is exact: recorded + dropped == issued, said once on stderr; the
+# queue never took more than the cap.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+
+APP=$AGENT_BIN/spin-app
+
+burst_case() { # name exact|lossy N env...
+	local name=$1 mode=$2 n=$3; shift 3
+	local dir=$T_WORK/$name
+	if ! env "$@" LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" burst "$n" \
+		>"$T_WORK/$name.out" 2>"$T_WORK/$name.err"; then
+		t_fail "$name: the program failed"; cat "$T_WORK/$name.err" >&2; return 1
+	fi
+	read -r pid issued base peak after <"$T_WORK/$name.out"
+	if "$APP" check-burst "$dir/host/data" "$pid" "$issued" "$mode" >"$T_WORK/$name.check" 2>&1; then
+		t_ok "$name: $(cat "$T_WORK/$name.check")"
+	else
+		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
+	fi
+	B_GROWN=$((peak - base)) B_AFTER=$((after - base))
+	B_DROPPED=$(sed -n 's/.* dropped=\([0-9]*\).*/\1/p' "$T_WORK/$name.check")
+}
+
+# default settings: nothing dropped, and the memory goes back
+if burst_case default exact 1000000; then
+	a_expect_stderr "$T_WORK/default.err"
+	if [ "$B_AFTER" -le 4096 ]; then
+		t_ok "default: the queue grew by up to $B_GROWN kB and gave it back (${B_AFTER} kB over the start)"
+	else
+		t_fail "default: resident memory stayed $B_AFTER kB above the start after the burst was written"
+	fi
+fi
+
+# past the cap: dropped, counted exactly, the cap held
+if burst_case capped lossy 2000000 MSPROF_AGENT_BUFFER_KB=64 MSPROF_AGENT_BUFFER_MAX_MB=1; then
+	if [ "${B_DROPPED:-0}" -gt 0 ]; then
+		a_expect_stderr "$T_WORK/capped.err" "msprof agent: $B_DROPPED events dropped (buffer full)"
+	else
+		t_fail "capped: 2,000,000 marks through a 1 MiB cap and nothing dropped: the cap is not applied"
+	fi
+	# the blocks (1 MiB) and the writer's buffer (256 KiB) and what the
+	# program and the agent use besides: well under 8 MiB
+	if [ "$B_GROWN" -le 8192 ]; then
+		t_ok "capped: resident memory grew by $B_GROWN kB at most (cap 1 MiB)"
+	else
+		t_fail "capped: resident memory grew by $B_GROWN kB with a 1 MiB cap"
+	fi
+fi
+t_done
