@@ -467,16 +467,19 @@ int raw_writer_rotate(struct raw_writer *w)
 	return 0;
 }
 
-static int append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len, bool may_rotate)
+/* One record whose payload is a then b (either may be empty). */
+static int append(struct raw_writer *w, uint16_t type, const void *a, uint32_t na, const void *b, uint32_t nb,
+		  bool may_rotate)
 {
 	if (!w || w->fd < 0)
 		return -EBADF;
-	if (len > RAW_MAX_PAYLOAD)
+	if (na > RAW_MAX_PAYLOAD || nb > RAW_MAX_PAYLOAD - na)
 		return -EMSGSIZE;
-	if (len > 0 && !payload)
+	if ((na > 0 && !a) || (nb > 0 && !b))
 		return -EINVAL;
 
 	int r;
+	uint32_t len = na + nb;
 	uint64_t frame = RAW_FRAME_SIZE + (uint64_t)len;
 	if (may_rotate && !raw_writer_fits(w, len) && (r = raw_writer_rotate(w)) < 0)
 		return r;
@@ -486,14 +489,17 @@ static int append(struct raw_writer *w, uint16_t type, const void *payload, uint
 	put16(f + 4, type);
 	put16(f + 6, 0);
 	put32(f + 8, len);
-	put32(f + 12, raw_crc32c_update(raw_crc32c(f + 4, 8), payload, len));
+	put32(f + 12, raw_crc32c_update(raw_crc32c_update(raw_crc32c(f + 4, 8), a, na), b, nb));
 
 	if (frame <= w->buf_cap) {
 		if (w->buf_len + frame > w->buf_cap && (r = raw_writer_flush(w)) < 0)
 			return r;
-		memcpy(w->buf + w->buf_len, f, sizeof(f));
-		if (len > 0)
-			memcpy(w->buf + w->buf_len + sizeof(f), payload, len);
+		uint8_t *p = w->buf + w->buf_len;
+		memcpy(p, f, sizeof(f));
+		if (na > 0)
+			memcpy(p + sizeof(f), a, na);
+		if (nb > 0)
+			memcpy(p + sizeof(f) + na, b, nb);
 		w->buf_len += frame;
 		w->slice_len += frame;
 		w->total += frame;
@@ -505,11 +511,13 @@ static int append(struct raw_writer *w, uint16_t type, const void *payload, uint
 	r = raw_writer_flush(w);
 	if (r < 0)
 		return r;
-	struct iovec iov[2] = {
-		{ .iov_base = f, .iov_len = sizeof(f) },
-		{ .iov_base = (void *)payload, .iov_len = len },
-	};
-	r = write_all(w->fd, iov, len > 0 ? 2 : 1, w->slice_len);
+	struct iovec iov[3] = { { .iov_base = f, .iov_len = sizeof(f) } };
+	int n = 1;
+	if (na > 0)
+		iov[n++] = (struct iovec){ .iov_base = (void *)a, .iov_len = na };
+	if (nb > 0)
+		iov[n++] = (struct iovec){ .iov_base = (void *)b, .iov_len = nb };
+	r = write_all(w->fd, iov, n, w->slice_len);
 	if (r < 0)
 		return r;
 	w->slice_len += frame;
@@ -519,12 +527,17 @@ static int append(struct raw_writer *w, uint16_t type, const void *payload, uint
 
 int raw_writer_append(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
-	return append(w, type, payload, len, true);
+	return append(w, type, payload, len, NULL, 0, true);
 }
 
 int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
-	return append(w, type, payload, len, false);
+	return append(w, type, payload, len, NULL, 0, false);
+}
+
+int raw_writer_append2(struct raw_writer *w, uint16_t type, const void *a, uint32_t na, const void *b, uint32_t nb)
+{
+	return append(w, type, a, na, b, nb, false);
 }
 
 uint64_t raw_writer_room(const struct raw_writer *w)
@@ -533,36 +546,8 @@ uint64_t raw_writer_room(const struct raw_writer *w)
 		return 0;
 	if (w->slice_len <= RAW_HEADER_SIZE)
 		return UINT64_MAX;
-	return w->slice_len < w->slice_bytes ? w->slice_bytes - w->slice_len : 0;
-}
-
-int raw_writer_put_frames(struct raw_writer *w, const void *frames, size_t n)
-{
-	if (!w || w->fd < 0)
-		return -EBADF;
-	if (n == 0)
-		return 0;
-	int r;
-	if (n <= w->buf_cap - w->buf_len) {
-		memcpy(w->buf + w->buf_len, frames, n);
-		w->buf_len += n;
-	} else {
-		/* what is buffered first, then the span straight from the
-		 * caller's memory when it would fill the buffer anyway */
-		if ((r = raw_writer_flush(w)) < 0)
-			return r;
-		if (n < w->buf_cap) {
-			memcpy(w->buf, frames, n);
-			w->buf_len = n;
-		} else {
-			struct iovec iov = { .iov_base = (void *)frames, .iov_len = n };
-			if ((r = write_all(w->fd, &iov, 1, w->slice_len)) < 0)
-				return r;
-		}
-	}
-	w->slice_len += n;
-	w->total += n;
-	return 0;
+	uint64_t used = w->slice_len + RAW_FRAME_SIZE;
+	return used < w->slice_bytes ? w->slice_bytes - used : 0;
 }
 
 uint64_t raw_writer_bytes(const struct raw_writer *w)
@@ -759,6 +744,12 @@ struct raw_reader {
 	bool in_gap, torn_pending;
 	uint64_t gap_start, torn_at, bad_end;
 	struct raw_reader_stats st;
+
+	/* a RAW_AGENT_BATCH being handed out event by event */
+	uint8_t *bat;
+	size_t bat_len, bat_pos, bat_cap;
+	uint32_t bat_tid;
+	uint8_t scratch[48 + 65536];   /* the record made of one event */
 };
 
 #define READ_CHUNK (64U * 1024)
@@ -953,10 +944,112 @@ static int skip_to_sync(struct raw_reader *r)
 	}
 }
 
+/* The next event of the batch being handed out, as the record it stands
+ * for (raw.h, RAW_AGENT_BATCH); false when the batch is done.  An event
+ * that does not fit what is left of the batch, or of an unknown kind, ends
+ * the batch as a bad record. */
+static bool batch_next(struct raw_reader *r, struct raw_record *ret)
+{
+	size_t left = r->bat_len - r->bat_pos;
+	if (left == 0)
+		return false;
+	const uint8_t *p = r->bat + r->bat_pos;
+	unsigned kind = left >= RAW_AGENT_EV_HEAD ? p[8] : 0, etype = p[9], k = kind & ~RAW_AGENT_EV_ATTR;
+	unsigned n = left >= RAW_AGENT_EV_HEAD ? get16(p + 10) : 0;
+	if (k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM || raw_agent_ev_size(kind, etype, n) > left ||
+	    (k == RAW_AGENT_EV_END && n != 0) || ((k == RAW_AGENT_EV_MARK || k == RAW_AGENT_EV_START) &&
+						  n > RAW_AGENT_MAX_STR)) {
+		r->st.bad_records++;
+		r->bat_pos = r->bat_len;
+		return false;
+	}
+	uint32_t domain = get32(p + 12);
+	const uint8_t *q = p + RAW_AGENT_EV_HEAD;
+	uint64_t id = 0;
+	uint32_t category = 0, color = 0;
+	if (raw_agent_ev_has_id(kind, etype)) {
+		id = get64(q);
+		q += 8;
+	}
+	if (kind & RAW_AGENT_EV_ATTR) {
+		category = get32(q);
+		color = get32(q + 4);
+		q += 8;
+	}
+	uint8_t *o = r->scratch;
+	uint16_t type;
+	put64(o, get64(p));
+	put32(o + 8, r->bat_tid);
+	put32(o + 12, k == RAW_AGENT_EV_OSRT ? domain : etype);
+	o += 16;
+	switch (k) {
+	case RAW_AGENT_EV_MARK:
+	case RAW_AGENT_EV_START:
+		type = k == RAW_AGENT_EV_MARK ? RAW_AGENT_MARK : RAW_AGENT_RANGE_START;
+		if (k == RAW_AGENT_EV_START) {
+			put64(o, id); /* push/pop: 0 */
+			o += 8;
+		}
+		put64(o, domain);
+		put64(o + 8, category);
+		put32(o + 16, color);
+		put32(o + 20, 0);
+		put32(o + 24, n);
+		memcpy(o + 28, q, n);
+		o += 28 + n;
+		break;
+	case RAW_AGENT_EV_END:
+		type = RAW_AGENT_RANGE_END;
+		put64(o, id);
+		put64(o + 8, domain);
+		o += 16;
+		break;
+	case RAW_AGENT_EV_OSRT:
+		type = RAW_AGENT_OSRT;
+		put64(o, id);
+		o += 8;
+		break;
+	default:
+		type = RAW_AGENT_COMM_OP;
+		put64(o, id);
+		memcpy(o + 8, q, n);
+		o += 8 + n;
+		break;
+	}
+	r->bat_pos += raw_agent_ev_size(kind, etype, n);
+	r->st.batch_events++;
+	*ret = (struct raw_record){ .type = type, .len = (uint32_t)(o - r->scratch), .payload = r->scratch };
+	return true;
+}
+
+/* A batch frame's payload kept aside to be handed out. */
+static int batch_take(struct raw_reader *r, const uint8_t *payload, uint32_t len)
+{
+	if (len < RAW_AGENT_BATCH_HEAD) {
+		r->st.bad_records++;
+		return 0;
+	}
+	if (len > r->bat_cap) {
+		uint8_t *b = realloc(r->bat, len);
+		if (!b)
+			return -ENOMEM;
+		r->bat = b;
+		r->bat_cap = len;
+	}
+	memcpy(r->bat, payload, len);
+	r->bat_tid = get32(payload);
+	r->bat_len = len;
+	r->bat_pos = RAW_AGENT_BATCH_HEAD;
+	r->st.batches++;
+	return 0;
+}
+
 int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 {
 	if (!r || !ret)
 		return -EINVAL;
+	if (batch_next(r, ret))
+		return 1;
 	if (r->done)
 		return 0;
 
@@ -997,7 +1090,14 @@ int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 			};
 			r->pos += RAW_FRAME_SIZE + (uint64_t)len;
 			r->st.records++;
-			return 1;
+			if (ret->type != RAW_AGENT_BATCH || r->hdr.version < 2)
+				return 1;
+			int e = batch_take(r, ret->payload, ret->len);
+			if (e < 0)
+				return e;
+			if (batch_next(r, ret))
+				return 1;
+			continue; /* an empty or damaged batch */
 		}
 
 		case C_TORN:
@@ -1037,6 +1137,7 @@ struct raw_reader *raw_reader_free(struct raw_reader *r)
 		return NULL;
 	if (r->fd >= 0)
 		close(r->fd);
+	free(r->bat);
 	free(r->buf);
 	free(r);
 	return NULL;

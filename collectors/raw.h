@@ -60,10 +60,7 @@
  * 12  u32 crc         CRC-32C (Castagnoli, as iSCSI's and ext4's) of bytes
  *                     4..11 (type, flags, len) followed by the payload;
  *                     version 1: CRC-32 (IEEE, zlib's crc32) of the payload
- * (raw_frame_crc).  Whole frames may be written by a producer that knows
- * the layout (the agent builds its events as frames in its buffers, and its
- * writer seals them with raw_frame_crc and hands them on whole:
- * raw_writer_put_frames). */
+ * (raw_frame_crc). */
 
 struct raw_header {
 	uint32_t version;
@@ -253,6 +250,23 @@ enum raw_type {
 	 *                     waiting for the device inside a runtime call (the
 	 *                     call with that correlation id); stream and event
 	 *                     0xffffffff where they do not apply. */
+	/* RAW_AGENT_BATCH  (version 2) u32 tid, u32 reserved, then events of
+	 *                    that thread back to back, each RAW_AGENT_EV_*
+	 *                    (raw_agent_ev_size): u64 ts, u8 kind (bit 7:
+	 *                    RAW_AGENT_EV_ATTR), u8 event_type (osrt: 0; comm:
+	 *                    its kind), u16 n, u32 domain (osrt: the api),
+	 *                    then u64 id where raw_agent_ev_has_id (range id of
+	 *                    a start/end range, the end ns of an osrt call or
+	 *                    a communication operation), then u32 category
+	 *                    and u32 color where RAW_AGENT_EV_ATTR, then n
+	 *                    bytes (the message, or COMM_OP's payload after
+	 *                    its end).  The agent's events, a block's worth
+	 *                    under one checksum: a third of the bytes of one
+	 *                    frame each.  raw_reader_next hands them out one
+	 *                    by one as the MARK, RANGE_START, RANGE_END, OSRT
+	 *                    and COMM_OP records above, so that no reader
+	 *                    sees a batch. */
+	RAW_AGENT_BATCH = 150,
 	RAW_AGENT_GPU_TASK = 140,
 	RAW_AGENT_GPU_API = 141,
 	RAW_AGENT_GPU_SYNC = 142,
@@ -281,6 +295,33 @@ enum raw_type {
 };
 
 #define RAW_AGENT_MAX_STR 1024
+
+/* The events of RAW_AGENT_BATCH (kinds) */
+enum raw_agent_ev {
+	RAW_AGENT_EV_MARK = 1,
+	RAW_AGENT_EV_START = 2,
+	RAW_AGENT_EV_END = 3,
+	RAW_AGENT_EV_OSRT = 4,
+	RAW_AGENT_EV_COMM = 5,
+};
+#define RAW_AGENT_EV_ATTR 0x80U   /* category and color follow */
+#define RAW_AGENT_EV_HEAD 16U
+#define RAW_AGENT_BATCH_HEAD 8U  /* tid, reserved */
+
+/* Whether an event of this kind and event type carries a u64 id. */
+static inline bool raw_agent_ev_has_id(unsigned kind, unsigned etype)
+{
+	kind &= ~RAW_AGENT_EV_ATTR;
+	return kind == RAW_AGENT_EV_OSRT || kind == RAW_AGENT_EV_COMM ||
+	       ((kind == RAW_AGENT_EV_START || kind == RAW_AGENT_EV_END) && etype == 2 /* start/end */);
+}
+
+/* Bytes of an event from its kind, event type and n. */
+static inline uint32_t raw_agent_ev_size(unsigned kind, unsigned etype, unsigned n)
+{
+	return RAW_AGENT_EV_HEAD + (raw_agent_ev_has_id(kind, etype) ? 8U : 0U) +
+	       ((kind & RAW_AGENT_EV_ATTR) ? 8U : 0U) + n;
+}
 #define RAW_AGENT_WINDOW_START 1U  /* RAW_AGENT_PROCESS flags */
 
 /* Decoded entries (host byte order; what encoders take and decoders give). */
@@ -343,15 +384,16 @@ int raw_writer_rotate(struct raw_writer *w);
 /* Append into the current slice even past slice_bytes: for the records that
  * must share a slice with the description written first in it. */
 int raw_writer_append_here(struct raw_writer *w, uint16_t type, const void *payload, uint32_t len);
-/* Bytes the current slice takes before the next append starts a new one
- * (0: full; an empty slice takes any record).  Added for a writer that
- * hands over frames in spans (raw_writer_put_frames). */
+/* Payload bytes a record may have to go into the current slice (0: none;
+ * an empty slice takes any record).  Added for a writer that cuts its
+ * batches to the slice (raw_writer_append2). */
 uint64_t raw_writer_room(const struct raw_writer *w);
-/* Append n bytes of whole sealed version 2 frames, as they are, into the
- * current slice (the caller cuts its spans to raw_writer_room).  Added so
- * that the agent's writer moves its events from its buffers to the file
- * without decoding and encoding each one. */
-int raw_writer_put_frames(struct raw_writer *w, const void *frames, size_t n);
+/* Append one record whose payload is a (na bytes) followed by b (nb
+ * bytes) into the current slice, whatever its room (the caller cuts to
+ * raw_writer_room).  Added so that the agent's writer hands a batch header
+ * and its events straight from its buffers to the file. */
+int raw_writer_append2(struct raw_writer *w, uint16_t type, const void *a, uint32_t na, const void *b,
+		       uint32_t nb);
 /* Index of the slice being written now (added: lets a sampler repeat its
  * process descriptions at the start of each new slice so slices stand alone). */
 uint32_t raw_writer_slice(const struct raw_writer *w);
@@ -378,6 +420,8 @@ struct raw_reader_stats {
 	uint64_t bad_records;   /* frames with a bad crc or impossible length */
 	uint64_t skipped_bytes; /* bytes skipped while resynchronising */
 	uint64_t torn_bytes;    /* an incomplete frame at the end of the file */
+	uint64_t batches;       /* RAW_AGENT_BATCH frames (counted in records) */
+	uint64_t batch_events;  /* the records handed out of them (not in records) */
 };
 
 struct raw_record {

@@ -7,9 +7,10 @@
  * Every application thread that annotates while a window records gets a
  * slot (struct athread): a single-producer single-consumer queue of blocks
  * it alone writes, the agent thread alone drains.  Events are written
- * straight into the blocks as raw frames (raw.h: sync, type, length, the
- * record's payload), so that the writer only seals each with its checksum
- * and hands whole spans to the file.  An annotation call is
+ * straight into the blocks as they go into the file (raw.h,
+ * RAW_AGENT_BATCH: 16 bytes and the message for a mark or a push, 16 for
+ * a pop), so that the writer hands whole spans to the file, a batch under
+ * one checksum.  An annotation call is
  *
  *   idle:      one relaxed load of g_state, compare, return
  *   recording: clock_gettime(CLOCK_MONOTONIC) (vDSO), plain stores of the
@@ -122,8 +123,8 @@ enum {
 #define EV_TYPE_STARTEND 2
 #define EV_TYPE_MARKER_EX 3
 
-/* A block of a thread's queue: frames one after another from data[0]; a
- * frame never straddles two blocks. */
+/* A block of a thread's queue: events one after another from data[0]; an
+ * event never straddles two blocks. */
 #define ABLOCK_OPEN UINT32_MAX
 struct ablock {
 	_Atomic(struct ablock *) next;  /* set before sealed */

@@ -472,8 +472,9 @@ static inline void rec_leave(struct athread *t)
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
-/* The frame's bytes are stored little-endian with plain (possibly
- * unaligned) stores: frames follow one another without padding, as on disk. */
+/* An event's bytes are stored little-endian with plain (possibly
+ * unaligned) stores: events follow one another without padding, as they
+ * go into the file's batches. */
 static inline void st64(uint8_t *p, uint64_t v)
 {
 	v = htole64(v);
@@ -505,33 +506,30 @@ static __attribute__((noinline)) uint8_t *block_next(struct athread *t, uint32_t
 	return n->data;
 }
 
-/* Room for a frame of `size` bytes in the thread's block, or NULL (the
+/* Room for an event of `size` bytes in the thread's block, or NULL (the
  * event is dropped: counted by the caller). */
-static inline uint8_t *frame_reserve(struct athread *t, uint32_t size)
+static inline uint8_t *ev_reserve(struct athread *t, uint32_t size)
 {
 	if (_likely_(size <= t->wsize - t->wpos))
 		return t->wdata + t->wpos;
 	return block_next(t, size);
 }
 
-static inline void frame_commit(struct athread *t, uint32_t size)
+static inline void ev_commit(struct athread *t, uint32_t size)
 {
 	t->wpos += size;
 	t->head_local += size;
 	atomic_store_explicit(&t->head, t->head_local, memory_order_release);
 }
 
-/* The frame header and the payload's common start: ts, tid, u32 a. */
-static inline uint8_t *frame_begin(struct athread *t, uint8_t *p, uint16_t type, uint32_t len, uint64_t ts,
-				   uint32_t a)
+/* An event's head (raw.h, RAW_AGENT_BATCH): ts, kind, event type, n,
+ * domain; what follows it is the caller's. */
+static inline uint8_t *ev_head(uint8_t *p, uint64_t ts, unsigned kind, unsigned etype, uint32_t n, uint32_t domain)
 {
-	st64(p, RAW_FRAME_SYNC | (uint64_t)type << 32);
-	st64(p + 8, len); /* the crc, 0 here, is the writer's */
-	st64(p + 16, ts);
-	st64(p + 24, t->tid | (uint64_t)a << 32);
-	return p + 32;
+	st64(p, ts);
+	st64(p + 8, kind | etype << 8 | n << 16 | (uint64_t)domain << 32);
+	return p + RAW_AGENT_EV_HEAD;
 }
-
 /* Message length, cut to RAW_AGENT_MAX_STR at a UTF-8 character boundary. */
 static inline uint32_t msg_len(struct athread *t, const char *msg, long len)
 {
@@ -550,48 +548,51 @@ static inline void dropped(struct athread *t)
 	bump(&t->n_dropped);
 }
 
-/* RAW_AGENT_MARK and RAW_AGENT_RANGE_START (with_id): false when dropped. */
-static inline bool put_named(struct athread *t, bool with_id, uint16_t etype, uint64_t ts, uint64_t id,
+/* A mark or a range's start (kind): false when dropped. */
+static inline bool put_named(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint64_t id,
 			     uint32_t domain, const char *msg, uint32_t n, uint32_t category, uint32_t color)
 {
-	uint32_t len = (with_id ? 52 : 44) + n;
-	uint8_t *p = frame_reserve(t, RAW_FRAME_SIZE + len);
+	if (category | color)
+		kind |= RAW_AGENT_EV_ATTR;
+	uint32_t size = raw_agent_ev_size(kind, etype, n);
+	uint8_t *p = ev_reserve(t, size);
 	if (_unlikely_(!p)) {
 		dropped(t);
 		return false;
 	}
-	p = frame_begin(t, p, with_id ? RAW_AGENT_RANGE_START : RAW_AGENT_MARK, len, ts, etype);
-	if (with_id) {
+	p = ev_head(p, ts, kind, etype, n, domain);
+	if (raw_agent_ev_has_id(kind, etype)) {
 		st64(p, id);
 		p += 8;
 	}
-	st64(p, domain);
-	st64(p + 8, category);
-	st64(p + 16, color);
-	st32(p + 24, n);
-	memcpy(p + 28, msg, n);
-	frame_commit(t, RAW_FRAME_SIZE + len);
+	if (kind & RAW_AGENT_EV_ATTR) {
+		st64(p, category | (uint64_t)color << 32);
+		p += 8;
+	}
+	memcpy(p, msg, n);
+	ev_commit(t, size);
 	return true;
 }
 
-/* RAW_AGENT_RANGE_END, RAW_AGENT_OSRT, RAW_AGENT_COMM_OP: ts, tid, a, u64
- * b, then u64 c (RANGE_END) or extra bytes (COMM_OP). */
-static inline bool put_pair(struct athread *t, uint16_t type, uint64_t ts, uint32_t a, uint64_t b, bool with_c,
-			    uint64_t c, const void *extra, uint32_t n)
+/* A range's end, an OS runtime call, a communication operation (kind):
+ * ts, a (the domain, the api), id where the kind has one, then n bytes. */
+static inline bool put_pair(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint32_t a, uint64_t id,
+			    const void *extra, uint32_t n)
 {
-	uint32_t len = 24 + (with_c ? 8 : 0) + n;
-	uint8_t *p = frame_reserve(t, RAW_FRAME_SIZE + len);
+	uint32_t size = raw_agent_ev_size(kind, etype, n);
+	uint8_t *p = ev_reserve(t, size);
 	if (_unlikely_(!p)) {
 		dropped(t);
 		return false;
 	}
-	p = frame_begin(t, p, type, len, ts, a);
-	st64(p, b);
-	if (with_c)
-		st64(p + 8, c);
+	p = ev_head(p, ts, kind, etype, n, a);
+	if (raw_agent_ev_has_id(kind, etype)) {
+		st64(p, id);
+		p += 8;
+	}
 	if (n)
-		memcpy(p + 8, extra, n);
-	frame_commit(t, RAW_FRAME_SIZE + len);
+		memcpy(p, extra, n);
+	ev_commit(t, size);
 	return true;
 }
 
@@ -622,7 +623,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	if (!t)
 		return;
 	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
-		put_named(t, false, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
+		put_named(t, RAW_AGENT_EV_MARK, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
 	rec_leave(t);
 }
 
@@ -631,7 +632,7 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns)
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_pair(t, RAW_AGENT_OSRT, start_ns, api, end_ns, false, 0, NULL, 0);
+	put_pair(t, RAW_AGENT_EV_OSRT, 0, start_ns, api, end_ns, NULL, 0);
 	rec_leave(t);
 }
 
@@ -642,7 +643,7 @@ void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_pair(t, RAW_AGENT_COMM_OP, start_ns, kind, end_ns, false, 0, payload, len);
+	put_pair(t, RAW_AGENT_EV_COMM, kind, start_ns, 0, end_ns, payload, len);
 	rec_leave(t);
 }
 
@@ -698,8 +699,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 		/* A start that cannot be recorded is remembered inverted, so
 		 * that its end is dropped (and counted) too rather than
 		 * reported as an unknown id. */
-		bool ok = put_named(t, true, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len), category,
-				    color);
+		bool ok = put_named(t, RAW_AGENT_EV_START, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len),
+				    category, color);
 		atomic_store_explicit(&t->open[seq % AGENT_OPEN_RANGES], ok ? id : ~id, memory_order_release);
 		if (gate == 2)
 			agent_gate_started_range(id);
@@ -738,9 +739,9 @@ int agent_range_end(uint32_t domain, uint64_t id)
 		 * twice. */
 		if (o == t && atomic_load_explicit(cell, memory_order_relaxed) == id) {
 			atomic_store_explicit(cell, 0, memory_order_relaxed);
-			put_pair(t, RAW_AGENT_RANGE_END, ts, EV_TYPE_STARTEND, id, true, domain, NULL, 0);
+			put_pair(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &want, 0)) {
-			put_pair(t, RAW_AGENT_RANGE_END, ts, EV_TYPE_STARTEND, id, true, domain, NULL, 0);
+			put_pair(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &dropped, 0)) {
 			bump(&t->n_dropped); /* its start was dropped */
 		} else {
@@ -790,7 +791,8 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
 			if (gate &&
-			    put_named(r, true, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len), category, color))
+			    put_named(r, RAW_AGENT_EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len),
+				      category, color))
 				gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
 			rec_leave(r);
 		}
@@ -820,7 +822,7 @@ int agent_pop(uint32_t domain)
 		struct athread *r = rec_enter();
 		if (r) {
 			if (recorded && domain_enabled(domain))
-				put_pair(r, RAW_AGENT_RANGE_END, ts, EV_TYPE_PUSHPOP, 0, true, domain, NULL, 0);
+				put_pair(r, RAW_AGENT_EV_END, EV_TYPE_PUSHPOP, ts, domain, 0, NULL, 0);
 			rec_leave(r);
 		}
 	}

@@ -253,58 +253,62 @@ static int slice_names_thread(uint32_t tid, const char *name)
 	return W.buf.err ? W.buf.err : (tidset_has(&W.tids, tid) ? 0 : -EIO);
 }
 
-static inline uint32_t ld32(const uint8_t *p)
+/* One batch of a thread's events into the file. */
+static int put_batch(uint32_t tid, const uint8_t *p, uint32_t n)
 {
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return le32toh(v);
+	uint8_t head[RAW_AGENT_BATCH_HEAD] = { 0 };
+	uint32_t le = htole32(tid);
+	memcpy(head, &le, 4);
+	return raw_writer_append2(W.w, RAW_AGENT_BATCH, head, sizeof head, p, n);
 }
 
-/* Frames [p, p + n) of one thread's block into the file: each sealed with
- * its checksum, handed on in spans cut at the slice's end, where a new
- * slice gets the preamble and the thread's name before the rest.  write
- * false: counted as lost (no file).  A frame that is not one of ours ends
- * the span: the rest of it is counted as one lost event. */
-static void put_span(uint8_t *p, uint32_t n, uint32_t tid, const char *name, bool write)
+/* Events [p, p + n) of one thread's block into the file as batches (raw.h,
+ * RAW_AGENT_BATCH), cut where a batch reaches RAW_MAX_PAYLOAD or the
+ * slice's end; a new slice gets the preamble and the thread's name first.
+ * write false: counted as lost (no file).  An event that is not one of
+ * ours ends the span: the rest of it is counted as one lost event. */
+static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *name, bool write)
 {
 	uint32_t off = 0, start = 0;
-	uint64_t frames = 0;
+	uint64_t events = 0;
 	int r = write ? slice_names_thread(tid, name) : -EIO;
 	uint64_t room = r == 0 ? raw_writer_room(W.w) : UINT64_MAX;
-	while (off + RAW_FRAME_SIZE <= n) {
-		uint8_t *f = p + off;
-		uint32_t len = ld32(f + 8);
+	const uint64_t most = RAW_MAX_PAYLOAD - RAW_AGENT_BATCH_HEAD;
+	while (off + RAW_AGENT_EV_HEAD <= n) {
+		const uint8_t *e = p + off;
+		unsigned kind = e[8], k = kind & ~RAW_AGENT_EV_ATTR;
+		uint16_t n16;
+		memcpy(&n16, e + 10, 2);
+		uint32_t size = raw_agent_ev_size(kind, e[9], le16toh(n16));
 		/* our own producer wrote it; still, never walk off the block */
-		if (ld32(f) != RAW_FRAME_SYNC || len > n - off - RAW_FRAME_SIZE)
+		if (k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM || size > n - off)
 			break;
-		uint32_t flen = RAW_FRAME_SIZE + len;
-		if (r == 0 && off + flen - start > room) {
-			/* the slice is full: what fits goes, then a new one */
+		uint64_t batch = off + size - start;
+		if (r == 0 && (batch > most || batch + RAW_AGENT_BATCH_HEAD > room)) {
 			if (off > start)
-				r = raw_writer_put_frames(W.w, p + start, off - start);
+				r = put_batch(tid, p + start, off - start);
 			if (r == 0)
-				W.events += frames;
+				W.events += events;
 			else
-				W.write_lost += frames;
-			frames = 0;
+				W.write_lost += events;
+			events = 0;
 			start = off;
-			if (r == 0 && (r = raw_writer_rotate(W.w)) == 0) {
+			/* the slice is full: a new one */
+			if (r == 0 && batch + RAW_AGENT_BATCH_HEAD > room && (r = raw_writer_rotate(W.w)) == 0) {
 				write_preamble();
 				r = slice_names_thread(tid, name);
 			}
 			room = r == 0 ? raw_writer_room(W.w) : UINT64_MAX;
 		}
-		uint32_t crc = htole32(raw_frame_crc(f));
-		memcpy(f + 12, &crc, 4);
-		off += flen;
-		frames++;
+		off += size;
+		events++;
 	}
 	if (r == 0 && off > start)
-		r = raw_writer_put_frames(W.w, p + start, off - start);
+		r = put_batch(tid, p + start, off - start);
 	if (r == 0)
-		W.events += frames;
+		W.events += events;
 	else
-		W.write_lost += frames;
+		W.write_lost += events;
 	if (r < 0 && write && !W.write_err)
 		W.write_err = r;
 	if (off < n)

@@ -675,8 +675,9 @@ static void test_fuzz(void)
 			memcpy(b, orig, RAW_HEADER_SIZE);
 			n = RAW_HEADER_SIZE;
 			while (n < 4096) {
-				uint32_t sync = RAW_FRAME_SYNC;
+				uint32_t sync = RAW_FRAME_SYNC, type = RAW_PROC_INFO; /* type, flags */
 				memcpy(b + n, &sync, 4);
+				memcpy(b + n + 4, &type, 4);
 				uint32_t l = (uint32_t)(rnd() % 64);
 				if (rnd() % 8 == 0)
 					l = (uint32_t)rnd();
