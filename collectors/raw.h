@@ -186,7 +186,12 @@ enum raw_type {
 	 *                    untimed (no start or end time: still running at
 	 *                    a forced flush), u64 bad (impossible values); a
 	 *                    record without these three (older agents) has
-	 *                    none.  Cumulative for the window; written at
+	 *                    none; then (absent in older agents' records) the
+	 *                    dropped events by cause, adding up to dropped:
+	 *                    u64 full (the queues reached their cap), u64
+	 *                    nested (a signal handler annotating inside an
+	 *                    annotation), u64 noslot (a thread got no buffer),
+	 *                    u64 write (the file could not be written).  Cumulative for the window; written at
 	 *                    every flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)

@@ -388,6 +388,10 @@ struct window_opts {
 
 struct window_result {
 	uint64_t events, dropped, bad, truncated, bytes;
+	/* dropped, by cause: the queues reached MSPROF_AGENT_BUFFER_MAX_MB (or
+	 * no memory), a signal handler annotated inside an annotation, a
+	 * thread got no slot, the file could not be written */
+	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_write;
 };
 
 extern pthread_mutex_t g_win_mu;   /* the window: held by start, stop, drain */
@@ -408,8 +412,9 @@ void window_drain(void);
 void window_flush(void);
 bool window_active(void);
 uint64_t window_session(void);
-/* Totals over the life of the process, for the message at exit. */
-void window_totals(uint64_t *dropped, uint64_t *bad, uint64_t *truncated);
+/* Totals over the life of the process, for the message at exit (events
+ * and bytes: not kept). */
+void window_totals(struct window_result *ret);
 /* After fork, in the child: forget the parent's window without writing. */
 void window_forget_after_fork(void);
 

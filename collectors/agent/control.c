@@ -730,14 +730,25 @@ __attribute__((destructor)) static void agent_unload(void)
 	if (window_active())
 		(void)window_stop(NULL);
 	pthread_mutex_unlock(&g_win_mu);
-	uint64_t dropped, bad, truncated;
-	window_totals(&dropped, &bad, &truncated);
-	if (dropped)
-		fprintf(stderr, "msprof agent: %llu events dropped (buffer full)\n", (unsigned long long)dropped);
-	if (bad)
+	struct window_result tot;
+	window_totals(&tot);
+	if (tot.dropped_full)
+		fprintf(stderr, "msprof agent: %llu events dropped (buffer full: the queues reached %llu MiB; "
+			"MSPROF_AGENT_BUFFER_MAX_MB raises it)\n", (unsigned long long)tot.dropped_full,
+			(unsigned long long)(g_buf_cap >> 20));
+	if (tot.dropped_nested)
+		fprintf(stderr, "msprof agent: %llu events dropped (made by a signal handler inside an annotation)\n",
+			(unsigned long long)tot.dropped_nested);
+	if (tot.dropped_noslot)
+		fprintf(stderr, "msprof agent: %llu events dropped (their thread got no buffer: more than %d threads "
+			"or no memory)\n", (unsigned long long)tot.dropped_noslot, AGENT_MAX_THREADS);
+	if (tot.dropped_write)
+		fprintf(stderr, "msprof agent: %llu events dropped (the file could not be written)\n",
+			(unsigned long long)tot.dropped_write);
+	if (tot.bad)
 		fprintf(stderr, "msprof agent: %llu bad annotation calls ignored (NULL message, unknown range id, "
-			"pop without push or destroyed domain)\n", (unsigned long long)bad);
-	if (truncated)
-		fprintf(stderr, "msprof agent: %llu messages cut to %d bytes\n", (unsigned long long)truncated,
+			"pop without push or destroyed domain)\n", (unsigned long long)tot.bad);
+	if (tot.truncated)
+		fprintf(stderr, "msprof agent: %llu messages cut to %d bytes\n", (unsigned long long)tot.truncated,
 			RAW_AGENT_MAX_STR);
 }

@@ -43,6 +43,8 @@ static struct {
 	uint32_t domains, categories, names;
 	/* this window */
 	uint64_t events, dropped, bad, truncated, write_lost;
+	/* dropped, by cause (their sum) */
+	uint64_t dropped_full, dropped_nested, dropped_noslot;
 	struct cupti_lost gpu;     /* device records not written */
 	uint64_t seen_orphan_dropped, seen_orphan_bad;
 	int write_err;
@@ -55,7 +57,7 @@ static struct {
 } W;
 
 /* lifetime totals, for the message at exit */
-static uint64_t T_dropped, T_bad, T_truncated;
+static struct window_result T;
 static int g_membarrier = -1; /* 1 expedited, 0 not available */
 
 /* --- tid set ---------------------------------------------------------------- */
@@ -240,6 +242,10 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.gpu.lost);
 	raw_buf_u64(&W.buf, W.gpu.untimed);
 	raw_buf_u64(&W.buf, W.gpu.bad);
+	raw_buf_u64(&W.buf, W.dropped_full);
+	raw_buf_u64(&W.buf, W.dropped_nested);
+	raw_buf_u64(&W.buf, W.dropped_noslot);
+	raw_buf_u64(&W.buf, W.write_lost);
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -366,6 +372,8 @@ static void collect_counters(void)
 		uint64_t c = atomic_load_explicit(&t->n_truncated, memory_order_relaxed);
 		uint64_t x = atomic_load_explicit(&t->n_nested, memory_order_relaxed);
 		W.dropped += d - t->seen_dropped + (x - t->seen_nested);
+		W.dropped_full += d - t->seen_dropped;
+		W.dropped_nested += x - t->seen_nested;
 		t->seen_nested = x;
 		W.bad += b - t->seen_bad;
 		W.truncated += c - t->seen_truncated;
@@ -375,6 +383,7 @@ static void collect_counters(void)
 	}
 	uint64_t od = atomic_load(&g_orphan_dropped), ob = atomic_load(&g_orphan_bad);
 	W.dropped += od - W.seen_orphan_dropped;
+	W.dropped_noslot += od - W.seen_orphan_dropped;
 	W.bad += ob - W.seen_orphan_bad;
 	W.seen_orphan_dropped = od;
 	W.seen_orphan_bad = ob;
@@ -631,6 +640,10 @@ int window_stop(struct window_result *ret)
 	struct window_result res = {
 		.events = W.events,
 		.dropped = W.dropped + W.write_lost,
+		.dropped_full = W.dropped_full,
+		.dropped_nested = W.dropped_nested,
+		.dropped_noslot = W.dropped_noslot,
+		.dropped_write = W.write_lost,
 		.bad = W.bad,
 		.truncated = W.truncated,
 		.bytes = raw_writer_bytes(W.w),
@@ -638,19 +651,21 @@ int window_stop(struct window_result *ret)
 	W.w = raw_writer_free(W.w);
 	W.active = false;
 	agent_spares_free(); /* the queues shrink to one block a thread */
-	T_dropped += res.dropped;
-	T_bad += res.bad;
-	T_truncated += res.truncated;
+	T.dropped += res.dropped;
+	T.dropped_full += res.dropped_full;
+	T.dropped_nested += res.dropped_nested;
+	T.dropped_noslot += res.dropped_noslot;
+	T.dropped_write += res.dropped_write;
+	T.bad += res.bad;
+	T.truncated += res.truncated;
 	if (ret)
 		*ret = res;
 	return r < 0 ? r : W.write_err;
 }
 
-void window_totals(uint64_t *dropped, uint64_t *bad, uint64_t *truncated)
+void window_totals(struct window_result *ret)
 {
-	*dropped = T_dropped;
-	*bad = T_bad;
-	*truncated = T_truncated;
+	*ret = T;
 }
 
 void window_forget_after_fork(void)
@@ -659,5 +674,5 @@ void window_forget_after_fork(void)
 	 * flushes under g_win_mu, which fork held): freeing it writes nothing. */
 	W.w = raw_writer_free(W.w);
 	W.active = false;
-	T_dropped = T_bad = T_truncated = 0;
+	T = (struct window_result){ 0 };
 }
