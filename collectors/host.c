@@ -831,6 +831,7 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 			i++; /* nothing of it ran: nothing to see (the top) */
 			continue;
 		} else {
+			s->st.tree_reads++;
 			ssize_t n = read_file(p->stat_fd, s->proc_fd, p->pid, "stat", buf, sizeof(buf));
 			ok = n > 0 && parse_stat(buf, (size_t)n, &st) == 0;
 		}
@@ -1157,6 +1158,7 @@ static void probe_targets(struct host_sampler *s)
 		if (!clock || !p->have_clock)
 			continue;
 		struct timespec t;
+		s->st.tree_reads++;
 		if (clock_gettime(p->cpu_clock, &t) != 0) {
 			p->grp_valid = false; /* gone: the reads find out */
 			continue;
@@ -1204,6 +1206,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 				continue;
 			}
 			uint64_t ss[3] = { 0 };
+			s->st.tree_reads++;
 			ssize_t n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
 			unsigned nss = n > 0 ? parse_nums(sbuf, (size_t)n, ss, 3) : 0;
 			if (s->skip_idle && nss == 3 && t->have_last && asleep(t->last_state) &&
@@ -1212,6 +1215,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 				continue;
 			}
 			moved = true;
+			s->st.tree_reads++;
 			n = read_file(t->stat_fd, dfd, t->tid, "stat", buf, sizeof(buf));
 			struct pstat st;
 			if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0) {
@@ -1249,6 +1253,7 @@ static void sample_proc_mem(struct host_sampler *s)
 		struct proc *p = s->procs[i];
 		if (p->skip)
 			continue;
+		s->st.tree_reads++;
 		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
 		uint64_t v[3] = { 0 };
 		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
@@ -1282,6 +1287,7 @@ static void sample_proc_io(struct host_sampler *s)
 			raw_buf_u64(r.b, p->blkio);
 			continue;
 		}
+		s->st.tree_reads++;
 		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
 		if (n <= 0) {
 			p->io_valid = false;
@@ -1788,7 +1794,7 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 		s->taken[1]++;
 	if (now - s->last_flush_ns >= FLUSH_NS) {
 		s->last_flush_ns = now;
-		write_ticks(s, now, false);
+		write_ticks(s, mono_ns(), false); /* after this tick's records */
 		for (size_t i = 0; i < N_SRC; i++) {
 			int r = s->w[i] ? raw_writer_flush(s->w[i]) : 0;
 			if (r < 0)

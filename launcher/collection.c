@@ -139,10 +139,17 @@ static int call(struct collection *s, cJSON *req, int timeout_ms, const char *wh
 	if (!s->ipc)
 		return -ENOTCONN;
 	int r = ipc_client_call(s->ipc, req, timeout_ms, &reply);
-	if (r == -EREMOTEIO && s->quiet && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
-		/* the session ended on the daemon's side before we asked */
+	if (r == -EREMOTEIO && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
+		/* The session ended on the daemon's side before we asked: its
+		 * session_ended came before this reply (one connection, in
+		 * order) and is queued; take it.  Not an error, unless the
+		 * daemon never said so. */
 		cJSON_Delete(reply);
-		return -ENOENT;
+		collection_poll(s);
+		if (s->quiet || s->ended)
+			return -ENOENT;
+		console_error("msprofd refused to %s: no such session", what);
+		return -EREMOTEIO;
 	}
 	if (r == -EREMOTEIO) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "message");
