@@ -11,6 +11,27 @@
  * (CONFIG_PROC_CHILDREN=n), from the ppid of every process we have not
  * looked at before.
  *
+ * Skipping what has not run.  A thread whose schedstat (run time and
+ * number of times on a CPU) has not moved since the last tick, and that was
+ * asleep or stopped at its last full read, has not run since: its utime,
+ * stime and run time are what they were (the kernel derives the first two
+ * from the third), so its entry is repeated without reading its stat.  A
+ * process none of whose threads ran keeps its /proc/PID/io counters too
+ * (only its own threads account I/O), and its stat is read only every
+ * IDLE_REFRESH_NS (for a ppid changed by reparenting: the one thing that
+ * changes while nothing runs; an exit, an exec, a new thread all run).
+ * Without --host-sys=disk, a process is first asked for the run time of
+ * all its threads at once (clock_gettime on its CPU clock: no file, half
+ * a schedstat read), and its threads are not read at all when it has not
+ * moved; I/O counters need the schedstat's count of arrivals on a CPU (a
+ * thread woken a moment ago may already be doing I/O before its run time
+ * is updated), so with disk the threads' schedstat is the test.  Memory
+ * (statm) is read every tick: reclaim, khugepaged or a process sharing the
+ * mm change it while the owner sleeps.  The recorded processor of a thread
+ * that did not run is the one it last ran on.  nohz_full CPUs account run
+ * time lazily, so there the per-process test is off; MSPROF_TEST_HOST_FULL_READ=1
+ * turns all skipping off (the benchmark's baseline).
+ *
  * All processes (--host-sys-usage).  /proc is listed for new pids at most
  * every RESCAN_NS; every known process is read on each usage tick through
  * kept stat/statm fds, and a read that fails is its exit.
@@ -23,6 +44,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "collectors/host.h"
 #include "common/rankenv.h"
@@ -38,6 +60,8 @@
 #define FLUSH_NS (100 * NSEC_PER_MSEC)
 #define WRITE_BUFFER (256 * 1024)
 #define RESCAN_NS (100 * NSEC_PER_MSEC)
+/* A process that has not run is still read at this interval (see above). */
+#define IDLE_REFRESH_NS NSEC_PER_SEC
 #define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
 #define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
 #define SMALL_BUF 512                /* statm, schedstat, io, children chunk */
@@ -323,6 +347,10 @@ struct thr {
 	int stat_fd, sched_fd; /* -1: opened for each read (over fd budget) */
 	int child_fd;          /* task/TID/children, kept once read (-1: not yet, or over budget) */
 	bool gone;
+	bool have_last;        /* last_*: its entry of the last tick, from a full read */
+	char last_state;       /* stat's state at the last full read */
+	int32_t last_cpu;
+	uint64_t last_ut, last_st, last_run, last_pcount;
 };
 
 struct proc {
@@ -338,6 +366,18 @@ struct proc {
 	bool leader_valid;        /* leader: read by this tick's cpu sampler */
 	struct pstat leader;
 	uint32_t num_threads;     /* from this tick's stat */
+	clockid_t cpu_clock;      /* its CPU clock (clock_getcpuclockid); valid if have_clock */
+	bool have_clock;
+	char state;               /* the leader's, from the last stat read */
+	/* skipping (see the top): ran is whether it may have run since the
+	 * last tick (true unless shown otherwise this tick); grp_ns its
+	 * threads' run time as its CPU clock said */
+	bool ran;
+	bool grp_valid;
+	uint64_t grp_ns;
+	uint64_t stat_ns;         /* its stat last read (refresh_targets) */
+	bool io_valid;            /* io_last: its /proc/PID/io at the last read */
+	uint64_t io_last[5];
 	DIR *task_dir;
 	struct thr *thr;
 	size_t n_thr, cap_thr;
@@ -353,6 +393,11 @@ struct uproc {
 
 struct host_sampler {
 	bool follow;
+	bool skip_idle;           /* skip what has not run (off: MSPROF_TEST_HOST_FULL_READ) */
+	bool grp_clock;           /* the per-process CPU clock test (off on nohz_full) */
+	/* ticks taken and deadlines missed, per kind (index 0 sys, 1 usage),
+	 * and what RAW_SAMPLER_TICKS last said */
+	uint64_t taken[2], missed[2], taken_written[2], missed_written[2];
 	char *ranks;              /* --ranks, NULL: every process */
 	char *env_buf;            /* a process's environment, read by environ_rank */
 	unsigned sys_flags, usage_flags;
@@ -727,6 +772,11 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 	p->ppid = st.ppid;
 	p->starttime = st.starttime;
 	p->blkio = st.blkio;
+	p->state = st.state;
+	p->num_threads = st.num_threads;
+	p->stat_ns = ts;
+	p->ran = true;
+	p->have_clock = s->grp_clock && clock_getcpuclockid((pid_t)pid, &p->cpu_clock) == 0;
 	memcpy(p->comm, st.comm, sizeof(p->comm));
 	set_rank(s, p);
 
@@ -777,7 +827,11 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 			st = p->leader;
 			p->leader_valid = false;
 			ok = true;
+		} else if (!p->ran && ts - p->stat_ns < IDLE_REFRESH_NS) {
+			i++; /* nothing of it ran: nothing to see (the top) */
+			continue;
 		} else {
+			s->st.tree_reads++;
 			ssize_t n = read_file(p->stat_fd, s->proc_fd, p->pid, "stat", buf, sizeof(buf));
 			ok = n > 0 && parse_stat(buf, (size_t)n, &st) == 0;
 		}
@@ -788,6 +842,8 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		p->ppid = st.ppid;
 		p->blkio = st.blkio;
 		p->num_threads = st.num_threads;
+		p->state = st.state;
+		p->stat_ns = ts;
 		if (memcmp(p->comm, st.comm, sizeof(p->comm)) != 0) {
 			/* an exec: its environment is the new program's (a
 			 * launcher forks, then execs the rank with RANK set) */
@@ -1065,6 +1121,71 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 
 /* --- host-sys sources ------------------------------------------------------- */
 
+/* Asleep or stopped at its last read: whatever it does next starts with
+ * running (a thread seen running may be running still, its counters moving
+ * between the scheduler's updates; one in D may be waking from I/O). */
+static bool asleep(char state)
+{
+	return state == 'S' || state == 'T' || state == 't';
+}
+
+/* Every thread of p asleep at its last read, so that p's CPU clock standing
+ * still means none has run since.  Without the cpu sampler only the leader's
+ * state is known: a single-threaded process's. */
+static bool quiet(const struct host_sampler *s, const struct proc *p)
+{
+	if (!(s->sys_flags & HOST_SYS_CPU))
+		return p->num_threads == 1 && asleep(p->state);
+	if (p->n_thr == 0)
+		return false;
+	for (size_t k = 0; k < p->n_thr; k++) {
+		const struct thr *t = &p->thr[k];
+		if (!t->gone && (!t->have_last || !asleep(t->last_state)))
+			return false;
+	}
+	return true;
+}
+
+/* Start of a tick: which processes may have run since the last one (p->ran;
+ * the cpu sampler narrows it down per thread).  The per-process clock is
+ * asked only where it can tell: not with --host-sys=disk (see the top). */
+static void probe_targets(struct host_sampler *s)
+{
+	bool clock = s->skip_idle && s->grp_clock && !(s->sys_flags & HOST_SYS_DISK);
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct proc *p = s->procs[i];
+		p->ran = true;
+		if (!clock || !p->have_clock)
+			continue;
+		struct timespec t;
+		s->st.tree_reads++;
+		if (clock_gettime(p->cpu_clock, &t) != 0) {
+			p->grp_valid = false; /* gone: the reads find out */
+			continue;
+		}
+		uint64_t g = (uint64_t)t.tv_sec * NSEC_PER_SEC + (uint64_t)t.tv_nsec;
+		/* a pid reused since holds another process's clock: its time
+		 * differs, and a coincidence is caught by IDLE_REFRESH_NS */
+		p->ran = !(p->grp_valid && g == p->grp_ns && quiet(s, p));
+		p->grp_ns = g;
+		p->grp_valid = true;
+	}
+}
+
+static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t)
+{
+	rec_entry(r);
+	raw_buf_u32(r->b, pid);
+	raw_buf_u32(r->b, t->tid);
+	raw_buf_u64(r->b, t->last_ut);
+	raw_buf_u64(r->b, t->last_st);
+	raw_buf_u64(r->b, t->last_run);
+	raw_buf_u32(r->b, (uint32_t)t->last_cpu);
+	raw_buf_u32(r->b, 0);
+}
+
+/* One entry per live thread: read in full where it ran (schedstat moved, or
+ * not asleep at its last read), repeated where it did not. */
 static void sample_thread_cpu(struct host_sampler *s)
 {
 	struct rec r;
@@ -1075,14 +1196,31 @@ static void sample_thread_cpu(struct host_sampler *s)
 		if (!p->task_dir || p->skip)
 			continue;
 		int dfd = dirfd(p->task_dir);
+		bool moved = false;
 		for (size_t k = 0; k < p->n_thr; k++) {
 			struct thr *t = &p->thr[k];
 			if (t->gone)
 				continue;
-			ssize_t n = read_file(t->stat_fd, dfd, t->tid, "stat", buf, sizeof(buf));
+			if (t->have_last && !p->ran) {
+				thread_entry(&r, p->pid, t);
+				continue;
+			}
+			uint64_t ss[3] = { 0 };
+			s->st.tree_reads++;
+			ssize_t n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
+			unsigned nss = n > 0 ? parse_nums(sbuf, (size_t)n, ss, 3) : 0;
+			if (s->skip_idle && nss == 3 && t->have_last && asleep(t->last_state) &&
+			    ss[0] == t->last_run && ss[2] == t->last_pcount) {
+				thread_entry(&r, p->pid, t);
+				continue;
+			}
+			moved = true;
+			s->st.tree_reads++;
+			n = read_file(t->stat_fd, dfd, t->tid, "stat", buf, sizeof(buf));
 			struct pstat st;
 			if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0) {
 				t->gone = true;
+				t->have_last = false;
 				thr_close(s, t);
 				continue;
 			}
@@ -1090,20 +1228,18 @@ static void sample_thread_cpu(struct host_sampler *s)
 				p->leader = st;
 				p->leader_valid = true;
 			}
-			uint64_t run[1] = { 0 };
-			n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
-			if (n > 0)
-				(void)parse_nums(sbuf, (size_t)n, run, 1);
-
-			rec_entry(&r);
-			raw_buf_u32(r.b, p->pid);
-			raw_buf_u32(r.b, t->tid);
-			raw_buf_u64(r.b, st.utime);
-			raw_buf_u64(r.b, st.stime);
-			raw_buf_u64(r.b, run[0]);
-			raw_buf_u32(r.b, (uint32_t)st.processor);
-			raw_buf_u32(r.b, 0);
+			t->have_last = true;
+			t->last_state = st.state;
+			t->last_ut = st.utime;
+			t->last_st = st.stime;
+			t->last_run = ss[0];
+			t->last_pcount = nss == 3 ? ss[2] : 0;
+			t->last_cpu = st.processor;
+			thread_entry(&r, p->pid, t);
 		}
+		/* what the io sampler and refresh_targets go by this tick */
+		if (s->skip_idle && p->ran && p->n_thr > 0)
+			p->ran = moved;
 	}
 	rec_flush(&r);
 }
@@ -1117,6 +1253,7 @@ static void sample_proc_mem(struct host_sampler *s)
 		struct proc *p = s->procs[i];
 		if (p->skip)
 			continue;
+		s->st.tree_reads++;
 		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
 		uint64_t v[3] = { 0 };
 		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
@@ -1140,15 +1277,34 @@ static void sample_proc_io(struct host_sampler *s)
 		struct proc *p = s->procs[i];
 		if (p->io_denied || p->skip)
 			continue;
-		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
-		if (n <= 0)
+		/* only its own threads account I/O: none ran, none did any */
+		if (!(p->ran || !p->io_valid || !s->skip_idle)) {
+			rec_entry(&r);
+			raw_buf_u32(r.b, p->pid);
+			raw_buf_u32(r.b, 0);
+			for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
+				raw_buf_u64(r.b, p->io_last[k]);
+			raw_buf_u64(r.b, p->blkio);
 			continue;
+		}
+		s->st.tree_reads++;
+		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
+		if (n <= 0) {
+			p->io_valid = false;
+			continue;
+		}
 		uint64_t rchar = 0, wchar = 0, rb = 0, wb = 0, cwb = 0;
 		const struct kv kv[] = {
 			{ "rchar", &rchar }, { "wchar", &wchar }, { "read_bytes", &rb },
 			{ "write_bytes", &wb }, { "cancelled_write_bytes", &cwb },
 		};
 		parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
+		p->io_last[0] = rchar;
+		p->io_last[1] = wchar;
+		p->io_last[2] = rb;
+		p->io_last[3] = wb;
+		p->io_last[4] = cwb;
+		p->io_valid = true;
 		rec_entry(&r);
 		raw_buf_u32(r.b, p->pid);
 		raw_buf_u32(r.b, 0);
@@ -1417,6 +1573,43 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 	}
 }
 
+/* RAW_SAMPLER_TICKS into each source of a kind, when its counts moved since
+ * the last one (always at the end): cumulative, so the newest slice has
+ * them whatever ageing deleted. */
+static void write_ticks(struct host_sampler *s, uint64_t ts, bool last)
+{
+	static const enum raw_source kind_sources[2][4] = {
+		{ RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK, RAW_SOURCE_HOST_NET },
+		{ RAW_SOURCE_USAGE_CPU, RAW_SOURCE_USAGE_MEM },
+	};
+	for (int k = 0; k < 2; k++) {
+		if (!last && s->taken[k] == s->taken_written[k] && s->missed[k] == s->missed_written[k])
+			continue;
+		struct raw_buf *b = &s->ib;
+		raw_buf_reset(b);
+		raw_buf_u64(b, ts);
+		raw_buf_u64(b, s->taken[k]);
+		raw_buf_u64(b, s->missed[k]);
+		for (size_t i = 0; i < ARRAY_SIZE(kind_sources[k]) && kind_sources[k][i]; i++)
+			emit(s, kind_sources[k][i], RAW_SAMPLER_TICKS, b);
+		s->taken_written[k] = s->taken[k];
+		s->missed_written[k] = s->missed[k];
+	}
+}
+
+/* nohz_full CPUs update a running thread's run time only now and then
+ * (see the top). */
+static bool have_nohz_full(void)
+{
+	_cleanup_close_ int fd = open("/sys/devices/system/cpu/nohz_full", O_RDONLY | O_CLOEXEC);
+	char buf[64];
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] >= '0' && buf[i] <= '9')
+			return true;
+	return false;
+}
+
 /* --- public ------------------------------------------------------------------ */
 
 static int open_sys_file(const char *path, int *ret_fd)
@@ -1481,6 +1674,9 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 	s->sys_flags = cfg->sys_flags;
 	s->usage_flags = cfg->usage_flags;
 	s->clk_tck = sysconf(_SC_CLK_TCK);
+	const char *full = getenv("MSPROF_TEST_HOST_FULL_READ"); /* the benchmark's baseline */
+	s->skip_idle = !(full && *full && strcmp(full, "0") != 0);
+	s->grp_clock = !have_nohz_full();
 
 	int r;
 	s->proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1559,6 +1755,7 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 
 	uint64_t now = mono_ns();
 	reannounce(s, now);
+	probe_targets(s);
 	/* threads first: their read of each main thread stands in for the
 	 * process's stat in refresh_targets */
 	bool threads_read = (kinds & HOST_TICK_SYS) && (s->sys_flags & HOST_SYS_CPU);
@@ -1591,8 +1788,13 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 			sample_all_procs(s);
 	}
 	s->st.ticks++;
+	if (kinds & HOST_TICK_SYS)
+		s->taken[0]++;
+	if (kinds & HOST_TICK_USAGE)
+		s->taken[1]++;
 	if (now - s->last_flush_ns >= FLUSH_NS) {
 		s->last_flush_ns = now;
+		write_ticks(s, mono_ns(), false); /* after this tick's records */
 		for (size_t i = 0; i < N_SRC; i++) {
 			int r = s->w[i] ? raw_writer_flush(s->w[i]) : 0;
 			if (r < 0)
@@ -1604,9 +1806,19 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 	return (int)s->n_procs;
 }
 
+void host_sampler_missed(struct host_sampler *s, enum host_tick_kind kind, uint64_t n)
+{
+	/* a session that samples nothing ticks only to follow its tree */
+	if (s && kind == HOST_TICK_SYS && s->sys_flags)
+		s->missed[0] += n;
+	else if (s && kind == HOST_TICK_USAGE && s->usage_flags)
+		s->missed[1] += n;
+}
+
 void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_stats *ret)
 {
 	struct host_sampler_stats st = s->st;
+	st.missed_ticks = s->missed[0] + s->missed[1];
 	st.bytes = s->bytes_closed;
 	for (size_t i = 0; i < N_SRC; i++)
 		st.bytes += raw_writer_bytes(s->w[i]);
@@ -1623,6 +1835,10 @@ int host_sampler_finish(struct host_sampler *s, uint32_t reason)
 	s->finished = true;
 	int ret = 0;
 	uint64_t ts = mono_ns();
+	int err0 = s->err;
+	write_ticks(s, ts, true);
+	if (!err0 && s->err)
+		ret = s->err;
 	for (size_t i = 0; i < N_SRC; i++) {
 		if (!s->w[i])
 			continue;

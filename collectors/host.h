@@ -43,6 +43,8 @@ struct host_sampler_config {
 
 struct host_sampler_stats {
 	uint64_t ticks;
+	uint64_t missed_ticks;       /* deadlines that passed untaken (host_sampler_missed) */
+	uint64_t tree_reads;         /* the tree's /proc files read and CPU clocks asked by ticks */
 	uint64_t records;
 	uint64_t bytes;              /* raw bytes written, all sources */
 	unsigned live_pids;          /* target processes alive now */
@@ -62,6 +64,11 @@ enum host_tick_kind { HOST_TICK_SYS = 1, HOST_TICK_USAGE = 2 };
  * processes still alive (0: the whole tree has exited), or -errno when a
  * write failed (disk full): the session should stop. */
 int host_sampler_tick(struct host_sampler *s, unsigned kinds);
+
+/* n deadlines of this kind passed without a tick (the daemon was busy or
+ * stopped for longer than a period): counted, and written with the ticks
+ * taken into every source of that kind (RAW_SAMPLER_TICKS). */
+void host_sampler_missed(struct host_sampler *s, enum host_tick_kind kind, uint64_t n);
 
 void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_stats *ret);
 

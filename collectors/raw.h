@@ -103,7 +103,9 @@ enum raw_source {
  * RAW_THREAD_CPU  ts, n x {u32 pid, u32 tid, u64 utime_ticks, u64 stime_ticks,
  *                 u64 runtime_ns (schedstat field 1; 0 if unavailable),
  *                 i32 processor (stat field 39), u32 reserved}
- *                 one entry per live thread of every target process.
+ *                 one entry per live thread of every target process; a
+ *                 thread that has not run since the last sample has its
+ *                 last entry again (processor: the CPU it last ran on).
  * RAW_PROC_MEM    ts, n x {u32 pid, u32 reserved, u64 size_pages,
  *                 u64 resident_pages, u64 shared_pages}   (/proc/PID/statm)
  * RAW_PROC_IO     ts, n x {u32 pid, u32 reserved, u64 rchar, u64 wchar,
@@ -121,6 +123,15 @@ enum raw_source {
  * RAW_PROC_CPU    ts, n x {u32 pid, u32 reserved, u64 utime_ticks,
  *                 u64 stime_ticks}   all processes (--host-sys-usage=cpu)
  * RAW_PROC_MEM_ALL ts, same entries as RAW_PROC_MEM, all processes
+ * RAW_SAMPLER_TICKS ts, u64 taken, u64 missed: the sampler's ticks of the
+ *                 timer that feeds this source (--host-sys-freq for the
+ *                 host_* sources, --host-sys-usage-freq for host_usage_*)
+ *                 taken since the session started, and the deadlines of
+ *                 that timer that passed without a tick (msprofd busy,
+ *                 stopped or starved for more than a period; its clock
+ *                 keeps absolute deadlines, so taken + missed is the time
+ *                 sampled x the frequency).  Cumulative: written when they
+ *                 change, at most every 100 ms, and before RAW_SESSION_END.
  * RAW_SESSION_END ts, u32 reason (0 stop request, 1 target exited,
  *                 2 client gone, 3 daemon shutdown). Last record of a
  *                 session in each source's newest slice.
@@ -143,6 +154,7 @@ enum raw_type {
 	RAW_PROC_CPU = 9,
 	RAW_PROC_MEM_ALL = 10,
 	RAW_SESSION_END = 11,
+	RAW_SAMPLER_TICKS = 12,
 	/* Agent records (RAW_SOURCE_AGENT).  ts is CLOCK_MONOTONIC ns as
 	 * everywhere; strings are u32 length + bytes (no NUL), at most
 	 * RAW_AGENT_MAX_STR bytes (longer messages are cut and counted).

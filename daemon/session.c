@@ -206,6 +206,7 @@ static cJSON *counts_msg(enum ipc_type type, uint64_t id, const struct session *
 	cJSON *m = ipc_msg_new(type, id);
 	if (m && (!cJSON_AddNumberToObject(m, "session", (double)s->id) ||
 		  !cJSON_AddNumberToObject(m, "ticks", (double)st->ticks) ||
+		  !cJSON_AddNumberToObject(m, "missed_ticks", (double)st->missed_ticks) ||
 		  !cJSON_AddNumberToObject(m, "records", (double)st->records) ||
 		  !cJSON_AddNumberToObject(m, "bytes", (double)st->bytes) ||
 		  !cJSON_AddStringToObject(m, "reason", reason) ||
@@ -542,8 +543,8 @@ static void session_finish(struct session *s)
 		}
 		s->dev = dev_worker_release(s->dev);
 	}
-	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks, %" PRIu64 " records, %" PRIu64
-		" bytes", s->id, s->message, s->st.ticks, s->st.records, s->st.bytes);
+	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks (%" PRIu64 " missed), %" PRIu64 " records, %" PRIu64
+		" bytes", s->id, s->message, s->st.ticks, s->st.missed_ticks, s->st.records, s->st.bytes);
 
 	TAILQ_REMOVE(&srv->sessions, s, link);
 	srv->n_sessions--;
@@ -665,16 +666,22 @@ static void on_tick(uv_timer_t *t);
 
 /* Arm the timer for the next deadline on a fixed grid (no drift).  libuv
  * timers have millisecond resolution, so the delay is rounded to the nearest
- * millisecond; the mean rate stays exact because deadlines are absolute.  A
- * tick that comes later than a whole period skips the missed deadlines
- * instead of firing a burst of samples a few microseconds apart. */
+ * millisecond; the mean rate stays exact because deadlines are absolute.
+ * When the next deadline is a whole period or more in the past (the tick
+ * ran long, msprofd was stopped or starved), the deadlines up to the last
+ * one due are missed: they are counted (host_sampler_missed) rather than
+ * fired as a burst of samples a few microseconds apart, and the last one
+ * due is taken at once, so the grid stays where it was. */
 static void schedule(struct session *s, uv_timer_t *t, uint64_t *next, uint64_t period)
 {
 	uint64_t now = mono_ns();
 
 	*next += period;
-	if (*next + period <= now)
-		*next = now + period;
+	if (*next + period <= now) {
+		uint64_t missed = (now - *next) / period;
+		*next += missed * period;
+		host_sampler_missed(s->sampler, t == &s->sys_timer ? HOST_TICK_SYS : HOST_TICK_USAGE, missed);
+	}
 	uint64_t delay_ms = *next > now ? (*next - now + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0;
 	uv_update_time(s->srv->loop);
 	uv_timer_start(t, on_tick, delay_ms, 0);

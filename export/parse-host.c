@@ -35,6 +35,7 @@ enum {
 	ST_PROC_MEM,
 	ST_PROC_INFO,
 	ST_PROC_EXIT,
+	ST_TICKS,
 	_ST_MAX,
 };
 
@@ -60,6 +61,7 @@ static const char *const st_sql[_ST_MAX] = {
 			 "isTarget = max(isTarget, excluded.isTarget), "
 			 "firstSeenNs = min(firstSeenNs, excluded.firstSeenNs)",
 	[ST_PROC_EXIT] = "UPDATE PROCESS_INFO SET exitNs = ? WHERE pid = ? AND exitNs IS NULL",
+	[ST_TICKS] = "INSERT INTO SAMPLER_TICKS VALUES (?, ?, ?)",
 };
 
 /* Decoded sample entries kept between two samples. */
@@ -119,6 +121,10 @@ struct parse {
 	size_t ncpu;
 	struct pidmap born;
 	uint64_t malformed;
+	/* the current source's last RAW_SAMPLER_TICKS */
+	bool have_ticks;
+	uint64_t ticks_taken, ticks_missed;
+	char missed_note[256];   /* "host_cpu 12 of 5000, ..." */
 };
 
 #define MAX_CPUS 8192 /* per-CPU accumulators; a larger index is damage */
@@ -895,6 +901,41 @@ static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
 	return step(p, ST_PROC_EXIT);
 }
 
+/* Cumulative: the last one of a source is its count. */
+static int on_ticks(struct parse *p, struct raw_cur *c)
+{
+	uint64_t taken = raw_cur_u64(c), missed = raw_cur_u64(c);
+	if (c->err)
+		return 1;
+	p->have_ticks = true;
+	p->ticks_taken = taken;
+	p->ticks_missed = missed;
+	return 0;
+}
+
+/* The source's SAMPLER_TICKS row, and its part of the report's note. */
+static int source_ticks(struct parse *p, enum raw_source src)
+{
+	if (!p->have_ticks)
+		return 0;
+	p->have_ticks = false;
+	char name[RAW_STEM_MAX];
+	snprintf(name, sizeof name, "%s", raw_source_stem(src));
+	char *dot = strchr(name, '.');
+	if (dot)
+		*dot = 0;
+	if (p->ticks_missed) {
+		size_t n = strlen(p->missed_note);
+		snprintf(p->missed_note + n, sizeof p->missed_note - n, "%s%s %" PRIu64 " of %" PRIu64,
+			 n ? ", " : "", name, p->ticks_missed, p->ticks_taken + p->ticks_missed);
+	}
+	sqlite3_stmt *st = p->st[ST_TICKS];
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (int64_t)p->ticks_taken);
+	sqlite3_bind_int64(st, 3, (int64_t)p->ticks_missed);
+	return step(p, ST_TICKS);
+}
+
 /* Returns <0 fatal, 0 taken, 1 malformed payload. */
 static int on_record(struct parse *p, const struct raw_record *rec)
 {
@@ -915,6 +956,7 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	case RAW_SYS_MEM: return on_sys_mem(p, &c, ts);
 	case RAW_PROC_CPU: return on_proc_cpu(p, &c, ts);
 	case RAW_PROC_MEM_ALL: return on_proc_mem(p, &c, ts, true);
+	case RAW_SAMPLER_TICKS: return on_ticks(p, &c);
 	default: return 0; /* RAW_SESSION_END, or a newer writer's record */
 	}
 }
@@ -988,10 +1030,16 @@ static int exp_parse(struct exp *e)
 		/* samples of one source never pair with another's */
 		if (r == 0)
 			r = complete_all(&p);
+		if (r == 0)
+			r = source_ticks(&p, sources[s]);
+		p.have_ticks = false;
 		forget_all(&p);
 		p.have_hdr = false;
 	}
 
+	if (r == 0 && p.missed_note[0])
+		exp_note_add(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
+			     "around them are longer): %s", p.missed_note);
 	if (p.malformed) {
 		e->rep->bad_records += p.malformed;
 		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
@@ -1004,7 +1052,7 @@ static int exp_parse(struct exp *e)
 	return r;
 }
 
-static const char *const tables[] = { "PROCESS_INFO", NULL };
+static const char *const tables[] = { "PROCESS_INFO", "SAMPLER_TICKS", NULL };
 
 /* The host samples' raw files, decoded in one pass with the pairing
  * state the sources share (processes, threads, intervals): the rows of

@@ -17,6 +17,8 @@
  *                             name -> STRING_IDS; isTarget 1 for the
  *                             profiled tree; firstSeenNs, exitNs (NULL:
  *                             alive at the end)
+ *   SAMPLER_TICKS             per host source: msprofd's ticks taken and
+ *                             deadlines missed (RAW_SAMPLER_TICKS)
  *   CPU_USAGE_AVG             msprof's "Avg" CPU row, % of all CPUs
  *   TARGET_THREAD_CPU_USAGE   per thread of the tree, % of one CPU over the
  *                             interval starting at timestampNs
@@ -102,6 +104,7 @@ const struct export_db_table export_db_tables[] = {
 	  "pid INTEGER, ppid INTEGER, startTicks INTEGER, name INTEGER, isTarget INTEGER, "
 	  "firstSeenNs INTEGER, exitNs INTEGER",
 	  false, true /* the summaries look names up in it */ },
+	{ "SAMPLER_TICKS", "source TEXT, taken INTEGER, missed INTEGER", false, false },
 	{ "CPU_USAGE_AVG", "timestampNs INTEGER, usage REAL", false, false },
 	{ "TARGET_THREAD_CPU_USAGE",
 	  "timestampNs INTEGER, pid INTEGER, tid INTEGER, cpuId INTEGER, usage REAL", false, false },

@@ -33,12 +33,14 @@
  *                   "device_off"), and session_stop or the session's end waits
  *                   for their files (at most IPC_AGENT_STOP_TIMEOUT_MS)
  *   session_stop   {"session":S} -> session_stopped {"session":S,"ticks":N,
- *                   "records":N,"bytes":N,"reason":"stop"}
+ *                   "missed_ticks":N (deadlines of the sampling timers that
+ *                   passed untaken), "records":N,"bytes":N,"reason":"stop"}
  *   status         {} -> status {"sessions":N,"clients":N,"uptime_s":N}
  *   shutdown       {} -> shutdown {"ok":true}, then the daemon exits
  * Events (daemon -> client, unsolicited, id 0):
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
- *                   "message":"…"}  (a session that ended on its own)
+ *                   "message":"…", and the counts of session_stopped}
+ *                   (a session that ended on its own)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
  *   codes: enum ipc_err below (bad_frame, too_big, bad_json, no_hello,
  *   version, unknown_type, bad_request, limit, not_found, io, busy, denied).

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -138,10 +139,17 @@ static int call(struct collection *s, cJSON *req, int timeout_ms, const char *wh
 	if (!s->ipc)
 		return -ENOTCONN;
 	int r = ipc_client_call(s->ipc, req, timeout_ms, &reply);
-	if (r == -EREMOTEIO && s->quiet && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
-		/* the session ended on the daemon's side before we asked */
+	if (r == -EREMOTEIO && ipc_msg_err(reply) == IPC_E_NOT_FOUND) {
+		/* The session ended on the daemon's side before we asked: its
+		 * session_ended came before this reply (one connection, in
+		 * order) and is queued; take it.  Not an error, unless the
+		 * daemon never said so. */
 		cJSON_Delete(reply);
-		return -ENOENT;
+		collection_poll(s);
+		if (s->quiet || s->ended)
+			return -ENOENT;
+		console_error("msprofd refused to %s: no such session", what);
+		return -EREMOTEIO;
 	}
 	if (r == -EREMOTEIO) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "message");
@@ -227,6 +235,17 @@ int collection_fd(const struct collection *s)
 	return s->ipc && !s->lost ? ipc_client_fd(s->ipc) : -1;
 }
 
+/* The sampler's counts in session_stopped or session_ended. */
+static void take_counts(struct collection *s, const cJSON *m)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "ticks");
+	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(m, "missed_ticks");
+	if (cJSON_IsNumber(t) && t->valuedouble >= 0)
+		s->ticks = (uint64_t)t->valuedouble;
+	if (cJSON_IsNumber(mt) && mt->valuedouble >= 0)
+		s->missed_ticks = (uint64_t)mt->valuedouble;
+}
+
 static void on_event(struct collection *s, const cJSON *ev)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
@@ -238,6 +257,7 @@ static void on_event(struct collection *s, const cJSON *ev)
 	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(ev, "reason");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
 	s->ended = true;
+	take_counts(s, ev);
 	snprintf(s->ended_reason, sizeof(s->ended_reason), "%s", cJSON_IsString(reason) ? reason->valuestring : "");
 	/* the profiled tree exiting is the normal end; anything else the user
 	 * must know about, once */
@@ -280,7 +300,15 @@ int collection_stop(struct collection *s)
 		r = call(s, req, STOP_TIMEOUT_MS, "stop the session", &reply);
 		if (r == -ENOENT)
 			r = 0;
+		if (r >= 0 && reply)
+			take_counts(s, reply);
 	}
+	/* the time the host samples do not cover: the export's report has it
+	 * per source (SAMPLER_TICKS) */
+	if (s->sid >= 0 && s->missed_ticks && !s->quiet)
+		console_warn("host sampling missed %" PRIu64 " of %" PRIu64 " tick(s): msprofd could not keep to "
+			     "the sampling rate (a lower --host-sys-freq or --host-sys-usage-freq helps)",
+			     s->missed_ticks, s->ticks + s->missed_ticks);
 	s->sid = -1;
 	int e = s->prof_dir ? profdir_write_time_info(s->prof_dir, 0, 0, 0) : 0;
 	if (e < 0)
@@ -293,6 +321,7 @@ char *collection_take_dir(struct collection *s)
 	s->sid = -1;
 	s->ended = false;
 	s->ended_reason[0] = '\0';
+	s->ticks = s->missed_ticks = 0;
 	return TAKE_PTR(s->prof_dir);
 }
 

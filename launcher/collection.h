@@ -36,6 +36,7 @@ struct collection {
 	bool ended;             /* the daemon ended the session by itself */
 	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
 	char ended_reason[64];
+	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */
 	char *prof_dir;         /* absolute PROF_x path */
 	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
 };

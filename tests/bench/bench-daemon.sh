@@ -1,40 +1,72 @@
 #!/bin/bash
-# CPU cost of msprofd's host sampling: a real daemon in the foreground, one
-# session on a sleeping child with every --host-sys source at 50, 100 and
-# 1000 Hz, the daemon's own CPU time read from /proc over a fixed window.
-# The baseline is the same daemon idle (a client connected, no session),
-# measured in the same run.  Prints figures; never fails on them.
-#   env: MSPROFD, HELPERS (meson sets both); BENCH_WINDOW_S (default 5)
+# CPU cost of msprofd's host sampling (issue 14: "msprofd CPU at 1000 Hz,
+# 100 processes", goal <= 15% of a core).  A real daemon in the foreground
+# samples a real tree of BENCH_PROCS processes (tests/helpers/procfarm.c:
+# BENCH_BUSY of them working BENCH_DUTY% of every 10 ms, the rest asleep)
+# at 1000 Hz; the daemon's CPU time (every thread's schedstat) is read over
+# a fixed window.
+#
+# Baseline, measured in the same run on the same tree: the same daemon with
+# MSPROF_TEST_HOST_FULL_READ=1, which reads every file of every process on
+# every tick (the sampler before it skipped what had not run).  Also shown:
+# the daemon idle (a client connected, no session), and each --host-sys set
+# at 50 Hz.  Prints figures; never fails on them.
+#   env: MSPROFD, HELPERS (meson sets both); BENCH_WINDOW_S (default 5);
+#        BENCH_SHORT=1 (0.3 s windows: checks that it runs, ~3 s in all);
+#        BENCH_PROCS (100), BENCH_BUSY (10), BENCH_DUTY (5)
 set -u
 : "${MSPROFD:?run under meson test --benchmark}" "${HELPERS:?}"
 PROBE="$HELPERS/ipc-probe"
-WINDOW=${BENCH_WINDOW_S:-5}
+FARM="$HELPERS/test-procfarm"
+if [ -n "${BENCH_SHORT:-}" ] && [ "$BENCH_SHORT" != 0 ]; then
+	WINDOW=${BENCH_WINDOW_S:-0.3}
+else
+	WINDOW=${BENCH_WINDOW_S:-5}
+fi
+PROCS=${BENCH_PROCS:-100} BUSY=${BENCH_BUSY:-10} DUTY=${BENCH_DUTY:-5}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/msprof-bench.XXXXXX")
 export MSPROF_RUNTIME_DIR="$work/run"
-dpid= target= 
+dpid= farm= P_PID=
 cleanup() {
-	[ -n "$target" ] && kill "$target" 2>/dev/null
+	[ -n "$P_PID" ] && kill "$P_PID" 2>/dev/null
+	[ -n "$farm" ] && kill "$farm" 2>/dev/null && wait "$farm" 2>/dev/null
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
+	[ -n "${BENCH_KEEP:-}" ] && { cat "$work/daemon.log" >&2; }
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-mkfifo "$work/ready"
-"$MSPROFD" --foreground --idle-timeout=0 --ready-fd=3 3>"$work/ready" 2>"$work/daemon.log" &
-dpid=$!
-read -r line <"$work/ready" || { echo "msprofd did not start" >&2; exit 1; }
+mkfifo "$work/farm"
+"$FARM" "$PROCS" "$BUSY" "$DUTY" >"$work/farm" &
+farm=$!
+read -r line <"$work/farm" || { echo "test-procfarm did not start" >&2; exit 1; }
 
-sleep 100000 </dev/null >/dev/null 2>&1 &
-target=$!
-coproc P { "$PROBE" -i; }
+# start_daemon [ENV=VALUE...]: a daemon and a client connected to it
+start_daemon() {
+	rm -f "$work/ready"
+	mkfifo "$work/ready"
+	env "$@" "$MSPROFD" --foreground --idle-timeout=0 --ready-fd=3 3>"$work/ready" 2>>"$work/daemon.log" &
+	dpid=$!
+	read -r line <"$work/ready" || { echo "msprofd did not start" >&2; exit 1; }
+	coproc P { "$PROBE" -i; }
+	call req:status >/dev/null
+}
+stop_daemon() {
+	call req:shutdown >/dev/null
+	wait "$dpid"
+	dpid=
+	eval "exec ${P[1]}>&-"
+	wait "$P_PID" 2>/dev/null
+	P_PID=
+}
 call() { echo "$1" >&"${P[1]}"; local l; read -r -t 30 l <&"${P[0]}"; echo "$l"; }
 
-# CPU time of the daemon in ns: schedstat when the kernel has it (ns
-# resolution), else utime+stime from stat in clock ticks.
+# CPU time of the daemon in ns, all its threads: schedstat (ns resolution)
+# when the kernel has it, else utime+stime from stat in clock ticks.
 cpu_ns() {
 	if [ -r "/proc/$dpid/schedstat" ]; then
-		cut -d' ' -f1 "/proc/$dpid/schedstat"
+		cat /proc/"$dpid"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
 	else
 		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($14 + $15) * 1e9 / hz }' "/proc/$dpid/stat"
 	fi
@@ -51,30 +83,56 @@ measure() {
 	awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.3f %.0f %.0f\n", 100 * c / t, t, c }'
 }
 
-call req:status >/dev/null
-read -r idle_pct _ _ <<<"$(measure)"
-
-printf 'msprofd CPU use (%% of one core), host_sys=cpu,mem,disk,network, one sleeping target, %s s each\n' "$WINDOW"
-printf '  %-8s %8s %10s %10s %12s %10s\n' rate cpu% ticks tick/s us/tick vs-50Hz
-printf '  %-8s %8.3f %10s %10s %12s %10s\n' idle "$idle_pct" - - - -
-first=
-for hz in 50 100 1000; do
-	mkdir -p "$work/prof$hz/host/data"
-	r=$(call "req:session_start:{\"prof_dir\":\"$work/prof$hz\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":$hz}")
+n=0
+# session HOST_SYS HZ: one session on the tree, the daemon's CPU over its
+# whole life (start to stop reply); prints "cpu% us_per_tick ticks missed".
+# The per-tick cost is what the goal is judged by: on a loaded machine a
+# starved daemon takes fewer ticks (it counts them missed), and its CPU
+# share then says less about what a tick costs.
+session() {
+	n=$((n + 1))
+	mkdir -p "$work/prof$n/host/data"
+	local r sid c0 t0 c1 t1
+	c0=$(cpu_ns); t0=$(now_ns)
+	r=$(call "req:session_start:{\"prof_dir\":\"$work/prof$n\",\"pids\":[$farm],\"host_sys\":\"$1\",\"host_sys_freq\":$2}")
 	sid=$(field session "$r")
 	[ -n "$sid" ] || { echo "session_start failed: $r" >&2; exit 1; }
-	read -r pct wall cpu <<<"$(measure)"
+	sleep "$WINDOW"
 	r=$(call "req:session_stop:{\"session\":$sid}")
-	ticks=$(field ticks "$r")
-	# The session lasts the window plus two round trips: close enough.
-	[ -z "$first" ] && first=$pct
-	awk -v hz="$hz" -v pct="$pct" -v ticks="$ticks" -v wall="$wall" -v cpu="$cpu" -v base="$first" 'BEGIN {
-		printf "  %-8s %8.3f %10d %10.1f %12.1f %10s\n", hz " Hz", pct, ticks, ticks / (wall / 1e9),
-			(ticks > 0 ? cpu / 1e3 / ticks : 0), (base > 0 ? sprintf("%.1fx", pct / base) : "-")
-	}'
-	last=$pct
+	c1=$(cpu_ns); t1=$(now_ns)
+	awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v ticks="$(field ticks "$r")" -v m="$(field missed_ticks "$r")" \
+		'BEGIN { printf "%.3f %.2f %d %d\n", 100 * c / t, (ticks > 0 ? c / 1e3 / ticks : 0), ticks, m }'
+	rm -rf "$work/prof$n"
+}
+
+CFGS=("cpu 1000" "cpu,mem,disk,network 1000" "cpu,mem,disk,network 50")
+printf 'msprofd CPU (%% of one core) sampling %s processes (%s working %s%% of every 10 ms), sessions of %s s\n' \
+	"$PROCS" "$BUSY" "$DUTY" "$WINDOW"
+printf '  skipping: this sampler; full: every file of every thread read each tick (MSPROF_TEST_HOST_FULL_READ=1)\n'
+printf '  at-rate: CPU per tick taken x the rate (what the rate costs when no tick is missed)\n'
+declare -A res
+for mode in full skip; do
+	if [ "$mode" = full ]; then start_daemon MSPROF_TEST_HOST_FULL_READ=1; else start_daemon; fi
+	if [ "$mode" = skip ]; then read -r idle_pct _ _ <<<"$(measure)"; fi
+	for cfg in "${CFGS[@]}"; do
+		res["$mode $cfg"]=$(session $cfg) || exit 1
+	done
+	stop_daemon
 done
-awk -v a="$first" -v b="$last" 'BEGIN { if (a > 0) printf "  1000 Hz costs %.1fx the CPU of 50 Hz (the rate is 20x)\n", b / a }'
-call req:shutdown >/dev/null
-wait "$dpid"
-dpid=
+printf '  %-22s %-8s %-5s %9s %9s %9s %11s\n' host_sys rate read cpu% at-rate us/tick ticks/missed
+printf '  %-22s %-8s %-5s %9.3f\n' "(idle daemon)" - - "$idle_pct"
+for cfg in "${CFGS[@]}"; do
+	for mode in skip full; do
+		read -r pct us ticks missed <<<"${res[$mode $cfg]}"
+		set -- $cfg
+		awk -v s="$1" -v hz="$2" -v m="$mode" -v pct="$pct" -v us="$us" -v t="$ticks" -v mi="$missed" 'BEGIN {
+			printf "  %-22s %-8s %-5s %9.3f %9.3f %9.2f %11s\n", s, hz " Hz", m, pct, us * hz / 1e4, us, t "/" mi }'
+	done
+done
+# the goal: --host-sys=cpu (each process's CPU, the cost issue 14 measured:
+# its stat and schedstat every tick); the full set is in the table
+read -r _ a _ _ <<<"${res[skip cpu 1000]}"
+read -r _ b _ _ <<<"${res[full cpu 1000]}"
+awk -v a="$a" -v b="$b" -v p="$PROCS" 'BEGIN {
+	printf "goal: msprofd CPU at 1000 Hz, %d processes | %.1f%% of a core | %.1f%% (every file read each tick) | %.2f× | ≤ 15%%\n",
+		p, a / 10, b / 10, (b > 0 ? a / b : 0) }'

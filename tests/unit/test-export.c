@@ -129,9 +129,15 @@ static void proc_info(struct raw_writer *w, struct raw_buf *b, uint32_t pid, con
 	proc_info_at(w, b, ts_of(0), pid, comm, target, 12345 + pid);
 }
 
-/* The end of every source's file: SESSION_END, then the writer closed. */
+/* The end of every source's file: the sampler's tick counts (N taken, none
+ * missed), SESSION_END, then the writer closed. */
 static void writer_close(struct raw_writer *w, struct raw_buf *b)
 {
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts_of(N - 1) + 50 * NSEC_PER_MSEC);
+	raw_buf_u64(b, N);
+	raw_buf_u64(b, 0);
+	emit(w, RAW_SAMPLER_TICKS, b);
 	raw_buf_reset(b);
 	raw_buf_u64(b, ts_of(N - 1) + 50 * NSEC_PER_MSEC);
 	raw_buf_u32(b, 1);
@@ -907,6 +913,17 @@ static void test_text(const char *tmp)
 
 	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
 	CHECK(db);
+	{
+		/* one row per source with the counts of its last RAW_SAMPLER_TICKS */
+		sqlite3 *tdb;
+		CHECK(sqlite3_open_v2(db, &tdb, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+		CHECK(sql_num(tdb, "SELECT COUNT(*) FROM SAMPLER_TICKS") >= 6);
+		char q[128];
+		snprintf(q, sizeof q, "SELECT COUNT(*) FROM SAMPLER_TICKS WHERE taken != %d OR missed != 0", N);
+		CHECK_NUM(sql_num(tdb, q), 0);
+		CHECK_NUM(sql_num(tdb, "SELECT COUNT(*) FROM SAMPLER_TICKS WHERE source = 'host_cpu'"), 1);
+		sqlite3_close(tdb);
+	}
 	CHECK(db && streq(db, rep.db_path));
 	if (db)
 		check_db(db, false);

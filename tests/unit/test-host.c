@@ -4,6 +4,7 @@
  * compared with what wait4/getrusage and the kernel report.  No check here
  * depends on how long anything took. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <net/if.h>
@@ -982,6 +983,233 @@ static void test_slices(void)
 	free(dir);
 }
 
+
+/* --- skipping what has not run ------------------------------------------------
+ * A child with a sleeping main thread, a sleeping thread and one working a
+ * little (1 ms of CPU and a write to /dev/null every 5 ms).  Around every
+ * tick the test reads each thread's stat and schedstat and the process's io
+ * itself: the sampler's entry must lie between the two reads (equal to them
+ * where the thread slept through), whether it read the files or repeated
+ * what it had, and skipping must read fewer files than reading everything. */
+
+#define SKIP_TICKS 150
+#define SKIP_THREADS 3
+
+struct truth { uint64_t ut, st, run; };
+struct skip_tick {
+	uint64_t t0, t1;
+	struct truth before[SKIP_THREADS], after[SKIP_THREADS];
+	uint64_t wchar0, wchar1;
+};
+struct skip_view {
+	const struct skip_tick *ticks;
+	const uint32_t *tids;
+	uint32_t pid;
+	int entries, matched, io_matched;
+};
+
+static void *thr_sleep(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void *thr_duty(void *arg)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	for (;;) {
+		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0 < NSEC_PER_MSEC)
+			for (int i = 0; i < 1000; i++)
+				burn_sink += (uint64_t)i * i;
+		CHECK(write(fd, "x", 1) == 1);
+		usleep(4000);
+	}
+	return NULL;
+}
+
+static void child_skip(int rd, int wr)
+{
+	pthread_t a, b;
+	CHECK(pthread_create(&a, NULL, thr_sleep, NULL) == 0);
+	CHECK(pthread_create(&b, NULL, thr_duty, NULL) == 0);
+	send_msg(wr, 'R', 0, 0);
+	CHECK(recv_msg(rd).tag == 'X');
+	_exit(0);
+}
+
+static uint64_t field_u64(const char *p, int field)
+{
+	const char *q = strrchr(p, ')');
+	CHECK(q);
+	for (int f = 2; f < field; f++) {
+		q = strchr(q + 1, ' ');
+		CHECK(q);
+	}
+	return strtoull(q + 1, NULL, 10);
+}
+
+static void read_truth(pid_t pid, const uint32_t *tids, struct truth *t, uint64_t *wchar)
+{
+	char path[96], buf[2048];
+	for (int k = 0; k < SKIP_THREADS; k++) {
+		snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)pid, tids[k]);
+		int fd = open(path, O_RDONLY);
+		CHECK(fd >= 0);
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		CHECK(n > 0);
+		buf[n] = 0;
+		close(fd);
+		t[k].ut = field_u64(buf, 14);
+		t[k].st = field_u64(buf, 15);
+		snprintf(path, sizeof path, "/proc/%d/task/%u/schedstat", (int)pid, tids[k]);
+		fd = open(path, O_RDONLY);
+		CHECK(fd >= 0);
+		n = read(fd, buf, sizeof buf - 1);
+		CHECK(n > 0);
+		buf[n] = 0;
+		close(fd);
+		t[k].run = strtoull(buf, NULL, 10);
+	}
+	snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+	int fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	CHECK(n > 0);
+	buf[n] = 0;
+	close(fd);
+	const char *w = strstr(buf, "wchar:");
+	CHECK(w);
+	*wchar = strtoull(w + 6, NULL, 10);
+}
+
+static const struct skip_tick *tick_of(const struct skip_view *v, uint64_t ts)
+{
+	for (int i = 0; i < SKIP_TICKS; i++)
+		if (ts >= v->ticks[i].t0 && ts <= v->ticks[i].t1)
+			return &v->ticks[i];
+	return NULL;
+}
+
+static void skip_cb(struct rec_view *v, void *ud)
+{
+	struct skip_view *sv = ud;
+	struct raw_cur *c = &v->c;
+	if (v->type != RAW_THREAD_CPU && v->type != RAW_PROC_IO)
+		return;
+	const struct skip_tick *t = tick_of(sv, v->ts);
+	CHECK(t);
+	uint32_t n = raw_cur_u32(c);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pid = raw_cur_u32(c);
+		if (v->type == RAW_PROC_IO) {
+			(void)raw_cur_u32(c);
+			(void)raw_cur_u64(c);
+			uint64_t wchar = raw_cur_u64(c);
+			for (int k = 0; k < 4; k++)
+				(void)raw_cur_u64(c);
+			if (pid != sv->pid)
+				continue;
+			CHECK(t->wchar0 <= wchar && wchar <= t->wchar1);
+			sv->io_matched++;
+			continue;
+		}
+		uint32_t tid = raw_cur_u32(c);
+		uint64_t ut = raw_cur_u64(c), st = raw_cur_u64(c), run = raw_cur_u64(c);
+		(void)raw_cur_u32(c);
+		(void)raw_cur_u32(c);
+		if (pid != sv->pid)
+			continue;
+		sv->entries++;
+		for (int k = 0; k < SKIP_THREADS; k++) {
+			if (sv->tids[k] != tid)
+				continue;
+			const struct truth *a = &t->before[k], *b = &t->after[k];
+			if (!(a->ut <= ut && ut <= b->ut && a->st <= st && st <= b->st && a->run <= run && run <= b->run)) {
+				fprintf(stderr, "tid %u: recorded ut %llu st %llu run %llu, truth before %llu %llu %llu after %llu %llu %llu\n",
+					tid, (unsigned long long)ut, (unsigned long long)st, (unsigned long long)run,
+					(unsigned long long)a->ut, (unsigned long long)a->st, (unsigned long long)a->run,
+					(unsigned long long)b->ut, (unsigned long long)b->st, (unsigned long long)b->run);
+				exit(1);
+			}
+			sv->matched++;
+		}
+	}
+	CHECK(c->err == 0 && c->left == 0);
+}
+
+/* Returns the tree's reads per tick. */
+static double skip_run(const char *name, unsigned sys, bool full)
+{
+	char *dir = subdir(name);
+	if (full)
+		setenv("MSPROF_TEST_HOST_FULL_READ", "1", 1);
+	struct child ch = spawn(child_skip);
+	CHECK(recv_msg(ch.rd).tag == 'R');
+	uint32_t tids[SKIP_THREADS];
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)ch.pid);
+	DIR *d = opendir(path);
+	CHECK(d);
+	int nt = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.' && nt < SKIP_THREADS)
+			tids[nt++] = (uint32_t)strtoul(de->d_name, NULL, 10);
+	closedir(d);
+	CHECK(nt == SKIP_THREADS);
+
+	struct host_sampler *s = new_sampler(dir, ch.pid, sys, 0, 0);
+	unsetenv("MSPROF_TEST_HOST_FULL_READ");
+	struct skip_tick *ticks = calloc(SKIP_TICKS, sizeof(*ticks));
+	CHECK(ticks);
+	for (int i = 0; i < SKIP_TICKS; i++) {
+		struct skip_tick *t = &ticks[i];
+		read_truth(ch.pid, tids, t->before, &t->wchar0);
+		t->t0 = mono_ns();
+		CHECK(host_sampler_tick(s, HOST_TICK_SYS) == 1);
+		t->t1 = mono_ns();
+		read_truth(ch.pid, tids, t->after, &t->wchar1);
+		usleep(1000);
+	}
+	struct host_sampler_stats st;
+	host_sampler_get_stats(s, &st);
+	send_msg(ch.wr, 'X', 0, 0);
+	int status;
+	CHECK(waitpid(ch.pid, &status, 0) == ch.pid);
+	CHECK(host_sampler_tick(s, HOST_TICK_SYS) == 0);
+	finish(s, dir);
+	close(ch.rd);
+	close(ch.wr);
+
+	struct skip_view sv = { .ticks = ticks, .tids = tids, .pid = (uint32_t)ch.pid };
+	for_each_record(dir, RAW_SOURCE_HOST_CPU, skip_cb, &sv);
+	if (sys & HOST_SYS_DISK)
+		for_each_record(dir, RAW_SOURCE_HOST_DISK, skip_cb, &sv);
+	/* every thread in (nearly) every tick, each bracketed by the truth */
+	CHECK(sv.matched == sv.entries && sv.matched >= SKIP_THREADS * (SKIP_TICKS - 2));
+	CHECK(!(sys & HOST_SYS_DISK) || sv.io_matched >= SKIP_TICKS - 2);
+	double per_tick = (double)st.tree_reads / SKIP_TICKS;
+	printf("skip %-14s: %d thread entries, %d io entries within the truth; %.2f reads a tick\n", name,
+	       sv.matched, sv.io_matched, per_tick);
+	free(ticks);
+	free(dir);
+	return per_tick;
+}
+
+static void test_skip(void)
+{
+	double full = skip_run("skip-full", HOST_SYS_CPU | HOST_SYS_DISK, true);
+	double disk = skip_run("skip-disk", HOST_SYS_CPU | HOST_SYS_DISK, false);
+	double cpu = skip_run("skip-cpu", HOST_SYS_CPU, false);
+	/* full: 3 schedstat + 3 stat + the process's stat... ; skipping: the
+	 * sleeping threads' stat and most of the io reads go */
+	CHECK(disk < full);
+	CHECK(cpu < full);
+}
+
 int main(void)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -1001,6 +1229,7 @@ int main(void)
 	test_network();
 	test_usage();
 	test_slices();
+	test_skip();
 	rm_rf(tmpdir);
 	printf("ok\n");
 	return 0;
