@@ -3,23 +3,27 @@
  *
  * Cost.  The driver runs itself as a worker, a child process per run, under
  * these setups, round after round (so a slow spell of the machine hits them
- * all alike), and keeps each figure's best:
- *   none       no tool: libms_tools_ext and the NVTX loader find none
- *   mintool    bench-mintool.so, a minimal recording tool (one clock read
- *              and a 24-byte store per call), as MSTX_INJECTION_PATH and
- *              NVTX_INJECTION64_PATH
- *   idle       the agent as msprof injects it (LD_PRELOAD and both
- *              injection paths), no daemon, not recording
- *   recording  the same, recording (standalone mode) into a ring that
- *              holds everything, warmed first: the cost of recording, not
- *              of dropping or of first touching the ring's pages
- *   recording, injected   the agent only as MSTX_INJECTION_PATH and
- *              NVTX_INJECTION64_PATH, the mintool's call path exactly
+ * all alike), and keeps each figure's best run:
+ *   none        no tool: libms_tools_ext and the NVTX loader find none
+ *   mintool     bench-mintool.so, a minimal recording tool (one clock read
+ *               and a 24-byte store per call), as MSTX_INJECTION_PATH and
+ *               NVTX_INJECTION64_PATH
+ *   idle        the agent as msprof injects it (LD_PRELOAD and both
+ *               injection paths), no daemon, not recording
+ *   recording   the same, recording (standalone mode) into a ring that
+ *               holds everything, warmed first and then half filled so that
+ *               the writer empties it beside the timed loops: the cost of
+ *               recording, not of dropping or of first touching the ring
+ *   rec-inject  the agent only as MSTX_INJECTION_PATH and
+ *               NVTX_INJECTION64_PATH, the mintool's call path exactly
  * through the call path a program uses: mstxMarkA, mstxRangeStartA +
  * mstxRangeEnd (libms_tools_ext), and nvtxRangePushA + nvtxRangePop through
  * NVTX v3's function-pointer slots (the loader below does what NVIDIA's
- * header-only nvToolsExt.h does).  A recording run whose file shows a drop
- * fails the benchmark: its figure would not be the cost of recording.
+ * header-only nvToolsExt.h does).  A run's figure is the median over chunks
+ * of the calling thread's CPU time per call: on a shared 2-core machine,
+ * wall time also counts the time others ran in our place.  A recording run
+ * that dropped one of its timed calls fails the benchmark: its figure
+ * would not be the cost of recording.
  *
  * Loss, with default settings, each counted from the raw file read back
  * (recorded) and the agent's counters (dropped), each checking recorded +
@@ -36,6 +40,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,11 +71,15 @@ struct sizes {
 	int rec_kb;         /* the recording runs' ring: holds the timed loops */
 };
 
-static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 65536 };
-static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 16384 };
+static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 131072 };
+static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 32768 };
 
 /* raw.h: a RANGE_START's event_type 1 is a push */
 #define EV_PUSHPOP 1
+
+/* Each timed loop runs in chunks and keeps their median: a chunk that
+ * shared its core with something else says little of the call */
+#define CHUNKS 10
 
 #define MT_THREADS 16
 #define THREADS8 8
@@ -79,6 +88,16 @@ static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* This thread's CPU time: the cost loops are timed with it, so that a
+ * chunk during which the machine (2 cores, shared) ran something else in
+ * our place does not count that time as the calls' */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -232,7 +251,20 @@ static int loop_push(long pairs)
 /* Events a calls worker records besides its warm-up marks. */
 static uint64_t calls_events(void)
 {
-	return (uint64_t)(sz.calls / 10 + sz.calls / 20 * 4 + sz.calls + sz.calls / 2 * 4 + sz.heavy * 3);
+	long n = sz.calls / CHUNKS;
+	return (uint64_t)(sz.calls / 10 + sz.calls / 20 * 4 + (n + n / 2 * 4) * CHUNKS + sz.heavy * 3);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Per-call cost: ns per call of mark, range (start or end) and push/pop
@@ -250,23 +282,38 @@ static int calls_worker(void)
 		for (long i = 0; i < warm; i++)
 			mstxMarkA("warm-up", NULL);
 		wait_writer(getenv("MSPROF_AGENT_OUTPUT"));
+		/* Then a little more than half a ring: the writer wakes and is
+		 * still emptying it while the timed loops run, as it is
+		 * whenever a program annotates faster than it writes.  The
+		 * figure is the cost of a call with the writer busy beside it
+		 * (what the producer and the writer share is in it), and the
+		 * ring still holds the timed loops. */
+		for (long i = 0; i < warm / 2; i++)
+			mstxMarkA("warm-up", NULL);
 	}
 
 	/* each loop once untimed first: the code paths, the thread's state
 	 * in the tool and the branch predictors are warm for every setup */
 	int lvl = loop_mark(sz.calls / 10) + loop_range(sz.calls / 20) + loop_push(sz.calls / 20);
 
-	double t0 = now();
-	lvl += loop_mark(sz.calls);
-	double t_mark = (now() - t0) / (double)sz.calls * 1e9;
-
-	t0 = now();
-	lvl += loop_range(sz.calls / 2);
-	double t_range = (now() - t0) / (double)(sz.calls / 2 * 2) * 1e9;
-
-	t0 = now();
-	lvl += loop_push(sz.calls / 2);
-	double t_push = (now() - t0) / (double)(sz.calls / 2 * 2) * 1e9;
+	/* Per loop, the median of its chunks; and how many chunks ran while
+	 * the agent's files grew (its writer busy beside the calls, as the
+	 * half-filled ring means to have it) */
+	const char *out = getenv("MSPROF_AGENT_OUTPUT");
+	double t[3];
+	int busy = 0;
+	long n = sz.calls / CHUNKS;
+	for (int k = 0; k < 3; k++) {
+		double v[CHUNKS];
+		for (int c = 0; c < CHUNKS; c++) {
+			long long b0 = out ? written(out) : 0;
+			double t0 = cpu_now();
+			lvl += k == 0 ? loop_mark(n) : k == 1 ? loop_range(n / 2) : loop_push(n / 2);
+			v[c] = (cpu_now() - t0) / (double)(k == 0 ? n : n / 2 * 2) * 1e9;
+			busy += out && written(out) > b0;
+		}
+		t[k] = median(v, CHUNKS);
+	}
 
 	/* the barrier keeps the compiler from computing work() once; plain
 	 * and annotated loops alternate, best of 3 each */
@@ -275,24 +322,22 @@ static int calls_worker(void)
 		v[i] = (float)i * 0.5f;
 	double t_plain = 1e30, t_annot = 1e30;
 	for (int round = 0; round < 3; round++) {
-		t0 = now();
+		double t0 = cpu_now();
 		for (long i = 0; i < sz.heavy; i++) {
 			__asm__ volatile("" : : "r"(v) : "memory");
 			s += work(v, 128);
 		}
-		double t = now() - t0;
-		t_plain = t < t_plain ? t : t_plain;
-		t0 = now();
+		t_plain = fmin(t_plain, cpu_now() - t0);
+		t0 = cpu_now();
 		for (long i = 0; i < sz.heavy; i++) {
 			mstxMarkA("step", NULL);
 			__asm__ volatile("" : : "r"(v) : "memory");
 			s += work(v, 128);
 		}
-		t = now() - t0;
-		t_annot = t < t_annot ? t : t_annot;
+		t_annot = fmin(t_annot, cpu_now() - t0);
 	}
 	sink = s;
-	printf("%.3f %.3f %.3f %.4f %.2f %d\n", t_mark, t_range, t_push, t_annot / t_plain,
+	printf("%.3f %.3f %.3f %.3f %.4f %.2f %d\n", t[0], t[1], t[2], 100.0 * busy / (3 * CHUNKS), t_annot / t_plain,
 	       t_plain / (double)sz.heavy * 1e9, (int)getpid());
 	return 0;
 }
@@ -478,13 +523,23 @@ static const char *count_str(long n, char *buf, size_t size)
 	return buf;
 }
 
+/* One figure of the cost table, "-" where no chunk measured it. */
+static void cell(double v, double per)
+{
+	if (v < 1e30)
+		printf(" %9.2f", v / per);
+	else
+		printf(" %9s", "-");
+}
+
 enum { S_NONE, S_MINTOOL, S_IDLE, S_REC, S_REC_INJ, N_SETUPS };
 
 struct setup {
 	const char *name;
 	char **env;
 	bool recording;
-	double mark, range, push, loop;
+	double c[3]; /* mark, range, push: ns per call, best run */
+	double loop, busy;
 };
 
 int main(int argc, char **argv)
@@ -544,25 +599,28 @@ int main(int argc, char **argv)
 	char *env_default[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, NULL };
 
 	struct setup st[N_SETUPS] = {
-		[S_NONE] = { "none", env_none, false, 0, 0, 0, 0 },
-		[S_MINTOOL] = { "mintool", env_min, false, 0, 0, 0, 0 },
-		[S_IDLE] = { "idle", env_idle, false, 0, 0, 0, 0 },
-		[S_REC] = { "recording", env_rec, true, 0, 0, 0, 0 },
-		[S_REC_INJ] = { "rec-inject", env_rec_inj, true, 0, 0, 0, 0 },
+		[S_NONE] = { .name = "none", .env = env_none },
+		[S_MINTOOL] = { .name = "mintool", .env = env_min },
+		[S_IDLE] = { .name = "idle", .env = env_idle },
+		[S_REC] = { .name = "recording", .env = env_rec, .recording = true },
+		[S_REC_INJ] = { .name = "rec-inject", .env = env_rec_inj, .recording = true },
 	};
-	for (int s = 0; s < N_SETUPS; s++)
-		st[s].mark = st[s].range = st[s].push = st[s].loop = 1e30;
+	for (int s = 0; s < N_SETUPS; s++) {
+		for (int k = 0; k < 3; k++)
+			st[s].c[k] = 1e30;
+		st[s].loop = 1e30;
+	}
 
 	int fails = 0;
 	double iter_ns = 0;
-	for (int k = 0; k < sz.runs; k++) {
+	for (int run = 0; run < sz.runs; run++) {
 		for (int s = 0; s < N_SETUPS; s++) {
 			char line[512];
-			double m, r, p, l;
+			double c[3], l, busy;
 			int pid;
 			rm_tree(out_dir);
 			if (run_worker(argv[0], "calls", st[s].env, line, sizeof(line)) < 0 ||
-			    sscanf(line, "%lf %lf %lf %lf %lf %d", &m, &r, &p, &l, &iter_ns, &pid) != 6) {
+			    sscanf(line, "%lf %lf %lf %lf %lf %lf %d", &c[0], &c[1], &c[2], &busy, &l, &iter_ns, &pid) != 7) {
 				fprintf(stderr, "bench-agent: the %s worker failed\n", st[s].name);
 				return 1;
 			}
@@ -585,39 +643,56 @@ int main(int argc, char **argv)
 					fails++;
 				}
 			}
-			st[s].mark = m < st[s].mark ? m : st[s].mark;
-			st[s].range = r < st[s].range ? r : st[s].range;
-			st[s].push = p < st[s].push ? p : st[s].push;
-			st[s].loop = l < st[s].loop ? l : st[s].loop;
+			for (int k = 0; k < 3; k++)
+				st[s].c[k] = fmin(st[s].c[k], c[k]);
+			st[s].loop = fmin(st[s].loop, l);
+			st[s].busy += busy / sz.runs;
 		}
 	}
 
-	printf("# ns per call, best of %d runs of %ld calls (range: start or end; push/pop: push or pop)\n", sz.runs,
-	       sz.calls);
-	printf("# loop ratio: annotated/plain time of a loop with one mark per %.0f ns of work\n", iter_ns);
-	printf("%-11s %10s %10s %10s %10s %10s %10s %10s\n", "setup", "mark", "range", "push/pop", "mark x", "range x",
-	       "push x", "loop ratio");
-	printf("%-11s %10s %10s %10s %10s %10s %10s %10s\n", "", "ns", "ns", "ns", "mintool", "mintool", "mintool",
-	       "");
-	const struct setup *b = &st[S_MINTOOL];
-	for (int s = 0; s < N_SETUPS; s++)
-		printf("%-11s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.4f\n", st[s].name, st[s].mark, st[s].range,
-		       st[s].push, st[s].mark / b->mark, st[s].range / b->range, st[s].push / b->push, st[s].loop);
-	struct timespec ts;
-	double c0 = now();
-	for (int i = 0; i < 1000000; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	printf("clock_gettime(CLOCK_MONOTONIC) alone: %.2f ns (part of every recorded call)\n", (now() - c0) * 1e3);
+	printf("# ns of the calling thread's CPU time per call: the median of %d chunks of %ld calls, best of %d runs\n"
+	       "# (range: start or end; push/pop: push or pop)\n",
+	       CHUNKS, sz.calls / CHUNKS, sz.runs);
+	printf("# writer busy: the chunks during which the agent's files grew, its writer emptying the ring beside "
+	       "the calls\n");
+	printf("# loop ratio: annotated/plain CPU time of a loop with one mark per %.0f ns of work\n", iter_ns);
+	printf("%-11s %9s %9s %9s %9s %9s %9s %10s %8s\n", "setup", "mark", "range", "push/pop", "mark x", "range x",
+	       "push x", "loop ratio", "writer");
+	printf("%-11s %9s %9s %9s %9s %9s %9s %10s %8s\n", "", "ns", "ns", "ns", "mintool", "mintool", "mintool", "",
+	       "busy");
+	const double *base = st[S_MINTOOL].c;
+	for (int s = 0; s < N_SETUPS; s++) {
+		printf("%-11s", st[s].name);
+		for (int j = 0; j < 3; j++)
+			cell(st[s].c[j], 1);
+		for (int j = 0; j < 3; j++)
+			cell(st[s].c[j], base[j]);
+		printf(" %10.4f", st[s].loop);
+		if (st[s].recording)
+			printf(" %7.0f%%", st[s].busy);
+		printf("\n");
+	}
+	double clk[CHUNKS];
+	for (int c = 0; c < CHUNKS; c++) {
+		struct timespec ts;
+		double c0 = cpu_now();
+		for (int i = 0; i < 100000; i++)
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		clk[c] = (cpu_now() - c0) * 1e4;
+	}
+	printf("clock_gettime(CLOCK_MONOTONIC) alone: %.2f ns (part of every recorded call)\n", median(clk, CHUNKS));
 	printf("(recording: the agent preloaded as msprof runs it, mstx calls reach it directly; rec-inject: "
 	       "through the injection paths only, as the mintool)\n");
 
-	const struct setup *a = &st[S_REC];
-	printf("goal: NVTX push/pop, agent ÷ minimal tool | %.1f ns | %.1f ns | %.2f× | ≤ 1.10×\n", a->push, b->push,
-	       a->push / b->push);
-	printf("goal: mstx mark, agent ÷ minimal tool | %.1f ns | %.1f ns | %.2f× | ≤ 1.2×\n", a->mark, b->mark,
-	       a->mark / b->mark);
-	printf("goal: mstx range, agent ÷ minimal tool | %.1f ns | %.1f ns | %.2f× | ≤ 1.2×\n", a->range, b->range,
-	       a->range / b->range);
+	static const char *const goal_name[3] = { "mstx mark", "mstx range", "NVTX push/pop" };
+	static const char *const goal_max[3] = { "1.2", "1.2", "1.10" };
+	static const int goal_order[3] = { 2, 0, 1 };
+	for (int g = 0; g < 3; g++) {
+		int k = goal_order[g];
+		double v = st[S_REC].c[k];
+		printf("goal: %s, agent ÷ minimal tool | %.1f ns | %.1f ns | %.2f× | ≤ %s×\n", goal_name[k], v, base[k],
+		       v / base[k], goal_max[k]);
+	}
 	fflush(stdout);
 
 	/* Loss under bursts, default settings */
