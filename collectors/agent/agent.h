@@ -134,9 +134,12 @@ struct ablock {
 };
 
 /* Per-domain push/pop state of one thread. */
+#define DSTACK_DROPPED 0x100
 struct dstack {
 	uint32_t depth;
-	uint8_t gen[AGENT_DEPTH_GENS]; /* window generation that recorded a level, 0 none */
+	/* window generation that recorded a level (0 none), with
+	 * DSTACK_DROPPED: that dropped it (its pop is counted as dropped) */
+	uint16_t gen[AGENT_DEPTH_GENS];
 };
 
 struct athread {

@@ -543,13 +543,54 @@ static inline uint32_t msg_len(struct athread *t, const char *msg, long len)
 	return (uint32_t)n;
 }
 
+/* Longer messages: the C library's copy, out of line (inlined, a copy of
+ * unknown length becomes `rep movsq`, whose start-up costs more than the
+ * whole of a short copy). */
+static __attribute__((noinline)) void msg_copy_long(uint8_t *d, const char *s, uint32_t n)
+{
+	memcpy(d, s, n);
+}
+
+/* A message into an event: the short ones (most) with two or four
+ * overlapping word loads and stores, whatever their length. */
+static inline void msg_copy(uint8_t *d, const char *s, uint32_t n)
+{
+	uint64_t a, b, c, e;
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n > 16 && n <= 32) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + 8, 8);
+		memcpy(&c, s + n - 16, 8);
+		memcpy(&e, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + 8, &b, 8);
+		memcpy(d + n - 16, &c, 8);
+		memcpy(d + n - 8, &e, 8);
+	} else if (n >= 4 && n < 8) {
+		uint32_t x, y;
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n < 4) {
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = (uint8_t)s[i];
+	} else {
+		msg_copy_long(d, s, n);
+	}
+}
+
 static inline void dropped(struct athread *t)
 {
 	bump(&t->n_dropped);
 }
 
 /* A mark or a range's start (kind): false when dropped. */
-static inline bool put_named(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint64_t id,
+static inline __attribute__((always_inline)) bool put_named(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint64_t id,
 			     uint32_t domain, const char *msg, uint32_t n, uint32_t category, uint32_t color)
 {
 	if (category | color)
@@ -569,14 +610,14 @@ static inline bool put_named(struct athread *t, unsigned kind, unsigned etype, u
 		st64(p, category | (uint64_t)color << 32);
 		p += 8;
 	}
-	memcpy(p, msg, n);
+	msg_copy(p, msg, n);
 	ev_commit(t, size);
 	return true;
 }
 
 /* A range's end, an OS runtime call, a communication operation (kind):
  * ts, a (the domain, the api), id where the kind has one, then n bytes. */
-static inline bool put_pair(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint32_t a, uint64_t id,
+static inline __attribute__((always_inline)) bool put_pair(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint32_t a, uint64_t id,
 			    const void *extra, uint32_t n)
 {
 	uint32_t size = raw_agent_ev_size(kind, etype, n);
@@ -782,19 +823,23 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 	if (!d)
 		return -1;
 	uint32_t level = d->depth++;
-	uint8_t gen = 0;
+	uint16_t gen = 0;
 	if (!agent_idle()) {
 		uint64_t ts = now_ns();
+		uint16_t cur = atomic_load_explicit(&g_gen, memory_order_relaxed);
 		struct athread *r = rec_enter();
 		if (r) {
 			int gate = !domain_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
-			if (gate &&
-			    put_named(r, RAW_AGENT_EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg, msg_len(r, msg, len),
-				      category, color))
-				gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
+			if (gate)
+				gen = put_named(r, RAW_AGENT_EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg,
+						msg_len(r, msg, len), category, color)
+					      ? cur
+					      : cur | DSTACK_DROPPED;
 			rec_leave(r);
+		} else if (!agent_idle()) {
+			gen = cur | DSTACK_DROPPED; /* counted: no slot, or inside a signal handler */
 		}
 	}
 	if (level < AGENT_DEPTH_GENS)
@@ -816,13 +861,16 @@ int agent_pop(uint32_t domain)
 	if (!agent_idle()) {
 		uint64_t ts = now_ns();
 		/* record the end only of a push this window recorded (deeper
-		 * levels than we remember are taken as recorded) */
-		bool recorded = level >= AGENT_DEPTH_GENS ||
-				d->gen[level] == atomic_load_explicit(&g_gen, memory_order_relaxed);
+		 * levels than we remember are taken as recorded); the end of one
+		 * it dropped is dropped too, and counted */
+		uint16_t cur = atomic_load_explicit(&g_gen, memory_order_relaxed);
+		bool recorded = level >= AGENT_DEPTH_GENS || d->gen[level] == cur;
 		struct athread *r = rec_enter();
 		if (r) {
 			if (recorded && domain_enabled(domain))
 				put_pair(r, RAW_AGENT_EV_END, EV_TYPE_PUSHPOP, ts, domain, 0, NULL, 0);
+			else if (level < AGENT_DEPTH_GENS && d->gen[level] == (cur | DSTACK_DROPPED))
+				dropped(r);
 			rec_leave(r);
 		}
 	}

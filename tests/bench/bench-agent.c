@@ -10,10 +10,11 @@
  *               NVTX_INJECTION64_PATH
  *   idle        the agent as msprof injects it (LD_PRELOAD and both
  *               injection paths), no daemon, not recording
- *   recording   the same, recording (standalone mode) into a ring that
- *               holds everything, warmed first and then half filled so that
- *               the writer empties it beside the timed loops: the cost of
- *               recording, not of dropping or of first touching the ring
+ *   recording   the same, recording (standalone mode) with the default
+ *               settings, warmed first (the queue's blocks have gone round
+ *               to the writer and back) and then given more so that the
+ *               writer is emptying it beside the timed loops: the cost of
+ *               recording, not of first touching new memory
  *   rec-inject  the agent only as MSTX_INJECTION_PATH and
  *               NVTX_INJECTION64_PATH, the mintool's call path exactly
  * through the call path a program uses: mstxMarkA, mstxRangeStartA +
@@ -68,11 +69,11 @@ struct sizes {
 	int mt_bursts;      /* bursts per thread */
 	long mt_period_ms;  /* one burst per thread each period */
 	long marks8;        /* marks per thread of the 8-thread run */
-	int rec_kb;         /* the recording runs' ring: holds the timed loops */
+	int rec_kb;         /* the recording runs' warm-up: KiB of marks */
 };
 
-static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 131072 };
-static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 32768 };
+static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 8192 };
+static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 2048 };
 
 /* raw.h: a RANGE_START's event_type 1 is a push */
 #define EV_PUSHPOP 1
@@ -206,7 +207,7 @@ static long long written(const char *dir)
 	return sum;
 }
 
-/* Until the agent's files stop growing (its writer has emptied the ring),
+/* Until the agent's files stop growing (its writer has emptied the queue),
  * 10 s at most: a writer still busy shows up as drops in the timed loops,
  * which the driver reports. */
 static void wait_writer(const char *dir)
@@ -273,21 +274,20 @@ static int calls_worker(void)
 {
 	nv_init();
 	mstxMarkA("warm-up", NULL); /* finds the tool */
-	/* A recording run first writes a little more than its ring holds, so
-	 * that the ring wraps and the timed loops find its pages already
-	 * there (a fresh ring costs a page fault per 4 KiB: the cost of a
-	 * first touch, not of recording), then lets the writer empty it */
+	/* A recording run first writes several blocks' worth, so that the
+	 * queue's blocks have gone to the writer and come back (the timed
+	 * loops find them in use, as in a long run), then lets the writer
+	 * empty it */
 	long warm = getenv("BENCH_WARM_MARKS") ? atol(getenv("BENCH_WARM_MARKS")) : 0;
 	if (warm > 0) {
 		for (long i = 0; i < warm; i++)
 			mstxMarkA("warm-up", NULL);
 		wait_writer(getenv("MSPROF_AGENT_OUTPUT"));
-		/* Then a little more than half a ring: the writer wakes and is
-		 * still emptying it while the timed loops run, as it is
-		 * whenever a program annotates faster than it writes.  The
-		 * figure is the cost of a call with the writer busy beside it
-		 * (what the producer and the writer share is in it), and the
-		 * ring still holds the timed loops. */
+		/* Then half as much again: the writer wakes and is still
+		 * emptying it while the timed loops run, as it is whenever a
+		 * program annotates faster than it writes.  The figure is the
+		 * cost of a call with the writer busy beside it (what the
+		 * producer and the writer share is in it). */
 		for (long i = 0; i < warm / 2; i++)
 			mstxMarkA("warm-up", NULL);
 	}
@@ -298,7 +298,7 @@ static int calls_worker(void)
 
 	/* Per loop, the median of its chunks; and how many chunks ran while
 	 * the agent's files grew (its writer busy beside the calls, as the
-	 * half-filled ring means to have it) */
+	 * half-filled queue means to have it) */
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");
 	double t[3];
 	int busy = 0;
@@ -584,17 +584,16 @@ int main(int argc, char **argv)
 	char *mstx_min = xasprintf("MSTX_INJECTION_PATH=%s%s", mintool, "");
 	char *nvtx_min = xasprintf("NVTX_INJECTION64_PATH=%s%s", mintool, "");
 	char *output = xasprintf("MSPROF_AGENT_OUTPUT=%s%s", out_dir, "");
-	char buffer[64], warm[64];
-	snprintf(buffer, sizeof(buffer), "MSPROF_AGENT_BUFFER_KB=%d", sz.rec_kb);
-	/* the warm-up's marks ("warm-up": today a 40-byte header and 8
-	 * bytes) go round the ring once and a little more */
-	snprintf(warm, sizeof(warm), "BENCH_WARM_MARKS=%ld", (long)sz.rec_kb * 1024 / 48 * 9 / 8);
+	char warm[64];
+	/* the warm-up's marks ("warm-up": 16 bytes and 7 of message each)
+	 * fill the default 1 MiB block sz.rec_kb / 1024 times */
+	snprintf(warm, sizeof(warm), "BENCH_WARM_MARKS=%ld", (long)sz.rec_kb * 1024 / 23);
 
 	char *env_none[] = { path, rt, shortv, NULL };
 	char *env_min[] = { path, rt, shortv, mstx_min, nvtx_min, NULL };
 	char *env_idle[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, NULL };
-	char *env_rec[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, buffer, warm, NULL };
-	char *env_rec_inj[] = { path, rt, shortv, mstx_agent, nvtx_agent, output, buffer, warm, NULL };
+	char *env_rec[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, warm, NULL };
+	char *env_rec_inj[] = { path, rt, shortv, mstx_agent, nvtx_agent, output, warm, NULL };
 	/* default settings: no MSPROF_AGENT_BUFFER_KB */
 	char *env_default[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, NULL };
 
@@ -634,7 +633,7 @@ int main(int argc, char **argv)
 				}
 				/* every call of the timed loops recorded, or the run
 				 * paid for dropping, not recording (the warm-up may
-				 * drop: it only fills the ring) */
+				 * drop: it only fills the queue) */
 				uint64_t timed = calls_events();
 				if (t.recorded - t.warm != timed) {
 					fprintf(stderr, "bench-agent: the %s run recorded %llu of its %llu timed calls: "
@@ -653,7 +652,7 @@ int main(int argc, char **argv)
 	printf("# ns of the calling thread's CPU time per call: the median of %d chunks of %ld calls, best of %d runs\n"
 	       "# (range: start or end; push/pop: push or pop)\n",
 	       CHUNKS, sz.calls / CHUNKS, sz.runs);
-	printf("# writer busy: the chunks during which the agent's files grew, its writer emptying the ring beside "
+	printf("# writer busy: the chunks during which the agent's files grew, its writer emptying the queue beside "
 	       "the calls\n");
 	printf("# loop ratio: annotated/plain CPU time of a loop with one mark per %.0f ns of work\n", iter_ns);
 	printf("%-11s %9s %9s %9s %9s %9s %9s %10s %8s\n", "setup", "mark", "range", "push/pop", "mark x", "range x",
