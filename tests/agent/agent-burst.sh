@@ -3,7 +3,8 @@
 # queue grows), and the memory goes back once it is written.  Past a small
 # cap (64 KiB blocks, 1 MiB for the process) events are dropped, and the
 # count is exact: recorded + dropped == issued, said once on stderr; the
-# queue never took more than the cap.
+# queue never took more than the cap.  And messages of every length and
+# alignment come back exactly.
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/agent/agent-lib.sh"
 
@@ -50,5 +51,15 @@ if burst_case capped lossy 2000000 MSPROF_AGENT_BUFFER_KB=64 MSPROF_AGENT_BUFFER
 	else
 		t_fail "capped: resident memory grew by $B_GROWN kB with a 1 MiB cap"
 	fi
+fi
+# messages of every length near a word and the cut, at every alignment,
+# each ending where the next page is unreadable: read back exactly (the
+# agent scans them a word at a time)
+dir=$T_WORK/lengths
+if env LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" lengths >"$T_WORK/len.out" 2>"$T_WORK/len.err" &&
+	"$APP" check-lengths "$dir/host/data" "$(cat "$T_WORK/len.out")" >"$T_WORK/len.check" 2>&1; then
+	t_ok "lengths: $(cat "$T_WORK/len.check")"
+else
+	t_fail "lengths: messages not read back exactly"; cat "$T_WORK/len.err" "$T_WORK/len.check" >&2
 fi
 t_done

@@ -13,8 +13,14 @@
  *                             (VmHWM) and once the agent has written the
  *                             burst (or after 10 s)
  *   spin-app check-burst DIR PID ISSUED exact|lossy   exact: every mark
- *                             recorded; lossy: recorded + dropped == issued */
+ *                             recorded; lossy: recorded + dropped == issued
+ *   spin-app lengths          marks whose messages have every length from 0
+ *                             to 40 and around the 1024-byte cut, at every
+ *                             alignment, each in a page of its own with
+ *                             non-NUL bytes around it; prints the pid
+ *   spin-app check-lengths DIR PID   each message read back exactly */
 #include <signal.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <sys/time.h>
 #include <time.h>
@@ -163,8 +169,65 @@ static int check_burst(const char *dir, uint32_t pid, uint64_t issued, bool exac
 	return 0;
 }
 
+/* The message of lengths() case k: its length and first byte */
+static const size_t lens[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+			       21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 39, 40, 1015, 1016,
+			       1023, 1024, 1025, 1031, 2000 };
+#define N_LENS (sizeof lens / sizeof lens[0])
+
+static void fill_msg(char *p, size_t len, size_t off)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (char)('a' + (i + off) % 26);
+}
+
+static int lengths(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	/* each message ends at the end of a page (off 0) or just before, so
+	 * that a read past the end would fault where it crossed */
+	char *mem = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mem != MAP_FAILED);
+	CHECK(mprotect(mem + page, (size_t)page, PROT_NONE) == 0);
+	for (size_t k = 0; k < N_LENS; k++)
+		for (size_t off = 0; off < 8; off++) {
+			memset(mem, 'x', (size_t)page);
+			char *s = mem + page - 1 - off - lens[k];
+			fill_msg(s, lens[k], off);
+			s[lens[k]] = 0;
+			mstxMarkA(s, NULL);
+		}
+	printf("%d\n", (int)getpid());
+	return 0;
+}
+
+static int check_lengths(const char *dir, uint32_t pid)
+{
+	struct ar_file f;
+	app_load(dir, pid, &f);
+	size_t i = 0;
+	char want[RAW_AGENT_MAX_STR + 1];
+	for (size_t k = 0; k < N_LENS; k++)
+		for (size_t off = 0; off < 8; off++) {
+			size_t n = lens[k] < RAW_AGENT_MAX_STR ? lens[k] : RAW_AGENT_MAX_STR;
+			fill_msg(want, n, off);
+			want[n] = 0;
+			while (i < f.n_ev && f.ev[i].rec != RAW_AGENT_MARK)
+				i++;
+			CHECK(i < f.n_ev && f.ev[i].msg && strcmp(f.ev[i].msg, want) == 0);
+			i++;
+		}
+	printf("%zu messages exact\n", (size_t)N_LENS * 8);
+	ar_free(&f);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "lengths") == 0)
+		return lengths();
+	if (argc == 4 && strcmp(argv[1], "check-lengths") == 0)
+		return check_lengths(argv[2], (uint32_t)atoi(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "burst") == 0)
 		return burst(atol(argv[2]));
 	if (argc == 6 && strcmp(argv[1], "check-burst") == 0)
