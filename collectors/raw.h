@@ -203,7 +203,9 @@ enum raw_type {
 	 *                    u64 full (the queues reached their cap), u64
 	 *                    nested (a signal handler annotating inside an
 	 *                    annotation), u64 noslot (a thread got no buffer),
-	 *                    u64 write (the file could not be written).  Cumulative for the window; written at
+	 *                    u64 unopened (NCCL operations with no room to be
+	 *                    kept open), u64 write (the file could not be
+	 *                    written).  Cumulative for the window; written at
 	 *                    every flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)

@@ -161,6 +161,7 @@ struct athread {
 	 * are counted by the writer, as written) */
 	_Atomic uint64_t n_dropped, n_bad, n_truncated;
 	_Atomic uint64_t n_nested;  /* dropped: a signal handler inside a call */
+	_Atomic uint64_t n_unopened; /* dropped: no room to keep an operation open (nccl.c) */
 	_Atomic int live;          /* 1 while a thread owns the slot */
 	/* the first block, for the consumer to start from (set once) */
 	_Atomic(struct ablock *) first;
@@ -176,7 +177,7 @@ struct athread {
 	_Alignas(64) _Atomic uint64_t tail;
 	struct ablock *rblk;
 	uint32_t rpos;
-	uint64_t seen_dropped, seen_bad, seen_truncated, seen_nested;
+	uint64_t seen_dropped, seen_bad, seen_truncated, seen_nested, seen_unopened;
 };
 
 /* --- core.c: state, slots, registries, the recording primitives ---------- */
@@ -393,8 +394,9 @@ struct window_result {
 	uint64_t events, dropped, bad, truncated, bytes;
 	/* dropped, by cause: the queues reached MSPROF_AGENT_BUFFER_MAX_MB (or
 	 * no memory), a signal handler annotated inside an annotation, a
-	 * thread got no slot, the file could not be written */
-	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_write;
+	 * thread got no slot, an operation found no room to be kept open
+	 * until its end (NCCL's), the file could not be written */
+	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_unopened, dropped_write;
 };
 
 extern pthread_mutex_t g_win_mu;   /* the window: held by start, stop, drain */

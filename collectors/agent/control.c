@@ -742,6 +742,9 @@ __attribute__((destructor)) static void agent_unload(void)
 	if (tot.dropped_noslot)
 		fprintf(stderr, "msprof agent: %llu events dropped (their thread got no buffer: more than %d threads "
 			"or no memory)\n", (unsigned long long)tot.dropped_noslot, AGENT_MAX_THREADS);
+	if (tot.dropped_unopened)
+		fprintf(stderr, "msprof agent: %llu NCCL operations dropped (more were open at once than the agent "
+			"keeps)\n", (unsigned long long)tot.dropped_unopened);
 	if (tot.dropped_write)
 		fprintf(stderr, "msprof agent: %llu events dropped (the file could not be written)\n",
 			(unsigned long long)tot.dropped_write);

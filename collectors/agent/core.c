@@ -727,7 +727,7 @@ void agent_dropped(void)
 		return;
 	struct athread *t = agent_thread_get(false);
 	if (t)
-		atomic_fetch_add(&t->n_dropped, 1);
+		atomic_fetch_add(&t->n_unopened, 1);
 	else
 		atomic_fetch_add(&g_orphan_dropped, 1);
 }

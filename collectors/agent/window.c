@@ -44,7 +44,7 @@ static struct {
 	/* this window */
 	uint64_t events, dropped, bad, truncated, write_lost;
 	/* dropped, by cause (their sum) */
-	uint64_t dropped_full, dropped_nested, dropped_noslot;
+	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_unopened;
 	struct cupti_lost gpu;     /* device records not written */
 	uint64_t seen_orphan_dropped, seen_orphan_bad;
 	int write_err;
@@ -245,6 +245,7 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped_full);
 	raw_buf_u64(&W.buf, W.dropped_nested);
 	raw_buf_u64(&W.buf, W.dropped_noslot);
+	raw_buf_u64(&W.buf, W.dropped_unopened);
 	raw_buf_u64(&W.buf, W.write_lost);
 	emit(RAW_AGENT_COUNTERS);
 }
@@ -374,6 +375,10 @@ static void collect_counters(void)
 		W.dropped += d - t->seen_dropped + (x - t->seen_nested);
 		W.dropped_full += d - t->seen_dropped;
 		W.dropped_nested += x - t->seen_nested;
+		uint64_t o = atomic_load_explicit(&t->n_unopened, memory_order_relaxed);
+		W.dropped += o - t->seen_unopened;
+		W.dropped_unopened += o - t->seen_unopened;
+		t->seen_unopened = o;
 		t->seen_nested = x;
 		W.bad += b - t->seen_bad;
 		W.truncated += c - t->seen_truncated;
@@ -597,6 +602,7 @@ int window_start(const struct window_opts *o)
 		t->seen_bad = atomic_load(&t->n_bad);
 		t->seen_truncated = atomic_load(&t->n_truncated);
 		t->seen_nested = atomic_load(&t->n_nested);
+		t->seen_unopened = atomic_load(&t->n_unopened);
 	}
 	W.seen_orphan_dropped = atomic_load(&g_orphan_dropped);
 	W.seen_orphan_bad = atomic_load(&g_orphan_bad);
@@ -643,6 +649,7 @@ int window_stop(struct window_result *ret)
 		.dropped_full = W.dropped_full,
 		.dropped_nested = W.dropped_nested,
 		.dropped_noslot = W.dropped_noslot,
+		.dropped_unopened = W.dropped_unopened,
 		.dropped_write = W.write_lost,
 		.bad = W.bad,
 		.truncated = W.truncated,
@@ -655,6 +662,7 @@ int window_stop(struct window_result *ret)
 	T.dropped_full += res.dropped_full;
 	T.dropped_nested += res.dropped_nested;
 	T.dropped_noslot += res.dropped_noslot;
+	T.dropped_unopened += res.dropped_unopened;
 	T.dropped_write += res.dropped_write;
 	T.bad += res.bad;
 	T.truncated += res.truncated;

@@ -168,12 +168,14 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 				f->gpu_untimed = raw_cur_u64(&c);
 				f->gpu_bad = raw_cur_u64(&c);
 			}
-			if (c.left >= 32) {   /* dropped by cause */
+			if (c.left >= 40) {   /* dropped by cause */
 				f->dropped_full = raw_cur_u64(&c);
 				f->dropped_nested = raw_cur_u64(&c);
 				f->dropped_noslot = raw_cur_u64(&c);
+				f->dropped_unopened = raw_cur_u64(&c);
 				f->dropped_write = raw_cur_u64(&c);
-				if (f->dropped_full + f->dropped_nested + f->dropped_noslot + f->dropped_write !=
+				if (f->dropped_full + f->dropped_nested + f->dropped_noslot + f->dropped_unopened +
+					    f->dropped_write !=
 				    f->dropped)
 					problem(f, "dropped events whose causes do not add up", path);
 			}

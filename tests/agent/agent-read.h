@@ -37,7 +37,7 @@ struct ar_file {
 	uint64_t events, dropped, bad, truncated;  /* last COUNTERS */
 	uint64_t gpu_lost, gpu_untimed, gpu_bad;     /* last COUNTERS: device records not written */
 	/* last COUNTERS: dropped by cause (they add up to dropped) */
-	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_write;
+	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_unopened, dropped_write;
 	unsigned n_counters;
 	bool counters_last;    /* the file's last record is COUNTERS */
 	uint64_t damage;       /* bad records, skipped or torn bytes */
