@@ -29,7 +29,9 @@ int exp_reader_open(struct exp *e, const char *path, struct raw_reader **ret)
 	if (r < 0) {
 		exp_note(e, "cannot read raw file '%s': %s", path,
 			 r == -EPROTO ? "not a raw data file" :
-			 r == -EPROTONOSUPPORT ? "written by a newer version" : strerror(-r));
+			 r == -EPROTONOSUPPORT ? "written by a newer version" :
+			 r == -EBADMSG ? "its header is damaged (checksum mismatch): its clocks cannot be trusted" :
+			 strerror(-r));
 		/* a file we cannot use is damage, not a reason to stop the export */
 		return r == -ENOMEM ? r : 0;
 	}
