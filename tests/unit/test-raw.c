@@ -611,6 +611,17 @@ static void test_damage(void)
 	d[8] = RAW_VERSION + 1;
 	write_file(dpath, d, len);
 	CHECK(read_all(dpath, NULL, NULL) == -EPROTONOSUPPORT);
+	/* a flipped bit in the header's clocks fails its checksum */
+	memcpy(d, orig, len);
+	d[20] ^= 0x10;
+	write_file(dpath, d, len);
+	CHECK(read_all(dpath, NULL, NULL) == -EBADMSG);
+	/* as does one in a frame's type: the frame is skipped, counted */
+	memcpy(d, orig, len);
+	d[RAW_HEADER_SIZE + 4] ^= 0x01;
+	write_file(dpath, d, len);
+	struct raw_reader_stats st1;
+	CHECK(read_all(dpath, &st1, NULL) == N - 1 && st1.bad_records == 1);
 	write_file(dpath, orig, 40);
 	CHECK(read_all(dpath, NULL, NULL) == -EPROTO);
 	write_file(dpath, orig, 0);
