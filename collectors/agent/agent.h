@@ -54,7 +54,7 @@
  *   control.c              load, fork, exit; the agent thread and the daemon
  *   window.c               the recording window and the writer
  *   cupti.c                CUPTI and its queue of device records
- *   core.c                 state, slots and rings, registries, the wake-up,
+ *   core.c                 state, slots and queues, registries, the wake-up,
  *                          the osrt switches
  *   gate.c  ajson.c        step range and ranks; the messages' JSON
  *
@@ -62,7 +62,7 @@
  * control.c calls every layer below it, window.c calls cupti.c and core.c,
  * core.c calls gate.c on the hot path.  A lower file that must tell an
  * upper one something does it without calling up:
- *   - a ring half full, CUPTI up, a flush asked for: core.c's eventfd
+ *   - a block full, CUPTI up, a flush asked for: core.c's eventfd
  *     (agent_wake, a direct call from the hot path), and the agent thread
  *     looks (answer_flush, agent_cupti_came_up);
  *   - a forked child's first call: struct agent_core_ops, which control.c
@@ -187,10 +187,10 @@ extern _Atomic uint8_t g_gen;          /* window generation, 1..255 */
 extern struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
 extern _Atomic uint32_t g_n_threads;
 extern pthread_mutex_t g_reg_mu;       /* slots, domains, names, filter */
-extern uint64_t g_ring_bytes;         /* block size: MSPROF_AGENT_BUFFER_KB */
+extern uint64_t g_block_bytes;         /* block size: MSPROF_AGENT_BUFFER_KB */
 extern uint64_t g_buf_cap;            /* all blocks of the process: MSPROF_AGENT_BUFFER_MAX_MB */
 extern _Atomic uint64_t g_buf_bytes;  /* the blocks allocated now */
-/* events lost by threads that could not get a slot or ring */
+/* events lost by threads that could not get a slot or a block */
 extern _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
 
 struct agent_domain {
@@ -222,9 +222,9 @@ struct agent_core_ops {
 	void (*after_fork)(void);
 };
 void agent_core_set_ops(const struct agent_core_ops *ops);
-/* The calling thread's slot, taking one if needed; with_ring: also its ring
+/* The calling thread's slot, taking one if needed; with_queue: also its queue
  * (only while recording).  NULL when none can be had. */
-struct athread *agent_thread_get(bool with_ring);
+struct athread *agent_thread_get(bool with_queue);
 /* Detach the calling thread (thread exit). */
 void agent_thread_exit(void);
 /* The calling thread's slot if it has one (async-signal-safe). */
@@ -261,7 +261,7 @@ void agent_name_thread(uint32_t tid, const char *name, size_t n);
 int agent_wake_open(void);
 void agent_wake_close(void);
 int agent_wake_fd(void);
-/* Wake it early (a ring is half full); once until it clears the wake. */
+/* Wake it early (a block is full); once until it clears the wake. */
 void agent_wake(void);
 /* Wake it whatever is pending: async-signal-safe, the raw syscall (not
  * through osrt's write) and errno clobbered (agent_flush_now keeps it). */
@@ -288,8 +288,8 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
  * (nccl.c): payload is RAW_AGENT_COMM_OP's after its end time, already
  * little-endian, at most RAW_AGENT_MAX_STR bytes.  Idle: nothing. */
 void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint8_t *payload, uint32_t len);
-/* An event lost before it reached a ring (no room to keep it open):
- * counted with the ring's drops while recording. */
+/* An event lost before it reached a queue (no room to keep it open):
+ * counted as such (dropped_unopened) while recording. */
 void agent_dropped(void);
 /* NCCL initialised us as its profiler plugin (once: wakes the agent
  * thread); whether it did; whether it did since the agent thread last
@@ -411,7 +411,7 @@ int window_start(const struct window_opts *o);
 /* Stop recording, drain, write the counters, close.  -ENOENT when no
  * window is open.  Caller holds g_win_mu. */
 int window_stop(struct window_result *ret);
-/* Drain every ring into the file (agent thread, every AGENT_DRAIN_MS). */
+/* Drain every queue into the file (agent thread, every AGENT_DRAIN_MS). */
 void window_drain(void);
 /* The same, with the counters, at once (agent thread, for agent_flush_now). */
 void window_flush(void);
@@ -427,7 +427,7 @@ void window_forget_after_fork(void);
 
 int agent_thread_start(void);
 /* The process image is about to end (exec, _exit: exitflush.c): have the
- * agent thread write what the rings hold, and wait for it at most
+ * agent thread write what the queues hold, and wait for it at most
  * AGENT_EXIT_FLUSH_MS.  Async-signal-safe; keeps errno.  Does nothing while
  * idle, in a forked child that never annotated, in a vfork child, and once
  * the exit handler has run. */

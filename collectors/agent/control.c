@@ -2,7 +2,7 @@
  * connection, fork and exit.
  *
  * The agent thread ("msprof-agent", all signals blocked) wakes every
- * AGENT_DRAIN_MS while a window records to drain the rings, and otherwise
+ * AGENT_DRAIN_MS while a window records to drain the queues, and otherwise
  * once a second to (re)connect.  Connected, it says the agent hello of
  * ipc/proto.h and obeys agent_start / agent_stop; it never starts the
  * daemon, and a daemon that is absent or goes away costs the program
@@ -19,7 +19,7 @@
  * AGENT_CHILD: the child's first annotation sets it up (its own agent
  * thread, its own connection or standalone file).  exec: the environment
  * carries LD_PRELOAD and the injection variables on.  exec and _exit
- * (exitflush.c) first have the agent thread write what the rings hold
+ * (exitflush.c) first have the agent thread write what the queues hold
  * (agent_flush_now, answered by answer_flush). */
 #include <errno.h>
 #include <fcntl.h>
@@ -455,7 +455,7 @@ static void device_window(void)
 }
 
 /* A thread about to end the process image asked for a flush
- * (agent_flush_now): everything its rings hold goes into the file now. */
+ * (agent_flush_now): everything its queues hold goes into the file now. */
 static void answer_flush(void)
 {
 	uint32_t req = atomic_load_explicit(&C.flush_req, memory_order_acquire);
@@ -479,7 +479,7 @@ void agent_flush_now(void)
 	    atomic_load(&C.exiting) || agent_wake_fd() < 0)
 		return;
 	int saved = errno;
-	/* a vfork child shares our memory but is not this process: the rings
+	/* a vfork child shares our memory but is not this process: the queues
 	 * are its parent's, and it must not wait on the parent's thread */
 	if ((pid_t)syscall(SYS_getpid) != atomic_load(&C.pid) || pthread_equal(pthread_self(), C.thread)) {
 		errno = saved;
@@ -670,7 +670,7 @@ static void after_fork_init(void)
 		start_standalone();
 }
 
-static void ring_size_from_env(void)
+static void block_size_from_env(void)
 {
 	const char *v = getenv("MSPROF_AGENT_BUFFER_KB");
 	uint64_t kb;
@@ -679,7 +679,7 @@ static void ring_size_from_env(void)
 	uint64_t bytes = 64 << 10;
 	while (bytes < (kb << 10))
 		bytes <<= 1;
-	g_ring_bytes = bytes;
+	g_block_bytes = bytes;
 }
 
 static void buffer_cap_from_env(void)
@@ -707,7 +707,7 @@ __attribute__((constructor)) static void agent_load(void)
 	agent_core_set_ops(&core_ops);
 	agent_core_init();
 	agent_rank_init();
-	ring_size_from_env();
+	block_size_from_env();
 	buffer_cap_from_env();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");

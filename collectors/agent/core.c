@@ -1,4 +1,4 @@
-/* The hot path and the registries: thread slots and their rings, range ids,
+/* The hot path and the registries: thread slots and their queues of blocks, range ids,
  * push/pop levels, domains, registered strings and names.  See agent.h for
  * the design.  Everything the application thread does when recording is
  * in agent_mark, agent_range_start/end, agent_push/pop and the inline helpers
@@ -26,7 +26,7 @@ _Atomic uint8_t g_gen = 1;
 struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
 _Atomic uint32_t g_n_threads;
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-uint64_t g_ring_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
+uint64_t g_block_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
 uint64_t g_buf_cap = (uint64_t)AGENT_BUFFER_MAX_DEFAULT_MB << 20;
 _Atomic uint64_t g_buf_bytes;
 _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
@@ -190,7 +190,7 @@ static struct athread *slot_new(uint32_t idx)
 }
 
 /* A slot is free when its thread is gone and the agent thread has taken
- * every event out of its ring (the events carry their tid, but a slot must
+ * every event out of its queue (the events carry their tid, but a slot must
  * not be handed on while its old counters are still being read). */
 static bool slot_reusable(struct athread *t)
 {
@@ -235,13 +235,13 @@ static struct athread *slot_claim(void)
 
 /* --- blocks ------------------------------------------------------------- */
 
-/* A block of g_ring_bytes for t, its pages touched now: a page fault per
+/* A block of g_block_bytes for t, its pages touched now: a page fault per
  * 4 KiB inside annotations would cost more than the annotations.  NULL past
  * the cap, unless t has fewer than two. */
 static struct ablock *block_new(struct athread *t)
 {
 	bool force = atomic_load_explicit(&t->nblocks, memory_order_relaxed) < 2;
-	uint64_t size = g_ring_bytes;
+	uint64_t size = g_block_bytes;
 	uint64_t bytes = sizeof(struct ablock) + size;
 	uint64_t now = atomic_fetch_add(&g_buf_bytes, bytes);
 	if (!force && now + bytes > g_buf_cap) {
@@ -284,7 +284,7 @@ static void block_use(struct athread *t, struct ablock *b)
 	t->wpos = 0;
 }
 
-static bool ring_alloc(struct athread *t)
+static bool queue_start(struct athread *t)
 {
 	struct ablock *b = block_new(t);
 	if (!b)
@@ -299,7 +299,7 @@ static bool ring_alloc(struct athread *t)
 void agent_block_retire(struct athread *t, struct ablock *b)
 {
 	struct ablock *none = NULL;
-	if (b->size == g_ring_bytes) {
+	if (b->size == g_block_bytes) {
 		atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
 		atomic_store_explicit(&b->sealed, ABLOCK_OPEN, memory_order_relaxed);
 		if (atomic_compare_exchange_strong_explicit(&t->spare, &none, b, memory_order_release,
@@ -341,7 +341,7 @@ void agent_slot_reset(struct athread *t)
 	atomic_store(&t->tail, t->head_local);
 }
 
-struct athread *agent_thread_get(bool with_ring)
+struct athread *agent_thread_get(bool with_queue)
 {
 	struct athread *t = tl_self;
 	if (!t) {
@@ -353,7 +353,7 @@ struct athread *agent_thread_get(bool with_ring)
 		if (g_key != (pthread_key_t)-1)
 			pthread_setspecific(g_key, t);
 	}
-	if (with_ring && !t->wblk && !ring_alloc(t))
+	if (with_queue && !t->wblk && !queue_start(t))
 		return NULL;
 	return t;
 }
@@ -369,7 +369,7 @@ void agent_thread_exit(void)
 	if (!t)
 		return;
 	tl_self = NULL;
-	/* the ring stays with the slot: the agent thread drains it */
+	/* the queue stays with the slot: the agent thread drains it */
 	atomic_store_explicit(&t->live, 0, memory_order_release);
 }
 
@@ -433,7 +433,7 @@ void agent_wake_clear(void)
 
 /* --- the recording path ------------------------------------------------- */
 
-/* Enter the recording path: the slot with a ring, marked busy, or NULL
+/* Enter the recording path: the slot with its queue, marked busy, or NULL
  * (idle after all, no slot, or a nested call from a signal handler). */
 static inline struct athread *rec_enter(void)
 {
@@ -846,7 +846,7 @@ static struct dstack *dstack_of(struct athread *t, uint32_t domain)
 
 /* Push/pop levels are kept even while idle (NVTX returns them, and a pop
  * must know whether its push was recorded); this costs a slot per thread
- * that pushes, never a ring. */
+ * that pushes, never a queue. */
 int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
 {
 	struct athread *t = tl_self;

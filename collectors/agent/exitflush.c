@@ -1,6 +1,6 @@
 /* The calls that end a process image without its exit handlers: the exec
  * family (the image is replaced) and _exit/_Exit.  The agent thread drains
- * the rings every AGENT_DRAIN_MS; what the program recorded since the last
+ * the queues every AGENT_DRAIN_MS; what the program recorded since the last
  * drain would be lost with the image.  Each wrapper asks the agent thread to
  * write it now (agent_flush_now: bounded, async-signal-safe, errno kept)
  * and then calls the next definition with the same arguments: an exec that

@@ -13,7 +13,7 @@
  *   startEvent  idle: one relaxed load, handle NULL.  Recording: an open
  *               event from a fixed pool (full: dropped, counted), the
  *               descriptor's facts copied (NCCL's strings are its own)
- *   stopEvent   the event into the thread's ring (agent_comm_op), the
+ *   stopEvent   the event into the thread's queue (agent_comm_op), the
  *               slot back to the pool
  *   recordEventState  nothing (collective and P2P events have no states)
  *   finalize    the context back to its table

@@ -6,7 +6,7 @@
  *
  *   not recording: one relaxed load of g_osrt_on, then the real call
  *   recording:     two clock_gettime (vDSO) around the real call; a call
- *                  over the threshold goes into the thread's ring
+ *                  over the threshold goes into the thread's queue
  *                  (agent_osrt: no lock, no syscall)
  *
  * errno and the return value are the real call's.  A thread never records
