@@ -243,6 +243,10 @@ static struct ablock *block_new(struct athread *t)
 	bool force = atomic_load_explicit(&t->nblocks, memory_order_relaxed) < 2;
 	uint64_t size = g_block_bytes;
 	uint64_t bytes = sizeof(struct ablock) + size;
+	/* past the cap, every event of every thread comes here: a read first,
+	 * the locked add only when it may fit */
+	if (!force && atomic_load_explicit(&g_buf_bytes, memory_order_relaxed) + bytes > g_buf_cap)
+		return NULL;
 	uint64_t now = atomic_fetch_add(&g_buf_bytes, bytes);
 	if (!force && now + bytes > g_buf_cap) {
 		atomic_fetch_sub(&g_buf_bytes, bytes);
