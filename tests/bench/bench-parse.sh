@@ -58,4 +58,4 @@ for n in $SIZES; do
 	rm -rf "${W:?}/$n" "$W/floor.db"
 done
 echo "parse_s, floor_s: the best of $REPEAT runs each; rows: every row of the database, which both write"
-printf '%s' "$GOALS"
+printf '%s' "${GOALS:-}"
