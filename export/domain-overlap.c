@@ -260,45 +260,72 @@ static int comm_op_row(sqlite3_stmt *st, void *ctx)
 			(const char *)sqlite3_column_text(st, 3));
 }
 
-/* The string of an id of a range's row, NULL when STRING_IDS has none. */
-static int range_string(struct overlap *ov, sqlite3_stmt *st, int col, const char **ret, size_t *ret_len)
+/* The string of a STRING_IDS id, NULL when STRING_IDS has none. */
+static int range_string(struct overlap *ov, int64_t id, const char **ret, size_t *ret_len)
 {
-	int r = exp_strings_get(ov->strings, sqlite3_column_int64(st, col), ret, ret_len);
+	int r = exp_strings_get(ov->strings, id, ret, ret_len);
 	if (r == 0)
 		*ret = NULL, *ret_len = 0;
 	return r < 0 ? r : 0;
 }
 
-/* startNs, endNs, message, domain (STRING_IDS ids) of a range: its
- * strings come from a cache, not a join per row (the parse reads every
- * range here: a million rows cost a tenth of a second less) */
-static int range_row(sqlite3_stmt *st, void *ctx)
+/* A range [s, e) with its message and domain (STRING_IDS ids): its
+ * strings come from a cache, not a join per row */
+static int range_add(struct overlap *ov, int64_t s, int64_t e, int64_t msg_id, int64_t dom_id)
 {
-	struct overlap *ov = ctx;
+	if (e <= s)
+		return 0;
 	struct owner *o = owner_of(ov, -1);
 	if (!o)
 		return -ENOMEM;
-	int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
 	const char *msg, *dom;
 	size_t n_msg, n_dom;
-	int r = range_string(ov, st, 3, &dom, &n_dom);
+	int r = range_string(ov, dom_id, &dom, &n_dom);
 	if (r < 0)
 		return r;
 	if (dom && streq(dom, COMM_DOMAIN)) {
 		/* the cache's copy lives until its slot is taken: look the
 		 * message up last */
-		if ((r = range_string(ov, st, 2, &msg, &n_msg)) < 0)
+		if ((r = range_string(ov, msg_id, &msg, &n_msg)) < 0)
 			return r;
 		return add_comm(o, s, e, msg);
 	}
 	if (dom && streq(dom, STEP_DOMAIN))
 		return 0;
-	if ((r = range_string(ov, st, 2, &msg, &n_msg)) < 0)
+	if ((r = range_string(ov, msg_id, &msg, &n_msg)) < 0)
 		return r;
 	uint64_t step;
 	if (msg && step_parse(msg, n_msg, &step))
 		return 0;
 	return ivs_add_joined(&o->comp, s, e);
+}
+
+/* startNs, endNs, message, domain of a range */
+static int range_row(sqlite3_stmt *st, void *ctx)
+{
+	return range_add(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+			 sqlite3_column_int64(st, 3));
+}
+
+/* The host's computing and communication from the mstx ranges: those the
+ * parse listed when this is its build (reading a million rows back costs a
+ * tenth of the parse), else the table's (or the chosen steps' view). */
+static int load_ranges(struct exp *e, struct overlap *ov)
+{
+	const struct exp_mstx_range *v;
+	size_t n;
+	int r = exp_strings_new(e, &ov->strings);
+	if (r == 0 && exp_mstx_ranges(e, &v, &n) > 0) {
+		for (size_t i = 0; i < n && r >= 0; i++)
+			r = range_add(ov, v[i].start, v[i].end, v[i].msg, v[i].dom);
+	} else if (r == 0) {
+		r = exp_each(e,
+			     "SELECT startNs, endNs, message, domainId FROM MSTX_EVENTS "
+			     "WHERE eventType IN (1, 2) AND endNs > startNs",
+			     NULL, range_row, ov);
+	}
+	ov->strings = exp_strings_free(ov->strings);
+	return r;
 }
 
 static bool table_exists(struct exp *e, const char *name)
@@ -340,15 +367,8 @@ static int overlap_load(struct exp *e, struct overlap *ov)
 			     "JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
 			     "LEFT JOIN STRING_IDS s ON s.id = c.name",
 			     NULL, kernel_row, ov);
-	if (r >= 0 && !ov->device && exp_table_has_rows(e, "MSTX_EVENTS")) {
-		r = exp_strings_new(e, &ov->strings);
-		if (r == 0)
-			r = exp_each(e,
-				     "SELECT startNs, endNs, message, domainId FROM MSTX_EVENTS "
-				     "WHERE eventType IN (1, 2) AND endNs > startNs",
-				     NULL, range_row, ov);
-		ov->strings = exp_strings_free(ov->strings);
-	}
+	if (r >= 0 && !ov->device && exp_table_has_rows(e, "MSTX_EVENTS"))
+		r = load_ranges(e, ov);
 	/* the communication domain's table, where it was built */
 	if (r >= 0 && table_exists(e, "COMMUNICATION_OP"))
 		r = exp_each(e,

@@ -450,6 +450,14 @@ struct exp_mstx_step_row {
  * agent file was parsed in this run, or more rows than the parse keeps):
  * the table has them. */
 int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size_t *ret_n);
+/* A range of MSTX_EVENTS (eventType 1 or 2) as the parse ended it. */
+struct exp_mstx_range {
+	int64_t start, end, msg, dom;   /* msg, dom: STRING_IDS ids */
+};
+/* Every range the parse wrote, in no order, for the builds: 1, the list
+ * and its length; 0 when not known (no agent file was parsed in this run,
+ * or more ranges than the parse keeps): the table has them. */
+int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n);
 /* A string field of an agent record: u32 length + bytes, at most
  * RAW_AGENT_MAX_STR, copied NUL-terminated into buf (RAW_AGENT_MAX_STR + 1
  * bytes); an embedded NUL ends it.  false: malformed (reader.c). */

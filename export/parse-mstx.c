@@ -23,6 +23,8 @@
  *   domains  domain id -> name (STRING_IDS id), filtered or not
  *   steps    the rows whose message names a step (STEP_ROWS_MAX), so that
  *            the steps' build does not read the whole table for them
+ *   ranges   every range as it ends (RANGES_MAX), for the overlap's build,
+ *            which would read the whole table for them
  *
  * A start that finds its table full still gets its row; it is counted
  * (matchOverflow) and ends, like every range still open when the data
@@ -41,11 +43,13 @@
 #define STACKS_MAX 65536            /* (thread, domain) pairs with pushes */
 #define PENDING_MAX (1U << 16)      /* rows waiting to be written: 5 MiB */
 #define STEP_ROWS_MAX (1U << 20)    /* step rows listed: 24 MiB */
+#define RANGES_MAX (1U << 20)       /* ranges listed: 32 MiB */
 
 enum {
 	MS_INSERT,
 	MS_END,
 	MS_CATEGORY,
+	MS_ROW,
 	_MS_MAX,
 };
 
@@ -60,6 +64,8 @@ static const char *const ms_sql[_MS_MAX] = {
 	[MS_END] = "UPDATE MSTX_EVENTS SET endNs = max(?1, startNs), endGlobalTid = ?2 WHERE rowid = ?3",
 	[MS_CATEGORY] = "INSERT INTO AGENT_CATEGORY (pid, domainId, category, name) VALUES (?, ?, ?, ?) "
 			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
+	/* a range written open, for the list of ranges once it ends */
+	[MS_ROW] = "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid = ?",
 };
 
 /* u64 key (never 0) -> two values; open addressing, backward-shift delete. */
@@ -197,6 +203,9 @@ struct exp_mstx {
 	size_t n_steps, cap_steps;
 	bool steps_lost;        /* more than STEP_ROWS_MAX: not listed */
 	bool steps_sorted;
+	struct exp_mstx_range *ranges;
+	size_t n_ranges, cap_ranges;
+	bool ranges_lost;       /* more than RANGES_MAX: not listed */
 
 	uint64_t t_unmatched, t_overflow, open_at_end;
 };
@@ -281,6 +290,39 @@ static int64_t gtid(const struct exp_agent_process *ap, uint32_t tid)
 
 /* --- rows: made in rowid order, written once, complete ------------------------ */
 
+/* A range ended: into the list, while it holds them all. */
+static int note_range(struct exp_mstx *m, int64_t start, int64_t end, int64_t msg, int64_t dom)
+{
+	if (m->ranges_lost)
+		return 0;
+	if (m->n_ranges == RANGES_MAX) {
+		m->ranges_lost = true;
+		free(m->ranges);
+		m->ranges = NULL;
+		m->n_ranges = m->cap_ranges = 0;
+		return 0;
+	}
+	int r = GROW_ARRAY(m->ranges, m->cap_ranges, m->n_ranges, 1024);
+	if (r < 0)
+		return r;
+	m->ranges[m->n_ranges++] = (struct exp_mstx_range){ start, end, msg, dom };
+	return 0;
+}
+
+struct ended {
+	struct exp_mstx *m;
+	int64_t end;
+};
+
+/* A range's row written open, now ended at w->end. */
+static int ended_row(sqlite3_stmt *st, void *ctx)
+{
+	struct ended *w = ctx;
+	int64_t start = sqlite3_column_int64(st, 0);
+	return note_range(w->m, start, w->end < start ? start : w->end, sqlite3_column_int64(st, 1),
+			  sqlite3_column_int64(st, 2));
+}
+
 static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 {
 	sqlite3_stmt *st = m->st[MS_INSERT];
@@ -288,6 +330,11 @@ static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 					    p->msg,   p->gtid, p->end_gtid, p->dom, EXPORT_MSTX_NO_CONNECTION };
 	if (p->end < 0 && !m->first_open)
 		m->first_open = rowid;
+	if (p->end >= 0 && (p->type == 1 || p->type == 2)) {
+		int r = note_range(m, p->start, p->end, p->msg, p->dom);
+		if (r < 0)
+			return r;
+	}
 	/* a statement keeps its values from one row to the next: only those
 	 * that change are bound (the thread, domain and category seldom do;
 	 * binding costs a tenth of an insert) */
@@ -405,7 +452,12 @@ static int end_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64
 	sqlite3_bind_int64(st, 1, end);
 	sqlite3_bind_int64(st, 2, gtid(ap, tid));
 	sqlite3_bind_int64(st, 3, rowid);
-	return step(m, MS_END);
+	int r = step(m, MS_END);
+	if (r < 0 || m->ranges_lost)
+		return r;
+	sqlite3_bind_int64(m->st[MS_ROW], 1, rowid);
+	r = exp_stmt_each(m->e, m->st[MS_ROW], "MSTX_EVENTS", ended_row, &(struct ended){ m, end });
+	return r < 0 ? r : 0;
 }
 
 /* The domain of a mark or a start; *ret NULL when the filter leaves the
@@ -671,6 +723,17 @@ static int mstx_end_all(struct exp *e)
 	if (m->open_at_end) {
 		int64_t end = e->end_ns ? (int64_t)e->end_ns : e->last_ns;
 		sqlite3_stmt *st;
+		if (!m->ranges_lost) {
+			r = exp_prepare(e, "SELECT startNs, message, domainId FROM MSTX_EVENTS "
+					   "WHERE rowid >= ? AND endNs IS NULL AND eventType IN (1, 2)", &st);
+			if (r < 0)
+				return r;
+			sqlite3_bind_int64(st, 1, m->first_open);
+			r = exp_stmt_each(e, st, "open ranges", ended_row, &(struct ended){ m, end });
+			sqlite3_finalize(st);
+			if (r < 0)
+				return r;
+		}
 		r = exp_prepare(e, "UPDATE MSTX_EVENTS SET endNs = max(?1, startNs) WHERE rowid >= ?2 AND endNs IS NULL",
 				&st);
 		if (r < 0)
@@ -722,6 +785,16 @@ int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size
 	return 1;
 }
 
+int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n)
+{
+	struct exp_mstx *m = e->mstx;
+	if (!m || m->ranges_lost)
+		return 0;
+	*ret = m->ranges;
+	*ret_n = m->n_ranges;
+	return 1;
+}
+
 void exp_mstx_release(struct exp *e)
 {
 	struct exp_mstx *m = e->mstx;
@@ -731,6 +804,7 @@ void exp_mstx_release(struct exp *e)
 		sqlite3_finalize(m->st[i]);
 	free(m->pending);
 	free(m->steps);
+	free(m->ranges);
 	free(m->doms);
 	free(m);
 	e->mstx = NULL;
