@@ -763,8 +763,63 @@ static void test_window(void)
 	char cwant[64];
 	snprintf(cwant, sizeof cwant, "%llu|%llu|0\n", (unsigned long long)open_at_end, (unsigned long long)unmatched);
 	check_text("window counts", c, cwant);
+
 	sqlite3_close(db);
 	free(row);
+	free(host);
+	free(data);
+	free(prof);
+}
+
+/* The overlap's build reads the ranges the parse listed as they ended:
+ * written complete, ended by an update after the window of pending rows
+ * passed them, or still open at the end; a range of the communication
+ * domain is communication, a range in msprof.step nothing.  Apart in
+ * time, the host's computing is the sum of their durations. */
+static void test_overlap_ranges(void)
+{
+	enum { P = 7300, A = 7300, B = 7301, MARKS = 70000 };
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/PROF_000007_20231114221320100_00007300ABCDEFGH", tmp) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0);
+	CHECK(asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
+	char endinfo[128];
+	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
+	write_text(host, "end_info", endinfo);
+	struct w w;
+	wopen(&w, data, P, 0);
+	process(&w, P, "overlap", "./overlap");
+	domain(&w, 1, "communication");
+	domain(&w, 2, "msprof.step");
+	start(&w, 0, A, 1, 0, 2, "not computing"); /* open to the end, skipped */
+	start(&w, 1, A, 1, 0, 0, "push");          /* 1..2 */
+	end(&w, 2, A, 1, 0, 0);
+	end(&w, 4, B, 2, 7, 0);                    /* 3..4, its end read first */
+	start(&w, 3, A, 2, 7, 0, "cross");
+	start(&w, 5, A, 2, 8, 0, "long");          /* 5..8, written open */
+	for (unsigned i = 0; i < MARKS; i++)
+		mark(&w, 6 + i / (MARKS / 2), B, 0, 0, 0, "m");
+	end(&w, 8, B, 2, 8, 0);
+	start(&w, 9, A, 1, 0, 1, "allreduce");     /* 9..10: communication */
+	end(&w, 10, A, 1, 0, 1);
+	start(&w, 11, B, 2, 9, 0, "open");         /* 11..the end */
+	counters(&w, 12, MARKS + 6, 0, 0, 0);
+	wclose(&w);
+
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_DB };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	char *got = rows(db, "SELECT computing, communication FROM STEP_TRACE_TIME");
+	char want[64];
+	snprintf(want, sizeof want, "%llu|%llu\n", (unsigned long long)(at(2) - at(1) + at(4) - at(3) + at(8) - at(5) +
+									 END_NS - at(11)),
+		 (unsigned long long)(at(10) - at(9)));
+	check_text("host computing and communication", got, want);
+	sqlite3_close(db);
 	free(host);
 	free(data);
 	free(prof);
@@ -780,6 +835,7 @@ int main(void)
 	test_overflow();
 	test_csv_order();
 	test_window();
+	test_overlap_ranges();
 	rm_rf(tmp);
 	printf("ok\n");
 	return 0;
