@@ -25,6 +25,7 @@
  *            the steps' build does not read the whole table for them
  *   ranges   every range as it ends (RANGES_MAX), for the overlap's build,
  *            which would read the whole table for them
+ *   opened   the rows written open (OPENED_MAX), those the end closes
  *
  * A start that finds its table full still gets its row; it is counted
  * (matchOverflow) and ends, like every range still open when the data
@@ -44,6 +45,7 @@
 #define PENDING_MAX (1U << 16)      /* rows waiting to be written: 5 MiB */
 #define STEP_ROWS_MAX (1U << 20)    /* step rows listed: 24 MiB */
 #define RANGES_MAX (1U << 20)       /* ranges listed: 32 MiB */
+#define OPENED_MAX (1U << 20)       /* rows written open listed: 8 MiB */
 
 enum {
 	MS_INSERT,
@@ -197,6 +199,9 @@ struct exp_mstx {
 	size_t cap_pending;
 	int64_t head, next;
 	int64_t first_open;     /* the lowest rowid written open, 0 none */
+	int64_t *opened;        /* the rowids written open (OPENED_MAX) */
+	size_t n_opened, cap_opened;
+	bool opened_lost;       /* more: the end looks for them from first_open */
 	uint64_t n_open;        /* this process's ranges without an end so far */
 
 	struct exp_mstx_step_row *steps;
@@ -328,8 +333,22 @@ static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 	sqlite3_stmt *st = m->st[MS_INSERT];
 	const int64_t v[INSERT_COLUMNS] = { p->start, p->end,	   p->type, p->range_id, p->category,
 					    p->msg,   p->gtid, p->end_gtid, p->dom, EXPORT_MSTX_NO_CONNECTION };
-	if (p->end < 0 && !m->first_open)
-		m->first_open = rowid;
+	if (p->end < 0) {
+		if (!m->first_open)
+			m->first_open = rowid;
+		if (m->n_opened == OPENED_MAX) {
+			m->opened_lost = true;
+			free(m->opened);
+			m->opened = NULL;
+			m->n_opened = m->cap_opened = 0;
+		}
+		if (!m->opened_lost) {
+			int r = GROW_ARRAY(m->opened, m->cap_opened, m->n_opened, 64);
+			if (r < 0)
+				return r;
+			m->opened[m->n_opened++] = rowid;
+		}
+	}
 	if (p->end >= 0 && (p->type == 1 || p->type == 2)) {
 		int r = note_range(m, p->start, p->end, p->msg, p->dom);
 		if (r < 0)
@@ -702,6 +721,49 @@ static void mstx_forget(struct exp *e)
 	m->n_doms = 0;
 }
 
+/* The rows still open (endNs NULL) among those written open, from first
+ * on or by rowid: into the list of ranges, then ended at end. */
+static int close_rows(struct exp *e, struct exp_mstx *m, int64_t end, const int64_t *rowids, size_t n, int64_t first)
+{
+	static const char *const sql[2][2] = {
+		{ "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid >= ? AND endNs IS NULL",
+		  "UPDATE MSTX_EVENTS SET endNs = max(?2, startNs) WHERE rowid >= ?1 AND endNs IS NULL" },
+		{ "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid = ? AND endNs IS NULL",
+		  "UPDATE MSTX_EVENTS SET endNs = max(?2, startNs) WHERE rowid = ?1 AND endNs IS NULL" },
+	};
+	const char *const *q = sql[rowids != NULL];
+	sqlite3_stmt *sel = NULL, *up = NULL;
+	int r = exp_prepare(e, q[0], &sel);
+	if (r == 0)
+		r = exp_prepare(e, q[1], &up);
+	for (size_t i = 0; r >= 0 && i < (rowids ? n : 1); i++) {
+		int64_t id = rowids ? rowids[i] : first;
+		if (!m->ranges_lost) {
+			sqlite3_bind_int64(sel, 1, id);
+			r = exp_stmt_each(e, sel, "open ranges", ended_row, &(struct ended){ m, end });
+		}
+		if (r >= 0) {
+			sqlite3_bind_int64(up, 1, id);
+			sqlite3_bind_int64(up, 2, end);
+			r = exp_step_done(e, up, "closing open ranges");
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(up);
+	return r < 0 ? r : 0;
+}
+
+/* Ranges still open when the data ends close at the session end: those
+ * written open and not ended since (listed, or past the list found from
+ * the first of them on). */
+static int close_open(struct exp *e, struct exp_mstx *m)
+{
+	int64_t end = e->end_ns ? (int64_t)e->end_ns : e->last_ns;
+	if (m->opened_lost)
+		return close_rows(e, m, end, NULL, 0, m->first_open);
+	return close_rows(e, m, end, m->opened, m->n_opened, 0);
+}
+
 /* Ranges still open when the data ends close at the session end (each
  * process's count is in its AGENT_COUNTERS row); then the readers' index,
  * made after the load: by thread, then time, the longer first (the
@@ -719,30 +781,7 @@ static int mstx_end_all(struct exp *e)
 			 m->next - 1);
 		return -EIO;
 	}
-	r = 0;
-	if (m->open_at_end) {
-		int64_t end = e->end_ns ? (int64_t)e->end_ns : e->last_ns;
-		sqlite3_stmt *st;
-		if (!m->ranges_lost) {
-			r = exp_prepare(e, "SELECT startNs, message, domainId FROM MSTX_EVENTS "
-					   "WHERE rowid >= ? AND endNs IS NULL AND eventType IN (1, 2)", &st);
-			if (r < 0)
-				return r;
-			sqlite3_bind_int64(st, 1, m->first_open);
-			r = exp_stmt_each(e, st, "open ranges", ended_row, &(struct ended){ m, end });
-			sqlite3_finalize(st);
-			if (r < 0)
-				return r;
-		}
-		r = exp_prepare(e, "UPDATE MSTX_EVENTS SET endNs = max(?1, startNs) WHERE rowid >= ?2 AND endNs IS NULL",
-				&st);
-		if (r < 0)
-			return r;
-		sqlite3_bind_int64(st, 1, end);
-		sqlite3_bind_int64(st, 2, m->first_open);
-		r = exp_step_done(e, st, "closing open ranges");
-		sqlite3_finalize(st);
-	}
+	r = m->open_at_end ? close_open(e, m) : 0;
 	if (r == 0)
 		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS (globalTid, startNs, endNs DESC)");
 	return r;
@@ -805,6 +844,7 @@ void exp_mstx_release(struct exp *e)
 	free(m->pending);
 	free(m->steps);
 	free(m->ranges);
+	free(m->opened);
 	free(m->doms);
 	free(m);
 	e->mstx = NULL;
