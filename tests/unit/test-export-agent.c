@@ -759,6 +759,7 @@ static void test_window(void)
 	char *got = rows(db, "SELECT m.rowid, m.startNs, m.endNs, m.eventType, m.rangeId, s.value, m.globalTid, "
 			     "m.endGlobalTid FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message ORDER BY m.rowid");
 	check_text("MSTX_EVENTS through the window", got, want);
+	free(want);
 	char *c = rows(db, "SELECT openAtEnd, endWithoutStart, matchOverflow FROM AGENT_COUNTERS");
 	char cwant[64];
 	snprintf(cwant, sizeof cwant, "%llu|%llu|0\n", (unsigned long long)open_at_end, (unsigned long long)unmatched);
