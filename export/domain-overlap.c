@@ -51,6 +51,22 @@ static int ivs_add(struct ivs *a, int64_t s, int64_t e)
 	return 0;
 }
 
+/* ivs_add for a set that is merged before use: an interval that starts
+ * inside the last one (the rows come in start order, nested ranges inside
+ * their parents) widens it instead of taking a place. */
+static int ivs_add_joined(struct ivs *a, int64_t s, int64_t e)
+{
+	if (e <= s)
+		return 0;
+	struct iv *l = a->n ? &a->v[a->n - 1] : NULL;
+	if (l && s >= l->s && s <= l->e) {
+		if (e > l->e)
+			l->e = e;
+		return 0;
+	}
+	return ivs_add(a, s, e);
+}
+
 static void ivs_release(struct ivs *a)
 {
 	free(a->v);
@@ -68,7 +84,12 @@ static void ivs_merge(struct ivs *a)
 {
 	if (a->n < 2)
 		return;
-	qsort(a->v, a->n, sizeof *a->v, iv_cmp);
+	/* loaded in start order, they are mostly sorted already */
+	for (size_t i = 1; i < a->n; i++)
+		if (iv_cmp(&a->v[i - 1], &a->v[i]) > 0) {
+			qsort(a->v, a->n, sizeof *a->v, iv_cmp);
+			break;
+		}
 	size_t k = 0;
 	for (size_t i = 1; i < a->n; i++) {
 		if (a->v[i].s <= a->v[k].e) {
@@ -104,14 +125,15 @@ static int ivs_combine(const struct ivs *a, const struct ivs *b, bool minus, str
 	return 0;
 }
 
+/* a ∪ b (both merged), merged, in one pass over both. */
 static int ivs_union(const struct ivs *a, const struct ivs *b, struct ivs *out)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (ivs_add(out, a->v[i].s, a->v[i].e) < 0)
+	size_t i = 0, j = 0;
+	while (i < a->n || j < b->n) {
+		const struct iv *x = j == b->n || (i < a->n && iv_cmp(&a->v[i], &b->v[j]) <= 0) ? &a->v[i++] : &b->v[j++];
+		if (ivs_add_joined(out, x->s, x->e) < 0)
 			return -ENOMEM;
-	for (size_t i = 0; i < b->n; i++)
-		if (ivs_add(out, b->v[i].s, b->v[i].e) < 0)
-			return -ENOMEM;
+	}
 	ivs_merge(out);
 	return 0;
 }
@@ -151,6 +173,7 @@ struct overlap {
 	size_t n, cap;
 	bool device;        /* owners are devices */
 	int64_t span_s, span_e; /* the collection, widened to the intervals */
+	struct exp_strings *strings; /* while the ranges are read */
 };
 
 static void overlap_release(struct overlap *ov)
@@ -192,9 +215,9 @@ static bool is_receive(const char *name)
 
 static int add_comm(struct owner *o, int64_t s, int64_t e, const char *name)
 {
-	int r = ivs_add(&o->comm, s, e);
+	int r = ivs_add_joined(&o->comm, s, e);
 	if (r == 0 && is_receive(name))
-		r = ivs_add(&o->recv, s, e);
+		r = ivs_add_joined(&o->recv, s, e);
 	return r;
 }
 
@@ -215,7 +238,7 @@ static int kernel_row(sqlite3_stmt *st, void *ctx)
 	/* an NCCL kernel is no receive: SendRecv kernels send too */
 	if (name && gpu_kernel_is_comm(name, (size_t)sqlite3_column_bytes(st, 3)))
 		return add_comm(o, s, e, NULL);
-	return ivs_add(&o->comp, s, e);
+	return ivs_add_joined(&o->comp, s, e);
 }
 
 /* deviceId, startNs, endNs, opName of a communication operation: the
@@ -237,22 +260,72 @@ static int comm_op_row(sqlite3_stmt *st, void *ctx)
 			(const char *)sqlite3_column_text(st, 3));
 }
 
-/* startNs, endNs, message, domain of a range */
-static int range_row(sqlite3_stmt *st, void *ctx)
+/* The string of a STRING_IDS id, NULL when STRING_IDS has none. */
+static int range_string(struct overlap *ov, int64_t id, const char **ret, size_t *ret_len)
 {
-	struct overlap *ov = ctx;
+	int r = exp_strings_get(ov->strings, id, ret, ret_len);
+	if (r == 0)
+		*ret = NULL, *ret_len = 0;
+	return r < 0 ? r : 0;
+}
+
+/* A range [s, e) with its message and domain (STRING_IDS ids): its
+ * strings come from a cache, not a join per row */
+static int range_add(struct overlap *ov, int64_t s, int64_t e, int64_t msg_id, int64_t dom_id)
+{
+	if (e <= s)
+		return 0;
 	struct owner *o = owner_of(ov, -1);
 	if (!o)
 		return -ENOMEM;
-	int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-	const char *msg = (const char *)sqlite3_column_text(st, 2);
-	const char *dom = (const char *)sqlite3_column_text(st, 3);
-	uint64_t step;
-	if (dom && streq(dom, COMM_DOMAIN))
+	const char *msg, *dom;
+	size_t n_msg, n_dom;
+	int r = range_string(ov, dom_id, &dom, &n_dom);
+	if (r < 0)
+		return r;
+	if (dom && streq(dom, COMM_DOMAIN)) {
+		/* the cache's copy lives until its slot is taken: look the
+		 * message up last */
+		if ((r = range_string(ov, msg_id, &msg, &n_msg)) < 0)
+			return r;
 		return add_comm(o, s, e, msg);
-	if ((dom && streq(dom, STEP_DOMAIN)) || (msg && step_parse(msg, (size_t)sqlite3_column_bytes(st, 2), &step)))
+	}
+	if (dom && streq(dom, STEP_DOMAIN))
 		return 0;
-	return ivs_add(&o->comp, s, e);
+	if ((r = range_string(ov, msg_id, &msg, &n_msg)) < 0)
+		return r;
+	uint64_t step;
+	if (msg && step_parse(msg, n_msg, &step))
+		return 0;
+	return ivs_add_joined(&o->comp, s, e);
+}
+
+/* startNs, endNs, message, domain of a range */
+static int range_row(sqlite3_stmt *st, void *ctx)
+{
+	return range_add(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+			 sqlite3_column_int64(st, 3));
+}
+
+/* The host's computing and communication from the mstx ranges: those the
+ * parse listed when this is its build (reading a million rows back costs a
+ * tenth of the parse), else the table's (or the chosen steps' view). */
+static int load_ranges(struct exp *e, struct overlap *ov)
+{
+	const struct exp_mstx_range *v;
+	size_t n;
+	int r = exp_strings_new(e, &ov->strings);
+	if (r == 0 && exp_mstx_ranges(e, &v, &n) > 0) {
+		for (size_t i = 0; i < n && r >= 0; i++)
+			r = range_add(ov, v[i].start, v[i].end, v[i].msg, v[i].dom);
+	} else if (r == 0) {
+		r = exp_each(e,
+			     "SELECT startNs, endNs, message, domainId FROM MSTX_EVENTS "
+			     "WHERE eventType IN (1, 2) AND endNs > startNs",
+			     NULL, range_row, ov);
+	}
+	ov->strings = exp_strings_free(ov->strings);
+	return r;
 }
 
 static bool table_exists(struct exp *e, const char *name)
@@ -295,11 +368,7 @@ static int overlap_load(struct exp *e, struct overlap *ov)
 			     "LEFT JOIN STRING_IDS s ON s.id = c.name",
 			     NULL, kernel_row, ov);
 	if (r >= 0 && !ov->device && exp_table_has_rows(e, "MSTX_EVENTS"))
-		r = exp_each(e,
-			     "SELECT m.startNs, m.endNs, s.value, d.value FROM MSTX_EVENTS m "
-			     "LEFT JOIN STRING_IDS s ON s.id = m.message LEFT JOIN STRING_IDS d ON d.id = m.domainId "
-			     "WHERE m.eventType IN (1, 2) AND m.endNs > m.startNs",
-			     NULL, range_row, ov);
+		r = load_ranges(e, ov);
 	/* the communication domain's table, where it was built */
 	if (r >= 0 && table_exists(e, "COMMUNICATION_OP"))
 		r = exp_each(e,

@@ -92,8 +92,22 @@ static int exp_build_steps(struct exp *e)
 	int r = exp_prepare(e, "INSERT INTO STEP (stepId, startNs, endNs, pid, tid) VALUES (?, ?, ?, ?, ?)", &w.ins);
 	if (r == 0)
 		r = exp_prepare(e, "SELECT max(endNs) FROM MSTX_EVENTS WHERE globalTid >> 32 = ?", &w.q);
-	if (r == 0)
+	const struct exp_mstx_step_row *v;
+	size_t n;
+	if (r == 0 && exp_mstx_step_rows(e, &v, &n) > 0) {
+		/* the parse listed them: no need to read every row */
+		sqlite3_stmt *one;
+		r = exp_prepare(e, "SELECT m.globalTid, m.eventType, m.startNs, m.endNs, s.value, d.value "
+				   "FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message "
+				   "JOIN STRING_IDS d ON d.id = m.domainId WHERE m.rowid = ?", &one);
+		for (size_t i = 0; r >= 0 && i < n; i++) {
+			sqlite3_bind_int64(one, 1, v[i].rowid);
+			r = exp_stmt_each(e, one, "MSTX_EVENTS", step_row, &w);
+		}
+		sqlite3_finalize(one);
+	} else if (r == 0) {
 		r = exp_each(e, sql, NULL, step_row, &w);
+	}
 	if (r >= 0 && w.p.open)
 		r = insert(e, w.ins, w.p.step, w.p.start, last_end(w.q, w.p.gtid >> 32), w.p.gtid);
 	sqlite3_finalize(w.ins);

@@ -411,7 +411,7 @@ struct exp_agent_process {
 	uint32_t pid;
 	const struct raw_header *h;           /* the clocks of the file being read */
 	/* counts of the mstx domain's, in the process's AGENT_COUNTERS row */
-	uint64_t end_without_start, overflow, filtered;
+	uint64_t end_without_start, overflow, filtered, open_at_end;
 };
 /* A decoder of one type of the agents' records: parse-agent.c reads the
  * agents' files and hands each record of a type a domain names to its
@@ -432,7 +432,7 @@ struct exp_agent_record {
 struct exp_agent_ops {
 	int (*begin_all)(struct exp *e);
 	int (*begin)(struct exp *e, struct exp_agent_process *ap);
-	void (*end)(struct exp *e, struct exp_agent_process *ap);
+	int (*end)(struct exp *e, struct exp_agent_process *ap);
 	void (*forget)(struct exp *e);
 	int (*end_all)(struct exp *e);
 	void (*report)(struct exp *e);
@@ -441,6 +441,23 @@ struct exp_agent_ops {
 extern const struct exp_agent_ops exp_mstx_agent_ops;
 extern const struct exp_agent_record exp_mstx_records[];
 void exp_mstx_release(struct exp *e);
+/* An MSTX_EVENTS row whose whole message names a step (collectors/steps.h). */
+struct exp_mstx_step_row {
+	int64_t pid, start, rowid;  /* pid: globalTid >> 32 */
+};
+/* The step rows the parse wrote, in the steps' order (process, start,
+ * rowid), for the builds: 1, the list and its length; 0 when not known (no
+ * agent file was parsed in this run, or more rows than the parse keeps):
+ * the table has them. */
+int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size_t *ret_n);
+/* A range of MSTX_EVENTS (eventType 1 or 2) as the parse ended it. */
+struct exp_mstx_range {
+	int64_t start, end, msg, dom;   /* msg, dom: STRING_IDS ids */
+};
+/* Every range the parse wrote, in no order, for the builds: 1, the list
+ * and its length; 0 when not known (no agent file was parsed in this run,
+ * or more ranges than the parse keeps): the table has them. */
+int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n);
 /* A string field of an agent record: u32 length + bytes, at most
  * RAW_AGENT_MAX_STR, copied NUL-terminated into buf (RAW_AGENT_MAX_STR + 1
  * bytes); an embedded NUL ends it.  false: malformed (reader.c). */

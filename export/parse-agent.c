@@ -21,7 +21,7 @@ static const char *const st_sql[_ST_MAX] = {
 	[ST_THREAD] = "INSERT INTO AGENT_THREAD (pid, tid, name) VALUES (?, ?, ?) "
 		      "ON CONFLICT (pid, tid) DO UPDATE SET name = excluded.name",
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 struct agent_parse {
@@ -176,10 +176,12 @@ static void process_forget(struct agent_parse *p)
 
 static int process_end(struct agent_parse *p)
 {
-	int r;
-	for (size_t i = 0; i < exp_domains_n; i++)
+	int r = 0;
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->end)
-			exp_domains[i]->agent_ops->end(p->e, &p->ap);
+			r = exp_domains[i]->agent_ops->end(p->e, &p->ap);
+	if (r < 0)
+		return r;
 	if (p->have_proc || p->have_records) {
 		sqlite3_stmt *st = p->st[ST_PROCESS];
 		if (p->name_sid < 0) {
@@ -207,12 +209,13 @@ static int process_end(struct agent_parse *p)
 	sqlite3_bind_int64(st, 3, (int64_t)p->dropped);
 	sqlite3_bind_int64(st, 4, (int64_t)p->bad);
 	sqlite3_bind_int64(st, 5, (int64_t)p->truncated);
-	sqlite3_bind_int64(st, 6, (int64_t)p->ap.end_without_start);
-	sqlite3_bind_int64(st, 7, (int64_t)p->ap.overflow);
-	sqlite3_bind_int64(st, 8, (int64_t)p->ap.filtered);
-	sqlite3_bind_int64(st, 9, (int64_t)p->gpu_lost);
-	sqlite3_bind_int64(st, 10, (int64_t)p->gpu_untimed);
-	sqlite3_bind_int64(st, 11, (int64_t)p->gpu_bad);
+	sqlite3_bind_int64(st, 6, (int64_t)p->ap.open_at_end);
+	sqlite3_bind_int64(st, 7, (int64_t)p->ap.end_without_start);
+	sqlite3_bind_int64(st, 8, (int64_t)p->ap.overflow);
+	sqlite3_bind_int64(st, 9, (int64_t)p->ap.filtered);
+	sqlite3_bind_int64(st, 10, (int64_t)p->gpu_lost);
+	sqlite3_bind_int64(st, 11, (int64_t)p->gpu_untimed);
+	sqlite3_bind_int64(st, 12, (int64_t)p->gpu_bad);
 	if ((r = step(p, ST_COUNTERS)) < 0)
 		return r;
 	p->t_gpu_lost += p->gpu_lost;

@@ -3,10 +3,17 @@
  * AGENT_CATEGORY, through its decoders and the agent parse's hooks
  * (exp_mstx_agent_ops, exp_mstx_records; the entry is domain-mstx.c's).
  *
- * One process at a time, its slices in order, records as they come.  A row
- * goes into MSTX_EVENTS when its mark or range starts; a range's end updates
- * its row (by rowid).  What stays in memory is what matching needs, bounded:
+ * One process at a time, its slices in order, records as they come.  A
+ * mark or a range takes its rowid when it starts (the readers order ties
+ * by rowid: the order the events started in), and its row is written once,
+ * complete, in rowid order: rows wait in a window of pending rows until
+ * every row before them is complete.  What stays in memory is bounded:
  *
+ *   pending  rows started, not yet written, in rowid order (PENDING_MAX);
+ *            past it the oldest is written still open (endNs NULL) and its
+ *            end, when it comes, updates it by rowid, as every range's end
+ *            did before rows waited: a long range (a training step) costs
+ *            one update, nothing is lost
  *   open     start/end ranges by range id -> rowid (MATCH_MAX entries)
  *   early    ends read before their start (the agent drains each thread's
  *            buffer in turn, so a range ended on another thread can come
@@ -14,35 +21,53 @@
  *   stacks   push/pop ranges per (thread, domain): rowids, innermost last
  *            (MATCH_MAX entries in all)
  *   domains  domain id -> name (STRING_IDS id), filtered or not
+ *   steps    the rows whose message names a step (STEP_ROWS_MAX), so that
+ *            the steps' build does not read the whole table for them
+ *   ranges   every range as it ends (RANGES_MAX), for the overlap's build,
+ *            which would read the whole table for them
+ *   opened   the rows written open (OPENED_MAX), those the end closes
  *
  * A start that finds its table full still gets its row; it is counted
  * (matchOverflow) and ends, like every range still open when the data
- * ends, at the session end (openAtEnd).  A push that finds no room is
- * remembered as a count on its stack, so the pop that belongs to it does
- * not end an outer range.  An end without its start is counted
- * (endWithoutStart).  Every count reaches the report. */
+ * ends, at the session end (openAtEnd, counted per process as the rows are
+ * made).  A push that finds no room is remembered as a count on its
+ * stack, so the pop that belongs to it does not end an outer range.  An
+ * end without its start is counted (endWithoutStart).  Every count reaches
+ * the report. */
 #include "collectors/raw.h"
+#include "collectors/steps.h"
 #include "export/internal.h"
 #include "common/util.h"
 
 #define MATCH_MAX (1U << 18)        /* entries in each matching table */
 #define DOMAINS_MAX 65536           /* per process; the agent keeps 4096 */
 #define STACKS_MAX 65536            /* (thread, domain) pairs with pushes */
+#define PENDING_MAX (1U << 16)      /* rows waiting to be written: 5 MiB */
+#define STEP_ROWS_MAX (1U << 20)    /* step rows listed: 24 MiB */
+#define RANGES_MAX (1U << 20)       /* ranges listed: 32 MiB */
+#define OPENED_MAX (1U << 20)       /* rows written open listed: 8 MiB */
 
 enum {
 	MS_INSERT,
 	MS_END,
 	MS_CATEGORY,
+	MS_ROW,
 	_MS_MAX,
 };
 
 static const char *const ms_sql[_MS_MAX] = {
+	/* rows are written in rowid order, so each takes the next rowid
+	 * (one more than the last): given explicitly, each insert would seek
+	 * first (9% more work) */
 	[MS_INSERT] = "INSERT INTO MSTX_EVENTS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	/* an end before the start (clocks of two threads read in the other
+	/* a row written before its range ended (the pending window was full);
+	 * an end before the start (clocks of two threads read in the other
 	 * order) is taken as the start */
 	[MS_END] = "UPDATE MSTX_EVENTS SET endNs = max(?1, startNs), endGlobalTid = ?2 WHERE rowid = ?3",
 	[MS_CATEGORY] = "INSERT INTO AGENT_CATEGORY (pid, domainId, category, name) VALUES (?, ?, ?, ?) "
 			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
+	/* a range written open, for the list of ranges once it ends */
+	[MS_ROW] = "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid = ?",
 };
 
 /* u64 key (never 0) -> two values; open addressing, backward-shift delete. */
@@ -144,10 +169,19 @@ struct dom {
 };
 
 
+#define INSERT_COLUMNS 10 /* MSTX_EVENTS's */
+
+/* A row not yet written; end < 0: still open. */
+struct prow {
+	int64_t start, end, type, range_id, category, msg, gtid, end_gtid, dom;
+};
+
 /* The matching state of the process being read, and the totals of all. */
 struct exp_mstx {
 	struct exp *e;
 	sqlite3_stmt *st[_MS_MAX];
+	int64_t bound[INSERT_COLUMNS]; /* the values of MS_INSERT's parameters */
+	bool bound_ok;
 
 	struct dom *doms;
 	size_t n_doms, cap_doms;
@@ -159,6 +193,24 @@ struct exp_mstx {
 	size_t n_stacks, cap_stacks;
 	size_t pushed;
 	char msg[RAW_AGENT_MAX_STR + 1];
+
+	/* rows head..next-1 wait at pending[rowid & (cap_pending - 1)] */
+	struct prow *pending;
+	size_t cap_pending;
+	int64_t head, next;
+	int64_t first_open;     /* the lowest rowid written open, 0 none */
+	int64_t *opened;        /* the rowids written open (OPENED_MAX) */
+	size_t n_opened, cap_opened;
+	bool opened_lost;       /* more: the end looks for them from first_open */
+	uint64_t n_open;        /* this process's ranges without an end so far */
+
+	struct exp_mstx_step_row *steps;
+	size_t n_steps, cap_steps;
+	bool steps_lost;        /* more than STEP_ROWS_MAX: not listed */
+	bool steps_sorted;
+	struct exp_mstx_range *ranges;
+	size_t n_ranges, cap_ranges;
+	bool ranges_lost;       /* more than RANGES_MAX: not listed */
 
 	uint64_t t_unmatched, t_overflow, open_at_end;
 };
@@ -241,43 +293,190 @@ static int64_t gtid(const struct exp_agent_process *ap, uint32_t tid)
 	return (int64_t)(((uint64_t)ap->pid << 32) | tid);
 }
 
-/* A row; end < 0: still open (endNs NULL).  *ret_rowid gets its rowid. */
-static int insert(struct exp_mstx *m, const struct exp_agent_process *ap, int64_t start, int64_t end, uint32_t type,
-		  int64_t range_id, uint64_t category, const char *msg, uint32_t tid, int64_t end_gtid,
-		  const struct dom *d, int64_t *ret_rowid)
+/* --- rows: made in rowid order, written once, complete ------------------------ */
+
+/* A range ended: into the list, while it holds them all. */
+static int note_range(struct exp_mstx *m, int64_t start, int64_t end, int64_t msg, int64_t dom)
+{
+	if (m->ranges_lost)
+		return 0;
+	if (m->n_ranges == RANGES_MAX) {
+		m->ranges_lost = true;
+		free(m->ranges);
+		m->ranges = NULL;
+		m->n_ranges = m->cap_ranges = 0;
+		return 0;
+	}
+	int r = GROW_ARRAY(m->ranges, m->cap_ranges, m->n_ranges, 1024);
+	if (r < 0)
+		return r;
+	m->ranges[m->n_ranges++] = (struct exp_mstx_range){ start, end, msg, dom };
+	return 0;
+}
+
+struct ended {
+	struct exp_mstx *m;
+	int64_t end;
+};
+
+/* A range's row written open, now ended at w->end. */
+static int ended_row(sqlite3_stmt *st, void *ctx)
+{
+	struct ended *w = ctx;
+	int64_t start = sqlite3_column_int64(st, 0);
+	return note_range(w->m, start, w->end < start ? start : w->end, sqlite3_column_int64(st, 1),
+			  sqlite3_column_int64(st, 2));
+}
+
+static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
+{
+	sqlite3_stmt *st = m->st[MS_INSERT];
+	const int64_t v[INSERT_COLUMNS] = { p->start, p->end,	   p->type, p->range_id, p->category,
+					    p->msg,   p->gtid, p->end_gtid, p->dom, EXPORT_MSTX_NO_CONNECTION };
+	if (p->end < 0) {
+		if (!m->first_open)
+			m->first_open = rowid;
+		if (m->n_opened == OPENED_MAX) {
+			m->opened_lost = true;
+			free(m->opened);
+			m->opened = NULL;
+			m->n_opened = m->cap_opened = 0;
+		}
+		if (!m->opened_lost) {
+			int r = GROW_ARRAY(m->opened, m->cap_opened, m->n_opened, 64);
+			if (r < 0)
+				return r;
+			m->opened[m->n_opened++] = rowid;
+		}
+	}
+	if (p->end >= 0 && (p->type == 1 || p->type == 2)) {
+		int r = note_range(m, p->start, p->end, p->msg, p->dom);
+		if (r < 0)
+			return r;
+	}
+	/* a statement keeps its values from one row to the next: only those
+	 * that change are bound (the thread, domain and category seldom do;
+	 * binding costs a tenth of an insert) */
+	for (int i = 0; i < INSERT_COLUMNS; i++) {
+		if (m->bound_ok && v[i] == m->bound[i])
+			continue;
+		if (i == 1 && v[i] < 0)
+			sqlite3_bind_null(st, i + 1); /* still open */
+		else
+			sqlite3_bind_int64(st, i + 1, v[i]);
+		m->bound[i] = v[i];
+	}
+	m->bound_ok = true;
+	return step(m, MS_INSERT);
+}
+
+static struct prow *pending_at(struct exp_mstx *m, int64_t rowid)
+{
+	return &m->pending[(size_t)rowid & (m->cap_pending - 1)];
+}
+
+/* Write the complete rows at the head, up to the first open one (all of
+ * them with all: the process ends). */
+static int flush(struct exp_mstx *m, bool all)
+{
+	for (; m->head < m->next; m->head++) {
+		const struct prow *p = pending_at(m, m->head);
+		if (p->end < 0 && !all)
+			return 0;
+		int r = write_row(m, m->head, p);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Room for one more pending row: the window doubles up to PENDING_MAX;
+ * past it the oldest row is written, open if it still is. */
+static int pending_room(struct exp_mstx *m)
+{
+	size_t n = (size_t)(m->next - m->head);
+	if (n < m->cap_pending)
+		return 0;
+	if (m->cap_pending < PENDING_MAX) {
+		size_t cap = m->cap_pending ? m->cap_pending * 2 : 1024;
+		struct prow *q = malloc(cap * sizeof *q);
+		if (!q)
+			return -ENOMEM;
+		for (int64_t id = m->head; id < m->next; id++)
+			q[(size_t)id & (cap - 1)] = *pending_at(m, id);
+		free(m->pending);
+		m->pending = q;
+		m->cap_pending = cap;
+		return 0;
+	}
+	int r = write_row(m, m->head, pending_at(m, m->head));
+	if (r < 0)
+		return r;
+	m->head++;
+	return flush(m, false);
+}
+
+/* A row; end < 0: still open, counted until its end comes.  *ret_rowid
+ * gets its rowid. */
+static int add_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64_t start, int64_t end, uint32_t type,
+		   int64_t range_id, uint64_t category, const char *msg, uint32_t tid, int64_t end_gtid,
+		   const struct dom *d, int64_t *ret_rowid)
 {
 	int64_t msg_id;
 	int r = exp_intern_id(m->e, msg, &msg_id);
-	if (r < 0)
+	if (r < 0 || (r = pending_room(m)) < 0)
 		return r;
-	sqlite3_stmt *st = m->st[MS_INSERT];
-	sqlite3_bind_int64(st, 1, start);
-	if (end >= 0)
-		sqlite3_bind_int64(st, 2, end < start ? start : end);
-	else
-		sqlite3_bind_null(st, 2);
-	sqlite3_bind_int64(st, 3, type);
-	sqlite3_bind_int64(st, 4, range_id);
-	sqlite3_bind_int64(st, 5, category && category < (uint64_t)EXPORT_MSTX_NONE ? (int64_t)category :
-									      EXPORT_MSTX_NONE);
-	sqlite3_bind_int64(st, 6, msg_id);
-	sqlite3_bind_int64(st, 7, gtid(ap, tid));
-	sqlite3_bind_int64(st, 8, end_gtid);
-	sqlite3_bind_int64(st, 9, d->sid);
-	sqlite3_bind_int64(st, 10, EXPORT_MSTX_NO_CONNECTION);
-	r = step(m, MS_INSERT);
-	if (r == 0 && ret_rowid)
-		*ret_rowid = sqlite3_last_insert_rowid(m->e->db);
-	return r;
+	int64_t rowid = m->next++;
+	uint64_t step;
+	/* the first letter first: a step's message is rare */
+	if (msg[0] && strchr("sSpP", msg[0]) && step_parse(msg, strlen(msg), &step) && !m->steps_lost) {
+		if (m->n_steps == STEP_ROWS_MAX) {
+			m->steps_lost = true;
+		} else {
+			if ((r = GROW_ARRAY(m->steps, m->cap_steps, m->n_steps, 64)) < 0)
+				return r;
+			m->steps[m->n_steps++] = (struct exp_mstx_step_row){ gtid(ap, tid) >> 32, start, rowid };
+		}
+	}
+	*pending_at(m, rowid) = (struct prow){
+		.start = start,
+		.end = end < 0 ? -1 : end < start ? start : end,
+		.type = type,
+		.range_id = range_id,
+		.category = category && category < (uint64_t)EXPORT_MSTX_NONE ? (int64_t)category : EXPORT_MSTX_NONE,
+		.msg = msg_id,
+		.gtid = gtid(ap, tid),
+		.end_gtid = end_gtid,
+		.dom = d->sid,
+	};
+	if (end < 0)
+		m->n_open++;
+	if (ret_rowid)
+		*ret_rowid = rowid;
+	return rowid == m->head && end >= 0 ? flush(m, false) : 0;
 }
 
+/* The end of the range of row rowid: in the pending row, or an update of
+ * the row written open. */
 static int end_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64_t rowid, int64_t end, uint32_t tid)
 {
+	m->n_open--;
+	if (rowid >= m->head) {
+		struct prow *p = pending_at(m, rowid);
+		p->end = end < p->start ? p->start : end;
+		p->end_gtid = gtid(ap, tid);
+		return rowid == m->head ? flush(m, false) : 0;
+	}
 	sqlite3_stmt *st = m->st[MS_END];
 	sqlite3_bind_int64(st, 1, end);
 	sqlite3_bind_int64(st, 2, gtid(ap, tid));
 	sqlite3_bind_int64(st, 3, rowid);
-	return step(m, MS_END);
+	int r = step(m, MS_END);
+	if (r < 0 || m->ranges_lost)
+		return r;
+	sqlite3_bind_int64(m->st[MS_ROW], 1, rowid);
+	r = exp_stmt_each(m->e, m->st[MS_ROW], "MSTX_EVENTS", ended_row, &(struct ended){ m, end });
+	return r < 0 ? r : 0;
 }
 
 /* The domain of a mark or a start; *ret NULL when the filter leaves the
@@ -310,7 +509,7 @@ static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct r
 	int r = kept_domain(m, ap, domain, &d);
 	if (r != 0 || !d)
 		return r;
-	return insert(m, ap, t, t, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, NULL);
+	return add_row(m, ap, t, t, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, NULL);
 }
 
 static struct stack *stack_for(struct exp_mstx *m, uint32_t tid, uint64_t domain, bool create)
@@ -351,9 +550,9 @@ static int take_start(struct exp *e, struct exp_agent_process *ap, const struct 
 	if (type == 2) {
 		struct mval early;
 		if (map_take(&m->early, id, &early))
-			return insert(m, ap, t, early.a, type, (int64_t)id, category, m->msg, tid,
+			return add_row(m, ap, t, early.a, type, (int64_t)id, category, m->msg, tid,
 				      gtid(ap, (uint32_t)early.b), d, NULL);
-		r = insert(m, ap, t, -1, type, (int64_t)id, category, m->msg, tid, gtid(ap, tid), d, &rowid);
+		r = add_row(m, ap, t, -1, type, (int64_t)id, category, m->msg, tid, gtid(ap, tid), d, &rowid);
 		if (r < 0)
 			return r;
 		r = map_put(&m->open, id, (struct mval){ rowid, 0 });
@@ -363,7 +562,7 @@ static int take_start(struct exp *e, struct exp_agent_process *ap, const struct 
 		}
 		return r;
 	}
-	r = insert(m, ap, t, -1, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, &rowid);
+	r = add_row(m, ap, t, -1, type, EXPORT_MSTX_NONE, category, m->msg, tid, gtid(ap, tid), d, &rowid);
 	if (r < 0)
 		return r;
 	struct stack *s = stack_for(m, tid, domain, true);
@@ -471,9 +670,9 @@ static int mstx_begin_all(struct exp *e)
 	if (!m)
 		return -ENOMEM;
 	m->e = e;
+	m->head = m->next = 1; /* MSTX_EVENTS is empty */
 	e->mstx = m;
-	/* ranges still open, found again at the end (end_all) */
-	int r = exp_exec(e, "CREATE INDEX MstxOpenIndex ON MSTX_EVENTS (globalTid) WHERE endNs IS NULL");
+	int r = 0;
 	for (int i = 0; i < _MS_MAX && r == 0; i++)
 		r = exp_prepare(e, ms_sql[i], &m->st[i]);
 	return r;
@@ -483,22 +682,32 @@ static int mstx_begin(struct exp *e, struct exp_agent_process *ap)
 {
 	struct exp_mstx *m = e->mstx;
 	m->n_doms = 0;
+	m->n_open = 0;
 	m->def = (struct dom){ 0, 0, domain_skipped(e, "default") };
 	return exp_intern_id(e, "default", &m->def.sid);
 }
 
-static void mstx_end(struct exp *e, struct exp_agent_process *ap)
+static int mstx_end(struct exp *e, struct exp_agent_process *ap)
 {
 	struct exp_mstx *m = e->mstx;
+	/* the ranges still open are written open: they end at the session
+	 * end, known once every process was read (end_all) */
+	int r = flush(m, true);
+	if (r < 0)
+		return r;
+	ap->open_at_end = m->n_open;
+	m->open_at_end += m->n_open;
 	/* ends whose start never came */
 	ap->end_without_start += m->early.used;
 	m->t_unmatched += ap->end_without_start;
 	m->t_overflow += ap->overflow;
+	return 0;
 }
 
 static void mstx_forget(struct exp *e)
 {
 	struct exp_mstx *m = e->mstx;
+	m->head = m->next; /* a failed process's rows: the parse fails */
 	map_release(&m->open);
 	map_release(&m->early);
 	map_release(&m->stack_of);
@@ -512,51 +721,67 @@ static void mstx_forget(struct exp *e)
 	m->n_doms = 0;
 }
 
-struct open_count {
-	struct exp *e;
-	sqlite3_stmt *up;
-	uint64_t total;
-};
-
-/* A process's ranges left open, into its AGENT_COUNTERS row. */
-static int open_count_row(sqlite3_stmt *st, void *ctx)
+/* The rows still open (endNs NULL) among those written open, from first
+ * on or by rowid: into the list of ranges, then ended at end. */
+static int close_rows(struct exp *e, struct exp_mstx *m, int64_t end, const int64_t *rowids, size_t n, int64_t first)
 {
-	struct open_count *w = ctx;
-	sqlite3_bind_int64(w->up, 1, sqlite3_column_int64(st, 0));
-	sqlite3_bind_int64(w->up, 2, sqlite3_column_int64(st, 1));
-	w->total += (uint64_t)sqlite3_column_int64(st, 1);
-	return exp_step_done(w->e, w->up, "AGENT_COUNTERS");
+	static const char *const sql[2][2] = {
+		{ "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid >= ? AND endNs IS NULL",
+		  "UPDATE MSTX_EVENTS SET endNs = max(?2, startNs) WHERE rowid >= ?1 AND endNs IS NULL" },
+		{ "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid = ? AND endNs IS NULL",
+		  "UPDATE MSTX_EVENTS SET endNs = max(?2, startNs) WHERE rowid = ?1 AND endNs IS NULL" },
+	};
+	const char *const *q = sql[rowids != NULL];
+	sqlite3_stmt *sel = NULL, *up = NULL;
+	int r = exp_prepare(e, q[0], &sel);
+	if (r == 0)
+		r = exp_prepare(e, q[1], &up);
+	for (size_t i = 0; r >= 0 && i < (rowids ? n : 1); i++) {
+		int64_t id = rowids ? rowids[i] : first;
+		if (!m->ranges_lost) {
+			sqlite3_bind_int64(sel, 1, id);
+			r = exp_stmt_each(e, sel, "open ranges", ended_row, &(struct ended){ m, end });
+		}
+		if (r >= 0) {
+			sqlite3_bind_int64(up, 1, id);
+			sqlite3_bind_int64(up, 2, end);
+			r = exp_step_done(e, up, "closing open ranges");
+		}
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(up);
+	return r < 0 ? r : 0;
 }
 
-/* Ranges still open when the data ends close at the session end, counted
- * per process (a partial index keeps finding them cheap). */
-static int mstx_end_all(struct exp *e)
+/* Ranges still open when the data ends close at the session end: those
+ * written open and not ended since (listed, or past the list found from
+ * the first of them on). */
+static int close_open(struct exp *e, struct exp_mstx *m)
 {
 	int64_t end = e->end_ns ? (int64_t)e->end_ns : e->last_ns;
-	struct open_count w = { e, NULL, 0 };
-	sqlite3_stmt *st;
-	int r = exp_prepare(e, "SELECT globalTid >> 32, COUNT(*) FROM MSTX_EVENTS WHERE endNs IS NULL GROUP BY 1", &st);
+	if (m->opened_lost)
+		return close_rows(e, m, end, NULL, 0, m->first_open);
+	return close_rows(e, m, end, m->opened, m->n_opened, 0);
+}
+
+/* Ranges still open when the data ends close at the session end (each
+ * process's count is in its AGENT_COUNTERS row); then the readers' index,
+ * made after the load: by thread, then time, the longer first (the
+ * timeline's order, so it reads the events without a sort). */
+static int mstx_end_all(struct exp *e)
+{
+	struct exp_mstx *m = e->mstx;
+	/* the rowids the ranges' ends were matched by are the table's */
+	int64_t last = 0;
+	int r = exp_each(e, "SELECT max(rowid) FROM MSTX_EVENTS", NULL, db_row_i64, &last);
 	if (r < 0)
 		return r;
-	r = exp_prepare(e, "UPDATE AGENT_COUNTERS SET openAtEnd = ?2 WHERE pid = ?1", &w.up);
-	if (r == 0)
-		r = exp_stmt_each(e, st, "open ranges", open_count_row, &w);
-	sqlite3_finalize(st);
-	sqlite3_finalize(w.up);
-	if (r < 0)
-		return r;
-	e->mstx->open_at_end = w.total;
-	r = exp_prepare(e, "UPDATE MSTX_EVENTS SET endNs = max(?, startNs) WHERE endNs IS NULL", &st);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, end);
-	r = exp_step_done(e, st, "closing open ranges");
-	sqlite3_finalize(st);
-	/* the open-range index served its purpose; one for the readers (by
-	 * thread, then time, the longer first: the timeline's order, so it
-	 * reads the events without a sort) replaces it */
-	if (r == 0)
-		r = exp_exec(e, "DROP INDEX MstxOpenIndex");
+	if (last != m->next - 1) {
+		exp_note(e, "mstx: MSTX_EVENTS has rowids up to %" PRId64 ", %" PRId64 " rows were written", last,
+			 m->next - 1);
+		return -EIO;
+	}
+	r = m->open_at_end ? close_open(e, m) : 0;
 	if (r == 0)
 		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS (globalTid, startNs, endNs DESC)");
 	return r;
@@ -574,6 +799,41 @@ static void mstx_report(struct exp *e)
 			     "to their ends", m->t_overflow, MATCH_MAX);
 }
 
+static int step_row_cmp(const void *x, const void *y)
+{
+	const struct exp_mstx_step_row *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->rowid > b->rowid) - (a->rowid < b->rowid);
+}
+
+int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size_t *ret_n)
+{
+	struct exp_mstx *m = e->mstx;
+	if (!m || m->steps_lost)
+		return 0;
+	if (!m->steps_sorted) {
+		if (m->n_steps)
+			qsort(m->steps, m->n_steps, sizeof *m->steps, step_row_cmp);
+		m->steps_sorted = true;
+	}
+	*ret = m->steps;
+	*ret_n = m->n_steps;
+	return 1;
+}
+
+int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n)
+{
+	struct exp_mstx *m = e->mstx;
+	if (!m || m->ranges_lost)
+		return 0;
+	*ret = m->ranges;
+	*ret_n = m->n_ranges;
+	return 1;
+}
+
 void exp_mstx_release(struct exp *e)
 {
 	struct exp_mstx *m = e->mstx;
@@ -581,6 +841,10 @@ void exp_mstx_release(struct exp *e)
 		return;
 	for (int i = 0; i < _MS_MAX; i++)
 		sqlite3_finalize(m->st[i]);
+	free(m->pending);
+	free(m->steps);
+	free(m->ranges);
+	free(m->opened);
 	free(m->doms);
 	free(m);
 	e->mstx = NULL;

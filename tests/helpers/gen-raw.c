@@ -2,7 +2,7 @@
  * writer, for the export tests and benchmarks that need sizes no workload
  * produces quickly.
  *
- *   gen-raw [--tasks N] DIR EVENTS [STEPS] [SLICE_MB]
+ *   gen-raw [--tasks N] [--ranges] DIR EVENTS [STEPS] [SLICE_MB]
  *
  * DIR/host/{info.json,sample.json,start_info,end_info} and
  * DIR/host/data/agent_<GEN_PID>.data.slice_<n>: one process, one thread,
@@ -10,6 +10,14 @@
  * (default 1) each hold an equal share of the remaining events as marks
  * "op_<i % 100>" one microsecond apart (the last step takes the
  * remainder), so step s holds exactly gen_marks_in(s) + 1 events.
+ *
+ * --ranges makes the events inside the steps a mix, in turn: a mark, a
+ * push/pop range and a start/end range (range id 1, 2, ...), each range
+ * taking the first half of its microsecond slot, the marks named as above
+ * and the ranges "range_<i % 100>".  Every fourth start/end range ends on
+ * a second thread (GEN_TID + 1) and its end comes first in the file, as
+ * when the agent drains that thread's buffer first.  The step lines are
+ * the same: each range is one event.
  *
  * --tasks N adds N device tasks, shared out among the steps the same way:
  * each is a CUDA runtime call on the same thread (cudaLaunchKernel_v7000,
@@ -28,6 +36,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +69,15 @@ static void emit(uint16_t type)
 		die("writing", r);
 }
 
-static void head(uint64_t us)
+static void head_ns(uint64_t us, uint64_t ns)
 {
 	raw_buf_reset(&b);
-	raw_buf_u64(&b, MONO0 + us * US);
+	raw_buf_u64(&b, MONO0 + us * US + ns);
+}
+
+static void head(uint64_t us)
+{
+	head_ns(us, 0);
 }
 
 static void str(const char *s)
@@ -155,6 +169,48 @@ static void put_tasks(uint64_t first, const uint64_t *slots, uint64_t n, struct 
 	}
 }
 
+/* Event i of the steps in the microsecond slot us: a mark, or with
+ * --ranges every second and third of three a push/pop or start/end range
+ * (see the top). */
+static void put_event(uint64_t i, uint64_t us, bool ranges, uint64_t *range_id)
+{
+	char msg[64];
+	unsigned kind = ranges ? (unsigned)(i % 3) : 0;
+	snprintf(msg, sizeof msg, kind ? "range_%" PRIu64 : "op_%" PRIu64, i % 100);
+	if (kind == 0) {
+		head(us);
+		raw_buf_u32(&b, GEN_TID);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 0);
+		raw_buf_u64(&b, 0);
+		raw_buf_u32(&b, 0);
+		raw_buf_u32(&b, 0);
+		str(msg);
+		emit(RAW_AGENT_MARK);
+		return;
+	}
+	uint64_t id = kind == 2 ? ++*range_id : 0;
+	bool other = kind == 2 && id % 4 == 0;
+	for (int half = 0; half < 2; half++) {
+		/* the end of a range ended on the other thread comes first */
+		bool is_end = other ? half == 0 : half == 1;
+		head_ns(us, is_end ? 500 : 0);
+		raw_buf_u32(&b, is_end && other ? GEN_TID + 1 : GEN_TID);
+		raw_buf_u32(&b, kind);
+		raw_buf_u64(&b, id);
+		raw_buf_u64(&b, 0);
+		if (is_end) {
+			emit(RAW_AGENT_RANGE_END);
+			continue;
+		}
+		raw_buf_u64(&b, 0);
+		raw_buf_u32(&b, 0);
+		raw_buf_u32(&b, 0);
+		str(msg);
+		emit(RAW_AGENT_RANGE_START);
+	}
+}
+
 static uint64_t number(const char *what, const char *s)
 {
 	char *end;
@@ -169,19 +225,23 @@ static uint64_t number(const char *what, const char *s)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "tasks", required_argument, NULL, 't' }, { 0 } };
-	uint64_t tasks = 0;
+	static const struct option longopts[] = { { "tasks", required_argument, NULL, 't' },
+						  { "ranges", no_argument, NULL, 'r' }, { 0 } };
+	uint64_t tasks = 0, range_id = 0;
+	bool ranges = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "t:", longopts, NULL)) != -1) {
-		if (c != 't')
-			argc = 0; /* getopt said what; the usage follows */
-		else
+	while ((c = getopt_long(argc, argv, "t:r", longopts, NULL)) != -1) {
+		if (c == 't')
 			tasks = number("--tasks", optarg);
+		else if (c == 'r')
+			ranges = true;
+		else
+			argc = 0; /* getopt said what; the usage follows */
 	}
 	if (argc)
 		argc -= optind - 1, argv += optind - 1;
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen-raw [--tasks N] DIR EVENTS [STEPS] [SLICE_MB]\n");
+		fprintf(stderr, "usage: gen-raw [--tasks N] [--ranges] DIR EVENTS [STEPS] [SLICE_MB]\n");
 		return 2;
 	}
 	const char *dir = argv[1];
@@ -227,6 +287,12 @@ int main(int argc, char **argv)
 	raw_buf_u32(&b, GEN_TID);
 	str("gen");
 	emit(RAW_AGENT_THREAD);
+	if (ranges) {
+		head(0);
+		raw_buf_u32(&b, GEN_TID + 1);
+		str("gen-end");
+		emit(RAW_AGENT_THREAD);
+	}
 
 	uint64_t marks = events - steps, per = marks / steps, t = 1, i = 0;
 	uint64_t tper = tasks / steps, ti = 0;
@@ -255,17 +321,7 @@ int main(int argc, char **argv)
 				slots[launched++] = ++t;
 				continue;
 			}
-			snprintf(msg, sizeof msg, "op_%" PRIu64, i % 100);
-			head(++t);
-			raw_buf_u32(&b, GEN_TID);
-			raw_buf_u32(&b, 0);
-			raw_buf_u64(&b, 0);
-			raw_buf_u64(&b, 0);
-			raw_buf_u32(&b, 0);
-			raw_buf_u32(&b, 0);
-			str(msg);
-			emit(RAW_AGENT_MARK);
-			i++;
+			put_event(i++, ++t, ranges, &range_id);
 		}
 		head(++t);
 		raw_buf_u32(&b, GEN_TID);

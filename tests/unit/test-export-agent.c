@@ -645,6 +645,187 @@ static void test_csv_order(void)
 	free(prof);
 }
 
+/* Rows are written once complete, in start order, through a window of
+ * 65536 pending rows: a random mix of marks, push/pop ranges on two
+ * threads and start/end ranges (ended on either thread, some ends written
+ * before their start, some ends without a start) around a push and a
+ * start/end range that stay open across the whole stream (written open
+ * when the window passes them, then ended) and ranges left open at the
+ * end.  MSTX_EVENTS, by rowid, must be what a model of the matching gives,
+ * and the counts too. */
+struct model_row {
+	uint64_t s, e;  /* e 0: open */
+	unsigned type, tid, etid;
+	uint64_t id;
+	char msg[16];
+};
+
+static void test_window(void)
+{
+	enum { P = 7200, A = 7200, B = 7201, N = 3 * 65536, OPEN_MAX = 64 };
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/PROF_000006_20231114221320100_00007200ABCDEFGH", tmp) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0);
+	CHECK(asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
+	char endinfo[128];
+	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
+	write_text(host, "end_info", endinfo);
+
+	struct model_row *row = calloc(N + 16, sizeof *row);
+	size_t n = 0, stack[2][OPEN_MAX], depth[2] = { 0, 0 }, open[OPEN_MAX], n_open = 0;
+	uint64_t next_id = 1, unmatched = 0, seed = 12345;
+	CHECK(row);
+	struct w w;
+	wopen(&w, data, P, 0);
+	process(&w, P, "window", "./window");
+#define NEW(ms_, type_, tid_, id_, msg_) \
+	(row[n] = (struct model_row){ at(ms_), 0, type_, tid_, tid_, id_, "" }, \
+	 snprintf(row[n].msg, sizeof row[n].msg, "%s", msg_), n++)
+	/* open across everything */
+	start(&w, 0, A, 1, 0, 0, "long push");
+	stack[0][depth[0]++] = NEW(0, 1, A, NONE, "long push");
+	start(&w, 0, B, 2, next_id, 0, "long range");
+	size_t long_range = NEW(0, 2, B, next_id, "long range");
+	uint64_t long_id = next_id++;
+	for (unsigned i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned op = (unsigned)(seed >> 33) % 6, t = (unsigned)(seed >> 40) & 1;
+		uint32_t tid = t ? B : A;
+		uint64_t ms = 1 + i / 2560; /* 1..77 */
+		char msg[16];
+		snprintf(msg, sizeof msg, "e%u", (unsigned)(seed >> 50) % 50);
+		if (op == 0) {
+			mark(&w, ms, tid, 0, 0, 0, msg);
+			NEW(ms, 0, tid, NONE, msg);
+			row[n - 1].e = at(ms);
+		} else if (op == 1 && depth[t] < OPEN_MAX) {
+			start(&w, ms, tid, 1, 0, 0, msg);
+			stack[t][depth[t]++] = NEW(ms, 1, tid, NONE, msg);
+		} else if (op == 2 && depth[t] > (t ? 0U : 1U)) { /* A's long push stays open */
+			end(&w, ms, tid, 1, 0, 0);
+			size_t k = stack[t][--depth[t]];
+			row[k].e = at(ms), row[k].etid = tid;
+		} else if (op == 2 && t) {
+			end(&w, ms, tid, 1, 0, 0); /* a pop without a push */
+			unmatched++;
+		} else if (op == 3 && n_open < OPEN_MAX) {
+			start(&w, ms, tid, 2, next_id, 0, msg);
+			open[n_open++] = NEW(ms, 2, tid, next_id, msg);
+			next_id++;
+		} else if (op == 4 && n_open) {
+			size_t j = (size_t)(seed >> 20) % n_open, k = open[j];
+			open[j] = open[--n_open];
+			end(&w, ms, tid, 2, row[k].id, 0);
+			row[k].e = at(ms), row[k].etid = tid;
+		} else if (op == 5) {
+			/* ended on the other thread, that end read first */
+			end(&w, ms + 1, t ? A : B, 2, next_id, 0);
+			start(&w, ms, tid, 2, next_id, 0, msg);
+			size_t k = NEW(ms, 2, tid, next_id, msg);
+			row[k].e = at(ms + 1), row[k].etid = t ? A : B;
+			next_id++;
+		} else {
+			end(&w, ms, tid, 2, 1000000 + i, 0); /* never started */
+			unmatched++;
+		}
+	}
+#undef NEW
+	end(&w, 80, A, 2, long_id, 0);
+	row[long_range].e = at(80), row[long_range].etid = A;
+	counters(&w, 81, n, 0, 0, 0);
+	wclose(&w);
+
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_DB };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	/* the model: ranges still open end at the session end */
+	uint64_t open_at_end = 0;
+	char *want = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&want, &size);
+	for (size_t i = 0; i < n; i++) {
+		open_at_end += row[i].e == 0;
+		fprintf(m, "%zu|%llu|%llu|%u|%llu|%s|%llu|%llu\n", i + 1, (unsigned long long)row[i].s,
+			(unsigned long long)(row[i].e ? row[i].e : END_NS), row[i].type, (unsigned long long)row[i].id,
+			row[i].msg, (unsigned long long)GT(P, row[i].tid),
+			(unsigned long long)GT(P, row[i].e ? row[i].etid : row[i].tid));
+	}
+	fclose(m);
+	CHECK(open_at_end == depth[0] + depth[1] + n_open);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	char *got = rows(db, "SELECT m.rowid, m.startNs, m.endNs, m.eventType, m.rangeId, s.value, m.globalTid, "
+			     "m.endGlobalTid FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message ORDER BY m.rowid");
+	check_text("MSTX_EVENTS through the window", got, want);
+	free(want);
+	char *c = rows(db, "SELECT openAtEnd, endWithoutStart, matchOverflow FROM AGENT_COUNTERS");
+	char cwant[64];
+	snprintf(cwant, sizeof cwant, "%llu|%llu|0\n", (unsigned long long)open_at_end, (unsigned long long)unmatched);
+	check_text("window counts", c, cwant);
+
+	sqlite3_close(db);
+	free(row);
+	free(host);
+	free(data);
+	free(prof);
+}
+
+/* The overlap's build reads the ranges the parse listed as they ended:
+ * written complete, ended by an update after the window of pending rows
+ * passed them, or still open at the end; a range of the communication
+ * domain is communication, a range in msprof.step nothing.  Apart in
+ * time, the host's computing is the sum of their durations. */
+static void test_overlap_ranges(void)
+{
+	enum { P = 7300, A = 7300, B = 7301, MARKS = 70000 };
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/PROF_000007_20231114221320100_00007300ABCDEFGH", tmp) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0);
+	CHECK(asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
+	char endinfo[128];
+	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
+	write_text(host, "end_info", endinfo);
+	struct w w;
+	wopen(&w, data, P, 0);
+	process(&w, P, "overlap", "./overlap");
+	domain(&w, 1, "communication");
+	domain(&w, 2, "msprof.step");
+	start(&w, 0, A, 1, 0, 2, "not computing"); /* open to the end, skipped */
+	start(&w, 1, A, 1, 0, 0, "push");          /* 1..2 */
+	end(&w, 2, A, 1, 0, 0);
+	end(&w, 4, B, 2, 7, 0);                    /* 3..4, its end read first */
+	start(&w, 3, A, 2, 7, 0, "cross");
+	start(&w, 5, A, 2, 8, 0, "long");          /* 5..8, written open */
+	for (unsigned i = 0; i < MARKS; i++)
+		mark(&w, 6 + i / (MARKS / 2), B, 0, 0, 0, "m");
+	end(&w, 8, B, 2, 8, 0);
+	start(&w, 9, A, 1, 0, 1, "allreduce");     /* 9..10: communication */
+	end(&w, 10, A, 1, 0, 1);
+	start(&w, 11, B, 2, 9, 0, "open");         /* 11..the end */
+	counters(&w, 12, MARKS + 6, 0, 0, 0);
+	wclose(&w);
+
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_DB };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	char *got = rows(db, "SELECT computing, communication FROM STEP_TRACE_TIME");
+	char want[64];
+	snprintf(want, sizeof want, "%llu|%llu\n", (unsigned long long)(at(2) - at(1) + at(4) - at(3) + at(8) - at(5) +
+									 END_NS - at(11)),
+		 (unsigned long long)(at(10) - at(9)));
+	check_text("host computing and communication", got, want);
+	sqlite3_close(db);
+	free(host);
+	free(data);
+	free(prof);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmp))
@@ -654,6 +835,8 @@ int main(void)
 	test_db_damaged();
 	test_overflow();
 	test_csv_order();
+	test_window();
+	test_overlap_ranges();
 	rm_rf(tmp);
 	printf("ok\n");
 	return 0;
