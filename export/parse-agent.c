@@ -21,7 +21,17 @@ static const char *const st_sql[_ST_MAX] = {
 	[ST_THREAD] = "INSERT INTO AGENT_THREAD (pid, tid, name) VALUES (?, ?, ?) "
 		      "ON CONFLICT (pid, tid) DO UPDATE SET name = excluded.name",
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+};
+
+/* RAW_AGENT_COUNTERS' causes of dropped events, in their order there */
+enum { DROP_FULL, DROP_NESTED, DROP_NOSLOT, DROP_UNOPENED, DROP_WRITE, DROP_CAUSES };
+static const char *const drop_cause_text[DROP_CAUSES] = {
+	[DROP_FULL] = "past the buffer cap (MSPROF_AGENT_BUFFER_MAX_MB raises it)",
+	[DROP_NESTED] = "made by a signal handler inside an annotation",
+	[DROP_NOSLOT] = "of threads that got no buffer (more than 16384 threads, or no memory)",
+	[DROP_UNOPENED] = "NCCL operations with no room to be kept open",
+	[DROP_WRITE] = "not written (the raw file could not be written)",
 };
 
 struct agent_parse {
@@ -43,11 +53,14 @@ struct agent_parse {
 	int64_t first_ns, last_ns;
 	uint64_t events, dropped, bad, truncated;        /* the agent's counts */
 	uint64_t gpu_lost, gpu_untimed, gpu_bad;         /* device records not written */
+	uint64_t cause[DROP_CAUSES];                     /* dropped, by cause */
+	bool have_causes;                                /* an older agent's record has none */
 	uint64_t malformed;
 
 	/* all processes, for the report */
 	uint64_t t_events, t_dropped, t_bad, t_truncated;
 	uint64_t t_gpu_lost, t_gpu_untimed, t_gpu_bad;
+	uint64_t t_cause[DROP_CAUSES], t_uncaused;
 	unsigned t_dropping_pids;
 };
 
@@ -96,13 +109,16 @@ static int on_thread(struct agent_parse *p, struct raw_cur *c)
 
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
-	/* the device counts are missing in an older agent's record */
-	uint64_t v[7] = { 0 };
-	int n = c->left >= 7 * 8 ? 7 : 4;
+	/* the device counts and the causes are missing in an older agent's record */
+	uint64_t v[7 + DROP_CAUSES] = { 0 };
+	int n = c->left >= (7 + DROP_CAUSES) * 8 ? 7 + DROP_CAUSES : c->left >= 7 * 8 ? 7 : 4;
 	for (int i = 0; i < n; i++)
 		v[i] = raw_cur_u64(c);
 	if (c->err)
 		return 1;
+	p->have_causes = n == 7 + DROP_CAUSES;
+	for (int i = 0; i < DROP_CAUSES; i++)
+		p->cause[i] = v[7 + i];
 	/* cumulative for the window: the last one has them all */
 	p->events = v[0];
 	p->dropped = v[1];
@@ -160,6 +176,8 @@ static int process_begin(struct agent_parse *p, uint32_t pid)
 	p->cmdline = NULL;
 	p->events = p->dropped = p->bad = p->truncated = 0;
 	p->gpu_lost = p->gpu_untimed = p->gpu_bad = 0;
+	memset(p->cause, 0, sizeof p->cause);
+	p->have_causes = false;
 	int r = 0;
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->begin)
@@ -216,6 +234,15 @@ static int process_end(struct agent_parse *p)
 	sqlite3_bind_int64(st, 10, (int64_t)p->gpu_lost);
 	sqlite3_bind_int64(st, 11, (int64_t)p->gpu_untimed);
 	sqlite3_bind_int64(st, 12, (int64_t)p->gpu_bad);
+	for (int i = 0; i < DROP_CAUSES; i++) {
+		if (p->have_causes)
+			sqlite3_bind_int64(st, 13 + i, (int64_t)p->cause[i]);
+		else
+			sqlite3_bind_null(st, 13 + i); /* an older agent: not known */
+		p->t_cause[i] += p->cause[i];
+	}
+	if (!p->have_causes)
+		p->t_uncaused += p->dropped;
 	if ((r = step(p, ST_COUNTERS)) < 0)
 		return r;
 	p->t_gpu_lost += p->gpu_lost;
@@ -246,9 +273,20 @@ static void report(struct agent_parse *p)
 	struct exp *e = p->e;
 	struct export_report *rep = e->rep;
 	rep->mstx_dropped = p->t_dropped;
-	if (p->t_dropped)
-		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls) dropped in %u process(es): its buffers "
-			     "were full (MSPROF_AGENT_BUFFER_KB makes them larger)", p->t_dropped, p->t_dropping_pids);
+	if (p->t_dropped) {
+		/* one line: the total, then each cause that has some */
+		char causes[512] = "";
+		size_t n = 0;
+		for (int i = 0; i < DROP_CAUSES; i++)
+			if (p->t_cause[i] && n < sizeof causes)
+				n += (size_t)snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " %s", n ? ", " : "",
+						      p->t_cause[i], drop_cause_text[i]);
+		if (p->t_uncaused && n < sizeof causes)
+			snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " of an older agent, cause not recorded",
+				 n ? ", " : "", p->t_uncaused);
+		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
+			     "%u process(es): %s", p->t_dropped, p->t_dropping_pids, causes);
+	}
 	if (p->t_gpu_untimed)
 		exp_note_add(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
 			     "over (still running at the stop) and are left out", p->t_gpu_untimed);

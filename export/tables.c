@@ -136,7 +136,8 @@ const struct export_db_table export_db_tables[] = {
 	{ "AGENT_COUNTERS",
 	  "pid INTEGER, events INTEGER, dropped INTEGER, badCalls INTEGER, truncated INTEGER, "
 	  "openAtEnd INTEGER, endWithoutStart INTEGER, matchOverflow INTEGER, filtered INTEGER, "
-	  "gpuLost INTEGER, gpuUntimed INTEGER, gpuBad INTEGER",
+	  "gpuLost INTEGER, gpuUntimed INTEGER, gpuBad INTEGER, droppedFull INTEGER, droppedNested INTEGER, "
+	  "droppedNoBuffer INTEGER, droppedUnopened INTEGER, droppedUnwritten INTEGER",
 	  false, false },
 	{ "STEP", "stepId INTEGER, startNs INTEGER, endNs INTEGER, pid INTEGER, tid INTEGER", false, false },
 	/* overlap analysis (export/domain-overlap.c): durations in ns */

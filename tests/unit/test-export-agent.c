@@ -138,9 +138,11 @@ static void end(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t 
 }
 
 /* gpu: the device records not written (lost, untimed, bad), which an
- * older agent's record (gpu NULL) does not carry */
-static void counters_gpu(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc,
-			 const uint64_t *gpu)
+ * older agent's record (gpu NULL) does not carry; causes: the dropped
+ * events by cause (full, nested, noslot, unopened, write), which older
+ * agents' records (NULL) do not carry either */
+static void counters_causes(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc,
+			    const uint64_t *gpu, const uint64_t *causes)
 {
 	rec(w, ms);
 	raw_buf_u64(&w->b, ev);
@@ -149,7 +151,15 @@ static void counters_gpu(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped
 	raw_buf_u64(&w->b, trunc);
 	for (int i = 0; gpu && i < 3; i++)
 		raw_buf_u64(&w->b, gpu[i]);
+	for (int i = 0; gpu && causes && i < 5; i++)
+		raw_buf_u64(&w->b, causes[i]);
 	emit(w, RAW_AGENT_COUNTERS);
+}
+
+static void counters_gpu(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc,
+			 const uint64_t *gpu)
+{
+	counters_causes(w, ms, ev, dropped, bad, trunc, gpu, NULL);
 }
 
 static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, uint64_t bad, uint64_t trunc)
@@ -205,7 +215,7 @@ static char *make_prof(const char *name, const char *sample)
 	start(&w, 15, T2, 2, 0x103, 0, "never ended");
 	start(&w, 16, T2, 1, 0, 0, "open push");
 	mark(&w, 17, T2, 3, 0, 7, "ex, \"q\"");
-	counters(&w, 18, 16, 3, 1, 0);
+	counters_causes(&w, 18, 16, 3, 1, 0, (const uint64_t[]){ 0, 0, 0 }, (const uint64_t[]){ 2, 1, 0, 0, 0 });
 	wclose(&w);
 
 	/* small slices: the process, its domain and its pushes span them */
@@ -265,7 +275,7 @@ static void check_db(const char *db_path)
 	check_text("MSTX_EVENTS", got, want);
 
 	char *c = rows(db, "SELECT * FROM AGENT_COUNTERS ORDER BY pid");
-	check_text("AGENT_COUNTERS", c, "5000|16|3|1|0|2|2|0|1|0|0|0\n6000|8|0|0|0|0|0|0|0|2|5|1\n");
+	check_text("AGENT_COUNTERS", c, "5000|16|3|1|0|2|2|0|1|0|0|0|2|1|0|0|0\n6000|8|0|0|0|0|0|0|0|2|5|1|NULL|NULL|NULL|NULL|NULL\n");
 	char *p = rows(db, "SELECT a.pid, a.ppid, a.rank, s.value, a.cmdline, a.startNs, a.endNs "
 					  "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name ORDER BY a.pid");
 	snprintf(want, sizeof want, "5000|1|-1|app|./app --flag|%llu|%llu\n6000|1|-1|child|./child|%llu|%llu\n",
@@ -473,7 +483,9 @@ static void test_export(void)
 	CHECK(r == 0);
 	CHECK(rep.bad_records == 0);
 	CHECK(rep.mstx_dropped == 3);
-	CHECK(strstr(rep.message, "agent: 3 event(s) (annotations, OS runtime calls) dropped in 1 process(es)"));
+	CHECK(strstr(rep.message, "agent: 3 event(s) (annotations, OS runtime calls, NCCL operations) dropped in 1 "
+				  "process(es): 2 past the buffer cap (MSPROF_AGENT_BUFFER_MAX_MB raises it), 1 made by "
+				  "a signal handler inside an annotation"));
 	CHECK(strstr(rep.message, "mstx: 1 bad call(s) ignored"));
 	/* device records are not events dropped from a buffer */
 	CHECK(strstr(rep.message, "device: 5 task(s), call(s) or wait(s) had no end time when CUPTI handed them over "
