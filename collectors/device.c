@@ -216,7 +216,7 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	J(cJSON_AddStringToObject(e, "uuid", d->info.uuid));
 	J(cJSON_AddStringToObject(e, "bus_id", d->info.bus_id));
 	snprintf(name, sizeof(name), "info.json.%u", d->info.index);
-	return profdir_write_json(d->dir, name, j);
+	return profdir_write_json_lazy(d->dir, name, j);
 }
 
 /* start_info.<N> / end_info.<N>: the keys of host/start_info (profdir.c) */

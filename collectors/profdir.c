@@ -427,8 +427,11 @@ int host_facts_read(struct host_facts *ret)
 
 /* --- JSON files -------------------------------------------------------------- */
 
-/* Write atomically: a temporary in the same directory, fsync, rename. */
-int profdir_write_text(const char *dir, const char *name, const char *text)
+/* Write atomically: a temporary in the same directory, renamed into place;
+ * with sync, fsynced before the rename.  Without, the file is whole or
+ * absent after a crash of ours, but not yet on disk after a crash of the
+ * machine: profdir_sync makes it so later, off the path that waits. */
+static int write_text(const char *dir, const char *name, const char *text, bool sync)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -453,7 +456,7 @@ int profdir_write_text(const char *dir, const char *name, const char *text)
 		}
 		done += (size_t)w;
 	}
-	if (r == 0 && fsync(fd) < 0)
+	if (r == 0 && sync && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = -errno;
@@ -462,12 +465,108 @@ int profdir_write_text(const char *dir, const char *name, const char *text)
 	return r;
 }
 
-int profdir_write_json(const char *dir, const char *name, const cJSON *j)
+int profdir_write_text(const char *dir, const char *name, const char *text)
+{
+	return write_text(dir, name, text, true);
+}
+
+static int write_json(const char *dir, const char *name, const cJSON *j, bool sync)
 {
 	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
 	if (!text)
 		return -ENOMEM;
-	return profdir_write_text(dir, name, text);
+	return write_text(dir, name, text, sync);
+}
+
+int profdir_write_json(const char *dir, const char *name, const cJSON *j)
+{
+	return write_json(dir, name, j, true);
+}
+
+int profdir_write_json_lazy(const char *dir, const char *name, const cJSON *j)
+{
+	return write_json(dir, name, j, false);
+}
+
+/* fsync path (a file or a directory); ENOENT is not an error (a dir
+ * without that file). */
+static int sync_at(int dfd, const char *name, bool dir)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+/* Every regular file directly in dir (not its data/), then dir itself. */
+static int sync_files(int pfd, const char *sub)
+{
+	_cleanup_close_ int dfd = openat(pfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		struct stat st;
+		if (de->d_type == DT_UNKNOWN && (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+						 !S_ISREG(st.st_mode)))
+			continue;
+		int e = sync_at(dfd, de->d_name, false);
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	/* the renames that put them in place */
+	if (fsync(dfd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int profdir_sync(const char *prof_dir)
+{
+	if (!prof_dir)
+		return -EINVAL;
+	_cleanup_close_ int pfd = open(prof_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	int r = sync_files(pfd, "host");
+	int fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return r < 0 ? r : -errno;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return r < 0 ? r : -errno;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!startswith(de->d_name, "device_"))
+			continue;
+		int e = sync_files(pfd, de->d_name);
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	/* host/ and device_<N>/ themselves, and the PROF dir in its parent */
+	if (fsync(pfd) < 0 && r == 0)
+		r = -errno;
+	_cleanup_free_ char *parent = strdup(prof_dir);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	if (slash) {
+		*(slash == parent ? slash + 1 : slash) = '\0';
+		_cleanup_close_ int ppfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if ((ppfd < 0 || fsync(ppfd) < 0) && r == 0)
+			r = -errno;
+	}
+	return r;
 }
 
 /* name in prof_dir's host/ */
@@ -476,7 +575,7 @@ static int write_host_json(const char *prof_dir, const char *name, const cJSON *
 	_cleanup_free_ char *host = path_join(prof_dir, "host");
 	if (!host)
 		return -ENOMEM;
-	return profdir_write_json(host, name, j);
+	return profdir_write_json_lazy(host, name, j);
 }
 
 /* cJSON_Add*ToObject return NULL only when out of memory */
@@ -580,7 +679,7 @@ int profdir_write_time_file(const char *dir, const char *name, int begin, uint64
 	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)monoraw_ns);
 	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
-	return profdir_write_json(dir, name, j);
+	return profdir_write_json_lazy(dir, name, j);
 }
 
 int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)

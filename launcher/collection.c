@@ -66,15 +66,20 @@ int collection_create_dir(struct collection *s, const char *output, const struct
 		return r;
 	}
 
-	struct host_facts *facts = calloc(1, sizeof(*facts));
+	/* The machine's facts, read once per run: /proc/cpuinfo and
+	 * /sys/class/net take milliseconds, and each window of a dynamic
+	 * run would otherwise read them on the reply to start. */
+	static struct host_facts *facts;
 	if (!facts) {
-		r = -ENOMEM;
-		goto fail;
+		struct host_facts *f = calloc(1, sizeof(*f));
+		r = f ? host_facts_read(f) : -ENOMEM;
+		if (r < 0) {
+			free(f);
+			goto fail;
+		}
+		facts = f;
 	}
-	r = host_facts_read(facts);
-	if (r >= 0)
-		r = profdir_write_info(s->prof_dir, facts, target, target_name, rank_id);
-	free(facts);
+	r = profdir_write_info(s->prof_dir, facts, target, target_name, rank_id);
 	if (r < 0)
 		goto fail;
 
@@ -476,6 +481,9 @@ int export_one(const char *prof_dir, enum out_type type)
 
 	/* msprof's RunningMode::StartExportTask lines */
 	console_info("Start export data in %s.", name);
+	int sr = profdir_sync(prof_dir);
+	if (sr < 0)
+		console_warn("cannot make the files of '%s' durable: %s", name, strerror(-sr));
 	int r = export_prof_dir(prof_dir, &opt, rep);
 	if (r < 0) {
 		console_error("cannot export '%s': %s", name, rep->message[0] ? rep->message : strerror(-r));
@@ -541,9 +549,18 @@ int export_spawn(const char *prof_dir, enum out_type type, struct export_job *re
 		struct export_msg msg = { 0 };
 		struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT };
 		struct export_report *rep = calloc(1, sizeof(*rep));
+		/* What the collection wrote unsynced (profdir.h) is made durable
+		 * here, before the export reads it and the window is reported
+		 * complete: off the prompt, whose start and stop replies must
+		 * not wait for a disk flush. */
+		int sr = profdir_sync(dir);
 		msg.r = rep ? export_prof_dir(dir, &opt, rep) : -ENOMEM;
 		if (rep)
 			snprintf(msg.message, sizeof(msg.message), "%s", rep->message);
+		size_t used = strlen(msg.message);
+		if (sr < 0 && msg.r >= 0)
+			snprintf(msg.message + used, sizeof(msg.message) - used, "%scannot make the files of '%s' "
+				 "durable: %s", used ? "; " : "", dir, strerror(-sr));
 		_exit(write(3, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1);
 	}
 	close(p[1]);
