@@ -129,6 +129,11 @@ struct session {
 	uv_async_t dev_async;
 	uv_timer_t dev_timer;
 	bool dev_opening;
+	bool dev_wait_probe;                   /* dev_opening: for msprofd's probe, no worker yet */
+	struct dev_worker_config dev_cfg;      /* for the worker started when the probe is done */
+	char *dev_prof_dir;                    /* dev_cfg's prof_dir */
+	bool ending;                           /* session_end runs: no tick is started */
+	bool sys_ticks, usage_ticks;           /* the timers to start once session_started is sent */
 	enum dev_worker_phase dev_seen;        /* the last phase acted on */
 	char dev_off[256];
 
@@ -171,6 +176,7 @@ static void on_session_closed(uv_handle_t *h)
 	struct session *s = h->data;
 	if (--s->open_handles == 0) {
 		cJSON_Delete(s->agent_start);
+		free(s->dev_prof_dir);
 		free(s->slots);
 		free(s->data_dir);
 		free(s);
@@ -342,6 +348,22 @@ static bool add_devices(cJSON *m, const struct session *s)
 	return true;
 }
 
+static void on_tick(uv_timer_t *t);
+
+/* The first samples, once session_started is on its way: a first tick
+ * walks the tree and opens the raw files, which the reply need not wait
+ * for (the launcher's start_info is written before the request). */
+static void start_ticks(struct session *s)
+{
+	if (s->ending || s->state != SESSION_RUNNING)
+		return;
+	if (s->sys_ticks)
+		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
+	if (s->usage_ticks)
+		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
+	s->sys_ticks = s->usage_ticks = false;
+}
+
 static void send_started(struct session *s)
 {
 	if (!s->start_pending)
@@ -361,6 +383,7 @@ static void send_started(struct session *s)
 		reply = NULL;
 	}
 	client_send(s->owner, reply);
+	start_ticks(s);
 }
 
 /* session_started goes out once the agents of the start answered (or
@@ -415,14 +438,15 @@ static bool agents_pending(const struct session *s)
 	return false;
 }
 
-/* The device worker is sampling or finishing its files. */
+/* The device worker is sampling or finishing its files, or (borrowing
+ * the probe's backend: nobody waits for it to open) making them. */
 static bool dev_running(const struct session *s)
 {
 	struct dev_worker_state st;
 	if (!s->dev)
 		return false;
 	dev_worker_get(s->dev, &st);
-	return st.phase == DEV_WORKER_RUNNING;
+	return st.phase == DEV_WORKER_RUNNING || (st.phase == DEV_WORKER_OPENING && !s->dev_opening);
 }
 
 /* A STOPPING session finishes once nothing it waits for is left. */
@@ -574,6 +598,7 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 {
 	if (s->state != SESSION_RUNNING)
 		return;
+	s->ending = true;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
 	/* The devices finish on their thread (stop returns at once); below,
@@ -581,7 +606,7 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	if (s->dev)
 		dev_worker_stop(s->dev, reasons[why].raw);
 	if (s->dev_opening) {
-		s->dev_opening = false;
+		s->dev_opening = s->dev_wait_probe = false;
 		uv_timer_stop(&s->dev_timer);
 		snprintf(s->dev_off, sizeof(s->dev_off), "the session ended before the devices were open");
 	}
@@ -754,6 +779,11 @@ static void on_dev_async(uv_async_t *a)
 				"arrived", s->id, dev_sampler_count(ds), dev_sampler_backend(ds), ms_since(s->req_ns));
 		}
 		start_settled(s);
+	} else if (st.phase == DEV_WORKER_OFF) {
+		/* a borrowing worker that could not make its files: the reply
+		 * named the devices, the session goes on with host data */
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, st.why[0] ? st.why : "no device");
+		stop_settled(s);
 	}
 	if (st.phase != DEV_WORKER_DONE)
 		return;
@@ -773,9 +803,151 @@ static void on_dev_open_timeout(uv_timer_t *t)
 	snprintf(s->dev_off, sizeof(s->dev_off), "the %s did not open within %d s",
 		 "device driver", DEV_OPEN_TIMEOUT_MS / 1000);
 	log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
-	/* it makes no device_<N> once stopped while opening */
-	dev_worker_stop(s->dev, reasons[SESSION_REASON_STOP].raw);
+	/* it makes no device_<N> once stopped while opening (a probe still
+	 * running serves the next sessions when it is done) */
+	if (!s->dev_wait_probe)
+		dev_worker_stop(s->dev, reasons[SESSION_REASON_STOP].raw);
+	s->dev_wait_probe = false;
 	start_settled(s);
+}
+
+/* Start the session's worker: with msprofd's probe (which found devices)
+ * it borrows the open backend, otherwise it opens its own and
+ * session_started waits for it (at most DEV_OPEN_TIMEOUT_MS). */
+static void dev_start_worker(struct session *s, struct dev_probe *probe)
+{
+	s->dev_cfg.probe = probe;
+	int r = s->dev_prof_dir ? dev_worker_new(&s->dev_cfg, &s->dev) : -ENOMEM;
+	if (r < 0) {
+		snprintf(s->dev_off, sizeof(s->dev_off), "cannot start the device thread: %s", strerror(-r));
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
+	if (probe) {
+		const struct dev_sampler *ds = dev_probe_sampler(probe);
+		log_msg("session %" PRIu64 ": %u device(s) through %s (found at msprofd's start, %.3f ms after "
+			"session_start arrived)", s->id, dev_sampler_count(ds), dev_sampler_backend(ds),
+			ms_since(s->req_ns));
+		return;
+	}
+	s->dev_opening = true;
+	uv_update_time(s->srv->loop);
+	uv_timer_start(&s->dev_timer, on_dev_open_timeout, DEV_OPEN_TIMEOUT_MS, 0);
+}
+
+static void probe_start(struct server *srv);
+
+/* Devices for a new session, from where msprofd's probe is:
+ *   FOUND    a worker that borrows the backend; the reply lists the
+ *            devices at once, the worker makes their files meanwhile;
+ *   NONE     off at once, with the probe's why; the probe is started
+ *            again, off the reply, so that a driver installed since is
+ *            found from the next session on;
+ *   RUNNING  (msprofd just started) the reply waits for it, at most
+ *            DEV_OPEN_TIMEOUT_MS from its start. */
+static void dev_begin(struct session *s)
+{
+	struct server *srv = s->srv;
+	if (!srv->dev_probe) {
+		dev_start_worker(s, NULL);
+		return;
+	}
+	char why[sizeof(s->dev_off)];
+	switch (dev_probe_get(srv->dev_probe, why, sizeof(why))) {
+	case DEV_PROBE_FOUND:
+		dev_start_worker(s, srv->dev_probe);
+		return;
+	case DEV_PROBE_NONE:
+		snprintf(s->dev_off, sizeof(s->dev_off), "%s", why);
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		probe_start(srv);
+		return;
+	case DEV_PROBE_RUNNING:
+		break;
+	}
+	uint64_t waited = mono_ns() - dev_probe_started_ns(srv->dev_probe);
+	if (waited >= (uint64_t)DEV_OPEN_TIMEOUT_MS * NSEC_PER_MSEC) {
+		snprintf(s->dev_off, sizeof(s->dev_off), "the device driver has not opened for %d s",
+			 (int)(waited / NSEC_PER_SEC));
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
+	s->dev_opening = s->dev_wait_probe = true;
+	uv_update_time(srv->loop);
+	uv_timer_start(&s->dev_timer, on_dev_open_timeout,
+		       DEV_OPEN_TIMEOUT_MS - waited / NSEC_PER_MSEC, 0);
+}
+
+/* From the probe's thread. */
+static void probe_notify(void *arg)
+{
+	(void)uv_async_send(arg);
+}
+
+/* A probe is done: the sessions waiting for it go on. */
+static void on_probe_async(uv_async_t *a)
+{
+	struct server *srv = a->data;
+	char why[256];
+	if (!srv->dev_probe)
+		return;
+	enum dev_probe_phase phase = dev_probe_get(srv->dev_probe, why, sizeof(why));
+	if (phase == DEV_PROBE_RUNNING)
+		return;
+	if (phase == DEV_PROBE_FOUND) {
+		const struct dev_sampler *ds = dev_probe_sampler(srv->dev_probe);
+		log_msg("devices: %u through %s, found in %.3f ms", dev_sampler_count(ds), dev_sampler_backend(ds),
+			ms_since(dev_probe_started_ns(srv->dev_probe)));
+	} else {
+		log_msg("devices: none (%s), probed in %.3f ms", why, ms_since(dev_probe_started_ns(srv->dev_probe)));
+	}
+	struct session *s;
+	TAILQ_FOREACH(s, &srv->sessions, link) {
+		if (!s->dev_opening || !s->dev_wait_probe)
+			continue;
+		s->dev_opening = s->dev_wait_probe = false;
+		uv_timer_stop(&s->dev_timer);
+		if (phase == DEV_PROBE_FOUND) {
+			dev_start_worker(s, srv->dev_probe);
+		} else {
+			snprintf(s->dev_off, sizeof(s->dev_off), "%s", why);
+			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		}
+		start_settled(s);
+	}
+}
+
+/* (Re)probe unless one runs or found devices: msprofd's start, and each
+ * session that wants devices while the last probe found none. */
+static void probe_start(struct server *srv)
+{
+	if (!srv->probe_async_open || srv->stopping)
+		return;
+	if (srv->dev_probe && dev_probe_get(srv->dev_probe, NULL, 0) != DEV_PROBE_NONE)
+		return;
+	srv->dev_probe = dev_probe_release(srv->dev_probe);
+	int r = dev_probe_new(probe_notify, &srv->probe_async, &srv->dev_probe);
+	if (r < 0)
+		log_msg("cannot start the device probe: %s; each session opens the devices itself",
+			strerror(-r));
+}
+
+void sessions_init(struct server *srv)
+{
+	if (uv_async_init(srv->loop, &srv->probe_async, on_probe_async) < 0)
+		return;
+	srv->probe_async.data = srv;
+	srv->probe_async_open = true;
+	probe_start(srv);
+}
+
+void sessions_close(struct server *srv)
+{
+	/* a probe still in a driver call finishes and frees itself */
+	srv->dev_probe = dev_probe_release(srv->dev_probe);
+	if (srv->probe_async_open)
+		uv_close((uv_handle_t *)&srv->probe_async, NULL);
+	srv->probe_async_open = false;
 }
 
 /* --- requests ----------------------------------------------------------- */
@@ -1055,39 +1227,29 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	srv->n_sessions++;
 	c->n_sessions++;
 
-	/* The first sample at once: it is the baseline later deltas need. */
+	/* The first sample as soon as session_started is sent (start_ticks):
+	 * it is the baseline later deltas need. */
 	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
-	if (cfg.sys_flags || watch_only)
-		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
-	if (cfg.usage_flags)
-		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
+	s->sys_ticks = cfg.sys_flags || watch_only;
+	s->usage_ticks = cfg.usage_flags;
 
-	/* Devices: opened and sampled by a worker thread (NVML's calls
-	 * block); session_started waits for it to open.  None found is not
-	 * an error: the session goes on with host data and its owner hears
-	 * why (device_off). */
+	/* Devices: sampled by a worker thread (NVML's calls block).  None
+	 * found is not an error: the session goes on with host data and its
+	 * owner hears why (device_off). */
 	if (dreq.want) {
-		_cleanup_free_ char *prof_dir = strndup(s->data_dir, strlen(s->data_dir) - strlen("/host/data"));
-		struct dev_worker_config dcfg = {
-			.sampler = { .prof_dir = prof_dir, .app_pid = cfg.roots[0], .mono0_ns = cfg.mono0_ns,
+		s->dev_prof_dir = strndup(s->data_dir, strlen(s->data_dir) - strlen("/host/data"));
+		s->dev_cfg = (struct dev_worker_config){
+			.sampler = { .prof_dir = s->dev_prof_dir, .app_pid = cfg.roots[0], .mono0_ns = cfg.mono0_ns,
 				     .real0_ns = cfg.real0_ns, .slice_bytes = cfg.slice_bytes },
 			.mem_period_ns = dreq.mem ? NSEC_PER_SEC / dreq.mem_freq : 0,
 			.pcie_period_ns = dreq.pcie ? NSEC_PER_SEC / dreq.pcie_freq : 0,
 			.notify = dev_notify,
 			.arg = &s->dev_async,
 		};
-		r = prof_dir ? dev_worker_new(&dcfg, &s->dev) : -ENOMEM;
-		if (r < 0) {
-			snprintf(s->dev_off, sizeof(s->dev_off), "cannot start the device thread: %s", strerror(-r));
-			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
-		} else {
-			s->dev_opening = true;
-			uv_update_time(srv->loop);
-			uv_timer_start(&s->dev_timer, on_dev_open_timeout, DEV_OPEN_TIMEOUT_MS, 0);
-			log_msg("session %" PRIu64 ": devices opening, hardware-mem %s at %" PRIu64
-				" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dreq.mem ? "on" : "off",
-				dreq.mem_freq, dreq.pcie ? "on" : "off", dreq.pcie_freq);
-		}
+		log_msg("session %" PRIu64 ": devices wanted, hardware-mem %s at %" PRIu64
+			" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dreq.mem ? "on" : "off",
+			dreq.mem_freq, dreq.pcie ? "on" : "off", dreq.pcie_freq);
+		dev_begin(s);
 	}
 
 	char sys[64], usage[32];
