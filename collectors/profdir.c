@@ -134,6 +134,87 @@ undo:
 	return r;
 }
 
+int profdir_create_spare(const char *parent, char **ret_path)
+{
+	if (!parent || !ret_path)
+		return -EINVAL;
+	_cleanup_free_ char *abs = realpath(parent, NULL);
+	if (!abs)
+		return -errno;
+	_cleanup_close_ int pfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	char name[PROFDIR_NAME_MAX];
+	int r = -EEXIST;
+	for (unsigned tries = 0; tries < 100 && r == -EEXIST; tries++) {
+		uint64_t nonce = 0;
+		if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+			nonce = mix64(mono_ns() ^ ((uint64_t)getpid() << 32) ^ tries);
+		snprintf(name, sizeof(name), "%s%016llx", PROFDIR_SPARE_PREFIX, (unsigned long long)nonce);
+		r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
+	}
+	if (r < 0)
+		return r;
+	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || mkdirat(dfd, "host", DIR_MODE) < 0 || mkdirat(dfd, "host/data", DIR_MODE) < 0) {
+		r = -errno;
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return r;
+	}
+	char *path = path_join(abs, name);
+	if (!path) {
+		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return -ENOMEM;
+	}
+	*ret_path = path;
+	return 0;
+}
+
+int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path)
+{
+	if (!spare || !ret_path)
+		return -EINVAL;
+	_cleanup_free_ char *parent = strdup(spare);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	if (!slash)
+		return parent ? -EINVAL : -ENOMEM;
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	char name[PROFDIR_NAME_MAX];
+	int r = -EEXIST;
+	for (unsigned tries = 0; tries < 1000 && r == -EEXIST; tries++) {
+		unsigned index = atomic_fetch_add(&profdir_counter, 1);
+		r = profdir_make_name(index, real_ns(), pid, name);
+		if (r < 0)
+			return r;
+		/* never onto what is there: RENAME_NOREPLACE, or where the file
+		 * system lacks it (EINVAL), an empty dir of ours made first */
+		if (renameat2(AT_FDCWD, spare, pfd, name, RENAME_NOREPLACE) == 0) {
+			r = 0;
+		} else if (errno == EINVAL) {
+			r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
+			if (r == 0 && renameat(AT_FDCWD, spare, pfd, name) < 0) {
+				r = -errno;
+				(void)unlinkat(pfd, name, AT_REMOVEDIR);
+			}
+		} else {
+			r = -errno;
+		}
+	}
+	if (r < 0)
+		return r;
+	char *path = path_join(parent, name);
+	if (!path)
+		return -ENOMEM;   /* it is there, under a name we cannot tell: rare enough */
+	*ret_path = path;
+	return 0;
+}
+
 /* Files profdir_remove_empty may delete: what a session writes before any
  * data, and raw slices that hold a header and nothing else. */
 static const char *const host_meta[] = { "info.json", "start_info", "end_info", "sample.json" };

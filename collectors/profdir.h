@@ -49,6 +49,18 @@ int profdir_make_name(unsigned index, uint64_t real_ns, pid_t pid, char ret[PROF
  * malloc'd.  On failure nothing is left behind. */
 int profdir_create(const char *parent, pid_t pid, char **ret_path);
 
+/* A PROF dir made ahead, under a hidden name (PROFDIR_SPARE_PREFIX...)
+ * with host/data, to be given its name when its collection starts: a
+ * dynamic start then costs one rename instead of three mkdirs and the
+ * files written into it meanwhile (a few hundred µs each on a journaled
+ * disk).  ret_path is malloc'd.  An unused one goes with
+ * profdir_remove_empty. */
+#define PROFDIR_SPARE_PREFIX ".msprof-spare-"
+int profdir_create_spare(const char *parent, char **ret_path);
+/* Rename the spare dir to a fresh PROF_ name for pid in the same parent
+ * (never over an existing one); ret_path is malloc'd. */
+int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path);
+
 /* Remove a PROF dir created by profdir_create that holds no data yet
  * (used when launching the app fails). */
 int profdir_remove_empty(const char *path);

@@ -90,7 +90,9 @@ struct session {
 	struct client *owner;
 	uint64_t id;
 	enum session_state state;
-	struct host_sampler *sampler;
+	struct host_sampler *sampler;          /* made once session_started is sent */
+	struct host_sampler_config sampler_cfg;/* for it; data_dir and ranks below */
+	char *ranks;
 	char *data_dir;
 
 	uint32_t roots[HOST_MAX_ROOTS];        /* the tree, for finding its agents */
@@ -133,6 +135,7 @@ struct session {
 	struct dev_worker_config dev_cfg;      /* for the worker started when the probe is done */
 	char *dev_prof_dir;                    /* dev_cfg's prof_dir */
 	bool ending;                           /* session_end runs: no tick is started */
+	bool reprobe;                          /* probe the devices again once the reply is sent */
 	bool sys_ticks, usage_ticks;           /* the timers to start once session_started is sent */
 	enum dev_worker_phase dev_seen;        /* the last phase acted on */
 	char dev_off[256];
@@ -177,6 +180,7 @@ static void on_session_closed(uv_handle_t *h)
 	if (--s->open_handles == 0) {
 		cJSON_Delete(s->agent_start);
 		free(s->dev_prof_dir);
+		free(s->ranks);
 		free(s->slots);
 		free(s->data_dir);
 		free(s);
@@ -350,13 +354,33 @@ static bool add_devices(cJSON *m, const struct session *s)
 
 static void on_tick(uv_timer_t *t);
 
-/* The first samples, once session_started is on its way: a first tick
- * walks the tree and opens the raw files, which the reply need not wait
- * for (the launcher's start_info is written before the request). */
+static void session_end(struct session *s, enum session_reason why, int error, bool reply,
+			uint64_t reply_id);
+static void probe_start(struct server *srv);
+
+/* The sampler and its first samples, once session_started is on its way:
+ * creating a raw file per source and a first tick that walks the tree are
+ * file system work (a few hundred µs per file on a journaled disk) that
+ * the reply need not wait for.  The clocks of the raw headers are those of
+ * the request.  A sampler that cannot start ends the session as a write
+ * error would (its owner hears session_ended). */
 static void start_ticks(struct session *s)
 {
+	if (s->reprobe) {
+		s->reprobe = false;
+		probe_start(s->srv);
+	}
 	if (s->ending || s->state != SESSION_RUNNING)
 		return;
+	if (!s->sampler) {
+		int r = host_sampler_new(&s->sampler_cfg, &s->sampler);
+		if (r < 0) {
+			log_msg("session %" PRIu64 ": cannot start sampling into '%s': %s", s->id, s->data_dir,
+				strerror(-r));
+			session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
+			return;
+		}
+	}
 	if (s->sys_ticks)
 		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
 	if (s->usage_ticks)
@@ -616,8 +640,10 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		s->start_pending = false;
 	send_started(s);
 
-	int r = host_sampler_finish(s->sampler, reasons[why].raw);
-	host_sampler_get_stats(s->sampler, &s->st);
+	/* no sampler: ended before session_started was sent */
+	int r = s->sampler ? host_sampler_finish(s->sampler, reasons[why].raw) : 0;
+	if (s->sampler)
+		host_sampler_get_stats(s->sampler, &s->st);
 	s->sampler = host_sampler_free(s->sampler);
 	if (why == SESSION_REASON_WRITE_ERROR) {
 		snprintf(s->message, sizeof(s->message), "cannot write raw data in '%s': %s", s->data_dir,
@@ -860,7 +886,7 @@ static void dev_begin(struct session *s)
 	case DEV_PROBE_NONE:
 		snprintf(s->dev_off, sizeof(s->dev_off), "%s", why);
 		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
-		probe_start(srv);
+		s->reprobe = true;   /* after the reply: a thread to start, a library to look for */
 		return;
 	case DEV_PROBE_RUNNING:
 		break;
@@ -1182,16 +1208,11 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	/* Both clocks back to back: every raw header gets the same pair. */
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
-	cfg.data_dir = data_dir;
-	cfg.ranks = set.s[SET_RANKS]; /* --ranks limits the sampling too */
-	r = host_sampler_new(&cfg, &s->sampler);
-	if (r < 0) {
-		log_msg("cannot start sampling into '%s' for pid %d: %s", data_dir, (int)c->pid,
-			strerror(-r));
-		client_send_error(c, id, IPC_E_IO, "cannot start sampling into '%s': %s", data_dir,
-				  strerror(-r));
+	/* --ranks limits the sampling too */
+	if (set.s[SET_RANKS] && !(s->ranks = strdup(set.s[SET_RANKS]))) {
 		free(slots);
 		free(s);
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 
@@ -1200,6 +1221,9 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->id = ++srv->next_session;
 	s->state = SESSION_RUNNING;
 	s->data_dir = TAKE_PTR(data_dir);
+	s->sampler_cfg = cfg;
+	s->sampler_cfg.data_dir = s->data_dir;
+	s->sampler_cfg.ranks = s->ranks;
 	s->age_limit_bytes = limit_mb ? storage_limit_bytes(limit_mb) : 0;
 	s->age_last_ns = cfg.mono0_ns;
 	s->req_ns = req_ns;

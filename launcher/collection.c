@@ -36,6 +36,9 @@ void collection_release(struct collection *s)
 {
 	ipc_client_free(s->ipc);
 	free(s->prof_dir);
+	if (s->spare)
+		(void)profdir_remove_empty(s->spare);
+	free(s->spare);
 	collection_init(s);
 }
 
@@ -56,32 +59,30 @@ static const char *type_name(enum out_type t)
 	return t == OUT_DB ? "db" : "text";
 }
 
-int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+/* host/info.json (for target) and host/sample.json (the options as given)
+ * in the PROF dir dir. */
+static int write_files(const char *dir, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
 	_cleanup_json_ cJSON *sample = NULL;
-	int r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
-	if (r < 0) {
-		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
-		return r;
-	}
+	int r;
 
 	/* The machine's facts, read once per run: /proc/cpuinfo and
 	 * /sys/class/net take milliseconds, and each window of a dynamic
-	 * run would otherwise read them on the reply to start. */
+	 * run would otherwise read them again. */
 	static struct host_facts *facts;
 	if (!facts) {
 		struct host_facts *f = calloc(1, sizeof(*f));
 		r = f ? host_facts_read(f) : -ENOMEM;
 		if (r < 0) {
 			free(f);
-			goto fail;
+			return r;
 		}
 		facts = f;
 	}
-	r = profdir_write_info(s->prof_dir, facts, target, target_name, rank_id);
+	r = profdir_write_info(dir, facts, target, target_name, rank_id);
 	if (r < 0)
-		goto fail;
+		return r;
 
 	/* the settings as their rows name them, around the job's keys, in
 	 * msprof's order */
@@ -96,19 +97,53 @@ int collection_create_dir(struct collection *s, const char *output, const struct
 	    !cJSON_AddStringToObject(sample, "pid", o->pid_arg ? o->pid_arg : "") ||
 	    !cJSON_AddNumberToObject(sample, "delay", o->delay_s) ||
 	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
-	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	r = profdir_write_sample(s->prof_dir, sample);
-	if (r < 0)
-		goto fail;
-	return 0;
+	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0)
+		return -ENOMEM;
+	return profdir_write_sample(dir, sample);
+}
 
-fail:
-	console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
-	collection_discard(s);
-	return r;
+void collection_prepare_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+			    const char *target_name, int rank_id, const char *app_name, const char *app_dir)
+{
+	if (s->spare)
+		return;
+	char *spare = NULL;
+	if (profdir_create_spare(output, &spare) < 0)
+		return;   /* the start makes its dir itself, and says what fails */
+	if (write_files(spare, output, o, target, target_name, rank_id, app_name, app_dir) < 0) {
+		(void)profdir_remove_empty(spare);
+		free(spare);
+		return;
+	}
+	s->spare = spare;
+}
+
+int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
+{
+	int r;
+	if (s->spare) {
+		/* made ahead for this target with these options: one rename */
+		r = profdir_claim_spare(s->spare, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
+		if (r == 0) {
+			free(TAKE_PTR(s->spare));
+			return 0;
+		}
+		(void)profdir_remove_empty(s->spare);
+		free(TAKE_PTR(s->spare));
+	}
+	r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
+	if (r < 0) {
+		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
+		return r;
+	}
+	r = write_files(s->prof_dir, output, o, target, target_name, rank_id, app_name, app_dir);
+	if (r < 0) {
+		console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
+		collection_discard(s);
+		return r;
+	}
+	return 0;
 }
 
 /* Whether the comma-separated list holds word. */
@@ -190,13 +225,27 @@ static void report_devices(const cJSON *reply)
 	console_info("Device collection on %u device(s) through %s (%s).", n, backend ? backend : "?", names);
 }
 
+int collection_write_start_info(struct collection *s)
+{
+	if (!s->start_rns || !s->prof_dir)
+		return 0;
+	int r = profdir_write_time_info(s->prof_dir, 1, s->start_rns, s->start_monoraw_ns);
+	if (r < 0)
+		console_error("cannot write the start_info of '%s': %s", s->prof_dir, strerror(-r));
+	else
+		s->start_rns = 0;
+	return r;
+}
+
 int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids)
 {
-	int r = profdir_write_time_info(s->prof_dir, 1, 0, 0);
-	if (r < 0) {
-		console_error("cannot write the start_info of '%s': %s", s->prof_dir, strerror(-r));
+	/* the window begins before the request; its start_info may be
+	 * written after the reply (defer_start_info) */
+	s->start_rns = real_ns();
+	s->start_monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	int r = s->defer_start_info ? 0 : collection_write_start_info(s);
+	if (r < 0)
 		return r;
-	}
 
 	_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_START, s->next_id++);
 	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;

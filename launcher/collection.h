@@ -38,6 +38,9 @@ struct collection {
 	char ended_reason[64];
 	char *prof_dir;         /* absolute PROF_x path */
 	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
+	char *spare;            /* the next PROF dir, made ahead (collection_prepare_dir) */
+	bool defer_start_info;  /* collection_start leaves start_info to collection_write_start_info */
+	uint64_t start_rns, start_monoraw_ns; /* the window's start, while its start_info is unwritten */
 };
 
 void collection_init(struct collection *s);
@@ -50,9 +53,21 @@ int collection_connect(struct collection *s);
 int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir);
 
+/* Make the next PROF dir ahead, with the files collection_create_dir
+ * writes, under a hidden name (profdir_create_spare): the next
+ * collection_create_dir with the same arguments renames it into place.
+ * Quiet: when it cannot, collection_create_dir does the work and says
+ * what fails.  An unused one goes with collection_release. */
+void collection_prepare_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+			    const char *target_name, int rank_id, const char *app_name, const char *app_dir);
+
 /* Write start_info and start sampling pids (the daemon follows children),
- * driving the agents of the tree with the --msproftx options. */
+ * driving the agents of the tree with the --msproftx options.  With
+ * defer_start_info, start_info (its clocks read before the request) is
+ * left to collection_write_start_info, for after the reply to a dynamic
+ * start: one file less on the path the user waits on. */
 int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
+int collection_write_start_info(struct collection *s);
 
 /* Claim pid for this connection (proto.h "claim"): 0 when claimed;
  * -EBUSY (another msprof drives it), -ESRCH, -EPERM with the daemon's
