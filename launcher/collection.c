@@ -336,10 +336,22 @@ int collection_stop(struct collection *s)
 			r = 0;
 	}
 	s->sid = -1;
-	int e = s->prof_dir ? profdir_write_time_info(s->prof_dir, 0, 0, 0) : 0;
-	if (e < 0)
-		console_error("cannot write the end_info of '%s': %s", s->prof_dir, strerror(-e));
+	s->end_rns = real_ns();
+	s->end_monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	int e = s->defer_end_info ? 0 : collection_write_end_info(s);
 	return r < 0 ? r : e;
+}
+
+int collection_write_end_info(struct collection *s)
+{
+	if (!s->end_rns || !s->prof_dir)
+		return 0;
+	int r = profdir_write_time_info(s->prof_dir, 0, s->end_rns, s->end_monoraw_ns);
+	if (r < 0)
+		console_error("cannot write the end_info of '%s': %s", s->prof_dir, strerror(-r));
+	else
+		s->end_rns = 0;
+	return r;
 }
 
 char *collection_take_dir(struct collection *s)

@@ -7,7 +7,13 @@
  *   collection_start      -> start_info written, daemon sampling the pids
  *   collection_poll       -> events while waiting (lost connection: one warning)
  *   collection_stop       -> daemon stopped, end_info written
- *   export_one            -> msprof_*.db and mindstudio_profiler_output/
+ *   export_one            -> the small files made durable (profdir_sync),
+ *                            msprof_*.db and mindstudio_profiler_output/
+ *
+ * Dynamic mode keeps the disk off its replies: the PROF dir is made ahead
+ * (collection_prepare_dir), start_info and end_info are written after the
+ * reply (defer_start_info, defer_end_info), and nothing is fsynced until
+ * the export child syncs the dir before it reads it.
  *
  * Dynamic mode keeps one struct collection (one connection, holding the claim)
  * per profiled process and runs one collection ("window") after another on
@@ -41,6 +47,8 @@ struct collection {
 	char *spare;            /* the next PROF dir, made ahead (collection_prepare_dir) */
 	bool defer_start_info;  /* collection_start leaves start_info to collection_write_start_info */
 	uint64_t start_rns, start_monoraw_ns; /* the window's start, while its start_info is unwritten */
+	bool defer_end_info;    /* collection_stop leaves end_info to collection_write_end_info */
+	uint64_t end_rns, end_monoraw_ns;     /* its end, while its end_info is unwritten */
 };
 
 void collection_init(struct collection *s);
@@ -102,8 +110,10 @@ int collection_fd(const struct collection *s);
 /* Read what the daemon sent (call when collection_fd is readable). */
 void collection_poll(struct collection *s);
 
-/* Stop the daemon session (if any) and write end_info. */
+/* Stop the daemon session (if any) and write end_info (with
+ * defer_end_info: read its clocks, for collection_write_end_info). */
 int collection_stop(struct collection *s);
+int collection_write_end_info(struct collection *s);
 
 /* Undo collection_create_dir after a failure before any data. */
 void collection_discard(struct collection *s);

@@ -9,8 +9,9 @@
  * session per collection window:
  *
  *   start  -> per live target: a new PROF dir, collection_start     (window open)
- *   stop   -> per open window: collection_stop, end_info, then the dir is
- *             exported by a child process while the prompt goes on
+ *   stop   -> per open window: collection_stop, the reply, end_info, then
+ *             the dir is exported by a child process while the prompt goes
+ *             on (which first makes its files durable: profdir_sync)
  *   quit/q -> stop what is open, detach; launch: wait for the app
  *
  * Other ways a window closes, each saving and exporting it: the target
@@ -346,6 +347,7 @@ static void window_stop(struct dyn *d, struct target *t)
 	if (!t->window)
 		return;
 	(void)collection_write_start_info(&t->s);   /* a no-op once cmd_start wrote it */
+	t->s.defer_end_info = true;                 /* window_export writes it, after the reply */
 	collection_stop(&t->s);
 	if (t->s.lost && !d->lost_told) {
 		console_warn("lost the connection to msprofd: the processes keep running; the next start reconnects");
@@ -359,6 +361,7 @@ static void window_export(struct dyn *d, struct target *t)
 		return;
 	t->window = false;
 	d->saved++;
+	(void)collection_write_end_info(&t->s);
 	/* one PROF dir per rank of what it ran (a torchrun parent's ranks;
 	 * an attached rank itself, whose environment describe() read) */
 	char *dir = collection_take_dir(&t->s);
