@@ -40,15 +40,14 @@ done
 dyn_send quit
 dyn_wait 1 "dynamic profiling quit success......" "$LOG" "quit"
 dyn_close
-# the job (strace's child is msprof, whose child is the job): launch mode
-# waits for it after quit
-for m in $(pgrep -P "$DYN_PID"); do
-	for job in $(pgrep -P "$m"); do kill "$job" 2>/dev/null; done
-done
-wait "$DYN_PID"
-t_stop_daemon
-
 mapfile -t dirs < <(dyn_prof_dirs "$OUT")
+# the job, whose pid info.json gives: launch mode waits for it after quit
+job=$(dyn_info_pid "${dirs[0]}")
+[ -n "$job" ] && kill "$job"
+dyn_until dyn_has_n 1 "Process profiling data complete" "$LOG" || t_fail "msprof did not end"
+t_stop_daemon   # strace follows msprofd too: it ends when msprofd does
+wait "$DYN_PID"
+
 t_check "two windows, two PROF dirs" test "${#dirs[@]}" -eq 2
 t_check "no spare PROF dir is left" test -z "$(ls -A "$OUT" | grep -v '^PROF_')"
 
