@@ -67,6 +67,12 @@
 
 #define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
 
+/* The raw files and the first tick wait for session_started, so that the
+ * reply waits for no file system work; a reply that itself waits (agents
+ * that are slow to answer, the devices' first open) holds them back at
+ * most this long. */
+#define FIRST_TICK_WAIT_MS 20
+
 enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
 
 /* One agent the session drove.  The agent pointer is cleared when the
@@ -372,6 +378,9 @@ static void start_ticks(struct session *s)
 	}
 	if (s->ending || s->state != SESSION_RUNNING)
 		return;
+	if (!s->sys_ticks && !s->usage_ticks)
+		return;   /* started already (the reply came after FIRST_TICK_WAIT_MS) */
+	uv_timer_stop(&s->sys_timer);
 	if (!s->sampler) {
 		int r = host_sampler_new(&s->sampler_cfg, &s->sampler);
 		if (r < 0) {
@@ -386,6 +395,11 @@ static void start_ticks(struct session *s)
 	if (s->usage_ticks)
 		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
 	s->sys_ticks = s->usage_ticks = false;
+}
+
+static void on_first_tick_wait(uv_timer_t *t)
+{
+	start_ticks(t->data);
 }
 
 static void send_started(struct session *s)
@@ -1256,6 +1270,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
 	s->sys_ticks = cfg.sys_flags || watch_only;
 	s->usage_ticks = cfg.usage_flags;
+	uv_timer_start(&s->sys_timer, on_first_tick_wait, FIRST_TICK_WAIT_MS, 0);
 
 	/* Devices: sampled by a worker thread (NVML's calls block).  None
 	 * found is not an error: the session goes on with host data and its

@@ -112,6 +112,7 @@ struct dyn {
 	unsigned idle_s;
 	uint64_t idle_since;      /* no window open since */
 	bool lost_told;           /* the lost connection was reported */
+	bool quitting;            /* no next window: none is made ahead */
 	bool claims_unsupported;
 };
 
@@ -320,7 +321,7 @@ static void export_start(struct dyn *d, char *prof_dir)
  * one rename, not three mkdirs and two files. */
 static void window_prepare(struct dyn *d, struct target *t)
 {
-	if (t->alive && t->s.ipc && !t->s.lost && d->phase == PHASE_PROMPT)
+	if (t->alive && t->s.ipc && !t->s.lost && d->phase == PHASE_PROMPT && !d->quitting)
 		collection_prepare_dir(&t->s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir);
 }
 
@@ -537,6 +538,7 @@ static void cmd_stop(struct dyn *d)
 
 static void quit_now(struct dyn *d)
 {
+	d->quitting = true;
 	stop_all(d);
 	export_all(d);
 	d->phase = d->launch && !d->app_exited ? PHASE_WAIT_APP : PHASE_DRAIN;
