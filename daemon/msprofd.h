@@ -92,6 +92,7 @@ struct server {
 	struct dev_probe *dev_probe;
 	uv_async_t probe_async;
 	bool probe_async_open;
+	char probe_none[256];           /* why the last probe that finished found none ("": none did) */
 };
 
 #define CLIENT_MAX_CLAIMS 64            /* HOST_MAX_ROOTS: what one session_start names */

@@ -905,6 +905,13 @@ static void dev_begin(struct session *s)
 	case DEV_PROBE_RUNNING:
 		break;
 	}
+	if (srv->probe_none[0]) {
+		/* probing again after finding none: that answer stands until
+		 * this probe is done, rather than a wait on the reply */
+		snprintf(s->dev_off, sizeof(s->dev_off), "%s", srv->probe_none);
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
 	uint64_t waited = mono_ns() - dev_probe_started_ns(srv->dev_probe);
 	if (waited >= (uint64_t)DEV_OPEN_TIMEOUT_MS * NSEC_PER_MSEC) {
 		snprintf(s->dev_off, sizeof(s->dev_off), "the device driver has not opened for %d s",
@@ -941,6 +948,7 @@ static void on_probe_async(uv_async_t *a)
 	} else {
 		log_msg("devices: none (%s), probed in %.3f ms", why, ms_since(dev_probe_started_ns(srv->dev_probe)));
 	}
+	snprintf(srv->probe_none, sizeof(srv->probe_none), "%s", phase == DEV_PROBE_NONE ? why : "");
 	struct session *s;
 	TAILQ_FOREACH(s, &srv->sessions, link) {
 		if (!s->dev_opening || !s->dev_wait_probe)
