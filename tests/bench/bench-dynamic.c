@@ -182,7 +182,8 @@ int main(int argc, char **argv)
 	double s50 = pct(st, rounds, 0.5), s90 = pct(st, rounds, 0.9);
 	double p50 = pct(sp, rounds, 0.5), p90 = pct(sp, rounds, 0.9);
 	double h50 = pct(hp, rounds, 0.5), h90 = pct(hp, rounds, 0.9);
-	printf("dynamic prompt, %u rounds of help, start, stop (launch mode, sleep, default options)\n", rounds);
+	printf("dynamic prompt, %u rounds of help, start, stop (launch mode, sleep, default options)%s\n", rounds,
+	       rounds == ROUNDS_SHORT && s && *s && strcmp(s, "0") ? " (BENCH_SHORT: a few rounds)" : "");
 	printf("%-8s %10s %10s %10s\n", "reply", "median ms", "p90 ms", "÷ help");
 	printf("%-8s %10.3f %10.3f %10s\n", "help", h50, h90, "1.00×");
 	printf("%-8s %10.3f %10.3f %9.2f×\n", "start", s50, s90, s50 / h50);
