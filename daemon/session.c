@@ -1273,6 +1273,16 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	srv->n_sessions++;
 	c->n_sessions++;
 
+	/* The agents of the tree: agent_start now, first, so that they
+	 * switch on as soon as possible and their round trip (the most of
+	 * what session_started waits for) runs while the rest is set up;
+	 * their answers are read once this returns to the loop. */
+	struct client *o;
+	TAILQ_FOREACH(o, &srv->clients, link)
+		if (drive && o->agent && o->state == CLIENT_READY && !o->agent->session &&
+		    tree_has(s, (uint32_t)o->agent->pid))
+			drive_agent(s, o->agent);
+
 	/* The first sample as soon as session_started is sent (start_ticks):
 	 * it is the baseline later deltas need. */
 	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
@@ -1312,14 +1322,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	log_msg("session %" PRIu64 " started for pid %d: %u target pid(s) from %u, %s, storage "
 		"limit %" PRIu64 " MB, into '%s'", s->id, (int)c->pid, cfg.n_roots,
 		(unsigned)cfg.roots[0], what, limit_mb, s->data_dir);
-
-	/* The agents of the tree: agent_start now, before the reply, so
-	 * they switch on as soon as possible. */
-	struct client *o;
-	TAILQ_FOREACH(o, &srv->clients, link)
-		if (drive && o->agent && o->state == CLIENT_READY && !o->agent->session &&
-		    tree_has(s, (uint32_t)o->agent->pid))
-			drive_agent(s, o->agent);
 
 	s->start_reply_id = id;
 	s->start_pending = true;
