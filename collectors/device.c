@@ -33,6 +33,7 @@ struct dev_sampler {
 	struct dev_proc *procs;
 	struct raw_buf buf, ibuf;   /* a record's payload; RAW_DEV_INFO's */
 	uint64_t records;
+	bool borrowed;              /* b is another sampler's (dev_sampler_borrow) */
 };
 
 /* --- codec ------------------------------------------------------------------ */
@@ -216,7 +217,7 @@ static int write_info(const struct dev_dev *d, uint32_t app_pid)
 	J(cJSON_AddStringToObject(e, "uuid", d->info.uuid));
 	J(cJSON_AddStringToObject(e, "bus_id", d->info.bus_id));
 	snprintf(name, sizeof(name), "info.json.%u", d->info.index);
-	return profdir_write_json(d->dir, name, j);
+	return profdir_write_json_lazy(d->dir, name, j);
 }
 
 /* start_info.<N> / end_info.<N>: the keys of host/start_info (profdir.c) */
@@ -265,7 +266,7 @@ struct dev_sampler *dev_sampler_free(struct dev_sampler *s)
 		return NULL;
 	for (unsigned i = 0; s->devs && i < s->n; i++)
 		s->devs[i].w = raw_writer_free(s->devs[i].w);
-	if (s->b)
+	if (s->b && !s->borrowed)
 		s->ops->close(s->b);
 	raw_buf_release(&s->buf);
 	raw_buf_release(&s->ibuf);
@@ -314,6 +315,29 @@ int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 		d->slice = UINT32_MAX;
 	}
 	why[0] = '\0';
+	*ret = s;
+	return 0;
+}
+
+int dev_sampler_borrow(const struct dev_sampler *from, struct dev_sampler **ret)
+{
+	struct dev_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = from->ops;
+	s->b = from->b;
+	s->borrowed = true;
+	s->n = from->n;
+	s->devs = calloc(s->n, sizeof(*s->devs));
+	s->procs = calloc(DEV_MAX_PROCS, sizeof(*s->procs));
+	if (!s->devs || !s->procs) {
+		dev_sampler_free(s);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		s->devs[i].info = from->devs[i].info;
+		s->devs[i].slice = UINT32_MAX;
+	}
 	*ret = s;
 	return 0;
 }

@@ -116,6 +116,10 @@ struct dev_sampler;
 int dev_sampler_new(const struct dev_sampler_config *cfg, struct dev_sampler **ret, char *why, size_t why_len);
 /* The slow half: open the backend and describe the devices; no files. */
 int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len);
+/* A sampler of the devices `from` opened, through its backend (no driver
+ * call): `from` must outlive it (dev_probe holds it).  Backends are safe
+ * to call from several threads at once. */
+int dev_sampler_borrow(const struct dev_sampler *from, struct dev_sampler **ret);
 /* The files: device_<N>/data, info.json.<N>, start_info.<N>. */
 int dev_sampler_begin(struct dev_sampler *s, const struct dev_sampler_config *cfg, char *why, size_t why_len);
 unsigned dev_sampler_count(const struct dev_sampler *s);
@@ -130,6 +134,42 @@ uint64_t dev_sampler_bytes(const struct dev_sampler *s);   /* raw bytes, all dev
 /* RAW_SESSION_END, end_info.<N>, close. */
 int dev_sampler_finish(struct dev_sampler *s, uint32_t reason);
 struct dev_sampler *dev_sampler_free(struct dev_sampler *s);
+
+/* --- probe: the devices found once, for every session -----------------------
+ *
+ * Opening a backend is slow (NVML: dlopen, then nvmlInit for seconds on a
+ * driver without persistence mode) and its answer rarely changes, so an
+ * owner that runs many sessions (msprofd) probes once, on a thread of its
+ * own, and keeps the backend open: each session's worker borrows it
+ * (dev_worker_config.probe) and a session learns its devices, or why there
+ * are none, without a driver call.  notify(arg) is called once, from the
+ * thread and under the probe's lock, when it is done (never after
+ * dev_probe_release); the owner then reads the phase.
+ *
+ *   RUNNING --backend open--> FOUND (dev_probe_sampler: the devices)
+ *      \--no driver, no device--> NONE (why says why)
+ *
+ * A probe is never redone by itself: an owner that wants to find a driver
+ * installed after NONE starts a new probe. */
+enum dev_probe_phase { DEV_PROBE_RUNNING, DEV_PROBE_FOUND, DEV_PROBE_NONE };
+
+struct dev_probe;
+
+/* Start the thread; -errno only when it could not start. */
+int dev_probe_new(void (*notify)(void *arg), void *arg, struct dev_probe **ret);
+/* Where it is; NONE: why (may be NULL) says why. */
+enum dev_probe_phase dev_probe_get(struct dev_probe *p, char *why, size_t why_len);
+/* FOUND: the devices (count, info, backend) until the last reference goes. */
+const struct dev_sampler *dev_probe_sampler(struct dev_probe *p);
+/* CLOCK_MONOTONIC when it started. */
+uint64_t dev_probe_started_ns(const struct dev_probe *p);
+/* References for those that borrow its backend (the workers): the last
+ * one let go closes the backend.  Both return what to store (ref: p;
+ * unref: NULL). */
+struct dev_probe *dev_probe_ref(struct dev_probe *p);
+struct dev_probe *dev_probe_unref(struct dev_probe *p);
+/* The owner lets go: no notify after this returns.  Returns NULL. */
+struct dev_probe *dev_probe_release(struct dev_probe *p);
 
 /* --- worker: a sampler on a thread of its own -------------------------------
  *
@@ -160,6 +200,12 @@ enum dev_worker_phase {
 
 struct dev_worker_config {
 	struct dev_sampler_config sampler;   /* prof_dir is copied */
+	/* NULL: the worker opens the backend itself.  A probe that FOUND
+	 * devices: the worker borrows its backend (a reference is held until
+	 * the thread ends), OPENING makes no driver call, and a stop that comes
+	 * while OPENING still makes the files (whoever started it has told of
+	 * the devices already) before the worker finishes them. */
+	struct dev_probe *probe;
 	uint64_t mem_period_ns;              /* DEV_TICK_MEM every ..., 0: never */
 	uint64_t pcie_period_ns;             /* DEV_TICK_PCIE every ..., 0: never */
 	void (*notify)(void *arg);
@@ -180,7 +226,8 @@ struct dev_worker;
 /* Start the thread; -errno only when it could not start. */
 int dev_worker_new(const struct dev_worker_config *cfg, struct dev_worker **ret);
 void dev_worker_get(struct dev_worker *w, struct dev_worker_state *ret);
-/* The devices (count, info, backend) once RUNNING or DONE, until release. */
+/* The devices (count, info, backend) once RUNNING or DONE, until release;
+ * with a probe, from the start. */
 const struct dev_sampler *dev_worker_sampler(struct dev_worker *w);
 /* Ask the thread to finish with this RAW_SESSION_END reason; returns at once. */
 void dev_worker_stop(struct dev_worker *w, uint32_t reason);

@@ -38,6 +38,7 @@ static unsigned orphans;
 static void worker_free(struct dev_worker *w)
 {
 	w->s = dev_sampler_free(w->s);
+	w->cfg.probe = dev_probe_unref(w->cfg.probe);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w->prof_dir);
@@ -112,11 +113,15 @@ static void *worker_main(void *arg)
 	char why[sizeof(w->st.why)] = "";
 	struct dev_sampler *s = NULL;
 
-	int r = dev_sampler_open(&s, why, sizeof(why));
+	const struct dev_sampler *from = w->cfg.probe ? dev_probe_sampler(w->cfg.probe) : NULL;
+	int r = from ? dev_sampler_borrow(from, &s) :
+	        w->cfg.probe ? -ENODEV : dev_sampler_open(&s, why, sizeof(why));
 	/* The files are made under the lock: an owner that stops (or lets go
-	 * of) an OPENING worker knows no device_<N> appears after that. */
+	 * of) an OPENING worker that opens its own backend knows no
+	 * device_<N> appears after that.  One that borrows was told of its
+	 * devices: it makes them, then finishes at once. */
 	pthread_mutex_lock(&w->lock);
-	if (r == 0 && atomic_load(&w->stop)) {
+	if (r == 0 && !from && atomic_load(&w->stop)) {
 		r = -ECANCELED;
 		snprintf(why, sizeof(why), "stopped before the devices were open");
 	}
@@ -177,6 +182,8 @@ int dev_worker_new(const struct dev_worker_config *cfg, struct dev_worker **ret)
 		return -ENOMEM;
 	}
 	w->cfg.sampler.prof_dir = w->prof_dir;
+	if (cfg->probe)
+		w->cfg.probe = dev_probe_ref(cfg->probe);
 	w->st.phase = DEV_WORKER_OPENING;
 	atomic_init(&w->stop, false);
 
@@ -211,6 +218,8 @@ void dev_worker_get(struct dev_worker *w, struct dev_worker_state *ret)
 
 const struct dev_sampler *dev_worker_sampler(struct dev_worker *w)
 {
+	if (w->cfg.probe)
+		return dev_probe_sampler(w->cfg.probe);   /* the same devices, from the start */
 	pthread_mutex_lock(&w->lock);
 	const struct dev_sampler *s = w->s;
 	pthread_mutex_unlock(&w->lock);

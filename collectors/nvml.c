@@ -8,6 +8,7 @@
  * unsupported query clears its valid bit, a name is cut at its field. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +44,8 @@ struct dev_backend {
 	void *lib;
 	unsigned n;
 	nvml_dev devs[DEV_MAX_DEVICES];
-	struct nvml_proc *procs;          /* DEV_MAX_PROCS entries */
+	struct nvml_proc *procs;          /* DEV_MAX_PROCS entries, under procs_lock */
+	pthread_mutex_t procs_lock;       /* samplers of several sessions share a backend */
 	nvml_ret (*init)(void);
 	nvml_ret (*shutdown)(void);
 	const char *(*error_string)(nvml_ret);
@@ -81,6 +83,7 @@ static void nvml_close(struct dev_backend *b)
 	if (b->lib)
 		dlclose(b->lib);
 	free(b->procs);
+	pthread_mutex_destroy(&b->procs_lock);
 	free(b);
 }
 
@@ -96,6 +99,7 @@ static int nvml_open(struct dev_backend **ret, char *why, size_t why_len)
 		free(b);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&b->procs_lock, NULL);
 	b->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!b->lib) {
 		const char *e = dlerror();
@@ -279,6 +283,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 			s.valid |= DEV_V_TEMP;
 		}
 		unsigned n = DEV_MAX_PROCS;
+		pthread_mutex_lock(&b->procs_lock);
 		if (b->procs_fn && b->procs_fn(d, &n, b->procs) == NVML_SUCCESS) {
 			procs_ok = true;
 			/* a count above what we offered is a broken library */
@@ -292,6 +297,7 @@ static int nvml_sample(struct dev_backend *b, unsigned index, unsigned kinds, st
 				np++;
 			}
 		}
+		pthread_mutex_unlock(&b->procs_lock);
 	}
 	if (kinds & DEV_TICK_PCIE) {
 		/* NVML measures each direction over 20 ms inside the call */

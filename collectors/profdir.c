@@ -134,6 +134,87 @@ undo:
 	return r;
 }
 
+int profdir_create_spare(const char *parent, char **ret_path)
+{
+	if (!parent || !ret_path)
+		return -EINVAL;
+	_cleanup_free_ char *abs = realpath(parent, NULL);
+	if (!abs)
+		return -errno;
+	_cleanup_close_ int pfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	char name[PROFDIR_NAME_MAX];
+	int r = -EEXIST;
+	for (unsigned tries = 0; tries < 100 && r == -EEXIST; tries++) {
+		uint64_t nonce = 0;
+		if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+			nonce = mix64(mono_ns() ^ ((uint64_t)getpid() << 32) ^ tries);
+		snprintf(name, sizeof(name), "%s%016llx", PROFDIR_SPARE_PREFIX, (unsigned long long)nonce);
+		r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
+	}
+	if (r < 0)
+		return r;
+	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || mkdirat(dfd, "host", DIR_MODE) < 0 || mkdirat(dfd, "host/data", DIR_MODE) < 0) {
+		r = -errno;
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return r;
+	}
+	char *path = path_join(abs, name);
+	if (!path) {
+		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		(void)unlinkat(pfd, name, AT_REMOVEDIR);
+		return -ENOMEM;
+	}
+	*ret_path = path;
+	return 0;
+}
+
+int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path)
+{
+	if (!spare || !ret_path)
+		return -EINVAL;
+	_cleanup_free_ char *parent = strdup(spare);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	if (!slash)
+		return parent ? -EINVAL : -ENOMEM;
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	_cleanup_close_ int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	char name[PROFDIR_NAME_MAX];
+	int r = -EEXIST;
+	for (unsigned tries = 0; tries < 1000 && r == -EEXIST; tries++) {
+		unsigned index = atomic_fetch_add(&profdir_counter, 1);
+		r = profdir_make_name(index, real_ns(), pid, name);
+		if (r < 0)
+			return r;
+		/* never onto what is there: RENAME_NOREPLACE, or where the file
+		 * system lacks it (EINVAL), an empty dir of ours made first */
+		if (renameat2(AT_FDCWD, spare, pfd, name, RENAME_NOREPLACE) == 0) {
+			r = 0;
+		} else if (errno == EINVAL) {
+			r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
+			if (r == 0 && renameat(AT_FDCWD, spare, pfd, name) < 0) {
+				r = -errno;
+				(void)unlinkat(pfd, name, AT_REMOVEDIR);
+			}
+		} else {
+			r = -errno;
+		}
+	}
+	if (r < 0)
+		return r;
+	char *path = path_join(parent, name);
+	if (!path)
+		return -ENOMEM;   /* it is there, under a name we cannot tell: rare enough */
+	*ret_path = path;
+	return 0;
+}
+
 /* Files profdir_remove_empty may delete: what a session writes before any
  * data, and raw slices that hold a header and nothing else. */
 static const char *const host_meta[] = { "info.json", "start_info", "end_info", "sample.json" };
@@ -427,8 +508,11 @@ int host_facts_read(struct host_facts *ret)
 
 /* --- JSON files -------------------------------------------------------------- */
 
-/* Write atomically: a temporary in the same directory, fsync, rename. */
-int profdir_write_text(const char *dir, const char *name, const char *text)
+/* Write atomically: a temporary in the same directory, renamed into place;
+ * with sync, fsynced before the rename.  Without, the file is whole or
+ * absent after a crash of ours, but not yet on disk after a crash of the
+ * machine: profdir_sync makes it so later, off the path that waits. */
+static int write_text(const char *dir, const char *name, const char *text, bool sync)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -453,7 +537,7 @@ int profdir_write_text(const char *dir, const char *name, const char *text)
 		}
 		done += (size_t)w;
 	}
-	if (r == 0 && fsync(fd) < 0)
+	if (r == 0 && sync && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = -errno;
@@ -462,12 +546,108 @@ int profdir_write_text(const char *dir, const char *name, const char *text)
 	return r;
 }
 
-int profdir_write_json(const char *dir, const char *name, const cJSON *j)
+int profdir_write_text(const char *dir, const char *name, const char *text)
+{
+	return write_text(dir, name, text, true);
+}
+
+static int write_json(const char *dir, const char *name, const cJSON *j, bool sync)
 {
 	_cleanup_free_ char *text = cJSON_PrintUnformatted(j);
 	if (!text)
 		return -ENOMEM;
-	return profdir_write_text(dir, name, text);
+	return write_text(dir, name, text, sync);
+}
+
+int profdir_write_json(const char *dir, const char *name, const cJSON *j)
+{
+	return write_json(dir, name, j, true);
+}
+
+int profdir_write_json_lazy(const char *dir, const char *name, const cJSON *j)
+{
+	return write_json(dir, name, j, false);
+}
+
+/* fsync path (a file or a directory); ENOENT is not an error (a dir
+ * without that file). */
+static int sync_at(int dfd, const char *name, bool dir)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+/* Every regular file directly in dir (not its data/), then dir itself. */
+static int sync_files(int pfd, const char *sub)
+{
+	_cleanup_close_ int dfd = openat(pfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+			continue;
+		struct stat st;
+		if (de->d_type == DT_UNKNOWN && (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+						 !S_ISREG(st.st_mode)))
+			continue;
+		int e = sync_at(dfd, de->d_name, false);
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	/* the renames that put them in place */
+	if (fsync(dfd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int profdir_sync(const char *prof_dir)
+{
+	if (!prof_dir)
+		return -EINVAL;
+	_cleanup_close_ int pfd = open(prof_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	int r = sync_files(pfd, "host");
+	int fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return r < 0 ? r : -errno;
+	_cleanup_closedir_ DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return r < 0 ? r : -errno;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!startswith(de->d_name, "device_"))
+			continue;
+		int e = sync_files(pfd, de->d_name);
+		if (e < 0 && r == 0)
+			r = e;
+	}
+	/* host/ and device_<N>/ themselves, and the PROF dir in its parent */
+	if (fsync(pfd) < 0 && r == 0)
+		r = -errno;
+	_cleanup_free_ char *parent = strdup(prof_dir);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	if (slash) {
+		*(slash == parent ? slash + 1 : slash) = '\0';
+		_cleanup_close_ int ppfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if ((ppfd < 0 || fsync(ppfd) < 0) && r == 0)
+			r = -errno;
+	}
+	return r;
 }
 
 /* name in prof_dir's host/ */
@@ -476,7 +656,7 @@ static int write_host_json(const char *prof_dir, const char *name, const cJSON *
 	_cleanup_free_ char *host = path_join(prof_dir, "host");
 	if (!host)
 		return -ENOMEM;
-	return profdir_write_json(host, name, j);
+	return profdir_write_json_lazy(host, name, j);
 }
 
 /* cJSON_Add*ToObject return NULL only when out of memory */
@@ -580,7 +760,7 @@ int profdir_write_time_file(const char *dir, const char *name, int begin, uint64
 	J(cJSON_AddStringToObject(j, begin ? "collectionTimeBegin" : "collectionTimeEnd", num));
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)monoraw_ns);
 	J(cJSON_AddStringToObject(j, "clockMonotonicRaw", num));
-	return profdir_write_json(dir, name, j);
+	return profdir_write_json_lazy(dir, name, j);
 }
 
 int profdir_write_time_info(const char *prof_dir, int begin, uint64_t rns, uint64_t monoraw_ns)

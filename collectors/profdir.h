@@ -49,6 +49,18 @@ int profdir_make_name(unsigned index, uint64_t real_ns, pid_t pid, char ret[PROF
  * malloc'd.  On failure nothing is left behind. */
 int profdir_create(const char *parent, pid_t pid, char **ret_path);
 
+/* A PROF dir made ahead, under a hidden name (PROFDIR_SPARE_PREFIX...)
+ * with host/data, to be given its name when its collection starts: a
+ * dynamic start then costs one rename instead of three mkdirs and the
+ * files written into it meanwhile (a few hundred µs each on a journaled
+ * disk).  ret_path is malloc'd.  An unused one goes with
+ * profdir_remove_empty. */
+#define PROFDIR_SPARE_PREFIX ".msprof-spare-"
+int profdir_create_spare(const char *parent, char **ret_path);
+/* Rename the spare dir to a fresh PROF_ name for pid in the same parent
+ * (never over an existing one); ret_path is malloc'd. */
+int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path);
+
 /* Remove a PROF dir created by profdir_create that holds no data yet
  * (used when launching the app fails). */
 int profdir_remove_empty(const char *path);
@@ -69,6 +81,13 @@ struct host_facts {
 };
 int host_facts_read(struct host_facts *ret);
 
+/* The files below (host/info.json, sample.json, start_info, end_info and
+ * device_<N>/'s info.json.<N>, start_info.<N>, end_info.<N>) are written
+ * whole (renamed into place) but not fsynced: that would put a disk flush
+ * on the reply to a dynamic start or stop.  profdir_sync() makes them
+ * durable; whoever declares a PROF dir complete (the launcher, before it
+ * splits or exports it) calls it first. */
+
 /* Write host/info.json for the profiled process. */
 int profdir_write_info(const char *prof_dir, const struct host_facts *facts, pid_t pid,
 		       const char *pid_name, int rank_id);
@@ -80,12 +99,19 @@ int profdir_write_time_info(const char *prof_dir, int begin, uint64_t real_ns, u
 /* The same keys in dir/name (device_<N>/start_info.<N>, device.c). */
 int profdir_write_time_file(const char *dir, const char *name, int begin, uint64_t real_ns, uint64_t monoraw_ns);
 
-/* Write dir/name atomically (a temporary file renamed into place), as the
- * files above are written. */
+/* Write dir/name atomically (a temporary file renamed into place) and
+ * durably (fsynced before the rename). */
 int profdir_write_text(const char *dir, const char *name, const char *text);
-/* The same for a cJSON tree, written unformatted (not consumed); for the
- * device_<N>/ files too (device.c). */
+/* The same for a cJSON tree, written unformatted (not consumed). */
 int profdir_write_json(const char *dir, const char *name, const struct cJSON *j);
+/* The same, not fsynced: as the files above are written (profdir_sync
+ * later); for the device_<N>/ files too (device.c). */
+int profdir_write_json_lazy(const char *dir, const char *name, const struct cJSON *j);
+/* fsync what the writers above left unsynced: every file directly in
+ * host/ and in each device_<N>/ (not the raw data/ slices), those
+ * directories, the PROF dir and its entry in its parent.  Files that are
+ * not there are skipped; the first error is returned after trying all. */
+int profdir_sync(const char *prof_dir);
 
 /* Read a JSON file (at most 1 MiB) into a cJSON tree. */
 int profdir_read_json(const char *path, struct cJSON **ret);

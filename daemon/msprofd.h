@@ -85,6 +85,14 @@ struct server {
 
 	unsigned n_agents;              /* agent connections (not in n_clients) */
 	uint64_t next_agent_req;        /* ids of our requests to agents */
+
+	/* The devices, probed once at start (session.c, collectors/device.h):
+	 * NULL when the probe thread could not start (each session then opens
+	 * its own).  probe_async wakes the loop when a probe is done. */
+	struct dev_probe *dev_probe;
+	uv_async_t probe_async;
+	bool probe_async_open;
+	char probe_none[256];           /* why the last probe that finished found none ("": none did) */
 };
 
 #define CLIENT_MAX_CLAIMS 64            /* HOST_MAX_ROOTS: what one session_start names */
@@ -220,6 +228,10 @@ enum session_reason {
 	SESSION_REASON_WRITE_ERROR,     /* a raw file could not be written */
 };
 
+/* Probe the devices on a thread (server_new), and let go of the probe and
+ * its handle (shutdown). */
+void sessions_init(struct server *srv);
+void sessions_close(struct server *srv);
 void session_request_start(struct client *c, const cJSON *msg, uint64_t id);
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id);
 /* End every session of owner (or all when owner is NULL). */

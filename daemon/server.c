@@ -225,6 +225,7 @@ static void server_close_handles(struct server *srv)
 			uv_close((uv_handle_t *)&srv->signals[i], NULL);
 	if (!uv_is_closing((uv_handle_t *)&srv->idle_timer))
 		uv_close((uv_handle_t *)&srv->idle_timer, NULL);
+	sessions_close(srv);
 }
 
 void server_shutdown(struct server *srv, const char *why)
@@ -278,6 +279,9 @@ int server_new(uv_loop_t *loop, const struct server_config *cfg, struct server *
 	}
 	uv_timer_init(loop, &srv->idle_timer);
 	srv->idle_timer.data = srv;
+	/* the devices, found while nobody waits: a session_start then answers
+	 * without a driver call (sessions_init) */
+	sessions_init(srv);
 	if (!srv->sock_path || !srv->pid_path) {
 		r = -ENOMEM;
 		log_msg("cannot start: %s", strerror(-r));

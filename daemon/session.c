@@ -67,6 +67,12 @@
 
 #define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
 
+/* The raw files and the first tick wait for session_started, so that the
+ * reply waits for no file system work; a reply that itself waits (agents
+ * that are slow to answer, the devices' first open) holds them back at
+ * most this long. */
+#define FIRST_TICK_WAIT_MS 20
+
 enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
 
 /* One agent the session drove.  The agent pointer is cleared when the
@@ -90,7 +96,9 @@ struct session {
 	struct client *owner;
 	uint64_t id;
 	enum session_state state;
-	struct host_sampler *sampler;
+	struct host_sampler *sampler;          /* made once session_started is sent */
+	struct host_sampler_config sampler_cfg;/* for it; data_dir and ranks below */
+	char *ranks;
 	char *data_dir;
 
 	uint32_t roots[HOST_MAX_ROOTS];        /* the tree, for finding its agents */
@@ -129,6 +137,12 @@ struct session {
 	uv_async_t dev_async;
 	uv_timer_t dev_timer;
 	bool dev_opening;
+	bool dev_wait_probe;                   /* dev_opening: for msprofd's probe, no worker yet */
+	struct dev_worker_config dev_cfg;      /* for the worker started when the probe is done */
+	char *dev_prof_dir;                    /* dev_cfg's prof_dir */
+	bool ending;                           /* session_end runs: no tick is started */
+	bool reprobe;                          /* probe the devices again once the reply is sent */
+	bool sys_ticks, usage_ticks;           /* the timers to start once session_started is sent */
 	enum dev_worker_phase dev_seen;        /* the last phase acted on */
 	char dev_off[256];
 
@@ -171,6 +185,8 @@ static void on_session_closed(uv_handle_t *h)
 	struct session *s = h->data;
 	if (--s->open_handles == 0) {
 		cJSON_Delete(s->agent_start);
+		free(s->dev_prof_dir);
+		free(s->ranks);
 		free(s->slots);
 		free(s->data_dir);
 		free(s);
@@ -343,6 +359,50 @@ static bool add_devices(cJSON *m, const struct session *s)
 	return true;
 }
 
+static void on_tick(uv_timer_t *t);
+
+static void session_end(struct session *s, enum session_reason why, int error, bool reply,
+			uint64_t reply_id);
+static void probe_start(struct server *srv);
+
+/* The sampler and its first samples, once session_started is on its way:
+ * creating a raw file per source and a first tick that walks the tree are
+ * file system work (a few hundred µs per file on a journaled disk) that
+ * the reply need not wait for.  The clocks of the raw headers are those of
+ * the request.  A sampler that cannot start ends the session as a write
+ * error would (its owner hears session_ended). */
+static void start_ticks(struct session *s)
+{
+	if (s->reprobe) {
+		s->reprobe = false;
+		probe_start(s->srv);
+	}
+	if (s->ending || s->state != SESSION_RUNNING)
+		return;
+	if (!s->sys_ticks && !s->usage_ticks)
+		return;   /* started already (the reply came after FIRST_TICK_WAIT_MS) */
+	uv_timer_stop(&s->sys_timer);
+	if (!s->sampler) {
+		int r = host_sampler_new(&s->sampler_cfg, &s->sampler);
+		if (r < 0) {
+			log_msg("session %" PRIu64 ": cannot start sampling into '%s': %s", s->id, s->data_dir,
+				strerror(-r));
+			session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
+			return;
+		}
+	}
+	if (s->sys_ticks)
+		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
+	if (s->usage_ticks)
+		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
+	s->sys_ticks = s->usage_ticks = false;
+}
+
+static void on_first_tick_wait(uv_timer_t *t)
+{
+	start_ticks(t->data);
+}
+
 static void send_started(struct session *s)
 {
 	if (!s->start_pending)
@@ -362,6 +422,7 @@ static void send_started(struct session *s)
 		reply = NULL;
 	}
 	client_send(s->owner, reply);
+	start_ticks(s);
 }
 
 /* session_started goes out once the agents of the start answered (or
@@ -416,14 +477,15 @@ static bool agents_pending(const struct session *s)
 	return false;
 }
 
-/* The device worker is sampling or finishing its files. */
+/* The device worker is sampling or finishing its files, or (borrowing
+ * the probe's backend: nobody waits for it to open) making them. */
 static bool dev_running(const struct session *s)
 {
 	struct dev_worker_state st;
 	if (!s->dev)
 		return false;
 	dev_worker_get(s->dev, &st);
-	return st.phase == DEV_WORKER_RUNNING;
+	return st.phase == DEV_WORKER_RUNNING || (st.phase == DEV_WORKER_OPENING && !s->dev_opening);
 }
 
 /* A STOPPING session finishes once nothing it waits for is left. */
@@ -575,6 +637,7 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 {
 	if (s->state != SESSION_RUNNING)
 		return;
+	s->ending = true;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
 	/* The devices finish on their thread (stop returns at once); below,
@@ -582,7 +645,7 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	if (s->dev)
 		dev_worker_stop(s->dev, reasons[why].raw);
 	if (s->dev_opening) {
-		s->dev_opening = false;
+		s->dev_opening = s->dev_wait_probe = false;
 		uv_timer_stop(&s->dev_timer);
 		snprintf(s->dev_off, sizeof(s->dev_off), "the session ended before the devices were open");
 	}
@@ -592,8 +655,10 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		s->start_pending = false;
 	send_started(s);
 
-	int r = host_sampler_finish(s->sampler, reasons[why].raw);
-	host_sampler_get_stats(s->sampler, &s->st);
+	/* no sampler: ended before session_started was sent */
+	int r = s->sampler ? host_sampler_finish(s->sampler, reasons[why].raw) : 0;
+	if (s->sampler)
+		host_sampler_get_stats(s->sampler, &s->st);
 	s->sampler = host_sampler_free(s->sampler);
 	if (why == SESSION_REASON_WRITE_ERROR) {
 		snprintf(s->message, sizeof(s->message), "cannot write raw data in '%s': %s", s->data_dir,
@@ -761,6 +826,11 @@ static void on_dev_async(uv_async_t *a)
 				"arrived", s->id, dev_sampler_count(ds), dev_sampler_backend(ds), ms_since(s->req_ns));
 		}
 		start_settled(s);
+	} else if (st.phase == DEV_WORKER_OFF) {
+		/* a borrowing worker that could not make its files: the reply
+		 * named the devices, the session goes on with host data */
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, st.why[0] ? st.why : "no device");
+		stop_settled(s);
 	}
 	if (st.phase != DEV_WORKER_DONE)
 		return;
@@ -780,9 +850,159 @@ static void on_dev_open_timeout(uv_timer_t *t)
 	snprintf(s->dev_off, sizeof(s->dev_off), "the %s did not open within %d s",
 		 "device driver", DEV_OPEN_TIMEOUT_MS / 1000);
 	log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
-	/* it makes no device_<N> once stopped while opening */
-	dev_worker_stop(s->dev, reasons[SESSION_REASON_STOP].raw);
+	/* it makes no device_<N> once stopped while opening (a probe still
+	 * running serves the next sessions when it is done) */
+	if (!s->dev_wait_probe)
+		dev_worker_stop(s->dev, reasons[SESSION_REASON_STOP].raw);
+	s->dev_wait_probe = false;
 	start_settled(s);
+}
+
+/* Start the session's worker: with msprofd's probe (which found devices)
+ * it borrows the open backend, otherwise it opens its own and
+ * session_started waits for it (at most DEV_OPEN_TIMEOUT_MS). */
+static void dev_start_worker(struct session *s, struct dev_probe *probe)
+{
+	s->dev_cfg.probe = probe;
+	int r = s->dev_prof_dir ? dev_worker_new(&s->dev_cfg, &s->dev) : -ENOMEM;
+	if (r < 0) {
+		snprintf(s->dev_off, sizeof(s->dev_off), "cannot start the device thread: %s", strerror(-r));
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
+	if (probe) {
+		const struct dev_sampler *ds = dev_probe_sampler(probe);
+		log_msg("session %" PRIu64 ": %u device(s) through %s (found at msprofd's start, %.3f ms after "
+			"session_start arrived)", s->id, dev_sampler_count(ds), dev_sampler_backend(ds),
+			ms_since(s->req_ns));
+		return;
+	}
+	s->dev_opening = true;
+	uv_update_time(s->srv->loop);
+	uv_timer_start(&s->dev_timer, on_dev_open_timeout, DEV_OPEN_TIMEOUT_MS, 0);
+}
+
+static void probe_start(struct server *srv);
+
+/* Devices for a new session, from where msprofd's probe is:
+ *   FOUND    a worker that borrows the backend; the reply lists the
+ *            devices at once, the worker makes their files meanwhile;
+ *   NONE     off at once, with the probe's why; the probe is started
+ *            again, off the reply, so that a driver installed since is
+ *            found from the next session on;
+ *   RUNNING  (msprofd just started) the reply waits for it, at most
+ *            DEV_OPEN_TIMEOUT_MS from its start. */
+static void dev_begin(struct session *s)
+{
+	struct server *srv = s->srv;
+	if (!srv->dev_probe) {
+		dev_start_worker(s, NULL);
+		return;
+	}
+	char why[sizeof(s->dev_off)];
+	switch (dev_probe_get(srv->dev_probe, why, sizeof(why))) {
+	case DEV_PROBE_FOUND:
+		dev_start_worker(s, srv->dev_probe);
+		return;
+	case DEV_PROBE_NONE:
+		snprintf(s->dev_off, sizeof(s->dev_off), "%s", why);
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		s->reprobe = true;   /* after the reply: a thread to start, a library to look for */
+		return;
+	case DEV_PROBE_RUNNING:
+		break;
+	}
+	if (srv->probe_none[0]) {
+		/* probing again after finding none: that answer stands until
+		 * this probe is done, rather than a wait on the reply */
+		snprintf(s->dev_off, sizeof(s->dev_off), "%s", srv->probe_none);
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
+	uint64_t waited = mono_ns() - dev_probe_started_ns(srv->dev_probe);
+	if (waited >= (uint64_t)DEV_OPEN_TIMEOUT_MS * NSEC_PER_MSEC) {
+		snprintf(s->dev_off, sizeof(s->dev_off), "the device driver has not opened for %d s",
+			 (int)(waited / NSEC_PER_SEC));
+		log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		return;
+	}
+	s->dev_opening = s->dev_wait_probe = true;
+	uv_update_time(srv->loop);
+	uv_timer_start(&s->dev_timer, on_dev_open_timeout,
+		       DEV_OPEN_TIMEOUT_MS - waited / NSEC_PER_MSEC, 0);
+}
+
+/* From the probe's thread. */
+static void probe_notify(void *arg)
+{
+	(void)uv_async_send(arg);
+}
+
+/* A probe is done: the sessions waiting for it go on. */
+static void on_probe_async(uv_async_t *a)
+{
+	struct server *srv = a->data;
+	char why[256];
+	if (!srv->dev_probe)
+		return;
+	enum dev_probe_phase phase = dev_probe_get(srv->dev_probe, why, sizeof(why));
+	if (phase == DEV_PROBE_RUNNING)
+		return;
+	if (phase == DEV_PROBE_FOUND) {
+		const struct dev_sampler *ds = dev_probe_sampler(srv->dev_probe);
+		log_msg("devices: %u through %s, found in %.3f ms", dev_sampler_count(ds), dev_sampler_backend(ds),
+			ms_since(dev_probe_started_ns(srv->dev_probe)));
+	} else {
+		log_msg("devices: none (%s), probed in %.3f ms", why, ms_since(dev_probe_started_ns(srv->dev_probe)));
+	}
+	snprintf(srv->probe_none, sizeof(srv->probe_none), "%s", phase == DEV_PROBE_NONE ? why : "");
+	struct session *s;
+	TAILQ_FOREACH(s, &srv->sessions, link) {
+		if (!s->dev_opening || !s->dev_wait_probe)
+			continue;
+		s->dev_opening = s->dev_wait_probe = false;
+		uv_timer_stop(&s->dev_timer);
+		if (phase == DEV_PROBE_FOUND) {
+			dev_start_worker(s, srv->dev_probe);
+		} else {
+			snprintf(s->dev_off, sizeof(s->dev_off), "%s", why);
+			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
+		}
+		start_settled(s);
+	}
+}
+
+/* (Re)probe unless one runs or found devices: msprofd's start, and each
+ * session that wants devices while the last probe found none. */
+static void probe_start(struct server *srv)
+{
+	if (!srv->probe_async_open || srv->stopping)
+		return;
+	if (srv->dev_probe && dev_probe_get(srv->dev_probe, NULL, 0) != DEV_PROBE_NONE)
+		return;
+	srv->dev_probe = dev_probe_release(srv->dev_probe);
+	int r = dev_probe_new(probe_notify, &srv->probe_async, &srv->dev_probe);
+	if (r < 0)
+		log_msg("cannot start the device probe: %s; each session opens the devices itself",
+			strerror(-r));
+}
+
+void sessions_init(struct server *srv)
+{
+	if (uv_async_init(srv->loop, &srv->probe_async, on_probe_async) < 0)
+		return;
+	srv->probe_async.data = srv;
+	srv->probe_async_open = true;
+	probe_start(srv);
+}
+
+void sessions_close(struct server *srv)
+{
+	/* a probe still in a driver call finishes and frees itself */
+	srv->dev_probe = dev_probe_release(srv->dev_probe);
+	if (srv->probe_async_open)
+		uv_close((uv_handle_t *)&srv->probe_async, NULL);
+	srv->probe_async_open = false;
 }
 
 /* --- requests ----------------------------------------------------------- */
@@ -1017,16 +1237,11 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	/* Both clocks back to back: every raw header gets the same pair. */
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
-	cfg.data_dir = data_dir;
-	cfg.ranks = set.s[SET_RANKS]; /* --ranks limits the sampling too */
-	r = host_sampler_new(&cfg, &s->sampler);
-	if (r < 0) {
-		log_msg("cannot start sampling into '%s' for pid %d: %s", data_dir, (int)c->pid,
-			strerror(-r));
-		client_send_error(c, id, IPC_E_IO, "cannot start sampling into '%s': %s", data_dir,
-				  strerror(-r));
+	/* --ranks limits the sampling too */
+	if (set.s[SET_RANKS] && !(s->ranks = strdup(set.s[SET_RANKS]))) {
 		free(slots);
 		free(s);
+		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
 
@@ -1035,6 +1250,9 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->id = ++srv->next_session;
 	s->state = SESSION_RUNNING;
 	s->data_dir = TAKE_PTR(data_dir);
+	s->sampler_cfg = cfg;
+	s->sampler_cfg.data_dir = s->data_dir;
+	s->sampler_cfg.ranks = s->ranks;
 	s->age_limit_bytes = limit_mb ? storage_limit_bytes(limit_mb) : 0;
 	s->age_last_ns = cfg.mono0_ns;
 	s->req_ns = req_ns;
@@ -1062,39 +1280,40 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	srv->n_sessions++;
 	c->n_sessions++;
 
-	/* The first sample at once: it is the baseline later deltas need. */
-	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
-	if (cfg.sys_flags || watch_only)
-		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
-	if (cfg.usage_flags)
-		uv_timer_start(&s->usage_timer, on_tick, 0, 0);
+	/* The agents of the tree: agent_start now, first, so that they
+	 * switch on as soon as possible and their round trip (the most of
+	 * what session_started waits for) runs while the rest is set up;
+	 * their answers are read once this returns to the loop. */
+	struct client *o;
+	TAILQ_FOREACH(o, &srv->clients, link)
+		if (drive && o->agent && o->state == CLIENT_READY && !o->agent->session &&
+		    tree_has(s, (uint32_t)o->agent->pid))
+			drive_agent(s, o->agent);
 
-	/* Devices: opened and sampled by a worker thread (NVML's calls
-	 * block); session_started waits for it to open.  None found is not
-	 * an error: the session goes on with host data and its owner hears
-	 * why (device_off). */
+	/* The first sample as soon as session_started is sent (start_ticks):
+	 * it is the baseline later deltas need. */
+	s->sys_next_ns = s->usage_next_ns = cfg.mono0_ns;
+	s->sys_ticks = cfg.sys_flags || watch_only;
+	s->usage_ticks = cfg.usage_flags;
+	uv_timer_start(&s->sys_timer, on_first_tick_wait, FIRST_TICK_WAIT_MS, 0);
+
+	/* Devices: sampled by a worker thread (NVML's calls block).  None
+	 * found is not an error: the session goes on with host data and its
+	 * owner hears why (device_off). */
 	if (dreq.want) {
-		_cleanup_free_ char *prof_dir = strndup(s->data_dir, strlen(s->data_dir) - strlen("/host/data"));
-		struct dev_worker_config dcfg = {
-			.sampler = { .prof_dir = prof_dir, .app_pid = cfg.roots[0], .mono0_ns = cfg.mono0_ns,
+		s->dev_prof_dir = strndup(s->data_dir, strlen(s->data_dir) - strlen("/host/data"));
+		s->dev_cfg = (struct dev_worker_config){
+			.sampler = { .prof_dir = s->dev_prof_dir, .app_pid = cfg.roots[0], .mono0_ns = cfg.mono0_ns,
 				     .real0_ns = cfg.real0_ns, .slice_bytes = cfg.slice_bytes },
 			.mem_period_ns = dreq.mem ? NSEC_PER_SEC / dreq.mem_freq : 0,
 			.pcie_period_ns = dreq.pcie ? NSEC_PER_SEC / dreq.pcie_freq : 0,
 			.notify = dev_notify,
 			.arg = &s->dev_async,
 		};
-		r = prof_dir ? dev_worker_new(&dcfg, &s->dev) : -ENOMEM;
-		if (r < 0) {
-			snprintf(s->dev_off, sizeof(s->dev_off), "cannot start the device thread: %s", strerror(-r));
-			log_msg("session %" PRIu64 ": device collection is off: %s", s->id, s->dev_off);
-		} else {
-			s->dev_opening = true;
-			uv_update_time(srv->loop);
-			uv_timer_start(&s->dev_timer, on_dev_open_timeout, DEV_OPEN_TIMEOUT_MS, 0);
-			log_msg("session %" PRIu64 ": devices opening, hardware-mem %s at %" PRIu64
-				" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dreq.mem ? "on" : "off",
-				dreq.mem_freq, dreq.pcie ? "on" : "off", dreq.pcie_freq);
-		}
+		log_msg("session %" PRIu64 ": devices wanted, hardware-mem %s at %" PRIu64
+			" Hz, interconnection %s at %" PRIu64 " Hz", s->id, dreq.mem ? "on" : "off",
+			dreq.mem_freq, dreq.pcie ? "on" : "off", dreq.pcie_freq);
+		dev_begin(s);
 	}
 
 	char sys[64], usage[32];
@@ -1110,14 +1329,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	log_msg("session %" PRIu64 " started for pid %d: %u target pid(s) from %u, %s, storage "
 		"limit %" PRIu64 " MB, into '%s'", s->id, (int)c->pid, cfg.n_roots,
 		(unsigned)cfg.roots[0], what, limit_mb, s->data_dir);
-
-	/* The agents of the tree: agent_start now, before the reply, so
-	 * they switch on as soon as possible. */
-	struct client *o;
-	TAILQ_FOREACH(o, &srv->clients, link)
-		if (drive && o->agent && o->state == CLIENT_READY && !o->agent->session &&
-		    tree_has(s, (uint32_t)o->agent->pid))
-			drive_agent(s, o->agent);
 
 	s->start_reply_id = id;
 	s->start_pending = true;

@@ -37,6 +37,9 @@ void collection_release(struct collection *s)
 {
 	ipc_client_free(s->ipc);
 	free(s->prof_dir);
+	if (s->spare)
+		(void)profdir_remove_empty(s->spare);
+	free(s->spare);
 	collection_init(s);
 }
 
@@ -57,27 +60,30 @@ static const char *type_name(enum out_type t)
 	return t == OUT_DB ? "db" : "text";
 }
 
-int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+/* host/info.json (for target) and host/sample.json (the options as given)
+ * in the PROF dir dir. */
+static int write_files(const char *dir, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
 {
 	_cleanup_json_ cJSON *sample = NULL;
-	int r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
-	if (r < 0) {
-		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
-		return r;
-	}
+	int r;
 
-	struct host_facts *facts = calloc(1, sizeof(*facts));
+	/* The machine's facts, read once per run: /proc/cpuinfo and
+	 * /sys/class/net take milliseconds, and each window of a dynamic
+	 * run would otherwise read them again. */
+	static struct host_facts *facts;
 	if (!facts) {
-		r = -ENOMEM;
-		goto fail;
+		struct host_facts *f = calloc(1, sizeof(*f));
+		r = f ? host_facts_read(f) : -ENOMEM;
+		if (r < 0) {
+			free(f);
+			return r;
+		}
+		facts = f;
 	}
-	r = host_facts_read(facts);
-	if (r >= 0)
-		r = profdir_write_info(s->prof_dir, facts, target, target_name, rank_id);
-	free(facts);
+	r = profdir_write_info(dir, facts, target, target_name, rank_id);
 	if (r < 0)
-		goto fail;
+		return r;
 
 	/* the settings as their rows name them, around the job's keys, in
 	 * msprof's order */
@@ -92,19 +98,53 @@ int collection_create_dir(struct collection *s, const char *output, const struct
 	    !cJSON_AddStringToObject(sample, "pid", o->pid_arg ? o->pid_arg : "") ||
 	    !cJSON_AddNumberToObject(sample, "delay", o->delay_s) ||
 	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
-	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	r = profdir_write_sample(s->prof_dir, sample);
-	if (r < 0)
-		goto fail;
-	return 0;
+	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0)
+		return -ENOMEM;
+	return profdir_write_sample(dir, sample);
+}
 
-fail:
-	console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
-	collection_discard(s);
-	return r;
+void collection_prepare_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+			    const char *target_name, int rank_id, const char *app_name, const char *app_dir)
+{
+	if (s->spare)
+		return;
+	char *spare = NULL;
+	if (profdir_create_spare(output, &spare) < 0)
+		return;   /* the start makes its dir itself, and says what fails */
+	if (write_files(spare, output, o, target, target_name, rank_id, app_name, app_dir) < 0) {
+		(void)profdir_remove_empty(spare);
+		free(spare);
+		return;
+	}
+	s->spare = spare;
+}
+
+int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+		       const char *target_name, int rank_id, const char *app_name, const char *app_dir)
+{
+	int r;
+	if (s->spare) {
+		/* made ahead for this target with these options: one rename */
+		r = profdir_claim_spare(s->spare, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
+		if (r == 0) {
+			free(TAKE_PTR(s->spare));
+			return 0;
+		}
+		(void)profdir_remove_empty(s->spare);
+		free(TAKE_PTR(s->spare));
+	}
+	r = profdir_create(output, s->dir_pid > 0 ? s->dir_pid : getpid(), &s->prof_dir);
+	if (r < 0) {
+		console_error("cannot create a PROF directory in '%s': %s", output, strerror(-r));
+		return r;
+	}
+	r = write_files(s->prof_dir, output, o, target, target_name, rank_id, app_name, app_dir);
+	if (r < 0) {
+		console_error("cannot write the files of '%s': %s", s->prof_dir, strerror(-r));
+		collection_discard(s);
+		return r;
+	}
+	return 0;
 }
 
 /* Whether the comma-separated list holds word. */
@@ -193,13 +233,27 @@ static void report_devices(const cJSON *reply)
 	console_info("Device collection on %u device(s) through %s (%s).", n, backend ? backend : "?", names);
 }
 
+int collection_write_start_info(struct collection *s)
+{
+	if (!s->start_rns || !s->prof_dir)
+		return 0;
+	int r = profdir_write_time_info(s->prof_dir, 1, s->start_rns, s->start_monoraw_ns);
+	if (r < 0)
+		console_error("cannot write the start_info of '%s': %s", s->prof_dir, strerror(-r));
+	else
+		s->start_rns = 0;
+	return r;
+}
+
 int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids)
 {
-	int r = profdir_write_time_info(s->prof_dir, 1, 0, 0);
-	if (r < 0) {
-		console_error("cannot write the start_info of '%s': %s", s->prof_dir, strerror(-r));
+	/* the window begins before the request; its start_info may be
+	 * written after the reply (defer_start_info) */
+	s->start_rns = real_ns();
+	s->start_monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	int r = s->defer_start_info ? 0 : collection_write_start_info(s);
+	if (r < 0)
 		return r;
-	}
 
 	_cleanup_json_ cJSON *req = ipc_msg_new(IPC_T_SESSION_START, s->next_id++);
 	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;
@@ -310,10 +364,22 @@ int collection_stop(struct collection *s)
 			     "the sampling rate (a lower --host-sys-freq or --host-sys-usage-freq helps)",
 			     s->missed_ticks, s->ticks + s->missed_ticks);
 	s->sid = -1;
-	int e = s->prof_dir ? profdir_write_time_info(s->prof_dir, 0, 0, 0) : 0;
-	if (e < 0)
-		console_error("cannot write the end_info of '%s': %s", s->prof_dir, strerror(-e));
+	s->end_rns = real_ns();
+	s->end_monoraw_ns = clock_ns(CLOCK_MONOTONIC_RAW);
+	int e = s->defer_end_info ? 0 : collection_write_end_info(s);
 	return r < 0 ? r : e;
+}
+
+int collection_write_end_info(struct collection *s)
+{
+	if (!s->end_rns || !s->prof_dir)
+		return 0;
+	int r = profdir_write_time_info(s->prof_dir, 0, s->end_rns, s->end_monoraw_ns);
+	if (r < 0)
+		console_error("cannot write the end_info of '%s': %s", s->prof_dir, strerror(-r));
+	else
+		s->end_rns = 0;
+	return r;
 }
 
 char *collection_take_dir(struct collection *s)
@@ -505,6 +571,9 @@ int export_one(const char *prof_dir, enum out_type type)
 
 	/* msprof's RunningMode::StartExportTask lines */
 	console_info("Start export data in %s.", name);
+	int sr = profdir_sync(prof_dir);
+	if (sr < 0)
+		console_warn("cannot make the files of '%s' durable: %s", name, strerror(-sr));
 	int r = export_prof_dir(prof_dir, &opt, rep);
 	if (r < 0) {
 		console_error("cannot export '%s': %s", name, rep->message[0] ? rep->message : strerror(-r));
@@ -570,9 +639,18 @@ int export_spawn(const char *prof_dir, enum out_type type, struct export_job *re
 		struct export_msg msg = { 0 };
 		struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT };
 		struct export_report *rep = calloc(1, sizeof(*rep));
+		/* What the collection wrote unsynced (profdir.h) is made durable
+		 * here, before the export reads it and the window is reported
+		 * complete: off the prompt, whose start and stop replies must
+		 * not wait for a disk flush. */
+		int sr = profdir_sync(dir);
 		msg.r = rep ? export_prof_dir(dir, &opt, rep) : -ENOMEM;
 		if (rep)
 			snprintf(msg.message, sizeof(msg.message), "%s", rep->message);
+		size_t used = strlen(msg.message);
+		if (sr < 0 && msg.r >= 0)
+			snprintf(msg.message + used, sizeof(msg.message) - used, "%scannot make the files of '%s' "
+				 "durable: %s", used ? "; " : "", dir, strerror(-sr));
 		_exit(write(3, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1);
 	}
 	close(p[1]);

@@ -7,7 +7,13 @@
  *   collection_start      -> start_info written, daemon sampling the pids
  *   collection_poll       -> events while waiting (lost connection: one warning)
  *   collection_stop       -> daemon stopped, end_info written
- *   export_one            -> msprof_*.db and mindstudio_profiler_output/
+ *   export_one            -> the small files made durable (profdir_sync),
+ *                            msprof_*.db and mindstudio_profiler_output/
+ *
+ * Dynamic mode keeps the disk off its replies: the PROF dir is made ahead
+ * (collection_prepare_dir), start_info and end_info are written after the
+ * reply (defer_start_info, defer_end_info), and nothing is fsynced until
+ * the export child syncs the dir before it reads it.
  *
  * Dynamic mode keeps one struct collection (one connection, holding the claim)
  * per profiled process and runs one collection ("window") after another on
@@ -39,6 +45,11 @@ struct collection {
 	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */
 	char *prof_dir;         /* absolute PROF_x path */
 	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
+	char *spare;            /* the next PROF dir, made ahead (collection_prepare_dir) */
+	bool defer_start_info;  /* collection_start leaves start_info to collection_write_start_info */
+	uint64_t start_rns, start_monoraw_ns; /* the window's start, while its start_info is unwritten */
+	bool defer_end_info;    /* collection_stop leaves end_info to collection_write_end_info */
+	uint64_t end_rns, end_monoraw_ns;     /* its end, while its end_info is unwritten */
 };
 
 void collection_init(struct collection *s);
@@ -51,9 +62,21 @@ int collection_connect(struct collection *s);
 int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir);
 
+/* Make the next PROF dir ahead, with the files collection_create_dir
+ * writes, under a hidden name (profdir_create_spare): the next
+ * collection_create_dir with the same arguments renames it into place.
+ * Quiet: when it cannot, collection_create_dir does the work and says
+ * what fails.  An unused one goes with collection_release. */
+void collection_prepare_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
+			    const char *target_name, int rank_id, const char *app_name, const char *app_dir);
+
 /* Write start_info and start sampling pids (the daemon follows children),
- * driving the agents of the tree with the --msproftx options. */
+ * driving the agents of the tree with the --msproftx options.  With
+ * defer_start_info, start_info (its clocks read before the request) is
+ * left to collection_write_start_info, for after the reply to a dynamic
+ * start: one file less on the path the user waits on. */
 int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
+int collection_write_start_info(struct collection *s);
 
 /* Claim pid for this connection (proto.h "claim"): 0 when claimed;
  * -EBUSY (another msprof drives it), -ESRCH, -EPERM with the daemon's
@@ -88,8 +111,10 @@ int collection_fd(const struct collection *s);
 /* Read what the daemon sent (call when collection_fd is readable). */
 void collection_poll(struct collection *s);
 
-/* Stop the daemon session (if any) and write end_info. */
+/* Stop the daemon session (if any) and write end_info (with
+ * defer_end_info: read its clocks, for collection_write_end_info). */
 int collection_stop(struct collection *s);
+int collection_write_end_info(struct collection *s);
 
 /* Undo collection_create_dir after a failure before any data. */
 void collection_discard(struct collection *s);

@@ -9,8 +9,9 @@
  * session per collection window:
  *
  *   start  -> per live target: a new PROF dir, collection_start     (window open)
- *   stop   -> per open window: collection_stop, end_info, then the dir is
- *             exported by a child process while the prompt goes on
+ *   stop   -> per open window: collection_stop, the reply, end_info, then
+ *             the dir is exported by a child process while the prompt goes
+ *             on (which first makes its files durable: profdir_sync)
  *   quit/q -> stop what is open, detach; launch: wait for the app
  *
  * Other ways a window closes, each saving and exporting it: the target
@@ -111,6 +112,7 @@ struct dyn {
 	unsigned idle_s;
 	uint64_t idle_since;      /* no window open since */
 	bool lost_told;           /* the lost connection was reported */
+	bool quitting;            /* no next window: none is made ahead */
 	bool claims_unsupported;
 };
 
@@ -313,12 +315,23 @@ static void export_start(struct dyn *d, char *prof_dir)
 
 /* --- windows ------------------------------------------------------------- */
 
+/* The next window's PROF dir, made while nobody waits (after setup, after
+ * a stop's reply), so that start renames it into place: what a start
+ * must do on the file system before msprofd can sample into it is then
+ * one rename, not three mkdirs and two files. */
+static void window_prepare(struct dyn *d, struct target *t)
+{
+	if (t->alive && t->s.ipc && !t->s.lost && d->phase == PHASE_PROMPT && !d->quitting)
+		collection_prepare_dir(&t->s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir);
+}
+
 static bool window_open(struct dyn *d, struct target *t)
 {
 	struct collection *s = &t->s;
 	if (collection_create_dir(s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir) < 0)
 		return false;
 	pid_t pids[1] = { t->pid };
+	s->defer_start_info = true;   /* cmd_start writes it after its reply */
 	if (collection_start(s, &d->o, pids, 1) < 0) {
 		collection_discard(s);
 		return false;
@@ -334,6 +347,8 @@ static void window_stop(struct dyn *d, struct target *t)
 {
 	if (!t->window)
 		return;
+	(void)collection_write_start_info(&t->s);   /* a no-op once cmd_start wrote it */
+	t->s.defer_end_info = true;                 /* window_export writes it, after the reply */
 	collection_stop(&t->s);
 	if (t->s.lost && !d->lost_told) {
 		console_warn("lost the connection to msprofd: the processes keep running; the next start reconnects");
@@ -347,6 +362,7 @@ static void window_export(struct dyn *d, struct target *t)
 		return;
 	t->window = false;
 	d->saved++;
+	(void)collection_write_end_info(&t->s);
 	/* one PROF dir per rank of what it ran (a torchrun parent's ranks;
 	 * an attached rank itself, whose environment describe() read) */
 	char *dir = collection_take_dir(&t->s);
@@ -361,6 +377,7 @@ static void window_export(struct dyn *d, struct target *t)
 	strv_free(dirs);
 	if (!windows_open(d))
 		d->idle_since = mono_ns();
+	window_prepare(d, t);
 }
 
 static void window_save(struct dyn *d, struct target *t)
@@ -491,6 +508,9 @@ static void cmd_start(struct dyn *d)
 		return;
 	}
 	reply(MSG_START_OK);
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->t[i].window)
+			(void)collection_write_start_info(&d->t[i].s);
 }
 
 static void stop_all(struct dyn *d)
@@ -518,6 +538,7 @@ static void cmd_stop(struct dyn *d)
 
 static void quit_now(struct dyn *d)
 {
+	d->quitting = true;
 	stop_all(d);
 	export_all(d);
 	d->phase = d->launch && !d->app_exited ? PHASE_WAIT_APP : PHASE_DRAIN;
@@ -935,6 +956,8 @@ int mode_dynamic_run(const struct msprof_opts *given)
 
 	d->idle_since = mono_ns();
 	d->phase = d->app_exited ? PHASE_DRAIN : PHASE_PROMPT;
+	for (unsigned i = 0; i < d->n; i++)
+		window_prepare(d, &d->t[i]);
 	loop(d);
 	/* a stop signal in the prompt phase with the app gone: nothing to wait for */
 	while (d->launch && !d->app_exited) {

@@ -6,9 +6,11 @@
  * the sample and the files alone, and never notifies after); a GPU lost
  * mid-run leaves no empty samples. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collectors/device.h"
@@ -290,6 +292,106 @@ static void test_worker(const char *fake, const char *tmp)
 	unsetenv("FAKE_NVML_LOST_AFTER");
 }
 
+/* Probe done (test_probe): the notify calls. */
+static atomic_uint probe_notified;
+
+static void probe_notify(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&probe_notified, 1);
+}
+
+static enum dev_probe_phase wait_probe(struct dev_probe *p)
+{
+	enum dev_probe_phase phase = DEV_PROBE_RUNNING;
+	for (int i = 0; i < 10000 && (phase = dev_probe_get(p, NULL, 0)) == DEV_PROBE_RUNNING; i++)
+		usleep(1000);
+	return phase;
+}
+
+/* Lines of the fake NVML's trace that begin with call. */
+static unsigned trace_count(const char *path, const char *call)
+{
+	FILE *f = fopen(path, "re");
+	char line[256];
+	unsigned n = 0;
+	while (f && fgets(line, sizeof(line), f))
+		n += strncmp(line, call, strlen(call)) == 0 && line[strlen(call)] == ' ';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void test_probe(const char *fake, const char *tmp)
+{
+	char why[256];
+	struct dev_probe *p = NULL;
+
+	/* no library: NONE with msprof's reason, told once */
+	setenv(DEV_NVML_LIBRARY_ENV, "/nonexistent/libnvidia-ml.so.1", 1);
+	atomic_store(&probe_notified, 0);
+	CHECK(dev_probe_new(probe_notify, NULL, &p) == 0);
+	CHECK(wait_probe(p) == DEV_PROBE_NONE);
+	CHECK(dev_probe_get(p, why, sizeof(why)) == DEV_PROBE_NONE && strstr(why, "no NVIDIA driver"));
+	CHECK(!dev_probe_sampler(p) && atomic_load(&probe_notified) == 1);
+	p = dev_probe_release(p);
+
+	/* two GPUs: found once; two workers borrow the backend at once and
+	 * make no driver init of their own */
+	char *trace;
+	CHECK(asprintf(&trace, "%s/trace", tmp) > 0);
+	setenv(DEV_NVML_LIBRARY_ENV, fake, 1);
+	setenv("FAKE_NVML_DEVICES", "2", 1);
+	setenv("FAKE_NVML_TRACE", trace, 1);
+	atomic_store(&probe_notified, 0);
+	CHECK(dev_probe_new(probe_notify, NULL, &p) == 0);
+	CHECK(wait_probe(p) == DEV_PROBE_FOUND && atomic_load(&probe_notified) == 1);
+	CHECK(dev_sampler_count(dev_probe_sampler(p)) == 2);
+	CHECK(streq(dev_sampler_info(dev_probe_sampler(p), 1)->name, "NVIDIA FakeGPU-1"));
+
+	char *dirs[3];
+	struct dev_worker *w[3];
+	for (int i = 0; i < 3; i++) {
+		CHECK(asprintf(&dirs[i], "%s/w%d", tmp, i) > 0 && mkdir(dirs[i], 0750) == 0);
+		struct dev_worker_config cfg = {
+			.sampler = { .prof_dir = dirs[i], .app_pid = 77, .mono0_ns = mono_ns(), .real0_ns = real_ns() },
+			.mem_period_ns = 5 * NSEC_PER_MSEC,
+			.probe = p,
+		};
+		CHECK(dev_worker_new(&cfg, &w[i]) == 0);
+		/* the devices are known before the thread opens anything */
+		CHECK(dev_sampler_count(dev_worker_sampler(w[i])) == 2);
+	}
+	/* the third is stopped at once: it still makes its files, then ends */
+	dev_worker_stop(w[2], 0);
+	/* the owner lets go of the probe while workers borrow it */
+	p = dev_probe_release(p);
+	usleep(50 * 1000);
+	for (int i = 0; i < 3; i++) {
+		dev_worker_stop(w[i], 0);
+		struct dev_worker_state st = wait_phase(w[i], DEV_WORKER_OPENING);
+		if (st.phase == DEV_WORKER_RUNNING)
+			st = wait_phase(w[i], DEV_WORKER_RUNNING);
+		CHECK(st.phase == DEV_WORKER_DONE && st.error == 0 && st.stopped);
+		/* RAW_DEV_INFO and RAW_SESSION_END per device, and samples but in the third */
+		CHECK(i == 2 ? st.records >= 4 : st.records > 4);
+		for (int d = 0; d < 2; d++) {
+			char *f;
+			CHECK(asprintf(&f, "%s/device_%d/info.json.%d", dirs[i], d, d) > 0);
+			CHECK(access(f, F_OK) == 0);
+			free(f);
+			CHECK(asprintf(&f, "%s/device_%d/end_info.%d", dirs[i], d, d) > 0);
+			CHECK(access(f, F_OK) == 0);
+			free(f);
+		}
+		w[i] = dev_worker_release(w[i]);   /* the last one closes the backend */
+		free(dirs[i]);
+	}
+	CHECK(trace_count(trace, "init") == 1);
+	unsetenv("FAKE_NVML_TRACE");
+	free(trace);
+}
+
 int main(int argc, char **argv)
 {
 	test_codec();
@@ -302,6 +404,10 @@ int main(int argc, char **argv)
 		CHECK(mkdtemp(tmpl2));
 		test_worker(argv[1], tmpl2);
 		rm_rf(tmpl2);
+		char tmpl3[] = "/tmp/test-device.XXXXXX";
+		CHECK(mkdtemp(tmpl3));
+		test_probe(argv[1], tmpl3);
+		rm_rf(tmpl3);
 	}
 	return 0;
 }
