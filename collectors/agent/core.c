@@ -626,37 +626,16 @@ static inline void dropped(struct athread *t)
 	bump(&t->n_dropped);
 }
 
-/* A mark or a range's start (kind): false when dropped. */
-static inline __attribute__((always_inline)) bool put_named(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint64_t id,
-			     uint32_t domain, const char *msg, uint32_t n, uint32_t category, uint32_t color)
+/* One event into the thread's block (raw.h, RAW_AGENT_BATCH): ts, kind,
+ * event type, a (the domain; an osrt call's api), the id where the kind
+ * has one, the category and color where either is set, then n bytes of
+ * message (or payload).  False when dropped (counted). */
+static inline __attribute__((always_inline)) bool put_ev(struct athread *t, unsigned kind, unsigned etype,
+							 uint64_t ts, uint32_t a, uint64_t id, uint32_t category,
+							 uint32_t color, const void *msg, uint32_t n)
 {
 	if (category | color)
 		kind |= RAW_AGENT_EV_ATTR;
-	uint32_t size = raw_agent_ev_size(kind, etype, n);
-	uint8_t *p = ev_reserve(t, size);
-	if (_unlikely_(!p)) {
-		dropped(t);
-		return false;
-	}
-	p = ev_head(p, ts, kind, etype, n, domain);
-	if (raw_agent_ev_has_id(kind, etype)) {
-		st64(p, id);
-		p += 8;
-	}
-	if (kind & RAW_AGENT_EV_ATTR) {
-		st64(p, category | (uint64_t)color << 32);
-		p += 8;
-	}
-	msg_copy(p, msg, n);
-	ev_commit(t, size);
-	return true;
-}
-
-/* A range's end, an OS runtime call, a communication operation (kind):
- * ts, a (the domain, the api), id where the kind has one, then n bytes. */
-static inline __attribute__((always_inline)) bool put_pair(struct athread *t, unsigned kind, unsigned etype, uint64_t ts, uint32_t a, uint64_t id,
-			    const void *extra, uint32_t n)
-{
 	uint32_t size = raw_agent_ev_size(kind, etype, n);
 	uint8_t *p = ev_reserve(t, size);
 	if (_unlikely_(!p)) {
@@ -668,8 +647,11 @@ static inline __attribute__((always_inline)) bool put_pair(struct athread *t, un
 		st64(p, id);
 		p += 8;
 	}
-	if (n)
-		memcpy(p, extra, n);
+	if (kind & RAW_AGENT_EV_ATTR) {
+		st64(p, category | (uint64_t)color << 32);
+		p += 8;
+	}
+	msg_copy(p, msg, n);
 	ev_commit(t, size);
 	return true;
 }
@@ -701,7 +683,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	if (!t)
 		return;
 	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
-		put_named(t, RAW_AGENT_EV_MARK, type, ts, 0, domain, msg, msg_len(t, msg, len), category, color);
+		put_ev(t, RAW_AGENT_EV_MARK, type, ts, domain, 0, category, color, msg, msg_len(t, msg, len));
 	rec_leave(t);
 }
 
@@ -710,7 +692,7 @@ void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns)
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_pair(t, RAW_AGENT_EV_OSRT, 0, start_ns, api, end_ns, NULL, 0);
+	put_ev(t, RAW_AGENT_EV_OSRT, 0, start_ns, api, end_ns, 0, 0, NULL, 0);
 	rec_leave(t);
 }
 
@@ -721,7 +703,7 @@ void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
-	put_pair(t, RAW_AGENT_EV_COMM, kind, start_ns, 0, end_ns, payload, len);
+	put_ev(t, RAW_AGENT_EV_COMM, kind, start_ns, 0, end_ns, 0, 0, payload, len);
 	rec_leave(t);
 }
 
@@ -777,8 +759,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 		/* A start that cannot be recorded is remembered inverted, so
 		 * that its end is dropped (and counted) too rather than
 		 * reported as an unknown id. */
-		bool ok = put_named(t, RAW_AGENT_EV_START, EV_TYPE_STARTEND, ts, id, domain, msg, msg_len(t, msg, len),
-				    category, color);
+		bool ok = put_ev(t, RAW_AGENT_EV_START, EV_TYPE_STARTEND, ts, domain, id, category, color, msg,
+				 msg_len(t, msg, len));
 		atomic_store_explicit(&t->open[seq % AGENT_OPEN_RANGES], ok ? id : ~id, memory_order_release);
 		if (gate == 2)
 			agent_gate_started_range(id);
@@ -817,9 +799,9 @@ int agent_range_end(uint32_t domain, uint64_t id)
 		 * twice. */
 		if (o == t && atomic_load_explicit(cell, memory_order_relaxed) == id) {
 			atomic_store_explicit(cell, 0, memory_order_relaxed);
-			put_pair(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, NULL, 0);
+			put_ev(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, 0, 0, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &want, 0)) {
-			put_pair(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, NULL, 0);
+			put_ev(t, RAW_AGENT_EV_END, EV_TYPE_STARTEND, ts, domain, id, 0, 0, NULL, 0);
 		} else if (cell && atomic_compare_exchange_strong(cell, &dropped, 0)) {
 			bump(&t->n_dropped); /* its start was dropped */
 		} else {
@@ -870,8 +852,8 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
 			if (gate)
-				gen = put_named(r, RAW_AGENT_EV_START, EV_TYPE_PUSHPOP, ts, 0, domain, msg,
-						msg_len(r, msg, len), category, color)
+				gen = put_ev(r, RAW_AGENT_EV_START, EV_TYPE_PUSHPOP, ts, domain, 0, category, color, msg,
+					     msg_len(r, msg, len))
 					      ? cur
 					      : cur | DSTACK_DROPPED;
 			rec_leave(r);
@@ -905,7 +887,7 @@ int agent_pop(uint32_t domain)
 		struct athread *r = rec_enter();
 		if (r) {
 			if (recorded && domain_enabled(domain))
-				put_pair(r, RAW_AGENT_EV_END, EV_TYPE_PUSHPOP, ts, domain, 0, NULL, 0);
+				put_ev(r, RAW_AGENT_EV_END, EV_TYPE_PUSHPOP, ts, domain, 0, 0, 0, NULL, 0);
 			else if (level < AGENT_DEPTH_GENS && d->gen[level] == (cur | DSTACK_DROPPED))
 				dropped(r);
 			rec_leave(r);
