@@ -75,8 +75,6 @@ struct sizes {
 static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 8192 };
 static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 2048 };
 
-/* raw.h: a RANGE_START's event_type 1 is a push */
-#define EV_PUSHPOP 1
 
 /* Each timed loop runs in chunks and keeps their median: a chunk that
  * shared its core with something else says little of the call */
@@ -490,7 +488,6 @@ static int run_worker(const char *self, const char *mode, char *const env[], cha
 struct tally {
 	uint64_t recorded, events, dropped;
 	uint64_t warm; /* of recorded: the calls worker's warm-up marks */
-	uint64_t pushes; /* of recorded: push/pop range starts */
 	uint64_t damage;
 	char problem[256];
 };
@@ -507,8 +504,6 @@ static int read_back(const char *out_dir, int pid, struct tally *ret)
 	for (size_t i = 0; i < f.n_ev; i++)
 		t.recorded += f.ev[i].rec == RAW_AGENT_MARK || f.ev[i].rec == RAW_AGENT_RANGE_START ||
 			      f.ev[i].rec == RAW_AGENT_RANGE_END;
-	for (size_t i = 0; i < f.n_ev; i++)
-		t.pushes += f.ev[i].rec == RAW_AGENT_RANGE_START && f.ev[i].type == EV_PUSHPOP;
 	for (size_t i = 0; i < f.n_ev; i++)
 		t.warm += f.ev[i].rec == RAW_AGENT_MARK && f.ev[i].msg && strcmp(f.ev[i].msg, "warm-up") == 0;
 	snprintf(t.problem, sizeof(t.problem), "%s", f.problem);
@@ -759,7 +754,6 @@ int main(int argc, char **argv)
 		long long missing = (long long)emitted[i] - (long long)(t->recorded + t->dropped);
 		bool whole = missing == 0;
 		bool agrees = t->events == t->recorded && !t->damage;
-		(void)pushes;
 		if (!whole || !agrees)
 			fails++;
 		char check[160];
