@@ -75,7 +75,6 @@ struct sizes {
 static const struct sizes full = { 200000, 100000, 5, 1100000, 10000000, 20000, 10, 200, 1000000, 8192 };
 static const struct sizes brief = { 50000, 20000, 2, 110000, 1000000, 2000, 2, 100, 100000, 2048 };
 
-
 /* Each timed loop runs in chunks and keeps their median: a chunk that
  * shared its core with something else says little of the call */
 #define CHUNKS 10
