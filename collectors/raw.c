@@ -151,7 +151,9 @@ static bool crc32c_hw_present(void)
 
 static uint32_t (*crc32c_step)(uint32_t c, const uint8_t *b, size_t n) = crc32c_table;
 
-__attribute__((constructor)) static void crc_init(void)
+/* Before the library's other constructors (the agent's starts its thread,
+ * which checksums what it writes). */
+__attribute__((constructor(101))) static void crc_init(void)
 {
 	slice_tables(crc_slice, 0xedb88320U);
 	slice_tables(crc32c_slice, 0x82f63b78U);
@@ -954,7 +956,8 @@ static bool batch_next(struct raw_reader *r, struct raw_record *ret)
 	if (left == 0)
 		return false;
 	const uint8_t *p = r->bat + r->bat_pos;
-	unsigned kind = left >= RAW_AGENT_EV_HEAD ? p[8] : 0, etype = p[9], k = kind & ~RAW_AGENT_EV_ATTR;
+	unsigned kind = left >= RAW_AGENT_EV_HEAD ? p[8] : 0, etype = left >= RAW_AGENT_EV_HEAD ? p[9] : 0;
+	unsigned k = kind & ~RAW_AGENT_EV_ATTR;
 	unsigned n = left >= RAW_AGENT_EV_HEAD ? get16(p + 10) : 0;
 	if (k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM || raw_agent_ev_size(kind, etype, n) > left ||
 	    (k == RAW_AGENT_EV_END && n != 0) || ((k == RAW_AGENT_EV_MARK || k == RAW_AGENT_EV_START) &&

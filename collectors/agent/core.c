@@ -59,6 +59,9 @@ static char *g_filter_include, *g_filter_exclude;
 /* initial-exec: one TLS load, no __tls_get_addr, on the hot path; the
  * surplus static TLS glibc keeps covers a dlopen'ed agent too. */
 static __thread struct athread *tl_self __attribute__((tls_model("initial-exec")));
+/* Set while this thread takes its slot or first block (agent_thread_get):
+ * a signal handler that annotates meanwhile gets neither. */
+static __thread int tl_getting __attribute__((tls_model("initial-exec")));
 /* Set while this thread holds g_reg_mu: a signal handler that annotates
  * inside our slow path must not try to take it again. */
 static __thread int tl_in_reg __attribute__((tls_model("initial-exec")));
@@ -254,6 +257,9 @@ static struct athread *slot_claim(void)
 		}
 	}
 	if (t) {
+		/* a thread that ended inside an annotation (cancelled, or a
+		 * longjmp out of a handler) left its mark: not this one's */
+		atomic_store_explicit(&t->busy, 0, memory_order_relaxed);
 		t->tid = (uint32_t)syscall(SYS_gettid);
 		if (prctl(PR_GET_NAME, t->name) != 0)
 			t->name[0] = 0;
@@ -381,17 +387,29 @@ void agent_slot_reset(struct athread *t)
 struct athread *agent_thread_get(bool with_queue)
 {
 	struct athread *t = tl_self;
+	if (t && (!with_queue || t->wblk))
+		return t;
+	/* A signal handler annotating while this thread takes its slot or
+	 * its first block would take a second slot, or start a queue the
+	 * interrupted call then overwrites: it gets none (its event is
+	 * counted as dropped by the caller). */
+	if (tl_getting)
+		return NULL;
+	tl_getting = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	if (!t) {
 		agent_core_init();
 		t = slot_claim();
-		if (!t)
-			return NULL;
-		tl_self = t;
-		if (g_key != (pthread_key_t)-1)
-			pthread_setspecific(g_key, t);
+		if (t) {
+			tl_self = t;
+			if (g_key != (pthread_key_t)-1)
+				pthread_setspecific(g_key, t);
+		}
 	}
-	if (with_queue && !t->wblk && !queue_start(t))
-		return NULL;
+	if (t && with_queue && !t->wblk && !queue_start(t))
+		t = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	tl_getting = 0;
 	return t;
 }
 

@@ -55,6 +55,24 @@ if burst_case capped lossy 2000000 MSPROF_AGENT_BUFFER_KB=64 MSPROF_AGENT_BUFFER
 		t_fail "capped: resident memory grew by $B_GROWN kB with a 1 MiB cap"
 	fi
 fi
+# a signal handler that annotates while the thread takes its first block
+# (the sigmmap shim raises it inside that mmap): its mark is dropped and
+# counted, every other mark is recorded though the agent drains between
+# them, the file is whole
+dir=$T_WORK/sig
+if env LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB:}$AGENT_BIN/sigmmap.so:$AGENT" MSPROF_AGENT_OUTPUT="$dir" "$APP" sigsetup 300 \
+	>"$T_WORK/sig.out" 2>"$T_WORK/sig.err"; then
+	read -r pid issued <"$T_WORK/sig.out"
+	if "$APP" check-burst "$dir/host/data" "$pid" "$issued" lossy >"$T_WORK/sig.check" 2>&1 &&
+		grep -q "recorded=300 dropped=1" "$T_WORK/sig.check"; then
+		t_ok "signal during the first block: $(cat "$T_WORK/sig.check")"
+	else
+		t_fail "signal during the first block"; cat "$T_WORK/sig.check" >&2
+	fi
+else
+	t_fail "sigsetup: the program failed"; cat "$T_WORK/sig.err" >&2
+fi
+
 # messages of every length near a word and the cut, at every alignment,
 # each ending where the next page is unreadable: read back exactly (the
 # agent scans them a word at a time)

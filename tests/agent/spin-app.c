@@ -18,7 +18,11 @@
  *                             to 40 and around the 1024-byte cut, at every
  *                             alignment, each in a page of its own with
  *                             non-NUL bytes around it; prints the pid
- *   spin-app check-lengths DIR PID   each message read back exactly */
+ *   spin-app check-lengths DIR PID   each message read back exactly
+ *   spin-app sigsetup N       N marks 1 ms apart (the agent drains between
+ *                             them), with a SIGUSR1 handler that marks "sig"
+ *                             (the sigmmap shim raises it inside the
+ *                             agent's first mmap); prints "pid N+1" */
 #include <signal.h>
 #include <sys/mman.h>
 #include <stdatomic.h>
@@ -222,8 +226,30 @@ static int check_lengths(const char *dir, uint32_t pid)
 	return 0;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+	mstxMarkA("sig", NULL);
+}
+
+static int sigsetup(long n)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	char msg[32];
+	for (long i = 0; i < n; i++) {
+		snprintf(msg, sizeof msg, "m%ld", i);
+		mstxMarkA(msg, NULL);
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	printf("%d %ld\n", (int)getpid(), n + 1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "sigsetup") == 0)
+		return sigsetup(atol(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "lengths") == 0)
 		return lengths();
 	if (argc == 4 && strcmp(argv[1], "check-lengths") == 0)
