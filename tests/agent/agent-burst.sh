@@ -62,8 +62,10 @@ fi
 dir=$T_WORK/sig
 if env LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB:}$AGENT_BIN/sigmmap.so:$AGENT" MSPROF_AGENT_OUTPUT="$dir" "$APP" sigsetup 300 \
 	>"$T_WORK/sig.out" 2>"$T_WORK/sig.err"; then
-	read -r pid issued <"$T_WORK/sig.out"
-	if "$APP" check-burst "$dir/host/data" "$pid" "$issued" lossy >"$T_WORK/sig.check" 2>&1 &&
+	read -r pid issued fired <"$T_WORK/sig.out"
+	if [ "$fired" != 1 ]; then
+		t_ok "signal during the first block: the shim's mmap is not the agent's here (a sanitizer's own); not checked"
+	elif "$APP" check-burst "$dir/host/data" "$pid" "$issued" lossy >"$T_WORK/sig.check" 2>&1 &&
 		grep -q "recorded=300 dropped=1" "$T_WORK/sig.check"; then
 		t_ok "signal during the first block: $(cat "$T_WORK/sig.check")"
 	else

@@ -22,7 +22,9 @@
  *   spin-app sigsetup N       N marks 1 ms apart (the agent drains between
  *                             them), with a SIGUSR1 handler that marks "sig"
  *                             (the sigmmap shim raises it inside the
- *                             agent's first mmap); prints "pid N+1" */
+ *                             agent's first mmap); prints "pid issued
+ *                             fired" (fired 0: the shim's mmap was not
+ *                             the agent's, issued N) */
 #include <signal.h>
 #include <sys/mman.h>
 #include <stdatomic.h>
@@ -226,9 +228,12 @@ static int check_lengths(const char *dir, uint32_t pid)
 	return 0;
 }
 
+static volatile sig_atomic_t usr1_seen;
+
 static void on_usr1(int sig)
 {
 	(void)sig;
+	usr1_seen = 1;
 	mstxMarkA("sig", NULL);
 }
 
@@ -242,7 +247,7 @@ static int sigsetup(long n)
 		mstxMarkA(msg, NULL);
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
-	printf("%d %ld\n", (int)getpid(), n + 1);
+	printf("%d %ld %d\n", (int)getpid(), n + usr1_seen, (int)usr1_seen);
 	return 0;
 }
 
