@@ -134,3 +134,30 @@ static inline bool startswith(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
+
+/* Copy src into dst (cap bytes, NUL-terminated) with every control
+ * character (below 0x20, and 0x7f) written as \xNN, so that a string from
+ * a peer cannot start a line of its own or drive a terminal where it is
+ * logged.  Cut at a whole character (escape included); returns the length. */
+static inline size_t str_escape_ctl(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	if (cap == 0)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)src; *p; p++) {
+		bool ctl = *p < 0x20 || *p == 0x7f;
+		if (n + (ctl ? 4 : 1) >= cap)
+			break;
+		if (ctl) {
+			dst[n++] = '\\';
+			dst[n++] = 'x';
+			dst[n++] = hex[*p >> 4];
+			dst[n++] = hex[*p & 15];
+		} else {
+			dst[n++] = (char)*p;
+		}
+	}
+	dst[n] = 0;
+	return n;
+}

@@ -83,14 +83,16 @@ void log_msg(const char *fmt, ...)
 	} else {
 		n = (size_t)snprintf(line, sizeof(line), "msprofd: ");
 	}
+	char text[sizeof line];
 	va_start(ap, fmt);
-	int m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	int m = vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	if (m < 0)
 		return;
-	n += (size_t)m;
-	if (n > sizeof(line) - 2)
-		n = sizeof(line) - 2; /* truncated */
+	/* A peer's strings (an agent's message, a name) are in what is
+	 * logged: control characters in them are escaped, so that no peer can
+	 * start a line of its own in the log or drive a terminal. */
+	n += str_escape_ctl(line + n, sizeof(line) - n - 1, text);
 	line[n++] = '\n';
 
 	if (log_path && log_bytes + n > LOG_MAX_BYTES)

@@ -144,7 +144,8 @@ has "late answers leave the agent idle" "\"pid\":${P_PID[A]},\"ppid\":$$,\"name\
 # --- late hello, a refusal, and an agent that goes away mid-session ------------------------
 p_send C "req:session_start:{\"prof_dir\":\"$T_WORK/prof/PROF_3\",\"pids\":[$$]}"
 p_do A read
-answer A error '"code":"io","message":"cannot open the PROF dir"'
+# (its message tries to start a line of its own in msprofd's log)
+answer A error '"code":"io","message":"cannot open the PROF dir\nFAKE: injected"'
 p_recv C
 has "session 3 starts once agent A refused" "\"session\":3,\"agents\":[${P_PID[A]}]"
 p_open B --no-hello
@@ -160,7 +161,10 @@ p_do C 'req:status'
 has "msprofd survives an agent vanishing mid-session" '"sessions":1,"clients":1,"agents":1'
 p_do C 'req:session_stop:{"session":3}'
 has "session 3 stops without waiting for the gone or refusing agents" '"type":"session_stopped"'
-has "... the refusal is reported" "{\"pid\":${P_PID[A]},\"error\":\"the agent refused to start: cannot open the PROF dir\"}"
+has "... the refusal is reported" "{\"pid\":${P_PID[A]},\"error\":\"the agent refused to start: cannot open the PROF dir\\nFAKE: injected\"}"
+t_grep "... and logged with its control character escaped" 'cannot open the PROF dir\x0aFAKE: injected' "$LOG"
+if grep -q '^FAKE' "$LOG"; then t_fail "a peer's string started a line of its own in the log"; else
+	t_ok "no peer's string starts a line of the log"; fi
 has "... and the exit" "{\"pid\":$BPID,\"error\":\"the process exited before the stop (its data ends there)\"}"
 
 # "agent": false leaves the agents alone.

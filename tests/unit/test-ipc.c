@@ -604,6 +604,22 @@ static void test_client(void)
 	chmod(rundir, 0700);
 }
 
+/* What the daemon's log does to a peer's string (common/util.h). */
+static void test_escape(void)
+{
+	char out[64];
+	CHECK(str_escape_ctl(out, sizeof out, "plain text") == 10 && strcmp(out, "plain text") == 0);
+	CHECK(str_escape_ctl(out, sizeof out, "a\nFAKE line\x1b[2J\x7f\t") == 29);
+	CHECK(strcmp(out, "a\\x0aFAKE line\\x1b[2J\\x7f\\x09") == 0);
+	CHECK(strchr(out, '\n') == NULL);
+	/* cut at a whole escape: never half of one */
+	CHECK(str_escape_ctl(out, 6, "ab\ncd") == 2 && strcmp(out, "ab") == 0);
+	CHECK(str_escape_ctl(out, 7, "ab\ncd") == 6 && strcmp(out, "ab\\x0a") == 0);
+	CHECK(str_escape_ctl(out, 1, "x") == 0 && out[0] == 0);
+	/* UTF-8 passes as it is */
+	CHECK(str_escape_ctl(out, sizeof out, "\xc3\xbc") == 2 && strcmp(out, "\xc3\xbc") == 0);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "%s/test-ipc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -614,6 +630,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 
 	test_types();
+	test_escape();
 	test_errors();
 	test_round_trip();
 	test_limits();
