@@ -577,6 +577,8 @@ int export_one(const char *prof_dir, enum out_type type)
 	int r = export_prof_dir(prof_dir, &opt, rep);
 	if (r < 0) {
 		console_error("cannot export '%s': %s", name, rep->message[0] ? rep->message : strerror(-r));
+		console_error("The raw data is kept in %s; once the cause is fixed, export it again with: "
+			      "msprof --export=on --output=%s", prof_dir, prof_dir);
 	} else {
 		if (rep->message[0])
 			console_warn("%s", rep->message);

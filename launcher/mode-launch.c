@@ -235,12 +235,31 @@ int mode_launch_run(const struct msprof_opts *given)
 		collection_stop(&s);
 	{
 		char **dirs = collection_rank_dirs(s.prof_dir, &app_rank, app_rank.rank >= 0, opts_s(o, SET_RANKS));
-		for (size_t i = 0; dirs && dirs[i]; i++)
-			if (export_one(dirs[i], o->type) < 0 && rc == 0)
+		size_t n = 0, failed = 0;
+		bool *ok = NULL;
+		while (dirs && dirs[n])
+			n++;
+		ok = calloc(n ? n : 1, sizeof(*ok));
+		for (size_t i = 0; i < n; i++) {
+			bool good = export_one(dirs[i], o->type) >= 0;
+			if (ok)
+				ok[i] = good;
+			failed += !good;
+		}
+		/* a failed export is no success: said, and the exit status
+		 * non-zero (the application's own, where it failed too) */
+		if (failed) {
+			console_error("Profiling finished, but the export of %zu of %zu PROF dir(s) failed (above).", failed,
+				      n);
+			if (rc == 0)
 				rc = 1;
-		console_info("Profiling finished.");
-		for (size_t i = 0; dirs && dirs[i]; i++)
-			console_info("Process profiling data complete. Data is saved in %s", dirs[i]);
+		} else {
+			console_info("Profiling finished.");
+		}
+		for (size_t i = 0; i < n; i++)
+			if (ok && ok[i])
+				console_info("Process profiling data complete. Data is saved in %s", dirs[i]);
+		free(ok);
 		strv_free(dirs);
 	}
 	goto out;

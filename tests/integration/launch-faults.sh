@@ -68,4 +68,33 @@ fi
 "$MSPROF" --output="$W/after" --host-sys=cpu "$HELPERS/test-burn" 100 >"$W/log5" 2>&1; rc=$?
 if [ "$rc" -eq 0 ]; then t_ok "a new daemon serves the next run"; else t_fail "next run exit $rc"; cat "$W/log5" >&2; fi
 
+# --- the export fails (the job put a file where its output folder goes) --------
+# no success line, the raw data kept and the command to retry it said, exit
+# non-zero; the job's own status where it failed too; the retry works
+mkdir -p "$W/xfail"
+"$MSPROF" --output="$W/xfail" --host-sys=cpu bash -c \
+	'touch "$(ls -d "$0"/PROF_*)/mindstudio_profiler_output"; exit "$1"' "$W/xfail" 0 >"$W/log6" 2>&1; rc=$?
+if [ "$rc" -eq 1 ]; then t_ok "a failed export after a job that succeeded: exit 1"; else t_fail "exit $rc, want 1"; cat "$W/log6" >&2; fi
+P=$(t_prof_dir "$W/xfail") || t_done
+t_grep "the export's failure is said" "cannot export '$(basename "$P")'" "$W/log6"
+t_grep "where the raw data is and how to retry" "The raw data is kept in $P; once the cause is fixed, export it again with: msprof --export=on --output=$P" "$W/log6"
+t_grep "profiling is said to have finished with a failed export" "Profiling finished, but the export of 1 of 1 PROF dir(s) failed" "$W/log6"
+if grep -qE "Data is saved|^\[INFO\] Profiling finished\.$" "$W/log6"; then
+	t_fail "success is claimed after a failed export"; cat "$W/log6" >&2
+else
+	t_ok "no success line after a failed export"
+fi
+rm -rf "$W/xfail2" && mkdir -p "$W/xfail2"
+"$MSPROF" --output="$W/xfail2" --host-sys=cpu bash -c \
+	'touch "$(ls -d "$0"/PROF_*)/mindstudio_profiler_output"; exit "$1"' "$W/xfail2" 3 >"$W/log7" 2>&1; rc=$?
+if [ "$rc" -eq 3 ]; then t_ok "a failed export after a job that failed: the job's exit 3"; else
+	t_fail "exit $rc, want 3"; cat "$W/log7" >&2; fi
+rm -f "$P/mindstudio_profiler_output"
+"$MSPROF" --export=on --output="$P" >"$W/log8" 2>&1; rc=$?
+if [ "$rc" -eq 0 ] && [ -f "$P/mindstudio_profiler_output/README.txt" ] && ls "$P"/msprof_*.db >/dev/null 2>&1; then
+	t_ok "the retry the message names exports it"
+else
+	t_fail "the retry failed: exit $rc"; cat "$W/log8" >&2
+fi
+
 t_done
