@@ -74,6 +74,39 @@ int profdir_make_name(unsigned index, uint64_t rns, pid_t pid, char ret[PROFDIR_
 
 static atomic_uint profdir_counter;
 
+/* The directory name just made under pfd (whose path is abs) gets host/data
+ * and *ret_path its path; on failure it is removed again. */
+static int populate(int pfd, const char *abs, const char *name, char **ret_path)
+{
+	int r = 0;
+	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		goto undo;
+	}
+	if (mkdirat(dfd, "host", DIR_MODE) < 0) {
+		r = -errno;
+		goto undo;
+	}
+	if (mkdirat(dfd, "host/data", DIR_MODE) < 0) {
+		r = -errno;
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		goto undo;
+	}
+	char *path = path_join(abs, name);
+	if (!path) {
+		r = -ENOMEM;
+		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
+		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
+		goto undo;
+	}
+	*ret_path = path;
+	return 0;
+undo:
+	(void)unlinkat(pfd, name, AT_REMOVEDIR);
+	return r;
+}
+
 int profdir_create(const char *parent, pid_t pid, char **ret_path)
 {
 	if (!parent || !ret_path)
@@ -104,34 +137,7 @@ int profdir_create(const char *parent, pid_t pid, char **ret_path)
 	}
 	if (r < 0)
 		return r;
-
-	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
-		r = -errno;
-		(void)unlinkat(pfd, name, AT_REMOVEDIR);
-		return r;
-	}
-	if (mkdirat(dfd, "host", DIR_MODE) < 0) {
-		r = -errno;
-		goto undo;
-	}
-	if (mkdirat(dfd, "host/data", DIR_MODE) < 0) {
-		r = -errno;
-		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
-		goto undo;
-	}
-	char *path = path_join(abs, name);
-	if (!path) {
-		r = -ENOMEM;
-		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
-		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
-		goto undo;
-	}
-	*ret_path = path;
-	return 0;
-undo:
-	(void)unlinkat(pfd, name, AT_REMOVEDIR);
-	return r;
+	return populate(pfd, abs, name, ret_path);
 }
 
 int profdir_create_spare(const char *parent, char **ret_path)
@@ -155,22 +161,7 @@ int profdir_create_spare(const char *parent, char **ret_path)
 	}
 	if (r < 0)
 		return r;
-	_cleanup_close_ int dfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || mkdirat(dfd, "host", DIR_MODE) < 0 || mkdirat(dfd, "host/data", DIR_MODE) < 0) {
-		r = -errno;
-		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
-		(void)unlinkat(pfd, name, AT_REMOVEDIR);
-		return r;
-	}
-	char *path = path_join(abs, name);
-	if (!path) {
-		(void)unlinkat(dfd, "host/data", AT_REMOVEDIR);
-		(void)unlinkat(dfd, "host", AT_REMOVEDIR);
-		(void)unlinkat(pfd, name, AT_REMOVEDIR);
-		return -ENOMEM;
-	}
-	*ret_path = path;
-	return 0;
+	return populate(pfd, abs, name, ret_path);
 }
 
 int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path)
