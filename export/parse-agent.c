@@ -29,7 +29,7 @@ enum { DROP_FULL, DROP_NESTED, DROP_NOSLOT, DROP_UNOPENED, DROP_WRITE, DROP_CAUS
 static const char *const drop_cause_text[DROP_CAUSES] = {
 	[DROP_FULL] = "past the buffer cap (MSPROF_AGENT_BUFFER_MAX_MB raises it)",
 	[DROP_NESTED] = "made by a signal handler inside an annotation",
-	[DROP_NOSLOT] = "of threads that got no buffer (more than 16384 threads, or no memory)",
+	[DROP_NOSLOT] = "of threads that got no buffer (the agent's limit of threads, or no memory)",
 	[DROP_UNOPENED] = "NCCL operations with no room to be kept open",
 	[DROP_WRITE] = "not written (the raw file could not be written)",
 };

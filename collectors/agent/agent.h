@@ -97,7 +97,7 @@
 #define AGENT_DEPTH_GENS 64            /* push levels whose window is remembered */
 #define AGENT_DRAIN_MS 50
 #define AGENT_EXIT_FLUSH_MS 1000       /* the most exec/_exit waits for the flush */
-#define AGENT_RING_DEFAULT_KB 1024     /* block size; MSPROF_AGENT_BUFFER_KB overrides */
+#define AGENT_BLOCK_DEFAULT_KB 1024    /* block size; MSPROF_AGENT_BUFFER_KB overrides */
 /* The most a process's blocks take, all threads together: what a burst of
  * 1M events of one thread takes with messages up to 64 bytes (a push with
  * one, 68 + 64 bytes, and a pop, 48), and more; MSPROF_AGENT_BUFFER_MAX_MB

@@ -27,7 +27,7 @@ _Atomic uint8_t g_gen = 1;
 struct athread *_Atomic g_threads[AGENT_MAX_THREADS];
 _Atomic uint32_t g_n_threads;
 pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-uint64_t g_block_bytes = (uint64_t)AGENT_RING_DEFAULT_KB << 10;
+uint64_t g_block_bytes = (uint64_t)AGENT_BLOCK_DEFAULT_KB << 10;
 uint64_t g_buf_cap = (uint64_t)AGENT_BUFFER_MAX_DEFAULT_MB << 20;
 _Atomic uint64_t g_buf_bytes;
 _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
@@ -341,15 +341,12 @@ static bool queue_start(struct athread *t)
 
 void agent_block_retire(struct athread *t, struct ablock *b)
 {
+	/* every block is g_block_bytes: any takes any event */
 	struct ablock *none = NULL;
-	if (b->size == g_block_bytes) {
-		atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
-		atomic_store_explicit(&b->sealed, ABLOCK_OPEN, memory_order_relaxed);
-		if (atomic_compare_exchange_strong_explicit(&t->spare, &none, b, memory_order_release,
-							    memory_order_relaxed))
-			return;
-	}
-	block_free(t, b);
+	atomic_store_explicit(&b->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&b->sealed, ABLOCK_OPEN, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(&t->spare, &none, b, memory_order_release, memory_order_relaxed))
+		block_free(t, b);
 }
 
 void agent_spares_free(void)

@@ -260,13 +260,22 @@ static int slice_names_thread(uint32_t tid, const char *name)
 	return W.buf.err ? W.buf.err : (tidset_has(&W.tids, tid) ? 0 : -EIO);
 }
 
-/* One batch of a thread's events into the file. */
-static int put_batch(uint32_t tid, const uint8_t *p, uint32_t n)
+/* Events [p, p + n), `events` of them, as one batch of a thread's (unless
+ * r already says the file is not being written): counted as written or as
+ * lost.  Returns r, or the batch's failure. */
+static int put_batch(int r, uint32_t tid, const uint8_t *p, uint32_t n, uint64_t events)
 {
-	uint8_t head[RAW_AGENT_BATCH_HEAD] = { 0 };
-	uint32_t le = htole32(tid);
-	memcpy(head, &le, 4);
-	return raw_writer_append2(W.w, RAW_AGENT_BATCH, head, sizeof head, p, n);
+	if (r == 0 && n > 0) {
+		uint8_t head[RAW_AGENT_BATCH_HEAD] = { 0 };
+		uint32_t le = htole32(tid);
+		memcpy(head, &le, 4);
+		r = raw_writer_append2(W.w, RAW_AGENT_BATCH, head, sizeof head, p, n);
+	}
+	if (r == 0)
+		W.events += events;
+	else
+		W.write_lost += events;
+	return r;
 }
 
 /* Events [p, p + n) of one thread's block into the file as batches (raw.h,
@@ -292,12 +301,7 @@ static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *nam
 			break;
 		uint64_t batch = off + size - start;
 		if (r == 0 && (batch > most || batch + RAW_AGENT_BATCH_HEAD > room)) {
-			if (off > start)
-				r = put_batch(tid, p + start, off - start);
-			if (r == 0)
-				W.events += events;
-			else
-				W.write_lost += events;
+			r = put_batch(r, tid, p + start, off - start, events);
 			events = 0;
 			start = off;
 			/* the slice is full: a new one */
@@ -310,12 +314,7 @@ static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *nam
 		off += size;
 		events++;
 	}
-	if (r == 0 && off > start)
-		r = put_batch(tid, p + start, off - start);
-	if (r == 0)
-		W.events += events;
-	else
-		W.write_lost += events;
+	r = put_batch(r, tid, p + start, off - start, events);
 	if (r < 0 && write && !W.write_err)
 		W.write_err = r;
 	if (off < n)
