@@ -32,18 +32,54 @@ static char *absolute(const char *path)
 	return path_join(cwd, path);
 }
 
-/* Split on blanks, as msprof splits --application (no quoting). */
-static char **split_words(const char *s)
+/* Split --application into words as a shell would, without expansions:
+ * blanks separate words, '...' keeps everything as is, "..." keeps all but
+ * \" \\ \$ \` (which lose their backslash), a backslash outside quotes
+ * keeps the next character.  msprof itself splits on blanks only; a string
+ * without quotes or backslashes splits the same.  NULL with *ret_err set
+ * for an unterminated quote, or out of memory (*ret_err NULL). */
+static char **split_words(const char *s, const char **ret_err)
 {
-	size_t n = 0, cap = 8;
+	size_t n = 0, cap = 8, len = strlen(s);
 	char **v = calloc(cap, sizeof(*v));
-	if (!v)
-		return NULL;
-	while (*s) {
-		s += strspn(s, " \t");
-		size_t len = strcspn(s, " \t");
-		if (len == 0)
+	char *word = malloc(len + 1);
+	*ret_err = NULL;
+	if (!v || !word)
+		goto fail;
+	for (;;) {
+		s += strspn(s, " \t\n");
+		if (!*s)
 			break;
+		size_t w = 0;
+		while (*s && !strchr(" \t\n", *s)) {
+			char c = *s++;
+			if (c == '\\') {
+				if (*s)
+					word[w++] = *s++;
+			} else if (c == '\'') {
+				const char *e = strchr(s, '\'');
+				if (!e) {
+					*ret_err = "an unterminated ' quote";
+					goto fail;
+				}
+				memcpy(word + w, s, (size_t)(e - s));
+				w += (size_t)(e - s);
+				s = e + 1;
+			} else if (c == '"') {
+				while (*s && *s != '"') {
+					if (*s == '\\' && s[1] && strchr("\"\\$`", s[1]))
+						s++;
+					word[w++] = *s++;
+				}
+				if (!*s) {
+					*ret_err = "an unterminated \" quote";
+					goto fail;
+				}
+				s++;
+			} else {
+				word[w++] = c;
+			}
+		}
 		if (n + 2 > cap) {
 			char **nv = realloc(v, 2 * cap * sizeof(*v));
 			if (!nv)
@@ -51,15 +87,39 @@ static char **split_words(const char *s)
 			v = nv;
 			cap *= 2;
 		}
-		if (!(v[n] = strndup(s, len)))
+		if (!(v[n] = strndup(word, w)))
 			goto fail;
 		v[++n] = NULL;
-		s += len;
 	}
+	free(word);
 	return v;
 fail:
+	free(word);
 	strv_free(v);
 	return NULL;
+}
+
+/* The directory msprof writes to for --application when --output is not
+ * given: the application's.  A command found on PATH (python3 train.py)
+ * is not where the user works: then the directory of the first argument
+ * that names a file, as the shell would find it from the current directory
+ * (the script), else the current directory. */
+static char *application_dir(char *const *argv, bool on_path, const char *canon_path)
+{
+	if (!on_path) {
+		char *tmp = strdup(canon_path), *dir = tmp ? strdup(dirname(tmp)) : NULL;
+		free(tmp);
+		return dir;
+	}
+	for (int i = 1; argv[i]; i++) {
+		struct stat st;
+		if (argv[i][0] == '-' || stat(argv[i], &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		char *real = realpath(argv[i], NULL), *dir = real ? strdup(dirname(real)) : NULL;
+		free(real);
+		return dir;
+	}
+	return absolute(".");
 }
 
 /* execvp's search: the first PATH entry holding an executable non-directory;
@@ -102,8 +162,10 @@ int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d
 	int argc;
 
 	if (o->application) {
-		if (!(a.words = split_words(o->application)))
-			return diag_error(d, "out of memory");
+		const char *why;
+		if (!(a.words = split_words(o->application, &why)))
+			return why ? diag_error(d, "Argument --application: %s in '%s'.", why, o->application)
+				   : diag_error(d, "out of memory");
 		for (argc = 0; a.words[argc]; argc++)
 			;
 		if (argc == 0) {
@@ -119,7 +181,8 @@ int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d
 	}
 
 	const char *cmd = src[0];
-	if (!strchr(cmd, '/')) {
+	bool on_path = !strchr(cmd, '/');
+	if (on_path) {
 		char *noexec = NULL;
 		a.path = search_path(cmd, &noexec);
 		if (!a.path) {
@@ -158,13 +221,12 @@ int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d
 
 	/* the name as invoked (python3, not python3.11), the real directory */
 	char *canon = realpath(a.path, NULL);
-	char *tmp1 = strdup(a.path), *tmp2 = strdup(canon ? canon : a.path);
-	if (tmp1 && tmp2) {
-		a.name = strdup(basename(tmp1));
-		a.dir = strdup(dirname(tmp2));
+	char *tmp = strdup(a.path);
+	if (tmp) {
+		a.name = strdup(basename(tmp));
+		a.dir = application_dir(src, on_path, canon ? canon : a.path);
 	}
-	free(tmp1);
-	free(tmp2);
+	free(tmp);
 	free(canon);
 	a.argv = calloc((size_t)argc + 1, sizeof(*a.argv));
 	if (!a.name || !a.dir || !a.argv) {

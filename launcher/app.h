@@ -11,7 +11,8 @@
 struct app_cmd {
 	char *path;       /* what is executed: absolute, or found on PATH */
 	char *name;       /* its base name (info.json pid_name, sample.json app) */
-	char *dir;        /* its canonical directory (sample.json app_dir) */
+	char *dir;        /* its canonical directory, or for a command found on PATH its script's
+			   * or the current one (sample.json app_dir; the output of --application) */
 	char **argv;      /* NULL-terminated; argv[0] as the user wrote it */
 	char **words;     /* the split --application string, owned */
 };

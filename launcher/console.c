@@ -42,10 +42,20 @@ void console_data_saved(const char *dir)
 	console_info("Process profiling data complete. Data is saved in %s", dir);
 }
 
+/* The lines of one kind, and how many more there were than room for. */
+static void diag_lines(void (*print)(const char *fmt, ...), const char *lines, size_t width, unsigned n,
+		       unsigned room)
+{
+	for (unsigned i = 0; i < n && i < room; i++)
+		print("%s", lines + i * width);
+	if (n > room)
+		print("... and %u more like these.", n - room);
+}
+
 void console_diag(const struct diag *d)
 {
-	for (unsigned i = 0; i < d->n_warn; i++)
-		console_warn("%s", d->warn[i]);
+	diag_lines(console_info, d->info[0], sizeof(d->info[0]), d->n_info, DIAG_MAX_INFO);
+	diag_lines(console_warn, d->warn[0], sizeof(d->warn[0]), d->n_warn, DIAG_MAX_WARN);
 	if (!d->error[0])
 		return;
 	if (d->plain) {
@@ -56,6 +66,12 @@ void console_diag(const struct diag *d)
 	}
 	if (d->usage) {
 		opts_print_help(stderr);
+		fflush(stderr);
+	} else if (d->hint) {
+		if (d->meant[0])
+			fprintf(stderr, "Did you mean '--%s'?\n", d->meant);
+		fputs("Usage: msprof [options] <application> [arguments]\n"
+		      "`msprof --help` lists every option; `man msprof` describes them.\n", stderr);
 		fflush(stderr);
 	}
 }

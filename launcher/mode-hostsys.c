@@ -1,7 +1,8 @@
-/* Host modes without an application (msprof's SystemMode for --host-sys and
- * --host-sys-usage):
+/* Modes without an application (msprof's SystemMode for --sys-devices,
+ * --host-sys and --host-sys-usage):
  *   msprof --output=D --host-sys=cpu,mem --host-sys-pid=P   sample P's tree
  *   msprof --output=D --host-sys-usage=cpu,mem             the machine
+ *   msprof --sys-devices=all --sys-period=S                the devices and the machine
  * Collection runs until the process exits, Ctrl-C, or --sys-period seconds.
  *
  * Without --host-sys-pid the session's root is msprof itself: the daemon
@@ -15,6 +16,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "collectors/host.h"
 #include "launcher/app.h"
 #include "launcher/child.h"
 #include "launcher/console.h"
@@ -140,4 +142,29 @@ out:
 	collection_release(&s);
 	free(output);
 	return rc;
+}
+
+/* msprof's system mode collects the devices' data by default (AI Core
+ * sampling on an NPU); here that is the NVIDIA devices' memory and
+ * utilisation where NVML is, and the host's CPU and memory usage. */
+int mode_system_run(const struct msprof_opts *o)
+{
+	struct msprof_opts sys = *o;   /* shallow: o still owns what it points to */
+	bool host = opts_u(o, SET_HOST_SYS_USAGE) || opts_u(o, SET_HOST_SYS);
+	bool device = opts_u(o, SET_SYS_HARDWARE_MEM) || opts_u(o, SET_SYS_INTERCONNECTION);
+
+	if (!host) {
+		sys.set.u[SET_HOST_SYS_USAGE] = HOST_USAGE_CPU | HOST_USAGE_MEM;
+		sys.set.given |= SETTING_BIT(SET_HOST_SYS_USAGE);
+	}
+	if (!device && !settings_given(&o->set, SET_SYS_HARDWARE_MEM)) {
+		sys.set.u[SET_SYS_HARDWARE_MEM] = 1;
+		sys.set.given |= SETTING_BIT(SET_SYS_HARDWARE_MEM);
+	}
+	if (!host || !device)
+		console_info("System mode, for %u s: %s%s%s.", o->sys_period,
+			     !host ? "the host's CPU and memory usage (--host-sys-usage=cpu,mem)" : "",
+			     !host && !device ? ", and " : "",
+			     !device ? "the NVIDIA devices' memory and utilisation (--sys-hardware-mem=on)" : "");
+	return mode_hostsys_run(&sys);
 }

@@ -123,9 +123,10 @@ int mode_launch_run(const struct msprof_opts *given)
 		console_error(MSG_OSRT_AGENT_INVALID, d.error);
 		goto out;
 	}
-	/* the agent: for mstx, and for device tasks and runtime calls where an
-	 * NVIDIA driver is (its CUPTI part is loaded by the CUDA driver) */
-	bool want_agent = opts_u(o, SET_MSPROFTX) ||
+	/* the agent: for mstx, for NCCL's operations (--hccl), and for device
+	 * tasks and runtime calls where an NVIDIA driver is (its CUPTI part is
+	 * loaded by the CUDA driver) */
+	bool want_agent = opts_u(o, SET_MSPROFTX) || o->comm ||
 			  ((opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API)) && app_nvidia_present());
 	if (want_agent && !agent && agent_find(&agent, &d) < 0) {
 		/* one clear warning; the host data does not need the agent */

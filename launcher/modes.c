@@ -45,6 +45,11 @@ static bool launch_selected(const struct msprof_opts *o)
 	return opts_have_app(o);
 }
 
+static bool system_selected(const struct msprof_opts *o)
+{
+	return opts_used(o, OPT_SYS_DEVICES);
+}
+
 static bool host_sys_selected(const struct msprof_opts *o)
 {
 	return opts_u(o, SET_HOST_SYS) != 0;
@@ -123,6 +128,21 @@ const struct mode_def mode_table[_MODE_MAX] = {
 	[MODE_LAUNCH] = {
 		.id = MODE_LAUNCH, .name = "launch", .selected = launch_selected,
 		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(DELAY) | B(DURATION), .scopes = SCOPE_APP },
+	},
+	/* msprof's SystemMode: the devices and the host for --sys-period
+	 * seconds (the device options are app-scoped rows, listed here) */
+	[MODE_SYSTEM] = {
+		.id = MODE_SYSTEM, .name = "system", .selected = system_selected,
+		.rules = {
+			.key = "sys-devices",
+			.allowed = B(OUTPUT) | B(SYS_DEVICES) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) |
+				   B(SYS_CPU_PROFILING) |
+				   OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM)) | OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM_FREQ)) |
+				   OPT_BIT(OPT_SET(SET_SYS_INTERCONNECTION)) |
+				   OPT_BIT(OPT_SET(SET_SYS_INTERCONNECTION_FREQ)),
+			.scopes = SCOPE_SYSTEM,
+			.necessary = B(SYS_PERIOD),
+		},
 	},
 	/* msprof's SystemMode also needs --sys-period; here a pid or Ctrl-C
 	 * ends collection, and --sys-period only bounds it. */
@@ -203,7 +223,7 @@ int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct
 			size_t used = strlen(list);
 			snprintf(list + used, sizeof(list) - used, "%s--%s", used ? " " : "", mode_table[i].rules.key);
 		}
-		d->usage = true;
+		d->hint = true;
 		return diag_error(d, "No valid argument found in %s", list);
 	}
 

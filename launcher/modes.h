@@ -17,6 +17,7 @@ enum mode_id {
 	MODE_LIST,            /* --dynamic=on --list (ours) */
 	MODE_DYNAMIC,         /* --dynamic=on <app> | --dynamic=on --pid=P[,P...] */
 	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
+	MODE_SYSTEM,          /* --sys-devices with --sys-period, no app */
 	MODE_HOST_SYS,        /* --host-sys with --host-sys-pid, no app */
 	MODE_HOST_SYS_USAGE,  /* --host-sys-usage, no app */
 	MODE_PARSE,           /* --parse=on --output=<PROF dir or parent> */

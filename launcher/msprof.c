@@ -13,6 +13,7 @@ static const mode_run_fn mode_runners[_MODE_MAX] = {
 	[MODE_LIST] = mode_list_run,
 	[MODE_DYNAMIC] = mode_dynamic_run,
 	[MODE_LAUNCH] = mode_launch_run,
+	[MODE_SYSTEM] = mode_system_run,
 	[MODE_HOST_SYS] = mode_hostsys_run,
 	[MODE_HOST_SYS_USAGE] = mode_hostsys_run,
 	[MODE_PARSE] = mode_parse_run,

@@ -16,27 +16,9 @@
 #include <unistd.h>
 
 #include "collectors/host.h"
+#include "launcher/compat.h"
 #include "common/proc-owner.h"
 #include "common/util.h"
-
-int diag_error(struct diag *d, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(d->error, sizeof(d->error), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-void diag_warn(struct diag *d, const char *fmt, ...)
-{
-	if (d->n_warn >= DIAG_MAX_WARN)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(d->warn[d->n_warn++], sizeof(d->warn[0]), fmt, ap);
-	va_end(ap);
-}
 
 /* --- small parsers -------------------------------------------------------- */
 
@@ -337,7 +319,11 @@ static int check_sys_devices(struct msprof_opts *o, const char *v, struct diag *
 
 static int check_sys_cpu_profiling(struct msprof_opts *o, const char *v, struct diag *d)
 {
-	return check_on_off("sys-cpu-profiling", v, &o->sys_cpu_profiling, d);
+	int r = check_on_off("sys-cpu-profiling", v, &o->sys_cpu_profiling, d);
+	if (r == 0 && o->sys_cpu_profiling)
+		diag_warn(d, "Argument --sys-cpu-profiling=on is ignored: it asks for AI CPU, Ctrl CPU and TS CPU data, "
+			  "which only an Ascend NPU has.");
+	return r;
 }
 
 static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
@@ -477,6 +463,7 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 
 /* Continuation lines of a description are indented as msprof does it. */
 #define CONT SETTING_HELP_CONT
+#define NPU_ONLY CONT "(Ascend NPU data: accepted and ignored here, with a warning)"
 
 /* The launcher's own options; the settings' come from ipc/settings.c.
  * The last field is msprof's order (its enum in input_parser.h, times 10),
@@ -503,14 +490,16 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
 		"Specify the profiling scope by device ID when collect sys profiling."
 		"The value is all or ID list (split with ',')."
-		CONT "(accepted for compatibility; every NVIDIA GPU NVML lists is collected)", check_sys_devices, 90 },
+		CONT "Without an application, with --sys-period: system mode (the host's CPU and memory usage,"
+		CONT "and the NVIDIA devices' memory and utilisation); every device NVML lists is collected.",
+		check_sys_devices, 90 },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
 		CONT "the default value is text(which will also export the database).", check_type, 100 },
 	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
 		"The CPU acquisition switch, optional on / off,the default value is off."
-		CONT "(accepted for compatibility; GPUs have no such CPU data)", check_sys_cpu_profiling, 140 },
+		NPU_ONLY, check_sys_cpu_profiling, 140 },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export, 150 },
 	[OPT_ITERATION_ID] = { OPT_ITERATION_ID, "iteration-id", true,
@@ -574,11 +563,23 @@ static int check_setting(struct msprof_opts *o, enum setting_id id, const char *
 
 _Static_assert(_OPT_MAX <= 64, "msprof_opts.used holds a bit per option");
 
-/* The settings' rows as options, and every option in msprof's order; built
- * on first use from the two tables. */
+/* msprof's NPU options (compat.c) come after every option of ours. */
+#define COMPAT_ORDER 1000
+
+/* The settings' and msprof's NPU options as options, and every option in
+ * msprof's order; built on first use from the three tables. */
 static struct opt_def setting_opts[_SET_MAX];
-static const struct opt_def *ordered[_OPT_MAX];
+static struct opt_def compat_opts[MSPROF_COMPAT_MAX];
+static const struct opt_def *ordered[_OPT_MAX + MSPROF_COMPAT_MAX];
 static unsigned n_ordered;
+
+static void ordered_add(const struct opt_def *def)
+{
+	unsigned k = n_ordered++;
+	for (; k > 0 && ordered[k - 1]->order > def->order; k--)
+		ordered[k] = ordered[k - 1];
+	ordered[k] = def;
+}
 
 static void opts_build(void)
 {
@@ -591,12 +592,14 @@ static void opts_build(void)
 	}
 	for (unsigned i = 0; i < _OPT_MAX; i++) {
 		const struct opt_def *def = opt_get((enum opt_id)i);
-		if (!def)
-			continue;
-		unsigned k = n_ordered++;
-		for (; k > 0 && ordered[k - 1]->order > def->order; k--)
-			ordered[k] = ordered[k - 1];
-		ordered[k] = def;
+		if (def)
+			ordered_add(def);
+	}
+	for (unsigned i = 0; i < compat_count; i++) {
+		const struct compat_def *c = &compat_table[i];
+		compat_opts[i] = (struct opt_def){ .id = (enum opt_id)(_OPT_MAX + i), .name = c->name,
+						   .takes_value = true, .help = c->help, .order = COMPAT_ORDER + i };
+		ordered_add(&compat_opts[i]);
 	}
 }
 
@@ -646,7 +649,7 @@ void opts_names(uint64_t mask, char *buf, size_t size)
 		return;
 	buf[0] = '\0';
 	for (unsigned i = 0; i < n; i++) {
-		if (!(mask & OPT_BIT(defs[i]->id)))
+		if ((unsigned)defs[i]->id >= _OPT_MAX || !(mask & OPT_BIT(defs[i]->id)))
 			continue;
 		size_t used = strlen(buf);
 		snprintf(buf + used, size - used, "%s--%s", used ? " " : "", defs[i]->name);
@@ -665,8 +668,68 @@ void opts_print_help(FILE *f)
 	}
 }
 
+/* The edit distance (insertions, deletions, substitutions, swaps of two
+ * neighbours) between a[0..la) and b, at most MAX_NAME + 1. */
+#define MAX_NAME 40
+static unsigned name_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b);
+	if (la > MAX_NAME || lb > MAX_NAME)
+		return MAX_NAME + 1;
+	unsigned m[MAX_NAME + 1][MAX_NAME + 1];
+	for (size_t i = 0; i <= la; i++)
+		m[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		m[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned best = m[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (m[i - 1][j] + 1 < best)
+				best = m[i - 1][j] + 1;
+			if (m[i][j - 1] + 1 < best)
+				best = m[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && m[i - 2][j - 2] + 1 < best)
+				best = m[i - 2][j - 2] + 1;
+			m[i][j] = best;
+		}
+	}
+	return m[la][lb];
+}
+
+/* The option a mistyped name most likely meant: the nearest by edit
+ * distance, if near enough (a third of the name, at least 2), else NULL;
+ * for an ambiguous prefix, the nearest of those it begins. */
+static const struct opt_def *opt_suggest(const char *name, size_t len, bool prefix)
+{
+	const struct opt_def *const *defs;
+	unsigned n_defs = opts_ordered(&defs), best = UINT32_MAX;
+	const struct opt_def *found = NULL;
+	for (unsigned i = 0; i < n_defs; i++) {
+		if (prefix && strncmp(defs[i]->name, name, len) != 0)
+			continue;
+		unsigned dist = name_distance(name, len, defs[i]->name);
+		if (dist < best) {
+			best = dist;
+			found = defs[i];
+		}
+	}
+	unsigned near = len / 3 > 2 ? (unsigned)(len / 3) : 2;
+	return prefix || best <= near ? found : NULL;
+}
+
+/* After getopt's line: the nearest option, and where the usage is. */
+static void add_suggestion(const char *name, size_t len, bool prefix, struct diag *d)
+{
+	const struct opt_def *near = opt_suggest(name, len, prefix);
+	if (near)
+		snprintf(d->meant, sizeof(d->meant), "%s", near->name);
+	d->usage = false;
+	d->hint = true;
+}
+
 /* getopt_long's matching: an exact name wins, else a unique prefix.  The
- * messages are glibc's, since msprof leaves them to getopt_long. */
+ * first line of a message is glibc's, since msprof leaves them to
+ * getopt_long; then ours: the option meant, and where the usage is. */
 static int opt_lookup(const char *argv0, const char *tok, const struct opt_def **ret, struct diag *d)
 {
 	const char *name = tok + 2;
@@ -685,21 +748,40 @@ static int opt_lookup(const char *argv0, const char *tok, const struct opt_def *
 		found = defs[i];
 		n_found++;
 	}
-	d->plain = true;
-	d->usage = true;
 	if (n_found == 1) {
-		d->plain = d->usage = false;
 		*ret = found;
 		return 0;
 	}
-	if (n_found == 0)
-		return diag_error(d, "%s: unrecognized option '%s'", argv0, tok);
+	d->plain = true;
+	if (n_found == 0) {
+		diag_error(d, "%s: unrecognized option '%s'", argv0, tok);
+		add_suggestion(name, len, false, d);
+		return -EINVAL;
+	}
 
 	int n = snprintf(d->error, sizeof(d->error), "%s: option '%s' is ambiguous; possibilities:", argv0, tok);
 	for (unsigned i = 0; i < n_defs && n >= 0 && (size_t)n < sizeof(d->error); i++)
 		if (strncmp(defs[i]->name, name, len) == 0)
 			n += snprintf(d->error + n, sizeof(d->error) - (size_t)n, " '--%s'", defs[i]->name);
+	add_suggestion(name, len, true, d);
 	return -EINVAL;
+}
+
+/* Keep msprof's NPU option c as given, the last value of each. */
+static int compat_keep(struct msprof_opts *o, const struct opt_def *def, const char *value, struct diag *d)
+{
+	unsigned row = (unsigned)def->id - _OPT_MAX;
+	int r = compat_check(&compat_table[row], value, d);
+	if (r < 0)
+		return r;
+	unsigned i = 0;
+	while (i < o->n_compat && o->compat[i].row != row)
+		i++;
+	if (i == o->n_compat)
+		o->n_compat++;
+	o->compat[i].row = (unsigned char)row;
+	o->compat[i].value = value;
+	return 0;
 }
 
 int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
@@ -725,7 +807,7 @@ int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
 		const char *value = NULL;
 		if (!def->takes_value) {
 			if (eq) {
-				d->plain = d->usage = true;
+				d->plain = d->hint = true;
 				return diag_error(d, "%s: option '--%s' doesn't allow an argument", argv0, def->name);
 			}
 		} else if (eq) {
@@ -734,6 +816,12 @@ int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
 			value = argv[++i];
 		}
 
+		if ((unsigned)def->id >= _OPT_MAX) {
+			r = compat_keep(o, def, value, d);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		o->used |= OPT_BIT(def->id);
 		if (def->id == OPT_HELP) {
 			o->help = true;
@@ -754,5 +842,6 @@ int opts_parse(int argc, char **argv, struct msprof_opts *o, struct diag *d)
 		o->app_argv = argv + i;
 		o->app_argc = argc - i;
 	}
+	compat_apply(o, d);
 	return check_combinations(o, d);
 }

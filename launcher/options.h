@@ -94,19 +94,31 @@ enum analyze_rules {
 
 /* Messages for the user, filled by the parser and the mode checks.  `error`
  * is printed as "[ERROR] <error>" unless `plain` (getopt-style lines such as
- * "msprof: unrecognized option '--x'"); `usage` asks for the usage after it.
- * Warnings are printed first, as "[WARNING] <warn>". */
-#define DIAG_MAX_WARN 8
+ * "msprof: unrecognized option '--x'"); `usage` asks for the usage after it,
+ * `hint` for a few lines that say where the usage is instead, after the
+ * option meant (`meant`, for a misspelt one).  Info lines
+ * are printed first, as "[INFO] <info>", then warnings, as "[WARNING] <warn>";
+ * past the room for them, the last line says how many more there were. */
+#define DIAG_MAX_WARN 40               /* msprof's NPU options, one line each */
+#define DIAG_MAX_INFO 16
 struct diag {
 	char error[1200];
 	bool plain;
 	bool usage;
-	unsigned n_warn;
-	char warn[DIAG_MAX_WARN][600];
+	bool hint;
+	char meant[48];                /* "host-sys": "Did you mean '--host-sys'?" */
+	unsigned n_warn, n_info;       /* given, even past the room */
+	char warn[DIAG_MAX_WARN][512];
+	char info[DIAG_MAX_INFO][300];
 };
 
 int diag_error(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_warn(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_info(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* msprof's Ascend NPU options kept as given (launcher/compat.h): room for
+ * each row once. */
+#define MSPROF_COMPAT_MAX 48
 
 struct msprof_opts {
 	uint64_t used;                   /* OPT_BIT(id) for each option given */
@@ -138,6 +150,12 @@ struct msprof_opts {
 	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
 	bool sys_cpu_profiling;
 	bool list;                       /* --list (ours) */
+	bool comm;                       /* --hccl=on: inject the agent for NCCL's plugin */
+	struct {
+		unsigned char row;       /* compat_table[row] */
+		const char *value;
+	} compat[MSPROF_COMPAT_MAX];     /* msprof's NPU options, the last value of each */
+	unsigned n_compat;
 
 	/* The application, new style: argv[app_first..] (not copied). */
 	char **app_argv;
@@ -156,7 +174,8 @@ struct opt_def {
 /* The option of id: the launcher's own, or a setting's (ipc/settings.h);
  * NULL for an id without a command-line option (a derived setting). */
 const struct opt_def *opt_get(enum opt_id id);
-/* Every option in msprof's order; returns how many. */
+/* Every option in msprof's order, msprof's NPU options (compat.h, ids from
+ * _OPT_MAX on, never in msprof_opts.used) last; returns how many. */
 unsigned opts_ordered(const struct opt_def *const **ret);
 
 void opts_init(struct msprof_opts *o);

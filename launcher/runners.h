@@ -6,6 +6,7 @@
 
 int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
 int mode_hostsys_run(const struct msprof_opts *o);  /* mode-hostsys.c: host-sys and host-sys-usage */
+int mode_system_run(const struct msprof_opts *o);   /* mode-hostsys.c: --sys-devices */
 int mode_export_run(const struct msprof_opts *o);   /* mode-export.c */
 int mode_parse_run(const struct msprof_opts *o);    /* mode-analysis.c: --parse, --query, --analyze */
 int mode_query_run(const struct msprof_opts *o);

@@ -37,10 +37,21 @@ PID_GONE=2147483647   # above any pid_max
 
 # --- getopt-level -----------------------------------------------------------
 expect_err "unknown option" "$MSPROF: unrecognized option '--frobnicate=1'" --frobnicate=1 $APP
-t_grep "usage after an unknown option" "./msprof [--options]" "$T_WORK/stderr"
+# a hint of two lines, not the usage of every option
+t_grep "hint after an unknown option" "\`msprof --help\` lists every option; \`man msprof\` describes them." \
+	"$T_WORK/stderr"
+t_eq "no more than a hint after an unknown option" "$(wc -l <"$T_WORK/stderr")" 3
 expect_err "ambiguous prefix" \
 	"$MSPROF: option '--host-sys-u=cpu' is ambiguous; possibilities: '--host-sys-usage-freq' '--host-sys-usage'" \
 	--host-sys-u=cpu $APP
+t_grep "the option meant after an ambiguous prefix" "Did you mean '--host-sys-usage'?" "$T_WORK/stderr"
+# a misspelt option: the one meant, and a hint
+expect_err "misspelt option" "$MSPROF: option '--host-sy=cpu' is ambiguous; possibilities: '--host-sys-usage-freq' \
+'--host-sys' '--host-sys-pid' '--host-sys-usage' '--host-sys-freq'" --host-sy=cpu $APP
+t_grep "the option meant after a misspelt one" "Did you mean '--host-sys'?" "$T_WORK/stderr"
+expect_err "misspelt option, no prefix" "$MSPROF: unrecognized option '--outptu=x'" --outptu=x $APP
+t_grep "the option meant after a misspelt one" "Did you mean '--output'?" "$T_WORK/stderr"
+t_eq "four lines for a misspelt option" "$(wc -l <"$T_WORK/stderr")" 4
 expect_err "--help takes no value" "$MSPROF: option '--help' doesn't allow an argument" --help=yes
 
 # --- values -------------------------------------------------------------------
@@ -101,7 +112,7 @@ expect_err "--output empty" "[ERROR] Argument --output: expected one argument" -
 
 # --- modes --------------------------------------------------------------------
 expect_err "nothing to do" \
-	"[ERROR] No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze" --output="$OUT"
+	"[ERROR] No valid argument found in --application --sys-devices --host-sys --host-sys-usage --parse --query --export --analyze" --output="$OUT"
 expect_err "host-sys without pid" \
 	"[ERROR] The argument --host-sys-pid are required when app is empty and --host-sys is on." \
 	--output="$OUT" --host-sys=cpu

@@ -156,7 +156,8 @@ static void test_getopt_messages(void)
 
 	CHECK(PARSE(&o, &d, "--foo=1", "app") == -EINVAL);
 	CHECK_STR(d.error, "msprof: unrecognized option '--foo=1'");
-	CHECK(d.plain && d.usage);
+	CHECK(d.plain && d.hint && !d.usage);
+	CHECK_STR(d.meant, "");   /* nothing near */
 
 	CHECK(PARSE(&o, &d, "--=x") == -EINVAL);
 	CHECK_STR(d.error, "msprof: unrecognized option '--=x'");
@@ -164,11 +165,23 @@ static void test_getopt_messages(void)
 	CHECK(PARSE(&o, &d, "--host-sys-u=cpu") == -EINVAL);
 	CHECK_STR(d.error, "msprof: option '--host-sys-u=cpu' is ambiguous; possibilities: "
 		  "'--host-sys-usage-freq' '--host-sys-usage'");
-	CHECK(d.plain && d.usage);
+	CHECK(d.plain && d.hint && !d.usage);
+	CHECK_STR(d.meant, "host-sys-usage");
+
+	/* misspelt: the nearest option is meant */
+	CHECK(PARSE(&o, &d, "--host-sy=cpu", "app") == -EINVAL);
+	CHECK_STR(d.meant, "host-sys");
+	CHECK(PARSE(&o, &d, "--outptu=/tmp", "app") == -EINVAL);
+	CHECK_STR(d.error, "msprof: unrecognized option '--outptu=/tmp'");
+	CHECK_STR(d.meant, "output");
+	CHECK(PARSE(&o, &d, "--ai-coer=on", "app") == -EINVAL);
+	CHECK_STR(d.meant, "ai-core");
+	CHECK(PARSE(&o, &d, "--msprotx=on", "app") == -EINVAL);
+	CHECK_STR(d.meant, "msproftx");
 
 	CHECK(PARSE(&o, &d, "--help=1") == -EINVAL);
 	CHECK_STR(d.error, "msprof: option '--help' doesn't allow an argument");
-	CHECK(d.plain && d.usage);
+	CHECK(d.plain && d.hint && !d.usage);
 
 	/* argv[0] as given, like glibc */
 	char *argv[] = { "./bin/msprof", "--nope", NULL };
@@ -504,11 +517,11 @@ static void test_modes(void)
 
 	/* nothing to do */
 	CHECK(SELECT(&d, &m, "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
-	CHECK(d.usage);
+	CHECK_STR(d.error, "No valid argument found in --application --sys-devices --host-sys --host-sys-usage --parse --query --export --analyze");
+	CHECK(d.hint && !d.usage);
 	CHECK(SELECT(&d, &m, "--export=off", "--output=/tmp") == -EINVAL);
 	CHECK(SELECT(&d, &m, pid, "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
+	CHECK_STR(d.error, "No valid argument found in --application --sys-devices --host-sys --host-sys-usage --parse --query --export --analyze");
 
 	/* the names list is in msprof's enum order */
 	char names[256];
@@ -941,7 +954,8 @@ static void test_dynamic_options(void)
 
 	/* getopt prefixes among the new names */
 	CHECK(PARSE(&o, &d, "--d=on", "app") == -EINVAL);
-	CHECK_STR(d.error, "msprof: option '--d=on' is ambiguous; possibilities: '--dynamic' '--delay' '--duration'");
+	CHECK_STR(d.error, "msprof: option '--d=on' is ambiguous; possibilities: '--dynamic' '--delay' '--duration' "
+		  "'--dvpp-profiling' '--dvpp-freq'");
 	CHECK(PARSE(&o, &d, "--dyn=on", "--pi", self) == 0 && o.dynamic && o.n_pids == 1);
 	opts_release(&o);
 }
@@ -971,15 +985,22 @@ static void test_dynamic_modes(void)
 	CHECK(SELECT(&d, &m, "--dynamic=off", "--delay=2", "--duration=3", "--msproftx=on",
 		     "--mstx-domain-include=a", "app") == 0);
 	CHECK(m->id == MODE_LAUNCH && d.n_warn == 0);
-	/* device options are accepted and do nothing here */
+	/* system mode's options are useless with an application; the NPU's
+	 * CPU data is warned about where it is given */
 	CHECK(SELECT(&d, &m, "--sys-devices=all", "--sys-cpu-profiling=on", "app") == 0 && m->id == MODE_LAUNCH);
-	CHECK_STR(d.warn[0], "The argument --sys-devices --sys-cpu-profiling is useless when --application is not empty");
+	CHECK(d.n_warn == 2);
+	CHECK_STR(d.warn[0], "Argument --sys-cpu-profiling=on is ignored: it asks for AI CPU, Ctrl CPU and TS CPU data, "
+		  "which only an Ascend NPU has.");
+	CHECK_STR(d.warn[1], "The argument --sys-devices --sys-cpu-profiling is useless when --application is not empty");
 	/* without an application they are useless as well */
 	CHECK(SELECT(&d, &m, "--output=/tmp", "--host-sys=cpu", host_pid, "--delay=1", "--msproftx=on") == 0);
 	CHECK(m->id == MODE_HOST_SYS);
 	CHECK_STR(d.warn[0], "The argument --delay --msproftx is useless when --host-sys is not empty");
+	/* --sys-devices without an application: msprof's system mode */
 	CHECK(SELECT(&d, &m, "--sys-devices=0", "--output=/tmp") == -EINVAL);
-	CHECK_STR(d.error, "No valid argument found in --application --host-sys --host-sys-usage --parse --query --export --analyze");
+	CHECK_STR(d.error, "The argument --sys-period is neccessary when --sys-devices is not empty");
+	CHECK(SELECT(&d, &m, "--sys-devices=all", "--sys-period=2", "--sys-hardware-mem=on") == 0);
+	CHECK(m->id == MODE_SYSTEM && d.n_warn == 0);
 }
 
 static void test_agent_env(void)

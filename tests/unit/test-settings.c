@@ -25,6 +25,7 @@
 #include "ipc/ipc.h"
 #include "ipc/settings.h"
 #include "launcher/modes.h"
+#include "launcher/compat.h"
 #include "launcher/options.h"
 #include "tests/unit/unittest.h"
 
@@ -301,6 +302,15 @@ int main(int argc, char **argv)
 		}
 	printf("%u settings: command line, session_start, daemon, agent_start, sample.json, --help, man page\n",
 	       rows);
+	/* msprof's Ascend NPU options (launcher/compat.c): in --help and the man page too */
+	for (unsigned i = 0; i < compat_count; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "      --%-32s<Optional>", compat_table[i].name);
+		CHECK(strstr(help, line) != NULL || (fprintf(stderr, "not in --help: %s\n", line), 0));
+		CHECK(in_man(compat_table[i].name) ||
+		      (fprintf(stderr, "not in man/msprof.1: --%s\n", compat_table[i].name), 0));
+	}
+	printf("%u options of Ascend NPUs: --help, man page\n", compat_count);
 	free(help);
 	free(man_text);
 	rm_rf(tmpdir);
