@@ -461,6 +461,8 @@ static void emit(struct host_sampler *s, enum raw_source src, uint16_t type, con
 		return;
 	}
 	int r = raw_writer_append(s->w[src], type, b->data, (uint32_t)b->len);
+	if (r == -EDQUOT)
+		return; /* refused under --storage-limit: counted in the dir's quota */
 	if (r < 0) {
 		set_err(s, r);
 		return;

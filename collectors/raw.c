@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -237,7 +239,16 @@ struct raw_writer {
 	uint64_t total;     /* all slices */
 	uint8_t *buf;       /* whole frames not yet written (raw_writer_set_buffer) */
 	size_t buf_len, buf_cap;
+	struct raw_quota *quota; /* the dir's storage limit, NULL: none */
 };
+
+/* Every byte is reserved under the dir's limit before it is buffered or
+ * written, and given back if it never reaches the file: the dir never
+ * holds more than the limit, whatever the writers do between ageing. */
+static int reserve(struct raw_writer *w, uint64_t bytes)
+{
+	return w->quota ? raw_quota_reserve(w->quota, bytes) : 0;
+}
 
 static void header_encode(uint8_t h[RAW_HEADER_SIZE], const struct raw_writer *w, uint32_t slice)
 {
@@ -306,6 +317,9 @@ static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_
 {
 	char name[NAME_MAX + 1];
 
+	int r = reserve(w, RAW_HEADER_SIZE);
+	if (r < 0)
+		return r;
 	for (unsigned tries = 0; tries < 1024; tries++, idx++) {
 		snprintf(name, sizeof(name), "%s" SLICE_SEP "%u", w->stem, idx);
 		_cleanup_close_ int fd = openat(w->dir_fd, name,
@@ -313,14 +327,17 @@ static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_
 		if (fd < 0) {
 			if (errno == EEXIST && idx < UINT32_MAX)
 				continue;
-			return -errno;
+			r = -errno;
+			raw_quota_release(w->quota, RAW_HEADER_SIZE);
+			return r;
 		}
 		uint8_t h[RAW_HEADER_SIZE];
 		header_encode(h, w, idx);
 		struct iovec iov = { .iov_base = h, .iov_len = sizeof(h) };
-		int r = write_all(fd, &iov, 1, 0);
+		r = write_all(fd, &iov, 1, 0);
 		if (r < 0) {
 			(void)unlinkat(w->dir_fd, name, 0);
+			raw_quota_release(w->quota, RAW_HEADER_SIZE);
 			return r;
 		}
 		*ret_fd = fd;
@@ -328,6 +345,7 @@ static int slice_create(struct raw_writer *w, uint32_t idx, int *ret_fd, uint32_
 		*ret_idx = idx;
 		return 0;
 	}
+	raw_quota_release(w->quota, RAW_HEADER_SIZE);
 	return -EEXIST;
 }
 
@@ -376,6 +394,15 @@ int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source sour
 		free(w);
 		return r;
 	}
+	/* A dir under --storage-limit has its quota file: every writer there
+	 * joins it, and cuts its slices to the size ageing works with. */
+	int q = raw_quota_open(dir, &w->quota);
+	if (q < 0 && q != -ENOENT) {
+		raw_writer_free(w);
+		return q;
+	}
+	if (w->quota && w->slice_bytes > raw_quota_slice_bytes(w->quota))
+		w->slice_bytes = raw_quota_slice_bytes(w->quota);
 
 	/* Continue after any slice already there rather than mixing two
 	 * sessions' headers in one file. */
@@ -415,6 +442,7 @@ int raw_writer_flush(struct raw_writer *w)
 	if (r < 0) {
 		w->total -= w->buf_len;
 		w->slice_len = on_disk;
+		raw_quota_release(w->quota, w->buf_len);
 	}
 	w->buf_len = 0;
 	return r;
@@ -485,6 +513,8 @@ static int append(struct raw_writer *w, uint16_t type, const void *a, uint32_t n
 	uint64_t frame = RAW_FRAME_SIZE + (uint64_t)len;
 	if (may_rotate && !raw_writer_fits(w, len) && (r = raw_writer_rotate(w)) < 0)
 		return r;
+	if ((r = reserve(w, frame)) < 0)
+		return r;
 
 	uint8_t f[RAW_FRAME_SIZE];
 	put32(f, RAW_FRAME_SYNC);
@@ -494,8 +524,10 @@ static int append(struct raw_writer *w, uint16_t type, const void *a, uint32_t n
 	put32(f + 12, raw_crc32c_update(raw_crc32c_update(raw_crc32c(f + 4, 8), a, na), b, nb));
 
 	if (frame <= w->buf_cap) {
-		if (w->buf_len + frame > w->buf_cap && (r = raw_writer_flush(w)) < 0)
+		if (w->buf_len + frame > w->buf_cap && (r = raw_writer_flush(w)) < 0) {
+			raw_quota_release(w->quota, frame);
 			return r;
+		}
 		uint8_t *p = w->buf + w->buf_len;
 		memcpy(p, f, sizeof(f));
 		if (na > 0)
@@ -511,8 +543,10 @@ static int append(struct raw_writer *w, uint16_t type, const void *a, uint32_t n
 	/* Too big for the buffer (or none): write it now, after what is
 	 * buffered so the order on disk is the order of the calls. */
 	r = raw_writer_flush(w);
-	if (r < 0)
+	if (r < 0) {
+		raw_quota_release(w->quota, frame);
 		return r;
+	}
 	struct iovec iov[3] = { { .iov_base = f, .iov_len = sizeof(f) } };
 	int n = 1;
 	if (na > 0)
@@ -520,8 +554,10 @@ static int append(struct raw_writer *w, uint16_t type, const void *a, uint32_t n
 	if (nb > 0)
 		iov[n++] = (struct iovec){ .iov_base = (void *)b, .iov_len = nb };
 	r = write_all(w->fd, iov, n, w->slice_len);
-	if (r < 0)
+	if (r < 0) {
+		raw_quota_release(w->quota, frame);
 		return r;
+	}
 	w->slice_len += frame;
 	w->total += frame;
 	return 0;
@@ -571,6 +607,7 @@ struct raw_writer *raw_writer_free(struct raw_writer *w)
 		close(w->fd);
 	}
 	free(w->buf);
+	raw_quota_free(w->quota);
 	if (w->dir_fd >= 0)
 		close(w->dir_fd);
 	free(w);
@@ -1360,19 +1397,21 @@ static bool age_is_exempt(const char *name)
 	return false;
 }
 
-int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes)
+/* The slices of dfd's directory, oldest first, each marked ageable or not,
+ * and the bytes of every regular file there (skip: a name left out of
+ * both, the quota file). */
+static int age_scan(int dfd, const char *skip, struct age_ent **ret_ents, size_t *ret_n, uint64_t *ret_total)
 {
-	if (!dir)
-		return -EINVAL;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	int fd = dup(dfd);
+	if (fd < 0)
 		return -errno;
-	DIR *d = fdopendir(dfd);
+	DIR *d = fdopendir(fd);
 	if (!d) {
 		int e = -errno;
-		close(dfd);
+		close(fd);
 		return e;
 	}
+	rewinddir(d);
 
 	struct age_ent *ents = NULL;
 	size_t n = 0, cap = 0;
@@ -1382,7 +1421,8 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 	errno = 0;
 	while ((de = readdir(d))) {
 		struct stat st;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+		if ((skip && streq(de->d_name, skip)) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
 			errno = 0;
 			continue;
 		}
@@ -1411,40 +1451,337 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 	}
 	if (r == 0 && errno != 0)
 		r = -errno;
+	closedir(d);
 
 	/* the newest slice of each stem is still being written */
 	if (r == 0 && n > 0) {
 		qsort(ents, n, sizeof(*ents), age_stem_cmp);
 		for (size_t i = 0; i < n; i++)
 			ents[i].ageable = i + 1 < n && age_same_stem(&ents[i], &ents[i + 1]);
+		qsort(ents, n, sizeof(*ents), age_ent_cmp);
 	}
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(ents[i].name);
+		free(ents);
+		return r;
+	}
+	*ret_ents = ents;
+	*ret_n = n;
+	*ret_total = total;
+	return 0;
+}
 
-	int deleted = 0;
-	uint64_t freed = 0;
-	if (r == 0) {
-		if (n > 0)
-			qsort(ents, n, sizeof(*ents), age_ent_cmp);
-		for (size_t i = 0; i < n && total > limit_bytes; i++) {
-			if (!ents[i].ageable)
-				continue;
-			if (unlinkat(dfd, ents[i].name, 0) < 0) {
-				if (errno == ENOENT)
-					continue;
-				r = -errno;
-				break;
-			}
-			total -= ents[i].size < total ? ents[i].size : total;
-			freed += ents[i].size;
-			deleted++;
-		}
-	}
+static void age_ents_free(struct age_ent *ents, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		free(ents[i].name);
 	free(ents);
-	closedir(d);
+}
+
+/* Delete the oldest ageable slices until `want` bytes are gone (or none
+ * is left); each one's size to *freed as it goes, so a failure part way
+ * still says what went.  Returns the files deleted or -errno. */
+static int age_delete(int dfd, const struct age_ent *ents, size_t n, uint64_t want, uint64_t *freed)
+{
+	int deleted = 0;
+	for (size_t i = 0; i < n && *freed < want; i++) {
+		if (!ents[i].ageable)
+			continue;
+		if (unlinkat(dfd, ents[i].name, 0) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		*freed += ents[i].size;
+		deleted++;
+	}
+	return deleted;
+}
+
+int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes)
+{
+	if (!dir)
+		return -EINVAL;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	struct age_ent *ents;
+	size_t n;
+	uint64_t total, freed = 0;
+	int r = age_scan(dfd, NULL, &ents, &n, &total);
 	if (r < 0)
 		return r;
+	int deleted = total > limit_bytes ? age_delete(dfd, ents, n, total - limit_bytes, &freed) : 0;
+	age_ents_free(ents, n);
+	if (deleted < 0)
+		return deleted;
 	if (ret_freed_bytes)
 		*ret_freed_bytes = freed;
 	return deleted;
+}
+
+/* --- storage limit --------------------------------------------------------- */
+
+/* RAW_QUOTA_FILE as every writer maps it: host byte order (it never leaves
+ * the machine that writes it while a session runs; raw_quota_read checks
+ * the magic, so another machine's file reads as damaged, not wrong).  The
+ * counters change only through atomic operations on the shared mapping. */
+#define QUOTA_MAGIC "MSPQUOTA"
+#define QUOTA_VERSION 1
+#define QUOTA_FILE_BYTES 4096
+
+struct quota_map {
+	char magic[8];
+	uint32_t version;
+	uint32_t size;            /* sizeof(struct quota_map) */
+	uint64_t limit_bytes;
+	uint64_t slice_bytes;
+	uint64_t used;            /* bytes of the dir's files, reserved before they are written */
+	uint64_t peak;            /* the most `used` has been */
+	uint64_t aged_files, aged_bytes;
+	uint64_t refused_records, refused_bytes;
+};
+
+struct raw_quota {
+	int fd;                   /* the quota file: its flock serialises ageing */
+	int dir_fd;
+	struct quota_map *m;
+};
+
+#define QLOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define QADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_ACQ_REL)
+
+/* Saturating: a file that was never counted (there before the quota) must
+ * not wrap the count round. */
+static void quota_sub(struct quota_map *m, uint64_t v)
+{
+	uint64_t u = QLOAD(m->used);
+	while (!__atomic_compare_exchange_n(&m->used, &u, u > v ? u - v : 0, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE))
+		;
+}
+
+static bool quota_map_ok(const struct quota_map *m)
+{
+	return memcmp(m->magic, QUOTA_MAGIC, 8) == 0 && m->version == QUOTA_VERSION &&
+	       m->size == sizeof(*m) && m->limit_bytes > 0 && m->slice_bytes > 0;
+}
+
+static int quota_map(int dir_fd, int fd, struct raw_quota **ret)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(struct quota_map))
+		return -EBADMSG;
+	void *p = mmap(NULL, sizeof(struct quota_map), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if (!quota_map_ok(p)) {
+		munmap(p, sizeof(struct quota_map));
+		return -EBADMSG;
+	}
+	struct raw_quota *q = calloc(1, sizeof(*q));
+	if (!q) {
+		munmap(p, sizeof(struct quota_map));
+		return -ENOMEM;
+	}
+	q->fd = fd;
+	q->dir_fd = dir_fd;
+	q->m = p;
+	*ret = q;
+	return 0;
+}
+
+int raw_quota_create(const char *dir, uint64_t limit_bytes, uint64_t slice_bytes, struct raw_quota **ret)
+{
+	if (!dir || !ret || !limit_bytes || !slice_bytes)
+		return -EINVAL;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	/* A file left by an earlier session in this dir is replaced, not
+	 * reused: a writer of that session still maps the old one. */
+	if (unlinkat(dfd, RAW_QUOTA_FILE, 0) < 0 && errno != ENOENT)
+		return -errno;
+	_cleanup_close_ int fd = openat(dfd, RAW_QUOTA_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	struct age_ent *ents = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	int r = age_scan(dfd, RAW_QUOTA_FILE, &ents, &n, &total);
+	age_ents_free(ents, n);
+	/* The file itself counts, so that everything in the dir is under the
+	 * limit; it is written whole before anyone maps it. */
+	struct quota_map m = {
+		.version = QUOTA_VERSION,
+		.size = sizeof(m),
+		.limit_bytes = limit_bytes,
+		.slice_bytes = slice_bytes,
+		.used = total + QUOTA_FILE_BYTES,
+		.peak = total + QUOTA_FILE_BYTES,
+	};
+	memcpy(m.magic, QUOTA_MAGIC, 8);
+	uint8_t page[QUOTA_FILE_BYTES] = { 0 };
+	memcpy(page, &m, sizeof(m));
+	struct iovec iov = { .iov_base = page, .iov_len = sizeof(page) };
+	if (r == 0)
+		r = write_all(fd, &iov, 1, 0);
+	if (r == 0)
+		r = quota_map(dfd, fd, ret);
+	if (r < 0) {
+		(void)unlinkat(dfd, RAW_QUOTA_FILE, 0);
+		return r;
+	}
+	fd = dfd = -EBADF; /* handed on */
+	return 0;
+}
+
+int raw_quota_open(const char *dir, struct raw_quota **ret)
+{
+	if (!dir || !ret)
+		return -EINVAL;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	_cleanup_close_ int fd = openat(dfd, RAW_QUOTA_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = quota_map(dfd, fd, ret);
+	if (r < 0)
+		return r;
+	fd = dfd = -EBADF; /* handed on */
+	return 0;
+}
+
+struct raw_quota *raw_quota_free(struct raw_quota *q)
+{
+	if (!q)
+		return NULL;
+	munmap(q->m, sizeof(*q->m));
+	close(q->fd);
+	close(q->dir_fd);
+	free(q);
+	return NULL;
+}
+
+/* Under the file's lock: delete the oldest ageable slices until `need`
+ * more bytes fit, each one's size off the count as it goes.  The lock is
+ * an flock, which the kernel drops with a writer that dies holding it.
+ * Returns the bytes freed (0: nothing could go) or -errno. */
+static int64_t quota_age(struct raw_quota *q, uint64_t need)
+{
+	struct quota_map *m = q->m;
+	while (flock(q->fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return -errno;
+	uint64_t used = QLOAD(m->used), freed = 0;
+	int64_t r = 0;
+	/* another writer may have aged while we waited */
+	if (used + need > m->limit_bytes) {
+		struct age_ent *ents;
+		size_t n;
+		uint64_t total;
+		r = age_scan(q->dir_fd, RAW_QUOTA_FILE, &ents, &n, &total);
+		if (r == 0) {
+			int d = age_delete(q->dir_fd, ents, n, used + need - m->limit_bytes, &freed);
+			if (freed) {
+				quota_sub(m, freed);
+				QADD(m->aged_bytes, freed);
+			}
+			if (d > 0)
+				QADD(m->aged_files, (uint64_t)d);
+			r = d < 0 && !freed ? d : (int64_t)freed;
+			age_ents_free(ents, n);
+		}
+	} else {
+		r = 1; /* room now: try again */
+	}
+	flock(q->fd, LOCK_UN);
+	return r;
+}
+
+int raw_quota_reserve(struct raw_quota *q, uint64_t bytes)
+{
+	struct quota_map *m = q->m;
+	uint64_t limit = m->limit_bytes;
+	for (;;) {
+		uint64_t u = QLOAD(m->used);
+		if (u + bytes <= limit) {
+			if (!__atomic_compare_exchange_n(&m->used, &u, u + bytes, false, __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE))
+				continue;
+			uint64_t p = QLOAD(m->peak);
+			while (p < u + bytes && !__atomic_compare_exchange_n(&m->peak, &p, u + bytes, false,
+									     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				;
+			return 0;
+		}
+		int64_t r = bytes > limit ? 0 : quota_age(q, bytes);
+		if (r < 0)
+			return (int)r;
+		if (r == 0) {
+			QADD(m->refused_records, 1);
+			QADD(m->refused_bytes, bytes);
+			return -EDQUOT;
+		}
+	}
+}
+
+void raw_quota_release(struct raw_quota *q, uint64_t bytes)
+{
+	if (q && bytes)
+		quota_sub(q->m, bytes);
+}
+
+uint64_t raw_quota_slice_bytes(const struct raw_quota *q)
+{
+	return q ? q->m->slice_bytes : 0;
+}
+
+void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret)
+{
+	const struct quota_map *m = q->m;
+	*ret = (struct raw_quota_stats){
+		.limit_bytes = m->limit_bytes,
+		.slice_bytes = m->slice_bytes,
+		.used_bytes = QLOAD(m->used),
+		.peak_bytes = QLOAD(m->peak),
+		.aged_files = QLOAD(m->aged_files),
+		.aged_bytes = QLOAD(m->aged_bytes),
+		.refused_records = QLOAD(m->refused_records),
+		.refused_bytes = QLOAD(m->refused_bytes),
+	};
+}
+
+int raw_quota_read(const char *dir, struct raw_quota_stats *ret)
+{
+	if (!dir || !ret)
+		return -EINVAL;
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, RAW_QUOTA_FILE) >= sizeof path)
+		return -ENAMETOOLONG;
+	/* read, not mapped: the export may run on a read-only copy */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct quota_map m;
+	ssize_t n = pread(fd, &m, sizeof m, 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof m || !quota_map_ok(&m))
+		return -EBADMSG;
+	*ret = (struct raw_quota_stats){
+		.limit_bytes = m.limit_bytes,
+		.slice_bytes = m.slice_bytes,
+		.used_bytes = m.used,
+		.peak_bytes = m.peak,
+		.aged_files = m.aged_files,
+		.aged_bytes = m.aged_bytes,
+		.refused_records = m.refused_records,
+		.refused_bytes = m.refused_bytes,
+	};
+	return 0;
 }

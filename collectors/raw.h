@@ -492,6 +492,47 @@ void raw_paths_free(char **paths);
  * of files deleted, or -errno. */
 int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes);
 
+/* A data dir under a storage limit holds RAW_QUOTA_FILE, made by msprofd
+ * when the session starts and mapped by every process that writes there
+ * (msprofd's samplers, each profiled process's agent): the bytes of the
+ * dir's files, the limit, the slice size, and what ageing deleted and the
+ * limit refused.  A raw_writer opened in such a dir joins it by itself: it
+ * reserves each frame's bytes before buffering or writing it; a writer that
+ * would pass the limit first deletes the oldest ageable slices (as
+ * raw_age_dir chooses them) under an flock of the file, which the kernel
+ * releases if that writer dies; if that frees too little (every slice left
+ * is the newest of its source) the frame is refused: -EDQUOT, counted.
+ * So the files of the dir never take more than the limit at any instant,
+ * the file's own page included.  A writer that dies with bytes reserved
+ * but unwritten (at most its buffer) leaves the count that much high: the
+ * dir then ages that much early, never late. */
+#define RAW_QUOTA_FILE "storage_limit.quota"
+
+struct raw_quota_stats {
+	uint64_t limit_bytes;
+	uint64_t slice_bytes;     /* the slice size of every writer of the dir */
+	uint64_t used_bytes;      /* now (reserved: on disk or about to be) */
+	uint64_t peak_bytes;      /* the most used_bytes has been */
+	uint64_t aged_files, aged_bytes;           /* old slices deleted */
+	uint64_t refused_records, refused_bytes;   /* frames and slice headers refused */
+};
+
+struct raw_quota;
+/* Replaces any RAW_QUOTA_FILE in dir; what the dir holds already counts. */
+int raw_quota_create(const char *dir, uint64_t limit_bytes, uint64_t slice_bytes, struct raw_quota **ret);
+/* -ENOENT: dir has no limit; -EBADMSG: the file is not one of ours. */
+int raw_quota_open(const char *dir, struct raw_quota **ret);
+/* 0: bytes may be written; -EDQUOT: refused (counted), even after ageing. */
+int raw_quota_reserve(struct raw_quota *q, uint64_t bytes);
+/* Bytes reserved that did not reach the file (a failed write). */
+void raw_quota_release(struct raw_quota *q, uint64_t bytes);
+uint64_t raw_quota_slice_bytes(const struct raw_quota *q);
+void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret);
+/* The counters of dir's RAW_QUOTA_FILE, read without mapping it (the
+ * export's view): -ENOENT when the dir had no limit. */
+int raw_quota_read(const char *dir, struct raw_quota_stats *ret);
+struct raw_quota *raw_quota_free(struct raw_quota *q); /* accepts NULL */
+
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)): version 1 frames. */
 uint32_t raw_crc32(const void *p, size_t n);
 /* CRC-32C (Castagnoli, reflected, as iSCSI's): with the CPU's instruction

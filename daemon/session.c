@@ -55,7 +55,6 @@
 #include "collectors/raw.h"
 #include "ipc/settings.h"
 
-#define AGE_INTERVAL_NS NSEC_PER_SEC   /* ageing is a directory scan: not every tick */
 #define WATCH_FREQ 10                  /* Hz, a session that samples nothing */
 #define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
@@ -146,8 +145,7 @@ struct session {
 	enum dev_worker_phase dev_seen;        /* the last phase acted on */
 	char dev_off[256];
 
-	uint64_t age_limit_bytes;              /* 0: no --storage-limit */
-	uint64_t age_last_ns;
+	struct raw_quota *quota;               /* --storage-limit (NULL: none), for its counters */
 	bool age_logged;
 };
 
@@ -189,6 +187,7 @@ static void on_session_closed(uv_handle_t *h)
 		free(s->ranks);
 		free(s->slots);
 		free(s->data_dir);
+		raw_quota_free(s->quota);
 		free(s);
 	}
 }
@@ -607,6 +606,14 @@ static void session_finish(struct session *s)
 	}
 	log_msg("session %" PRIu64 " ended: %s: %" PRIu64 " ticks (%" PRIu64 " missed), %" PRIu64 " records, %" PRIu64
 		" bytes", s->id, s->message, s->st.ticks, s->st.missed_ticks, s->st.records, s->st.bytes);
+	if (s->quota) {
+		struct raw_quota_stats q;
+		raw_quota_stats(s->quota, &q);
+		log_msg("session %" PRIu64 ": storage limit of %" PRIu64 " bytes in '%s': at most %" PRIu64
+			" bytes held, %" PRIu64 " oldest slice(s) (%" PRIu64 " bytes) deleted, %" PRIu64
+			" write(s) (%" PRIu64 " bytes) refused", s->id, q.limit_bytes, s->data_dir, q.peak_bytes,
+			q.aged_files, q.aged_bytes, q.refused_records, q.refused_bytes);
+	}
 
 	TAILQ_REMOVE(&srv->sessions, s, link);
 	srv->n_sessions--;
@@ -752,25 +759,20 @@ static void schedule(struct session *s, uv_timer_t *t, uint64_t *next, uint64_t 
 	uv_timer_start(t, on_tick, delay_ms, 0);
 }
 
-static void session_age(struct session *s, uint64_t now)
+/* Ageing is done by whichever writer needs the room (raw_quota_reserve);
+ * the session only says once that it began, the counts come at the end. */
+static void session_age_note(struct session *s)
 {
-	uint64_t freed = 0;
+	struct raw_quota_stats q;
 
-	if (!s->age_limit_bytes || now - s->age_last_ns < AGE_INTERVAL_NS)
+	if (!s->quota || s->age_logged)
 		return;
-	s->age_last_ns = now;
-	int r = raw_age_dir(s->data_dir, s->age_limit_bytes, &freed);
-	/* Once per session each: ageing runs every second and a persistent
-	 * problem must not flood the log. */
-	if (r < 0 && !s->age_logged) {
-		s->age_logged = true;
-		log_msg("session %" PRIu64 ": cannot age raw data in '%s': %s", s->id, s->data_dir,
-			strerror(-r));
-	} else if (r > 0 && !s->age_logged) {
-		s->age_logged = true;
-		log_msg("session %" PRIu64 ": storage limit of %" PRIu64 " bytes reached in '%s', "
-			"deleting the oldest slices", s->id, s->age_limit_bytes, s->data_dir);
-	}
+	raw_quota_stats(s->quota, &q);
+	if (!q.aged_files && !q.refused_records)
+		return;
+	s->age_logged = true;
+	log_msg("session %" PRIu64 ": storage limit of %" PRIu64 " bytes reached in '%s', "
+		"deleting the oldest slices", s->id, q.limit_bytes, s->data_dir);
 }
 
 static void on_tick(uv_timer_t *t)
@@ -787,7 +789,7 @@ static void on_tick(uv_timer_t *t)
 		session_end(s, SESSION_REASON_TARGET_EXITED, 0, false, 0);
 		return;
 	}
-	session_age(s, mono_ns());
+	session_age_note(s);
 	if (sys)
 		schedule(s, t, &s->sys_next_ns, s->sys_period_ns);
 	else
@@ -1234,11 +1236,23 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		cfg.slice_bytes = slice < AGE_MIN_SLICE ? AGE_MIN_SLICE :
 				  slice > RAW_DEFAULT_SLICE_BYTES ? RAW_DEFAULT_SLICE_BYTES : slice;
 	}
+	/* The limit holds at every write of every writer of the dir, ours
+	 * and the agents': they all join this file (raw_writer_open_stem). */
+	struct raw_quota *quota = NULL;
+	if (limit_mb && (r = raw_quota_create(data_dir, storage_limit_bytes(limit_mb), cfg.slice_bytes,
+					      &quota)) < 0) {
+		free(s);
+		free(slots);
+		client_send_error(c, id, IPC_E_IO, "cannot set up the storage limit in '%s': %s", data_dir,
+				  strerror(-r));
+		return;
+	}
 	/* Both clocks back to back: every raw header gets the same pair. */
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
 	/* --ranks limits the sampling too */
 	if (set.s[SET_RANKS] && !(s->ranks = strdup(set.s[SET_RANKS]))) {
+		raw_quota_free(quota);
 		free(slots);
 		free(s);
 		client_send_error(c, id, IPC_E_IO, "out of memory");
@@ -1253,8 +1267,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->sampler_cfg = cfg;
 	s->sampler_cfg.data_dir = s->data_dir;
 	s->sampler_cfg.ranks = s->ranks;
-	s->age_limit_bytes = limit_mb ? storage_limit_bytes(limit_mb) : 0;
-	s->age_last_ns = cfg.mono0_ns;
+	s->quota = quota;
 	s->req_ns = req_ns;
 	memcpy(s->roots, cfg.roots, cfg.n_roots * sizeof(cfg.roots[0]));
 	s->n_roots = cfg.n_roots;

@@ -644,6 +644,31 @@ static void add_size(const char *path, uint64_t *bytes, struct timespec *newest)
 		*newest = st.st_mtim;
 }
 
+/* What --storage-limit took: the counters every writer of host/data kept
+ * in its quota file (collectors/raw.h), read on every export since the
+ * database does not hold them. */
+static void note_storage_limit(struct exp *e, const char *data_dir)
+{
+	struct raw_quota_stats q;
+	int r = raw_quota_read(data_dir, &q);
+	if (r == -ENOENT)
+		return;
+	if (r < 0) {
+		exp_note_add(e, "--storage-limit: cannot read '%s/%s': %s: what the limit deleted or refused is "
+			     "not known", data_dir, RAW_QUOTA_FILE, strerror(-r));
+		return;
+	}
+	const double mib = 1024.0 * 1024.0;
+	if (q.aged_files)
+		exp_note_add(e, "--storage-limit: the raw data reached its limit of %.1f MiB: the %" PRIu64
+			     " oldest raw slice(s) (%.1f MiB) were deleted and are not in this export",
+			     (double)q.limit_bytes / mib, q.aged_files, (double)q.aged_bytes / mib);
+	if (q.refused_records)
+		exp_note_add(e, "--storage-limit: %" PRIu64 " write(s) (%.1f MiB) were refused at the limit of "
+			     "%.1f MiB, no older raw data being left to delete", q.refused_records,
+			     (double)q.refused_bytes / mib, (double)q.limit_bytes / mib);
+}
+
 /* The raw slices of prof_dir: how many, their bytes, and the newest
  * modification among them and the host/ descriptions. */
 static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes, struct timespec *ret_newest)
@@ -837,6 +862,8 @@ static int run(struct exp *e, const struct export_options *opt)
 	read_info(e);
 	read_sample(e);
 	read_times(e);
+	snprintf(path, sizeof path, "%s/host/data", e->prof_dir);
+	note_storage_limit(e, path);
 	if (opt && opt->select && e->system_only && opt->type == EXPORT_TEXT && !opt->parse_only) {
 		/* msprof: --model-id/--iteration-id are not supported for system
 		 * data (collected without --application); the data is left as is */

@@ -49,6 +49,7 @@ static struct {
 	uint64_t seen_orphan_dropped, seen_orphan_bad;
 	int write_err;
 	bool warned_write;
+	bool refused, warned_refused; /* the dir's storage limit refused a write */
 	bool in_preamble;
 	bool first_slice;          /* the next PROCESS record begins the window */
 	/* the file is made when there is something to put in it */
@@ -128,6 +129,18 @@ static void buf_str(struct raw_buf *b, const char *s)
 
 static void write_preamble(void);
 
+/* A write that failed: an error of the file, or a refusal of the storage
+ * limit (-EDQUOT, raw_quota_reserve), which is no error: the records are
+ * counted as lost, the quota counts the bytes, and later writes may fit
+ * once other writers' slices have aged. */
+static void write_failed(int r)
+{
+	if (r == -EDQUOT)
+		W.refused = true;
+	else if (r < 0 && !W.write_err)
+		W.write_err = r;
+}
+
 /* Append the record in W.buf; a new slice first gets the preamble, and
  * the preamble and that record stay in it even if they overfill it (a
  * slice always begins with PROCESS). */
@@ -146,14 +159,15 @@ static int emit(uint16_t type)
 			write_preamble();
 		raw_buf_release(&W.buf);
 		W.buf = rec;
-		if (r < 0)
+		if (r < 0) {
+			write_failed(r);
 			return r;
+		}
 		here = true;
 	}
 	r = here ? raw_writer_append_here(W.w, type, W.buf.data, (uint32_t)W.buf.len)
 		 : raw_writer_append(W.w, type, W.buf.data, (uint32_t)W.buf.len);
-	if (r < 0 && !W.write_err)
-		W.write_err = r;
+	write_failed(r);
 	return r;
 }
 
@@ -315,8 +329,8 @@ static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *nam
 		events++;
 	}
 	r = put_batch(r, tid, p + start, off - start, events);
-	if (r < 0 && write && !W.write_err)
-		W.write_err = r;
+	if (write)
+		write_failed(r);
 	if (off < n)
 		W.write_lost++;
 }
@@ -400,6 +414,11 @@ static void warn_write(void)
 	if (W.write_err && !W.warned_write) {
 		W.warned_write = true;
 		fprintf(stderr, "msprof agent: cannot write into '%s': %s\n", W.dir, strerror(-W.write_err));
+	}
+	if (W.refused && !W.warned_refused) {
+		W.warned_refused = true;
+		fprintf(stderr, "msprof agent: the storage limit of '%s' is reached and no older data is left to "
+			"delete: events are dropped and counted\n", W.dir);
 	}
 }
 
@@ -486,9 +505,7 @@ static void drain(bool last)
 	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t ||
 	    memcmp(&gpu, &W.gpu, sizeof gpu) != 0)
 		write_counters();
-	int r = raw_writer_flush(W.w);
-	if (r < 0 && !W.write_err)
-		W.write_err = r;
+	write_failed(raw_writer_flush(W.w));
 	warn_write();
 }
 

@@ -21,7 +21,13 @@
  *       Prints per session one line of CLOCK_REALTIME ns:
  *         "start_sent start_reply stop_sent stop_reply"
  *       so a script can compare them with the first and last recorded
- *       event. */
+ *       event.
+ *
+ *   test-mstx-workload flood SECONDS BYTES THREADS
+ *       THREADS threads mark as fast as they can for SECONDS, each mark's
+ *       message BYTES long (at most 1023): a writer that fills a storage
+ *       limit in seconds (tests/integration/launch-storage-limit.sh).
+ *       Prints "issued N". */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -189,12 +195,54 @@ static int latency(int n, char **dirs)
 	return rc;
 }
 
+/* --- flood ------------------------------------------------------------- */
+
+static uint64_t flood_end_ns;
+static size_t flood_bytes;
+static atomic_ullong flood_issued;
+
+static void *flooder(void *arg)
+{
+	char msg[1024];
+	unsigned long long n = 0;
+	memset(msg, 'f', flood_bytes);
+	msg[flood_bytes] = 0;
+	(void)arg;
+	do {
+		/* the clock every 256 marks: the marks are the load */
+		for (int i = 0; i < 256; i++, n++) {
+			msg[n % flood_bytes] = (char)('a' + n % 26);
+			mstxMarkA(msg, NULL);
+		}
+	} while (mono_ns() < flood_end_ns);
+	atomic_fetch_add(&flood_issued, n);
+	return NULL;
+}
+
+static int flood(double seconds, unsigned bytes, unsigned threads)
+{
+	pthread_t t[64];
+	if (bytes < 1 || bytes > 1023 || threads < 1 || threads > 64)
+		return 2;
+	flood_bytes = bytes;
+	flood_end_ns = mono_ns() + (uint64_t)(seconds * 1e9);
+	for (unsigned i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, flooder, NULL) != 0)
+			return 1;
+	for (unsigned i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	printf("issued %llu\n", (unsigned long long)atomic_load(&flood_issued));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && streq(argv[1], "script"))
 		return script((unsigned)atoi(argv[2]));
 	if (argc >= 3 && streq(argv[1], "latency"))
 		return latency(argc - 2, argv + 2);
-	fprintf(stderr, "usage: test-mstx-workload script N | latency PROF_DIR...\n");
+	if (argc == 5 && streq(argv[1], "flood"))
+		return flood(atof(argv[2]), (unsigned)atoi(argv[3]), (unsigned)atoi(argv[4]));
+	fprintf(stderr, "usage: test-mstx-workload script N | latency PROF_DIR... | flood SECONDS BYTES THREADS\n");
 	return 2;
 }
