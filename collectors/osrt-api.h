@@ -15,7 +15,11 @@
 	X(14, send) X(15, recv) X(16, sendto) X(17, recvfrom) X(18, poll)    \
 	X(19, ppoll) X(20, select) X(21, epoll_wait) X(22, fsync)            \
 	X(23, fdatasync) X(24, open) X(25, openat) X(26, mmap)               \
-	X(27, munmap)
+	X(27, munmap) X(28, sem_wait) X(29, sem_timedwait)                   \
+	X(30, sem_clockwait) X(31, pthread_cond_clockwait)                   \
+	X(32, pthread_mutex_timedlock) X(33, accept) X(34, accept4)          \
+	X(35, connect) X(36, recvmsg) X(37, sendmsg) X(38, epoll_pwait)      \
+	X(39, pselect)
 
 enum osrt_api {
 #define OSRT_ENUM_(id, name) OSRT_##name = id,

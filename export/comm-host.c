@@ -32,6 +32,9 @@ static const struct {
 	{ OSRT_poll, EXP_COMM_HOST_WAIT },         { OSRT_ppoll, EXP_COMM_HOST_WAIT },
 	{ OSRT_select, EXP_COMM_HOST_WAIT },       { OSRT_epoll_wait, EXP_COMM_HOST_WAIT },
 	{ OSRT_pthread_cond_wait, EXP_COMM_HOST_WAIT }, { OSRT_pthread_cond_timedwait, EXP_COMM_HOST_WAIT },
+	{ OSRT_recvmsg, EXP_COMM_HOST_TRANSFER },  { OSRT_sendmsg, EXP_COMM_HOST_TRANSFER },
+	{ OSRT_epoll_pwait, EXP_COMM_HOST_WAIT },  { OSRT_pselect, EXP_COMM_HOST_WAIT },
+	{ OSRT_pthread_cond_clockwait, EXP_COMM_HOST_WAIT },
 };
 
 int exp_comm_host_kind(const char *call)

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -153,6 +154,54 @@ WRAP_(OSRT_mmap, mmap, NULL, void *, (void *a, size_t n, int prot, int fl, int f
 WRAP_(OSRT_mmap, mmap64, NULL, void *, (void *a, size_t n, int prot, int fl, int fd, off64_t off),
       real(a, n, prot, fl, fd, off))
 WRAP_(OSRT_munmap, munmap, NULL, int, (void *a, size_t n), real(a, n))
+/* what threads of Python, PyTorch's data loaders and its stores block in */
+WRAP_(OSRT_sem_wait, sem_wait, NULL, int, (sem_t *s), real(s))
+WRAP_(OSRT_sem_timedwait, sem_timedwait, NULL, int, (sem_t *restrict s, const struct timespec *restrict at),
+      real(s, at))
+WRAP_(OSRT_sem_clockwait, sem_clockwait, NULL, int, (sem_t *restrict s, clockid_t clk, const struct timespec *restrict at),
+      real(s, clk, at))
+WRAP_(OSRT_pthread_cond_clockwait, pthread_cond_clockwait, NULL, int,
+      (pthread_cond_t *restrict c, pthread_mutex_t *restrict m, clockid_t clk, const struct timespec *restrict at),
+      real(c, m, clk, at))
+WRAP_(OSRT_pthread_mutex_timedlock, pthread_mutex_timedlock, NULL, int,
+      (pthread_mutex_t *restrict m, const struct timespec *restrict at), real(m, at))
+WRAP_(OSRT_accept, accept, NULL, int, (int fd, __SOCKADDR_ARG addr, socklen_t *restrict len), real(fd, addr, len))
+WRAP_(OSRT_accept4, accept4, NULL, int, (int fd, __SOCKADDR_ARG addr, socklen_t *restrict len, int fl),
+      real(fd, addr, len, fl))
+WRAP_(OSRT_connect, connect, NULL, int, (int fd, __CONST_SOCKADDR_ARG addr, socklen_t len), real(fd, addr, len))
+WRAP_(OSRT_recvmsg, recvmsg, NULL, ssize_t, (int fd, struct msghdr *msg, int fl), real(fd, msg, fl))
+WRAP_(OSRT_sendmsg, sendmsg, NULL, ssize_t, (int fd, const struct msghdr *msg, int fl), real(fd, msg, fl))
+WRAP_(OSRT_epoll_pwait, epoll_pwait, NULL, int, (int fd, struct epoll_event *ev, int n, int ms, const sigset_t *ss),
+      real(fd, ev, n, ms, ss))
+WRAP_(OSRT_pselect, pselect, NULL, int,
+      (int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts, const sigset_t *ss),
+      real(n, rd, wr, ex, ts, ss))
+
+/* _FORTIFY_SOURCE's checked forms, which a fortified program calls instead
+ * of the plain ones (the buffer's size as the last argument): recorded as
+ * the plain call. */
+extern ssize_t __read_chk(int fd, void *buf, size_t n, size_t size);
+extern ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size);
+extern ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t size);
+extern ssize_t __recv_chk(int fd, void *buf, size_t n, size_t size, int fl);
+extern ssize_t __recvfrom_chk(int fd, void *restrict buf, size_t n, size_t size, int fl, __SOCKADDR_ARG from,
+			      socklen_t *restrict fromlen);
+extern int __poll_chk(struct pollfd *fds, nfds_t n, int ms, size_t size);
+extern int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *ss, size_t size);
+WRAP_(OSRT_read, __read_chk, NULL, ssize_t, (int fd, void *buf, size_t n, size_t size), real(fd, buf, n, size))
+WRAP_(OSRT_pread, __pread_chk, NULL, ssize_t, (int fd, void *buf, size_t n, off_t off, size_t size),
+      real(fd, buf, n, off, size))
+WRAP_(OSRT_pread, __pread64_chk, NULL, ssize_t, (int fd, void *buf, size_t n, off64_t off, size_t size),
+      real(fd, buf, n, off, size))
+WRAP_(OSRT_recv, __recv_chk, NULL, ssize_t, (int fd, void *buf, size_t n, size_t size, int fl),
+      real(fd, buf, n, size, fl))
+WRAP_(OSRT_recvfrom, __recvfrom_chk, NULL, ssize_t,
+      (int fd, void *restrict buf, size_t n, size_t size, int fl, __SOCKADDR_ARG from, socklen_t *restrict fromlen),
+      real(fd, buf, n, size, fl, from, fromlen))
+WRAP_(OSRT_poll, __poll_chk, NULL, int, (struct pollfd *fds, nfds_t n, int ms, size_t size), real(fds, n, ms, size))
+WRAP_(OSRT_ppoll, __ppoll_chk, NULL, int,
+      (struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *ss, size_t size),
+      real(fds, n, ts, ss, size))
 
 /* open and openat take a mode only when they may create */
 static inline mode_t open_mode(int flags, va_list ap)
@@ -198,6 +247,13 @@ __attribute__((constructor(101))) static void osrt_load(void)
 	R_(writev, NULL); R_(send, NULL); R_(recv, NULL); R_(sendto, NULL); R_(recvfrom, NULL);
 	R_(poll, NULL); R_(ppoll, NULL); R_(select, NULL); R_(epoll_wait, NULL); R_(fsync, NULL);
 	R_(fdatasync, NULL); R_(mmap, NULL); R_(mmap64, NULL); R_(munmap, NULL); R_(open, NULL);
-	R_(open64, NULL); R_(openat, NULL); R_(openat64, NULL);
+	R_(open64, NULL); R_(openat, NULL); R_(openat64, NULL); R_(sem_wait, NULL); R_(sem_timedwait, NULL);
+	/* not sem_clockwait and pthread_cond_clockwait: glibc has them from
+	 * 2.30 on, and a program that calls them has them (resolved then) */
+	R_(pthread_mutex_timedlock, NULL);
+	R_(accept, NULL); R_(accept4, NULL); R_(connect, NULL); R_(recvmsg, NULL); R_(sendmsg, NULL);
+	R_(epoll_pwait, NULL); R_(pselect, NULL); R_(__read_chk, NULL); R_(__pread_chk, NULL);
+	R_(__pread64_chk, NULL); R_(__recv_chk, NULL); R_(__recvfrom_chk, NULL); R_(__poll_chk, NULL);
+	R_(__ppoll_chk, NULL);
 #undef R_
 }
