@@ -17,7 +17,9 @@
  * in a known state; the child handler only resets memory and closes the
  * inherited descriptors (async-signal-safe calls), and leaves g_state at
  * AGENT_CHILD: the child's first annotation sets it up (its own agent
- * thread, its own connection or standalone file).  exec: the environment
+ * thread, its own connection or standalone file).  A child of a recording
+ * process buffers meanwhile (AGENT_BUFFERING): its other threads' events
+ * wait in their queues for the window its registration opens.  exec: the environment
  * carries LD_PRELOAD and the injection variables on.  exec and _exit
  * (exitflush.c) first have the agent thread write what the queues hold
  * (agent_flush_now, answered by answer_flush). */
@@ -45,6 +47,13 @@
 #define RETRY_NS (1 * NSEC_PER_SEC)
 #define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)
 #define SEND_TIMEOUT_MS 1000
+/* A forked child buffers while it registers (AGENT_BUFFERING) until a
+ * window takes its events, or it is clear that none will: no msprofd, a
+ * refusal, a session that asks nothing of it, no agent_start within
+ * BUFFER_GRACE_NS of the hello's answer (msprofd sends it right after), or
+ * BUFFER_MAX_NS in all. */
+#define BUFFER_GRACE_NS (200 * NSEC_PER_MSEC)
+#define BUFFER_MAX_NS (10 * NSEC_PER_SEC)
 
 enum conn { C_NONE, C_HELLO, C_READY };
 
@@ -62,6 +71,9 @@ static struct {
 	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
 	bool idle_listed;          /* its --ranks list has us */
 	_Atomic pid_t pid;         /* the process the agent thread runs in */
+	bool fork_buffers;         /* a child forked now buffers while it registers */
+	uint64_t buffer_until_ns;  /* then: the latest end of its buffering */
+	uint64_t ready_ns;         /* when the hello was answered */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
 	size_t rlen;
@@ -353,6 +365,7 @@ static void on_message(const char *json, size_t n)
 		bool ok = false;
 		if (t == IPC_T_HELLO && ajson_get_bool(&m, "ok", &ok) == 0 && ok) {
 			C.conn = C_READY;
+			C.ready_ns = mono_ns();
 			return;
 		}
 		const char *text = "hello refused";
@@ -502,6 +515,24 @@ void agent_flush_now(void)
 	errno = saved;
 }
 
+/* A forked child buffering its first events (AGENT_BUFFERING): once it is
+ * clear that no window takes them, back to idle.  Events outside every
+ * window are not lost, as a process's are while idle; what a window takes
+ * is counted as recorded or dropped. */
+static void buffering_check(uint64_t now)
+{
+	/* standalone: after_fork_init opens the window itself */
+	if (C.standalone_dir || atomic_load(&g_state) != AGENT_BUFFERING)
+		return;
+	bool none = C.sock < 0 || C.idle_session || now >= C.buffer_until_ns ||
+		    (C.conn == C_READY && now >= C.ready_ns + BUFFER_GRACE_NS);
+	if (!none)
+		return;
+	pthread_mutex_lock(&g_win_mu);
+	window_discard_buffered();
+	pthread_mutex_unlock(&g_win_mu);
+}
+
 static void *agent_main(void *arg)
 {
 	(void)arg;
@@ -526,10 +557,13 @@ static void *agent_main(void *arg)
 		pthread_mutex_unlock(&g_win_mu);
 		if (!C.standalone_dir && C.sock < 0 && now >= C.next_try_ns)
 			try_connect();
+		buffering_check(now);
 
 		int timeout = 1000;
 		if (active)
 			timeout = next_drain > now ? (int)((next_drain - now) / NSEC_PER_MSEC) + 1 : 0;
+		else if (atomic_load(&g_state) == AGENT_BUFFERING)
+			timeout = AGENT_DRAIN_MS; /* to see its grace end */
 		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
 		int n = poll(pf, C.sock >= 0 ? 2 : 1, timeout);
 		if (n <= 0)
@@ -605,6 +639,7 @@ static __thread bool tl_fork_osrt __attribute__((tls_model("initial-exec")));
 static void atfork_prepare(void)
 {
 	tl_fork_osrt = agent_osrt_self_swap(false);
+	C.fork_buffers = agent_state_queues(atomic_load(&g_state));
 	pthread_mutex_lock(&g_win_mu);
 	pthread_mutex_lock(&g_reg_mu);
 }
@@ -658,16 +693,24 @@ static void atfork_child(void)
 static void after_fork_init(void)
 {
 	int expect = AGENT_CHILD;
-	if (!atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
+	/* a child of a recording process queues its threads' events while it
+	 * registers (its session likely covers it): the window takes them */
+	if (!atomic_compare_exchange_strong(&g_state, &expect, C.fork_buffers ? AGENT_BUFFERING : AGENT_IDLE))
 		return; /* another thread of the child does it */
+	C.buffer_until_ns = mono_ns() + BUFFER_MAX_NS;
 	pthread_mutex_lock(&g_win_mu);
 	window_forget_after_fork();
 	pthread_mutex_unlock(&g_win_mu);
 	register_sync(); /* launch mode: its session covers the child already */
-	if (agent_thread_start() < 0)
-		return;
-	if (C.standalone_dir)
+	if (agent_thread_start() >= 0 && C.standalone_dir)
 		start_standalone();
+	if (!C.started || C.standalone_dir) {
+		/* no agent thread, or the standalone window could not start:
+		 * nothing will take them */
+		pthread_mutex_lock(&g_win_mu);
+		window_discard_buffered();
+		pthread_mutex_unlock(&g_win_mu);
+	}
 }
 
 static void block_size_from_env(void)
