@@ -422,6 +422,9 @@ int window_start(const struct window_opts *o);
 /* Stop recording, drain, write the counters, close.  -ENOENT when no
  * window is open.  Caller holds g_win_mu. */
 int window_stop(struct window_result *ret);
+/* The same, ended by the agent because msprofd was lost: the last counters
+ * say so (RAW_AGENT_ENDED_LOST), for the export to tell. */
+int window_stop_lost(void);
 /* Drain every queue into the file (agent thread, every AGENT_DRAIN_MS). */
 void window_drain(void);
 /* The same, with the counters, at once (agent thread, for agent_flush_now). */

@@ -259,7 +259,7 @@ static void disconnect(const char *why)
 	/* Nobody will stop the window now: close it so what was recorded is
 	 * complete (counters last) and the disk stops filling. */
 	pthread_mutex_lock(&g_win_mu);
-	bool stopped = window_active() && window_stop(NULL) >= 0;
+	bool stopped = window_active() && window_stop_lost() >= 0;
 	pthread_mutex_unlock(&g_win_mu);
 	if (was_ready && !atomic_load(&C.exiting))
 		warn_once("lost msprofd (%s)%s; the program continues", why,

@@ -54,6 +54,7 @@ static struct {
 	/* the file is made when there is something to put in it */
 	uint64_t mono0, real0;
 	bool open_failed;
+	uint64_t ended;            /* RAW_AGENT_COUNTERS' ended */
 } W;
 
 /* lifetime totals, for the message at exit */
@@ -247,6 +248,7 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped_noslot);
 	raw_buf_u64(&W.buf, W.dropped_unopened);
 	raw_buf_u64(&W.buf, W.write_lost);
+	raw_buf_u64(&W.buf, W.ended);
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -676,6 +678,14 @@ int window_stop(struct window_result *ret)
 	if (ret)
 		*ret = res;
 	return r < 0 ? r : W.write_err;
+}
+
+int window_stop_lost(void)
+{
+	if (!W.active)
+		return -ENOENT;
+	W.ended = RAW_AGENT_ENDED_LOST;
+	return window_stop(NULL);
 }
 
 void window_totals(struct window_result *ret)
