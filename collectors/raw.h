@@ -205,8 +205,12 @@ enum raw_type {
 	 *                    annotation), u64 noslot (a thread got no buffer),
 	 *                    u64 unopened (NCCL operations with no room to be
 	 *                    kept open), u64 write (the file could not be
-	 *                    written).  Cumulative for the window; written at
-	 *                    every flush and last.
+	 *                    written); then (absent in older agents' records)
+	 *                    u64 ended: 1 when the window was ended by the
+	 *                    agent because msprofd was lost (RAW_AGENT_ENDED_
+	 *                    LOST: nothing after this record's time was
+	 *                    recorded), else 0.  Cumulative for the window;
+	 *                    written at every flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
 	 *                    that took at least the window's threshold.
@@ -342,6 +346,7 @@ static inline uint32_t raw_agent_ev_size(unsigned kind, unsigned etype, unsigned
 	       ((kind & RAW_AGENT_EV_ATTR) ? 8U : 0U) + n;
 }
 #define RAW_AGENT_WINDOW_START 1U  /* RAW_AGENT_PROCESS flags */
+#define RAW_AGENT_ENDED_LOST 1U    /* RAW_AGENT_COUNTERS ended: msprofd was lost */
 
 /* Decoded entries (host byte order; what encoders take and decoders give). */
 struct raw_proc_info { uint64_t ts; uint32_t pid, ppid; uint64_t starttime; char comm[16]; uint32_t is_target; };

@@ -56,12 +56,17 @@ struct agent_parse {
 	uint64_t cause[DROP_CAUSES];                     /* dropped, by cause */
 	bool have_causes;                                /* an older agent's record has none */
 	uint64_t malformed;
+	int64_t lost_ns;                                 /* recording ended: msprofd lost (0 not) */
 
 	/* all processes, for the report */
 	uint64_t t_events, t_dropped, t_bad, t_truncated;
 	uint64_t t_gpu_lost, t_gpu_untimed, t_gpu_bad;
 	uint64_t t_cause[DROP_CAUSES], t_uncaused;
 	unsigned t_dropping_pids;
+	/* processes whose recording ended when msprofd was lost: the first
+	 * few named, with when */
+	unsigned t_lost_pids;
+	char lost_names[512];
 };
 
 static int step(struct agent_parse *p, int idx) { return exp_step_done(p->e, p->st[idx], st_sql[idx]); }
@@ -110,12 +115,17 @@ static int on_thread(struct agent_parse *p, struct raw_cur *c)
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
 	/* the device counts and the causes are missing in an older agent's record */
-	uint64_t v[7 + DROP_CAUSES] = { 0 };
-	int n = c->left >= (7 + DROP_CAUSES) * 8 ? 7 + DROP_CAUSES : c->left >= 7 * 8 ? 7 : 4;
+	uint64_t v[7 + DROP_CAUSES + 1] = { 0 };
+	int n = c->left >= (8 + DROP_CAUSES) * 8   ? 8 + DROP_CAUSES
+		: c->left >= (7 + DROP_CAUSES) * 8 ? 7 + DROP_CAUSES
+		: c->left >= 7 * 8		   ? 7
+						   : 4;
 	for (int i = 0; i < n; i++)
 		v[i] = raw_cur_u64(c);
 	if (c->err)
 		return 1;
+	/* the window's end: the last record's word, its time the record's */
+	p->lost_ns = v[7 + DROP_CAUSES] == RAW_AGENT_ENDED_LOST ? p->last_ns : 0;
 	p->have_causes = n == 7 + DROP_CAUSES;
 	for (int i = 0; i < DROP_CAUSES; i++)
 		p->cause[i] = v[7 + i];
@@ -178,6 +188,7 @@ static int process_begin(struct agent_parse *p, uint32_t pid)
 	p->gpu_lost = p->gpu_untimed = p->gpu_bad = 0;
 	memset(p->cause, 0, sizeof p->cause);
 	p->have_causes = false;
+	p->lost_ns = 0;
 	int r = 0;
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->begin)
@@ -253,6 +264,12 @@ static int process_end(struct agent_parse *p)
 	p->t_bad += p->bad;
 	p->t_truncated += p->truncated;
 	p->t_dropping_pids += p->dropped > 0;
+	if (p->lost_ns) {
+		size_t n = strlen(p->lost_names);
+		if (p->t_lost_pids++ < 8 && n < sizeof p->lost_names)
+			snprintf(p->lost_names + n, sizeof p->lost_names - n, "%spid %u at %" PRId64 ".%03" PRId64 " s",
+				 n ? ", " : "", p->ap.pid, p->lost_ns / 1000000000, p->lost_ns / 1000000 % 1000);
+	}
 	return 0;
 }
 
@@ -287,6 +304,10 @@ static void report(struct agent_parse *p)
 		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
 			     "%u process(es): %s", p->t_dropped, p->t_dropping_pids, causes);
 	}
+	if (p->t_lost_pids)
+		exp_note_add(e, "agent: annotation recording stopped early in %u process(es) when msprofd was lost "
+			     "(nothing of theirs after that time was recorded): %s%s (Unix time)", p->t_lost_pids,
+			     p->lost_names, p->t_lost_pids > 8 ? ", ..." : "");
 	if (p->t_gpu_untimed)
 		exp_note_add(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
 			     "over (still running at the stop) and are left out", p->t_gpu_untimed);

@@ -331,8 +331,9 @@ void collection_poll(struct collection *s)
 		if (r < 0) {
 			s->lost = true;
 			if (!s->ended && !s->quiet)
-				console_warn("lost the connection to msprofd (%s): host data collection stopped, "
-					     "the application keeps running", strerror(-r));
+				console_warn("lost the connection to msprofd (%s): host data collection%s stopped, "
+					     "the application keeps running", strerror(-r),
+					     s->agents ? " and the annotation recording of its processes" : "");
 			return;
 		}
 		on_event(s, ev);

@@ -40,6 +40,7 @@ struct collection {
 	int64_t sid;            /* the daemon's session id, -1 before start */
 	bool lost;              /* the daemon connection dropped */
 	bool ended;             /* the daemon ended the session by itself */
+	bool agents;            /* the job's agents record: their windows end with msprofd too */
 	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
 	char ended_reason[64];
 	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */

@@ -143,6 +143,8 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (sigfd < 0)
 		goto out;
 
+	/* the agents end their windows when they lose msprofd: said with it */
+	s.agents = agent && opts_u(o, SET_MSPROFTX);
 	if (collection_connect(&s) < 0)
 		goto out_mask;
 	r = child_spawn_held(&app, envp, false, &child);
@@ -172,6 +174,7 @@ int mode_launch_run(const struct msprof_opts *given)
 			/* the daemon went away during the delay: start a new one */
 			collection_release(&s);
 			collection_init(&s);
+			s.agents = agent && opts_u(o, SET_MSPROFTX);
 			(void)collection_connect(&s);
 		}
 	}

@@ -110,12 +110,23 @@
 #define AGENT_FEATURES "mstx,nvtx,osrt"
 #endif
 
-/* g_state */
+/* g_state.  A forked child of a recording process buffers from its first
+ * call until its registration says whether a window covers it: its
+ * threads' events wait in their queues (under the same cap), and the
+ * window that opens takes them; none, and they are forgotten (they were
+ * outside every window). */
 enum {
 	AGENT_IDLE = 0,
 	AGENT_RECORDING = 1,
-	AGENT_CHILD = 2,  /* forked: the first call sets the child up */
+	AGENT_CHILD = 2,      /* forked: the first call sets the child up */
+	AGENT_BUFFERING = 3,  /* forked child registering: events are queued */
 };
+/* The states in which an annotation goes into its thread's queue. */
+#define AGENT_QUEUES 1
+static inline bool agent_state_queues(int state)
+{
+	return state & AGENT_QUEUES;
+}
 
 /* ENUM_MSTX_EVENT_TYPE, the event_type of RAW_AGENT_MARK/RANGE_* */
 #define EV_TYPE_MARKER 0
@@ -411,6 +422,9 @@ int window_start(const struct window_opts *o);
 /* Stop recording, drain, write the counters, close.  -ENOENT when no
  * window is open.  Caller holds g_win_mu. */
 int window_stop(struct window_result *ret);
+/* The same, ended by the agent because msprofd was lost: the last counters
+ * say so (RAW_AGENT_ENDED_LOST), for the export to tell. */
+int window_stop_lost(void);
 /* Drain every queue into the file (agent thread, every AGENT_DRAIN_MS). */
 void window_drain(void);
 /* The same, with the counters, at once (agent thread, for agent_flush_now). */
@@ -422,6 +436,9 @@ uint64_t window_session(void);
 void window_totals(struct window_result *ret);
 /* After fork, in the child: forget the parent's window without writing. */
 void window_forget_after_fork(void);
+/* A forked child's buffering ended with no window for it: back to idle,
+ * and what its queues hold is forgotten.  Caller holds g_win_mu. */
+void window_discard_buffered(void);
 
 /* --- control.c: the agent thread --------------------------------------- */
 

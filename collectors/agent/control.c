@@ -3,7 +3,10 @@
  *
  * The agent thread ("msprof-agent", all signals blocked) wakes every
  * AGENT_DRAIN_MS while a window records to drain the queues, and otherwise
- * once a second to (re)connect.  Connected, it says the agent hello of
+ * once a second to (re)connect.  Not connected, it also watches the runtime
+ * directory (inotify): a msprofd that binds its socket there (msprof
+ * starting one, or restarting one that was killed) is connected to at once,
+ * so that its next session's agent_start finds this agent registered.  Connected, it says the agent hello of
  * ipc/proto.h and obeys agent_start / agent_stop; it never starts the
  * daemon, and a daemon that is absent or goes away costs the program
  * nothing but one line on stderr (only when an open connection is lost).
@@ -17,7 +20,9 @@
  * in a known state; the child handler only resets memory and closes the
  * inherited descriptors (async-signal-safe calls), and leaves g_state at
  * AGENT_CHILD: the child's first annotation sets it up (its own agent
- * thread, its own connection or standalone file).  exec: the environment
+ * thread, its own connection or standalone file).  A child of a recording
+ * process buffers meanwhile (AGENT_BUFFERING): its other threads' events
+ * wait in their queues for the window its registration opens.  exec: the environment
  * carries LD_PRELOAD and the injection variables on.  exec and _exit
  * (exitflush.c) first have the agent thread write what the queues hold
  * (agent_flush_now, answered by answer_flush). */
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -43,8 +49,19 @@
 #include "ipc/proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)
+/* A socket just made may not listen yet (bind comes before listen): a few
+ * quick tries after the runtime directory says so. */
+#define FAST_RETRY_NS (10 * NSEC_PER_MSEC)
+#define FAST_RETRIES 50
 #define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)
 #define SEND_TIMEOUT_MS 1000
+/* A forked child buffers while it registers (AGENT_BUFFERING) until a
+ * window takes its events, or it is clear that none will: no msprofd, a
+ * refusal, a session that asks nothing of it, no agent_start within
+ * BUFFER_GRACE_NS of the hello's answer (msprofd sends it right after), or
+ * BUFFER_MAX_NS in all. */
+#define BUFFER_GRACE_NS (200 * NSEC_PER_MSEC)
+#define BUFFER_MAX_NS (10 * NSEC_PER_SEC)
 
 enum conn { C_NONE, C_HELLO, C_READY };
 
@@ -55,6 +72,8 @@ static struct {
 	int sock;
 	enum conn conn;
 	uint64_t next_try_ns;
+	int watch;                 /* inotify on the runtime dir while not connected; -1 */
+	unsigned fast_tries;       /* quick retries left after a socket appeared */
 	bool warned;
 	char *standalone_dir;
 	uint64_t next_id;
@@ -62,12 +81,15 @@ static struct {
 	char idle_dir[PATH_MAX];   /* its prof_dir, for a window when CUPTI comes up */
 	bool idle_listed;          /* its --ranks list has us */
 	_Atomic pid_t pid;         /* the process the agent thread runs in */
+	bool fork_buffers;         /* a child forked now buffers while it registers */
+	uint64_t buffer_until_ns;  /* then: the latest end of its buffering */
+	uint64_t ready_ns;         /* when the hello was answered */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
-} C = { .sock = -1 };
+} C = { .sock = -1, .watch = -1 };
 
 static void warn_once(const char *fmt, const char *a, const char *b)
 {
@@ -83,7 +105,7 @@ static void warn_once(const char *fmt, const char *a, const char *b)
 
 /* The runtime dir as ipc/runtime.c resolves it, checked but never created:
  * the agent must not make directories in the user's name. */
-static int runtime_sock(char *buf, size_t size, const char **ret_why)
+static int runtime_sock(char *buf, size_t size, const char **ret_why, char *ret_dir)
 {
 	const char *env = getenv("MSPROF_RUNTIME_DIR");
 	char dir[PATH_MAX];
@@ -110,7 +132,62 @@ static int runtime_sock(char *buf, size_t size, const char **ret_why)
 	int n = snprintf(buf, size, "%s/msprofd.sock", dir);
 	if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return -ENAMETOOLONG;
+	memcpy(ret_dir, dir, sizeof(dir));
 	return 0;
+}
+
+/* Watch the runtime dir for a socket bound there (not connected only).
+ * Without the dir (no msprofd yet) the once-a-second try finds it. */
+static void watch_open(const char *dir)
+{
+	if (C.watch >= 0)
+		return;
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+		close(fd);
+		return;
+	}
+	C.watch = fd;
+}
+
+static void watch_close(void)
+{
+	if (C.watch >= 0)
+		close(C.watch);
+	C.watch = -1;
+}
+
+/* The runtime dir's watch, where the dir can be used. */
+static void watch_runtime(void)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *why = NULL;
+	if (C.watch < 0 && runtime_sock(path, sizeof(path), &why, dir) == 0)
+		watch_open(dir);
+}
+
+/* Something was made in the runtime dir: try now, and quickly a few times
+ * (a socket bound but not yet listening refuses). */
+static void watch_read(void)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool sock = false;
+	ssize_t n;
+	while ((n = read(C.watch, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+			sock = sock || (e->len && streq(e->name, "msprofd.sock"));
+			p += sizeof(*e) + e->len;
+		}
+	}
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		watch_close(); /* the watch broke: the once-a-second try remains */
+	if (sock) {
+		C.next_try_ns = 0;
+		C.fast_tries = FAST_RETRIES;
+	}
 }
 
 static int send_msg(const char *json, size_t n)
@@ -176,10 +253,13 @@ static void disconnect(const char *why)
 	C.rlen = 0;
 	C.idle_session = 0;
 	C.next_try_ns = mono_ns() + RETRY_NS;
+	/* a msprofd started in its place (msprof restarts one) is seen at once */
+	if (!atomic_load(&C.exiting))
+		watch_runtime();
 	/* Nobody will stop the window now: close it so what was recorded is
 	 * complete (counters last) and the disk stops filling. */
 	pthread_mutex_lock(&g_win_mu);
-	bool stopped = window_active() && window_stop(NULL) >= 0;
+	bool stopped = window_active() && window_stop_lost() >= 0;
 	pthread_mutex_unlock(&g_win_mu);
 	if (was_ready && !atomic_load(&C.exiting))
 		warn_once("lost msprofd (%s)%s; the program continues", why,
@@ -188,22 +268,26 @@ static void disconnect(const char *why)
 
 static void try_connect(void)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX];
 	const char *why = NULL;
-	C.next_try_ns = mono_ns() + RETRY_NS;
-	int r = runtime_sock(path, sizeof(path), &why);
+	C.next_try_ns = mono_ns() + (C.fast_tries ? FAST_RETRY_NS : RETRY_NS);
+	if (C.fast_tries)
+		C.fast_tries--;
+	int r = runtime_sock(path, sizeof(path), &why, dir);
 	if (r < 0) {
 		if (why)
 			warn_once("cannot use the msprofd runtime directory: %s%s", why, "");
 		return;
 	}
+	/* before connecting: a socket bound after a failed try is seen */
+	watch_open(dir);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	memcpy(sa.sun_path, path, strlen(path) + 1); /* runtime_sock checked the length */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd); /* not running: try again in a second */
+		close(fd); /* not running: when a socket appears, or in a second */
 		return;
 	}
 	struct ucred cred;
@@ -233,6 +317,8 @@ static void try_connect(void)
 		return;
 	}
 	C.conn = C_HELLO;
+	C.fast_tries = 0;
+	watch_close(); /* connected: disconnect's next try opens it again */
 }
 
 static void on_start(const struct ajson_obj *m, uint64_t id)
@@ -353,6 +439,7 @@ static void on_message(const char *json, size_t n)
 		bool ok = false;
 		if (t == IPC_T_HELLO && ajson_get_bool(&m, "ok", &ok) == 0 && ok) {
 			C.conn = C_READY;
+			C.ready_ns = mono_ns();
 			return;
 		}
 		const char *text = "hello refused";
@@ -502,6 +589,24 @@ void agent_flush_now(void)
 	errno = saved;
 }
 
+/* A forked child buffering its first events (AGENT_BUFFERING): once it is
+ * clear that no window takes them, back to idle.  Events outside every
+ * window are not lost, as a process's are while idle; what a window takes
+ * is counted as recorded or dropped. */
+static void buffering_check(uint64_t now)
+{
+	/* standalone: after_fork_init opens the window itself */
+	if (C.standalone_dir || atomic_load(&g_state) != AGENT_BUFFERING)
+		return;
+	bool none = C.sock < 0 || C.idle_session || now >= C.buffer_until_ns ||
+		    (C.conn == C_READY && now >= C.ready_ns + BUFFER_GRACE_NS);
+	if (!none)
+		return;
+	pthread_mutex_lock(&g_win_mu);
+	window_discard_buffered();
+	pthread_mutex_unlock(&g_win_mu);
+}
+
 static void *agent_main(void *arg)
 {
 	(void)arg;
@@ -526,20 +631,34 @@ static void *agent_main(void *arg)
 		pthread_mutex_unlock(&g_win_mu);
 		if (!C.standalone_dir && C.sock < 0 && now >= C.next_try_ns)
 			try_connect();
+		buffering_check(now);
 
 		int timeout = 1000;
 		if (active)
 			timeout = next_drain > now ? (int)((next_drain - now) / NSEC_PER_MSEC) + 1 : 0;
-		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = C.sock, .events = POLLIN } };
-		int n = poll(pf, C.sock >= 0 ? 2 : 1, timeout);
+		else if (atomic_load(&g_state) == AGENT_BUFFERING)
+			timeout = AGENT_DRAIN_MS; /* to see its grace end */
+		if (!C.standalone_dir && C.sock < 0 && C.next_try_ns > now) {
+			uint64_t ms = (C.next_try_ns - now) / NSEC_PER_MSEC + 1;
+			if ((uint64_t)timeout > ms)
+				timeout = (int)ms;
+		}
+		/* the daemon's connection, or the runtime dir's watch */
+		int other = C.sock >= 0 ? C.sock : C.watch;
+		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = other, .events = POLLIN } };
+		int n = poll(pf, other >= 0 ? 2 : 1, timeout);
 		if (n <= 0)
 			continue;
 		if (pf[0].revents & POLLIN) {
 			agent_wake_clear();
 			next_drain = 0; /* a block is full: drain now */
 		}
-		if (C.sock >= 0 && pf[1].revents)
-			read_input();
+		if (other >= 0 && pf[1].revents) {
+			if (other == C.sock)
+				read_input();
+			else
+				watch_read();
+		}
 	}
 	return NULL;
 }
@@ -605,6 +724,7 @@ static __thread bool tl_fork_osrt __attribute__((tls_model("initial-exec")));
 static void atfork_prepare(void)
 {
 	tl_fork_osrt = agent_osrt_self_swap(false);
+	C.fork_buffers = agent_state_queues(atomic_load(&g_state));
 	pthread_mutex_lock(&g_win_mu);
 	pthread_mutex_lock(&g_reg_mu);
 }
@@ -626,6 +746,10 @@ static void atfork_child(void)
 	if (C.sock >= 0)
 		close(C.sock);
 	C.sock = -1;
+	if (C.watch >= 0)
+		close(C.watch);
+	C.watch = -1;
+	C.fast_tries = 0;
 	agent_wake_close();
 	C.conn = C_NONE;
 	C.rlen = 0;
@@ -658,16 +782,24 @@ static void atfork_child(void)
 static void after_fork_init(void)
 {
 	int expect = AGENT_CHILD;
-	if (!atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
+	/* a child of a recording process queues its threads' events while it
+	 * registers (its session likely covers it): the window takes them */
+	if (!atomic_compare_exchange_strong(&g_state, &expect, C.fork_buffers ? AGENT_BUFFERING : AGENT_IDLE))
 		return; /* another thread of the child does it */
+	C.buffer_until_ns = mono_ns() + BUFFER_MAX_NS;
 	pthread_mutex_lock(&g_win_mu);
 	window_forget_after_fork();
 	pthread_mutex_unlock(&g_win_mu);
 	register_sync(); /* launch mode: its session covers the child already */
-	if (agent_thread_start() < 0)
-		return;
-	if (C.standalone_dir)
+	if (agent_thread_start() >= 0 && C.standalone_dir)
 		start_standalone();
+	if (!C.started || C.standalone_dir) {
+		/* no agent thread, or the standalone window could not start:
+		 * nothing will take them */
+		pthread_mutex_lock(&g_win_mu);
+		window_discard_buffered();
+		pthread_mutex_unlock(&g_win_mu);
+	}
 }
 
 static void block_size_from_env(void)

@@ -379,6 +379,13 @@ void agent_slot_reset(struct athread *t)
 	t->rpos = 0;
 	atomic_store(&t->head, t->head_local);
 	atomic_store(&t->tail, t->head_local);
+	/* the child's counts start here: a window that takes what the child
+	 * buffered counts its drops from the fork on */
+	t->seen_dropped = atomic_load(&t->n_dropped);
+	t->seen_bad = atomic_load(&t->n_bad);
+	t->seen_truncated = atomic_load(&t->n_truncated);
+	t->seen_nested = atomic_load(&t->n_nested);
+	t->seen_unopened = atomic_load(&t->n_unopened);
 }
 
 struct athread *agent_thread_get(bool with_queue)
@@ -493,7 +500,7 @@ static inline struct athread *rec_enter(void)
 		after_fork();
 	struct athread *t = tl_self;
 	if (_unlikely_(!t || !t->wblk)) {
-		if (atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)
+		if (!agent_state_queues(atomic_load_explicit(&g_state, memory_order_relaxed)))
 			return NULL;
 		t = agent_thread_get(true);
 		if (!t) {
@@ -512,7 +519,7 @@ static inline struct athread *rec_enter(void)
 	/* Pairs with membarrier() in window_stop: the stopper sees busy, or
 	 * we see the state it stored. */
 	atomic_signal_fence(memory_order_seq_cst);
-	if (_unlikely_(atomic_load_explicit(&g_state, memory_order_relaxed) != AGENT_RECORDING)) {
+	if (_unlikely_(!agent_state_queues(atomic_load_explicit(&g_state, memory_order_relaxed)))) {
 		atomic_store_explicit(&t->busy, 0, memory_order_relaxed);
 		return NULL;
 	}

@@ -55,6 +55,7 @@ static struct {
 	/* the file is made when there is something to put in it */
 	uint64_t mono0, real0;
 	bool open_failed;
+	uint64_t ended;            /* RAW_AGENT_COUNTERS' ended */
 } W;
 
 /* lifetime totals, for the message at exit */
@@ -261,6 +262,7 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped_noslot);
 	raw_buf_u64(&W.buf, W.dropped_unopened);
 	raw_buf_u64(&W.buf, W.write_lost);
+	raw_buf_u64(&W.buf, W.ended);
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -588,6 +590,10 @@ int window_start(const struct window_opts *o)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	clock_gettime(CLOCK_REALTIME, &b);
 
+	/* a forked child's first window takes what it buffered while it
+	 * registered (AGENT_BUFFERING), with its range ids and counts */
+	bool buffered = atomic_load(&g_state) == AGENT_BUFFERING;
+	uint64_t orphan_dropped = W.seen_orphan_dropped, orphan_bad = W.seen_orphan_bad;
 	struct raw_buf keep = W.buf;
 	struct tidset tids = W.tids;
 	W = (typeof(W)){ 0 };
@@ -602,26 +608,30 @@ int window_start(const struct window_opts *o)
 
 	/* an osrt-only window: "," names no domain, so no annotation passes */
 	agent_filter_set(o->no_mstx ? "," : o->include, o->exclude);
-	uint8_t gen = atomic_load(&g_gen) + 1;
-	atomic_store(&g_gen, gen ? gen : 1);
-
-	/* What a slot did before this window is not ours: forget its old
-	 * events (there are none unless a stop gave up waiting) and take
-	 * its counters from here. */
-	uint32_t nt = atomic_load_explicit(&g_n_threads, memory_order_acquire);
-	for (uint32_t i = 0; i < nt; i++) {
-		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
-		if (!t)
-			continue;
-		drain_slot(t, atomic_load_explicit(&t->head, memory_order_acquire), false, true);
-		t->seen_dropped = atomic_load(&t->n_dropped);
-		t->seen_bad = atomic_load(&t->n_bad);
-		t->seen_truncated = atomic_load(&t->n_truncated);
-		t->seen_nested = atomic_load(&t->n_nested);
-		t->seen_unopened = atomic_load(&t->n_unopened);
+	if (buffered) {
+		W.seen_orphan_dropped = orphan_dropped;
+		W.seen_orphan_bad = orphan_bad;
+	} else {
+		uint8_t gen = atomic_load(&g_gen) + 1;
+		atomic_store(&g_gen, gen ? gen : 1);
+		/* What a slot did before this window is not ours: forget its
+		 * old events (there are none unless a stop gave up waiting)
+		 * and take its counters from here. */
+		uint32_t nt = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+		for (uint32_t i = 0; i < nt; i++) {
+			struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+			if (!t)
+				continue;
+			drain_slot(t, atomic_load_explicit(&t->head, memory_order_acquire), false, true);
+			t->seen_dropped = atomic_load(&t->n_dropped);
+			t->seen_bad = atomic_load(&t->n_bad);
+			t->seen_truncated = atomic_load(&t->n_truncated);
+			t->seen_nested = atomic_load(&t->n_nested);
+			t->seen_unopened = atomic_load(&t->n_unopened);
+		}
+		W.seen_orphan_dropped = atomic_load(&g_orphan_dropped);
+		W.seen_orphan_bad = atomic_load(&g_orphan_bad);
 	}
-	W.seen_orphan_dropped = atomic_load(&g_orphan_dropped);
-	W.seen_orphan_bad = atomic_load(&g_orphan_bad);
 
 	W.active = true;
 	g_osrt_threshold_ns = o->osrt_threshold_ns;
@@ -687,6 +697,14 @@ int window_stop(struct window_result *ret)
 	return r < 0 ? r : W.write_err;
 }
 
+int window_stop_lost(void)
+{
+	if (!W.active)
+		return -ENOENT;
+	W.ended = RAW_AGENT_ENDED_LOST;
+	return window_stop(NULL);
+}
+
 void window_totals(struct window_result *ret)
 {
 	*ret = T;
@@ -699,4 +717,23 @@ void window_forget_after_fork(void)
 	W.w = raw_writer_free(W.w);
 	W.active = false;
 	T = (struct window_result){ 0 };
+	/* what the child buffers is counted from here (agent_slot_reset
+	 * does the same for the slots) */
+	W.seen_orphan_dropped = atomic_load(&g_orphan_dropped);
+	W.seen_orphan_bad = atomic_load(&g_orphan_bad);
+}
+
+void window_discard_buffered(void)
+{
+	int expect = AGENT_BUFFERING;
+	if (W.active || !atomic_compare_exchange_strong(&g_state, &expect, AGENT_IDLE))
+		return;
+	quiesce();
+	uint32_t n = atomic_load_explicit(&g_n_threads, memory_order_acquire);
+	for (uint32_t i = 0; i < n; i++) {
+		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
+		if (t)
+			drain_slot(t, atomic_load_explicit(&t->head, memory_order_acquire), false, true);
+	}
+	agent_spares_free();
 }

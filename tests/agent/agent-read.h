@@ -38,6 +38,7 @@ struct ar_file {
 	uint64_t gpu_lost, gpu_untimed, gpu_bad;     /* last COUNTERS: device records not written */
 	/* last COUNTERS: dropped by cause (they add up to dropped) */
 	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_unopened, dropped_write;
+	uint64_t ended;           /* the last COUNTERS' ended (RAW_AGENT_ENDED_LOST) */
 	unsigned n_counters;
 	bool counters_last;    /* the file's last record is COUNTERS */
 	uint64_t damage;       /* bad records, skipped or torn bytes */

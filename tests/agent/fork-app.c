@@ -10,7 +10,19 @@
  *   fork-app run          prints "parent child1 child2 child3 child4 child5"
  *   fork-app exec-child   (what child2 and child5 exec; child2 with RANK=3
  *                         LOCAL_RANK=1)
- *   fork-app check DIR PARENT CHILD1 CHILD2 CHILD3 CHILD4 CHILD5 */
+ *   fork-app check DIR PARENT CHILD1 CHILD2 CHILD3 CHILD4 CHILD5
+ *
+ * Threads of a forked child while it registers (the agent buffers them):
+ *
+ *   fork-app threads C T M   marks once, then forks C children at once; each
+ *                            child starts T threads that, released together
+ *                            as the child's first annotation, each open a
+ *                            range, make M marks and end the range; prints
+ *                            the children's pids
+ *   fork-app check-threads DIR T M exact|lossy PID...   each child's file
+ *                            holds its T threads' ranges and marks
+ *                            (exact), or recorded + dropped == emitted
+ *                            (lossy) */
 #include <stdatomic.h>
 #include <sys/wait.h>
 
@@ -171,14 +183,101 @@ static int check(char **a)
 	return app_check_ok(&f);
 }
 
+/* --- threads of a forked child ----------------------------------------------- */
+
+static pthread_barrier_t go;
+static long n_marks;
+
+static void *marker(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	mstxRangeId id = mstxRangeStartA("thread", NULL);
+	for (long i = 0; i < n_marks; i++)
+		mstxMarkA("t", NULL);
+	mstxRangeEnd(id);
+	return NULL;
+}
+
+static void threads_child(int n)
+{
+	pthread_t th[256];
+	CHECK(n > 0 && n <= 256);
+	CHECK(pthread_barrier_init(&go, NULL, (unsigned)n) == 0);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_create(&th[i], NULL, marker, NULL) == 0);
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+}
+
+static int threads(int children, int nthreads, long marks)
+{
+	n_marks = marks;
+	mstxMarkA("parent", NULL);
+	pid_t pids[64];
+	CHECK(children > 0 && children <= 64);
+	for (int c = 0; c < children; c++) {
+		pids[c] = fork();
+		CHECK(pids[c] >= 0);
+		if (pids[c] == 0) {
+			threads_child(nthreads);
+			exit(0);
+		}
+	}
+	for (int c = 0; c < children; c++) {
+		int st;
+		CHECK(waitpid(pids[c], &st, 0) == pids[c] && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		printf("%s%d", c ? " " : "", (int)pids[c]);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int check_threads(char **a, int n)
+{
+	const char *dir = a[0];
+	long nthreads = atol(a[1]), marks = atol(a[2]);
+	bool exact = strcmp(a[3], "exact") == 0;
+	uint64_t all = 0, all_dropped = 0;
+	for (int i = 4; i < n; i++) {
+		struct ar_file f;
+		uint32_t pid = (uint32_t)atoi(a[i]);
+		app_load(dir, pid, &f);
+		uint64_t got = 0;
+		for (size_t k = 0; k < f.n_ev; k++)
+			got += f.ev[k].rec == RAW_AGENT_MARK && strcmp(f.ev[k].msg, "t") == 0;
+		size_t starts = ar_count(&f, RAW_AGENT_RANGE_START), ends = ar_count(&f, RAW_AGENT_RANGE_END);
+		/* every thread made a start, M marks and an end */
+		uint64_t made = (uint64_t)(nthreads * (marks + 2)), kept = got + starts + ends;
+		if (kept + f.dropped != made || (exact && kept != made))
+			fprintf(stderr, "child %u: %llu marks recorded, %llu dropped, %zu starts, %zu ends; %ld threads "
+				"made a range and %ld marks each\n", pid, (unsigned long long)got,
+				(unsigned long long)f.dropped, starts, ends, nthreads, marks);
+		CHECK(kept + f.dropped == made);
+		CHECK(f.bad == 0);
+		if (exact)
+			CHECK(kept == made && starts == (size_t)nthreads && f.dropped == 0);
+		all += got;
+		all_dropped += f.dropped;
+		ar_free(&f);
+	}
+	printf("%llu recorded %llu dropped\n", (unsigned long long)all, (unsigned long long)all_dropped);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "threads") == 0)
+		return threads(atoi(argv[2]), atoi(argv[3]), atol(argv[4]));
+	if (argc >= 7 && strcmp(argv[1], "check-threads") == 0)
+		return check_threads(argv + 2, argc - 2);
 	if (argc == 2 && strcmp(argv[1], "run") == 0)
 		return run(argv[0]);
 	if (argc == 2 && strcmp(argv[1], "exec-child") == 0)
 		return exec_child();
 	if (argc == 9 && strcmp(argv[1], "check") == 0)
 		return check(argv + 2);
-	fprintf(stderr, "usage: fork-app run | exec-child | check DIR PARENT C1 C2 C3 C4 C5\n");
+	fprintf(stderr, "usage: fork-app run | exec-child | check DIR PARENT C1 C2 C3 C4 C5 | threads C T M | "
+		"check-threads DIR T M exact|lossy PID...\n");
 	return 2;
 }

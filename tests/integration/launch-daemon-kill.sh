@@ -1,0 +1,63 @@
+# Fault injection: msprofd killed (SIGKILL) at a random point of a launch-mode
+# run, 20 times.  The job runs on and msprof exits with its status, saying
+# that host collection and the annotation recording of the job's processes
+# stopped; the agent closes its window when it loses msprofd, so every mark
+# made before that is in the export (a run of consecutive marks from the
+# first, none missing), and the export's report names the process and the
+# time its recording stopped, no earlier than its last recorded mark.  The
+# host samples written before the kill are exported, none after it.
+. "$SRCDIR/tests/integration/lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
+SPIN=$(dirname "$MSPROF")/../tests/agent/spin-app
+[ -x "$SPIN" ] || t_skip "spin-app not built"
+RUNS=${RUNS:-20}
+daemon_pid() { cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null; }
+STOPPED="host data collection and the annotation recording of its processes stopped, the application keeps running"
+
+for ((run = 1; run <= RUNS; run++)); do
+	out=$T_WORK/o$run log=$T_WORK/log$run
+	t_stop_daemon
+	start_ns=$(date +%s%N)
+	t_msprof --msproftx=on --output="$out" "$SPIN" steady 1.2 >"$log" 2>&1 &
+	mp=$!
+	# somewhere in the job's 1.2 s, after msprofd is up
+	t_until 10 test -s "$MSPROF_RUNTIME_DIR/msprofd.pid"
+	sleep "0.$((RANDOM % 9 + 1))"
+	dp=$(daemon_pid)
+	kill_ns=$(date +%s%N)
+	kill -KILL "$dp"
+	wait "$mp"; rc=$?
+	what="run $run (msprofd killed $(((kill_ns - start_ns) / 1000000)) ms into it)"
+	if [ "$rc" -ne 0 ]; then t_fail "$what: msprof exited $rc"; cat "$log" >&2; continue; fi
+	prof=$(t_prof_dir "$out") || { cat "$log" >&2; continue; }
+	db=$(ls "$prof"/msprof_*.db 2>/dev/null | head -n1)
+	[ -n "$db" ] || { t_fail "$what: not exported"; cat "$log" >&2; continue; }
+	# the marks the job made: every 10th printed with its index (the ground truth of how many)
+	made=$(($(grep -E '^[0-9]+ [0-9]+$' "$log" | tail -n1 | cut -d' ' -f1) + 1))
+	read -r n lo hi last < <(t_sql "$db" "SELECT count(*), min(n), max(n), max(startNs) FROM (SELECT
+		CAST(substr(s.value, 2) AS INTEGER) AS n, e.startNs FROM MSTX_EVENTS e JOIN STRING_IDS s
+		ON s.id = e.message)" | tr '|' ' ')
+	if [ "${n:-0}" -gt 0 ] && [ "$lo" = 0 ] && [ $((hi - lo + 1)) = "$n" ]; then :; else
+		t_fail "$what: marks not a run from m0: $n marks, m$lo..m$hi"; continue
+	fi
+	if grep -qF "[WARNING] lost the connection to msprofd" "$log"; then
+		grep -qF "$STOPPED" "$log" || t_fail "$what: msprof does not say that annotation recording stopped"
+		note=$(grep -F "annotation recording stopped early in 1 process(es) when msprofd was lost" "$log")
+		at=$(sed -nE 's/.*pid [0-9]+ at ([0-9]+)\.([0-9]{3}) s.*/\1\2/p' <<<"$note")
+		if [ -z "$at" ]; then
+			t_fail "$what: the export does not name the process whose recording stopped"; cat "$log" >&2
+		elif [ $((at * 1000000 + 999999)) -lt "$last" ] || [ $((at * 1000000)) -gt $((kill_ns + 1000000000)) ]; then
+			t_fail "$what: recording said to stop at $at ms, last mark at $last ns, kill at $kill_ns ns"
+		elif [ "$n" -ge "$made" ] && [ "$made" -gt 100 ]; then
+			t_fail "$what: all $made marks recorded, yet recording stopped at the kill"
+		fi
+	else
+		# msprofd died as the job ended: a whole run
+		t_check "$what: the job ended first, all its marks recorded" test "$n" -ge "$made"
+	fi
+	# host samples: some, none after the kill
+	after=$(t_sql "$db" "SELECT count(*) FROM CPU_USAGE WHERE timestampNs > $kill_ns + 100000000" 2>/dev/null)
+	t_check "$what: no host sample after the kill" test "${after:-0}" = 0
+	t_ok "$what: $n of $made marks, from m0 without a gap"
+done
+t_done
