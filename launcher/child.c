@@ -6,11 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/rankenv.h"
+#include "launcher/console.h"
 #include "common/util.h"
 
 static const char *env_get(void *ctx, const char *name)
@@ -139,6 +141,30 @@ int exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+void child_describe(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status)) {
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	} else if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *abbrev = sigabbrev_np(sig);
+		snprintf(buf, len, "was killed by signal %s%s (%s)%s", abbrev ? "SIG" : "", abbrev ? abbrev : "?",
+			 strsignal(sig), WCOREDUMP(status) ? ", core dumped" : "");
+	} else {
+		snprintf(buf, len, "ended with wait status 0x%x", (unsigned)status);
+	}
+}
+
+void child_report(int status)
+{
+	char how[128];
+	child_describe(status, how, sizeof(how));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		console_info("The application %s.", how);
+	else
+		console_warn("The application %s.", how);
 }
 
 int child_pidfd_open(pid_t pid)

@@ -30,6 +30,14 @@ void child_abandon(struct child *c);
 /* The status msprof exits with for a wait status: the code, 128+signal. */
 int exit_code(int status);
 
+/* How a process ended, for a wait status: "exited with status 3", "was
+ * killed by signal SIGSEGV (Segmentation fault), core dumped". */
+void child_describe(int status, char *buf, size_t len);
+
+/* "[INFO] The application exited with status 0." or, for any other end,
+ * the same as a warning. */
+void child_report(int status);
+
 /* A pidfd of pid (readable when it exits); -1 with errno, ENOSYS before
  * Linux 5.3, where callers probe instead. */
 int child_pidfd_open(pid_t pid);

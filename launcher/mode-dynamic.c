@@ -403,9 +403,14 @@ static void target_gone(struct dyn *d, struct target *t)
 		return;
 	t->alive = false;
 	unprompt(d);
-	if (d->launch)
-		console_info("app process %d exited with code %d, dynamic profiling ends.", (int)t->pid,
-			     exit_code(d->app_status));
+	if (d->launch) {
+		char how[128];
+		child_describe(d->app_status, how, sizeof(how));
+		if (WIFEXITED(d->app_status) && WEXITSTATUS(d->app_status) == 0)
+			console_info("app process %d %s, dynamic profiling ends.", (int)t->pid, how);
+		else
+			console_warn("app process %d %s, dynamic profiling ends.", (int)t->pid, how);
+	}
 	else
 		console_warn("process %d (%s) has exited%s", (int)t->pid, t->name,
 			     targets_alive(d) ? ", the other processes carry on" : "");

@@ -166,6 +166,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		if (r == WAIT_EXITED) {
 			/* msprof logs this one; here it is the only news there is */
 			console_warn("Before delay time, the app process has exited.");
+			child_report(status);
 			child.pid = -1;
 			rc = exit_code(status);
 			goto out_mask;
@@ -230,6 +231,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	signals_unwatch(&sigfd, &old);
 
 	if (!started) {
+		child_report(status);
 		/* a delayed start that failed: said already, nothing to export */
 		if (rc == 0)
 			rc = 1;
@@ -250,6 +252,8 @@ int mode_launch_run(const struct msprof_opts *given)
 				ok[i] = good;
 			failed += !good;
 		}
+		/* how the job ended, before the closing lines */
+		child_report(status);
 		/* a failed export is no success: said, and the exit status
 		 * non-zero (the application's own, where it failed too) */
 		if (failed) {

@@ -45,7 +45,7 @@ dyn_tell job "exit 7"
 wait "$DYN_PID"; rc=$?
 dyn_close
 if [ "$rc" -eq 7 ]; then t_ok "msprof exits with the job's status"; else t_fail "exit $rc, want 7"; cat "$LOG" >&2; fi
-t_grep "the job's exit is told" "exited with code 7, dynamic profiling ends." "$LOG"
+t_grep "the job's exit is told" "exited with status 7, dynamic profiling ends." "$LOG"
 t_grep "the open window is saved" "The collection of process" "$LOG"
 t_grep "each window is exported in the background" "[INFO] Start export data in PROF_" "$LOG"
 n_done=$(dyn_count "$LOG" "done.")

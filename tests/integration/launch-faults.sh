@@ -25,9 +25,22 @@ check_exported() {
 # --- the job dies of SIGSEGV: full export, exit 128+11 ------------------------
 "$MSPROF" --output="$W/segv" --host-sys=cpu,mem "$HELPERS/test-crasher" 600 >"$W/log1" 2>&1; rc=$?
 if [ "$rc" -eq 139 ]; then t_ok "SIGSEGV job gives exit 139"; else t_fail "exit $rc, want 139"; cat "$W/log1" >&2; fi
+# how the job ended, said before the closing lines
+t_grep "how the job ended is said" "[WARNING] The application was killed by signal SIGSEGV (Segmentation fault)" \
+	"$W/log1"
+t_eq "said before the closing lines" "$(grep -n -e 'The application' -e 'Profiling finished' "$W/log1" |
+	cut -d: -f2- | cut -c1-28 | tr '\n' '|')" "[WARNING] The application wa|[INFO] Profiling finished.|"
 P=$(t_prof_dir "$W/segv") || t_done
 t_check "end_info written after a crash" test -s "$P/host/end_info"
 check_exported "after a crash" "$P"
+
+# --- a job that exits 3, and one that succeeds: each said, the status kept --------
+"$MSPROF" --output="$W/ex3" sh -c 'exit 3' >"$W/log1b" 2>&1; rc=$?
+t_eq "a job exiting 3: msprof exits 3" "$rc" 3
+t_grep "a job exiting 3: said" "[WARNING] The application exited with status 3." "$W/log1b"
+"$MSPROF" --output="$W/ex0" true >"$W/log1c" 2>&1; rc=$?
+t_eq "a job exiting 0: msprof exits 0" "$rc" 0
+t_grep "a job exiting 0: said" "[INFO] The application exited with status 0." "$W/log1c"
 
 # --- the launcher is SIGKILLed: the PROF dir can still be exported ------------
 "$MSPROF" --output="$W/kill" --host-sys=cpu,mem "$HELPERS/test-burn" 1500 >"$W/log2" 2>&1 &
