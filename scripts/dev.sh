@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-PKGS="gcc meson ninja-build pkg-config libuv1-dev libcjson-dev libsqlite3-dev sqlite3 python3 util-linux"
+PKGS="gcc meson ninja-build pkg-config libuv1-dev libcjson-dev libsqlite3-dev sqlite3 python3 python3-dev util-linux"
 
 install_missing() {
 	missing=""

@@ -1,0 +1,104 @@
+"""mstx: msprof's annotation API (mstx) for Python.
+
+Marks, ranges, domains and training steps, recorded by msprof when the
+program runs under it (``msprof --msproftx=on python3 train.py``) and
+costing one call into C that returns at once when it does not::
+
+    import mstx
+
+    mstx.mark("data loaded")
+    with mstx.range("forward"):
+        ...
+    @mstx.range("optimizer")
+    def optimize(): ...
+    io = mstx.Domain("io")
+    io.mark("checkpoint written")
+    for n in range(epochs):
+        mstx.step(n)            # step n starts now, step n-1 ends
+
+Events go where the C API's go (MSTX_EVENTS, msprof_tx, the timeline's
+msprof_tx layer); ``mstx.step`` is ``mstxStep`` (the STEP table).  A range
+object used as a context manager belongs to one thread at a time; as a
+decorator it is safe from any thread.  ``mstx.torch`` switches on ranges
+for every PyTorch module call and a step per optimizer step.
+"""
+
+import functools as _functools
+
+from mstx import _mstx
+
+__all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "enabled"]
+
+
+def enabled():
+    """Whether a profiler receives the calls (msprof's agent is loaded)."""
+    return bool(_mstx.ENABLED)
+
+
+# The C functions themselves: a domain argument is a Domain or None.
+mark = _mstx.mark
+# mark(message, domain=None): an instant event, in domain or the default one
+range_start = _mstx.range_start   # range_start(message, domain=None) -> id for range_end (0: nothing records)
+range_end = _mstx.range_end       # range_end(id, domain=None), on any thread
+
+
+def _wrap(message, domain, func):
+    if not _mstx.ENABLED:
+        return func          # nothing records: the function as it is
+    start, end = _mstx.range_start, _mstx.range_end
+
+    @_functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        rid = start(message, domain)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            end(rid, domain)
+
+    return wrapper
+
+
+_mstx._set_wrap(_wrap)
+
+# range(message, domain=None): ``with mstx.range("name"):``,
+# ``@mstx.range("name")``, or ``@mstx.range`` alone, named after the
+# function it decorates (the type is C: entering and leaving are C calls)
+range = _mstx.Range
+
+
+class Domain:
+    """A named domain: msprof's --mstx-domain-include/--mstx-domain-exclude
+    select domains by this name."""
+
+    __slots__ = ("name", "_handle")
+
+    def __init__(self, name):
+        self.name = name
+        self._handle = _mstx.domain_create(name) or None
+
+    def mark(self, message):
+        _mstx.mark(message, self._handle)
+
+    def range(self, message):
+        return range(message, self)
+
+    def range_start(self, message):
+        return _mstx.range_start(message, self._handle)
+
+    def range_end(self, range_id):
+        _mstx.range_end(range_id, self._handle)
+
+    def __repr__(self):
+        return "mstx.Domain(%r)" % self.name
+
+
+_next_step = [0]
+
+
+def step(n=None):
+    """Step n starts now and this process's previous step ends (mstxStep);
+    without n, the step after the last one given (from 0)."""
+    if n is None:
+        n = _next_step[0]
+    _next_step[0] = n + 1
+    _mstx.step(n)

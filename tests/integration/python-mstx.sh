@@ -1,0 +1,64 @@
+#!/bin/bash
+# The mstx package for Python (python/mstx): without a profiler every call
+# returns and the job runs; under msprof --msproftx=on the job's marks,
+# ranges (context managers and decorators, nested, one ended on another
+# thread), domain and steps are in MSTX_EVENTS, msprof_tx and STEP with
+# their names, domains and nesting.  With PyTorch (Debian's python3-torch)
+# where it imports: a range per module call and a step per optimizer step.
+. "$SRCDIR/tests/integration/lib.sh"
+[ -n "$MSTX_PYTHON" ] || t_skip "the mstx package was not built (Python headers missing: python3-dev)"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
+export PYTHONPATH="$MSTX_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}"
+JOB="$SRCDIR/tests/python/mstx-job.py"
+
+# --- no profiler: a no-op ---------------------------------------------------------
+"$MSTX_PYTHON" "$JOB" >"$T_WORK/plain.out" 2>&1
+t_eq "without a profiler: the job exits 0" $? 0 || cat "$T_WORK/plain.out" >&2
+t_grep "without a profiler: not enabled" "enabled False" "$T_WORK/plain.out"
+t_grep "without a profiler: the job ran to its end" "done" "$T_WORK/plain.out"
+
+# --- under msprof ---------------------------------------------------------------------
+mkdir -p "$T_WORK/out"
+t_msprof --output="$T_WORK/out" --msproftx=on "$MSTX_PYTHON" "$JOB" >"$T_WORK/run.out" 2>&1
+t_eq "under msprof: exit 0" $? 0 || cat "$T_WORK/run.out" >&2
+t_grep "under msprof: enabled" "enabled True" "$T_WORK/run.out"
+t_grep "a NUL in a message is refused" "nul refused" "$T_WORK/run.out"
+P=$(t_prof_dir "$T_WORK/out") || t_done
+DB=$(ls "$P"/msprof_*.db)
+q() { t_sql "$DB" "$1"; }
+EV="FROM MSTX_EVENTS e JOIN STRING_IDS m ON m.id = e.message JOIN STRING_IDS d ON d.id = e.domainId"
+t_eq "five marks m0..m4 in the default domain" \
+	"$(q "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE d.value = 'default' AND e.startNs = e.endNs AND m.value LIKE 'm_' ORDER BY e.startNs)")" \
+	"m0,m1,m2,m3,m4"
+t_eq "three outer ranges" "$(q "SELECT count(*) $EV WHERE m.value = 'outer' AND e.endNs > e.startNs")" 3
+t_eq "three decorator ranges named after the function" "$(q "SELECT count(*) $EV WHERE m.value = 'inner'")" 3
+t_eq "three decorator ranges with a name" "$(q "SELECT count(*) $EV WHERE m.value = 'work'")" 3
+t_eq "marks and ranges in the io domain" \
+	"$(q "SELECT count(*) $EV WHERE d.value = 'io' AND m.value IN ('checkpoint', 'save')")" 6
+# nesting: every inner, work, checkpoint and save inside an outer range
+t_eq "every inner event inside an outer range" "$(q "SELECT count(*) $EV WHERE m.value IN ('inner', 'work', 'checkpoint', 'save')
+	AND EXISTS (SELECT 1 FROM MSTX_EVENTS o JOIN STRING_IDS om ON om.id = o.message
+		WHERE om.value = 'outer' AND o.startNs <= e.startNs AND e.endNs <= o.endNs)")" 12
+t_eq "the range ended on another thread" \
+	"$(q "SELECT count(*) $EV WHERE m.value = 'explicit' AND e.endGlobalTid <> e.globalTid AND e.endNs > e.startNs")" 1
+t_eq "three steps (mstx.step)" "$(q "SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP ORDER BY stepId)")" "0,1,2"
+t_check "msprof_tx names the ranges" grep -q "outer" $(ls "$P"/mindstudio_profiler_output/msprof_tx_*.csv)
+
+# --- PyTorch, where Debian's python3-torch is installed ------------------------------
+if "$MSTX_PYTHON" -c "import torch" 2>/dev/null; then
+	mkdir -p "$T_WORK/torch"
+	t_msprof --output="$T_WORK/torch" --msproftx=on "$MSTX_PYTHON" "$SRCDIR/tests/python/torch-job.py" \
+		>"$T_WORK/torch.out" 2>&1
+	t_eq "torch: exit 0" $? 0 || cat "$T_WORK/torch.out" >&2
+	if P=$(t_prof_dir "$T_WORK/torch"); then
+		DB=$(ls "$P"/msprof_*.db)
+		# 3 forwards of Sequential(Linear, ReLU, Linear): 4 module calls each
+		t_eq "torch: a range per module call" \
+			"$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND e.endNs > e.startNs")" 12
+		t_eq "torch: the Linear calls" "$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND m.value = 'Linear'")" 6
+		t_eq "torch: a step per optimizer step" "$(q "SELECT count(*) FROM STEP")" 3
+	fi
+else
+	echo "# PyTorch does not import here (Debian's python3-torch): its part is not run"
+fi
+t_done
