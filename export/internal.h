@@ -142,11 +142,15 @@ static inline void exp_progress(struct exp *e, const char *stage, uint64_t done,
 	}
 }
 
-/* Record the first problem worth telling the user (report.message). */
+/* Add a problem worth telling the user to report.message ("; " between;
+ * the same note twice is kept once). */
 void exp_note(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Add to report.message ("; " between), for problems every one of which
- * the user must hear of (dropped events). */
-void exp_note_add(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The failure that stops the export, as report.error (the first one: what
+ * follows it is a consequence, kept as a note). */
+void exp_fail(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At the end of an export: a failure noted on a path the export recovered
+ * from (r >= 0) moves to the notes. */
+void exp_report_settle(struct export_report *rep, int r);
 /* Write s[0..len) as the inside of a JSON string (escaped, valid UTF-8). */
 void exp_json_str(FILE *f, const char *s, size_t len);
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
@@ -277,6 +281,11 @@ struct exp_out {
 	char name[NAME_MAX + 1];
 };
 int exp_out_open(struct exp_out *o, const char *dir, const char *name);
+/* A write stream on fd (taken) whose exp_fclose returns the first write
+ * error as the system gave it (-ENOSPC on a full disk), 0 when all was
+ * written; the output files are written through these. */
+FILE *exp_fdopen_w(int fd);
+int exp_fclose(FILE *f);
 int exp_out_commit(struct exp *e, struct exp_out *o);
 /* Give the file another final name in dir before it is committed. */
 void exp_out_rename(struct exp_out *o, const char *dir, const char *name);

@@ -284,27 +284,27 @@ static void report(struct agent_parse *p)
 		if (p->t_uncaused && n < sizeof causes)
 			snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " of an older agent, cause not recorded",
 				 n ? ", " : "", p->t_uncaused);
-		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
+		exp_note(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
 			     "%u process(es): %s", p->t_dropped, p->t_dropping_pids, causes);
 	}
 	if (p->t_gpu_untimed)
-		exp_note_add(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
+		exp_note(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
 			     "over (still running at the stop) and are left out", p->t_gpu_untimed);
 	if (p->t_gpu_lost)
-		exp_note_add(e, "device: %" PRIu64 " record(s) lost: the agent's queue of CUPTI records was full",
+		exp_note(e, "device: %" PRIu64 " record(s) lost: the agent's queue of CUPTI records was full",
 			     p->t_gpu_lost);
 	if (p->t_gpu_bad)
-		exp_note_add(e, "device: %" PRIu64 " CUPTI record(s) with impossible values left out", p->t_gpu_bad);
+		exp_note(e, "device: %" PRIu64 " CUPTI record(s) with impossible values left out", p->t_gpu_bad);
 	if (p->t_bad)
-		exp_note_add(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "
+		exp_note(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "
 			     "without push, destroyed domain)", p->t_bad);
 	if (p->t_truncated)
-		exp_note_add(e, "mstx: %" PRIu64 " message(s) cut to %d bytes", p->t_truncated, RAW_AGENT_MAX_STR);
+		exp_note(e, "mstx: %" PRIu64 " message(s) cut to %d bytes", p->t_truncated, RAW_AGENT_MAX_STR);
 	for (size_t i = 0; i < exp_domains_n; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->report)
 			exp_domains[i]->agent_ops->report(e);
 	if (p->malformed)
-		exp_note_add(e, "mstx: %" PRIu64 " agent record(s) with a malformed payload skipped", p->malformed);
+		exp_note(e, "mstx: %" PRIu64 " agent record(s) with a malformed payload skipped", p->malformed);
 }
 
 static int exp_parse_agents(struct exp *e)
@@ -318,7 +318,7 @@ static int exp_parse_agents(struct exp *e)
 	if (r < 0) {
 		if (r == -ENOENT)
 			return 0;
-		exp_note(e, "cannot list '%s': %s", dir, strerror(-r));
+		exp_fail(e, "cannot list '%s': %s", dir, strerror(-r));
 		return r;
 	}
 	if (!n) {

@@ -1019,7 +1019,7 @@ static int exp_parse(struct exp *e)
 		int n = raw_list_slices(dir, sources[s], &paths);
 		if (n < 0) {
 			if (n != -ENOENT) {
-				exp_note(e, "cannot list '%s': %s", dir, strerror(-n));
+				exp_fail(e, "cannot list '%s': %s", dir, strerror(-n));
 				r = n;
 			}
 			continue;
@@ -1038,7 +1038,7 @@ static int exp_parse(struct exp *e)
 	}
 
 	if (r == 0 && p.missed_note[0])
-		exp_note_add(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
+		exp_note(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
 			     "around them are longer): %s", p.missed_note);
 	if (p.malformed) {
 		e->rep->bad_records += p.malformed;
