@@ -441,6 +441,11 @@ struct raw_reader_stats {
 	uint64_t torn_bytes;    /* an incomplete frame at the end of the file */
 	uint64_t batches;       /* RAW_AGENT_BATCH frames (counted in records) */
 	uint64_t batch_events;  /* the records handed out of them (not in records) */
+	/* the first damage (a bad record), for a reader to name: its file
+	 * offset and what was wrong; damage_what NULL: none */
+	uint64_t damage_off;
+	const char *damage_what;
+	uint64_t torn_off;      /* where the incomplete frame at the end starts */
 };
 
 struct raw_record {
@@ -455,6 +460,14 @@ struct raw_reader;
  * -EBADMSG: the header's checksum does not match (its clocks cannot be
  * trusted). */
 int raw_reader_open(const char *path, struct raw_reader **ret);
+/* With RAW_READER_DAMAGED_HEADER, a version 2 file whose header fails its
+ * checksum is opened all the same (its frames have their own checksums):
+ * raw_reader_header_damaged says so, and the caller gives it a header it
+ * trusts (another slice's) with raw_reader_set_header before reading. */
+#define RAW_READER_DAMAGED_HEADER 1U
+int raw_reader_open_flags(const char *path, unsigned flags, struct raw_reader **ret);
+bool raw_reader_header_damaged(const struct raw_reader *r);
+void raw_reader_set_header(struct raw_reader *r, const struct raw_header *h);
 const struct raw_header *raw_reader_header(const struct raw_reader *r);
 /* 1 and *ret filled: a record; 0: end of file; <0: I/O error. */
 int raw_reader_next(struct raw_reader *r, struct raw_record *ret);
