@@ -205,8 +205,12 @@ enum raw_type {
 	 *                    annotation), u64 noslot (a thread got no buffer),
 	 *                    u64 unopened (NCCL operations with no room to be
 	 *                    kept open), u64 write (the file could not be
-	 *                    written).  Cumulative for the window; written at
-	 *                    every flush and last.
+	 *                    written); then (absent in older agents' records)
+	 *                    u64 final: 1 in the window's last record, 0 in a
+	 *                    flush's (a file set whose last record is not a
+	 *                    final one was cut short: the process was killed).
+	 *                    Cumulative for the window; written at every
+	 *                    flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
 	 *                    that took at least the window's threshold.
@@ -354,10 +358,13 @@ struct raw_sys_mem { uint64_t ts, mem_total, mem_free, buffers, cached, shmem, c
 struct raw_proc_cpu { uint32_t pid; uint64_t utime, stime; };
 
 /* Unix ns of a record's CLOCK_MONOTONIC stamp, with the clocks of its
- * file's header (the conversion every reader makes). */
+ * file's header (the conversion every reader makes).  Any stamp and clocks
+ * give a number: one past what an int64 holds (after 2262, or before 1677)
+ * is INT64_MAX or INT64_MIN, for the reader to refuse. */
 static inline int64_t raw_unix_ns(const struct raw_header *h, uint64_t ts)
 {
-	return (int64_t)(ts - h->mono0_ns) + (int64_t)h->real0_ns;
+	__extension__ __int128 v = (__int128)ts - (__int128)h->mono0_ns + (__int128)h->real0_ns;
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
 /* File name stem for a source ("host_cpu.data"); NULL if unknown (and for

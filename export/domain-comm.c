@@ -999,7 +999,7 @@ static int take_comm_op(struct exp *e, struct exp_agent_process *ap, const struc
 	    bytes > INT64_MAX || (kind != 1 && kind != 2))
 		return 1;
 	int64_t end_ns = raw_unix_ns(ap->h, end);
-	if (end_ns < t)
+	if (end_ns < t || exp_time_far(e, end_ns))
 		return 1;
 	int64_t ids[5];
 	const char *strs[5] = { func, dtype, algo, proto, name };

@@ -54,6 +54,7 @@ struct export_report {
 	uint64_t torn_bytes;     /* incomplete tails */
 	unsigned raw_files;      /* raw slices read */
 	uint64_t mstx_dropped;   /* mstx events the agents dropped (buffers full) */
+	unsigned agents_unfinished; /* processes whose agent files end without their final record (killed) */
 	bool reused;             /* db_path was parsed before and is current */
 	char message[2048];      /* the problems worth telling the user, "; "-separated, or "" */
 	char error[1024];        /* what made the export fail (return < 0), or "" */

@@ -123,6 +123,23 @@ static inline void exp_unlock(struct exp *e)
 		pthread_mutex_unlock(e->lock);
 }
 
+/* Whether t (Unix ns of a record) is far outside the session: before 1970,
+ * past what an int64 holds (raw_unix_ns saturates there), or more than a
+ * day before its start or after its end where start_info and end_info give
+ * them.  Such a record is left out and counted: its time is damage, and it
+ * would stretch the timeline over centuries. */
+#define EXP_TIME_MARGIN_NS (86400LL * 1000000000LL)
+static inline bool exp_time_far(const struct exp *e, int64_t t)
+{
+	uint64_t u = (uint64_t)t;
+	if (t <= 0 || t == INT64_MAX)
+		return true;
+	if (e->start_ns > (uint64_t)EXP_TIME_MARGIN_NS && u < e->start_ns - (uint64_t)EXP_TIME_MARGIN_NS)
+		return true;
+	return e->end_ns && e->end_ns < (uint64_t)INT64_MAX - (uint64_t)EXP_TIME_MARGIN_NS &&
+	       u > e->end_ns + (uint64_t)EXP_TIME_MARGIN_NS;
+}
+
 /* Widen the session's time span to include t (Unix ns of a record). */
 static inline void exp_note_time(struct exp *e, int64_t t)
 {

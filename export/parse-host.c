@@ -1040,10 +1040,7 @@ static int exp_parse(struct exp *e)
 	if (r == 0 && p.missed_note[0])
 		exp_note(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
 			     "around them are longer): %s", p.missed_note);
-	if (p.malformed) {
-		e->rep->bad_records += p.malformed;
-		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
-	}
+	e->rep->bad_records += p.malformed;
 	forget_all(&p);
 	free(p.cpu_busy);
 	free(p.cpu_seen);

@@ -132,6 +132,7 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 {
 	struct raw_record rec;
 	bool fatal = false;
+	uint64_t bad = 0;
 	int r;
 	while ((r = raw_reader_next(rd, &rec)) > 0) {
 		int k = take(ctx, &rec);
@@ -141,8 +142,11 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 			break;
 		}
 		if (k > 0)
-			(*malformed)++;
+			bad++;
 	}
+	*malformed += bad;
+	if (bad)
+		exp_note(e, "raw file '%s': %" PRIu64 " record(s) with a malformed payload skipped", path, bad);
 	if (r < 0 && !fatal) {
 		/* an I/O error loses this file's tail, not the export */
 		exp_note(e, "error reading raw file '%s': %s", path, strerror(-r));

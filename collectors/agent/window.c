@@ -232,7 +232,7 @@ static void write_preamble(void)
 	W.in_preamble = false;
 }
 
-static void write_counters(void)
+static void write_counters(bool last)
 {
 	rec_begin(mono_ns());
 	raw_buf_u64(&W.buf, W.events);
@@ -247,6 +247,7 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped_noslot);
 	raw_buf_u64(&W.buf, W.dropped_unopened);
 	raw_buf_u64(&W.buf, W.write_lost);
+	raw_buf_u64(&W.buf, last ? 1 : 0); /* the window's final record */
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -485,7 +486,7 @@ static void drain(bool last)
 	collect_counters();
 	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t ||
 	    memcmp(&gpu, &W.gpu, sizeof gpu) != 0)
-		write_counters();
+		write_counters(last);
 	int r = raw_writer_flush(W.w);
 	if (r < 0 && !W.write_err)
 		W.write_err = r;

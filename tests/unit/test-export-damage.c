@@ -6,7 +6,13 @@
  * export's, unchanged (no shifted time, no rewritten message); at most
  * the one damaged record is missing (a damaged header loses none: its
  * clocks come from the other slice); and the damage is counted in the
- * report and named there with the file and its offset. */
+ * report and named there with the file and its offset.
+ *
+ * Then records that check but say nothing true: marks at the far ends of
+ * time (u64 max, two days after the session) and one whose message runs
+ * past its record; they are left out, counted and named with their file,
+ * and the file set, which ends without the agent's final record, is said
+ * to be cut short. */
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -103,6 +109,47 @@ static bool lines_in(const char *got, const char *want)
 	return true;
 }
 
+static void test_nonsense(void)
+{
+	char prof[PATH_MAX];
+	snprintf(prof, sizeof prof, "%s/PROF_000002_20231114221320100_00004242ABCDEFGH", tmp);
+	struct raw_buf b = { 0 };
+	char *host;
+	/* start_info at 1700000000000000 µs: REAL0 */
+	struct raw_writer *w = agent_prof_open(prof, 100000, MONO0, REAL0, &b, &host);
+	for (unsigned i = 0; i < 3; i++)
+		mark(w, &b, i);
+	uint64_t far[] = { UINT64_MAX, MONO0 + 2 * 86400 * NSEC_PER_SEC };
+	for (size_t i = 0; i < ARRAY_SIZE(far); i++) {
+		raw_buf_reset(&b);
+		raw_buf_u64(&b, far[i]);
+		raw_buf_u32(&b, 5000), raw_buf_u32(&b, 0), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+		raw_buf_u32(&b, 0), raw_buf_u32(&b, 0), raw_buf_u32(&b, 3), raw_buf_bytes(&b, "far", 3);
+		CHECK(raw_writer_append(w, RAW_AGENT_MARK, b.data, (uint32_t)b.len) == 0);
+	}
+	/* a message of 50 bytes in a record that holds 3 */
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + 5 * NSEC_PER_MSEC);
+	raw_buf_u32(&b, 5000), raw_buf_u32(&b, 0), raw_buf_u64(&b, 0), raw_buf_u64(&b, 0);
+	raw_buf_u32(&b, 0), raw_buf_u32(&b, 0), raw_buf_u32(&b, 50), raw_buf_bytes(&b, "bad", 3);
+	CHECK(raw_writer_append(w, RAW_AGENT_MARK, b.data, (uint32_t)b.len) == 0);
+	raw_writer_free(w);
+	raw_buf_release(&b);
+
+	struct export_options opt = { .type = EXPORT_DB, .parse_only = true };
+	struct export_report rep;
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	char *got = marks(rep.db_path);
+	printf("nonsense: %s\n", rep.message);
+	CHECK(count_lines(got) == 3);
+	CHECK(strstr(rep.message, "agent_5000.data.slice_0': 2 record(s) with a time far outside the session"));
+	CHECK(strstr(rep.message, "agent_5000.data.slice_0': 1 record(s) with a malformed payload skipped"));
+	CHECK(strstr(rep.message, "process 5000 ended without its final record"));
+	CHECK(rep.bad_records == 3 && rep.agents_unfinished == 1);
+	free(got);
+	free(host);
+}
+
 int main(void)
 {
 	CHECK(mkdtemp(tmp));
@@ -168,6 +215,7 @@ int main(void)
 	free(orig);
 	free(whole);
 	free(host);
+	test_nonsense();
 	rm_rf(tmp);
 	printf("ok\n");
 	return 0;
