@@ -134,6 +134,14 @@ static void test_nonsense(void)
 	raw_buf_u32(&b, 0), raw_buf_u32(&b, 0), raw_buf_u32(&b, 50), raw_buf_bytes(&b, "bad", 3);
 	CHECK(raw_writer_append(w, RAW_AGENT_MARK, b.data, (uint32_t)b.len) == 0);
 	raw_writer_free(w);
+	/* a host source whose sampler stopped without its session-end record */
+	char data[PATH_MAX + 8];
+	snprintf(data, sizeof data, "%s/data", host);
+	CHECK(raw_writer_open(data, RAW_SOURCE_HOST_CPU, MONO0, REAL0, 0, &w) == 0);
+	raw_buf_reset(&b);
+	raw_buf_u64(&b, MONO0 + 7 * NSEC_PER_MSEC), raw_buf_u64(&b, 7), raw_buf_u64(&b, 0);
+	CHECK(raw_writer_append(w, RAW_SAMPLER_TICKS, b.data, (uint32_t)b.len) == 0);
+	raw_writer_free(w);
 	raw_buf_release(&b);
 
 	struct export_options opt = { .type = EXPORT_DB, .parse_only = true };
@@ -141,6 +149,9 @@ static void test_nonsense(void)
 	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
 	char *got = marks(rep.db_path);
 	printf("nonsense: %s\n", rep.message);
+	CHECK(strstr(rep.message, "host sampling: 'host_cpu.data' ends without its session-end record (msprofd was "
+				  "killed, or its raw files cut short): its samples after 0.007 s into the session are "
+				  "missing"));
 	CHECK(count_lines(got) == 3);
 	CHECK(strstr(rep.message, "agent_5000.data.slice_0': 2 record(s) with a time far outside the session"));
 	CHECK(strstr(rep.message, "agent_5000.data.slice_0': 1 record(s) with a malformed payload skipped"));
