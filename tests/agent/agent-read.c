@@ -179,6 +179,8 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 				    f->dropped)
 					problem(f, "dropped events whose causes do not add up", path);
 			}
+			if (c.left >= 8)      /* the window's final record */
+				f->counters_final = raw_cur_u64(&c) != 0;
 			f->n_counters++;
 			break;
 		default:

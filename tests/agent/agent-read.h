@@ -40,6 +40,7 @@ struct ar_file {
 	uint64_t dropped_full, dropped_nested, dropped_noslot, dropped_unopened, dropped_write;
 	unsigned n_counters;
 	bool counters_last;    /* the file's last record is COUNTERS */
+	bool counters_final;   /* the last COUNTERS is the window's final one (0 in a flush's) */
 	uint64_t damage;       /* bad records, skipped or torn bytes */
 	char problem[256];     /* first format problem found, "" if none */
 };
