@@ -782,12 +782,15 @@ struct raw_reader {
 
 	bool in_gap, torn_pending;
 	uint64_t gap_start, torn_at, bad_end;
+	bool header_damaged;
+	const char *why;        /* what candidate() found wrong */
 	struct raw_reader_stats st;
 
 	/* a RAW_AGENT_BATCH being handed out event by event */
 	uint8_t *bat;
 	size_t bat_len, bat_pos, bat_cap;
 	uint32_t bat_tid;
+	uint64_t bat_off;       /* file offset of the batch's payload */
 	uint8_t scratch[48 + 65536];   /* the record made of one event */
 };
 
@@ -838,6 +841,11 @@ static inline const uint8_t *at_pos(const struct raw_reader *r)
 
 int raw_reader_open(const char *path, struct raw_reader **ret)
 {
+	return raw_reader_open_flags(path, 0, ret);
+}
+
+int raw_reader_open_flags(const char *path, unsigned flags, struct raw_reader **ret)
+{
 	if (!path || !ret)
 		return -EINVAL;
 
@@ -852,29 +860,43 @@ int raw_reader_open(const char *path, struct raw_reader **ret)
 	}
 
 	size_t avail;
-	int e = fill(r, RAW_HEADER_SIZE, &avail);
+	int e = fill(r, RAW_HEADER_SIZE + 4, &avail);
 	if (e < 0)
 		goto fail;
 	const uint8_t *h = at_pos(r);
 	e = -EPROTO;
-	if (avail < 16 || memcmp(h, RAW_MAGIC, 8) != 0)
+	if (avail < RAW_HEADER_SIZE)
 		goto fail;
-	uint32_t version = get32(h + 8);
-	if (version == 0)
+	bool magic = memcmp(h, RAW_MAGIC, 8) == 0;
+	uint32_t version = get32(h + 8), hsize = get32(h + 12);
+	/* version 2 covers the header with its own checksum: a flipped bit in
+	 * the clocks would shift every record of the file; the reserved word
+	 * is zero, so that no byte of it goes unchecked */
+	bool crc_ok = raw_crc32c(h, 56) == get32(h + 56) && get32(h + 60) == 0;
+	/* a frame right after: our file, whatever its header says */
+	bool framed = avail >= RAW_HEADER_SIZE + 4 && get32(h + RAW_HEADER_SIZE) == RAW_FRAME_SYNC;
+	bool damaged;
+	if (!magic || version == 0)
+		damaged = !crc_ok && framed;
+	else if (version > RAW_VERSION)
+		damaged = !crc_ok; /* a newer writer's header checks */
+	else
+		damaged = version >= 2 && !crc_ok;
+	if (damaged) {
+		e = -EBADMSG;
+		if (!(flags & RAW_READER_DAMAGED_HEADER))
+			goto fail;
+		r->header_damaged = true;
+		version = RAW_VERSION; /* until raw_reader_set_header */
+		hsize = RAW_HEADER_SIZE;
+	} else if (!magic || version == 0) {
 		goto fail;
-	if (version > RAW_VERSION) {
+	} else if (version > RAW_VERSION) {
 		e = -EPROTONOSUPPORT;
 		goto fail;
 	}
-	uint32_t hsize = get32(h + 12);
-	if (avail < RAW_HEADER_SIZE || hsize < RAW_HEADER_SIZE || hsize > 65536)
+	if (hsize < RAW_HEADER_SIZE || hsize > 65536)
 		goto fail;
-	/* version 2 covers the header with its own checksum: a flipped bit in
-	 * the clocks would shift every record of the file */
-	if (version >= 2 && raw_crc32c(h, 56) != get32(h + 56)) {
-		e = -EBADMSG;
-		goto fail;
-	}
 	r->hdr = (struct raw_header){
 		.version = version,
 		.mono0_ns = get64(h + 16),
@@ -906,6 +928,30 @@ const struct raw_header *raw_reader_header(const struct raw_reader *r)
 	return &r->hdr;
 }
 
+bool raw_reader_header_damaged(const struct raw_reader *r)
+{
+	return r->header_damaged;
+}
+
+void raw_reader_set_header(struct raw_reader *r, const struct raw_header *h)
+{
+	/* the frames' checksums depend on the version: kept as read where
+	 * the header was whole */
+	uint32_t version = r->hdr.version;
+	r->hdr = *h;
+	if (!r->header_damaged)
+		r->hdr.version = version;
+}
+
+/* The first damage of a file, for the export to name. */
+static void damage(struct raw_reader *r, uint64_t off, const char *what)
+{
+	if (!r->st.damage_what) {
+		r->st.damage_off = off;
+		r->st.damage_what = what;
+	}
+}
+
 const struct raw_reader_stats *raw_reader_stats(const struct raw_reader *r)
 {
 	return &r->st;
@@ -925,6 +971,7 @@ static int candidate(struct raw_reader *r, uint32_t *ret_len, uint64_t *ret_exte
 	if (avail == 0)
 		return C_END;
 	const uint8_t *p = at_pos(r);
+	r->why = "no frame where one was expected";
 	if (avail < 4)
 		return memcmp(p, sync, avail) == 0 ? C_TORN : C_NOSYNC;
 	if (get32(p) != RAW_FRAME_SYNC) {
@@ -936,6 +983,7 @@ static int candidate(struct raw_reader *r, uint32_t *ret_len, uint64_t *ret_exte
 	uint32_t len = get32(p + 8);
 	if (len > RAW_MAX_PAYLOAD) {
 		*ret_extent = RAW_FRAME_SIZE;
+		r->why = "impossible length";
 		return C_BAD;
 	}
 	uint32_t crc = get32(p + 12);
@@ -949,6 +997,7 @@ static int candidate(struct raw_reader *r, uint32_t *ret_len, uint64_t *ret_exte
 	 * and the payload */
 	if ((r->hdr.version >= 2 ? raw_frame_crc(p) : raw_crc32(p + RAW_FRAME_SIZE, len)) != crc) {
 		*ret_extent = RAW_FRAME_SIZE + (uint64_t)len;
+		r->why = "checksum mismatch";
 		return C_BAD;
 	}
 	*ret_len = len;
@@ -999,6 +1048,7 @@ static bool batch_next(struct raw_reader *r, struct raw_record *ret)
 	if (k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM || raw_agent_ev_size(kind, etype, n) > left ||
 	    (k == RAW_AGENT_EV_END && n != 0) || ((k == RAW_AGENT_EV_MARK || k == RAW_AGENT_EV_START) &&
 						  n > RAW_AGENT_MAX_STR)) {
+		damage(r, r->bat_off + r->bat_pos, "malformed event in a batch");
 		r->st.bad_records++;
 		r->bat_pos = r->bat_len;
 		return false;
@@ -1066,6 +1116,7 @@ static bool batch_next(struct raw_reader *r, struct raw_record *ret)
 static int batch_take(struct raw_reader *r, const uint8_t *payload, uint32_t len)
 {
 	if (len < RAW_AGENT_BATCH_HEAD) {
+		damage(r, r->bat_off, "batch too short");
 		r->st.bad_records++;
 		return 0;
 	}
@@ -1106,6 +1157,7 @@ int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 				if (r->torn_pending) {
 					r->st.skipped_bytes += r->torn_at - r->gap_start;
 					r->st.torn_bytes += r->pos - r->torn_at;
+					r->st.torn_off = r->torn_at;
 				} else
 					r->st.skipped_bytes += r->pos - r->gap_start;
 				r->in_gap = false;
@@ -1116,8 +1168,10 @@ int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 		case C_VALID: {
 			if (r->in_gap) {
 				/* a "torn" frame followed by a good one was damage */
-				if (r->torn_pending && r->torn_at >= r->bad_end)
+				if (r->torn_pending && r->torn_at >= r->bad_end) {
+					damage(r, r->torn_at, "length past the next frame");
 					r->st.bad_records++;
+				}
 				r->st.skipped_bytes += r->pos - r->gap_start;
 				r->in_gap = r->torn_pending = false;
 			}
@@ -1132,6 +1186,7 @@ int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 			r->st.records++;
 			if (ret->type != RAW_AGENT_BATCH || r->hdr.version < 2)
 				return 1;
+			r->bat_off = r->pos - len;
 			int e = batch_take(r, ret->payload, ret->len);
 			if (e < 0)
 				return e;
@@ -1159,6 +1214,7 @@ int raw_reader_next(struct raw_reader *r, struct raw_record *ret)
 			/* A sync word inside the payload of a frame already
 			 * counted is not another bad record. */
 			if (!r->torn_pending && r->pos >= r->bad_end) {
+				damage(r, r->pos, r->why);
 				r->st.bad_records++;
 				r->bad_end = r->pos + extent;
 			}

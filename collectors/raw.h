@@ -209,8 +209,12 @@ enum raw_type {
 	 *                    u64 ended: 1 when the window was ended by the
 	 *                    agent because msprofd was lost (RAW_AGENT_ENDED_
 	 *                    LOST: nothing after this record's time was
-	 *                    recorded), else 0.  Cumulative for the window;
-	 *                    written at every flush and last.
+	 *                    recorded), else 0; then (absent in older agents'
+	 *                    records) u64 final: 1 in the window's last record,
+	 *                    0 in a flush's (a file set whose last record is
+	 *                    not a final one was cut short: the process was
+	 *                    killed).  Cumulative for the window; written at
+	 *                    every flush and last.
 	 * RAW_AGENT_OSRT     ts (call start), u32 tid, u32 api (osrt-api.h),
 	 *                    u64 end ns: an OS runtime call (--host-sys=osrt)
 	 *                    that took at least the window's threshold.
@@ -359,10 +363,13 @@ struct raw_sys_mem { uint64_t ts, mem_total, mem_free, buffers, cached, shmem, c
 struct raw_proc_cpu { uint32_t pid; uint64_t utime, stime; };
 
 /* Unix ns of a record's CLOCK_MONOTONIC stamp, with the clocks of its
- * file's header (the conversion every reader makes). */
+ * file's header (the conversion every reader makes).  Any stamp and clocks
+ * give a number: one past what an int64 holds (after 2262, or before 1677)
+ * is INT64_MAX or INT64_MIN, for the reader to refuse. */
 static inline int64_t raw_unix_ns(const struct raw_header *h, uint64_t ts)
 {
-	return (int64_t)(ts - h->mono0_ns) + (int64_t)h->real0_ns;
+	__extension__ __int128 v = (__int128)ts - (__int128)h->mono0_ns + (__int128)h->real0_ns;
+	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
 /* File name stem for a source ("host_cpu.data"); NULL if unknown (and for
@@ -446,6 +453,11 @@ struct raw_reader_stats {
 	uint64_t torn_bytes;    /* an incomplete frame at the end of the file */
 	uint64_t batches;       /* RAW_AGENT_BATCH frames (counted in records) */
 	uint64_t batch_events;  /* the records handed out of them (not in records) */
+	/* the first damage (a bad record), for a reader to name: its file
+	 * offset and what was wrong; damage_what NULL: none */
+	uint64_t damage_off;
+	const char *damage_what;
+	uint64_t torn_off;      /* where the incomplete frame at the end starts */
 };
 
 struct raw_record {
@@ -460,6 +472,14 @@ struct raw_reader;
  * -EBADMSG: the header's checksum does not match (its clocks cannot be
  * trusted). */
 int raw_reader_open(const char *path, struct raw_reader **ret);
+/* With RAW_READER_DAMAGED_HEADER, a version 2 file whose header fails its
+ * checksum is opened all the same (its frames have their own checksums):
+ * raw_reader_header_damaged says so, and the caller gives it a header it
+ * trusts (another slice's) with raw_reader_set_header before reading. */
+#define RAW_READER_DAMAGED_HEADER 1U
+int raw_reader_open_flags(const char *path, unsigned flags, struct raw_reader **ret);
+bool raw_reader_header_damaged(const struct raw_reader *r);
+void raw_reader_set_header(struct raw_reader *r, const struct raw_header *h);
 const struct raw_header *raw_reader_header(const struct raw_reader *r);
 /* 1 and *ret filled: a record; 0: end of file; <0: I/O error. */
 int raw_reader_next(struct raw_reader *r, struct raw_record *ret);

@@ -361,7 +361,7 @@ static int matrix_json(const struct aops *a, int64_t rank, cJSON **ret)
 
 static int sql_fail(sqlite3 *db, int rc, struct export_report *rep)
 {
-	snprintf(rep->message, sizeof rep->message, "cannot write communication_analyzer.db: %s",
+	snprintf(rep->error, sizeof rep->error, "cannot write communication_analyzer.db: %s",
 		 db ? sqlite3_errmsg(db) : "out of memory");
 	return db_errno(rc);
 }
@@ -476,7 +476,7 @@ int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, 
 	if (r >= 0 && a.n)
 		r = host_times(db, &a, &rc);
 	if (r < 0 && rc != SQLITE_OK)
-		snprintf(rep->message, sizeof rep->message, "cannot read '%.400s': %s", rep->db_path,
+		snprintf(rep->error, sizeof rep->error, "cannot read '%.400s': %s", rep->db_path,
 			 sqlite3_errmsg(db));
 	int64_t rank = prof_rank(prof_dir, db);
 	sqlite3_close(db);
@@ -490,7 +490,7 @@ int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, 
 	r = dir ? 0 : -ENOMEM;
 	if (r == 0 && mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		r = -errno;
-		snprintf(rep->message, sizeof rep->message, "cannot create '%.400s': %s", dir, strerror(errno));
+		snprintf(rep->error, sizeof rep->error, "cannot create '%.400s': %s", dir, strerror(errno));
 	}
 	if (r == 0 && (what & EXPORT_ANALYZE_DB)) {
 		_cleanup_free_ char *path = NULL, *tmp = NULL;
@@ -516,8 +516,8 @@ int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, 
 			cJSON_Delete(j);
 		}
 	}
-	if (r < 0 && !rep->message[0])
-		snprintf(rep->message, sizeof rep->message, "cannot write '%.400s/analyze': %s", prof_dir,
+	if (r < 0 && !rep->error[0])
+		snprintf(rep->error, sizeof rep->error, "cannot write '%.400s/analyze': %s", prof_dir,
 			 strerror(-r));
 	if (r == 0)
 		*ret_ops = a.n > UINT_MAX ? UINT_MAX : (unsigned)a.n;

@@ -166,7 +166,7 @@ static void name_ranks(struct cluster *c)
 		if (dup > 1 && w > 0)
 			snprintf(k->label + w, sizeof k->label - (size_t)w, " #%u", dup);
 		if (dup == 2)
-			exp_note_add(&c->e, "%s is in both '%s' and '%s': the second is shown as '%s'",
+			exp_note(&c->e, "%s is in both '%s' and '%s': the second is shown as '%s'",
 				     c->r[i - 1].label, c->r[i - 1].base, k->base, k->label);
 	}
 }
@@ -380,7 +380,8 @@ static int rank_layers(struct cluster *c, struct crank *k, struct exp_tl *out)
 	if (r < 0) {
 		/* a damaged database: this rank is left out, the others go on */
 		exp_tl_abort(&spool);
-		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.message[0] ? ": " : "", rep.message);
+		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.error[0] || rep.message[0] ? ": " : "",
+		     rep.error[0] ? rep.error : rep.message);
 		return 0;
 	}
 	struct map_ctx m = { .c = c, .k = k };
@@ -575,7 +576,7 @@ static int cdb_exec(struct cluster *c, struct cdb *d, const char *sql)
 	int rc = SQLITE_OK;
 	int r = db_each_rc(d->db, sql, NULL, NULL, NULL, &rc);
 	if (r < 0 && rc != SQLITE_OK)
-		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 	return r < 0 ? r : 0;
 }
 
@@ -610,7 +611,7 @@ static int cdb_open(struct cluster *c, struct cdb *d)
 		r = cdb_exec(c, d, "BEGIN");
 	if (r == 0 && sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_STEP VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1,
 					 &d->step, NULL) != SQLITE_OK) {
-		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 		r = -EIO;
 	}
 	return r;
@@ -623,7 +624,7 @@ static int cdb_step(struct cluster *c, struct cdb *d, int64_t v[8])
 	int rc = sqlite3_step(d->step);
 	sqlite3_reset(d->step);
 	if (rc != SQLITE_DONE) {
-		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 		return db_errno(rc);
 	}
 	return 0;
@@ -634,7 +635,7 @@ static int cdb_ranks(struct cluster *c, struct cdb *d)
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_RANK VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK) {
-		exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+		exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 		return -EIO;
 	}
 	int r = 0;
@@ -651,7 +652,7 @@ static int cdb_ranks(struct cluster *c, struct cdb *d)
 		sqlite3_bind_int64(st, 9, (int64_t)k->events);
 		sqlite3_bind_int64(st, 10, (int64_t)k->steps);
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			exp_note(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
+			exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 			r = -EIO;
 		}
 		sqlite3_reset(st);
@@ -672,7 +673,7 @@ static int cdb_end(struct cluster *c, struct cdb *d, int r, struct export_cluste
 		r = -EIO;
 	if (r == 0 && rename(d->tmp, d->path) < 0) {
 		r = -errno;
-		exp_note(&c->e, "cannot write '%s': %s", d->path, strerror(errno));
+		exp_fail(&c->e, "cannot write '%s': %s", d->path, strerror(errno));
 	}
 	if (r < 0) {
 		if (d->tmp[0])
@@ -740,7 +741,7 @@ static int step_rows(struct cluster *c, struct cursor *u, int64_t step, struct e
 			return r;
 		if ((r = cursor_next(&u[i])) < 0) {
 			/* a database damaged past its first steps: the rest left out */
-			exp_note_add(&c->e, "the steps of '%s' after step %" PRId64 " cannot be read: %s", k->base, step,
+			exp_note(&c->e, "the steps of '%s' after step %" PRId64 " cannot be read: %s", k->base, step,
 				     strerror(-r));
 			u[i].row = false;
 		} else if (r > 0 && u[i].step <= step) {
@@ -769,14 +770,14 @@ static int write_steps(struct cluster *c, struct export_cluster_report *ret, str
 			q = cursor_next(&u[i]);
 		if (q < 0) {
 			/* a rank whose steps cannot be read: named, its steps left out */
-			exp_note_add(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-q));
+			exp_note(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-q));
 			cursor_close(&u[i]);
 		}
 	}
 	snprintf(name, sizeof name, "cluster_step_trace_%s.csv", c->e.ts);
 	r = exp_out_open(&o, c->dir, name);
 	if (r < 0)
-		exp_note(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
+		exp_fail(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
 	if (r == 0) {
 		buf_header(&b, step_columns);
 		for (;;) {
@@ -815,7 +816,7 @@ static int write_ranks(struct cluster *c, struct export_cluster_report *ret)
 	snprintf(name, sizeof name, "cluster_ranks_%s.csv", c->e.ts);
 	int r = exp_out_open(&o, c->dir, name);
 	if (r < 0) {
-		exp_note(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
+		exp_fail(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
 		return r;
 	}
 	buf_header(&b, rank_columns);
@@ -878,7 +879,7 @@ static int run(struct cluster *c, const char *out_dir, const struct export_clust
 	snprintf(ret->output_dir, sizeof ret->output_dir, "%s", out_dir);
 	if (mkdir(c->dir, CLUSTER_DIR_MODE) < 0 && errno != EEXIST) {
 		int r = -errno;
-		exp_note(&c->e, "cannot create '%s': %s", c->dir, strerror(errno));
+		exp_fail(&c->e, "cannot create '%s': %s", c->dir, strerror(errno));
 		return r;
 	}
 	local_ts(c->e.ts);
@@ -912,7 +913,7 @@ static int run(struct cluster *c, const char *out_dir, const struct export_clust
 		struct crank *k = &c->r[i];
 		if (k->why[0]) {
 			ret->skipped++;
-			exp_note_add(&c->e, "'%s' is skipped: %s", k->base, k->why);
+			exp_note(&c->e, "'%s' is skipped: %s", k->base, k->why);
 		} else {
 			ret->ranks++;
 		}
@@ -930,7 +931,21 @@ int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks,
 	c->e = (struct exp){ .prof_dir = out_dir, .rep = &c->rep, .tracks = UINT64_MAX, .rank_id = -1 };
 	c->next_seq = 1;
 	int r = run(c, out_dir, ranks, n, ret);
-	snprintf(ret->message, sizeof ret->message, "%s", c->rep.message);
+	exp_report_settle(&c->rep, r);
+	/* the failure first, then the notes */
+	size_t used = strlen(c->rep.error);
+	memcpy(ret->message, c->rep.error, used + 1);
+	if (c->rep.message[0] && used + 3 < sizeof ret->message) {
+		if (used) {
+			memcpy(ret->message + used, "; ", 3);
+			used += 2;
+		}
+		size_t k = strlen(c->rep.message);
+		if (k > sizeof ret->message - 1 - used)
+			k = sizeof ret->message - 1 - used;
+		memcpy(ret->message + used, c->rep.message, k);
+		ret->message[used + k] = '\0';
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->r[i].pids);
 		for (size_t j = 0; j < c->r[i].n_names; j++)

@@ -12,34 +12,64 @@
 #include "export/internal.h"
 #include "common/util.h"
 
+/* Append one note to buf ("; " between), unless it is there already; a
+ * note that does not fit leaves a mark that more were left out, once. */
+static void note_append(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	static const char more[] = "; (more problems left out)";
+	char one[1024];
+	vsnprintf(one, sizeof one, fmt, ap);
+	size_t n = strlen(buf), k = strlen(one);
+	if (strstr(buf, one) || strstr(buf, more))
+		return;
+	if (n + 2 + k + sizeof more > size) {
+		if (n + sizeof more <= size)
+			strcpy(buf + n, more);
+		return;
+	}
+	if (n) {
+		strcpy(buf + n, "; ");
+		n += 2;
+	}
+	strcpy(buf + n, one);
+}
+
 void exp_note(struct exp *e, const char *fmt, ...)
 {
+	va_list ap;
 	exp_lock(e);
-	if (!e->rep->message[0]) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(e->rep->message, sizeof e->rep->message, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	note_append(e->rep->message, sizeof e->rep->message, fmt, ap);
+	va_end(ap);
 	exp_unlock(e);
 }
 
-void exp_note_add(struct exp *e, const char *fmt, ...)
+void exp_fail(struct exp *e, const char *fmt, ...)
 {
+	va_list ap;
 	exp_lock(e);
-	char *m = e->rep->message;
-	size_t n = strlen(m), size = sizeof e->rep->message;
-	if (n && n + 3 < size) {
-		strcpy(m + n, "; ");
-		n += 2;
-	}
-	if (n + 1 < size) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(m + n, size - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	/* the first failure is the cause; later ones are its consequences
+	 * (a statement left unfinished, a file not renamed): kept as notes */
+	if (!e->rep->error[0])
+		vsnprintf(e->rep->error, sizeof e->rep->error, fmt, ap);
+	else
+		note_append(e->rep->message, sizeof e->rep->message, fmt, ap);
+	va_end(ap);
 	exp_unlock(e);
+}
+
+void exp_report_settle(struct export_report *rep, int r)
+{
+	/* a failure noted on a path the export then recovered from is a
+	 * note like the others */
+	if (r >= 0 && rep->error[0]) {
+		char copy[sizeof rep->error];
+		strcpy(copy, rep->error);
+		rep->error[0] = '\0';
+		size_t n = strlen(rep->message);
+		snprintf(rep->message + n, sizeof rep->message - n, "%s%s", n ? "; " : "", copy);
+	}
 }
 
 /* --- byte buffers ---------------------------------------------------------- */
@@ -195,7 +225,14 @@ void exp_json_str(FILE *f, const char *s, size_t len)
 
 int exp_sql_fail(struct exp *e, int rc, const char *what)
 {
-	exp_note(e, "database error in %s: %s", what, e->db ? sqlite3_errmsg(e->db) : sqlite3_errstr(rc));
+	/* SQLite says "database or disk is full": the user needs the cause
+	 * the system gave and the file */
+	if (rc == SQLITE_FULL || (e->db && sqlite3_system_errno(e->db) == ENOSPC)) {
+		const char *file = e->db ? sqlite3_db_filename(e->db, "main") : NULL;
+		exp_fail(e, "cannot write database '%s': %s", file && *file ? file : "?", strerror(ENOSPC));
+		return -ENOSPC;
+	}
+	exp_fail(e, "database error in %s: %s", what, e->db ? sqlite3_errmsg(e->db) : sqlite3_errstr(rc));
 	return db_errno(rc);
 }
 
@@ -600,6 +637,79 @@ void exp_format_num(double v, int decimals, char *buf, size_t size)
 
 #define OUT_BUF_SIZE (256 * 1024)
 
+/* A stream on fd that keeps the first error a write(2) gave and reports it
+ * when closed: stdio keeps only an error flag, and by the time the file is
+ * closed errno holds whatever came since, so a full disk read as EIO. */
+struct wfile {
+	int fd;
+	int err;
+};
+
+static ssize_t wfile_write(void *cookie, const char *buf, size_t n)
+{
+	struct wfile *w = cookie;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = write(w->fd, buf + done, n - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!w->err)
+				w->err = k < 0 ? errno : EIO;
+			return 0; /* stdio's sign of an error */
+		}
+		done += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+static int wfile_seek(void *cookie, off64_t *off, int whence)
+{
+	struct wfile *w = cookie;
+	off_t at = lseek(w->fd, (off_t)*off, whence);
+	if (at < 0)
+		return -1;
+	*off = at;
+	return 0;
+}
+
+static int wfile_close(void *cookie)
+{
+	struct wfile *w = cookie;
+	int err = w->err;
+	if (close(w->fd) < 0 && !err)
+		err = errno;
+	free(w);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *exp_fdopen_w(int fd)
+{
+	struct wfile *w = malloc(sizeof *w);
+	if (!w)
+		return NULL;
+	*w = (struct wfile){ .fd = fd };
+	FILE *f = fopencookie(w, "w", (cookie_io_functions_t){ .write = wfile_write, .seek = wfile_seek,
+								.close = wfile_close });
+	if (!f)
+		free(w);
+	return f;
+}
+
+int exp_fclose(FILE *f)
+{
+	int r = 0;
+	if (fflush(f) != 0)
+		r = errno ? -errno : -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = errno ? -errno : -EIO;
+	return r;
+}
+
 int exp_out_open(struct exp_out *o, const char *dir, const char *name)
 {
 	*o = (struct exp_out){ 0 };
@@ -613,7 +723,7 @@ int exp_out_open(struct exp_out *o, const char *dir, const char *name)
 		return -errno;
 	/* msprof writes its deliverables 0640 (FILE_AUTHORITY) */
 	(void)fchmod(fd, 0640);
-	o->f = fdopen(fd, "w");
+	o->f = exp_fdopen_w(fd);
 	if (!o->f) {
 		int r = -errno;
 		close(fd);
@@ -640,11 +750,7 @@ void exp_out_abort(struct exp_out *o)
 
 int exp_out_commit(struct exp *e, struct exp_out *o)
 {
-	int r = 0;
-	if (fflush(o->f) != 0 || ferror(o->f))
-		r = errno ? -errno : -EIO;
-	if (fclose(o->f) != 0 && r == 0)
-		r = -errno;
+	int r = exp_fclose(o->f);
 	o->f = NULL;
 	free(o->vbuf);
 	o->vbuf = NULL;
@@ -652,7 +758,7 @@ int exp_out_commit(struct exp *e, struct exp_out *o)
 		r = -errno;
 	if (r < 0) {
 		unlink(o->tmp);
-		exp_note(e, "cannot write '%s': %s", o->path, strerror(-r));
+		exp_fail(e, "cannot write '%s': %s", o->path, strerror(-r));
 		return r;
 	}
 	exp_note_written(e, o->name);

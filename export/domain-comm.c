@@ -795,14 +795,14 @@ static int build_comm(struct exp *e)
 			r = exp_comm_host_build(e);
 	}
 	if (b.not_dict)
-		exp_note_add(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have a message "
+		exp_note(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have a message "
 				"that is not a dict with an opName ({\"opName\": ..., \"groupName\": ...}): each is an "
 				"operation named by its message", b.not_dict);
 	if (b.marks)
-		exp_note_add(e, "communication: %" PRIu64 " mark(s) of the mstx domain 'communication' are not "
+		exp_note(e, "communication: %" PRIu64 " mark(s) of the mstx domain 'communication' are not "
 				"operations (only ranges are) and are left out of COMMUNICATION_OP", b.marks);
 	if (b.no_end)
-		exp_note_add(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have no end "
+		exp_note(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have no end "
 				"and are left out", b.no_end);
 	for (size_t i = 0; i < b.n; i++)
 		free(b.v[i].raw);
@@ -999,7 +999,7 @@ static int take_comm_op(struct exp *e, struct exp_agent_process *ap, const struc
 	    bytes > INT64_MAX || (kind != 1 && kind != 2))
 		return 1;
 	int64_t end_ns = raw_unix_ns(ap->h, end);
-	if (end_ns < t)
+	if (end_ns < t || exp_time_far(e, end_ns))
 		return 1;
 	int64_t ids[5];
 	const char *strs[5] = { func, dtype, algo, proto, name };

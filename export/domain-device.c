@@ -208,8 +208,6 @@ static int exp_parse_devices(struct exp *e)
 	}
 	for (int i = 0; i < _DS_MAX; i++)
 		sqlite3_finalize(p.st[i]);
-	if (p.malformed)
-		exp_note(e, "%" PRIu64 " malformed device record(s) skipped", p.malformed);
 	e->rep->bad_records += p.malformed;
 	if (r == 0)
 		r = build_msprof_tables(e);

@@ -35,7 +35,7 @@ static int take_call(struct exp *e, struct exp_agent_process *ap, const struct r
 	if (c->err || end > INT64_MAX)
 		return 1;
 	int64_t end_ns = raw_unix_ns(ap->h, end);
-	if (end_ns < t)
+	if (end_ns < t || exp_time_far(e, end_ns))
 		return 1;
 	const char *name = osrt_api_name(api);
 	char unknown[32];

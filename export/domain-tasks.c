@@ -44,12 +44,19 @@ void exp_gpu_free(struct exp *e)
 	e->gpu = NULL;
 }
 
+/* A device record's start or end far outside the session, or an end
+ * before its start: damage, counted as malformed. */
+static bool span_far(const struct exp *e, const struct raw_header *h, uint64_t start, uint64_t end)
+{
+	return end < start || exp_time_far(e, raw_unix_ns(h, start)) || exp_time_far(e, raw_unix_ns(h, end));
+}
+
 /* A synchronisation; its thread and connection id come from its call at
  * build time (sync_threads). */
 static int sync_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
 {
 	struct gpu_sync y;
-	if (gpu_decode_sync(rec->payload, rec->len, &y) < 0)
+	if (gpu_decode_sync(rec->payload, rec->len, &y) < 0 || span_far(e, h, y.start, y.end))
 		return 1;
 	sqlite3_stmt *st = e->gpu->sync;
 	int c = 1;
@@ -89,7 +96,7 @@ static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, c
 		return sync_record(e, h, pid, rec);
 	if (rec->type == RAW_AGENT_GPU_TASK) {
 		struct gpu_task *t = &e->gpu->t;
-		if (gpu_decode_task(rec->payload, rec->len, t) < 0)
+		if (gpu_decode_task(rec->payload, rec->len, t) < 0 || span_far(e, h, t->start, t->end))
 			return 1;
 		sqlite3_stmt *st = e->gpu->task;
 		int c = 1;
@@ -114,7 +121,7 @@ static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, c
 		return exp_step_done(e, st, "GPU_TASK");
 	}
 	struct gpu_api *a = &e->gpu->a;
-	if (gpu_decode_api(rec->payload, rec->len, a) < 0)
+	if (gpu_decode_api(rec->payload, rec->len, a) < 0 || span_far(e, h, a->start, a->end))
 		return 1;
 	sqlite3_stmt *st = e->gpu->api;
 	sqlite3_bind_int64(st, 1, pid);

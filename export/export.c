@@ -344,7 +344,7 @@ static int build_db(struct exp *e, const char *tmp)
 		r = exp_exec(e, "COMMIT");
 	int c = close_db(e);
 	if (r == 0 && c < 0) {
-		exp_note(e, "cannot close database '%s'", tmp);
+		exp_fail(e, "cannot close database '%s'", tmp);
 		r = c;
 	}
 	return r;
@@ -553,7 +553,7 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 		return -ENAMETOOLONG;
 	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
 		int r = -errno;
-		exp_note(e, "cannot create '%s': %s", dir, strerror(errno));
+		exp_fail(e, "cannot create '%s': %s", dir, strerror(errno));
 		return r;
 	}
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
@@ -606,7 +606,7 @@ static int parse_db(struct exp *e)
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		int r = -errno;
-		exp_note(e, "cannot create a database in '%s': %s", e->prof_dir, strerror(errno));
+		exp_fail(e, "cannot create a database in '%s': %s", e->prof_dir, strerror(errno));
 		return r;
 	}
 	(void)fchmod(fd, 0640);
@@ -614,7 +614,7 @@ static int parse_db(struct exp *e)
 	int r = build_db(e, tmp);
 	if (r == 0 && rename(tmp, final) < 0) {
 		r = -errno;
-		exp_note(e, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		exp_fail(e, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
 	}
 	if (r < 0) {
 		unlink(tmp);
@@ -654,17 +654,17 @@ static void note_storage_limit(struct exp *e, const char *data_dir)
 	if (r == -ENOENT)
 		return;
 	if (r < 0) {
-		exp_note_add(e, "--storage-limit: cannot read '%s/%s': %s: what the limit deleted or refused is "
+		exp_note(e, "--storage-limit: cannot read '%s/%s': %s: what the limit deleted or refused is "
 			     "not known", data_dir, RAW_QUOTA_FILE, strerror(-r));
 		return;
 	}
 	const double mib = 1024.0 * 1024.0;
 	if (q.aged_files)
-		exp_note_add(e, "--storage-limit: the raw data reached its limit of %.1f MiB: the %" PRIu64
+		exp_note(e, "--storage-limit: the raw data reached its limit of %.1f MiB: the %" PRIu64
 			     " oldest raw slice(s) (%.1f MiB) were deleted and are not in this export",
 			     (double)q.limit_bytes / mib, q.aged_files, (double)q.aged_bytes / mib);
 	if (q.refused_records)
-		exp_note_add(e, "--storage-limit: %" PRIu64 " write(s) (%.1f MiB) were refused at the limit of "
+		exp_note(e, "--storage-limit: %" PRIu64 " write(s) (%.1f MiB) were refused at the limit of "
 			     "%.1f MiB, no older raw data being left to delete", q.refused_records,
 			     (double)q.refused_bytes / mib, (double)q.limit_bytes / mib);
 }
@@ -835,7 +835,7 @@ static int run(struct exp *e, const struct export_options *opt)
 		errno = 0;
 		unsigned long long v = strtoull(limit, &end, 10);
 		if (!isdigit((unsigned char)*limit) || *end || errno || v == 0 || v > EXPORT_CSV_LIMIT) {
-			exp_note(e, "MSPROF_EXPORT_CSV_LIMIT '%s' is not a number of rows from 1 to %d", limit,
+			exp_fail(e, "MSPROF_EXPORT_CSV_LIMIT '%s' is not a number of rows from 1 to %d", limit,
 				 EXPORT_CSV_LIMIT);
 			return -EINVAL;
 		}
@@ -844,11 +844,11 @@ static int run(struct exp *e, const struct export_options *opt)
 	if ((size_t)snprintf(path, sizeof path, "%s/host", e->prof_dir) >= sizeof path)
 		return -ENAMETOOLONG;
 	if (stat(path, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
-		exp_note(e, "no host data in '%s': '%s' is missing", e->prof_dir, path);
+		exp_fail(e, "no host data in '%s': '%s' is missing", e->prof_dir, path);
 		return -ENOENT;
 	}
 	if ((r = count_slices(e->prof_dir, &slices, &e->raw_bytes, &newest)) < 0) {
-		exp_note(e, "cannot list '%s/data': %s", path, strerror(-r));
+		exp_fail(e, "cannot list '%s/data': %s", path, strerror(-r));
 		return r;
 	}
 	/* a database with no raw data next to it is all there is: it is
@@ -856,7 +856,7 @@ static int run(struct exp *e, const struct export_options *opt)
 	bool have = !(opt && opt->parse_only) && newest_db(e, have_db, sizeof have_db);
 	bool reuse = have && (!slices || db_current(have_db, &newest));
 	if (!slices && !reuse) {
-		exp_note(e, "no raw data in '%s/data'", path);
+		exp_fail(e, "no raw data in '%s/data'", path);
 		return -ENOENT;
 	}
 	read_info(e);
@@ -867,7 +867,7 @@ static int run(struct exp *e, const struct export_options *opt)
 	if (opt && opt->select && e->system_only && opt->type == EXPORT_TEXT && !opt->parse_only) {
 		/* msprof: --model-id/--iteration-id are not supported for system
 		 * data (collected without --application); the data is left as is */
-		exp_note(e, "The step export is not supported: '%s' holds system data only (collected without an "
+		exp_fail(e, "The step export is not supported: '%s' holds system data only (collected without an "
 			    "application), and --model-id/--iteration-id select an application's steps; "
 			    "export it without them", e->prof_dir);
 		return -ENOTSUP;
@@ -982,6 +982,7 @@ int export_prof_dir(const char *prof_dir, const struct export_options *opt, stru
 	if (lock >= 0)
 		close(lock);
 	free(e.procs);
+	exp_report_settle(&rep, r);
 	*ret = rep;
 	return r;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum export_type { EXPORT_TEXT = 0, EXPORT_DB = 1 };
 
@@ -53,9 +54,18 @@ struct export_report {
 	uint64_t torn_bytes;     /* incomplete tails */
 	unsigned raw_files;      /* raw slices read */
 	uint64_t mstx_dropped;   /* mstx events the agents dropped (buffers full) */
+	unsigned agents_unfinished; /* processes whose agent files end without their final record (killed) */
 	bool reused;             /* db_path was parsed before and is current */
 	char message[2048];      /* the problems worth telling the user, "; "-separated, or "" */
+	char error[1024];        /* what made the export fail (return < 0), or "" */
 };
+
+/* The text of a failed export's error: report.error, else its notes, else
+ * what r says. */
+static inline const char *export_report_error(const struct export_report *rep, int r)
+{
+	return rep->error[0] ? rep->error : rep->message[0] ? rep->message : strerror(-r);
+}
 
 /* Returns 0, -ENOENT when prof_dir has no host/ data to export (message
  * says what is missing), or -errno.  opt NULL means type text.  *ret is

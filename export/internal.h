@@ -123,6 +123,23 @@ static inline void exp_unlock(struct exp *e)
 		pthread_mutex_unlock(e->lock);
 }
 
+/* Whether t (Unix ns of a record) is far outside the session: before 1970,
+ * past what an int64 holds (raw_unix_ns saturates there), or more than a
+ * day before its start or after its end where start_info and end_info give
+ * them.  Such a record is left out and counted: its time is damage, and it
+ * would stretch the timeline over centuries. */
+#define EXP_TIME_MARGIN_NS (86400LL * 1000000000LL)
+static inline bool exp_time_far(const struct exp *e, int64_t t)
+{
+	uint64_t u = (uint64_t)t;
+	if (t <= 0 || t == INT64_MAX)
+		return true;
+	if (e->start_ns > (uint64_t)EXP_TIME_MARGIN_NS && u < e->start_ns - (uint64_t)EXP_TIME_MARGIN_NS)
+		return true;
+	return e->end_ns && e->end_ns < (uint64_t)INT64_MAX - (uint64_t)EXP_TIME_MARGIN_NS &&
+	       u > e->end_ns + (uint64_t)EXP_TIME_MARGIN_NS;
+}
+
 /* Widen the session's time span to include t (Unix ns of a record). */
 static inline void exp_note_time(struct exp *e, int64_t t)
 {
@@ -142,11 +159,15 @@ static inline void exp_progress(struct exp *e, const char *stage, uint64_t done,
 	}
 }
 
-/* Record the first problem worth telling the user (report.message). */
+/* Add a problem worth telling the user to report.message ("; " between;
+ * the same note twice is kept once). */
 void exp_note(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Add to report.message ("; " between), for problems every one of which
- * the user must hear of (dropped events). */
-void exp_note_add(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The failure that stops the export, as report.error (the first one: what
+ * follows it is a consequence, kept as a note). */
+void exp_fail(struct exp *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At the end of an export: a failure noted on a path the export recovered
+ * from (r >= 0) moves to the notes. */
+void exp_report_settle(struct export_report *rep, int r);
 /* Write s[0..len) as the inside of a JSON string (escaped, valid UTF-8). */
 void exp_json_str(FILE *f, const char *s, size_t len);
 /* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
@@ -277,6 +298,11 @@ struct exp_out {
 	char name[NAME_MAX + 1];
 };
 int exp_out_open(struct exp_out *o, const char *dir, const char *name);
+/* A write stream on fd (taken) whose exp_fclose returns the first write
+ * error as the system gave it (-ENOSPC on a full disk), 0 when all was
+ * written; the output files are written through these. */
+FILE *exp_fdopen_w(int fd);
+int exp_fclose(FILE *f);
 int exp_out_commit(struct exp *e, struct exp_out *o);
 /* Give the file another final name in dir before it is committed. */
 void exp_out_rename(struct exp_out *o, const char *dir, const char *name);

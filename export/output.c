@@ -89,7 +89,7 @@ static int table_begin_file(struct exp_table *w)
 		   w->json ? ".json" : ".csv");
 	int r = exp_out_open(&w->o, w->dir, name);
 	if (r < 0) {
-		exp_note(w->e, "cannot create '%s/%s': %s", w->dir, name, strerror(-r));
+		exp_fail(w->e, "cannot create '%s/%s': %s", w->dir, name, strerror(-r));
 		return r;
 	}
 	w->in_file = 0;
@@ -426,7 +426,7 @@ static int tl_begin_piece(struct exp_tl *t)
 	piece_name(name, sizeof name, t->stem, true, t->n_pieces, t->e->ts, ".json");
 	int r = exp_out_open(&t->o, t->dir, name);
 	if (r < 0) {
-		exp_note(t->e, "cannot create '%s/%s': %s", t->dir, name, strerror(-r));
+		exp_fail(t->e, "cannot create '%s/%s': %s", t->dir, name, strerror(-r));
 		return r;
 	}
 	if (!(t->tmp[t->n_pieces] = strdup(t->o.tmp))) {
@@ -443,17 +443,13 @@ static int tl_begin_piece(struct exp_tl *t)
  * the end, when every metadata event is known. */
 static int tl_park_piece(struct exp_tl *t)
 {
-	int r = 0;
-	if (fflush(t->o.f) != 0 || ferror(t->o.f))
-		r = -EIO;
-	if (fclose(t->o.f) != 0 && r == 0)
-		r = -errno;
+	int r = exp_fclose(t->o.f);
 	t->o.f = NULL;
 	free(t->o.vbuf);
 	t->o.vbuf = NULL;
 	t->events[t->n_pieces - 1] = t->events_in_piece;
 	if (r < 0)
-		exp_note(t->e, "cannot write '%s': %s", t->o.tmp, strerror(-r));
+		exp_fail(t->e, "cannot write the timeline '%s' in '%s': %s", t->stem, t->dir, strerror(-r));
 	return r;
 }
 
@@ -534,7 +530,7 @@ int exp_tl_spool_open(struct exp *e, struct exp_tl *t, const char *dir, const ch
 	snprintf(name, sizeof name, "%s.layer", stem);
 	int r = exp_out_open(&t->o, dir, name);
 	if (r < 0) {
-		exp_note(e, "cannot create a file in '%s': %s", dir, strerror(-r));
+		exp_fail(e, "cannot create a file in '%s': %s", dir, strerror(-r));
 		return r;
 	}
 	t->meta = open_memstream(&t->meta_buf, &t->meta_size);
@@ -617,7 +613,7 @@ int exp_tl_append_map(struct exp_tl *t, struct exp_tl *spool, exp_tl_map_fn *map
 		t->n_meta += s->n_meta;
 	}
 	if (r < 0 && r != s->err && r != b.err)
-		exp_note(t->e, "cannot read back '%s': %s", s->o.tmp, strerror(-r));
+		exp_fail(t->e, "cannot read back '%s': %s", s->o.tmp, strerror(-r));
 	exp_buf_release(&b);
 	exp_tl_abort(s);
 	return r;
@@ -672,7 +668,7 @@ int exp_tl_commit(struct exp_tl *t)
 	bool sliced = t->n_pieces > 1;
 	for (unsigned i = 0; r == 0 && i < t->n_pieces; i++) {
 		int fd = open(t->tmp[i], O_WRONLY | O_APPEND | O_CLOEXEC);
-		FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+		FILE *f = fd >= 0 ? exp_fdopen_w(fd) : NULL;
 		if (!f) {
 			r = -errno;
 			if (fd >= 0)
@@ -685,10 +681,7 @@ int exp_tl_commit(struct exp_tl *t)
 			fputs(t->events[i] ? "," : "", f);
 		fwrite(t->meta_buf, 1, t->meta_size, f);
 		fputs("\n]\n", f);
-		if (fflush(f) != 0 || ferror(f))
-			r = -EIO;
-		if (fclose(f) != 0 && r == 0)
-			r = -errno;
+		r = exp_fclose(f);
 		char name[NAME_MAX + 1], path[PATH_MAX];
 		piece_name(name, sizeof name, t->stem, sliced, i, t->e->ts, ".json");
 		snprintf(path, sizeof path, "%s/%s", t->dir, name);
@@ -698,7 +691,7 @@ int exp_tl_commit(struct exp_tl *t)
 			t->tmp[i][0] = '\0';
 			exp_note_written(t->e, name);
 		} else {
-			exp_note(t->e, "cannot write '%s': %s", path, strerror(-r));
+			exp_fail(t->e, "cannot write '%s': %s", path, strerror(-r));
 		}
 	}
 	if (r < 0) {

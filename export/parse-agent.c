@@ -57,6 +57,12 @@ struct agent_parse {
 	bool have_causes;                                /* an older agent's record has none */
 	uint64_t malformed;
 	int64_t lost_ns;                                 /* recording ended: msprofd lost (0 not) */
+	uint64_t far;           /* events whose time is far outside the session (exp_time_far) */
+	/* the last record of the file set: a window ends with a final
+	 * COUNTERS (an older agent's has no final field: any COUNTERS) */
+	uint16_t last_type;
+	int64_t last_t;
+	bool have_final, final;
 
 	/* all processes, for the report */
 	uint64_t t_events, t_dropped, t_bad, t_truncated;
@@ -114,19 +120,22 @@ static int on_thread(struct agent_parse *p, struct raw_cur *c)
 
 static int on_counters(struct agent_parse *p, struct raw_cur *c)
 {
-	/* the device counts and the causes are missing in an older agent's record */
-	uint64_t v[7 + DROP_CAUSES + 1] = { 0 };
-	int n = c->left >= (8 + DROP_CAUSES) * 8   ? 8 + DROP_CAUSES
-		: c->left >= (7 + DROP_CAUSES) * 8 ? 7 + DROP_CAUSES
-		: c->left >= 7 * 8		   ? 7
-						   : 4;
+	/* the device counts, the causes and the trailing words (ended,
+	 * final) are missing in an older agent's record */
+	uint64_t v[7 + DROP_CAUSES] = { 0 };
+	int n = c->left >= (7 + DROP_CAUSES) * 8 ? 7 + DROP_CAUSES
+		: c->left >= 7 * 8		 ? 7
+						 : 4;
 	for (int i = 0; i < n; i++)
 		v[i] = raw_cur_u64(c);
 	if (c->err)
 		return 1;
-	/* the window's end: the last record's word, its time the record's */
-	p->lost_ns = v[7 + DROP_CAUSES] == RAW_AGENT_ENDED_LOST ? p->last_ns : 0;
 	p->have_causes = n == 7 + DROP_CAUSES;
+	/* the window's end: the last record's word, its time the record's */
+	uint64_t ended = p->have_causes && c->left >= 8 ? raw_cur_u64(c) : 0;
+	p->lost_ns = ended == RAW_AGENT_ENDED_LOST ? p->last_ns : 0;
+	p->have_final = p->have_causes && c->left >= 8;
+	p->final = p->have_final && raw_cur_u64(c) != 0;
 	for (int i = 0; i < DROP_CAUSES; i++)
 		p->cause[i] = v[7 + i];
 	/* cumulative for the window: the last one has them all */
@@ -148,13 +157,26 @@ static int on_record(struct agent_parse *p, const struct raw_record *rec)
 	if (c.err)
 		return 1;
 	int64_t t = raw_unix_ns(&p->h, ts);
-	exp_note_time(p->e, t);
-	if (!p->have_records || t < p->first_ns)
-		p->first_ns = t;
-	if (!p->have_records || t > p->last_ns)
-		p->last_ns = t;
-	p->have_records = true;
+	if (exp_time_far(p->e, t)) {
+		/* a description still describes; an event's time is all it has */
+		if (rec->type != RAW_AGENT_PROCESS && rec->type != RAW_AGENT_THREAD &&
+		    rec->type != RAW_AGENT_COUNTERS && rec->type != RAW_AGENT_DOMAIN &&
+		    rec->type != RAW_AGENT_CATEGORY) {
+			p->far++;
+			return 0;
+		}
+	} else {
+		exp_note_time(p->e, t);
+		if (!p->have_records || t < p->first_ns)
+			p->first_ns = t;
+		if (!p->have_records || t > p->last_ns)
+			p->last_ns = t;
+		p->have_records = true;
+	}
 
+	p->last_type = rec->type;
+	if (!exp_time_far(p->e, t))
+		p->last_t = t;
 	switch (rec->type) {
 	case RAW_AGENT_PROCESS: return on_process(p, &c);
 	case RAW_AGENT_THREAD: return on_thread(p, &c);
@@ -189,6 +211,9 @@ static int process_begin(struct agent_parse *p, uint32_t pid)
 	memset(p->cause, 0, sizeof p->cause);
 	p->have_causes = false;
 	p->lost_ns = 0;
+	p->last_type = 0;
+	p->last_t = 0;
+	p->have_final = p->final = false;
 	int r = 0;
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->begin)
@@ -201,6 +226,27 @@ static void process_forget(struct agent_parse *p)
 	for (size_t i = 0; i < exp_domains_n; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->forget)
 			exp_domains[i]->agent_ops->forget(p->e);
+}
+
+/* A process whose file set ends without the window's final record: it was
+ * killed (or its files were cut short), and what its agent held since its
+ * last flush is lost with it.  Said per process: its last record, and the
+ * time from there to the session's end, in which what it recorded is
+ * missing. */
+static void unfinished(struct agent_parse *p)
+{
+	struct exp *e = p->e;
+	e->rep->agents_unfinished++;
+	double at = e->start_ns ? (double)(p->last_t - (int64_t)e->start_ns) / 1e9 : 0;
+	if (e->end_ns && (int64_t)e->end_ns > p->last_t)
+		exp_note(e, "agent: process %u ended without its final record (killed, or its raw files cut short): "
+			    "its last record is at %.3f s into the session, and what it recorded in the %.3f s from "
+			    "there to the session's end, since its agent's last flush, is missing",
+			 p->ap.pid, at, (double)((int64_t)e->end_ns - p->last_t) / 1e9);
+	else
+		exp_note(e, "agent: process %u ended without its final record (killed, or its raw files cut short): "
+			    "its last record is at %.3f s into the session; what it recorded after that, since its "
+			    "agent's last flush, is missing", p->ap.pid, at);
 }
 
 static int process_end(struct agent_parse *p)
@@ -232,6 +278,8 @@ static int process_end(struct agent_parse *p)
 		if ((r = step(p, ST_PROCESS)) < 0)
 			return r;
 	}
+	if (p->have_records && (p->last_type != RAW_AGENT_COUNTERS || (p->have_final && !p->final)))
+		unfinished(p);
 	sqlite3_stmt *st = p->st[ST_COUNTERS];
 	sqlite3_bind_int64(st, 1, p->ap.pid);
 	sqlite3_bind_int64(st, 2, (int64_t)p->events);
@@ -280,7 +328,12 @@ static int agent_file(struct agent_parse *p, const char *path)
 	if (r <= 0)
 		return r;
 	p->h = *raw_reader_header(rd);
-	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
+	uint64_t far = p->far;
+	r = exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
+	if (p->far > far)
+		exp_note(p->e, "raw file '%s': %" PRIu64 " record(s) with a time far outside the session (before 1970, "
+			       "after 2262, or more than a day from its start or end) left out", path, p->far - far);
+	return r;
 }
 
 /* --- all processes ------------------------------------------------------------------ */
@@ -301,31 +354,29 @@ static void report(struct agent_parse *p)
 		if (p->t_uncaused && n < sizeof causes)
 			snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " of an older agent, cause not recorded",
 				 n ? ", " : "", p->t_uncaused);
-		exp_note_add(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
+		exp_note(e, "agent: %" PRIu64 " event(s) (annotations, OS runtime calls, NCCL operations) dropped in "
 			     "%u process(es): %s", p->t_dropped, p->t_dropping_pids, causes);
 	}
 	if (p->t_lost_pids)
-		exp_note_add(e, "agent: annotation recording stopped early in %u process(es) when msprofd was lost "
+		exp_note(e, "agent: annotation recording stopped early in %u process(es) when msprofd was lost "
 			     "(nothing of theirs after that time was recorded): %s%s (Unix time)", p->t_lost_pids,
 			     p->lost_names, p->t_lost_pids > 8 ? ", ..." : "");
 	if (p->t_gpu_untimed)
-		exp_note_add(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
+		exp_note(e, "device: %" PRIu64 " task(s), call(s) or wait(s) had no end time when CUPTI handed them "
 			     "over (still running at the stop) and are left out", p->t_gpu_untimed);
 	if (p->t_gpu_lost)
-		exp_note_add(e, "device: %" PRIu64 " record(s) lost: the agent's queue of CUPTI records was full",
+		exp_note(e, "device: %" PRIu64 " record(s) lost: the agent's queue of CUPTI records was full",
 			     p->t_gpu_lost);
 	if (p->t_gpu_bad)
-		exp_note_add(e, "device: %" PRIu64 " CUPTI record(s) with impossible values left out", p->t_gpu_bad);
+		exp_note(e, "device: %" PRIu64 " CUPTI record(s) with impossible values left out", p->t_gpu_bad);
 	if (p->t_bad)
-		exp_note_add(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "
+		exp_note(e, "mstx: %" PRIu64 " bad call(s) ignored (NULL message, unknown range id, pop "
 			     "without push, destroyed domain)", p->t_bad);
 	if (p->t_truncated)
-		exp_note_add(e, "mstx: %" PRIu64 " message(s) cut to %d bytes", p->t_truncated, RAW_AGENT_MAX_STR);
+		exp_note(e, "mstx: %" PRIu64 " message(s) cut to %d bytes", p->t_truncated, RAW_AGENT_MAX_STR);
 	for (size_t i = 0; i < exp_domains_n; i++)
 		if (exp_domains[i]->agent_ops && exp_domains[i]->agent_ops->report)
 			exp_domains[i]->agent_ops->report(e);
-	if (p->malformed)
-		exp_note_add(e, "mstx: %" PRIu64 " agent record(s) with a malformed payload skipped", p->malformed);
 }
 
 static int exp_parse_agents(struct exp *e)
@@ -339,7 +390,7 @@ static int exp_parse_agents(struct exp *e)
 	if (r < 0) {
 		if (r == -ENOENT)
 			return 0;
-		exp_note(e, "cannot list '%s': %s", dir, strerror(-r));
+		exp_fail(e, "cannot list '%s': %s", dir, strerror(-r));
 		return r;
 	}
 	if (!n) {
@@ -384,7 +435,7 @@ static int exp_parse_agents(struct exp *e)
 		r = exp_exec(e, "CREATE INDEX OsrtApiIndex ON OSRT_API (globalTid, startNs)");
 	if (r == 0)
 		report(&p);
-	e->rep->bad_records += p.malformed;
+	e->rep->bad_records += p.malformed + p.far;
 	free(p.cmdline);
 	free(pids);
 	for (int i = 0; i < _ST_MAX; i++)

@@ -109,6 +109,13 @@ enum { SEEN_THR = 1, SEEN_IO = 2, SEEN_PCPU = 4 };
 #define PIDMAP_MAX (1U << 22)
 
 struct parse {
+	/* the source being read: its last record (a session ends with
+	 * RAW_SESSION_END in its newest slice), and its records whose time is
+	 * far outside the session (exp_time_far), left out */
+	uint16_t last_type;
+	int64_t last_t;
+	uint64_t far;
+
 	struct exp *e;
 	const struct raw_header *h;
 	struct raw_header hdr;  /* of the file being read; kept for pending samples */
@@ -943,7 +950,14 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	uint64_t ts = raw_cur_u64(&c);
 	if (c.err)
 		return 1;
-	exp_note_time(p->e, raw_unix_ns(p->h, ts));
+	int64_t t = raw_unix_ns(p->h, ts);
+	if (exp_time_far(p->e, t)) {
+		p->far++;
+		return 0;
+	}
+	exp_note_time(p->e, t);
+	p->last_type = rec->type;
+	p->last_t = t;
 
 	switch (rec->type) {
 	case RAW_PROC_INFO: return on_proc_info(p, &c, ts);
@@ -1019,13 +1033,25 @@ static int exp_parse(struct exp *e)
 		int n = raw_list_slices(dir, sources[s], &paths);
 		if (n < 0) {
 			if (n != -ENOENT) {
-				exp_note(e, "cannot list '%s': %s", dir, strerror(-n));
+				exp_fail(e, "cannot list '%s': %s", dir, strerror(-n));
 				r = n;
 			}
 			continue;
 		}
-		for (char **pp = paths; r == 0 && pp && *pp; pp++)
+		p.last_type = 0;
+		for (char **pp = paths; r == 0 && pp && *pp; pp++) {
+			uint64_t far = p.far;
 			r = parse_file(&p, *pp);
+			if (p.far > far)
+				exp_note(e, "raw file '%s': %" PRIu64 " record(s) with a time far outside the session "
+					    "(before 1970, after 2262, or more than a day from its start or end) left out",
+					 *pp, p.far - far);
+		}
+		if (r == 0 && n > 0 && p.last_type && p.last_type != RAW_SESSION_END)
+			exp_note(e, "host sampling: '%s' ends without its session-end record (msprofd was killed, or "
+				    "its raw files cut short): its samples after %.3f s into the session are missing",
+				 raw_source_stem(sources[s]),
+				 e->start_ns ? (double)(p.last_t - (int64_t)e->start_ns) / 1e9 : 0.0);
 		raw_paths_free(paths);
 		/* samples of one source never pair with another's */
 		if (r == 0)
@@ -1038,12 +1064,9 @@ static int exp_parse(struct exp *e)
 	}
 
 	if (r == 0 && p.missed_note[0])
-		exp_note_add(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
+		exp_note(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
 			     "around them are longer): %s", p.missed_note);
-	if (p.malformed) {
-		e->rep->bad_records += p.malformed;
-		exp_note(e, "%" PRIu64 " raw record(s) with a malformed payload skipped", p.malformed);
-	}
+	e->rep->bad_records += p.malformed + p.far;
 	forget_all(&p);
 	free(p.cpu_busy);
 	free(p.cpu_seen);

@@ -791,11 +791,11 @@ static void mstx_report(struct exp *e)
 {
 	const struct exp_mstx *m = e->mstx;
 	if (m->open_at_end)
-		exp_note_add(e, "mstx: %" PRIu64 " range(s) never ended: they end at the session end", m->open_at_end);
+		exp_note(e, "mstx: %" PRIu64 " range(s) never ended: they end at the session end", m->open_at_end);
 	if (m->t_unmatched)
-		exp_note_add(e, "mstx: %" PRIu64 " range end(s) without a start left out", m->t_unmatched);
+		exp_note(e, "mstx: %" PRIu64 " range end(s) without a start left out", m->t_unmatched);
 	if (m->t_overflow)
-		exp_note_add(e, "mstx: %" PRIu64 " range(s) beyond %u open at once could not be matched "
+		exp_note(e, "mstx: %" PRIu64 " range(s) beyond %u open at once could not be matched "
 			     "to their ends", m->t_overflow, MATCH_MAX);
 }
 

@@ -75,7 +75,7 @@ int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *
 		return r;
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(rep->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(rep->message, sizeof rep->message, "cannot open database '%.400s': %s", rep->db_path,
+		snprintf(rep->error, sizeof rep->error, "cannot open database '%.400s': %s", rep->db_path,
 			 db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return -EIO;
@@ -133,7 +133,7 @@ static int rows_i64(sqlite3 *db, const char *sql, unsigned ncol, int64_t **v, si
 	int rc = SQLITE_OK;
 	int r = db_each_rc(db, sql, NULL, row_i64, &w, &rc);
 	if (rc != SQLITE_OK) {
-		snprintf(rep->message, sizeof rep->message, "cannot read '%.400s': %s", rep->db_path, sqlite3_errmsg(db));
+		snprintf(rep->error, sizeof rep->error, "cannot read '%.400s': %s", rep->db_path, sqlite3_errmsg(db));
 		return -EIO;
 	}
 	return r < 0 ? r : 0;
@@ -295,7 +295,7 @@ static int usage_file(const char *out_dir, const char *stem, const char *suffix,
 	}
 	fputs("]}", f);
 	if ((r = close_out(f, 0)) < 0)
-		snprintf(rep->message, sizeof rep->message, "cannot write '%.400s': %s", path, strerror(-r));
+		snprintf(rep->error, sizeof rep->error, "cannot write '%.400s': %s", path, strerror(-r));
 	return r;
 }
 

@@ -76,14 +76,14 @@ int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned 
 	int r;
 
 	if (!exp_table_has_rows(e, "STEP")) {
-		exp_note(e, "no training steps in '%s': --iteration-id needs steps marked with mstx or NVTX "
+		exp_fail(e, "no training steps in '%s': --iteration-id needs steps marked with mstx or NVTX "
 			    "(ranges named \"step N\" or \"ProfilerStep#N\", or mstxStep)", e->prof_dir);
 		return -ENOENT;
 	}
 	if ((r = two(e, "SELECT MIN(stepId), MAX(stepId) FROM main.STEP", &lo, &hi, &none)) < 0)
 		return r;
 	if (model_id != STEP_MODE_MODEL_ID) {
-		exp_note(e, "model id %" PRIu64 " is not in '%s': its steps %" PRId64 " to %" PRId64
+		exp_fail(e, "model id %" PRIu64 " is not in '%s': its steps %" PRId64 " to %" PRId64
 			    " are in step mode, select them with --model-id=4294967295",
 			 model_id, e->prof_dir, lo, hi);
 		return -ENOENT;
@@ -100,7 +100,7 @@ int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned 
 	if ((r = two(e, "SELECT MIN(startNs), MAX(endNs) FROM SELECTED_STEP", &s_lo, &s_hi, &none)) < 0)
 		return r;
 	if (none) {
-		exp_note(e, "iteration %" PRIu64 " is not in '%s': its steps are %" PRId64 " to %" PRId64, first,
+		exp_fail(e, "iteration %" PRIu64 " is not in '%s': its steps are %" PRId64 " to %" PRId64, first,
 			 e->prof_dir, lo, hi);
 		return -ENOENT;
 	}

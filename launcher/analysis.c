@@ -185,7 +185,9 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 	opt->progress = NULL;
 	opt->progress_ctx = NULL;
 	if (r < 0) {
-		console_error("cannot %s '%s': %s", verb, base(prof), rep->message[0] ? rep->message : strerror(-r));
+		console_error("cannot %s '%s': %s", verb, base(prof), export_report_error(rep, r));
+		if (rep->error[0] && rep->message[0])
+			console_warn("%s", rep->message);
 	} else {
 		if (rep->message[0])
 			console_warn("%s", rep->message);
@@ -264,7 +266,7 @@ int analysis_cluster(const char *dir)
 		int r = export_prof_dir(dirs[i], &opt, rep);
 		ranks[i].prof_dir = dirs[i];
 		if (r < 0)
-			ranks[i].why = strdup(rep->message[0] ? rep->message : strerror(-r));
+			ranks[i].why = strdup(export_report_error(rep, r));
 		else
 			ranks[i].db_path = strdup(rep->db_path);
 		if (!ranks[i].why && !ranks[i].db_path) {
@@ -331,7 +333,7 @@ static int query_one(const char *prof, void *arg)
 	console_info("Start query data in %s.", base(prof));
 	int r = export_query_prof_dir(prof, &q, &rep);
 	if (r < 0) {
-		console_error("cannot query '%s': %s", base(prof), rep.message[0] ? rep.message : strerror(-r));
+		console_error("cannot query '%s': %s", base(prof), export_report_error(&rep, r));
 		return r;
 	}
 	snprintf(row[0], 128, "NA");
@@ -390,7 +392,7 @@ int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db)
 		console_info("Start analyze data in %s.", base(dirs[i]));
 		int r = export_analyze_comm(dirs[i], what, &ops, &rep);
 		if (r < 0) {
-			console_error("cannot analyze '%s': %s", base(dirs[i]), rep.message[0] ? rep.message : strerror(-r));
+			console_error("cannot analyze '%s': %s", base(dirs[i]), export_report_error(&rep, r));
 			failed++;
 			continue;
 		}

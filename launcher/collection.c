@@ -577,7 +577,9 @@ int export_one(const char *prof_dir, enum out_type type)
 		console_warn("cannot make the files of '%s' durable: %s", name, strerror(-sr));
 	int r = export_prof_dir(prof_dir, &opt, rep);
 	if (r < 0) {
-		console_error("cannot export '%s': %s", name, rep->message[0] ? rep->message : strerror(-r));
+		console_error("cannot export '%s': %s", name, export_report_error(rep, r));
+		if (rep->error[0] && rep->message[0])
+			console_warn("%s", rep->message);
 		console_error("The raw data is kept in %s; once the cause is fixed, export it again with: "
 			      "msprof --export=on --output=%s", prof_dir, prof_dir);
 	} else {
@@ -594,6 +596,7 @@ int export_one(const char *prof_dir, enum out_type type)
 struct export_msg {
 	int32_t r;
 	char message[sizeof(((struct export_report *)0)->message)];
+	char error[sizeof(((struct export_report *)0)->error)];
 };
 _Static_assert(sizeof(struct export_msg) <= PIPE_BUF, "an export message is one atomic write");
 
@@ -648,8 +651,10 @@ int export_spawn(const char *prof_dir, enum out_type type, struct export_job *re
 		 * not wait for a disk flush. */
 		int sr = profdir_sync(dir);
 		msg.r = rep ? export_prof_dir(dir, &opt, rep) : -ENOMEM;
-		if (rep)
+		if (rep) {
 			snprintf(msg.message, sizeof(msg.message), "%s", rep->message);
+			snprintf(msg.error, sizeof(msg.error), "%s", rep->error);
+		}
 		size_t used = strlen(msg.message);
 		if (sr < 0 && msg.r >= 0)
 			snprintf(msg.message + used, sizeof(msg.message) - used, "%scannot make the files of '%s' "
@@ -674,6 +679,7 @@ int export_finish(struct export_job *job)
 	while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	msg.message[sizeof(msg.message) - 1] = '\0';
+	msg.error[sizeof(msg.error) - 1] = '\0';
 	char *copy = strdup(job->prof_dir);
 	const char *name = copy ? basename(copy) : job->prof_dir;
 	int r = msg.r;
@@ -684,7 +690,10 @@ int export_finish(struct export_job *job)
 		else
 			console_error("cannot export '%s': the export process failed", name);
 	} else if (r < 0) {
-		console_error("cannot export '%s': %s", name, msg.message[0] ? msg.message : strerror(-r));
+		console_error("cannot export '%s': %s", name,
+			      msg.error[0] ? msg.error : msg.message[0] ? msg.message : strerror(-r));
+		if (msg.error[0] && msg.message[0])
+			console_warn("%s", msg.message);
 	} else {
 		if (msg.message[0])
 			console_warn("%s", msg.message);

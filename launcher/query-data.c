@@ -155,7 +155,7 @@ static int gather(const char *dir, bool steps, struct gathered *g)
 		if (r >= 0 && (!nr || !ns))
 			r = -ENOMEM;
 		if (r < 0) {
-			console_error("cannot query '%s': %s", dirs[i], rep.message[0] ? rep.message : strerror(-r));
+			console_error("cannot query '%s': %s", dirs[i], export_report_error(&rep, r));
 			rc = 1;
 		} else {
 			for (size_t k = 0; k < n_ids; k++)
@@ -365,7 +365,7 @@ static int host_sys_usage(const char *dir, const struct query_args *a)
 		if (r == -ENOENT)
 			continue;
 		if (r < 0) {
-			console_error("cannot query '%s': %s", dirs[i], rep.message[0] ? rep.message : strerror(-r));
+			console_error("cannot query '%s': %s", dirs[i], export_report_error(&rep, r));
 			rc = 1;
 			break;
 		}

@@ -247,7 +247,7 @@ static void write_preamble(void)
 	W.in_preamble = false;
 }
 
-static void write_counters(void)
+static void write_counters(bool last)
 {
 	rec_begin(mono_ns());
 	raw_buf_u64(&W.buf, W.events);
@@ -263,6 +263,7 @@ static void write_counters(void)
 	raw_buf_u64(&W.buf, W.dropped_unopened);
 	raw_buf_u64(&W.buf, W.write_lost);
 	raw_buf_u64(&W.buf, W.ended);
+	raw_buf_u64(&W.buf, last ? 1 : 0); /* the window's final record */
 	emit(RAW_AGENT_COUNTERS);
 }
 
@@ -506,7 +507,7 @@ static void drain(bool last)
 	collect_counters();
 	if (last || W.events != before || W.dropped != old_d || W.bad != old_b || W.truncated != old_t ||
 	    memcmp(&gpu, &W.gpu, sizeof gpu) != 0)
-		write_counters();
+		write_counters(last);
 	write_failed(raw_writer_flush(W.w));
 	warn_write();
 }

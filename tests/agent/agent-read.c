@@ -181,6 +181,8 @@ static int load_slice(const char *path, uint32_t pid, struct ar_file *f)
 			}
 			if (c.left >= 8)      /* why the window ended */
 				f->ended = raw_cur_u64(&c);
+			if (c.left >= 8)      /* the window's final record */
+				f->counters_final = raw_cur_u64(&c) != 0;
 			f->n_counters++;
 			break;
 		default:

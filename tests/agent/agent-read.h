@@ -41,6 +41,7 @@ struct ar_file {
 	uint64_t ended;           /* the last COUNTERS' ended (RAW_AGENT_ENDED_LOST) */
 	unsigned n_counters;
 	bool counters_last;    /* the file's last record is COUNTERS */
+	bool counters_final;   /* the last COUNTERS is the window's final one (0 in a flush's) */
 	uint64_t damage;       /* bad records, skipped or torn bytes */
 	char problem[256];     /* first format problem found, "" if none */
 };

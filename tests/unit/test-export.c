@@ -1046,11 +1046,11 @@ static void test_missing(const char *tmp)
 	CHECK(mkdir(empty, 0755) == 0);
 	struct export_report rep;
 	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
-	CHECK(strstr(rep.message, "host"));
+	CHECK(strstr(rep.error, "host"));
 	_cleanup_free_ char *host = xpath_join(empty, "host");
 	CHECK(mkdir(host, 0755) == 0);
 	CHECK(export_prof_dir(empty, NULL, &rep) == -ENOENT);
-	CHECK(strstr(rep.message, "no raw data"));
+	CHECK(strstr(rep.error, "no raw data"));
 }
 
 /* Run sql on the database at path (NULL result). */
@@ -1149,7 +1149,7 @@ static void test_layout(const char *tmp)
 	/* a parse has nothing to parse */
 	opt.parse_only = true;
 	CHECK(export_prof_dir(prof, &opt, &rep) == -ENOENT);
-	CHECK(strstr(rep.message, "no raw data"));
+	CHECK(strstr(rep.error, "no raw data"));
 }
 
 /* The tables themselves: headers of reference §3. */

@@ -605,15 +605,32 @@ static void test_damage(void)
 	CHECK(read_all(dpath, &st, NULL) == N - 1);
 	CHECK(st.bad_records == 1 && st.torn_bytes == 0);
 
-	/* header problems */
+	/* header problems: a damaged magic or version in a file of frames
+	 * is a damaged header; a newer version whose header checks is a
+	 * newer file, and one without frames or magic is not a raw file */
 	memcpy(d, orig, len);
 	d[0] = 'X';
+	write_file(dpath, d, len);
+	CHECK(read_all(dpath, NULL, NULL) == -EBADMSG);
+	d[RAW_HEADER_SIZE] ^= 0xff;
 	write_file(dpath, d, len);
 	CHECK(read_all(dpath, NULL, NULL) == -EPROTO);
 	memcpy(d, orig, len);
 	d[8] = RAW_VERSION + 1;
 	write_file(dpath, d, len);
+	CHECK(read_all(dpath, NULL, NULL) == -EBADMSG);
+	{
+		uint32_t c = raw_crc32c(d, 56);
+		for (int i = 0; i < 4; i++)
+			d[56 + i] = (uint8_t)(c >> (8 * i));
+	}
+	write_file(dpath, d, len);
 	CHECK(read_all(dpath, NULL, NULL) == -EPROTONOSUPPORT);
+	/* the reserved word is checked too */
+	memcpy(d, orig, len);
+	d[61] ^= 0x04;
+	write_file(dpath, d, len);
+	CHECK(read_all(dpath, NULL, NULL) == -EBADMSG);
 	/* a flipped bit in the header's clocks fails its checksum */
 	memcpy(d, orig, len);
 	d[20] ^= 0x10;

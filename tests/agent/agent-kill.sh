@@ -1,0 +1,94 @@
+#!/bin/bash
+# Fault injection: kill -9 of the job, then of the launcher, at random
+# points, 20 runs each (KILL_RUNS sets the number).  The job marks once a
+# millisecond (spin-app steady) under `msprof`.
+#  - job killed: msprof exports what the agent had flushed; every mark in
+#    the job's raw files is in the export's MSTX_EVENTS, and the export says
+#    that the process ended without its final record (what it marked after
+#    its last flush is lost with it).
+#  - launcher killed: the job runs on; `msprof --export=on --output=DIR`
+#    exports the PROF dir; every mark in the raw files is in the export, and
+#    the export says that the collection did not stop cleanly.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to count the exported events"
+SPIN=$AGENT_BIN/spin-app
+RUNS=${KILL_RUNS:-20}
+
+# $1 PROF dir, $2 pid: marks in its raw files (what was flushed)
+raw_marks() { a_field "$("$DUMP" "$1/host/data" "$2")" marks; }
+# $1 PROF dir: MSTX_EVENTS rows of its database
+db_marks() { sqlite3 "$(ls "$1"/msprof_*.db | head -n 1)" "SELECT COUNT(*) FROM MSTX_EVENTS"; }
+# a random delay from 0.1 to 1.5 s
+pause() { sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"; [ $((RANDOM % 3)) -eq 0 ] && sleep 0.6; return 0; }
+
+# the job's pid: msprof's child running spin-app
+job_of() {
+	local p
+	for _ in $(seq 100); do
+		p=$(pgrep -P "$1" -x spin-app | head -n 1)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+job_fails=0 job_lost=0 job_kept=0
+for run in $(seq "$RUNS"); do
+	out="$T_WORK/job$run"
+	mkdir -p "$out"
+	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 5 >"$out.log" 2>&1 &
+	launcher=$!
+	job=$(job_of "$launcher") || { t_fail "job run $run: the job did not start"; kill "$launcher"; continue; }
+	pause
+	issued=$(($(tail -n 1 "$out.log" 2>/dev/null | awk '/^[0-9]+ / { print $1 }') + 0))
+	kill -KILL "$job"
+	wait "$launcher" 2>/dev/null
+	prof=$(ls -d "$out"/PROF_* 2>/dev/null | head -n 1)
+	if [ -z "$prof" ] || ! ls "$prof"/msprof_*.db >/dev/null 2>&1; then
+		t_fail "job run $run: no export after the job was killed"; cat "$out.log" >&2; job_fails=$((job_fails + 1)); continue
+	fi
+	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
+	if [ "$raw" != "$db" ]; then
+		t_fail "job run $run: $raw marks flushed, $db exported"; job_fails=$((job_fails + 1))
+	fi
+	if ! grep -q "process $job ended without its final record" "$out.log"; then
+		t_fail "job run $run: the export does not say that process $job ended without its final record"
+		cat "$out.log" >&2; job_fails=$((job_fails + 1))
+	fi
+	[ "$issued" -gt "$raw" ] && job_lost=$((job_lost + issued - raw))
+	job_kept=$((job_kept + raw))
+done
+[ "$job_fails" -eq 0 ] && t_ok "job killed $RUNS times: every flushed mark exported ($job_kept), the loss named each time ($job_lost or more marked after the last flush)"
+
+launcher_fails=0 launcher_kept=0
+for run in $(seq "$RUNS"); do
+	out="$T_WORK/launcher$run"
+	mkdir -p "$out"
+	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 2 >"$out.log" 2>&1 &
+	launcher=$!
+	job=$(job_of "$launcher") || { t_fail "launcher run $run: the job did not start"; kill "$launcher"; continue; }
+	pause
+	kill -KILL "$launcher"
+	wait "$launcher" 2>/dev/null
+	# the job runs on by itself: wait for it to end
+	for _ in $(seq 200); do kill -0 "$job" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$job" 2>/dev/null && { kill -KILL "$job"; t_fail "launcher run $run: the job did not end"; }
+	prof=$(ls -d "$out"/PROF_* 2>/dev/null | head -n 1)
+	[ -n "$prof" ] || { t_fail "launcher run $run: no PROF dir"; launcher_fails=$((launcher_fails + 1)); continue; }
+	if ! env "${PRE[@]}" "$MSPROF" --export=on --output="$prof" >"$out.export" 2>&1; then
+		t_fail "launcher run $run: msprof --export=on failed: $(tail -n 3 "$out.export")"
+		launcher_fails=$((launcher_fails + 1)); continue
+	fi
+	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
+	if [ "$raw" != "$db" ]; then
+		t_fail "launcher run $run: $raw marks flushed, $db exported"; launcher_fails=$((launcher_fails + 1))
+	fi
+	if ! grep -q "end_info' is missing: the collection did not stop cleanly" "$out.export"; then
+		t_fail "launcher run $run: the export does not say that the collection did not stop cleanly"
+		cat "$out.export" >&2; launcher_fails=$((launcher_fails + 1))
+	fi
+	launcher_kept=$((launcher_kept + raw))
+done
+[ "$launcher_fails" -eq 0 ] && t_ok "launcher killed $RUNS times: every flushed mark exported ($launcher_kept), the unclean stop named each time"
+exit $((T_FAILS > 0))
