@@ -20,17 +20,22 @@
  * (only its own threads account I/O), and its stat is read only every
  * IDLE_REFRESH_NS (for a ppid changed by reparenting: the one thing that
  * changes while nothing runs; an exit, an exec, a new thread all run).
- * Without --host-sys=disk, a process is first asked for the run time of
- * all its threads at once (clock_gettime on its CPU clock: no file, half
- * a schedstat read), and its threads are not read at all when it has not
- * moved; I/O counters need the schedstat's count of arrivals on a CPU (a
- * thread woken a moment ago may already be doing I/O before its run time
- * is updated), so with disk the threads' schedstat is the test.  Memory
- * (statm) is read every tick: reclaim, khugepaged or a process sharing the
- * mm change it while the owner sleeps.  The recorded processor of a thread
- * that did not run is the one it last ran on.  nohz_full CPUs account run
- * time lazily, so there the per-process test is off; MSPROF_TEST_HOST_FULL_READ=1
- * turns all skipping off (the benchmark's baseline).
+ * A process is first asked for the run time of all its threads at once
+ * (clock_gettime on its CPU clock: no file, half a schedstat read), and its
+ * threads are not read at all when it has not moved.
+ *
+ * Memory and I/O of a process that did not move are read again every
+ * SLOW_REFRESH_NS (50 Hz, the rate msprof samples them at) and repeated in
+ * between, for two reasons the clock cannot see: reclaim, khugepaged or a
+ * process sharing the mm change statm while the owner sleeps, and a thread
+ * woken a moment ago may already do I/O before its run time is updated (at
+ * the next scheduler tick or switch).  Above 50 Hz those two counters are
+ * therefore read every tick while their process runs and at least every
+ * 20 ms otherwise (man msprof, --host-sys-freq).  The recorded processor of
+ * a thread that did not run is the one it last ran on.  nohz_full CPUs
+ * account run time lazily, so there the per-process test is off;
+ * MSPROF_TEST_HOST_FULL_READ=1 turns all skipping off (the benchmark's
+ * baseline).
  *
  * All processes (--host-sys-usage).  /proc is listed for new pids at most
  * every RESCAN_NS; every known process is read on each usage tick through
@@ -62,6 +67,8 @@
 #define RESCAN_NS (100 * NSEC_PER_MSEC)
 /* A process that has not run is still read at this interval (see above). */
 #define IDLE_REFRESH_NS NSEC_PER_SEC
+/* Its memory and I/O counters at this one: msprof's host sampling rate. */
+#define SLOW_REFRESH_NS (20 * NSEC_PER_MSEC)
 #define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
 #define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
 #define SMALL_BUF 512                /* statm, schedstat, io, children chunk */
@@ -378,6 +385,10 @@ struct proc {
 	uint64_t stat_ns;         /* its stat last read (refresh_targets) */
 	bool io_valid;            /* io_last: its /proc/PID/io at the last read */
 	uint64_t io_last[5];
+	uint64_t io_ns;           /* when io_last was read */
+	bool mem_valid;           /* mem_last: its statm at the last read */
+	uint64_t mem_last[3];
+	uint64_t mem_ns;          /* when mem_last was read */
 	DIR *task_dir;
 	struct thr *thr;
 	size_t n_thr, cap_thr;
@@ -440,7 +451,7 @@ struct host_sampler {
 	bool finished;
 };
 
-static void put32_at(uint8_t *p, uint32_t v)
+static inline void put32_at(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -503,6 +514,32 @@ static void rec_entry(struct rec *r)
 	if (r->n == MAX_ENTRIES)
 		rec_flush(r);
 	r->n++;
+}
+
+/* One entry's fields, appended at once: a tick writes an entry per process
+ * and per thread, and a call per field cost as much as the reads it saved. */
+struct ent {
+	uint8_t b[64];
+	unsigned n;
+};
+
+static inline void ent_u32(struct ent *e, uint32_t v)
+{
+	put32_at(e->b + e->n, v);
+	e->n += 4;
+}
+
+static inline void ent_u64(struct ent *e, uint64_t v)
+{
+	put32_at(e->b + e->n, (uint32_t)v);
+	put32_at(e->b + e->n + 4, (uint32_t)(v >> 32));
+	e->n += 8;
+}
+
+static void rec_put(struct rec *r, const struct ent *e)
+{
+	rec_entry(r);
+	raw_buf_bytes(r->b, e->b, e->n);
 }
 
 /* --- reading /proc -------------------------------------------------------- */
@@ -1147,11 +1184,10 @@ static bool quiet(const struct host_sampler *s, const struct proc *p)
 }
 
 /* Start of a tick: which processes may have run since the last one (p->ran;
- * the cpu sampler narrows it down per thread).  The per-process clock is
- * asked only where it can tell: not with --host-sys=disk (see the top). */
+ * the cpu sampler narrows it down per thread). */
 static void probe_targets(struct host_sampler *s)
 {
-	bool clock = s->skip_idle && s->grp_clock && !(s->sys_flags & HOST_SYS_DISK);
+	bool clock = s->skip_idle && s->grp_clock;
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		p->ran = true;
@@ -1174,14 +1210,15 @@ static void probe_targets(struct host_sampler *s)
 
 static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t)
 {
-	rec_entry(r);
-	raw_buf_u32(r->b, pid);
-	raw_buf_u32(r->b, t->tid);
-	raw_buf_u64(r->b, t->last_ut);
-	raw_buf_u64(r->b, t->last_st);
-	raw_buf_u64(r->b, t->last_run);
-	raw_buf_u32(r->b, (uint32_t)t->last_cpu);
-	raw_buf_u32(r->b, 0);
+	struct ent e = { .n = 0 };
+	ent_u32(&e, pid);
+	ent_u32(&e, t->tid);
+	ent_u64(&e, t->last_ut);
+	ent_u64(&e, t->last_st);
+	ent_u64(&e, t->last_run);
+	ent_u32(&e, (uint32_t)t->last_cpu);
+	ent_u32(&e, 0);
+	rec_put(r, &e);
 }
 
 /* One entry per live thread: read in full where it ran (schedstat moved, or
@@ -1244,26 +1281,49 @@ static void sample_thread_cpu(struct host_sampler *s)
 	rec_flush(&r);
 }
 
+/* Memory and I/O counters last read at *at may be repeated at ts: nothing
+ * of p ran and they are younger than SLOW_REFRESH_NS (see the top). */
+static bool slow_repeat(const struct host_sampler *s, const struct proc *p, bool valid, uint64_t at, uint64_t ts)
+{
+	return s->skip_idle && !p->ran && valid && ts - at < SLOW_REFRESH_NS;
+}
+
+/* When a counter read at ts counts as read: the first read of a process is
+ * dated back by a share of SLOW_REFRESH_NS of its own, so that a tree found
+ * at once is not read again all in one tick 20 ms later. */
+static uint64_t slow_read_at(const struct proc *p, bool valid, uint64_t ts)
+{
+	return valid ? ts : ts - (p->pid * 2654435761u) % SLOW_REFRESH_NS;
+}
+
 static void sample_proc_mem(struct host_sampler *s)
 {
 	struct rec r;
 	char buf[SMALL_BUF];
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, mono_ns());
+	uint64_t ts = mono_ns();
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, ts);
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		if (p->skip)
 			continue;
-		s->st.tree_reads++;
-		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
-		uint64_t v[3] = { 0 };
-		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
-			continue;
-		rec_entry(&r);
-		raw_buf_u32(r.b, p->pid);
-		raw_buf_u32(r.b, 0);
-		raw_buf_u64(r.b, v[0]);
-		raw_buf_u64(r.b, v[1]);
-		raw_buf_u64(r.b, v[2]);
+		if (!slow_repeat(s, p, p->mem_valid, p->mem_ns, ts)) {
+			s->st.tree_reads++;
+			ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
+			uint64_t v[3] = { 0 };
+			if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3) {
+				p->mem_valid = false;
+				continue;
+			}
+			p->mem_ns = slow_read_at(p, p->mem_valid, ts);
+			memcpy(p->mem_last, v, sizeof(v));
+			p->mem_valid = true;
+		}
+		struct ent e = { .n = 0 };
+		ent_u32(&e, p->pid);
+		ent_u32(&e, 0);
+		for (size_t k = 0; k < ARRAY_SIZE(p->mem_last); k++)
+			ent_u64(&e, p->mem_last[k]);
+		rec_put(&r, &e);
 	}
 	rec_flush(&r);
 }
@@ -1272,48 +1332,37 @@ static void sample_proc_io(struct host_sampler *s)
 {
 	struct rec r;
 	char buf[SMALL_BUF];
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, mono_ns());
+	uint64_t ts = mono_ns();
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, ts);
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		if (p->io_denied || p->skip)
 			continue;
 		/* only its own threads account I/O: none ran, none did any */
-		if (!(p->ran || !p->io_valid || !s->skip_idle)) {
-			rec_entry(&r);
-			raw_buf_u32(r.b, p->pid);
-			raw_buf_u32(r.b, 0);
-			for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
-				raw_buf_u64(r.b, p->io_last[k]);
-			raw_buf_u64(r.b, p->blkio);
-			continue;
+		if (!slow_repeat(s, p, p->io_valid, p->io_ns, ts)) {
+			s->st.tree_reads++;
+			ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
+			if (n <= 0) {
+				p->io_valid = false;
+				continue;
+			}
+			uint64_t v[5] = { 0 };
+			const struct kv kv[] = {
+				{ "rchar", &v[0] }, { "wchar", &v[1] }, { "read_bytes", &v[2] },
+				{ "write_bytes", &v[3] }, { "cancelled_write_bytes", &v[4] },
+			};
+			parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
+			memcpy(p->io_last, v, sizeof(v));
+			p->io_ns = slow_read_at(p, p->io_valid, ts);
+			p->io_valid = true;
 		}
-		s->st.tree_reads++;
-		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
-		if (n <= 0) {
-			p->io_valid = false;
-			continue;
-		}
-		uint64_t rchar = 0, wchar = 0, rb = 0, wb = 0, cwb = 0;
-		const struct kv kv[] = {
-			{ "rchar", &rchar }, { "wchar", &wchar }, { "read_bytes", &rb },
-			{ "write_bytes", &wb }, { "cancelled_write_bytes", &cwb },
-		};
-		parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
-		p->io_last[0] = rchar;
-		p->io_last[1] = wchar;
-		p->io_last[2] = rb;
-		p->io_last[3] = wb;
-		p->io_last[4] = cwb;
-		p->io_valid = true;
-		rec_entry(&r);
-		raw_buf_u32(r.b, p->pid);
-		raw_buf_u32(r.b, 0);
-		raw_buf_u64(r.b, rchar);
-		raw_buf_u64(r.b, wchar);
-		raw_buf_u64(r.b, rb);
-		raw_buf_u64(r.b, wb);
-		raw_buf_u64(r.b, cwb);
-		raw_buf_u64(r.b, p->blkio);
+		struct ent e = { .n = 0 };
+		ent_u32(&e, p->pid);
+		ent_u32(&e, 0);
+		for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
+			ent_u64(&e, p->io_last[k]);
+		ent_u64(&e, p->blkio);
+		rec_put(&r, &e);
 	}
 	rec_flush(&r);
 }
