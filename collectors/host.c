@@ -404,6 +404,9 @@ struct uproc {
 
 struct host_sampler {
 	bool follow;
+	uint32_t adopter;         /* cfg->adopter */
+	DIR *adopter_task;        /* its /proc/PID/task, once opened */
+	uint32_t self;            /* our pid: an adopter may have adopted us too */
 	bool skip_idle;           /* skip what has not run (off: MSPROF_TEST_HOST_FULL_READ) */
 	bool grp_clock;           /* the per-process CPU clock test (off on nohz_full) */
 	/* ticks taken and deadlines missed, per kind (index 0 sys, 1 usage),
@@ -785,7 +788,7 @@ static void open_task_dir(struct host_sampler *s, struct proc *p)
  * limit); -errno only for our own failures. */
 static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 {
-	if (pid == 0 || pm_get(&s->pmap, pid, NULL))
+	if (pid == 0 || pid == s->self || pid == s->adopter || pm_get(&s->pmap, pid, NULL))
 		return 0;
 	if (s->n_procs >= HOST_MAX_PIDS)
 		return 0;
@@ -978,15 +981,15 @@ static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t 
 /* Children listed in /proc/PID/task/TID/children ("pid pid ... "),
  * through *kept when the thread has a slot for it (opened on first use and
  * kept: a rescan is then one pread), else opened for this read. */
-static int add_children_of(struct host_sampler *s, struct proc *p, uint32_t tid, int *kept, uint64_t ts)
+static int add_children_of(struct host_sampler *s, int task_dfd, uint32_t tid, int *kept, uint64_t ts)
 {
 	char rel[REL_MAX];
 	_cleanup_close_ int own = -1;
-	if (kept && *kept < 0 && keep_open(s, dirfd(p->task_dir), tid, "children", false, kept) < 0)
+	if (kept && *kept < 0 && keep_open(s, task_dfd, tid, "children", false, kept) < 0)
 		return 0;
 	int fd = kept ? *kept : -1;
 	if (fd < 0)
-		fd = own = openat(dirfd(p->task_dir), rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
+		fd = own = openat(task_dfd, rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	char buf[SMALL_BUF];
@@ -1071,7 +1074,8 @@ static int fallback_scan(struct host_sampler *s, uint64_t ts)
 	for (bool changed = true; changed && r == 0;) {
 		changed = false;
 		for (size_t i = 0; i < n_cand && r == 0; i++) {
-			if (cand[2 * i] == 0 || !pm_get(&s->pmap, cand[2 * i + 1], NULL))
+			uint32_t ppid = cand[2 * i + 1];
+			if (cand[2 * i] == 0 || !(pm_get(&s->pmap, ppid, NULL) || (s->adopter && ppid == s->adopter)))
 				continue;
 			int a = add_target(s, cand[2 * i], ts);
 			cand[2 * i] = 0;
@@ -1093,6 +1097,35 @@ static int fallback_scan(struct host_sampler *s, uint64_t ts)
 	return 0;
 }
 
+/* The adopter's children: an orphan of the tree (its parent exited, as in
+ * a daemon's double fork) is reparented to the nearest subreaper, and so
+ * stays followed however short its parent's life was.  Its other children
+ * are the roots (known) and processes it started for itself, which it does
+ * not do while a session samples its job. */
+static int scan_adopter(struct host_sampler *s, uint64_t ts)
+{
+	if (!s->adopter_task) {
+		char rel[REL_MAX];
+		int dfd = openat(s->proc_fd, rel_path(rel, s->adopter, "task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return 0; /* gone: its orphans go to the next reaper up */
+		if (!(s->adopter_task = fdopendir(dfd))) {
+			close(dfd);
+			return 0;
+		}
+	}
+	ssize_t n = list_numeric(s, s->adopter_task);
+	if (n < 0)
+		return (int)n;
+	/* add_target lists no directory, so s->tids stays as it is */
+	for (ssize_t k = 0; k < n; k++) {
+		int r = add_children_of(s, dirfd(s->adopter_task), s->tids[k], NULL, ts);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* threads_read: this tick's cpu sampler read every known thread (their
  * gone flags are current). */
 static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
@@ -1106,6 +1139,8 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		if (r < 0)
 			return r;
 	}
+	if (want_children && s->adopter && (r = scan_adopter(s, ts)) < 0)
+		return r;
 	if (!want_thr && !want_children)
 		return 0;
 	/* targets added while this runs are appended and visited too */
@@ -1141,7 +1176,7 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		 * are sorted, so a listed tid finds its kept fd in one pass */
 		if (stable) {
 			for (size_t k = 0; k < p->n_thr; k++)
-				if ((r = add_children_of(s, p, p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
+				if ((r = add_children_of(s, dirfd(p->task_dir), p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
 					return r;
 			continue;
 		}
@@ -1149,7 +1184,7 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 			while (want_thr && (size_t)t < p->n_thr && p->thr[t].tid < s->tids[k])
 				t++;
 			bool have = want_thr && (size_t)t < p->n_thr && p->thr[t].tid == s->tids[k];
-			if ((r = add_children_of(s, p, s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
+			if ((r = add_children_of(s, dirfd(p->task_dir), s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
 				return r;
 		}
 	}
@@ -1716,6 +1751,8 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 		return -ENOMEM;
 	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = -1;
 	s->follow = cfg->follow_children;
+	s->adopter = cfg->adopter;
+	s->self = (uint32_t)getpid();
 	if (cfg->ranks && *cfg->ranks && !(s->ranks = strdup(cfg->ranks))) {
 		free(s);
 		return -ENOMEM;
@@ -1929,6 +1966,8 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 	free(s->u);
 	if (s->proc_dir)
 		closedir(s->proc_dir);
+	if (s->adopter_task)
+		closedir(s->adopter_task);
 	if (s->proc_fd >= 0)
 		close(s->proc_fd);
 	if (s->netdev_fd >= 0)
