@@ -20,17 +20,22 @@
  * (only its own threads account I/O), and its stat is read only every
  * IDLE_REFRESH_NS (for a ppid changed by reparenting: the one thing that
  * changes while nothing runs; an exit, an exec, a new thread all run).
- * Without --host-sys=disk, a process is first asked for the run time of
- * all its threads at once (clock_gettime on its CPU clock: no file, half
- * a schedstat read), and its threads are not read at all when it has not
- * moved; I/O counters need the schedstat's count of arrivals on a CPU (a
- * thread woken a moment ago may already be doing I/O before its run time
- * is updated), so with disk the threads' schedstat is the test.  Memory
- * (statm) is read every tick: reclaim, khugepaged or a process sharing the
- * mm change it while the owner sleeps.  The recorded processor of a thread
- * that did not run is the one it last ran on.  nohz_full CPUs account run
- * time lazily, so there the per-process test is off; MSPROF_TEST_HOST_FULL_READ=1
- * turns all skipping off (the benchmark's baseline).
+ * A process is first asked for the run time of all its threads at once
+ * (clock_gettime on its CPU clock: no file, half a schedstat read), and its
+ * threads are not read at all when it has not moved.
+ *
+ * Memory and I/O of a process that did not move are read again every
+ * SLOW_REFRESH_NS (50 Hz, the rate msprof samples them at) and repeated in
+ * between, for two reasons the clock cannot see: reclaim, khugepaged or a
+ * process sharing the mm change statm while the owner sleeps, and a thread
+ * woken a moment ago may already do I/O before its run time is updated (at
+ * the next scheduler tick or switch).  Above 50 Hz those two counters are
+ * therefore read every tick while their process runs and at least every
+ * 20 ms otherwise (man msprof, --host-sys-freq).  The recorded processor of
+ * a thread that did not run is the one it last ran on.  nohz_full CPUs
+ * account run time lazily, so there the per-process test is off;
+ * MSPROF_TEST_HOST_FULL_READ=1 turns all skipping off (the benchmark's
+ * baseline).
  *
  * All processes (--host-sys-usage).  /proc is listed for new pids at most
  * every RESCAN_NS; every known process is read on each usage tick through
@@ -62,6 +67,8 @@
 #define RESCAN_NS (100 * NSEC_PER_MSEC)
 /* A process that has not run is still read at this interval (see above). */
 #define IDLE_REFRESH_NS NSEC_PER_SEC
+/* Its memory and I/O counters at this one: msprof's host sampling rate. */
+#define SLOW_REFRESH_NS (20 * NSEC_PER_MSEC)
 #define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
 #define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
 #define SMALL_BUF 512                /* statm, schedstat, io, children chunk */
@@ -378,6 +385,10 @@ struct proc {
 	uint64_t stat_ns;         /* its stat last read (refresh_targets) */
 	bool io_valid;            /* io_last: its /proc/PID/io at the last read */
 	uint64_t io_last[5];
+	uint64_t io_ns;           /* when io_last was read */
+	bool mem_valid;           /* mem_last: its statm at the last read */
+	uint64_t mem_last[3];
+	uint64_t mem_ns;          /* when mem_last was read */
 	DIR *task_dir;
 	struct thr *thr;
 	size_t n_thr, cap_thr;
@@ -393,6 +404,9 @@ struct uproc {
 
 struct host_sampler {
 	bool follow;
+	uint32_t adopter;         /* cfg->adopter */
+	DIR *adopter_task;        /* its /proc/PID/task, once opened */
+	uint32_t self;            /* our pid: an adopter may have adopted us too */
 	bool skip_idle;           /* skip what has not run (off: MSPROF_TEST_HOST_FULL_READ) */
 	bool grp_clock;           /* the per-process CPU clock test (off on nohz_full) */
 	/* ticks taken and deadlines missed, per kind (index 0 sys, 1 usage),
@@ -440,7 +454,7 @@ struct host_sampler {
 	bool finished;
 };
 
-static void put32_at(uint8_t *p, uint32_t v)
+static inline void put32_at(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -505,6 +519,32 @@ static void rec_entry(struct rec *r)
 	if (r->n == MAX_ENTRIES)
 		rec_flush(r);
 	r->n++;
+}
+
+/* One entry's fields, appended at once: a tick writes an entry per process
+ * and per thread, and a call per field cost as much as the reads it saved. */
+struct ent {
+	uint8_t b[64];
+	unsigned n;
+};
+
+static inline void ent_u32(struct ent *e, uint32_t v)
+{
+	put32_at(e->b + e->n, v);
+	e->n += 4;
+}
+
+static inline void ent_u64(struct ent *e, uint64_t v)
+{
+	put32_at(e->b + e->n, (uint32_t)v);
+	put32_at(e->b + e->n + 4, (uint32_t)(v >> 32));
+	e->n += 8;
+}
+
+static void rec_put(struct rec *r, const struct ent *e)
+{
+	rec_entry(r);
+	raw_buf_bytes(r->b, e->b, e->n);
 }
 
 /* --- reading /proc -------------------------------------------------------- */
@@ -750,7 +790,7 @@ static void open_task_dir(struct host_sampler *s, struct proc *p)
  * limit); -errno only for our own failures. */
 static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 {
-	if (pid == 0 || pm_get(&s->pmap, pid, NULL))
+	if (pid == 0 || pid == s->self || pid == s->adopter || pm_get(&s->pmap, pid, NULL))
 		return 0;
 	if (s->n_procs >= HOST_MAX_PIDS)
 		return 0;
@@ -943,15 +983,15 @@ static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t 
 /* Children listed in /proc/PID/task/TID/children ("pid pid ... "),
  * through *kept when the thread has a slot for it (opened on first use and
  * kept: a rescan is then one pread), else opened for this read. */
-static int add_children_of(struct host_sampler *s, struct proc *p, uint32_t tid, int *kept, uint64_t ts)
+static int add_children_of(struct host_sampler *s, int task_dfd, uint32_t tid, int *kept, uint64_t ts)
 {
 	char rel[REL_MAX];
 	_cleanup_close_ int own = -1;
-	if (kept && *kept < 0 && keep_open(s, dirfd(p->task_dir), tid, "children", false, kept) < 0)
+	if (kept && *kept < 0 && keep_open(s, task_dfd, tid, "children", false, kept) < 0)
 		return 0;
 	int fd = kept ? *kept : -1;
 	if (fd < 0)
-		fd = own = openat(dirfd(p->task_dir), rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
+		fd = own = openat(task_dfd, rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	char buf[SMALL_BUF];
@@ -1036,7 +1076,8 @@ static int fallback_scan(struct host_sampler *s, uint64_t ts)
 	for (bool changed = true; changed && r == 0;) {
 		changed = false;
 		for (size_t i = 0; i < n_cand && r == 0; i++) {
-			if (cand[2 * i] == 0 || !pm_get(&s->pmap, cand[2 * i + 1], NULL))
+			uint32_t ppid = cand[2 * i + 1];
+			if (cand[2 * i] == 0 || !(pm_get(&s->pmap, ppid, NULL) || (s->adopter && ppid == s->adopter)))
 				continue;
 			int a = add_target(s, cand[2 * i], ts);
 			cand[2 * i] = 0;
@@ -1058,6 +1099,35 @@ static int fallback_scan(struct host_sampler *s, uint64_t ts)
 	return 0;
 }
 
+/* The adopter's children: an orphan of the tree (its parent exited, as in
+ * a daemon's double fork) is reparented to the nearest subreaper, and so
+ * stays followed however short its parent's life was.  Its other children
+ * are the roots (known) and processes it started for itself, which it does
+ * not do while a session samples its job. */
+static int scan_adopter(struct host_sampler *s, uint64_t ts)
+{
+	if (!s->adopter_task) {
+		char rel[REL_MAX];
+		int dfd = openat(s->proc_fd, rel_path(rel, s->adopter, "task"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return 0; /* gone: its orphans go to the next reaper up */
+		if (!(s->adopter_task = fdopendir(dfd))) {
+			close(dfd);
+			return 0;
+		}
+	}
+	ssize_t n = list_numeric(s, s->adopter_task);
+	if (n < 0)
+		return (int)n;
+	/* add_target lists no directory, so s->tids stays as it is */
+	for (ssize_t k = 0; k < n; k++) {
+		int r = add_children_of(s, dirfd(s->adopter_task), s->tids[k], NULL, ts);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* threads_read: this tick's cpu sampler read every known thread (their
  * gone flags are current). */
 static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
@@ -1071,6 +1141,8 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		if (r < 0)
 			return r;
 	}
+	if (want_children && s->adopter && (r = scan_adopter(s, ts)) < 0)
+		return r;
 	if (!want_thr && !want_children)
 		return 0;
 	/* targets added while this runs are appended and visited too */
@@ -1106,7 +1178,7 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		 * are sorted, so a listed tid finds its kept fd in one pass */
 		if (stable) {
 			for (size_t k = 0; k < p->n_thr; k++)
-				if ((r = add_children_of(s, p, p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
+				if ((r = add_children_of(s, dirfd(p->task_dir), p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
 					return r;
 			continue;
 		}
@@ -1114,7 +1186,7 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 			while (want_thr && (size_t)t < p->n_thr && p->thr[t].tid < s->tids[k])
 				t++;
 			bool have = want_thr && (size_t)t < p->n_thr && p->thr[t].tid == s->tids[k];
-			if ((r = add_children_of(s, p, s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
+			if ((r = add_children_of(s, dirfd(p->task_dir), s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
 				return r;
 		}
 	}
@@ -1149,11 +1221,10 @@ static bool quiet(const struct host_sampler *s, const struct proc *p)
 }
 
 /* Start of a tick: which processes may have run since the last one (p->ran;
- * the cpu sampler narrows it down per thread).  The per-process clock is
- * asked only where it can tell: not with --host-sys=disk (see the top). */
+ * the cpu sampler narrows it down per thread). */
 static void probe_targets(struct host_sampler *s)
 {
-	bool clock = s->skip_idle && s->grp_clock && !(s->sys_flags & HOST_SYS_DISK);
+	bool clock = s->skip_idle && s->grp_clock;
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		p->ran = true;
@@ -1176,14 +1247,15 @@ static void probe_targets(struct host_sampler *s)
 
 static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t)
 {
-	rec_entry(r);
-	raw_buf_u32(r->b, pid);
-	raw_buf_u32(r->b, t->tid);
-	raw_buf_u64(r->b, t->last_ut);
-	raw_buf_u64(r->b, t->last_st);
-	raw_buf_u64(r->b, t->last_run);
-	raw_buf_u32(r->b, (uint32_t)t->last_cpu);
-	raw_buf_u32(r->b, 0);
+	struct ent e = { .n = 0 };
+	ent_u32(&e, pid);
+	ent_u32(&e, t->tid);
+	ent_u64(&e, t->last_ut);
+	ent_u64(&e, t->last_st);
+	ent_u64(&e, t->last_run);
+	ent_u32(&e, (uint32_t)t->last_cpu);
+	ent_u32(&e, 0);
+	rec_put(r, &e);
 }
 
 /* One entry per live thread: read in full where it ran (schedstat moved, or
@@ -1246,26 +1318,49 @@ static void sample_thread_cpu(struct host_sampler *s)
 	rec_flush(&r);
 }
 
+/* Memory and I/O counters last read at *at may be repeated at ts: nothing
+ * of p ran and they are younger than SLOW_REFRESH_NS (see the top). */
+static bool slow_repeat(const struct host_sampler *s, const struct proc *p, bool valid, uint64_t at, uint64_t ts)
+{
+	return s->skip_idle && !p->ran && valid && ts - at < SLOW_REFRESH_NS;
+}
+
+/* When a counter read at ts counts as read: the first read of a process is
+ * dated back by a share of SLOW_REFRESH_NS of its own, so that a tree found
+ * at once is not read again all in one tick 20 ms later. */
+static uint64_t slow_read_at(const struct proc *p, bool valid, uint64_t ts)
+{
+	return valid ? ts : ts - (p->pid * 2654435761u) % SLOW_REFRESH_NS;
+}
+
 static void sample_proc_mem(struct host_sampler *s)
 {
 	struct rec r;
 	char buf[SMALL_BUF];
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, mono_ns());
+	uint64_t ts = mono_ns();
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_MEM, RAW_PROC_MEM, ts);
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		if (p->skip)
 			continue;
-		s->st.tree_reads++;
-		ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
-		uint64_t v[3] = { 0 };
-		if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3)
-			continue;
-		rec_entry(&r);
-		raw_buf_u32(r.b, p->pid);
-		raw_buf_u32(r.b, 0);
-		raw_buf_u64(r.b, v[0]);
-		raw_buf_u64(r.b, v[1]);
-		raw_buf_u64(r.b, v[2]);
+		if (!slow_repeat(s, p, p->mem_valid, p->mem_ns, ts)) {
+			s->st.tree_reads++;
+			ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
+			uint64_t v[3] = { 0 };
+			if (n <= 0 || parse_nums(buf, (size_t)n, v, 3) < 3) {
+				p->mem_valid = false;
+				continue;
+			}
+			p->mem_ns = slow_read_at(p, p->mem_valid, ts);
+			memcpy(p->mem_last, v, sizeof(v));
+			p->mem_valid = true;
+		}
+		struct ent e = { .n = 0 };
+		ent_u32(&e, p->pid);
+		ent_u32(&e, 0);
+		for (size_t k = 0; k < ARRAY_SIZE(p->mem_last); k++)
+			ent_u64(&e, p->mem_last[k]);
+		rec_put(&r, &e);
 	}
 	rec_flush(&r);
 }
@@ -1274,48 +1369,37 @@ static void sample_proc_io(struct host_sampler *s)
 {
 	struct rec r;
 	char buf[SMALL_BUF];
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, mono_ns());
+	uint64_t ts = mono_ns();
+	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, ts);
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
 		if (p->io_denied || p->skip)
 			continue;
 		/* only its own threads account I/O: none ran, none did any */
-		if (!(p->ran || !p->io_valid || !s->skip_idle)) {
-			rec_entry(&r);
-			raw_buf_u32(r.b, p->pid);
-			raw_buf_u32(r.b, 0);
-			for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
-				raw_buf_u64(r.b, p->io_last[k]);
-			raw_buf_u64(r.b, p->blkio);
-			continue;
+		if (!slow_repeat(s, p, p->io_valid, p->io_ns, ts)) {
+			s->st.tree_reads++;
+			ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
+			if (n <= 0) {
+				p->io_valid = false;
+				continue;
+			}
+			uint64_t v[5] = { 0 };
+			const struct kv kv[] = {
+				{ "rchar", &v[0] }, { "wchar", &v[1] }, { "read_bytes", &v[2] },
+				{ "write_bytes", &v[3] }, { "cancelled_write_bytes", &v[4] },
+			};
+			parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
+			memcpy(p->io_last, v, sizeof(v));
+			p->io_ns = slow_read_at(p, p->io_valid, ts);
+			p->io_valid = true;
 		}
-		s->st.tree_reads++;
-		ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
-		if (n <= 0) {
-			p->io_valid = false;
-			continue;
-		}
-		uint64_t rchar = 0, wchar = 0, rb = 0, wb = 0, cwb = 0;
-		const struct kv kv[] = {
-			{ "rchar", &rchar }, { "wchar", &wchar }, { "read_bytes", &rb },
-			{ "write_bytes", &wb }, { "cancelled_write_bytes", &cwb },
-		};
-		parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
-		p->io_last[0] = rchar;
-		p->io_last[1] = wchar;
-		p->io_last[2] = rb;
-		p->io_last[3] = wb;
-		p->io_last[4] = cwb;
-		p->io_valid = true;
-		rec_entry(&r);
-		raw_buf_u32(r.b, p->pid);
-		raw_buf_u32(r.b, 0);
-		raw_buf_u64(r.b, rchar);
-		raw_buf_u64(r.b, wchar);
-		raw_buf_u64(r.b, rb);
-		raw_buf_u64(r.b, wb);
-		raw_buf_u64(r.b, cwb);
-		raw_buf_u64(r.b, p->blkio);
+		struct ent e = { .n = 0 };
+		ent_u32(&e, p->pid);
+		ent_u32(&e, 0);
+		for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
+			ent_u64(&e, p->io_last[k]);
+		ent_u64(&e, p->blkio);
+		rec_put(&r, &e);
 	}
 	rec_flush(&r);
 }
@@ -1669,6 +1753,8 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 		return -ENOMEM;
 	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = -1;
 	s->follow = cfg->follow_children;
+	s->adopter = cfg->adopter;
+	s->self = (uint32_t)getpid();
 	if (cfg->ranks && *cfg->ranks && !(s->ranks = strdup(cfg->ranks))) {
 		free(s);
 		return -ENOMEM;
@@ -1882,6 +1968,8 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 	free(s->u);
 	if (s->proc_dir)
 		closedir(s->proc_dir);
+	if (s->adopter_task)
+		closedir(s->adopter_task);
 	if (s->proc_fd >= 0)
 		close(s->proc_fd);
 	if (s->netdev_fd >= 0)

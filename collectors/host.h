@@ -33,6 +33,10 @@ struct host_sampler_config {
 	uint32_t roots[HOST_MAX_ROOTS];
 	unsigned n_roots;
 	bool follow_children;        /* add descendants that appear later */
+	uint32_t adopter;            /* 0, or a subreaper above the roots (PR_SET_CHILD_SUBREAPER,
+					msprof's launcher): with follow_children, the processes it
+					adopts (orphans of the tree: a double fork and setsid) are
+					followed; it is not sampled itself */
 	unsigned sys_flags;          /* enum host_sys_flags */
 	unsigned usage_flags;        /* enum host_usage_flags */
 	uint64_t mono0_ns, real0_ns; /* session clocks, written to every header */

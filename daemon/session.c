@@ -294,15 +294,19 @@ static int proc_ppid(uint32_t pid, uint32_t *ret)
 
 /* Is pid one of the roots or, with follow_children, below one?  The
  * ppid chain from /proc works whether or not any sampler runs.  A process
- * whose parent died was re-parented (to init or a subreaper) and is not
- * found this way; the host sampler would still follow it, but an agent
- * there must say hello while its parent lives to be driven. */
+ * whose parent died was re-parented: to the session's adopter (msprof's
+ * launcher, a subreaper), below which every process is the job's, or to
+ * init or another subreaper, where it is not found this way; the host
+ * sampler would still follow it if it saw it before, but an agent there
+ * must say hello while its parent lives to be driven. */
 static bool tree_has(const struct session *s, uint32_t pid)
 {
 	for (unsigned depth = 0; depth < TREE_DEPTH_MAX && pid > 1; depth++) {
 		for (unsigned i = 0; i < s->n_roots; i++)
 			if (s->roots[i] == pid)
 				return true;
+		if (depth > 0 && s->follow_children && s->sampler_cfg.adopter == pid)
+			return true;
 		if (!s->follow_children || proc_ppid(pid, &pid) < 0)
 			return false;
 	}
@@ -1103,7 +1107,8 @@ static struct dev_req dev_req_of(const struct settings *set)
  * checked (the settings by their rows, ipc/settings.c); the first problem
  * goes to why (for a bad_request error).  data_dir is malloc'd into
  * *ret_data_dir, the agents' settings into *ret_agent_start. */
-static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config *cfg, struct settings *ret_set,
+static int parse_start(const cJSON *msg, uid_t peer, pid_t peer_pid, struct host_sampler_config *cfg,
+		       struct settings *ret_set,
 		       bool *ret_drive, cJSON **ret_agent_start, char **ret_data_dir, char *why, size_t why_len)
 {
 	const char *prof_dir;
@@ -1160,6 +1165,14 @@ static int parse_start(const cJSON *msg, uid_t peer, struct host_sampler_config 
 		snprintf(why, why_len, "'follow_children' must be true or false");
 		return -EINVAL;
 	}
+	/* the client is a subreaper above the roots (msprof's launcher): the
+	 * orphans it adopts are the job's daemonized processes */
+	bool adopted;
+	if (json_get_bool(msg, "follow_adopted", false, false, &adopted) < 0) {
+		snprintf(why, why_len, "'follow_adopted' must be true or false");
+		return -EINVAL;
+	}
+	cfg->adopter = adopted && peer_pid > 0 ? (uint32_t)peer_pid : 0;
 	r = settings_from_ipc(msg, &set, why, why_len);
 	if (r < 0)
 		return r;
@@ -1197,7 +1210,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 				  IPC_MAX_SESSIONS_PER_CLIENT);
 		return;
 	}
-	r = parse_start(msg, c->uid, &cfg, &set, &drive, &agent_start, &data_dir, why, sizeof(why));
+	r = parse_start(msg, c->uid, c->pid, &cfg, &set, &drive, &agent_start, &data_dir, why, sizeof(why));
 	if (r == -ENOMEM) {
 		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;

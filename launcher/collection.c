@@ -264,6 +264,7 @@ int collection_start(struct collection *s, const struct msprof_opts *o, const pi
 			return -ENOMEM;
 	if (!cJSON_AddStringToObject(req, "prof_dir", s->prof_dir) ||
 	    !cJSON_AddBoolToObject(req, "follow_children", true) ||
+	    (s->follow_adopted && !cJSON_AddBoolToObject(req, "follow_adopted", true)) ||
 	    !cJSON_AddBoolToObject(req, "agent", true) ||
 	    settings_to_ipc(&o->set, req) < 0)
 		return -ENOMEM;

@@ -50,6 +50,7 @@ struct collection {
 	bool defer_start_info;  /* collection_start leaves start_info to collection_write_start_info */
 	uint64_t start_rns, start_monoraw_ns; /* the window's start, while its start_info is unwritten */
 	bool defer_end_info;    /* collection_stop leaves end_info to collection_write_end_info */
+	bool follow_adopted;    /* we are the job's subreaper: msprofd follows the orphans we adopt */
 	uint64_t end_rns, end_monoraw_ns;     /* its end, while its end_info is unwritten */
 };
 

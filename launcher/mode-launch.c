@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,18 @@
 extern char **environ;
 
 enum { WAIT_EXITED = 0, WAIT_DEADLINE = 1 };
+
+/* Processes of the job we adopted as its subreaper, once they exit: the
+ * application's own status is left for waitpid(app). */
+static void reap_adopted(pid_t app)
+{
+	for (;;) {
+		siginfo_t si = { 0 };
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0 || si.si_pid == app)
+			return;
+		(void)waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
 
 /* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
  * forward stop signals; watch the daemon.  WAIT_EXITED with *ret_status,
@@ -80,6 +93,7 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 			if (si.ssi_code != SI_KERNEL)
 				kill(pid, (int)si.ssi_signo);
 		}
+		reap_adopted(pid);
 		int status;
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid) {
@@ -147,6 +161,10 @@ int mode_launch_run(const struct msprof_opts *given)
 	s.agents = agent && opts_u(o, SET_MSPROFTX);
 	if (collection_connect(&s) < 0)
 		goto out_mask;
+	/* A process the job daemonizes (fork, setsid, its parent exits) is
+	 * re-parented to us instead of init, so that msprofd keeps sampling it
+	 * however short its parent's life was. */
+	s.follow_adopted = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 	r = child_spawn_held(&app, envp, false, &child);
 	if (r < 0) {
 		console_error("cannot start '%s': %s", app.path, strerror(-r));

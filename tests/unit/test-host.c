@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -599,6 +602,115 @@ static void test_mem(void)
 		CHECK_NEAR(peak - base, MEM_BYTES, 0.10);
 #endif
 	}
+	free(dir);
+}
+
+/* Memory that changes while its process sleeps: a second process sharing
+ * the child's mm (clone CLONE_VM, not a thread) touches 64 MiB and says so
+ * while the child sleeps in read.  The child never runs, so the sampler
+ * repeats its statm between reads; every record taken SLOW_REFRESH_MS
+ * after the toucher finished (the bound man msprof states for
+ * --host-sys-freq) must hold the new memory. */
+#define SLOW_REFRESH_MS 20
+static int shared_wr;
+
+static int toucher(void *arg)
+{
+	(void)arg;
+	/* raw calls only: this process shares the child's memory but not
+	 * its thread (no libc state of its own) */
+	uint8_t *p = (uint8_t *)syscall(SYS_mmap, NULL, MEM_BYTES, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		syscall(SYS_exit, 1);
+	for (size_t i = 0; i < MEM_BYTES; i += 4096)
+		p[i] = 1;
+	struct msg m;
+	memset(&m, 0, sizeof(m));
+	m.tag = 'D';
+	syscall(SYS_write, shared_wr, &m, sizeof(m));
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
+static void child_mem_shared(int rd, int wr)
+{
+	static uint8_t stack[64 * 1024] __attribute__((aligned(16)));
+	shared_wr = wr;
+	send_msg(wr, 'R', 0, 0);
+	CHECK(recv_msg(rd).tag == 'G');
+	pid_t t = clone(toucher, stack + sizeof(stack), CLONE_VM | SIGCHLD, NULL);
+	CHECK(t > 0);
+	CHECK(recv_msg(rd).tag == 'X'); /* asleep here while t touches */
+	CHECK(waitpid(t, NULL, 0) == t);
+}
+
+struct shared_view {
+	uint32_t pid;
+	uint64_t done_ns, exit_ns, base_res; /* exit_ns: told to exit (its mm goes) */
+	int samples, after, after_ok;
+};
+
+static void shared_cb(struct rec_view *v, void *ud)
+{
+	struct shared_view *sv = ud;
+	if (v->type != RAW_PROC_MEM)
+		return;
+	uint32_t n = raw_cur_u32(&v->c);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pid = raw_cur_u32(&v->c);
+		(void)raw_cur_u32(&v->c);
+		(void)raw_cur_u64(&v->c);
+		uint64_t res = raw_cur_u64(&v->c) * (uint64_t)page_size;
+		(void)raw_cur_u64(&v->c);
+		if (pid != sv->pid)
+			continue;
+		if (sv->samples++ == 0)
+			sv->base_res = res;
+		if (v->ts >= sv->done_ns + SLOW_REFRESH_MS * NSEC_PER_MSEC && v->ts < sv->exit_ns) {
+			sv->after++;
+			sv->after_ok += res >= sv->base_res + MEM_BYTES * 9 / 10;
+		}
+	}
+}
+
+static void test_mem_shared(void)
+{
+	char *dir = subdir("mem-shared");
+	struct child ch = spawn(child_mem_shared);
+	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_MEM, 0, 0);
+	CHECK(recv_msg(ch.rd).tag == 'R');
+	/* at 1000 Hz: ticks long enough apart for the child to be asleep */
+	for (int i = 0; i < 30; i++, usleep(1000))
+		CHECK(host_sampler_tick(s, HOST_TICK_SYS) > 0);
+	send_msg(ch.wr, 'G', 0, 0);
+	uint64_t done = 0;
+	for (;;) {
+		CHECK(host_sampler_tick(s, HOST_TICK_SYS) > 0);
+		struct pollfd p = { .fd = ch.rd, .events = POLLIN };
+		if (poll(&p, 1, 1) > 0) {
+			CHECK(recv_msg(ch.rd).tag == 'D');
+			done = mono_ns();
+			break;
+		}
+	}
+	while (mono_ns() - done < 3 * SLOW_REFRESH_MS * NSEC_PER_MSEC) {
+		CHECK(host_sampler_tick(s, HOST_TICK_SYS) > 0);
+		usleep(1000);
+	}
+	struct host_sampler_stats st;
+	host_sampler_get_stats(s, &st);
+	uint64_t exit_ns = mono_ns();
+	send_msg(ch.wr, 'X', 0, 0);
+	run_sampled(s, &ch, HOST_TICK_SYS, NULL, NULL);
+	finish(s, dir);
+
+	struct shared_view sv = { .pid = (uint32_t)ch.pid, .done_ns = done, .exit_ns = exit_ns };
+	for_each_record(dir, RAW_SOURCE_HOST_MEM, shared_cb, &sv);
+	printf("mem-shared: %d of %d samples %d ms after another process touched the child's memory hold it; "
+	       "%llu reads in %llu ticks\n", sv.after_ok, sv.after, SLOW_REFRESH_MS,
+	       (unsigned long long)st.tree_reads, (unsigned long long)st.ticks);
+	CHECK(sv.after > 0 && sv.after_ok == sv.after);
 	free(dir);
 }
 
@@ -1230,6 +1342,7 @@ int main(void)
 	test_threads(false);
 	test_threads(true);
 	test_mem();
+	test_mem_shared();
 	test_disk();
 	test_grandchild(false);
 	test_grandchild(true);
