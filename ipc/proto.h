@@ -107,11 +107,11 @@
 
 #define IPC_PROTO_VERSION 1
 #define IPC_MAX_MSG (64U * 1024U)     /* bytes of JSON in one frame */
-#define IPC_MAX_CLIENTS 64            /* connections served at once */
+#define IPC_MAX_CLIENTS 64            /* client connections served at once (default) */
 #define IPC_MAX_SESSIONS 32           /* sessions alive at once, all clients */
 #define IPC_MAX_SESSIONS_PER_CLIENT 8
 #define IPC_HELLO_TIMEOUT_MS 5000     /* a connection must say hello by then */
-#define IPC_MAX_AGENTS 256            /* agent connections, on top of IPC_MAX_CLIENTS */
+#define IPC_MAX_AGENTS 1024           /* agent connections, on top of the clients (default) */
 #define IPC_AGENT_STOP_TIMEOUT_MS 2000 /* session_stop waits this long for agents */
 
 /* Message types in numbered ranges: 1-99 handshake and control,
