@@ -15,11 +15,15 @@
  *            session_started reply waits (stop_timer, at most
  *            IPC_AGENT_STOP_TIMEOUT_MS) until those of the start answered.
  *            Counted in srv->n_sessions and the owner's n_sessions.
- *   STOPPING only after a session_stop request while agents were driven:
- *            the sampler is finished, every agent got agent_stop, and the
- *            reply waits until each answered agent_stopped, went away, or
+ *   STOPPING after a session_stop request while agents were driven, or
+ *            after an end (not the owner's going, not a shutdown) while
+ *            the device worker finishes its files: the sampler is
+ *            finished, every agent got agent_stop, and the reply waits
+ *            until each answered agent_stopped, went away, or
  *            IPC_AGENT_STOP_TIMEOUT_MS passed (stop_timer), so the agents'
- *            files are complete when the launcher exports.  Still counted.
+ *            files are complete when the launcher exports.  A stop request
+ *            that finds a session ending on its own here gets the reply in
+ *            place of session_ended.  Still counted.
  *   ENDED    session_finish() ran: the reply or event is sent, counts
  *            dropped, agents let go.  Only the timer handles are still
  *            closing; the last close callback frees it.
@@ -1434,6 +1438,14 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 			break;
 	if (!s) {
 		client_send_error(c, id, IPC_E_NOT_FOUND, "no session %" PRIu64 " on this connection", sid);
+		return;
+	}
+	/* Ending on its own (its tree exited) and waiting for its device
+	 * files: the owner's stop, sent before it could hear of that, is
+	 * answered once the files are complete, in place of session_ended. */
+	if (s->state == SESSION_STOPPING && !s->reply) {
+		s->reply = true;
+		s->reply_id = id;
 		return;
 	}
 	if (s->state != SESSION_RUNNING) {
