@@ -355,7 +355,7 @@ int client_admit(struct client *c)
 	if (!victim)
 		return -EUSERS;
 	client_evict(victim, IPC_E_LIMIT, "closed after %.1f s idle to make room for another client "
-		     "(%u clients, each with a session or claim, or idle; MSPROFD_MAX_CLIENTS raises the limit)",
+		     "(the limit is %u clients; MSPROFD_MAX_CLIENTS raises it)",
 		     (double)(mono_ns() - victim->last_ns) / 1e9, srv->max_clients);
 	client_count_as(c, &srv->n_clients);
 	return 0;
