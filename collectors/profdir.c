@@ -721,6 +721,28 @@ int profdir_write_info(const char *prof_dir, const struct host_facts *f, pid_t p
 	return write_host_json(prof_dir, "info.json", j);
 }
 
+int profdir_update_info(const char *prof_dir, const char *key, cJSON *value)
+{
+	_cleanup_json_ cJSON *v = value, *j = NULL;
+	_cleanup_free_ char *path = NULL;
+	if (!prof_dir || !key || !v)
+		return -EINVAL;
+	if (asprintf(&path, "%s/host/info.json", prof_dir) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	int r = profdir_read_json(path, &j);
+	if (r < 0)
+		return r;
+	if (!cJSON_IsObject(j))
+		return -EBADMSG;
+	cJSON_DeleteItemFromObjectCaseSensitive(j, key);
+	if (!cJSON_AddItemToObject(j, key, v))
+		return -ENOMEM;
+	v = NULL;
+	return write_host_json(prof_dir, "info.json", j);
+}
+
 int profdir_write_sample(const char *prof_dir, const struct cJSON *options)
 {
 	if (!prof_dir || !options)

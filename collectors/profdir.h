@@ -91,6 +91,9 @@ int host_facts_read(struct host_facts *ret);
 /* Write host/info.json for the profiled process. */
 int profdir_write_info(const char *prof_dir, const struct host_facts *facts, pid_t pid,
 		       const char *pid_name, int rank_id);
+/* Set key in host/info.json to value (consumed, also on failure): what is
+ * known only when the collection ends (the processes msprofd turned away). */
+int profdir_update_info(const char *prof_dir, const char *key, struct cJSON *value);
 /* Write host/sample.json from a cJSON object of options (not consumed). */
 int profdir_write_sample(const char *prof_dir, const struct cJSON *options);
 /* Write host/start_info (begin=1) or host/end_info (begin=0) with the

@@ -7,8 +7,10 @@
  * speak for another.  From then on the connection is that process's agent:
  * it may answer our requests and ask for status, nothing else (an agent
  * never starts, stops or claims sessions).  Agents do not count against
- * IPC_MAX_CLIENTS but against IPC_MAX_AGENTS; until its hello an agent is an
- * ordinary new connection.
+ * the client limit but against srv->max_agents; until its hello an agent is
+ * an ordinary new connection.  An agent turned away at the limit is named
+ * to the sessions whose tree holds it (agent_refused), so that the owner
+ * can say whose annotations are missing.
  *
  * Requests to an agent carry ids from srv->next_agent_req; the agent echoes
  * them.  Only the reply to the one pending request counts: a late
@@ -72,8 +74,10 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 			    "bytes without control characters", AGENT_NAME_MAX - 1, AGENT_FEATURES_MAX - 1);
 		return;
 	}
-	if (srv->n_agents >= IPC_MAX_AGENTS) {
-		client_fail(c, id, IPC_E_LIMIT, "too many agents (%d)", IPC_MAX_AGENTS);
+	if (srv->n_agents >= srv->max_agents) {
+		srv->hooks->agent_refused(srv, (pid_t)pid, name);
+		client_fail(c, id, IPC_E_LIMIT, "too many agents (%u); MSPROFD_MAX_AGENTS raises the limit",
+			    srv->max_agents);
 		return;
 	}
 	struct agent *a = calloc(1, sizeof(*a));
@@ -89,9 +93,7 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 	snprintf(a->features, sizeof(a->features), "%s", features);
 	a->hello_ns = mono_ns();
 	c->agent = a;
-	/* From a client slot to an agent slot. */
-	srv->n_clients--;
-	srv->n_agents++;
+	client_count_as(c, &srv->n_agents);
 	log_msg("agent of pid %d ('%s', rank %" PRId64 ", features '%s') connected", a->pid, a->name,
 		a->rank, a->features);
 	client_send_hello(c, id);
@@ -107,8 +109,6 @@ void agent_gone(struct client *c)
 	if (a->session)
 		c->srv->hooks->agent_gone(a->session, a);
 	log_msg("agent of pid %d disconnected", a->pid);
-	c->srv->n_agents--;
-	c->srv->n_clients++; /* client_close takes it off n_clients */
 	c->agent = NULL;
 	free(a);
 }
@@ -235,12 +235,21 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 	cJSON *list = r ? cJSON_AddArrayToObject(r, "agents") : NULL;
 	bool ok = list != NULL;
 
+	/* Entries take about 100 bytes and at most 300: past what fits in
+	 * IPC_MAX_MSG the others are counted ("unlisted"). */
+	size_t size = 256;
+	unsigned unlisted = 0;
 	TAILQ_FOREACH(o, &c->srv->clients, link) {
 		const struct agent *a = o->agent;
 		if (!ok)
 			break;
 		if (!a || o->state != CLIENT_READY)
 			continue;
+		size += 128 + strlen(a->name) + strlen(a->features);
+		if (size > IPC_MAX_MSG) {
+			unlisted++;
+			continue;
+		}
 		cJSON *e = cJSON_CreateObject();
 		ok = e && cJSON_AddItemToArray(list, e) &&
 		     cJSON_AddNumberToObject(e, "pid", a->pid) &&
@@ -251,6 +260,8 @@ void agents_request_list(struct client *c, const cJSON *msg, uint64_t id)
 		     cJSON_AddNumberToObject(e, "session", a->session ? (double)a->session_id : 0) &&
 		     cJSON_AddStringToObject(e, "features", a->features);
 	}
+	if (ok && unlisted)
+		ok = cJSON_AddNumberToObject(r, "unlisted", unlisted);
 	if (!ok) {
 		cJSON_Delete(r);
 		client_send_error(c, id, IPC_E_IO, "out of memory");

@@ -1,13 +1,21 @@
-/* Connections: one per peer that passed the checks at accept (SO_PEERCRED
- * uid, the client limit), with its own frame buffer, length-prefixed JSON
- * decoded incrementally from it, replies queued with back-pressure, and a
- * close that always runs once.
+/* Connections: one per peer that passed the check at accept (SO_PEERCRED
+ * uid), with its own frame buffer, length-prefixed JSON decoded
+ * incrementally from it, replies queued with back-pressure, and a close
+ * that always runs once.
  *
  * A connection that breaks the protocol (bad frame, bad JSON, no hello in
  * time) gets one error frame and is closed; nothing it sends can affect
  * another connection.  What a peer can make us hold is bounded: one frame
- * buffer per connection, IPC_MAX_CLIENTS connections, CLIENT_MAX_QUEUED
- * bytes of unread replies (reading pauses beyond it).
+ * buffer per connection, srv->max_pending connections without a hello,
+ * max_clients clients and max_agents agents, CLIENT_MAX_QUEUED bytes of
+ * unread replies (reading pauses beyond it).
+ *
+ * Idle connections cannot lock msprof out.  One without a hello is closed
+ * after IPC_HELLO_TIMEOUT_MS, or at once when max_pending are waiting and
+ * another comes (the oldest goes: a peer that connects says hello at once).
+ * A client past max_clients gets in by closing the client idle longest
+ * that holds no session and no claim; only when every client holds one is
+ * it refused.
  *
  * This file is the bottom of the daemon's request path: what a message
  * means, and what a closing connection ends, is decided above it and
@@ -131,7 +139,7 @@ static void client_close(struct client *c)
 	c->state = CLIENT_CLOSED;
 	srv->hooks->client_closing(c);
 	TAILQ_REMOVE(&srv->clients, c, link);
-	srv->n_clients--;
+	(*c->count)--;
 	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
 	uv_close((uv_handle_t *)&c->timer, on_client_closed);
 	srv->hooks->load_changed(srv);
@@ -221,6 +229,7 @@ static void client_process(struct client *c)
 		}
 		memmove(c->buf, c->buf + used, c->len - used);
 		c->len -= used;
+		c->last_ns = mono_ns();
 		c->srv->hooks->client_message(c, msg);
 		cJSON_Delete(msg);
 
@@ -293,6 +302,65 @@ static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const cha
 	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
 }
 
+/* Close c now to make room for another: one error frame written straight
+ * away if the socket takes it (a peer that sends nothing reads nothing
+ * either), logged. */
+static _printf_(3, 4) void client_evict(struct client *c, enum ipc_err code, const char *fmt, ...)
+{
+	va_list ap;
+	char *frame;
+	size_t len;
+
+	va_start(ap, fmt);
+	_cleanup_json_ cJSON *e = error_msg(0, code, fmt, ap);
+	va_end(ap);
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "message");
+	log_msg("closing client %u (pid %d): %s", c->serial, (int)c->pid,
+		cJSON_IsString(text) ? text->valuestring : "?");
+	if (e && ipc_frame_encode(e, &frame, &len) == 0) {
+		uv_buf_t b = uv_buf_init(frame, (unsigned)len);
+		(void)uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
+		free(frame);
+	}
+	client_close(c);
+}
+
+void client_count_as(struct client *c, unsigned *count)
+{
+	(*c->count)--;
+	c->count = count;
+	(*count)++;
+}
+
+/* Is c a client (not an agent, not closing) that holds nothing: no
+ * session, no claim?  Closing it loses nobody's data. */
+static bool client_idle(const struct client *c)
+{
+	return c->state == CLIENT_READY && !c->agent && c->count == &c->srv->n_clients &&
+	       c->n_sessions == 0 && c->n_claims == 0;
+}
+
+int client_admit(struct client *c)
+{
+	struct server *srv = c->srv;
+	struct client *o, *victim = NULL;
+
+	if (srv->n_clients < srv->max_clients) {
+		client_count_as(c, &srv->n_clients);
+		return 0;
+	}
+	TAILQ_FOREACH(o, &srv->clients, link)
+		if (o != c && client_idle(o) && (!victim || o->last_ns < victim->last_ns))
+			victim = o;
+	if (!victim)
+		return -EUSERS;
+	client_evict(victim, IPC_E_LIMIT, "closed after %.1f s idle to make room for another client "
+		     "(the limit is %u clients; MSPROFD_MAX_CLIENTS raises it)",
+		     (double)(mono_ns() - victim->last_ns) / 1e9, srv->max_clients);
+	client_count_as(c, &srv->n_clients);
+	return 0;
+}
+
 void client_accept(struct server *srv, uv_stream_t *l)
 {
 	uv_os_fd_t fd;
@@ -335,12 +403,6 @@ void client_accept(struct server *srv, uv_stream_t *l)
 		       (unsigned)c->uid, (unsigned)srv->uid);
 		return;
 	}
-	if (srv->n_clients >= IPC_MAX_CLIENTS) {
-		log_msg("refused a connection from pid %d: %u clients connected", (int)c->pid,
-			srv->n_clients);
-		reject(c, IPC_E_LIMIT, "too many clients (%u)", IPC_MAX_CLIENTS);
-		return;
-	}
 	c->buf = malloc(CLIENT_BUF_SIZE);
 	if (!c->buf) {
 		log_msg("refused a connection from pid %d: %s", (int)c->pid, strerror(ENOMEM));
@@ -348,12 +410,27 @@ void client_accept(struct server *srv, uv_stream_t *l)
 		return;
 	}
 
+	/* Room among those without a hello: the oldest of them, the first in
+	 * accept order, has had the longest to say it. */
+	if (srv->n_pending >= srv->max_pending) {
+		struct client *o;
+		TAILQ_FOREACH(o, &srv->clients, link)
+			if (o->state == CLIENT_NEW)
+				break;
+		if (o)
+			client_evict(o, IPC_E_NO_HELLO, "no hello after %.1f s, closed to make room for a new "
+				     "connection (%u without a hello)", (double)(mono_ns() - o->last_ns) / 1e9,
+				     srv->max_pending);
+	}
+
 	c->serial = ++srv->next_client;
 	c->state = CLIENT_NEW;
+	c->last_ns = mono_ns();
 	uv_timer_init(srv->loop, &c->timer);
 	c->open_handles = 2;
 	TAILQ_INSERT_TAIL(&srv->clients, c, link);
-	srv->n_clients++;
+	c->count = &srv->n_pending;
+	srv->n_pending++;
 	srv->hooks->load_changed(srv);
 
 	uv_timer_start(&c->timer, on_client_timer, IPC_HELLO_TIMEOUT_MS, 0);

@@ -26,6 +26,7 @@ struct options {
 	bool foreground;
 	int ready_fd;             /* -1: none */
 	unsigned idle_timeout_s;
+	unsigned max_clients, max_agents;
 };
 
 static void help(FILE *f)
@@ -39,20 +40,38 @@ static void help(FILE *f)
 		"      --ready-fd=N        write \"ready <pid>\" to fd N once accepting connections\n"
 		"      --idle-timeout=SEC  exit after SEC seconds without clients or sessions\n"
 		"                          (default 60; 0: never)\n"
+		"      --max-clients=N     serve N clients at once (default %u, or\n"
+		"                          $MSPROFD_MAX_CLIENTS); past it the longest idle goes\n"
+		"      --max-agents=N      serve the agents of N processes at once (default %u,\n"
+		"                          or $MSPROFD_MAX_AGENTS); past it they are turned away\n"
 		"  -h, --help              show this help and exit\n"
 		"  -V, --version           show the version and exit\n"
 		"\n"
 		"Socket: $MSPROF_RUNTIME_DIR, else $XDG_RUNTIME_DIR/msprof, else /tmp/msprof-UID,\n"
-		"then /msprofd.sock.  See msprofd(8).\n");
+		"then /msprofd.sock.  See msprofd(8).\n", SERVER_MAX_CLIENTS_DEFAULT, SERVER_MAX_AGENTS_DEFAULT);
+}
+
+/* A limit from the option or, without it, the environment: 1..SERVER_MAX_LIMIT. */
+static int parse_limit(const char *what, const char *value, unsigned *ret)
+{
+	uint64_t v;
+	if (parse_u64(value, 1, SERVER_MAX_LIMIT, &v) < 0) {
+		fprintf(stderr, "msprofd: invalid %s '%s': a number in 1..%u\n", what, value, SERVER_MAX_LIMIT);
+		return -EINVAL;
+	}
+	*ret = (unsigned)v;
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_READY_FD = 0x100, OPT_IDLE_TIMEOUT };
+	enum { OPT_READY_FD = 0x100, OPT_IDLE_TIMEOUT, OPT_MAX_CLIENTS, OPT_MAX_AGENTS };
 	static const struct option longopts[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+		{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
+		{ "max-agents", required_argument, NULL, OPT_MAX_AGENTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -60,7 +79,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 	uint64_t v;
 	int c;
 
-	*o = (struct options){ .ready_fd = -1, .idle_timeout_s = 60 };
+	*o = (struct options){ .ready_fd = -1, .idle_timeout_s = 60, .max_clients = SERVER_MAX_CLIENTS_DEFAULT,
+			       .max_agents = SERVER_MAX_AGENTS_DEFAULT };
+	/* msprof starts msprofd on demand: the environment is how a user
+	 * sets its limits then */
+	const char *env = getenv("MSPROFD_MAX_CLIENTS");
+	if (env && *env && parse_limit("MSPROFD_MAX_CLIENTS", env, &o->max_clients) < 0)
+		return -EINVAL;
+	env = getenv("MSPROFD_MAX_AGENTS");
+	if (env && *env && parse_limit("MSPROFD_MAX_AGENTS", env, &o->max_agents) < 0)
+		return -EINVAL;
 	while ((c = getopt_long(argc, argv, "fhV", longopts, NULL)) >= 0) {
 		switch (c) {
 		case 'f':
@@ -82,6 +110,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return -EINVAL;
 			}
 			o->idle_timeout_s = (unsigned)v;
+			break;
+		case OPT_MAX_CLIENTS:
+			if (parse_limit("--max-clients", optarg, &o->max_clients) < 0)
+				return -EINVAL;
+			break;
+		case OPT_MAX_AGENTS:
+			if (parse_limit("--max-agents", optarg, &o->max_agents) < 0)
+				return -EINVAL;
 			break;
 		case 'h':
 			help(stdout);
@@ -175,14 +211,24 @@ static int write_pid_file(const char *path)
 }
 
 /* Sessions keep /proc files open per followed process: use the hard limit
- * (the loop is epoll based, high fds are fine). */
-static void raise_nofile(void)
+ * (the loop is epoll based, high fds are fine).  Below what the connection
+ * limits can take (twice: those without a hello may number as many again),
+ * a connection past it is dropped at accept: say so now. */
+static void raise_nofile(const struct options *o)
 {
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	uint64_t need = 2 * ((uint64_t)o->max_clients + o->max_agents) + 64;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		log_msg("the open file limit (%llu) is below the %llu that %u clients and %u agents may take: "
+			"connections past it are dropped (raise 'ulimit -n' or lower --max-agents)",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)need, o->max_clients, o->max_agents);
 }
 
 static void notify_ready(int *fd)
@@ -226,7 +272,6 @@ int main(int argc, char **argv)
 	}
 	/* A client that vanishes mid-write must not kill the daemon. */
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
 
 	r = ipc_runtime_dir(&dir, &why);
 	if (r < 0) {
@@ -285,13 +330,15 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
+	raise_nofile(&o);
 	r = uv_loop_init(&loop);
 	if (r < 0) {
 		log_msg("cannot create event loop: %s", uv_strerror(r));
 		return EXIT_FAILURE;
 	}
 	struct server_config cfg = { .sock_path = sock, .pid_path = pid_path,
-				     .idle_timeout_s = o.idle_timeout_s };
+				     .idle_timeout_s = o.idle_timeout_s,
+				     .max_clients = o.max_clients, .max_agents = o.max_agents };
 	r = server_new(&loop, &cfg, &srv);
 	if (r < 0) {
 		(void)uv_loop_close(&loop);
@@ -313,8 +360,8 @@ int main(int argc, char **argv)
 	log_echo(-1);
 	if (echo_fd >= 0)
 		close(echo_fd);
-	log_msg("version %s ready on '%s' (idle timeout %u s)", MSPROF_VERSION, sock,
-		o.idle_timeout_s);
+	log_msg("version %s ready on '%s' (idle timeout %u s, at most %u clients and %u agents)", MSPROF_VERSION,
+		sock, o.idle_timeout_s, o.max_clients, o.max_agents);
 	notify_ready(&o.ready_fd);
 	notify_ready(&notify_fd);
 

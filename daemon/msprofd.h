@@ -54,6 +54,9 @@ struct server_hooks {
 	void (*agent_started)(struct session *s, struct agent *a);
 	void (*agent_stopped)(struct session *s, struct agent *a, const cJSON *msg, const char *error);
 	void (*agent_gone)(struct session *s, struct agent *a);
+	/* agents.c: an agent was turned away (the agent limit): the sessions
+	 * whose tree holds it name it to their owners */
+	void (*agent_refused)(struct server *srv, pid_t pid, const char *name);
 	/* any: the number of clients, sessions or agents changed (idle exit) */
 	void (*load_changed)(struct server *srv);
 };
@@ -75,15 +78,19 @@ struct server {
 	uint64_t start_ns;
 	bool stopping;
 
+	/* Connections past the uid check, in accept order, each counted in
+	 * one of n_pending (no hello yet), n_clients (said hello as a client)
+	 * and n_agents (said hello as an agent), each with its limit. */
 	struct client_list clients;
-	unsigned n_clients;             /* connections past the uid check */
+	unsigned n_pending, max_pending;
+	unsigned n_clients, max_clients;
 	unsigned next_client;           /* serial for log lines */
 
 	struct session_list sessions;
 	unsigned n_sessions;
 	uint64_t next_session;
 
-	unsigned n_agents;              /* agent connections (not in n_clients) */
+	unsigned n_agents, max_agents;
 	uint64_t next_agent_req;        /* ids of our requests to agents */
 
 	/* The devices, probed once at start (session.c, collectors/device.h):
@@ -112,6 +119,8 @@ struct client {
 	unsigned open_handles;
 	unsigned serial;
 	enum client_state state;
+	unsigned *count;                /* srv->n_pending, n_clients or n_agents */
+	uint64_t last_ns;               /* its last message (CLOCK_MONOTONIC) */
 	pid_t pid;
 	uid_t uid;
 	bool throttled;                 /* reading paused: replies not read */
@@ -125,10 +134,20 @@ struct client {
 };
 #define CLIENT_BUF_SIZE (4 + IPC_MAX_MSG)
 
+/* What a peer can make the daemon hold, and the defaults msprofd's
+ * --max-clients and --max-agents (or MSPROFD_MAX_CLIENTS, MSPROFD_MAX_AGENTS)
+ * change.  Connections without a hello yet may number both together; past
+ * that the oldest of them is closed for a new one, and past
+ * IPC_HELLO_TIMEOUT_MS any is. */
+#define SERVER_MAX_CLIENTS_DEFAULT IPC_MAX_CLIENTS
+#define SERVER_MAX_AGENTS_DEFAULT IPC_MAX_AGENTS
+#define SERVER_MAX_LIMIT 65536          /* either limit, at most */
+
 struct server_config {
 	const char *sock_path;
 	const char *pid_path;
 	unsigned idle_timeout_s;
+	unsigned max_clients, max_agents;
 };
 
 /* Bind and listen (under umask 077), install signal handlers and the idle
@@ -145,9 +164,17 @@ void server_update_idle(struct server *srv);
 
 /* --- client.c ----------------------------------------------------------- */
 
-/* Take a connection from the listener: check the peer's uid and the client
- * limit (a refusal gets one error frame), then read it. */
+/* Take a connection from the listener: check the peer's uid (a refusal
+ * gets one error frame), make room among the connections without a hello
+ * (the oldest is closed), then read it. */
 void client_accept(struct server *srv, uv_stream_t *listener);
+/* Count c in *count (srv->n_clients, n_agents) from now on, instead of
+ * where it was. */
+void client_count_as(struct client *c, unsigned *count);
+/* A hello as a client: 0 when c may stay a client -- under the limit, or
+ * the client idle longest that holds no session and no claim was closed
+ * to make room -- or -EUSERS when every client holds one. */
+int client_admit(struct client *c);
 /* Send a message (consumed) to a client; dropped if it is closing. */
 void client_send(struct client *c, cJSON *msg);
 /* A protocol violation or refusal: one error frame, logged, then the
@@ -239,6 +266,9 @@ void sessions_end(struct server *srv, struct client *owner, enum session_reason 
 /* A new agent said hello: a running session whose tree holds it (and that
  * drives agents) sends it agent_start. */
 void sessions_offer_agent(struct server *srv, struct agent *a);
+/* An agent was turned away at the agent limit: the running sessions whose
+ * tree holds pid name it in their reply (agents_refused). */
+void sessions_agent_refused(struct server *srv, pid_t pid, const char *name);
 /* What an agent answered (or that it went away) for session s. */
 void session_agent_started(struct session *s, struct agent *a);
 void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error);

@@ -37,6 +37,11 @@ static void req_hello(struct client *c, const cJSON *msg, uint64_t id)
 			agent_hello(c, msg, id);
 			return;
 		}
+		if (client_admit(c) < 0) {
+			client_fail(c, id, IPC_E_LIMIT, "too many clients (%u), each with a session or claim; "
+				    "MSPROFD_MAX_CLIENTS raises the limit", c->srv->max_clients);
+			return;
+		}
 	} else if (agent && !c->agent) {
 		client_send_error(c, id, IPC_E_BAD_REQUEST, "a connection becomes an agent's with its first hello only");
 		return;
@@ -51,6 +56,7 @@ static void req_status(struct client *c, const cJSON *msg, uint64_t id)
 	if (r && (!cJSON_AddNumberToObject(r, "sessions", srv->n_sessions) ||
 		  !cJSON_AddNumberToObject(r, "clients", srv->n_clients) ||
 		  !cJSON_AddNumberToObject(r, "agents", srv->n_agents) ||
+		  !cJSON_AddNumberToObject(r, "pending", srv->n_pending) ||
 		  !cJSON_AddNumberToObject(r, "uptime_s",
 					   (double)((mono_ns() - srv->start_ns) / NSEC_PER_SEC)))) {
 		cJSON_Delete(r);
@@ -149,6 +155,7 @@ static const struct server_hooks hooks = {
 	.agent_started = session_agent_started,
 	.agent_stopped = session_agent_stopped,
 	.agent_gone = session_agent_gone,
+	.agent_refused = sessions_agent_refused,
 	.load_changed = server_update_idle,
 };
 
@@ -181,7 +188,7 @@ void server_update_idle(struct server *srv)
 	if (srv->stopping || srv->idle_timeout_s == 0)
 		return;
 	/* Agents keep us: they are what an attach (msprof --pid) finds. */
-	if (srv->n_clients == 0 && srv->n_sessions == 0 && srv->n_agents == 0) {
+	if (srv->n_pending == 0 && srv->n_clients == 0 && srv->n_sessions == 0 && srv->n_agents == 0) {
 		if (!uv_is_active((uv_handle_t *)&srv->idle_timer))
 			uv_timer_start(&srv->idle_timer, on_idle, (uint64_t)srv->idle_timeout_s * 1000, 0);
 	} else {
@@ -265,6 +272,9 @@ int server_new(uv_loop_t *loop, const struct server_config *cfg, struct server *
 	srv->hooks = &hooks;
 	srv->uid = geteuid();
 	srv->idle_timeout_s = cfg->idle_timeout_s;
+	srv->max_clients = cfg->max_clients ? cfg->max_clients : SERVER_MAX_CLIENTS_DEFAULT;
+	srv->max_agents = cfg->max_agents ? cfg->max_agents : SERVER_MAX_AGENTS_DEFAULT;
+	srv->max_pending = srv->max_clients + srv->max_agents;
 	srv->start_ns = mono_ns();
 	TAILQ_INIT(&srv->clients);
 	TAILQ_INIT(&srv->sessions);

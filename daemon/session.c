@@ -15,11 +15,15 @@
  *            session_started reply waits (stop_timer, at most
  *            IPC_AGENT_STOP_TIMEOUT_MS) until those of the start answered.
  *            Counted in srv->n_sessions and the owner's n_sessions.
- *   STOPPING only after a session_stop request while agents were driven:
- *            the sampler is finished, every agent got agent_stop, and the
- *            reply waits until each answered agent_stopped, went away, or
+ *   STOPPING after a session_stop request while agents were driven, or
+ *            after an end (not the owner's going, not a shutdown) while
+ *            the device worker finishes its files: the sampler is
+ *            finished, every agent got agent_stop, and the reply waits
+ *            until each answered agent_stopped, went away, or
  *            IPC_AGENT_STOP_TIMEOUT_MS passed (stop_timer), so the agents'
- *            files are complete when the launcher exports.  Still counted.
+ *            files are complete when the launcher exports.  A stop request
+ *            that finds a session ending on its own here gets the reply in
+ *            place of session_ended.  Still counted.
  *   ENDED    session_finish() ran: the reply or event is sent, counts
  *            dropped, agents let go.  Only the timer handles are still
  *            closing; the last close callback frees it.
@@ -66,6 +70,14 @@
 
 #define TREE_DEPTH_MAX 1024           /* ppid steps from an agent up to a root */
 
+/* What a session_stopped or session_ended lists: agents (about 170 bytes
+ * each at most), agents turned away (about 90), session_started's pids;
+ * beyond these they are counted, and together they fit IPC_MAX_MSG. */
+#define SESSION_REPLY_AGENTS 128
+#define SESSION_REPLY_REFUSED 384
+#define SESSION_REPLY_PIDS 2048
+#define SESSION_MAX_REFUSED SERVER_MAX_LIMIT  /* told apart by pid; past it counted only */
+
 /* The raw files and the first tick wait for session_started, so that the
  * reply waits for no file system work; a reply that itself waits (agents
  * that are slow to answer, the devices' first open) holds them back at
@@ -76,9 +88,10 @@ enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
 
 /* One agent the session drove.  The agent pointer is cleared when the
  * agent answers agent_stopped, refuses, or goes away; the entry stays for
- * the reply.  Entries of agents that exited mid-session are folded into
- * n_exited when the array is full, so it never holds more than
- * IPC_MAX_AGENTS entries (and the reply stays far below IPC_MAX_MSG). */
+ * the reply.  The array grows up to srv->max_agents entries; past that,
+ * entries of agents that exited mid-session are folded into n_exited.  A
+ * reply lists the first SESSION_REPLY_AGENTS and counts the rest, so that
+ * it stays below IPC_MAX_MSG with the largest limit. */
 enum slot_state { SLOT_STARTING, SLOT_RECORDING, SLOT_STOPPING, SLOT_STOPPED, SLOT_ERROR };
 
 struct slot {
@@ -87,6 +100,12 @@ struct slot {
 	enum slot_state state;
 	uint64_t events, dropped, bytes;
 	char error[128];
+};
+
+/* A process of the tree whose agent was turned away at the agent limit. */
+struct refused {
+	pid_t pid;
+	char name[AGENT_NAME_MAX];
 };
 
 struct session {
@@ -105,9 +124,12 @@ struct session {
 	bool follow_children;
 	bool drive_agents;                     /* "agent": true */
 	cJSON *agent_start;                    /* the fields every agent_start carries */
-	struct slot *slots;                    /* IPC_MAX_AGENTS entries */
-	unsigned n_slots;
+	struct slot *slots;                    /* cap_slots entries, at most srv->max_agents */
+	unsigned n_slots, cap_slots;
 	uint64_t n_exited;                     /* agents that exited, folded out of slots */
+	struct refused *refused;               /* turned away, each pid once */
+	unsigned n_refused, cap_refused;
+	uint64_t n_refused_more;               /* past SESSION_MAX_REFUSED: counted only */
 	uint64_t req_ns;                       /* session_start received (CLOCK_MONOTONIC) */
 	bool start_pending;                    /* session_started waits for agent_started */
 	bool start_timed_out;                  /* ... and no longer for the agents */
@@ -186,19 +208,40 @@ static void on_session_closed(uv_handle_t *h)
 		free(s->dev_prof_dir);
 		free(s->ranks);
 		free(s->slots);
+		free(s->refused);
 		free(s->data_dir);
 		raw_quota_free(s->quota);
 		free(s);
 	}
 }
 
-/* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...] */
+/* "agents_refused":[{"pid","name"}, ...] (the first SESSION_REPLY_REFUSED)
+ * and "agents_refused_count": all of them */
+static bool add_refused(cJSON *m, const struct session *s)
+{
+	cJSON *list = cJSON_AddArrayToObject(m, "agents_refused");
+	if (!list)
+		return false;
+	for (unsigned i = 0; i < s->n_refused && i < SESSION_REPLY_REFUSED; i++) {
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "pid", s->refused[i].pid) ||
+		    !cJSON_AddStringToObject(e, "name", s->refused[i].name))
+			return false;
+	}
+	return cJSON_AddNumberToObject(m, "agents_refused_count", (double)(s->n_refused + s->n_refused_more));
+}
+
+/* "agents":[{"pid","events","dropped","bytes"} | {"pid","error"}, ...], the
+ * first SESSION_REPLY_AGENTS; "agents_unlisted": the others */
 static bool add_agents(cJSON *m, const struct session *s)
 {
 	cJSON *list = cJSON_AddArrayToObject(m, "agents");
 	if (!list)
 		return false;
-	for (unsigned i = 0; i < s->n_slots; i++) {
+	if (s->n_slots > SESSION_REPLY_AGENTS &&
+	    !cJSON_AddNumberToObject(m, "agents_unlisted", s->n_slots - SESSION_REPLY_AGENTS))
+		return false;
+	for (unsigned i = 0; i < s->n_slots && i < SESSION_REPLY_AGENTS; i++) {
 		const struct slot *sl = &s->slots[i];
 		cJSON *e = cJSON_CreateObject();
 		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "pid", sl->pid))
@@ -226,7 +269,8 @@ static cJSON *counts_msg(enum ipc_type type, uint64_t id, const struct session *
 		  !cJSON_AddNumberToObject(m, "bytes", (double)st->bytes) ||
 		  !cJSON_AddStringToObject(m, "reason", reason) ||
 		  (message && !cJSON_AddStringToObject(m, "message", message)) ||
-		  (s->n_slots && !add_agents(m, s)))) {
+		  (s->n_slots && !add_agents(m, s)) ||
+		  ((s->n_refused || s->n_refused_more) && !add_refused(m, s)))) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
@@ -248,12 +292,22 @@ static struct slot *slot_of(struct session *s, const struct agent *a)
 	return NULL;
 }
 
-/* A free entry; when full, those of agents that exited are folded into
- * n_exited first.  NULL only if every entry still has a live agent, which
- * IPC_MAX_AGENTS rules out. */
+/* A free entry: the array grows up to srv->max_agents entries; then those
+ * of agents that exited are folded into n_exited.  NULL when memory is out,
+ * or every entry still has a live agent, which the agent limit rules out. */
 static struct slot *slot_new(struct session *s, struct agent *a)
 {
-	if (s->n_slots == IPC_MAX_AGENTS) {
+	unsigned max = s->srv->max_agents;
+	if (s->n_slots == s->cap_slots && s->cap_slots < max) {
+		unsigned cap = s->cap_slots ? s->cap_slots * 2 : 16;
+		cap = cap < max ? cap : max;
+		struct slot *n = reallocarray(s->slots, cap, sizeof(*n));
+		if (n) {
+			s->slots = n;
+			s->cap_slots = cap;
+		}
+	}
+	if (s->n_slots == s->cap_slots) {
 		unsigned k = 0;
 		for (unsigned i = 0; i < s->n_slots; i++) {
 			if (s->slots[i].agent || s->slots[i].state == SLOT_STOPPED)
@@ -262,7 +316,7 @@ static struct slot *slot_new(struct session *s, struct agent *a)
 				s->n_exited++;
 		}
 		s->n_slots = k;
-		if (k == IPC_MAX_AGENTS)
+		if (k == s->cap_slots)
 			return NULL;
 	}
 	struct slot *sl = &s->slots[s->n_slots++];
@@ -316,8 +370,8 @@ static bool tree_has(const struct session *s, uint32_t pid)
 static void drive_agent(struct session *s, struct agent *a)
 {
 	if (!slot_new(s, a)) {
-		log_msg("session %" PRIu64 ": cannot drive the agent of pid %d: %d agents already", s->id,
-			a->pid, IPC_MAX_AGENTS);
+		log_msg("session %" PRIu64 ": cannot drive the agent of pid %d: %u agents already, or out of memory",
+			s->id, a->pid, s->n_slots);
 		return;
 	}
 	agent_send_start(a, s, s->id, s->agent_start);
@@ -333,6 +387,37 @@ void sessions_offer_agent(struct server *srv, struct agent *a)
 			log_msg("session %" PRIu64 ": agent of pid %d joined the tree", s->id, a->pid);
 			drive_agent(s, a);
 		}
+	}
+}
+
+void sessions_agent_refused(struct server *srv, pid_t pid, const char *name)
+{
+	struct session *s;
+	TAILQ_FOREACH(s, &srv->sessions, link) {
+		if (s->state != SESSION_RUNNING || !s->drive_agents || !tree_has(s, (uint32_t)pid))
+			continue;
+		log_msg("session %" PRIu64 ": the agent of pid %d ('%s') of the tree was turned away: %u agents "
+			"connected (MSPROFD_MAX_AGENTS)", s->id, (int)pid, name, srv->n_agents);
+		bool known = false;
+		for (unsigned i = 0; i < s->n_refused && !known; i++)
+			known = s->refused[i].pid == pid;
+		if (known)
+			continue;   /* it tried again */
+		if (s->n_refused == s->cap_refused && s->cap_refused < SESSION_MAX_REFUSED) {
+			unsigned cap = s->cap_refused ? s->cap_refused * 2 : 16;
+			struct refused *n = reallocarray(s->refused, cap, sizeof(*n));
+			if (n) {
+				s->refused = n;
+				s->cap_refused = cap;
+			}
+		}
+		if (s->n_refused == s->cap_refused) {
+			s->n_refused_more++;
+			continue;
+		}
+		struct refused *r = &s->refused[s->n_refused++];
+		r->pid = pid;
+		snprintf(r->name, sizeof(r->name), "%s", name);
 	}
 }
 
@@ -415,9 +500,12 @@ static void send_started(struct session *s)
 	cJSON *reply = ipc_msg_new(IPC_T_SESSION_STARTED, s->start_reply_id);
 	cJSON *pids = reply && cJSON_AddNumberToObject(reply, "session", (double)s->id) ?
 		      cJSON_AddArrayToObject(reply, "agents") : NULL;
-	for (unsigned i = 0; pids && i < s->n_slots; i++)
+	for (unsigned i = 0; pids && i < s->n_slots && i < SESSION_REPLY_PIDS; i++)
 		if (!cJSON_AddItemToArray(pids, cJSON_CreateNumber(s->slots[i].pid)))
 			pids = NULL;
+	if (pids && s->n_slots > SESSION_REPLY_PIDS &&
+	    !cJSON_AddNumberToObject(reply, "agents_unlisted", s->n_slots - SESSION_REPLY_PIDS))
+		pids = NULL;
 	if (pids && !add_devices(reply, s))
 		pids = NULL;
 	if (!pids) {
@@ -1233,10 +1321,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	}
 
 	struct session *s = calloc(1, sizeof(*s));
-	struct slot *slots = drive ? calloc(IPC_MAX_AGENTS, sizeof(*slots)) : NULL;
-	if (!s || (drive && !slots)) {
-		free(s);
-		free(slots);
+	if (!s) {
 		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
 	}
@@ -1255,7 +1340,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	if (limit_mb && (r = raw_quota_create(data_dir, storage_limit_bytes(limit_mb), cfg.slice_bytes,
 					      &quota)) < 0) {
 		free(s);
-		free(slots);
 		client_send_error(c, id, IPC_E_IO, "cannot set up the storage limit in '%s': %s", data_dir,
 				  strerror(-r));
 		return;
@@ -1266,7 +1350,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	/* --ranks limits the sampling too */
 	if (set.s[SET_RANKS] && !(s->ranks = strdup(set.s[SET_RANKS]))) {
 		raw_quota_free(quota);
-		free(slots);
 		free(s);
 		client_send_error(c, id, IPC_E_IO, "out of memory");
 		return;
@@ -1287,7 +1370,6 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->follow_children = cfg.follow_children;
 	s->drive_agents = drive;
 	s->agent_start = TAKE_PTR(agent_start);
-	s->slots = slots;
 	/* A session with nothing to sample still follows its tree, so that it
 	 * ends (and tells its owner) when the target exits: the sys timer
 	 * then ticks with no sampler enabled, which only refreshes the tree. */
@@ -1381,6 +1463,14 @@ void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)
 			break;
 	if (!s) {
 		client_send_error(c, id, IPC_E_NOT_FOUND, "no session %" PRIu64 " on this connection", sid);
+		return;
+	}
+	/* Ending on its own (its tree exited) and waiting for its device
+	 * files: the owner's stop, sent before it could hear of that, is
+	 * answered once the files are complete, in place of session_ended. */
+	if (s->state == SESSION_STOPPING && !s->reply) {
+		s->reply = true;
+		s->reply_id = id;
 		return;
 	}
 	if (s->state != SESSION_RUNNING) {

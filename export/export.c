@@ -109,6 +109,39 @@ bool exp_own_process(const struct exp *e, uint32_t pid)
 	return !e->procs || (e->n_procs && bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32));
 }
 
+/* info.json's "agentsRefused" (the launcher writes it when msprofd turned
+ * processes of the job away at its agent limit): their annotations are
+ * missing, and the report names them, the first EXPORT_REFUSED_NAMED. */
+#define EXPORT_REFUSED_NAMED 16
+static void note_refused(struct exp *e, const cJSON *ref)
+{
+	uint64_t count = 0, named = 0;
+	char names[1024] = "";
+	size_t used = 0;
+	const cJSON *p;
+
+	if (!json_u64(ref, "count", &count) || !count)
+		return;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ref, "processes")) {
+		uint64_t pid;
+		char name[64] = "?";
+		if (named == EXPORT_REFUSED_NAMED || !json_u64(p, "pid", &pid))
+			break;
+		json_str(p, "name", name, sizeof name);
+		int n = snprintf(names + used, sizeof names - used, "%s%" PRIu64 " (%s)", named ? ", " : "", pid, name);
+		if (n < 0 || (size_t)n >= sizeof names - used)
+			break;
+		used += (size_t)n;
+		named++;
+	}
+	char more[96] = "";
+	if (count > named)
+		snprintf(more, sizeof more, "%s%" PRIu64 " more (host/info.json or msprofd's log names them)",
+			 named ? ", and " : "", count - named);
+	exp_note(e, "agent: %" PRIu64 " process(es) turned away by msprofd at its agent limit, their annotations "
+		     "missing: %s%s (MSPROFD_MAX_AGENTS raises the limit)", count, names, more);
+}
+
 static void read_info(struct exp *e)
 {
 	_cleanup_json_ cJSON *j = NULL;
@@ -131,6 +164,7 @@ static void read_info(struct exp *e)
 	json_str(j, "hostname", e->hostname, sizeof e->hostname);
 	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
 	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
+	note_refused(e, cJSON_GetObjectItemCaseSensitive(j, "agentsRefused"));
 	int64_t rank;
 	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
 		e->rank_id = rank;

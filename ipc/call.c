@@ -553,6 +553,29 @@ static int hello(struct ipc_client *c, char **ret_err)
 	return 0;
 }
 
+/* The runtime directory keeps other users out, unless root made it or
+ * someone loosened it: a server of another uid on our socket path could
+ * answer with anything and learn what we profile, so it is not spoken to.
+ * The kernel records the listener's credentials at connect, before any
+ * accept. */
+static int check_server(int fd, const char *sock, char **ret_err)
+{
+	pid_t pid;
+	uid_t uid;
+	int r = ipc_peer_cred(fd, &pid, &uid);
+	if (r < 0) {
+		set_err(ret_err, "cannot check who serves '%s': %s", sock, strerror(-r));
+		return r;
+	}
+	if (uid != geteuid()) {
+		set_err(ret_err, "the server on '%s' (pid %d) runs as uid %u, not as uid %u: refusing to use it; "
+			"stop that process and remove the socket, or set MSPROF_RUNTIME_DIR to a directory of "
+			"your own", sock, (int)pid, (unsigned)uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
 static void unlock_closep(int *fd)
 {
 	if (*fd >= 0) {
@@ -633,6 +656,9 @@ int ipc_client_connect(const char *daemon_path, struct ipc_client **ret, char **
 		return r;
 	}
 
+	r = check_server(fd, sock, ret_err);
+	if (r < 0)
+		return r;
 	r = client_new(fd, &c);
 	if (r < 0) {
 		set_err(ret_err, "out of memory");

@@ -35,7 +35,8 @@
  *   session_stop   {"session":S} -> session_stopped {"session":S,"ticks":N,
  *                   "missed_ticks":N (deadlines of the sampling timers that
  *                   passed untaken), "records":N,"bytes":N,"reason":"stop"}
- *   status         {} -> status {"sessions":N,"clients":N,"uptime_s":N}
+ *   status         {} -> status {"sessions":N,"clients":N,"agents":N,"pending":N
+ *                   (connections without a hello yet),"uptime_s":N}
  *   shutdown       {} -> shutdown {"ok":true}, then the daemon exits
  * Events (daemon -> client, unsolicited, id 0):
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
@@ -72,7 +73,11 @@
  * "agents":[pid,…].  session_stop sends agent_stop to each and waits for
  * agent_stopped (at most IPC_AGENT_STOP_TIMEOUT_MS) before it replies, so
  * the agents' files are complete when the launcher exports; its reply
- * carries "agents":[{"pid","events","dropped","bytes"} or {"pid","error"}].
+ * carries "agents":[{"pid","events","dropped","bytes"} or {"pid","error"}]
+ * (the first 128; "agents_unlisted" counts the others).  An agent of the
+ * tree turned away at msprofd's agent limit is named in session_stopped
+ * and session_ended: "agents_refused":[{"pid","name"}] (the first 384) and
+ * "agents_refused_count":N (all).
  * session_started is sent once the agents driven at the start have
  * answered (at most IPC_AGENT_STOP_TIMEOUT_MS), so its receiver knows they
  * record; status also carries "agents" (connected agents); a stop reply may
@@ -93,7 +98,8 @@
  *   agents       {} -> agents {"agents":[{"pid","ppid","name","rank",
  *                "state":"idle"|"recording","session":S|0,"features"}]}  every agent
  *                of this user now connected (how `msprof` lists what can be
- *                attached with agent data)
+ *                attached with agent data); past what fits in one frame,
+ *                "unlisted":N counts the others
  *   claim        {"pids":[N,…]} -> claimed {"pids":[…],"refused":[{"pid",
  *                "code":"busy"|"not_found"|"denied","message"}]}
  *                An interactive client claims the processes it drives; a
@@ -107,11 +113,11 @@
 
 #define IPC_PROTO_VERSION 1
 #define IPC_MAX_MSG (64U * 1024U)     /* bytes of JSON in one frame */
-#define IPC_MAX_CLIENTS 64            /* connections served at once */
+#define IPC_MAX_CLIENTS 64            /* client connections served at once (default) */
 #define IPC_MAX_SESSIONS 32           /* sessions alive at once, all clients */
 #define IPC_MAX_SESSIONS_PER_CLIENT 8
 #define IPC_HELLO_TIMEOUT_MS 5000     /* a connection must say hello by then */
-#define IPC_MAX_AGENTS 256            /* agent connections, on top of IPC_MAX_CLIENTS */
+#define IPC_MAX_AGENTS 1024           /* agent connections, on top of the clients (default) */
 #define IPC_AGENT_STOP_TIMEOUT_MS 2000 /* session_stop waits this long for agents */
 
 /* Message types in numbered ranges: 1-99 handshake and control,

@@ -36,6 +36,7 @@ void collection_init(struct collection *s)
 void collection_release(struct collection *s)
 {
 	ipc_client_free(s->ipc);
+	cJSON_Delete(s->refused);
 	free(s->prof_dir);
 	if (s->spare)
 		(void)profdir_remove_empty(s->spare);
@@ -299,6 +300,55 @@ static void take_counts(struct collection *s, const cJSON *m)
 		s->ticks = (uint64_t)t->valuedouble;
 	if (cJSON_IsNumber(mt) && mt->valuedouble >= 0)
 		s->missed_ticks = (uint64_t)mt->valuedouble;
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(m, "agents_refused_count");
+	const cJSON *rl = cJSON_GetObjectItemCaseSensitive(m, "agents_refused");
+	if (cJSON_IsNumber(rc) && rc->valuedouble >= 1) {
+		s->n_refused = (uint64_t)rc->valuedouble;
+		cJSON_Delete(s->refused);
+		s->refused = cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : NULL;
+	}
+}
+
+/* Processes of the job whose agent msprofd turned away (its agent limit):
+ * their annotations are missing.  Each is named here, in info.json
+ * ("agentsRefused", which the export's report reads) and in msprofd's log
+ * (past what a reply lists). */
+static void report_refused(struct collection *s)
+{
+	const cJSON *e;
+	uint64_t listed = 0;
+	char *names = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&names, &len);
+
+	cJSON_ArrayForEach(e, s->refused) {
+		const char *name = json_str(e, "name");
+		if (f)
+			fprintf(f, "%s%d (%s)", listed ? ", " : "", (int)json_int(e, "pid", -1), name ? name : "?");
+		listed++;
+	}
+	if (f && s->n_refused > listed)
+		fprintf(f, "%s%" PRIu64 " more (msprofd's log names them)", listed ? ", and " : "",
+			s->n_refused - listed);
+	if (f)
+		fclose(f);
+	console_warn("msprofd turned away %" PRIu64 " process(es) of the job at its agent limit (MSPROFD_MAX_AGENTS "
+		     "raises it): their annotations are not recorded: %s", s->n_refused, names ? names : "?");
+	free(names);
+
+	cJSON *list = s->refused ? TAKE_PTR(s->refused) : cJSON_CreateArray();
+	cJSON *info = cJSON_CreateObject();
+	if (!info || !list || !cJSON_AddNumberToObject(info, "count", (double)s->n_refused) ||
+	    !cJSON_AddItemToObject(info, "processes", list)) {
+		cJSON_Delete(list);
+		cJSON_Delete(info);
+		info = NULL;
+	}
+	int r = !s->prof_dir ? 0 : info ? profdir_update_info(s->prof_dir, "agentsRefused", info) : -ENOMEM;
+	if (r < 0)
+		console_error("cannot name the processes turned away in '%s/host/info.json': %s", s->prof_dir,
+			      strerror(-r));
+	s->n_refused = 0;
 }
 
 static void on_event(struct collection *s, const cJSON *ev)
@@ -361,6 +411,8 @@ int collection_stop(struct collection *s)
 	}
 	/* the time the host samples do not cover: the export's report has it
 	 * per source (SAMPLER_TICKS) */
+	if (s->sid >= 0 && s->n_refused)
+		report_refused(s);
 	if (s->sid >= 0 && s->missed_ticks && !s->quiet)
 		console_warn("host sampling missed %" PRIu64 " of %" PRIu64 " tick(s): msprofd could not keep to "
 			     "the sampling rate (a lower --host-sys-freq or --host-sys-usage-freq helps)",

@@ -44,6 +44,8 @@ struct collection {
 	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
 	char ended_reason[64];
 	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */
+	uint64_t n_refused;     /* processes of the tree whose agent msprofd turned away */
+	struct cJSON *refused;  /* the first of them, [{"pid","name"}], or NULL */
 	char *prof_dir;         /* absolute PROF_x path */
 	pid_t dir_pid;          /* pid in the PROF dir's name; 0: msprof's own */
 	char *spare;            /* the next PROF dir, made ahead (collection_prepare_dir) */

@@ -7,6 +7,7 @@
  * {"probe":...} line), so a script (or a bash coproc) can read one line per
  * step it wrote.  See usage() for steps, options and exit codes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -52,6 +53,7 @@ static void usage(FILE *f)
 	      "  --spawn[=MSPROFD]   connect through ipc_client_connect (starts msprofd; says hello)\n"
 	      "  --no-hello          do not say hello first\n"
 	      "  --extra-conns=N     first open N other connections that say hello and stay open\n"
+	      "  --idle-conns=N      first open N other connections that say nothing and stay open\n"
 	      "  --timeout=MS        wait for a frame at most MS ms (default 5000)\n"
 	      "Steps (each prints one line):\n"
 	      "  req:TYPE[:JSON]     send {v,type,id,...JSON} and print the reply with that id\n"
@@ -497,19 +499,20 @@ static int hello_bytes(char **frame, size_t *len)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SOCKET = 0x100, OPT_SPAWN, OPT_NO_HELLO, OPT_EXTRA, OPT_TIMEOUT };
+	enum { OPT_SOCKET = 0x100, OPT_SPAWN, OPT_NO_HELLO, OPT_EXTRA, OPT_IDLE, OPT_TIMEOUT };
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "spawn", optional_argument, NULL, OPT_SPAWN },
 		{ "no-hello", no_argument, NULL, OPT_NO_HELLO },
 		{ "extra-conns", required_argument, NULL, OPT_EXTRA },
+		{ "idle-conns", required_argument, NULL, OPT_IDLE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *sock_opt = NULL, *spawn_path = NULL;
 	bool spawn = false, hello = true, interactive = false;
-	uint64_t extra = 0, v;
+	uint64_t extra = 0, idle = 0, v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "ih", longopts, NULL)) >= 0) {
@@ -519,6 +522,10 @@ int main(int argc, char **argv)
 		case OPT_NO_HELLO: hello = false; break;
 		case OPT_EXTRA:
 			if (parse_u64(optarg, 0, 1000, &extra) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_IDLE:
+			if (parse_u64(optarg, 0, 1000, &idle) < 0)
 				return EXIT_USAGE;
 			break;
 		case OPT_TIMEOUT:
@@ -579,6 +586,9 @@ int main(int argc, char **argv)
 				free(frame);
 			}
 		}
+		for (uint64_t i = 0; i < idle; i++)
+			if (connect_to(sock_opt) < 0)
+				fprintf(stderr, "ipc-probe: idle connection %" PRIu64 " failed\n", i);
 		fd = connect_to(sock_opt);
 		if (fd < 0) {
 			fprintf(stderr, "ipc-probe: cannot connect to '%s': %s\n", sock_opt, strerror(-fd));
