@@ -40,13 +40,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "launcher/app.h"
 #include "launcher/child.h"
-#include "collectors/raw.h"
 #include "launcher/console.h"
+#include "launcher/lineedit.h"
 #include "launcher/runners.h"
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
@@ -79,7 +82,9 @@ struct target {
 	int pidfd;                /* attach: readable when it exits; -1 */
 	struct collection s;         /* its connection (and claim), and the open window */
 	bool window;
+	unsigned window_no;       /* the run's window it is in, from 1 */
 	uint64_t window_ns;       /* CLOCK_MONOTONIC when the window opened */
+	time_t window_t;          /* and the wall clock */
 };
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
@@ -101,6 +106,9 @@ struct dyn {
 
 	bool prompt_shown;
 	bool eof;
+	struct lineedit le;       /* le.on: a terminal, edited */
+	uint64_t start_ns;        /* CLOCK_MONOTONIC at the prompt's start */
+	unsigned windows;         /* windows started so far */
 	char line[LINE_MAX_LEN + 1];   /* a longer line is cut, so it is no command */
 	size_t len;
 
@@ -122,8 +130,12 @@ static void prompt(struct dyn *d)
 {
 	if (d->phase != PHASE_PROMPT || d->prompt_shown)
 		return;
-	fputs(PROMPT, stdout);
-	fflush(stdout);
+	if (d->le.on) {
+		lineedit_show(&d->le);
+	} else {
+		fputs(PROMPT, stdout);
+		fflush(stdout);
+	}
 	d->prompt_shown = true;
 }
 
@@ -132,8 +144,13 @@ static void unprompt(struct dyn *d)
 {
 	if (!d->prompt_shown)
 		return;
-	fputc('\n', stdout);
-	fflush(stdout);
+	if (d->le.on) {
+		/* the line is drawn again, with what was typed, after the message */
+		lineedit_hide(&d->le);
+	} else {
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
 	d->prompt_shown = false;
 }
 
@@ -338,6 +355,8 @@ static bool window_open(struct dyn *d, struct target *t)
 	}
 	t->window = true;
 	t->window_ns = mono_ns();
+	t->window_t = time(NULL);
+	t->window_no = d->windows + 1;
 	return true;
 }
 
@@ -512,6 +531,7 @@ static void cmd_start(struct dyn *d)
 		console_error(MSG_START_FAILED);
 		return;
 	}
+	d->windows++;
 	reply(MSG_START_OK);
 	for (unsigned i = 0; i < d->n; i++)
 		if (d->t[i].window)
@@ -544,6 +564,9 @@ static void cmd_stop(struct dyn *d)
 static void quit_now(struct dyn *d)
 {
 	d->quitting = true;
+	/* the terminal as it was: from here a Ctrl-C is the terminal's
+	 * again, for msprof and the application alike */
+	lineedit_end(&d->le);
 	stop_all(d);
 	export_all(d);
 	d->phase = d->launch && !d->app_exited ? PHASE_WAIT_APP : PHASE_DRAIN;
@@ -559,45 +582,78 @@ static void cmd_quit(struct dyn *d)
 	quit_now(d);
 }
 
-/* Records in the raw files of a window so far: host samples, agent events. */
-static void count_records(const char *prof_dir, uint64_t *ret_host, uint64_t *ret_agent)
+/* The bytes of a window's raw files so far: host/data and device_<N>/data
+ * slices, as their writers have written them (what a reader of the dir
+ * would find now). */
+static uint64_t window_bytes(const char *prof_dir)
 {
-	char path[PATH_MAX];
-	*ret_host = *ret_agent = 0;
-	snprintf(path, sizeof(path), "%s/host/data", prof_dir);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return;
-	struct dirent *e;
-	while ((e = readdir(dir))) {
-		if (!strstr(e->d_name, ".slice_"))
+	uint64_t sum = 0;
+	DIR *top = opendir(prof_dir);
+	if (!top)
+		return 0;
+	struct dirent *t;
+	while ((t = readdir(top))) {
+		if (!streq(t->d_name, "host") && !startswith(t->d_name, "device_"))
 			continue;
-		char file[PATH_MAX + 256];
-		snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
-		struct raw_reader *r = NULL;
-		if (raw_reader_open(file, &r) < 0)
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s/data", prof_dir, t->d_name);
+		DIR *dir = opendir(path);
+		if (!dir)
 			continue;
-		struct raw_record rec;
-		uint64_t k = 0;
-		while (raw_reader_next(r, &rec) > 0)
-			k++;
-		raw_reader_free(r);
-		if (startswith(e->d_name, "agent_"))
-			*ret_agent += k;
-		else
-			*ret_host += k;
+		struct dirent *e;
+		struct stat st;
+		while ((e = readdir(dir)))
+			if (strstr(e->d_name, ".slice_") && fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode))
+				sum += (uint64_t)st.st_size;
+		closedir(dir);
 	}
-	closedir(dir);
+	closedir(top);
+	return sum;
+}
+
+/* "4.2 s", "3 min 05 s", "2 h 07 min" */
+static void format_elapsed(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t s = ns / NSEC_PER_SEC;
+	if (s < 60)
+		snprintf(buf, size, "%llu.%llu s", (unsigned long long)s,
+			 (unsigned long long)(ns % NSEC_PER_SEC / (NSEC_PER_SEC / 10)));
+	else if (s < 3600)
+		snprintf(buf, size, "%llu min %02llu s", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+	else
+		snprintf(buf, size, "%llu h %02llu min", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60));
+}
+
+/* "1.5 MiB" */
+static void format_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n / 1024;
+	unsigned u = 0;
+	if (n < 1024) {
+		snprintf(buf, size, "%llu B", (unsigned long long)n);
+		return;
+	}
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
 }
 
 static void cmd_status(struct dyn *d)
 {
+	char took[32];
 	agents_refresh(d);
+	format_elapsed(mono_ns() - d->start_ns, took, sizeof(took));
 	if (d->launch)
-		reply("dynamic profiling of the application %s (pid %d), output %s", d->app.name, (int)d->t[0].pid,
-		      d->output);
+		reply("dynamic profiling of the application %s (pid %d) for %s, output %s", d->app.name,
+		      (int)d->t[0].pid, took, d->output);
 	else
-		reply("dynamic profiling of %u process%s, output %s", d->n, d->n == 1 ? "" : "es", d->output);
+		reply("dynamic profiling of %u process%s for %s, output %s", d->n, d->n == 1 ? "" : "es", took,
+		      d->output);
 	for (unsigned i = 0; i < d->n; i++) {
 		struct target *t = &d->t[i];
 		if (!t->alive) {
@@ -607,12 +663,15 @@ static void cmd_status(struct dyn *d)
 		reply("  pid %d (%s): running, %s%s", (int)t->pid, t->name, data_kinds(d, t),
 		      t->s.ipc && !t->s.lost ? "" : ", not connected to msprofd");
 		if (t->window) {
-			uint64_t host, agent;
-			count_records(t->s.prof_dir, &host, &agent);
-			uint64_t ms = (mono_ns() - t->window_ns) / NSEC_PER_MSEC;
-			reply("    collecting for %llu.%llu s into %s: %llu host records, %llu agent events so far",
-			      (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100), dir_name(t),
-			      (unsigned long long)host, (unsigned long long)agent);
+			char since[16] = "?", open_for[32], human[32];
+			struct tm tm;
+			if (localtime_r(&t->window_t, &tm))
+				strftime(since, sizeof(since), "%H:%M:%S", &tm);
+			format_elapsed(mono_ns() - t->window_ns, open_for, sizeof(open_for));
+			uint64_t bytes = window_bytes(t->s.prof_dir);
+			format_bytes(bytes, human, sizeof(human));
+			reply("    window %u, open since %s (%s), into %s: %llu bytes written (%s)", t->window_no,
+			      since, open_for, dir_name(t), (unsigned long long)bytes, human);
 		}
 	}
 	reply("  collection %s; %u collection%s saved, %u export%s running",
@@ -630,7 +689,7 @@ static const struct command {
 	{ "stop", NULL, cmd_stop, "Stop a collection that was started in interactive mode." },
 	{ "quit", "q", cmd_quit, "Stop collection and quit interactive mode." },
 	/* ours */
-	{ "status", NULL, cmd_status, "Show the processes, the collection and the data so far." },
+	{ "status", NULL, cmd_status, "Show the processes, the open window, its time and the bytes written." },
 	{ "help", "h", cmd_help, "Show this usage." },
 };
 
@@ -664,6 +723,43 @@ static void run_line(struct dyn *d, char *line)
 	cmd_help(d);
 }
 
+/* Ctrl-C typed at an edited prompt: a byte, not a signal (lineedit.h). */
+static void interrupted(struct dyn *d)
+{
+	if (d->launch)
+		reply("(Ctrl-C at the prompt does not reach the application: type 'stop' to end the collection, "
+		      "'quit' to leave the prompt; msprof then waits for the application, and a Ctrl-C stops it)");
+	else
+		reply("(Ctrl-C at the prompt does not reach the processes: type 'stop' to end the collection, "
+		      "'quit' to detach from them and end msprof)");
+}
+
+/* The edited prompt's bytes: a line runs as a piped one does. */
+static void edit_input(struct dyn *d, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n && d->phase == PHASE_PROMPT; i++) {
+		switch (lineedit_feed(&d->le, (unsigned char)buf[i])) {
+		case LE_NONE:
+			continue;
+		case LE_LINE:
+			snprintf(d->line, sizeof(d->line), "%s", lineedit_line(&d->le));
+			d->prompt_shown = false;
+			run_line(d, d->line);
+			break;
+		case LE_INTR:
+			d->prompt_shown = false;
+			interrupted(d);
+			break;
+		case LE_EOF:
+			d->prompt_shown = false;
+			d->eof = true;
+			cmd_quit(d);
+			break;
+		}
+		prompt(d);
+	}
+}
+
 /* Read what the prompt's input has; run every whole line. */
 static void read_input(struct dyn *d)
 {
@@ -682,6 +778,10 @@ static void read_input(struct dyn *d)
 		}
 		if (d->phase == PHASE_PROMPT)
 			cmd_quit(d);
+		return;
+	}
+	if (d->le.on) {
+		edit_input(d, buf, (size_t)n);
 		return;
 	}
 	for (ssize_t i = 0; i < n && d->phase == PHASE_PROMPT; i++) {
@@ -751,6 +851,14 @@ static void loop(struct dyn *d)
 		console_error("out of memory");
 		return;
 	}
+	if (d->phase == PHASE_PROMPT) {
+		_cleanup_free_ char *hist = lineedit_history_path();
+		(void)lineedit_begin(&d->le, STDIN_FILENO, PROMPT, hist);
+		/* the same first line in every mode, at a terminal or not */
+		console_info("msprof %s dynamic mode: 'start' and 'stop' a collection, 'status', 'help', 'quit'.",
+			     MSPROF_VERSION);
+	}
+	d->start_ns = mono_ns();
 	prompt(d);
 	while (!(d->phase == PHASE_DRAIN && d->n_jobs == 0)) {
 		size_t k = 0;
@@ -999,6 +1107,7 @@ out:
 		kill(d->child.pid, SIGKILL);
 		child_abandon(&d->child);
 	}
+	lineedit_release(&d->le);
 	signals_unwatch(&d->sigfd, &old);
 	app_cmd_release(&d->app);
 	strv_free(d->envp);

@@ -7,6 +7,7 @@
 #include "launcher/modes.h"
 #include "launcher/options.h"
 #include "launcher/runners.h"
+#include "common/util.h"
 
 /* Indexed by the mode table's enum: the table decides, this only runs. */
 static const mode_run_fn mode_runners[_MODE_MAX] = {
@@ -39,7 +40,10 @@ int main(int argc, char **argv)
 		opts_print_help(stderr);
 		return 1;
 	}
-	if (subcmd_is(argv[1])) {
+	if (streq(argv[1], COMPLETE_CMD)) {
+		/* not in --help: the completion scripts' entry */
+		rc = complete_run(argc - 2, argv + 2);
+	} else if (subcmd_is(argv[1])) {
 		rc = subcmd_run(argc, argv);
 	} else if (opts_parse(argc, argv, &o, &d) < 0) {
 		console_diag(&d);

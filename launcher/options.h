@@ -162,6 +162,17 @@ struct msprof_opts {
 	int app_argc;
 };
 
+/* What a launcher option's value is, for shell completion (complete.c);
+ * the settings' and msprof's NPU options' come from their own rows. */
+enum opt_values {
+	OPT_VALUES_NONE,                 /* a number, a pid, free text */
+	OPT_VALUES_CHOICE,               /* one of choices */
+	OPT_VALUES_LIST,                 /* a comma list of choices */
+	OPT_VALUES_DIR,
+	OPT_VALUES_FILE,
+	OPT_VALUES_COMMAND,              /* a command line: the program first */
+};
+
 struct opt_def {
 	enum opt_id id;
 	const char *name;
@@ -169,6 +180,8 @@ struct opt_def {
 	const char *help;                /* lines after the first are indented */
 	int (*check)(struct msprof_opts *o, const char *value, struct diag *d);
 	unsigned order;                  /* msprof's order: --help, messages, prefix matches */
+	enum opt_values values;
+	const char *choices;             /* CHOICE, LIST: '|'-separated, each one check takes */
 };
 
 /* The option of id: the launcher's own, or a setting's (ipc/settings.h);

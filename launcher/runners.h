@@ -2,6 +2,8 @@
  * enum mode_id (modes.h). */
 #pragma once
 
+#include <stddef.h>
+
 #include "launcher/options.h"
 
 int mode_launch_run(const struct msprof_opts *o);   /* mode-launch.c */
@@ -15,5 +17,11 @@ int mode_analyze_run(const struct msprof_opts *o);
  * like; argv[1] is the subcommand. */
 bool subcmd_is(const char *word);
 int subcmd_run(int argc, char **argv);
+/* The i-th form ("export timeline", "import"), NULL past the last. */
+const char *subcmd_form(size_t i);
+/* complete.c: "msprof __complete WORD...", the candidates for the shell
+ * completion scripts; argv holds the words after "__complete". */
+#define COMPLETE_CMD "__complete"
+int complete_run(int argc, char **argv);
 int mode_dynamic_run(const struct msprof_opts *o);  /* mode-dynamic.c: the (msprof) prompt */
 int mode_list_run(const struct msprof_opts *o);     /* mode-list.c: --dynamic=on --list */

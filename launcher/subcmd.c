@@ -94,6 +94,11 @@ static const struct {
 	  "  --type {db,text}      Specify the output file type, db or text\n" },
 };
 
+const char *subcmd_form(size_t i)
+{
+	return i < ARRAY_SIZE(helps) ? helps[i].cmd : NULL;
+}
+
 static int print_help(const char *cmd)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(helps); i++) {

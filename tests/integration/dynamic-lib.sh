@@ -158,6 +158,12 @@ dyn_all_have_samples() {
 	[ "$n" -gt 0 ]
 }
 
+# The bytes of a PROF dir's raw files (host/data, device_N/data slices).
+dyn_raw_bytes() {
+	find "$1" -path "$1/host/data/*" -name '*.slice_*' -type f -printf '%s\n' -o \
+		-path "$1/device_*/data/*" -name '*.slice_*' -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+
 dyn_db() { ls "$1"/msprof_*.db 2>/dev/null | head -n1; }
 
 # dyn_check_window DIR "what": exported, and every sample lies inside the

@@ -3,7 +3,9 @@
 # told: a window over the idle time shows no burst, a window over the burst
 # shows it, every sample lies inside its window; msprof's replies to stop
 # without start, start twice, unknown input; the job exiting while a window
-# is open saves that window and msprof exits with the job's status.
+# is open saves that window and msprof exits with the job's status; status
+# names the open window and the bytes its raw files hold, measured here
+# before and after; one banner and one device line however many windows.
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
 
@@ -35,9 +37,20 @@ dyn_send start
 dyn_wait 3 "dynamic profiling start success......" "$LOG" "third start"
 dyn_send start
 dyn_wait 1 "[WARNING] dynamic profiling already started......" "$LOG" "start twice: msprof's warning"
+dir3=$(dyn_prof_dirs "$OUT" | tail -n1)
+before=$(dyn_raw_bytes "$dir3")
 dyn_send status
-dyn_wait 1 "host records" "$LOG" "status shows the open window and the data so far"
+dyn_wait 1 "bytes written" "$LOG" "status shows the open window and the data so far"
+after=$(dyn_raw_bytes "$dir3")
 t_grep "status names the output" "output $OUT" "$LOG"
+t_grep "status: the window's number and the dir" "    window 3, open since " "$LOG"
+t_grep "status: the window's PROF dir" "into $(basename "$dir3"): " "$LOG"
+said=$(sed -n 's/.*window 3, open since [0-9:]* ([0-9.]* s), into .*: \([0-9]*\) bytes written.*/\1/p' "$LOG")
+if [ -n "$said" ] && [ "$before" -le "$said" ] && [ "$said" -le "$after" ]; then
+	t_ok "status: $said bytes written, between $before and $after measured around it"
+else
+	t_fail "status said '$said' bytes written, measured $before before and $after after"
+fi
 
 # --- the job exits while window 3 is open -----------------------------------------
 dyn_until dyn_has_samples "$OUT" 3000 || t_fail "no samples in window 3"
@@ -51,6 +64,9 @@ t_grep "each window is exported in the background" "[INFO] Start export data in 
 n_done=$(dyn_count "$LOG" "done.")
 if [ "$n_done" -eq 3 ]; then t_ok "three exports done"; else t_fail "$n_done exports done, want 3"; cat "$LOG" >&2; fi
 t_grep "where the data is" "Process profiling data complete. Data is saved in $OUT" "$LOG"
+t_check "one banner" test "$(dyn_count "$LOG" "dynamic mode: 'start' and 'stop' a collection")" -eq 1
+# with or without a driver: one line on the devices for three windows
+t_check "the devices are told once, not per window" test "$(dyn_count "$LOG" "[INFO] Device collection ")" -eq 1
 
 mapfile -t dirs < <(dyn_prof_dirs "$OUT")
 if [ "${#dirs[@]}" -eq 3 ]; then t_ok "one PROF dir per window"; else t_fail "${#dirs[@]} PROF dirs, want 3"; t_done; fi
@@ -96,10 +112,13 @@ n=$(dyn_prof_dirs "$W/out2" | wc -l)
 if [ "$n" -eq 1 ]; then t_ok "one PROF dir for the window closed by EOF"; else t_fail "$n PROF dirs, want 1"; fi
 
 # --- a printf'd script, as users pipe one in ------------------------------------------
-printf 'start\nstop\nstart\nstop\nquit\n' | dyn_msprof --dynamic=on --output="$W/out3" sh -c 'sleep 0.5' >"$W/log3" 2>&1
+printf 'start\nstop\nstart\nstop\nquit\n' | dyn_msprof --dynamic=on --output="$W/out3" --task-time=off \
+	sh -c 'sleep 0.5' >"$W/log3" 2>&1
 rc=$?
 t_check "printf | msprof: exit 0" test "$rc" -eq 0
 t_check "printf | msprof: two windows" test "$(dyn_prof_dirs "$W/out3" | wc -l)" -eq 2
 t_grep "printf | msprof: quit" "dynamic profiling quit success......" "$W/log3"
+t_check "--task-time=off: no device data asked, no line about devices" \
+	test "$(dyn_count "$W/log3" "Device collection")" -eq 0
 
 t_done

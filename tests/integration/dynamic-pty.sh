@@ -1,13 +1,18 @@
 # The (msprof) prompt at a real terminal: msprof runs on a pseudo-terminal
 # (tests/helpers/pty-run) and the test types into it.  Windows over an idle
-# and a bursting job, ^C typed at the prompt (the terminal signals msprof
-# and the job: the open window is saved, msprof exits with the job's
-# status), ^D typed at the prompt (quit, then launch mode waits for the job).
+# and a bursting job; ^C typed at the prompt (a key there: a hint, the
+# prompt stays, the job is untouched and answers), line editing and history
+# recall (Up, in the run and from the history file in the next run), then
+# ^C after quit, while msprof waits for the job (the terminal's again: it
+# reaches the job, which dies of it, and msprof exits with its status); ^D
+# typed at the prompt (quit, then launch mode waits for the job).
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/integration/dynamic-lib.sh"
 
 W=$T_WORK
 OUT=$W/out
+# an editing terminal, and a history file of the test's own
+export TERM=xterm XDG_STATE_HOME=$W/state
 LOG=$W/log
 dyn_launch pty job "$LOG" "$OUT"
 
@@ -36,25 +41,48 @@ idle=$(dyn_max_cpu "${dirs[0]}"); busy=$(dyn_max_cpu "${dirs[1]}")
 if [ "$idle" -lt 20 ]; then t_ok "idle window: busiest thread at $idle%"; else t_fail "idle window shows $idle% CPU"; fi
 if [ "$busy" -gt 40 ]; then t_ok "burst window: busiest thread at $busy%"; else t_fail "burst window shows only $busy% CPU"; fi
 
-# --- ^C typed at the prompt with a window open ----------------------------------
+# --- ^C typed at the prompt with a window open: a key -------------------------
 dyn_launch pty job2 "$W/log2" "$W/out2"
 dyn_wait 1 "(msprof) " "$W/log2" "second prompt"
+t_check "one banner" test "$(dyn_count "$W/log2" "dynamic mode: 'start' and 'stop' a collection")" -eq 1
 dyn_send start
 dyn_wait 1 "dynamic profiling start success......" "$W/log2" "start before ^C"
 dyn_until dyn_has_samples "$W/out2" 1000 || t_fail "no samples before ^C"
+dyn_send status
+dyn_wait 1 "window 1, open since " "$W/log2" "status: the open window"
+printf '\033[A\r' >&7          # Up: status again
+dyn_wait 2 "window 1, open since " "$W/log2" "Up recalls the last command"
+printf '\003' >&7
+dyn_wait 1 "(Ctrl-C at the prompt does not reach the application: type 'stop' to end the collection" \
+	"$W/log2" "^C at the prompt: the hint"
+# the job never saw it: it still answers
+if dyn_burst job2 300 1; then t_ok "^C at the prompt: the job is untouched"; else t_fail "the job did not answer after ^C"; fi
+# editing: "xtop", Home, Delete, "s", Enter is "stop"
+printf 'xtop\001\033[3~s\r' >&7
+dyn_wait 1 "dynamic profiling stop success......" "$W/log2" "Home, Delete and insert edit the line"
+dyn_wait 1 "done." "$W/log2" "the window is exported"
+# Backspace, Ctrl-W, Ctrl-U and Ctrl-K: what is left is "help"
+printf 'bad words\027\027\025hx\177elp!\002\013\r' >&7
+dyn_wait 1 "	 status: " "$W/log2" "Backspace, Ctrl-W, Ctrl-U, Left (Ctrl-B), Ctrl-K"
+t_check "no invalid line was run" test "$(dyn_count "$W/log2" "invalid option")" -eq 0
+dyn_send q
+dyn_wait 1 "[INFO] waiting for app process exit......" "$W/log2" "q: msprof waits for the job"
 printf '\003' >&7
 wait "$DYN_PID"; rc=$?
 dyn_close
-# the terminal's SIGINT reaches the job too (same process group): it dies of it
-if [ "$rc" -eq 130 ]; then t_ok "^C: msprof exits with the job's 128+SIGINT"; else t_fail "^C: exit $rc, want 130"; cat "$W/log2" >&2; fi
-t_grep "^C: msprof's stop line" "[WARNING] Receive stop singal." "$W/log2"
-t_grep "^C: the open window is exported" "done." "$W/log2"
-d=$(dyn_prof_dirs "$W/out2" | tail -n1)
-if [ -n "$d" ]; then dyn_check_window "$d" "window closed by ^C"; else t_fail "no PROF dir after ^C"; fi
+# the terminal is given back at quit: its SIGINT reaches the job (same
+# process group) as at launch mode's wait, and msprof says so
+if [ "$rc" -eq 130 ]; then t_ok "^C after quit: msprof exits with the job's 128+SIGINT"; else t_fail "^C after quit: exit $rc, want 130"; cat "$W/log2" >&2; fi
+t_grep "^C after quit: msprof's stop line" "[WARNING] Receive stop singal." "$W/log2"
+t_check "one PROF dir" test "$(dyn_prof_dirs "$W/out2" | wc -l)" -eq 1
+hist=$XDG_STATE_HOME/msprof/history
+t_check "the history file keeps the commands" test "$(grep -cxE 'start|status|stop|help|q' "$hist")" -ge 5
 
 # --- ^D typed at the prompt --------------------------------------------------------
 dyn_launch pty job3 "$W/log3" "$W/out3"
 dyn_wait 1 "(msprof) " "$W/log3" "third prompt"
+printf '\033[A\033[A\033[A\r' >&7      # q, help, stop... the run before's commands
+dyn_wait 1 "dynamic profiling has not started......" "$W/log3" "the last run's history is recalled"
 dyn_close   # pty-run types ^D once its input ends
 dyn_wait 1 "dynamic profiling quit success......" "$W/log3" "^D is quit"
 dyn_wait 1 "[INFO] waiting for app process exit......" "$W/log3" "^D: msprof waits for the job"
