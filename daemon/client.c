@@ -283,45 +283,43 @@ static void client_read_resume(struct client *c)
 
 /* --- accepting ---------------------------------------------------------- */
 
-/* Refuse a connection before it becomes a client: one error frame written
- * straight away (a fresh socket has room for it), then close. */
-static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const char *fmt, ...)
+/* Write message e straight away if the socket takes it (a fresh socket
+ * has room; a peer that sends nothing reads nothing either): for a
+ * connection about to be closed. */
+static void write_now(struct client *c, const cJSON *e)
 {
-	va_list ap;
 	char *frame;
 	size_t len;
-
-	va_start(ap, fmt);
-	_cleanup_json_ cJSON *e = error_msg(0, code, fmt, ap);
-	va_end(ap);
 	if (e && ipc_frame_encode(e, &frame, &len) == 0) {
 		uv_buf_t b = uv_buf_init(frame, (unsigned)len);
 		(void)uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
 		free(frame);
 	}
+}
+
+/* Refuse a connection before it becomes a client: one error frame, then
+ * close. */
+static _printf_(3, 4) void reject(struct client *c, enum ipc_err code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	_cleanup_json_ cJSON *e = error_msg(0, code, fmt, ap);
+	va_end(ap);
+	write_now(c, e);
 	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
 }
 
-/* Close c now to make room for another: one error frame written straight
- * away if the socket takes it (a peer that sends nothing reads nothing
- * either), logged. */
+/* Close c now to make room for another: one error frame, logged. */
 static _printf_(3, 4) void client_evict(struct client *c, enum ipc_err code, const char *fmt, ...)
 {
 	va_list ap;
-	char *frame;
-	size_t len;
-
 	va_start(ap, fmt);
 	_cleanup_json_ cJSON *e = error_msg(0, code, fmt, ap);
 	va_end(ap);
 	const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "message");
 	log_msg("closing client %u (pid %d): %s", c->serial, (int)c->pid,
 		cJSON_IsString(text) ? text->valuestring : "?");
-	if (e && ipc_frame_encode(e, &frame, &len) == 0) {
-		uv_buf_t b = uv_buf_init(frame, (unsigned)len);
-		(void)uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
-		free(frame);
-	}
+	write_now(c, e);
 	client_close(c);
 }
 
