@@ -138,7 +138,7 @@ static const struct exp_counter_layer layer = {
 };
 
 static const char *const tables[] = {
-	"CPU_USAGE", "CPU_USAGE_AVG", "TARGET_THREAD_CPU_USAGE", "SYS_CPU", "PROCESS_CPU_USAGE", NULL
+	"CPU_USAGE", "CPU_USAGE_AVG", "TARGET_THREAD_CPU_USAGE", "TARGET_THREAD_INFO", "SYS_CPU", "PROCESS_CPU_USAGE", NULL
 };
 
 const struct exp_domain exp_domain_cpu = {

@@ -31,7 +31,7 @@ static const struct exp_counter_layer layer = {
 	NULL, NULL, NULL,
 };
 
-static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", NULL };
+static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", "HOST_DISK_DEVICE_USAGE", NULL };
 
 const struct exp_domain exp_domain_disk = {
 	.name = "disk",

@@ -76,7 +76,7 @@ static const struct exp_counter_layer layer = {
 	NULL, NULL, NULL,
 };
 
-static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", NULL };
+static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", "HOST_SYSTEM_MEM", NULL };
 
 const struct exp_domain exp_domain_mem = {
 	.name = "mem",

@@ -174,6 +174,14 @@ static void write_host_cpu(const char *data)
 	struct raw_buf b = { 0 };
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
+		/* names: APP+1 is "loader" at first, renamed "worker" at sample 5 */
+		for (uint32_t t = 0; t < 3 && (k == 0 || k == 5); t++) {
+			sample_begin(&b, k);
+			raw_buf_u32(&b, APP);
+			raw_buf_u32(&b, APP + t);
+			raw_buf_str(&b, t == 0 ? APP_NAME : t == 2 ? "writer" : k ? "worker" : "loader", 16);
+			emit(w, RAW_THREAD_INFO, &b);
+		}
 		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 3 ? 2 : 3);
 		/* a live thread's runtime is never 0: 0 means "no schedstat" */
@@ -209,6 +217,12 @@ static void write_host_mem(const char *data)
 		raw_buf_u64(&b, 50);
 		raw_buf_u64(&b, 0);
 		emit(w, RAW_PROC_MEM, &b);
+		/* the machine: 1000000 kB, 400000 + k kB available */
+		sample_begin(&b, k);
+		const uint64_t v[10] = { 1000000, 300000, 1000, 2000, 300, 4000, 5000, 0, 0, 400000 + k };
+		for (int i = 0; i < 10; i++)
+			raw_buf_u64(&b, v[i]);
+		emit(w, RAW_SYS_MEM, &b);
 	}
 	writer_close(w, &b);
 }
@@ -239,6 +253,19 @@ static void write_host_disk(const char *data)
 			raw_buf_u32(&b, CHILD);
 			emit(w, RAW_PROC_EXIT, &b);
 		}
+		/* the machine's disk vda: 400 sectors read per interval
+		 * (2048000 B/s), busy 50 ms of each 100; sda never moves */
+		sample_begin(&b, k);
+		raw_buf_u32(&b, 2);
+		raw_buf_str(&b, "vda", 32);
+		raw_buf_u64(&b, k * 400ULL);
+		raw_buf_u64(&b, 0);
+		raw_buf_u64(&b, k * 50ULL);
+		raw_buf_u64(&b, 0);
+		raw_buf_str(&b, "sda", 32);
+		for (int i = 0; i < 4; i++)
+			raw_buf_u64(&b, 7);
+		emit(w, RAW_DISK_STATS, &b);
 		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 5 || k == 7 || k >= 9 ? 2 : 1);
 		raw_buf_u32(&b, APP);
@@ -665,8 +692,21 @@ static void check_db(const char *db_path, bool damaged)
 	CHECK_NUM(sql_num(db, "SELECT MAX(readRate) FROM HOST_DISK_USAGE"), 1024000);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM HOST_DISK_USAGE ORDER BY timestampNs LIMIT 1"), 204800);
 	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM HOST_DISK_USAGE"), 2048000);
-	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_DISK_USAGE"), 20);
-	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_DISK_USAGE"), 20);
+	/* the busiest disk's 50% over the tree's 20% blocked */
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_DISK_USAGE"), 50);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_DISK_USAGE"), 50);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_DISK_DEVICE_USAGE d JOIN STRING_IDS s ON s.id = d.name "
+			      "WHERE s.value = 'vda' AND d.readRate = 2048000 AND d.usage = 50"), N - 1);
+	CHECK_NUM(sql_num(db, "SELECT MAX(readRate + writeRate + usage) FROM HOST_DISK_DEVICE_USAGE d "
+			      "JOIN STRING_IDS s ON s.id = d.name WHERE s.value = 'sda'"), 0);
+	/* thread names: the newest */
+	_cleanup_free_ char *tname = sql_text(db, "SELECT s.value FROM TARGET_THREAD_INFO t JOIN STRING_IDS s "
+						  "ON s.id = t.name WHERE t.tid = 4243 ORDER BY t.timestampNs DESC LIMIT 1");
+	CHECK_STR(tname, "worker");
+	/* the machine's memory, kB */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_SYSTEM_MEM"), N);
+	CHECK_NUM(sql_num(db, "SELECT memUsed FROM HOST_SYSTEM_MEM ORDER BY timestampNs LIMIT 1"), 600000);
+	CHECK_NUM(sql_num(db, "SELECT MAX(memAvailable) FROM HOST_SYSTEM_MEM"), 400000 + N - 1);
 	/* the child born in interval 4, seen once */
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 1);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 102400);
@@ -682,11 +722,12 @@ static void check_db(const char *db_path, bool damaged)
 	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 AND "
 			      "timestampNs > 0 AND timestampNs >= (SELECT MAX(timestampNs) FROM HOST_DISK_USAGE)"), 0);
 
-	/* network: eth0 125000 B/s of 125000000; lo's 20000 B/s only in speed */
+	/* network: eth0 125000 B/s of 125000000; lo's 10000 B/s (sent and
+	 * received: once) only in speed */
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_NETWORK_USAGE"), N - 1);
 	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_NETWORK_USAGE"), 0.1);
-	CHECK_NUM(sql_num(db, "SELECT MAX(speed) FROM HOST_NETWORK_USAGE"), 145000);
-	CHECK_NUM(sql_num(db, "SELECT MIN(speed) FROM HOST_NETWORK_USAGE"), 145000);
+	CHECK_NUM(sql_num(db, "SELECT MAX(speed) FROM HOST_NETWORK_USAGE"), 135000);
+	CHECK_NUM(sql_num(db, "SELECT MIN(speed) FROM HOST_NETWORK_USAGE"), 135000);
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM NETWORK_INTERFACE_USAGE n JOIN STRING_IDS s ON s.id = n.name "
 			      "WHERE s.value = 'lo' AND n.speed IS NULL AND n.rxRate = 10000"), N - 1);
 
@@ -714,8 +755,8 @@ static void check_summaries(const char *out)
 	check_csv(out, CSV_HOST_MEM_USAGE, host_mem, 1);
 	static const char *const host_disk[] = { "host,1000.0,1250.0,2000.0,2500.0" };
 	check_csv(out, CSV_HOST_DISK_USAGE, host_disk, 1);
-	/* 1000 Mbit/s = 122070.3125 KB/s; 145000 B/s = 141.6015625 KB/s */
-	static const char *const host_net[] = { "host,122070.3125,141.6015625,177.001953125" };
+	/* 1000 Mbit/s = 122070.3125 KB/s; 135000 B/s = 131.8359375 KB/s */
+	static const char *const host_net[] = { "host,122070.3125,131.8359375,164.794921875" };
 	check_csv(out, CSV_HOST_NETWORK_USAGE, host_net, 1);
 	static const char *const cpu[] = {
 		"host,cpu0,60.0,20.0,0.0,0.0,0.0,20.0",
