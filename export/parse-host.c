@@ -1122,6 +1122,8 @@ static int parse_file(struct parse *p, const char *path)
 	}
 	p->hdr = *h;
 	p->h = &p->hdr;
+	if (h->page_size)
+		p->e->page_size = h->page_size;
 	p->have_hdr = true;
 	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }

@@ -412,6 +412,9 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	 * parser maps every pid with these events through its NPU label */
 	[TRACK_OVERLAP] = { TRACK_OVERLAP, "Overlap Analysis", 31, "NPU", "overlap_analyse" },
 	[TRACK_COMMUNICATION] = { TRACK_COMMUNICATION, "Communication", 16, "NPU", "communication" },
+	/* ours, one process per profiled process, named after it (domain-cpu.c);
+	 * 8 is msprof's DPU, an Ascend-only layer; with CPU Usage in --reports */
+	[TRACK_THREAD_CPU] = { TRACK_THREAD_CPU, "Thread CPU", 8, "CPU", "cpu_usage" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */
