@@ -39,6 +39,7 @@ enum {
 	ST_THREAD_INFO,
 	ST_DISK_DEV,
 	ST_SYSTEM_MEM,
+	ST_PPID,
 	_ST_MAX,
 };
 
@@ -68,6 +69,7 @@ static const char *const st_sql[_ST_MAX] = {
 	[ST_THREAD_INFO] = "INSERT INTO TARGET_THREAD_INFO VALUES (?, ?, ?, ?)",
 	[ST_DISK_DEV] = "INSERT INTO HOST_DISK_DEVICE_USAGE VALUES (?, ?, ?, ?, ?)",
 	[ST_SYSTEM_MEM] = "INSERT INTO HOST_SYSTEM_MEM VALUES (?, ?, ?, ?)",
+	[ST_PPID] = "SELECT ppid FROM PROCESS_INFO WHERE pid = ? ORDER BY firstSeenNs DESC LIMIT 1",
 };
 
 /* Decoded sample entries kept between two samples. */
@@ -135,6 +137,10 @@ struct parse {
 	bool have_busy;
 	uint64_t busy_start;
 	double busy_pct;
+	/* I/O of children that exited, which their parent's /proc/PID/io
+	 * takes in when it reaps them (see io_interval) */
+	struct reaped { uint32_t ppid; uint64_t ts, rd, wr; } reaped[64];
+	size_t n_reaped;
 	struct { bool have; uint64_t ts, resident; } mem; /* tree total of a RAW_PROC_MEM sample */
 	double *cpu_busy;  /* ns busy per CPU in the current interval */
 	uint8_t *cpu_seen;
@@ -601,6 +607,55 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 	return 0;
 }
 
+/* A parent's /proc/PID/io counts the I/O of the children it reaped (the
+ * kernel adds a dead child's counters to its parent's at wait()), so a
+ * child's bytes would count twice in the tree: once as the child's, once
+ * as the parent's jump after the exit.  What a child had done at its last
+ * sample is owed by its parent and taken off the parent's next increases
+ * (within a second: a parent that reaps later, or never, keeps its own). */
+static void reaped_take(struct parse *p, uint32_t pid, uint64_t ts, uint64_t *rd, uint64_t *wr)
+{
+	for (size_t i = 0; i < p->n_reaped;) {
+		struct reaped *c = &p->reaped[i];
+		if (c->ppid == pid) {
+			uint64_t a = c->rd < *rd ? c->rd : *rd, b = c->wr < *wr ? c->wr : *wr;
+			*rd -= a;
+			*wr -= b;
+			c->rd -= a;
+			c->wr -= b;
+		}
+		if ((c->rd == 0 && c->wr == 0) || ts - c->ts > NSEC_PER_SEC)
+			*c = p->reaped[--p->n_reaped];
+		else
+			i++;
+	}
+}
+
+static int ppid_row(sqlite3_stmt *st, void *ctx)
+{
+	*(uint32_t *)ctx = (uint32_t)sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+/* pid exits at ts: its I/O at its last sample is owed by its parent. */
+static int reaped_note(struct parse *p, uint32_t pid, uint64_t ts)
+{
+	const struct series *s = &p->io;
+	const struct pio key = { .pid = pid }, *o = NULL;
+	if (s->have_prev)
+		o = bsearch(&key, s->prev, s->nprev, sizeof key, cmp_pid);
+	if (!o || (o->rd == 0 && o->wr == 0) || p->n_reaped >= ARRAY_SIZE(p->reaped))
+		return 0;
+	uint32_t ppid = 0;
+	sqlite3_bind_int64(p->st[ST_PPID], 1, pid);
+	int r = exp_stmt_each(p->e, p->st[ST_PPID], st_sql[ST_PPID], ppid_row, &ppid);
+	if (r < 0)
+		return r;
+	if (ppid)
+		p->reaped[p->n_reaped++] = (struct reaped){ ppid, ts, o->rd, o->wr };
+	return 0;
+}
+
 /* --- disk (RAW_PROC_IO) --------------------------------------------------------
  * Rates from read_bytes/write_bytes (what reached the storage layer, as
  * iotop's DISK READ/WRITE that msprof parses), in B/s as msprof's
@@ -631,7 +686,9 @@ static int io_interval(struct parse *p)
 			continue;
 		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
 			continue; /* pid reused */
-		double prd = (double)(n->rd - o->rd) / dt_s, pwr = (double)(n->wr - o->wr) / dt_s;
+		uint64_t drd = n->rd - o->rd, dwr = n->wr - o->wr;
+		reaped_take(p, n->pid, s->cur_ts, &drd, &dwr);
+		double prd = (double)drd / dt_s, pwr = (double)dwr / dt_s;
 		double pblk = (double)(n->blk - o->blk) / clk_tck(p);
 		rd += prd;
 		wr += pwr;
@@ -903,6 +960,7 @@ static void forget_all(struct parse *p)
 	series_release(&p->net);
 	series_release(&p->dsk);
 	p->have_busy = false;
+	p->n_reaped = 0;
 	p->mem.have = false;
 	pm_release(&p->born);
 }
@@ -1020,6 +1078,8 @@ static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
 	/* samples from before the exit may still be pending; they need the
 	 * start time about to be forgotten */
 	int r = complete_before(p, ts);
+	if (r == 0 && p->src == RAW_SOURCE_HOST_DISK)
+		r = reaped_note(p, pid, ts);
 	if (r < 0)
 		return r;
 	pm_del(&p->born, pid);
