@@ -355,6 +355,8 @@ struct thr {
 	int child_fd;          /* task/TID/children, kept once read (-1: not yet, or over budget) */
 	bool gone;
 	bool have_last;        /* last_*: its entry of the last tick, from a full read */
+	bool named;            /* comm: its name as last written (RAW_THREAD_INFO) */
+	char comm[16];
 	char last_state;       /* stat's state at the last full read */
 	int32_t last_cpu;
 	uint64_t last_ut, last_st, last_run, last_pcount;
@@ -419,7 +421,10 @@ struct host_sampler {
 
 	int proc_fd;
 	DIR *proc_dir;            /* /proc walked by usage ticks and the ppid fallback */
-	int netdev_fd, pstat_fd, meminfo_fd;
+	int netdev_fd, pstat_fd, meminfo_fd, diskstats_fd;
+	uint64_t sysmem_ns;       /* /proc/meminfo last read for --host-sys=mem */
+	struct disk_name { char name[32]; bool whole; } disks[64]; /* diskstats names looked up */
+	size_t n_disks;
 
 	struct raw_writer *w[N_SRC];
 	uint32_t w_slice[N_SRC];  /* slice whose process descriptions were written */
@@ -728,6 +733,20 @@ static void emit_exit(struct host_sampler *s, enum raw_source src, uint64_t ts, 
 	raw_buf_u64(b, ts);
 	raw_buf_u32(b, pid);
 	emit(s, src, RAW_PROC_EXIT, b);
+}
+
+/* A thread's name, when it is first read and whenever its stat shows
+ * another (pthread_setname_np): its comm comes with the stat the cpu
+ * sampler reads anyway, so naming costs no read of its own. */
+static void emit_thread_info(struct host_sampler *s, uint64_t ts, uint32_t pid, const struct thr *t)
+{
+	struct raw_buf *b = &s->ib;
+	raw_buf_reset(b);
+	raw_buf_u64(b, ts);
+	raw_buf_u32(b, pid);
+	raw_buf_u32(b, t->tid);
+	raw_buf_str(b, t->comm, 16);
+	emit(s, RAW_SOURCE_HOST_CPU, RAW_THREAD_INFO, b);
 }
 
 static void emit_target_info(struct host_sampler *s, const struct proc *p, uint64_t ts)
@@ -1309,6 +1328,11 @@ static void sample_thread_cpu(struct host_sampler *s)
 			t->last_run = ss[0];
 			t->last_pcount = nss == 3 ? ss[2] : 0;
 			t->last_cpu = st.processor;
+			if (!t->named || strncmp(t->comm, st.comm, sizeof(t->comm)) != 0) {
+				memcpy(t->comm, st.comm, sizeof(t->comm));
+				t->named = true;
+				emit_thread_info(s, r.ts, p->pid, t);
+			}
 			thread_entry(&r, p->pid, t);
 		}
 		/* what the io sampler and refresh_targets go by this tick */
@@ -1404,6 +1428,70 @@ static void sample_proc_io(struct host_sampler *s)
 	rec_flush(&r);
 }
 
+/* /proc/diskstats: whole disks only (a partition's I/O is its disk's
+ * too, and would count twice), told apart by /sys/block/NAME, looked up
+ * once per name; devices that never did I/O (unused loop and ram devices)
+ * are left out.  The machine's disks, not the tree's: the usage in percent
+ * is the busiest disk's busy time (io_ticks, iostat's %util), which the
+ * kernel keeps whatever kernel.task_delayacct says. */
+static bool whole_disk(struct host_sampler *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_disks; i++)
+		if (streq(s->disks[i].name, name))
+			return s->disks[i].whole;
+	if (s->n_disks >= ARRAY_SIZE(s->disks))
+		return false;
+	char path[64];
+	snprintf(path, sizeof path, "/sys/block/%s", name);
+	struct disk_name *d = &s->disks[s->n_disks++];
+	snprintf(d->name, sizeof d->name, "%s", name);
+	d->whole = access(path, F_OK) == 0;
+	return d->whole;
+}
+
+static void sample_diskstats(struct host_sampler *s)
+{
+	uint64_t ts = mono_ns();
+	ssize_t len = read_sysfile(s, s->diskstats_fd);
+	if (len < 0)
+		return;
+	struct rec r;
+	rec_begin(&r, s, &s->rb[1], RAW_SOURCE_HOST_DISK, RAW_DISK_STATS, ts);
+	const char *p = s->sbuf, *end = s->sbuf + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		/* major minor name reads merged sectors ms writes merged sectors ms inflight io_ticks */
+		uint64_t v[12] = { 0 };
+		const char *q = p;
+		bool ok = scan_u64(&q, eol, &v[0]) && scan_u64(&q, eol, &v[1]);
+		q = ok ? skip_blank(q, eol) : eol;
+		const char *name = q;
+		while (q < eol && *q != ' ')
+			q++;
+		size_t nl = (size_t)(q - name);
+		unsigned n = 0;
+		while (n < 10 && scan_u64(&q, eol, &v[n]))
+			n++;
+		char dev[32];
+		if (ok && n == 10 && nl > 0 && nl < sizeof dev && (v[0] | v[4] | v[9])) {
+			memcpy(dev, name, nl);
+			dev[nl] = 0;
+			if (whole_disk(s, dev)) {
+				rec_entry(&r);
+				raw_buf_str(r.b, dev, 32);
+				raw_buf_u64(r.b, v[2]); /* sectors read */
+				raw_buf_u64(r.b, v[6]); /* sectors written */
+				raw_buf_u64(r.b, v[9]); /* io_ticks, ms */
+				raw_buf_u64(r.b, 0);
+			}
+		}
+		p = eol + 1;
+	}
+	rec_flush(&r);
+}
+
 static void sample_net_dev(struct host_sampler *s)
 {
 	uint64_t ts = mono_ns();
@@ -1484,17 +1572,18 @@ static void sample_sys_cpu(struct host_sampler *s)
 	rec_flush(&r);
 }
 
-static void sample_sys_mem(struct host_sampler *s)
+static void sample_sys_mem(struct host_sampler *s, enum raw_source src)
 {
 	uint64_t ts = mono_ns();
 	ssize_t len = read_sysfile(s, s->meminfo_fd);
 	if (len < 0)
 		return;
-	uint64_t v[9] = { 0 };
+	uint64_t v[10] = { 0 };
 	const struct kv kv[] = {
 		{ "MemTotal", &v[0] }, { "MemFree", &v[1] }, { "Buffers", &v[2] },
 		{ "Cached", &v[3] }, { "Shmem", &v[4] }, { "CommitLimit", &v[5] },
 		{ "Committed_AS", &v[6] }, { "HugePages_Total", &v[7] }, { "HugePages_Free", &v[8] },
+		{ "MemAvailable", &v[9] },
 	};
 	parse_kv(s->sbuf, (size_t)len, kv, ARRAY_SIZE(kv));
 	struct raw_buf *b = &s->ib;
@@ -1502,7 +1591,7 @@ static void sample_sys_mem(struct host_sampler *s)
 	raw_buf_u64(b, ts);
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
 		raw_buf_u64(b, v[i]);
-	emit(s, RAW_SOURCE_USAGE_MEM, RAW_SYS_MEM, b);
+	emit(s, src, RAW_SYS_MEM, b);
 }
 
 static void usage_info(struct host_sampler *s, const struct uproc *u, uint64_t ts)
@@ -1643,8 +1732,12 @@ static void reannounce(struct host_sampler *s, uint64_t ts)
 		s->w_slice[src] = raw_writer_slice(s->w[src]);
 		for (size_t i = 0; i < s->n_procs; i++) {
 			const struct proc *p = s->procs[i];
-			if (!p->skip)
-				emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank, p->local_rank);
+			if (p->skip)
+				continue;
+			emit_info(s, src, ts, p->pid, p->ppid, p->starttime, p->comm, true, p->rank, p->local_rank);
+			for (size_t j = 0; src == RAW_SOURCE_HOST_CPU && j < p->n_thr; j++)
+				if (p->thr[j].named && !p->thr[j].gone)
+					emit_thread_info(s, ts, p->pid, &p->thr[j]);
 		}
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(usage_sources); k++) {
@@ -1751,7 +1844,7 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 	struct host_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = -1;
+	s->proc_fd = s->netdev_fd = s->pstat_fd = s->meminfo_fd = s->diskstats_fd = -1;
 	s->follow = cfg->follow_children;
 	s->adopter = cfg->adopter;
 	s->self = (uint32_t)getpid();
@@ -1787,6 +1880,12 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 		goto fail;
 	if (cfg->usage_flags & HOST_USAGE_MEM && (r = open_sys_file("/proc/meminfo", &s->meminfo_fd)) < 0)
 		goto fail;
+	/* system memory and disks beside the tree's: a kernel without the
+	 * file leaves only those tracks out */
+	if (cfg->sys_flags & HOST_SYS_MEM && s->meminfo_fd < 0)
+		(void)open_sys_file("/proc/meminfo", &s->meminfo_fd);
+	if (cfg->sys_flags & HOST_SYS_DISK)
+		(void)open_sys_file("/proc/diskstats", &s->diskstats_fd);
 
 	uint64_t mono0 = cfg->mono0_ns, real0 = cfg->real0_ns;
 	if (mono0 == 0 && real0 == 0) {
@@ -1862,6 +1961,16 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 	if (kinds & HOST_TICK_SYS) {
 		if (s->sys_flags & HOST_SYS_MEM)
 			sample_proc_mem(s);
+		/* the machine's used and available memory beside the tree's,
+		 * at most at the rate statm is read when nothing runs */
+		if (s->sys_flags & HOST_SYS_MEM && s->meminfo_fd >= 0 && now - s->sysmem_ns >= SLOW_REFRESH_NS) {
+			s->sysmem_ns = now;
+			sample_sys_mem(s, RAW_SOURCE_HOST_MEM);
+		}
+		/* the machine's disks before the tree's io, so that the
+		 * export has a disk's interval when the tree's is complete */
+		if (s->sys_flags & HOST_SYS_DISK && s->diskstats_fd >= 0)
+			sample_diskstats(s);
 		if (s->sys_flags & HOST_SYS_DISK)
 			sample_proc_io(s);
 		if (s->sys_flags & HOST_SYS_NETWORK)
@@ -1871,7 +1980,7 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 		if (s->usage_flags & HOST_USAGE_CPU)
 			sample_sys_cpu(s);
 		if (s->usage_flags & HOST_USAGE_MEM)
-			sample_sys_mem(s);
+			sample_sys_mem(s, RAW_SOURCE_USAGE_MEM);
 		if (s->usage_flags)
 			sample_all_procs(s);
 	}
@@ -1978,6 +2087,8 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 		close(s->pstat_fd);
 	if (s->meminfo_fd >= 0)
 		close(s->meminfo_fd);
+	if (s->diskstats_fd >= 0)
+		close(s->diskstats_fd);
 	raw_buf_release(&s->rb[0]);
 	raw_buf_release(&s->rb[1]);
 	raw_buf_release(&s->ib);

@@ -119,7 +119,16 @@ enum raw_source {
  *                 softirq, steal}  (ticks, /proc/stat)
  * RAW_SYS_MEM     ts, u64 MemTotal, MemFree, Buffers, Cached, Shmem,
  *                 CommitLimit, Committed_AS (kB), HugePages_Total,
- *                 HugePages_Free (pages)               (/proc/meminfo)
+ *                 HugePages_Free (pages), then (absent in older files)
+ *                 MemAvailable (kB)                    (/proc/meminfo)
+ *                 In host_mem (--host-sys=mem) too, at most every 20 ms.
+ * RAW_THREAD_INFO ts, u32 pid, u32 tid, char comm[16]: a target thread's
+ *                 name, in host_cpu, when the thread is first read and
+ *                 when its comm changes; again at the start of each slice.
+ * RAW_DISK_STATS  ts, n x {char name[32], u64 sectors_read (512 B),
+ *                 u64 sectors_written, u64 io_ticks_ms, u64 reserved}
+ *                 the machine's whole disks (/proc/diskstats), in host_disk
+ *                 before each RAW_PROC_IO sample.
  * RAW_PROC_CPU    ts, n x {u32 pid, u32 reserved, u64 utime_ticks,
  *                 u64 stime_ticks}   all processes (--host-sys-usage=cpu)
  * RAW_PROC_MEM_ALL ts, same entries as RAW_PROC_MEM, all processes
@@ -155,6 +164,8 @@ enum raw_type {
 	RAW_PROC_MEM_ALL = 10,
 	RAW_SESSION_END = 11,
 	RAW_SAMPLER_TICKS = 12,
+	RAW_THREAD_INFO = 13,
+	RAW_DISK_STATS = 14,
 	/* Agent records (RAW_SOURCE_AGENT).  ts is CLOCK_MONOTONIC ns as
 	 * everywhere; strings are u32 length + bytes (no NUL), at most
 	 * RAW_AGENT_MAX_STR bytes (longer messages are cut and counted).

@@ -137,14 +137,78 @@ static const struct exp_counter_layer layer = {
 	"SELECT timestampNs, usage FROM CPU_USAGE_AVG", "CPU Avg", "CPU_USAGE_AVG",
 };
 
+/* Thread CPU: per process of the tree a timeline process "Thread CPU:
+ * <name> (pid <pid>)" (the pid makes it unique beside the mstx layer,
+ * which is named after the process too), with one counter per thread
+ * named "<comm> (<tid>)": % of one CPU, as TARGET_THREAD_CPU_USAGE has it.
+ * A thread's name is its newest (TARGET_THREAD_INFO); a thread without
+ * one is "Thread <tid>". */
+static bool thread_cpu_has(struct exp *e)
+{
+	return exp_track_on(e, TRACK_THREAD_CPU) && exp_table_has_rows(e, "TARGET_THREAD_CPU_USAGE");
+}
+
+static int thread_cpu_row(sqlite3_stmt *st, void *ctx)
+{
+	struct exp_tl *out = ctx;
+	const struct export_track_info *k = &export_tracks[TRACK_THREAD_CPU];
+	unsigned pid = (unsigned)sqlite3_column_int64(st, 1);
+	int64_t tid = sqlite3_column_int64(st, 2);
+	const char *comm = (const char *)sqlite3_column_text(st, 4);
+	char name[64];
+	if (comm)
+		snprintf(name, sizeof name, "%s (%" PRId64 ")", comm, tid);
+	else
+		snprintf(name, sizeof name, "Thread %" PRId64, tid);
+	exp_tl_counter2(out, export_format_pid(pid, k->sort_index, EXPORT_HOST_DEVICE_ID),
+			sqlite3_column_int64(st, 0), name, "Usage(%)", sqlite3_column_double(st, 3), NULL, 0);
+	return 0;
+}
+
+static int thread_cpu_process(sqlite3_stmt *st, void *ctx)
+{
+	struct exp_tl *out = ctx;
+	const struct export_track_info *k = &export_tracks[TRACK_THREAD_CPU];
+	unsigned pid = (unsigned)sqlite3_column_int64(st, 0);
+	const char *pname = (const char *)sqlite3_column_text(st, 1);
+	char name[128];
+	snprintf(name, sizeof name, "%s: %s (pid %u)", k->process_name, pname && *pname ? pname : "?", pid);
+	exp_tl_process(out, export_format_pid(pid, k->sort_index, EXPORT_HOST_DEVICE_ID), name, k->label,
+		       k->sort_index);
+	return 0;
+}
+
+static int thread_cpu_layers(struct exp *e, struct exp_tl *out)
+{
+	if (!thread_cpu_has(e))
+		return 0;
+	/* the names as one small table SQLite indexes for the join, not a
+	 * lookup per row */
+	static const char rows[] =
+		"SELECT u.timestampNs, u.pid, u.tid, u.usage, s.value FROM TARGET_THREAD_CPU_USAGE u "
+		"LEFT JOIN (SELECT pid, tid, name, MAX(timestampNs) FROM TARGET_THREAD_INFO GROUP BY pid, tid) n "
+		"ON n.pid = u.pid AND n.tid = u.tid LEFT JOIN STRING_IDS s ON s.id = n.name";
+	/* raw files of an older msprofd have no names (the table is dropped) */
+	static const char unnamed[] = "SELECT timestampNs, pid, tid, usage, NULL FROM TARGET_THREAD_CPU_USAGE";
+	int r = exp_each(e, exp_table_has_rows(e, "TARGET_THREAD_INFO") ? rows : unnamed, NULL, thread_cpu_row, out);
+	if (r < 0)
+		return r;
+	static const char procs[] = "SELECT u.pid, " EXP_NAME_OF_PID " FROM "
+				    "(SELECT DISTINCT pid FROM TARGET_THREAD_CPU_USAGE) u ORDER BY u.pid";
+	r = exp_each(e, procs, NULL, thread_cpu_process, out);
+	return r < 0 ? r : 0;
+}
+
 static const char *const tables[] = {
-	"CPU_USAGE", "CPU_USAGE_AVG", "TARGET_THREAD_CPU_USAGE", "SYS_CPU", "PROCESS_CPU_USAGE", NULL
+	"CPU_USAGE", "CPU_USAGE_AVG", "TARGET_THREAD_CPU_USAGE", "TARGET_THREAD_INFO", "SYS_CPU", "PROCESS_CPU_USAGE", NULL
 };
 
 const struct exp_domain exp_domain_cpu = {
 	.name = "cpu",
 	.tables = tables,
 	.counter_layer = &layer,
+	.has_layers = thread_cpu_has,
+	.layers = thread_cpu_layers,
 	.host_summaries = summaries,
 	.n_host_summaries = ARRAY_SIZE(summaries),
 };

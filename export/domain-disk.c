@@ -26,12 +26,28 @@ static const struct exp_host_summary summaries[] = {
 	{ CSV_HOST_DISK_USAGE, false, ASK_DISK, "HOST_DISK_USAGE", write_host_disk },
 };
 
-static const struct exp_counter_layer layer = {
-	TRACK_DISK_USAGE, "HOST_DISK_USAGE", "SELECT timestampNs, usage FROM HOST_DISK_USAGE", false, "Disk Usage",
-	NULL, NULL, NULL,
+/* Byte rates beside the percentage, MB/s (MB = 2^20 bytes, as msprof's KB
+ * is 2^10): the tree's, each disk's that did I/O, each process's. */
+static const struct exp_counter_track rates[] = {
+	{ "HOST_DISK_USAGE", "SELECT timestampNs, 'Disk Rate', readRate, writeRate FROM HOST_DISK_USAGE",
+	  "Read(MB/s)", "Write(MB/s)", 1.0 / 1048576.0 },
+	{ "HOST_DISK_DEVICE_USAGE",
+	  "SELECT d.timestampNs, 'Disk ' || s.value, d.readRate, d.writeRate FROM HOST_DISK_DEVICE_USAGE d "
+	  "JOIN STRING_IDS s ON s.id = d.name WHERE d.name IN (SELECT name FROM HOST_DISK_DEVICE_USAGE "
+	  "GROUP BY name HAVING MAX(readRate + writeRate) > 0)",
+	  "Read(MB/s)", "Write(MB/s)", 1.0 / 1048576.0 },
+	{ "TARGET_PROCESS_DISK_USAGE",
+	  "SELECT u.timestampNs, " EXP_NAME_OF_PID " || ' (pid ' || u.pid || ')', u.readRate, u.writeRate "
+	  "FROM TARGET_PROCESS_DISK_USAGE u",
+	  "Read(MB/s)", "Write(MB/s)", 1.0 / 1048576.0 },
 };
 
-static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", NULL };
+static const struct exp_counter_layer layer = {
+	TRACK_DISK_USAGE, "HOST_DISK_USAGE", "SELECT timestampNs, usage FROM HOST_DISK_USAGE", false, "Disk Usage",
+	NULL, NULL, NULL, rates, ARRAY_SIZE(rates),
+};
+
+static const char *const tables[] = { "HOST_DISK_USAGE", "TARGET_PROCESS_DISK_USAGE", "HOST_DISK_DEVICE_USAGE", NULL };
 
 const struct exp_domain exp_domain_disk = {
 	.name = "disk",

@@ -71,12 +71,23 @@ static const struct exp_host_summary summaries[] = {
 	{ CSV_PROCESS_MEM, true, ASK_MEM, "PROCESS_MEM_USAGE", write_process_mem },
 };
 
-static const struct exp_counter_layer layer = {
-	TRACK_MEMORY_USAGE, "HOST_MEM_USAGE", "SELECT timestampNs, usage FROM HOST_MEM_USAGE", false, "Memory Usage",
-	NULL, NULL, NULL,
+/* MB beside the percentage (MB = 2^20 bytes): the machine's used and
+ * available memory, and each process's resident set (?1: page size). */
+static const struct exp_counter_track sizes[] = {
+	{ "HOST_SYSTEM_MEM", "SELECT timestampNs, 'System Memory', memUsed, memAvailable FROM HOST_SYSTEM_MEM",
+	  "Used(MB)", "Available(MB)", 1.0 / 1024.0 },
+	{ "TARGET_PROCESS_MEM",
+	  "SELECT u.timestampNs, " EXP_NAME_OF_PID " || ' (pid ' || u.pid || ')', u.residentPages * ?1 "
+	  "FROM TARGET_PROCESS_MEM u",
+	  "RSS(MB)", NULL, 1.0 / 1048576.0 },
 };
 
-static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", NULL };
+static const struct exp_counter_layer layer = {
+	TRACK_MEMORY_USAGE, "HOST_MEM_USAGE", "SELECT timestampNs, usage FROM HOST_MEM_USAGE", false, "Memory Usage",
+	NULL, NULL, NULL, sizes, ARRAY_SIZE(sizes),
+};
+
+static const char *const tables[] = { "HOST_MEM_USAGE", "TARGET_PROCESS_MEM", "SYS_MEM", "PROCESS_MEM_USAGE", "HOST_SYSTEM_MEM", NULL };
 
 const struct exp_domain exp_domain_mem = {
 	.name = "mem",

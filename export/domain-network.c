@@ -27,9 +27,20 @@ static const struct exp_host_summary summaries[] = {
 	{ CSV_HOST_NETWORK_USAGE, false, ASK_NETWORK, "HOST_NETWORK_USAGE", write_host_network },
 };
 
+/* Byte rates beside the percentage, MB/s (MB = 2^20 bytes): all
+ * interfaces (lo's traffic once), and each interface's rx and tx. */
+static const struct exp_counter_track rates[] = {
+	{ "HOST_NETWORK_USAGE", "SELECT timestampNs, 'Network Rate', speed FROM HOST_NETWORK_USAGE", "Speed(MB/s)",
+	  NULL, 1.0 / 1048576.0 },
+	{ "NETWORK_INTERFACE_USAGE",
+	  "SELECT n.timestampNs, 'Interface ' || s.value, n.rxRate, n.txRate FROM NETWORK_INTERFACE_USAGE n "
+	  "JOIN STRING_IDS s ON s.id = n.name",
+	  "Rx(MB/s)", "Tx(MB/s)", 1.0 / 1048576.0 },
+};
+
 static const struct exp_counter_layer layer = {
 	TRACK_NETWORK_USAGE, "HOST_NETWORK_USAGE", "SELECT timestampNs, usage FROM HOST_NETWORK_USAGE", false,
-	"Network Usage", NULL, NULL, NULL,
+	"Network Usage", NULL, NULL, NULL, rates, ARRAY_SIZE(rates),
 };
 
 static const char *const tables[] = { "HOST_NETWORK_USAGE", "NETWORK_INTERFACE_USAGE", NULL };

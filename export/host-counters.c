@@ -61,10 +61,58 @@ static int tl_rows(struct tl *t, const char *sql, bool with_id, const char *pref
 	return 0;
 }
 
+void exp_tl_counter2(struct exp_tl *out, unsigned pid, int64_t ts_ns, const char *name, const char *arg1,
+		     double v1, const char *arg2, double v2)
+{
+	char ts[32], a[64], b[64];
+	exp_format_ts(ts_ns, ts);
+	exp_format_num(v1, 6, a, sizeof a);
+	FILE *f = exp_tl_event(out);
+	fputs("{\"name\":\"", f);
+	exp_json_str(f, name, strlen(name));
+	fprintf(f, "\",\"pid\":%u,\"tid\":0,\"ts\":\"%s\",\"ph\":\"C\",\"args\":{\"%s\":%s", pid, ts, arg1, a);
+	if (arg2) {
+		exp_format_num(v2, 6, b, sizeof b);
+		fprintf(f, ",\"%s\":%s", arg2, b);
+	}
+	fputs("}}", f);
+}
+
+struct tl_more {
+	struct tl *t;
+	const struct exp_counter_track *k;
+	unsigned pid;
+};
+
+/* ?1 of a track's statement, where it has one: the page size in bytes */
+static int bind_page_size(sqlite3_stmt *st, void *ctx)
+{
+	const struct tl_more *q = ctx;
+	if (sqlite3_bind_parameter_count(st) > 0)
+		sqlite3_bind_int64(st, 1, q->t->e->page_size ? q->t->e->page_size : 4096);
+	return 0;
+}
+
+static int tl_more_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct tl_more *q = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	exp_tl_counter2(q->t->out, q->pid, sqlite3_column_int64(st, 0), name ? name : "", q->k->arg1,
+			sqlite3_column_double(st, 2) * q->k->scale, q->k->arg2,
+			q->k->arg2 ? sqlite3_column_double(st, 3) * q->k->scale : 0);
+	return 0;
+}
+
 bool exp_counter_layer_has(struct exp *e, const struct exp_counter_layer *l)
 {
-	return exp_track_on(e, l->track) &&
-	       (exp_table_has_rows(e, l->table) || (l->table2 && exp_table_has_rows(e, l->table2)));
+	if (!exp_track_on(e, l->track))
+		return false;
+	if (exp_table_has_rows(e, l->table) || (l->table2 && exp_table_has_rows(e, l->table2)))
+		return true;
+	for (size_t i = 0; i < l->n_more; i++)
+		if (exp_table_has_rows(e, l->more[i].table))
+			return true;
+	return false;
 }
 
 int exp_write_counter_layer(struct exp *e, struct exp_tl *out, const struct exp_counter_layer *l)
@@ -80,6 +128,15 @@ int exp_write_counter_layer(struct exp *e, struct exp_tl *out, const struct exp_
 		r = tl_rows(&t, l->sql, l->with_id, l->prefix, pid, &n);
 	if (r == 0 && l->sql2 && exp_table_has_rows(e, l->table2))
 		r = tl_rows(&t, l->sql2, false, l->prefix2, pid, &n);
+	for (size_t i = 0; r == 0 && i < l->n_more; i++) {
+		if (!exp_table_has_rows(e, l->more[i].table))
+			continue;
+		struct tl_more q = { &t, &l->more[i], pid };
+		r = exp_each(e, l->more[i].sql, bind_page_size, tl_more_row, &q);
+		if (r > 0)
+			n += (uint64_t)r;
+		r = r < 0 ? r : 0;
+	}
 	if (r == 0 && n)
 		tl_metadata(&t, k, pid);
 	return r;

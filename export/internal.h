@@ -58,6 +58,7 @@ struct exp {
 	uint32_t app_pid;
 	unsigned cpu_nums;
 	uint64_t mem_total_kb;
+	uint32_t page_size;  /* of the host samples' writer (raw header); 0: not parsed now (4096) */
 	char hostname[256];
 	char host_uid[128];
 	/* "processes": the pids this PROF dir holds (a rank's dir,
@@ -520,6 +521,7 @@ extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, 
 /* A host counter layer (host-counters.c): "SELECT ts, [id,] value" rows as
  * counters named prefix (+ id), and a second query's under prefix2 (CPU
  * Avg); each written when its table has rows, then the process metadata. */
+struct exp_counter_track;
 struct exp_counter_layer {
 	enum export_track track;
 	const char *table;     /* present when this table has rows */
@@ -529,7 +531,21 @@ struct exp_counter_layer {
 	const char *sql2;
 	const char *prefix2;
 	const char *table2;
+	/* more counters in the same process, each written when its table
+	 * has rows: "SELECT ts, name, v1[, v2]" rows as counters named
+	 * name with args {arg1: v1 * scale, arg2: v2 * scale} */
+	const struct exp_counter_track *more;
+	size_t n_more;
 };
+struct exp_counter_track {
+	const char *table;
+	const char *sql;
+	const char *arg1, *arg2; /* arg2 NULL: one value */
+	double scale;            /* B/s -> MB/s, kB -> MB, ... */
+};
+/* A counter event named name (JSON-escaped here) with one or two args. */
+void exp_tl_counter2(struct exp_tl *out, unsigned pid, int64_t ts_ns, const char *name, const char *arg1,
+		     double v1, const char *arg2, double v2);
 bool exp_counter_layer_has(struct exp *e, const struct exp_counter_layer *l);
 int exp_write_counter_layer(struct exp *e, struct exp_tl *tl, const struct exp_counter_layer *l);
 

@@ -626,8 +626,11 @@ int exp_tl_append(struct exp_tl *t, struct exp_tl *spool)
 
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort)
 {
-	fprintf(exp_tl_meta(t), "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
-		pid, name);
+	/* a name may hold a process's comm, which may hold anything */
+	FILE *f = exp_tl_meta(t);
+	fprintf(f, "{\"name\":\"process_name\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"", pid);
+	exp_json_str(f, name, strlen(name));
+	fputs("\"}}", f);
 	fprintf(exp_tl_meta(t),
 		"{\"name\":\"process_labels\",\"pid\":%u,\"tid\":0,\"ph\":\"M\",\"args\":{\"labels\":\"%s\"}}", pid,
 		label);

@@ -36,6 +36,10 @@ enum {
 	ST_PROC_INFO,
 	ST_PROC_EXIT,
 	ST_TICKS,
+	ST_THREAD_INFO,
+	ST_DISK_DEV,
+	ST_SYSTEM_MEM,
+	ST_PPID,
 	_ST_MAX,
 };
 
@@ -62,6 +66,10 @@ static const char *const st_sql[_ST_MAX] = {
 			 "firstSeenNs = min(firstSeenNs, excluded.firstSeenNs)",
 	[ST_PROC_EXIT] = "UPDATE PROCESS_INFO SET exitNs = ? WHERE pid = ? AND exitNs IS NULL",
 	[ST_TICKS] = "INSERT INTO SAMPLER_TICKS VALUES (?, ?, ?)",
+	[ST_THREAD_INFO] = "INSERT INTO TARGET_THREAD_INFO VALUES (?, ?, ?, ?)",
+	[ST_DISK_DEV] = "INSERT INTO HOST_DISK_DEVICE_USAGE VALUES (?, ?, ?, ?, ?)",
+	[ST_SYSTEM_MEM] = "INSERT INTO HOST_SYSTEM_MEM VALUES (?, ?, ?, ?)",
+	[ST_PPID] = "SELECT ppid FROM PROCESS_INFO WHERE pid = ? ORDER BY firstSeenNs DESC LIMIT 1",
 };
 
 /* Decoded sample entries kept between two samples. */
@@ -69,6 +77,7 @@ struct thr { uint32_t pid, tid; uint64_t ticks, runtime_ns; int32_t cpu; };
 struct pio { uint32_t pid; uint64_t rd, wr, blk; };
 struct pcpu { uint32_t pid; uint64_t ticks; };
 struct ndev { char name[16]; uint64_t rx, tx; };
+struct dstat { char name[32]; uint64_t rd, wr, busy_ms; };
 
 /* A record type's entries, and what is done with a sample of them once
  * it is complete (complete_series). */
@@ -121,7 +130,17 @@ struct parse {
 	struct raw_header hdr;  /* of the file being read; kept for pending samples */
 	bool have_hdr;
 	sqlite3_stmt *st[_ST_MAX];
-	struct series thr, io, pcpu, net;
+	struct series thr, io, pcpu, net, dsk;
+	enum raw_source src;    /* the source being read */
+	/* the busiest disk's busy time over the last disk interval, for the
+	 * tree's interval that it stands beside (io_interval) */
+	bool have_busy;
+	uint64_t busy_start;
+	double busy_pct;
+	/* I/O of children that exited, which their parent's /proc/PID/io
+	 * takes in when it reaps them (see io_interval) */
+	struct reaped { uint32_t ppid; uint64_t ts, rd, wr; } reaped[64];
+	size_t n_reaped;
 	struct { bool have; uint64_t ts, resident; } mem; /* tree total of a RAW_PROC_MEM sample */
 	double *cpu_busy;  /* ns busy per CPU in the current interval */
 	uint8_t *cpu_seen;
@@ -588,6 +607,55 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 	return 0;
 }
 
+/* A parent's /proc/PID/io counts the I/O of the children it reaped (the
+ * kernel adds a dead child's counters to its parent's at wait()), so a
+ * child's bytes would count twice in the tree: once as the child's, once
+ * as the parent's jump after the exit.  What a child had done at its last
+ * sample is owed by its parent and taken off the parent's next increases
+ * (within a second: a parent that reaps later, or never, keeps its own). */
+static void reaped_take(struct parse *p, uint32_t pid, uint64_t ts, uint64_t *rd, uint64_t *wr)
+{
+	for (size_t i = 0; i < p->n_reaped;) {
+		struct reaped *c = &p->reaped[i];
+		if (c->ppid == pid) {
+			uint64_t a = c->rd < *rd ? c->rd : *rd, b = c->wr < *wr ? c->wr : *wr;
+			*rd -= a;
+			*wr -= b;
+			c->rd -= a;
+			c->wr -= b;
+		}
+		if ((c->rd == 0 && c->wr == 0) || ts - c->ts > NSEC_PER_SEC)
+			*c = p->reaped[--p->n_reaped];
+		else
+			i++;
+	}
+}
+
+static int ppid_row(sqlite3_stmt *st, void *ctx)
+{
+	*(uint32_t *)ctx = (uint32_t)sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+/* pid exits at ts: its I/O at its last sample is owed by its parent. */
+static int reaped_note(struct parse *p, uint32_t pid, uint64_t ts)
+{
+	const struct series *s = &p->io;
+	const struct pio key = { .pid = pid }, *o = NULL;
+	if (s->have_prev)
+		o = bsearch(&key, s->prev, s->nprev, sizeof key, cmp_pid);
+	if (!o || (o->rd == 0 && o->wr == 0) || p->n_reaped >= ARRAY_SIZE(p->reaped))
+		return 0;
+	uint32_t ppid = 0;
+	sqlite3_bind_int64(p->st[ST_PPID], 1, pid);
+	int r = exp_stmt_each(p->e, p->st[ST_PPID], st_sql[ST_PPID], ppid_row, &ppid);
+	if (r < 0)
+		return r;
+	if (ppid)
+		p->reaped[p->n_reaped++] = (struct reaped){ ppid, ts, o->rd, o->wr };
+	return 0;
+}
+
 /* --- disk (RAW_PROC_IO) --------------------------------------------------------
  * Rates from read_bytes/write_bytes (what reached the storage layer, as
  * iotop's DISK READ/WRITE that msprof parses), in B/s as msprof's
@@ -618,7 +686,9 @@ static int io_interval(struct parse *p)
 			continue;
 		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
 			continue; /* pid reused */
-		double prd = (double)(n->rd - o->rd) / dt_s, pwr = (double)(n->wr - o->wr) / dt_s;
+		uint64_t drd = n->rd - o->rd, dwr = n->wr - o->wr;
+		reaped_take(p, n->pid, s->cur_ts, &drd, &dwr);
+		double prd = (double)drd / dt_s, pwr = (double)dwr / dt_s;
 		double pblk = (double)(n->blk - o->blk) / clk_tck(p);
 		rd += prd;
 		wr += pwr;
@@ -632,11 +702,17 @@ static int io_interval(struct parse *p)
 		if ((r = step(p, ST_TARGET_DISK)) < 0)
 			return r;
 	}
+	double usage = fmin(blk / dt_s * 100.0, 100.0);
+	/* the disks' interval sampled just before this one's, if it is that */
+	uint64_t off = p->busy_start > s->prev_ts ? p->busy_start - s->prev_ts : s->prev_ts - p->busy_start;
+	if (p->have_busy && (double)off < dt_s * 1e9 / 2)
+		usage = fmax(usage, p->busy_pct);
+	p->have_busy = false;
 	sqlite3_stmt *st = p->st[ST_HOST_DISK];
 	sqlite3_bind_int64(st, 1, start);
 	sqlite3_bind_double(st, 2, exp_round(rd, 3));
 	sqlite3_bind_double(st, 3, exp_round(wr, 3));
-	sqlite3_bind_double(st, 4, exp_round(fmin(blk / dt_s * 100.0, 100.0), 6));
+	sqlite3_bind_double(st, 4, exp_round(usage, 6));
 	return step(p, ST_HOST_DISK);
 }
 
@@ -661,12 +737,74 @@ static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 	return series_took(&p->io, c, n);
 }
 
+/* --- the machine's disks (RAW_DISK_STATS) ------------------------------------
+ * Per whole disk: read and write B/s (sectors are 512 B whatever the
+ * device's block size) and busy time in percent of the interval (io_ticks,
+ * iostat's %util).  The busiest disk's busy time is the host's disk usage
+ * beside the tree's blocked time: that one needs delay accounting
+ * (kernel.task_delayacct, off by default since Linux 5.14) and stays 0
+ * without it. */
+static int disk_interval(struct parse *p)
+{
+	struct series *s = &p->dsk;
+	double dt_s = (double)(s->cur_ts - s->prev_ts) / 1e9;
+	int64_t start = raw_unix_ns(p->h, s->prev_ts);
+	const struct dstat *a = s->prev, *b = s->cur;
+	double busiest = 0;
+	int r;
+	for (size_t j = 0; j < s->ncur; j++) {
+		const struct dstat *n = &b[j], *o = NULL;
+		for (size_t i = 0; i < s->nprev && !o; i++)
+			if (streq(a[i].name, n->name))
+				o = &a[i];
+		if (!o || n->rd < o->rd || n->wr < o->wr || n->busy_ms < o->busy_ms)
+			continue; /* new device, or counters reset */
+		double busy = fmin((double)(n->busy_ms - o->busy_ms) / 1e3 / dt_s * 100.0, 100.0);
+		busiest = fmax(busiest, busy);
+		int64_t name_id;
+		if ((r = exp_intern_id(p->e, n->name, &name_id)) < 0)
+			return r;
+		sqlite3_stmt *st = p->st[ST_DISK_DEV];
+		sqlite3_bind_int64(st, 1, start);
+		sqlite3_bind_int64(st, 2, name_id);
+		sqlite3_bind_double(st, 3, exp_round((double)(n->rd - o->rd) * 512.0 / dt_s, 3));
+		sqlite3_bind_double(st, 4, exp_round((double)(n->wr - o->wr) * 512.0 / dt_s, 3));
+		sqlite3_bind_double(st, 5, exp_round(busy, 6));
+		if ((r = step(p, ST_DISK_DEV)) < 0)
+			return r;
+	}
+	p->have_busy = true;
+	p->busy_start = s->prev_ts;
+	p->busy_pct = busiest;
+	return 0;
+}
+
+static int on_disk_stats(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t n;
+	void *at;
+	int r = series_part(p, &p->dsk, c, ts, 64, &n, &at);
+	if (r != 0)
+		return r;
+	struct dstat *v = at;
+	for (uint32_t i = 0; i < n; i++) {
+		raw_cur_str(c, v[i].name, sizeof v[i].name);
+		v[i].rd = raw_cur_u64(c);
+		v[i].wr = raw_cur_u64(c);
+		v[i].busy_ms = raw_cur_u64(c);
+		(void)raw_cur_u64(c);
+	}
+	return series_took(&p->dsk, c, n);
+}
+
 /* --- network (RAW_NET_DEV) -----------------------------------------------------
  * speed: rx+tx bytes of every interface per second (B/s, as msprof's
  * HOST_NETWORK_USAGE).  usage: bytes of the interfaces whose rated speed
  * info.json knows, over the sum of those speeds.  Interfaces of unknown
  * speed (lo, most virtual devices) count in speed but not in usage; msprof
- * drops them altogether. */
+ * drops them altogether.  Every byte sent over the loopback is received on
+ * it too: lo's traffic is its tx alone, or a 150 MB/s send would read as
+ * 300 MB/s (the kernel names the loopback "lo" in every namespace). */
 static const struct exp_netcard *netcard(const struct exp *e, const char *name)
 {
 	for (unsigned i = 0; i < e->n_netcards; i++)
@@ -696,7 +834,7 @@ static int net_interval(struct parse *p)
 		const struct exp_netcard *nc = netcard(p->e, n->name);
 		bool rated = nc && nc->speed_mbps > 0;
 		any = true;
-		all += rx + tx;
+		all += streq(n->name, "lo") ? tx : rx + tx;
 		if (rated) {
 			known += rx + tx;
 			capacity += (double)nc->speed_mbps * MBPS_TO_BYTES;
@@ -800,7 +938,8 @@ static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
  * means no more parts of them can follow. */
 static int complete_before(struct parse *p, uint64_t ts)
 {
-	struct series *const series[] = { &p->thr, &p->io, &p->net, &p->pcpu };
+	/* the disks before the tree's io: io_interval takes their busy time */
+	struct series *const series[] = { &p->thr, &p->dsk, &p->io, &p->net, &p->pcpu };
 	int r = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(series) && r == 0; i++)
 		if (series[i]->have_cur && series[i]->cur_ts < ts)
@@ -819,6 +958,9 @@ static void forget_all(struct parse *p)
 	series_release(&p->io);
 	series_release(&p->pcpu);
 	series_release(&p->net);
+	series_release(&p->dsk);
+	p->have_busy = false;
+	p->n_reaped = 0;
 	p->mem.have = false;
 	pm_release(&p->born);
 }
@@ -851,6 +993,9 @@ static int on_sys_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 	return 0;
 }
 
+/* In host_mem (--host-sys=mem): the machine's total, available and used
+ * (total - available, what the kernel could not hand out without
+ * reclaiming) memory; in host_usage_mem: SYS_MEM as msprof has it. */
 static int on_sys_mem(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint64_t v[9];
@@ -858,6 +1003,17 @@ static int on_sys_mem(struct parse *p, struct raw_cur *c, uint64_t ts)
 		v[k] = raw_cur_u64(c);
 	if (c->err)
 		return 1;
+	if (p->src == RAW_SOURCE_HOST_MEM) {
+		uint64_t avail = c->left >= 8 ? raw_cur_u64(c) : 0;
+		if (!avail) /* an older kernel: free + buffers + cache */
+			avail = v[1] + v[2] + v[3];
+		sqlite3_stmt *st = p->st[ST_SYSTEM_MEM];
+		sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, ts));
+		sqlite3_bind_int64(st, 2, (int64_t)v[0]);
+		sqlite3_bind_int64(st, 3, (int64_t)avail);
+		sqlite3_bind_int64(st, 4, (int64_t)(v[0] > avail ? v[0] - avail : 0));
+		return step(p, ST_SYSTEM_MEM);
+	}
 	sqlite3_stmt *st = p->st[ST_SYS_MEM];
 	sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, ts));
 	for (int k = 0; k < 9; k++)
@@ -891,6 +1047,29 @@ static int on_proc_info(struct parse *p, struct raw_cur *c, uint64_t ts)
 	return step(p, ST_PROC_INFO);
 }
 
+/* A thread's name as the sampler saw it: a row each time (first seen, a
+ * rename, each new slice); the newest is the thread's. */
+static int on_thread_info(struct parse *p, struct raw_cur *c, uint64_t ts)
+{
+	uint32_t pid = raw_cur_u32(c), tid = raw_cur_u32(c);
+	char comm[16];
+	raw_cur_str(c, comm, sizeof comm);
+	if (c->err)
+		return 1;
+	if (!exp_own_process(p->e, pid))
+		return 0;
+	int64_t name;
+	int r = exp_intern_id(p->e, comm, &name);
+	if (r < 0)
+		return r;
+	sqlite3_stmt *st = p->st[ST_THREAD_INFO];
+	sqlite3_bind_int64(st, 1, raw_unix_ns(p->h, ts));
+	sqlite3_bind_int64(st, 2, pid);
+	sqlite3_bind_int64(st, 3, tid);
+	sqlite3_bind_int64(st, 4, name);
+	return step(p, ST_THREAD_INFO);
+}
+
 static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
 {
 	uint32_t pid = raw_cur_u32(c);
@@ -899,6 +1078,8 @@ static int on_proc_exit(struct parse *p, struct raw_cur *c, uint64_t ts)
 	/* samples from before the exit may still be pending; they need the
 	 * start time about to be forgotten */
 	int r = complete_before(p, ts);
+	if (r == 0 && p->src == RAW_SOURCE_HOST_DISK)
+		r = reaped_note(p, pid, ts);
 	if (r < 0)
 		return r;
 	pm_del(&p->born, pid);
@@ -971,6 +1152,8 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	case RAW_PROC_CPU: return on_proc_cpu(p, &c, ts);
 	case RAW_PROC_MEM_ALL: return on_proc_mem(p, &c, ts, true);
 	case RAW_SAMPLER_TICKS: return on_ticks(p, &c);
+	case RAW_THREAD_INFO: return on_thread_info(p, &c, ts);
+	case RAW_DISK_STATS: return on_disk_stats(p, &c, ts);
 	default: return 0; /* RAW_SESSION_END, or a newer writer's record */
 	}
 }
@@ -999,6 +1182,8 @@ static int parse_file(struct parse *p, const char *path)
 	}
 	p->hdr = *h;
 	p->h = &p->hdr;
+	if (h->page_size)
+		p->e->page_size = h->page_size;
 	p->have_hdr = true;
 	return exp_reader_drain(p->e, path, rd, on_record_cb, p, &p->malformed);
 }
@@ -1007,6 +1192,7 @@ static const struct series_kind thr_kind = { sizeof(struct thr), cmp_thr, SEEN_T
 static const struct series_kind io_kind = { sizeof(struct pio), cmp_pid, SEEN_IO, io_interval };
 static const struct series_kind pcpu_kind = { sizeof(struct pcpu), cmp_pid, SEEN_PCPU, pcpu_interval };
 static const struct series_kind net_kind = { sizeof(struct ndev), NULL, 0, net_interval };
+static const struct series_kind dsk_kind = { sizeof(struct dstat), NULL, 0, disk_interval };
 
 static const enum raw_source sources[] = {
 	RAW_SOURCE_HOST_CPU, RAW_SOURCE_HOST_MEM, RAW_SOURCE_HOST_DISK,
@@ -1027,6 +1213,7 @@ static int exp_parse(struct exp *e)
 	series_init(&p.io, &io_kind);
 	series_init(&p.pcpu, &pcpu_kind);
 	series_init(&p.net, &net_kind);
+	series_init(&p.dsk, &dsk_kind);
 
 	for (size_t s = 0; s < ARRAY_SIZE(sources) && r == 0; s++) {
 		char **paths = NULL;
@@ -1039,6 +1226,7 @@ static int exp_parse(struct exp *e)
 			continue;
 		}
 		p.last_type = 0;
+		p.src = sources[s];
 		for (char **pp = paths; r == 0 && pp && *pp; pp++) {
 			uint64_t far = p.far;
 			r = parse_file(&p, *pp);

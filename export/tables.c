@@ -27,6 +27,12 @@
  *                             of the interval blocked on I/O
  *   NETWORK_INTERFACE_USAGE   per interface (name -> STRING_IDS), rx/tx B/s,
  *                             rated speed B/s or NULL when unknown
+ *   TARGET_THREAD_INFO        a thread's name (comm -> STRING_IDS) as seen
+ *                             at timestampNs; the newest row is its name
+ *   HOST_DISK_DEVICE_USAGE    per whole disk of the machine (name ->
+ *                             STRING_IDS), read/write B/s, % busy
+ *   HOST_SYSTEM_MEM           the machine's memory at each --host-sys=mem
+ *                             sample (at most 50 Hz), kB
  *   SYS_CPU                   /proc/stat as sampled, cumulative USER_HZ
  *                             ticks; cpuId -1 = the aggregate line
  *   SYS_MEM                   /proc/meminfo as sampled, kB (huge: pages)
@@ -115,6 +121,11 @@ const struct export_db_table export_db_tables[] = {
 	  "timestampNs INTEGER, pid INTEGER, readRate REAL, writeRate REAL, usage REAL", false, false },
 	{ "NETWORK_INTERFACE_USAGE",
 	  "timestampNs INTEGER, name INTEGER, rxRate REAL, txRate REAL, speed INTEGER", false, false },
+	{ "TARGET_THREAD_INFO", "timestampNs INTEGER, pid INTEGER, tid INTEGER, name INTEGER", false, false },
+	{ "HOST_DISK_DEVICE_USAGE",
+	  "timestampNs INTEGER, name INTEGER, readRate REAL, writeRate REAL, usage REAL", false, false },
+	{ "HOST_SYSTEM_MEM", "timestampNs INTEGER, memTotal INTEGER, memAvailable INTEGER, memUsed INTEGER",
+	  false, false },
 	{ "SYS_CPU",
 	  "timestampNs INTEGER, cpuId INTEGER, user INTEGER, nice INTEGER, system INTEGER, idle INTEGER, "
 	  "iowait INTEGER, irq INTEGER, softirq INTEGER, steal INTEGER",
@@ -401,6 +412,9 @@ const struct export_track_info export_tracks[_TRACK_MAX] = {
 	 * parser maps every pid with these events through its NPU label */
 	[TRACK_OVERLAP] = { TRACK_OVERLAP, "Overlap Analysis", 31, "NPU", "overlap_analyse" },
 	[TRACK_COMMUNICATION] = { TRACK_COMMUNICATION, "Communication", 16, "NPU", "communication" },
+	/* ours, one process per profiled process, named after it (domain-cpu.c);
+	 * 8 is msprof's DPU, an Ascend-only layer; with CPU Usage in --reports */
+	[TRACK_THREAD_CPU] = { TRACK_THREAD_CPU, "Thread CPU", 8, "CPU", "cpu_usage" },
 };
 
 /* msprof's MSTX_EVENT_TYPE_TABLE */

@@ -104,6 +104,7 @@ enum export_track {
 	TRACK_CANN,        /* host: the API calls that launched them, per thread */
 	TRACK_OVERLAP,     /* Overlap Analysis: one per device, or one "NPU" for host-only data */
 	TRACK_COMMUNICATION, /* per device: its communication operations, a thread per group */
+	TRACK_THREAD_CPU,  /* ours: one per process of the tree, a counter per thread (domain-cpu.c) */
 	_TRACK_MAX,
 };
 

@@ -2,7 +2,10 @@
 # array; key order per event kind; ts strings in µs with exactly three
 # decimals; pid = (app pid << 10) | (sort index << 5) | 31 with the app pid
 # of host/info.json; each host layer named, labelled "CPU" and sort-indexed
-# as msprof does; counters named as msprof's host assemblers name them.
+# as msprof does; counters named as msprof's host assemblers name them,
+# and ours beside them: MB/s and MB counters (non-negative numbers), and a
+# "Thread CPU: <name> (pid <pid>)" process (sort index 8, the pid of each
+# profiled process) with a "<comm> (<tid>)" counter per thread.
 . "$SRCDIR/tests/integration/lib.sh"
 . "$SRCDIR/tests/format/format-lib.sh"
 f_python
@@ -22,6 +25,8 @@ for line in sys.argv[3].splitlines():
     name, sort, label = line.split("|")
     tracks[int(sort)] = (name, label)
 ok = True
+THREADS = 8
+threads = 0
 def bad(msg):
     global ok
     ok = False
@@ -42,10 +47,19 @@ for i, e in enumerate(events):
     if list(e.keys()) != keys[ph]:
         bad(f"event {i}: keys {list(e.keys())}, want {keys[ph]}")
     pid = e["pid"]
+    sort = (pid >> 5) & 31 if isinstance(pid, int) else -1
+    if sort == THREADS and pid & 31 == 31:
+        if ph == "C":
+            v = e["args"].get("Usage(%)")
+            if not re.match(r"^.* \([0-9]+\)$", e["name"]) or not isinstance(v, (int, float)) or v < 0:
+                bad(f"event {i}: thread counter {e['name']!r} {e['args']}")
+        elif e["name"] == "process_name" and not re.match(r"^Thread CPU: .* \(pid [0-9]+\)$", e["args"]["name"]):
+            bad(f"event {i}: thread process name {e['args']}")
+        threads += 1
+        continue
     if not isinstance(pid, int) or pid & 31 != 31 or pid >> 10 != app:
         bad(f"event {i}: pid {pid} is not ({app} << 10) | (sort << 5) | 31")
         continue
-    sort = (pid >> 5) & 31
     if sort not in tracks:
         bad(f"event {i}: sort index {sort} is not a host layer")
         continue
@@ -54,6 +68,12 @@ for i, e in enumerate(events):
     if ph == "C":
         if not isinstance(e["ts"], str) or not ts_re.match(e["ts"]):
             bad(f"event {i}: ts {e['ts']!r} is not a string of µs with 3 decimals")
+        if "Usage(%)" not in e["args"]:
+            # ours: sizes and rates beside the layer's percentage
+            if not all(re.match(r"^.*\(MB(/s)?\)$", k) and isinstance(v, (int, float)) and v >= 0
+                       for k, v in e["args"].items()):
+                bad(f"event {i}: {e['name']} args {e['args']}")
+            continue
         v = e["args"].get("Usage(%)")
         if not isinstance(v, (int, float)) or not 0 <= v <= 100:
             bad(f"event {i}: Usage(%) {v!r}")
@@ -78,6 +98,8 @@ for sort, (name, label) in tracks.items():
             bad(f"CPU Usage counters {sorted(names)}")
     elif counters[sort] != {name}:
         bad(f"{name}: counters {sorted(counters[sort])}")
+if not threads:
+    bad("no Thread CPU process")
 sys.exit(0 if ok else 1)
 PY
 

@@ -174,6 +174,14 @@ static void write_host_cpu(const char *data)
 	struct raw_buf b = { 0 };
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
+		/* names: APP+1 is "loader" at first, renamed "worker" at sample 5 */
+		for (uint32_t t = 0; t < 3 && (k == 0 || k == 5); t++) {
+			sample_begin(&b, k);
+			raw_buf_u32(&b, APP);
+			raw_buf_u32(&b, APP + t);
+			raw_buf_str(&b, t == 0 ? APP_NAME : t == 2 ? "writer" : k ? "worker" : "loader", 16);
+			emit(w, RAW_THREAD_INFO, &b);
+		}
 		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 3 ? 2 : 3);
 		/* a live thread's runtime is never 0: 0 means "no schedstat" */
@@ -210,6 +218,16 @@ static void write_host_mem(const char *data)
 		raw_buf_u64(&b, 0);
 		emit(w, RAW_PROC_MEM, &b);
 	}
+	/* the machine: 1000000 kB, 400000 + k kB available (after the tree's
+	 * records, whose offsets test_damage counts on: they pair with
+	 * nothing, so their place in the file does not matter) */
+	for (unsigned k = 0; k < N; k++) {
+		sample_begin(&b, k);
+		const uint64_t v[10] = { 1000000, 300000, 1000, 2000, 300, 4000, 5000, 0, 0, 400000 + k };
+		for (int i = 0; i < 10; i++)
+			raw_buf_u64(&b, v[i]);
+		emit(w, RAW_SYS_MEM, &b);
+	}
 	writer_close(w, &b);
 }
 
@@ -239,6 +257,19 @@ static void write_host_disk(const char *data)
 			raw_buf_u32(&b, CHILD);
 			emit(w, RAW_PROC_EXIT, &b);
 		}
+		/* the machine's disk vda: 400 sectors read per interval
+		 * (2048000 B/s), busy 50 ms of each 100; sda never moves */
+		sample_begin(&b, k);
+		raw_buf_u32(&b, 2);
+		raw_buf_str(&b, "vda", 32);
+		raw_buf_u64(&b, k * 400ULL);
+		raw_buf_u64(&b, 0);
+		raw_buf_u64(&b, k * 50ULL);
+		raw_buf_u64(&b, 0);
+		raw_buf_str(&b, "sda", 32);
+		for (int i = 0; i < 4; i++)
+			raw_buf_u64(&b, 7);
+		emit(w, RAW_DISK_STATS, &b);
 		sample_begin(&b, k);
 		raw_buf_u32(&b, k == 5 || k == 7 || k >= 9 ? 2 : 1);
 		raw_buf_u32(&b, APP);
@@ -665,8 +696,21 @@ static void check_db(const char *db_path, bool damaged)
 	CHECK_NUM(sql_num(db, "SELECT MAX(readRate) FROM HOST_DISK_USAGE"), 1024000);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM HOST_DISK_USAGE ORDER BY timestampNs LIMIT 1"), 204800);
 	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM HOST_DISK_USAGE"), 2048000);
-	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_DISK_USAGE"), 20);
-	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_DISK_USAGE"), 20);
+	/* the busiest disk's 50% over the tree's 20% blocked */
+	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_DISK_USAGE"), 50);
+	CHECK_NUM(sql_num(db, "SELECT MAX(usage) FROM HOST_DISK_USAGE"), 50);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_DISK_DEVICE_USAGE d JOIN STRING_IDS s ON s.id = d.name "
+			      "WHERE s.value = 'vda' AND d.readRate = 2048000 AND d.usage = 50"), N - 1);
+	CHECK_NUM(sql_num(db, "SELECT MAX(readRate + writeRate + usage) FROM HOST_DISK_DEVICE_USAGE d "
+			      "JOIN STRING_IDS s ON s.id = d.name WHERE s.value = 'sda'"), 0);
+	/* thread names: the newest */
+	_cleanup_free_ char *tname = sql_text(db, "SELECT s.value FROM TARGET_THREAD_INFO t JOIN STRING_IDS s "
+						  "ON s.id = t.name WHERE t.tid = 4243 ORDER BY t.timestampNs DESC LIMIT 1");
+	CHECK_STR(tname, "worker");
+	/* the machine's memory, kB */
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_SYSTEM_MEM"), N);
+	CHECK_NUM(sql_num(db, "SELECT memUsed FROM HOST_SYSTEM_MEM ORDER BY timestampNs LIMIT 1"), 600000);
+	CHECK_NUM(sql_num(db, "SELECT MAX(memAvailable) FROM HOST_SYSTEM_MEM"), 400000 + N - 1);
 	/* the child born in interval 4, seen once */
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 1);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 102400);
@@ -682,11 +726,12 @@ static void check_db(const char *db_path, bool damaged)
 	CHECK_NUM(sql_num(db, "SELECT MAX(writeRate) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 AND "
 			      "timestampNs > 0 AND timestampNs >= (SELECT MAX(timestampNs) FROM HOST_DISK_USAGE)"), 0);
 
-	/* network: eth0 125000 B/s of 125000000; lo's 20000 B/s only in speed */
+	/* network: eth0 125000 B/s of 125000000; lo's 10000 B/s (sent and
+	 * received: once) only in speed */
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM HOST_NETWORK_USAGE"), N - 1);
 	CHECK_NUM(sql_num(db, "SELECT MIN(usage) FROM HOST_NETWORK_USAGE"), 0.1);
-	CHECK_NUM(sql_num(db, "SELECT MAX(speed) FROM HOST_NETWORK_USAGE"), 145000);
-	CHECK_NUM(sql_num(db, "SELECT MIN(speed) FROM HOST_NETWORK_USAGE"), 145000);
+	CHECK_NUM(sql_num(db, "SELECT MAX(speed) FROM HOST_NETWORK_USAGE"), 135000);
+	CHECK_NUM(sql_num(db, "SELECT MIN(speed) FROM HOST_NETWORK_USAGE"), 135000);
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM NETWORK_INTERFACE_USAGE n JOIN STRING_IDS s ON s.id = n.name "
 			      "WHERE s.value = 'lo' AND n.speed IS NULL AND n.rxRate = 10000"), N - 1);
 
@@ -714,8 +759,8 @@ static void check_summaries(const char *out)
 	check_csv(out, CSV_HOST_MEM_USAGE, host_mem, 1);
 	static const char *const host_disk[] = { "host,1000.0,1250.0,2000.0,2500.0" };
 	check_csv(out, CSV_HOST_DISK_USAGE, host_disk, 1);
-	/* 1000 Mbit/s = 122070.3125 KB/s; 145000 B/s = 141.6015625 KB/s */
-	static const char *const host_net[] = { "host,122070.3125,141.6015625,177.001953125" };
+	/* 1000 Mbit/s = 122070.3125 KB/s; 135000 B/s = 131.8359375 KB/s */
+	static const char *const host_net[] = { "host,122070.3125,131.8359375,164.794921875" };
 	check_csv(out, CSV_HOST_NETWORK_USAGE, host_net, 1);
 	static const char *const cpu[] = {
 		"host,cpu0,60.0,20.0,0.0,0.0,0.0,20.0",
@@ -767,6 +812,7 @@ static void check_timeline(const char *out)
 	static const char *const counter_keys[] = { "name", "pid", "tid", "ts", "ph", "args", NULL };
 	static const char *const meta_keys[] = { "name", "pid", "tid", "ph", "args", NULL };
 	unsigned counters[_TRACK_MAX] = { 0 }, meta[_TRACK_MAX] = { 0 }, cpu0 = 0, cpu1 = 0, avg = 0;
+	unsigned extra[8] = { 0 };
 	const cJSON *ev;
 	bool first = true;
 	cJSON_ArrayForEach(ev, j) {
@@ -795,6 +841,40 @@ static void check_timeline(const char *out)
 				CHECK_STR(ts, "1700000000123456.789");
 				first = false;
 			}
+			/* the byte rates and sizes beside a layer's own counter, MB = 2^20 B */
+			const cJSON *a1 = args->child;
+			double v1 = cJSON_GetNumberValue(a1), v2 = a1 ? cJSON_GetNumberValue(a1->next) : 0;
+			const char *k1 = a1 ? a1->string : "";
+			if (k->id == TRACK_DISK_USAGE && streq(name, "Disk Rate")) {
+				extra[0] += streq(k1, "Read(MB/s)") && v1 == 0.976563;
+				continue;
+			} else if (k->id == TRACK_DISK_USAGE && streq(name, "Disk vda")) {
+				extra[1] += v1 == 1.953125 && v2 == 0;
+				continue;
+			} else if (k->id == TRACK_DISK_USAGE && strstr(name, " (pid ")) {
+				/* the app's; the two children's at their intervals */
+				extra[2] += streq(name, APP_NAME " (pid 4242)") && v1 == 0.976563;
+				continue;
+			} else if (k->id == TRACK_NETWORK_USAGE && streq(name, "Network Rate")) {
+				extra[3] += streq(k1, "Speed(MB/s)") && v1 == 0.128746;
+				continue;
+			} else if (k->id == TRACK_NETWORK_USAGE && strncmp(name, "Interface ", 10) == 0) {
+				extra[4] += streq(name, "Interface lo") && v1 == 0.009537 && v2 == 0.009537;
+				continue;
+			} else if (k->id == TRACK_MEMORY_USAGE && streq(name, "System Memory")) {
+				extra[5] += streq(k1, "Used(MB)") && v1 <= 585.9375 && v1 > 585.9;
+				continue;
+			} else if (k->id == TRACK_MEMORY_USAGE && strstr(name, " (pid ")) {
+				extra[6] += streq(k1, "RSS(MB)") && v1 > 0;
+				continue;
+			} else if (k->id == TRACK_THREAD_CPU) {
+				/* 4242 50%, 4243 ticks only, 4244 25%; named, 4243 by its newest */
+				extra[7] += (streq(name, APP_NAME " (4242)") && v1 == 50) || streq(name, "worker (4243)") ||
+					    (streq(name, "writer (4244)") && v1 == 25);
+				CHECK(!streq(name, "loader (4243)"));
+				counters[k->id]++;
+				continue;
+			}
 			CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(args, "Usage(%)")));
 			double v = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(args, "Usage(%)"));
 			counters[k->id]++;
@@ -815,7 +895,10 @@ static void check_timeline(const char *out)
 			check_keys(ev, meta_keys);
 			CHECK(counters[k->id] > 0); /* metadata after the layer's data */
 			meta[k->id]++;
-			if (streq(name, "process_name"))
+			if (streq(name, "process_name") && k->id == TRACK_THREAD_CPU)
+				CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "name")),
+					  "Thread CPU: " APP_NAME " (pid 4242)");
+			else if (streq(name, "process_name"))
 				CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "name")),
 					  k->process_name);
 			else if (streq(name, "process_labels"))
@@ -837,9 +920,16 @@ static void check_timeline(const char *out)
 	CHECK(counters[TRACK_MEMORY_USAGE] == N);
 	CHECK(counters[TRACK_NETWORK_USAGE] == N - 1);
 	CHECK(counters[TRACK_DISK_USAGE] == N - 1);
+	CHECK(counters[TRACK_THREAD_CPU] == 3 * (N - 1));
+	for (size_t i = 0; i < ARRAY_SIZE(extra); i++)
+		if (extra[i] != (i == 5 ? N : i == 6 ? 2 * N : i == 7 ? 3 * (N - 1) : N - 1)) {
+			fprintf(stderr, "rate/size counter %zu: %u\n", i, extra[i]);
+			failures++;
+		}
 	/* the host layers; MsprofTx and the device layers have no data here */
 	for (size_t i = 0; i < _TRACK_MAX; i++)
-		CHECK(meta[i] == (i == TRACK_MSPROFTX || i == TRACK_OS_RUNTIME_API || i >= TRACK_NPU_MEM ? 0 : 3));
+		CHECK(meta[i] == (i == TRACK_MSPROFTX || i == TRACK_OS_RUNTIME_API ||
+				  (i >= TRACK_NPU_MEM && i != TRACK_THREAD_CPU) ? 0 : 3));
 	/* the pid packing and the sort indices of reference §4 */
 	CHECK(export_format_pid(APP, 9, 31) == ((APP << 10) | (9 << 5) | 31));
 	CHECK(export_track_find("CPU Usage")->sort_index == 9);

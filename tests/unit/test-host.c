@@ -987,6 +987,8 @@ static void usage_cb(struct rec_view *v, void *ud)
 		u->mem_total = raw_cur_u64(c);
 		for (int k = 0; k < 8; k++)
 			(void)raw_cur_u64(c);
+		uint64_t avail = raw_cur_u64(c); /* MemAvailable, since Linux 3.14 */
+		CHECK(avail > 0 && avail <= u->mem_total);
 		CHECK(c->err == 0 && c->left == 0);
 		u->sys_mem_samples++;
 	} else if (v->type == RAW_PROC_INFO) {
