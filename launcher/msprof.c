@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 		opts_print_help(stderr);
 		return 1;
 	}
-	if (subcmd_is(argv[1])) {
+	if (self_enable_is(argv[1])) {
+		rc = self_enable_run(argc, argv);
+	} else if (subcmd_is(argv[1])) {
 		rc = subcmd_run(argc, argv);
 	} else if (opts_parse(argc, argv, &o, &d) < 0) {
 		console_diag(&d);

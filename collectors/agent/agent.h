@@ -450,6 +450,13 @@ int agent_thread_start(void);
  * the exit handler has run. */
 void agent_flush_now(void);
 
+/* --- selfenable.c: MSPROF_OPTIONS / MSPROF_CONFIG without msprof -------- */
+
+/* At load: start msprof to profile this process when the environment asks
+ * for it and no session covers the process yet.  How long the program
+ * should then wait for its window, in ms; 0 when it should not. */
+uint64_t agent_self_enable(void);
+
 /* --- process facts ------------------------------------------------------ */
 int agent_rank(void);        /* common/rankenv.h's rank; -1 */
 struct rank_env;
