@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/selfenable.h"
 #include "common/util.h"
 
 void app_cmd_release(struct app_cmd *a)
@@ -520,7 +521,7 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	if (r >= 0 && agent) {
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		r = strv_env_set(&env, "MSPROF_SELF_ROOT", pid);
+		r = strv_env_set(&env, SELF_ROOT_VAR, pid);
 	}
 	if (r < 0) {
 		strv_free(env);

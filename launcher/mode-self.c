@@ -43,6 +43,7 @@
 #include "launcher/console.h"
 #include "launcher/modes.h"
 #include "launcher/runners.h"
+#include "common/selfenable.h"
 #include "common/util.h"
 
 #define CONFIG_POLL_MS 50
@@ -469,6 +470,15 @@ int self_enable_run(int argc, char **argv)
 	else
 		console_info("msprof profiles process %d (MSPROF_OPTIONS) until it exits; its log is %s", (int)s.job,
 			     log);
+	/* the job waits for a window only where one is coming */
+	int answer = 0;
+	if (s.config) {
+		struct want w = { 0 };
+		char why[1400];
+		if (config_read(&s, &w, why, sizeof(why)) < 0 || !w.on)
+			answer = SELF_NO_WINDOW;
+		want_release(&w);
+	}
 	fflush(stdout);
 	pid_t p = fork();
 	if (p < 0) {
@@ -476,7 +486,7 @@ int self_enable_run(int argc, char **argv)
 		return 2;
 	}
 	if (p > 0)
-		return 0; /* the agent's answer: the job goes on */
+		return answer; /* the job goes on */
 
 	(void)setsid();
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -20,9 +20,9 @@
  * MSPROF_SELF_ROOT=<pid> in the environment says a session already covers
  * the tree: set here before msprof is started (so a failure is told once,
  * not once per child), and by msprof's launch modes (launcher/app.c), so
- * children do not start their own.  MSPROF_AGENT_WAIT_MS is set too, so
- * that a program the job execs registers before it runs, as under launch
- * mode. */
+ * children do not start their own.  With MSPROF_OPTIONS,
+ * MSPROF_AGENT_WAIT_MS is set too, so that a program the job execs
+ * registers before it runs, as under launch mode. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +38,7 @@
 
 #include "config.h"
 #include "collectors/agent/agent.h"
+#include "common/selfenable.h"
 
 extern char **environ;
 
@@ -182,11 +183,11 @@ uint64_t agent_self_enable(void)
 	if (!(opts && *opts) && !(cfg && *cfg))
 		return 0;
 	/* under msprof already (launch mode, or an ancestor that self-enabled) */
-	if (getenv("MSPROF_SELF_ROOT") || getenv("MSPROF_AGENT_WAIT_MS") || getenv("MSPROF_AGENT_OUTPUT"))
+	if (getenv(SELF_ROOT_VAR) || getenv("MSPROF_AGENT_WAIT_MS") || getenv("MSPROF_AGENT_OUTPUT"))
 		return 0;
 	char pid[24];
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (setenv("MSPROF_SELF_ROOT", pid, 1) < 0)
+	if (setenv(SELF_ROOT_VAR, pid, 1) < 0)
 		return 0;
 
 	char msprof[PATH_MAX];
@@ -238,7 +239,11 @@ uint64_t agent_self_enable(void)
 		nanosleep(&ts, NULL);
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return 0; /* msprof said why on stderr */
-	(void)setenv("MSPROF_AGENT_WAIT_MS", SELF_WAIT_MS_STR, 1);
+		return 0; /* no window now (SELF_NO_WINDOW), or msprof said why */
+	/* one window covers the tree from now to the job's exit: a program
+	 * the job execs waits for it too, as under launch mode (not with
+	 * MSPROF_CONFIG, where it would wait in vain while no window is open) */
+	if (!(cfg && *cfg))
+		(void)setenv("MSPROF_AGENT_WAIT_MS", SELF_WAIT_MS_STR, 1);
 	return SELF_WAIT_MS;
 }
