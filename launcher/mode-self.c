@@ -370,6 +370,10 @@ static void config_check(struct self *s)
 		return;
 	}
 	s->missing_told = false;
+	/* truncated and not yet written (an editor saving in place): the
+	 * write that follows is the change */
+	if (st.st_size == 0)
+		return;
 	if (s->seen_any && st.st_ino == s->seen.st_ino && st.st_size == s->seen.st_size &&
 	    st.st_mtim.tv_sec == s->seen.st_mtim.tv_sec && st.st_mtim.tv_nsec == s->seen.st_mtim.tv_nsec &&
 	    st.st_ctim.tv_sec == s->seen.st_ctim.tv_sec && st.st_ctim.tv_nsec == s->seen.st_ctim.tv_nsec)
