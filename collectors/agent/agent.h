@@ -52,6 +52,7 @@
  *   nccl.c                 NCCL's profiler plugin calls)
  *   exitflush.c            exec and _exit: agent_flush_now
  *   control.c              load, fork, exit; the agent thread and the daemon
+ *   selfenable.c           MSPROF_OPTIONS / MSPROF_CONFIG: msprof started at load
  *   window.c               the recording window and the writer
  *   cupti.c                CUPTI and its queue of device records
  *   core.c                 state, slots and queues, registries, the wake-up,

@@ -15,6 +15,9 @@
  * <dir>/host/data (no daemon), with MSPROF_AGENT_MSTX_DOMAIN_INCLUDE /
  * _EXCLUDE as the filter.  Launch mode: MSPROF_AGENT_WAIT_MS makes the
  * loading thread register before the program runs (register_sync).
+ * Self-enable: MSPROF_OPTIONS / MSPROF_CONFIG without msprof above the
+ * process starts msprof at load (selfenable.c), then registers as in
+ * launch mode, retrying while msprof brings msprofd up.
  *
  * fork: the prepare handler takes the agent's locks so the child gets them
  * in a known state; the child handler only resets memory and closes the
