@@ -364,7 +364,7 @@ static void config_check(struct self *s)
 	struct stat st;
 	if (stat(s->config, &st) < 0) {
 		if (!s->missing_told)
-			console_warn("MSPROF_CONFIG '%s' cannot be read (%s): no collection until it can", s->config,
+			console_warn("MSPROF_CONFIG '%s' cannot be read (%s): the previous state stays until it can", s->config,
 				     strerror(errno));
 		s->missing_told = true;
 		return;
