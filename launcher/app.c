@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/selfenable.h"
 #include "common/util.h"
 
 void app_cmd_release(struct app_cmd *a)
@@ -38,7 +39,7 @@ static char *absolute(const char *path)
  * keeps the next character.  msprof itself splits on blanks only; a string
  * without quotes or backslashes splits the same.  NULL with *ret_err set
  * for an unterminated quote, or out of memory (*ret_err NULL). */
-static char **split_words(const char *s, const char **ret_err)
+char **app_split_words(const char *s, const char **ret_err)
 {
 	size_t n = 0, cap = 8, len = strlen(s);
 	char **v = calloc(cap, sizeof(*v));
@@ -163,7 +164,7 @@ int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d
 
 	if (o->application) {
 		const char *why;
-		if (!(a.words = split_words(o->application, &why)))
+		if (!(a.words = app_split_words(o->application, &why)))
 			return why ? diag_error(d, "Argument --application: %s in '%s'.", why, o->application)
 				   : diag_error(d, "out of memory");
 		for (argc = 0; a.words[argc]; argc++)
@@ -515,6 +516,13 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	 * vain, and delay every program the application starts. */
 	if (r >= 0 && agent && !o->dynamic && !o->delay_s && !o->duration_s)
 		r = strv_env_set(&env, "MSPROF_AGENT_WAIT_MS", AGENT_WAIT_MS);
+	/* this session covers the job: its agent must not start another for
+	 * MSPROF_OPTIONS or MSPROF_CONFIG (collectors/agent/selfenable.c) */
+	if (r >= 0 && agent) {
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		r = strv_env_set(&env, SELF_ROOT_VAR, pid);
+	}
 	if (r < 0) {
 		strv_free(env);
 		return diag_error(d, "out of memory");

@@ -23,6 +23,11 @@ struct app_cmd {
 int app_resolve(const struct msprof_opts *o, struct app_cmd *ret, struct diag *d);
 void app_cmd_release(struct app_cmd *a);
 
+/* Split s into words as a shell would, without expansions (quotes and
+ * backslashes; --application, MSPROF_OPTIONS).  NULL with *ret_err set for
+ * an unterminated quote, or out of memory (*ret_err NULL). */
+char **app_split_words(const char *s, const char **ret_err);
+
 /* The application's environment: base plus the "K=V;K2=V2" pairs of spec
  * (which replace variables of the same name).  Items without '=' are skipped
  * with a warning.  *ret is a malloc'd NULL-terminated vector (strv_free,

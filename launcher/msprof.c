@@ -43,6 +43,8 @@ int main(int argc, char **argv)
 	if (streq(argv[1], COMPLETE_CMD)) {
 		/* not in --help: the completion scripts' entry */
 		rc = complete_run(argc - 2, argv + 2);
+	} else if (self_enable_is(argv[1])) {
+		rc = self_enable_run(argc, argv);
 	} else if (subcmd_is(argv[1])) {
 		rc = subcmd_run(argc, argv);
 	} else if (opts_parse(argc, argv, &o, &d) < 0) {

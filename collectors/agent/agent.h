@@ -52,6 +52,7 @@
  *   nccl.c                 NCCL's profiler plugin calls)
  *   exitflush.c            exec and _exit: agent_flush_now
  *   control.c              load, fork, exit; the agent thread and the daemon
+ *   selfenable.c           MSPROF_OPTIONS / MSPROF_CONFIG: msprof started at load
  *   window.c               the recording window and the writer
  *   cupti.c                CUPTI and its queue of device records
  *   core.c                 state, slots and queues, registries, the wake-up,
@@ -449,6 +450,13 @@ int agent_thread_start(void);
  * idle, in a forked child that never annotated, in a vfork child, and once
  * the exit handler has run. */
 void agent_flush_now(void);
+
+/* --- selfenable.c: MSPROF_OPTIONS / MSPROF_CONFIG without msprof -------- */
+
+/* At load: start msprof to profile this process when the environment asks
+ * for it and no session covers the process yet.  How long the program
+ * should then wait for its window, in ms; 0 when it should not. */
+uint64_t agent_self_enable(void);
 
 /* --- process facts ------------------------------------------------------ */
 int agent_rank(void);        /* common/rankenv.h's rank; -1 */

@@ -15,6 +15,9 @@
  * <dir>/host/data (no daemon), with MSPROF_AGENT_MSTX_DOMAIN_INCLUDE /
  * _EXCLUDE as the filter.  Launch mode: MSPROF_AGENT_WAIT_MS makes the
  * loading thread register before the program runs (register_sync).
+ * Self-enable: MSPROF_OPTIONS / MSPROF_CONFIG without msprof above the
+ * process starts msprof at load (selfenable.c), then registers as in
+ * launch mode, retrying while msprof brings msprofd up.
  *
  * fork: the prepare handler takes the agent's locks so the child gets them
  * in a known state; the child handler only resets memory and closes the
@@ -502,19 +505,30 @@ static void read_input(void)
  * runs: connect, hello, and wait (at most that long) for agent_start, so
  * the first annotation is recorded.  Runs on the loading thread before the
  * agent thread exists (or, in a forked child, before it is restarted).
- * Without the variable the agent never waits. */
-static void register_sync(void)
+ * Without the variable the agent never waits.  Self-enabled (self_ms, from
+ * selfenable.c), msprof has only just been started and may still be
+ * starting msprofd: the connection is tried again every SELF_RETRY_MS
+ * until the deadline. */
+#define SELF_RETRY_MS 10
+static void register_sync(uint64_t self_ms)
 {
 	const char *v = getenv("MSPROF_AGENT_WAIT_MS");
-	uint64_t ms;
-	if (C.standalone_dir || !v || parse_u64(v, 1, 60000, &ms) < 0)
+	uint64_t ms = self_ms;
+	if (C.standalone_dir || (!ms && (!v || parse_u64(v, 1, 60000, &ms) < 0)))
 		return;
 	uint64_t deadline = mono_ns() + ms * NSEC_PER_MSEC;
 	try_connect();
 	for (;;) {
 		uint64_t now = mono_ns();
-		if (C.sock < 0 || window_active() || C.idle_session || now >= deadline)
+		if (window_active() || C.idle_session || now >= deadline)
 			break;
+		if (C.sock < 0) {
+			if (!self_ms)
+				break;
+			(void)poll(NULL, 0, SELF_RETRY_MS);
+			try_connect();
+			continue;
+		}
 		struct pollfd pf = { .fd = C.sock, .events = POLLIN };
 		int n = poll(&pf, 1, (int)((deadline - now) / NSEC_PER_MSEC) + 1);
 		if (n < 0 && errno != EINTR)
@@ -790,7 +804,7 @@ static void after_fork_init(void)
 	pthread_mutex_lock(&g_win_mu);
 	window_forget_after_fork();
 	pthread_mutex_unlock(&g_win_mu);
-	register_sync(); /* launch mode: its session covers the child already */
+	register_sync(0); /* launch mode: its session covers the child already */
 	if (agent_thread_start() >= 0 && C.standalone_dir)
 		start_standalone();
 	if (!C.started || C.standalone_dir) {
@@ -845,7 +859,10 @@ __attribute__((constructor)) static void agent_load(void)
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");
 	if (out && *out)
 		C.standalone_dir = strdup(out);
-	register_sync();
+	/* MSPROF_OPTIONS / MSPROF_CONFIG without msprof: msprof is started
+	 * now, and the program waits boundedly for its window */
+	uint64_t self_ms = C.standalone_dir ? 0 : agent_self_enable();
+	register_sync(self_ms);
 	if (agent_thread_start() >= 0 && C.standalone_dir)
 		start_standalone();
 	/* else no agent thread: the program runs, nothing records */

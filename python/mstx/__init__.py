@@ -24,8 +24,31 @@ for every PyTorch module call and a step per optimizer step.
 """
 
 import functools as _functools
+import os as _os
 
-from mstx import _mstx
+
+def _self_enable():
+    """MSPROF_OPTIONS or MSPROF_CONFIG set and no agent named: name msprof's
+    agent for libms_tools_ext, which loads it as _mstx is imported; the agent
+    then starts msprof for this process (a job profiles itself with just the
+    variable).  The agent of the build tree this package was built in, else
+    the installed one."""
+    env = _os.environ
+    if env.get("MSTX_INJECTION_PATH") or not (env.get("MSPROF_OPTIONS") or env.get("MSPROF_CONFIG")):
+        return
+    from mstx import _paths
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    for path in (_os.path.join(here, "..", "..", "collectors", "agent", _paths.AGENT),
+                 _os.path.join(_paths.LIBDIR, _paths.AGENT),
+                 _os.path.join(_paths.LIBDIR, "msprof", _paths.AGENT)):
+        if _os.path.isfile(path):
+            env["MSTX_INJECTION_PATH"] = _os.path.realpath(path)
+            return
+
+
+_self_enable()
+
+from mstx import _mstx  # noqa: E402 (after the agent is named)
 
 __all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "enabled"]
 

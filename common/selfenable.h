@@ -1,0 +1,14 @@
+/* What the agent and `msprof self-enable` (collectors/agent/selfenable.c,
+ * launcher/mode-self.c) agree on: the variables and msprof's answer. */
+#pragma once
+
+/* In the environment of a process tree that a session covers already
+ * (launch modes, or an ancestor that self-enabled): its root's pid. */
+#define SELF_ROOT_VAR "MSPROF_SELF_ROOT"
+
+/* msprof self-enable's exit status, its answer to the agent: 0, detached
+ * and a window is starting (the job waits for it, boundedly); SELF_NO_WINDOW,
+ * detached and following MSPROF_CONFIG, which asks for no window now (the
+ * job does not wait); anything else, msprof said why on stderr and the job
+ * runs unprofiled. */
+#define SELF_NO_WINDOW 10

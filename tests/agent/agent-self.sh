@@ -1,0 +1,101 @@
+#!/bin/bash
+# Self-enable: jobs that never saw msprof, with the agent loaded (LD_PRELOAD,
+# or `import mstx` in Python) and MSPROF_OPTIONS in their environment,
+# leave an exported PROF dir when they exit.  A C job's MSTX_EVENTS hold
+# exactly its marks; its children (forked, exec'd) are in the same PROF dir;
+# a bad option is msprof's message once on the job's stderr and the job runs
+# unprofiled with its own exit status; so does a job whose msprof cannot be
+# found; start_step/stop_step in MSPROF_CONFIG record those steps alone.
+. "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/agent/agent-lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
+APP=$AGENT_BIN/self-app
+EV="FROM MSTX_EVENTS e JOIN STRING_IDS m ON m.id = e.message"
+
+# self_wait OUT PID: the detached msprof of job PID has ended (its log's last line)
+self_wait() {
+	t_wait "the self-enabled msprof of $2 ends" grep -q "The self-enabled profiling of process $2 has ended" \
+		"$1/msprof_self_$2.log"
+}
+# self_db OUT: the database of the one PROF dir in OUT
+self_db() { local p; p=$(t_prof_dir "$1") && ls "$p"/msprof_*.db; }
+
+# --- MSPROF_OPTIONS, LD_PRELOAD: exactly the job's marks ------------------------------
+O=$T_WORK/opts; mkdir -p "$O"
+LD_PRELOAD=$A_PRELOAD MSPROF_OPTIONS="--output=$O --msproftx=on" "$APP" marks 50 2 3 >"$T_WORK/o1" 2>"$T_WORK/e1" &
+JOB=$!
+wait $JOB
+t_eq "the job's exit status is its own" $? 3
+t_grep "one line says where the log is" "msprof profiles process $JOB (MSPROF_OPTIONS) until it exits; its log is $O/msprof_self_$JOB.log" "$T_WORK/e1"
+self_wait "$O" "$JOB"
+if DB=$(self_db "$O"); then
+	t_eq "MSTX_EVENTS hold exactly the 50 marks, in order" \
+		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV ORDER BY e.startNs)")" \
+		"$(seq -s, -f 'm%g' 0 49)"
+	t_eq "the PROF dir is exported" "$(ls "$(t_prof_dir "$O")"/mindstudio_profiler_output/msprof_tx_*.csv | wc -l)" 1
+fi
+
+# --- children: in the job's PROF dir, none of their own --------------------------------
+C=$T_WORK/child; mkdir -p "$C"
+LD_PRELOAD=$A_PRELOAD MSPROF_OPTIONS="--output=$C --msproftx=on" "$APP" child >"$T_WORK/o2" 2>"$T_WORK/e2"
+t_eq "the parent job exits 0" $? 0 || cat "$T_WORK/e2" >&2
+read -r P F X <"$T_WORK/o2"
+self_wait "$C" "$P"
+t_eq "one log: the children started no msprof of their own" "$(ls "$C"/msprof_self_*.log | wc -l)" 1
+if DB=$(self_db "$C"); then
+	t_eq "the parent's, the forked and the exec'd child's marks in one PROF dir" \
+		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value || '@' || (e.globalTid >> 32) AS v $EV ORDER BY m.value)")" \
+		"exec-a@$X,fork-a@$F,parent-a@$P,parent-b@$P"
+fi
+
+# --- a bad option: msprof's message, once; unprofiled; the exit status kept -----------------
+B=$T_WORK/bad; mkdir -p "$B"
+LD_PRELOAD=$A_PRELOAD MSPROF_OPTIONS="--output=$B --msproftx=maybe" "$APP" child >"$T_WORK/o3" 2>"$T_WORK/e3"
+t_eq "with a bad option the job exits 0 as it would" $? 0
+t_eq "msprof's message, once" "$(grep -c "msproftx" "$T_WORK/e3")" 2
+t_grep "the bad option named" "Argument --msproftx" "$T_WORK/e3"
+t_eq "said once for the job and its children" "$(grep -c "runs unprofiled" "$T_WORK/e3")" 1
+t_eq "no PROF dir, no log" "$(ls "$B" | wc -l)" 0
+
+# --- no msprof to be found ------------------------------------------------------------------
+LD_PRELOAD=$A_PRELOAD MSPROF_BIN=/nonexistent MSPROF_OPTIONS="--output=$B --msproftx=on" "$APP" marks 3 0 5 \
+	>/dev/null 2>"$T_WORK/e4"
+t_eq "without msprof the job keeps its exit status" $? 5
+a_expect_stderr "$T_WORK/e4" \
+	"msprof agent: MSPROF_OPTIONS is set but msprof cannot be found: MSPROF_BIN names no executable file; the program runs unprofiled"
+
+# --- start_step/stop_step: those steps' marks alone ---------------------------------------------
+S=$T_WORK/steps; mkdir -p "$S"
+echo '{"start_step": 2, "stop_step": 3, "options": "--output='"$S"' --msproftx=on"}' >"$T_WORK/steps.json"
+mkdir -p "$T_WORK/cwd"
+(cd "$T_WORK/cwd" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/steps.json" "$APP" steps 6 \
+	>/dev/null 2>"$T_WORK/e5") &
+JOB=$!
+wait $JOB
+t_eq "the stepping job exits 0" $? 0
+# without --output in MSPROF_OPTIONS the log is in the job's directory (the current one)
+self_wait "$T_WORK/cwd" "$JOB"
+if DB=$(self_db "$S"); then
+	t_eq "the marks of steps 2 and 3 alone" \
+		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
+		"s2-a,s2-b,s3-a,s3-b"
+fi
+
+# --- Python: `import mstx` loads the agent itself ---------------------------------------------
+if [ -n "${MSTX_PYTHON:-}" ]; then
+	Y=$T_WORK/py; mkdir -p "$Y"
+	PYTHONPATH="$MSTX_PYTHONPATH" MSPROF_OPTIONS="--output=$Y --msproftx=on" \
+		"$MSTX_PYTHON" "$SRCDIR/tests/python/mstx-job.py" >"$T_WORK/o6" 2>&1
+	t_eq "the Python job exits 0" $? 0
+	t_grep "mstx is enabled by MSPROF_OPTIONS alone" "enabled True" "$T_WORK/o6"
+	PJ=$(sed -n 's/^enabled True pid //p' "$T_WORK/o6")
+	self_wait "$Y" "$PJ"
+	if DB=$(self_db "$Y"); then
+		t_eq "the Python job's five marks" \
+			"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 'm_' ORDER BY e.startNs)")" \
+			"m0,m1,m2,m3,m4"
+	fi
+else
+	echo "# the mstx package was not built: its self-enable is not checked"
+fi
+t_done
