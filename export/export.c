@@ -568,9 +568,13 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	} else if (r == 0 && (what & EXPORT_SUMMARY)) {
 		r = write_summaries(e, dir);
 	}
+	/* last: its losses list the notes of everything before it */
+	if (r == 0)
+		r = exp_write_report(e, dir);
 	close_db(e);
 	e->rep->files_written = e->n_written;
-	if (r == 0)
+	/* the report alone leaves the README of the export that wrote the rest */
+	if (r == 0 && (what & EXPORT_ALL))
 		r = write_readme(e, dir);
 	return r;
 }
@@ -732,10 +736,9 @@ static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes
 	return 0;
 }
 
-/* The newest msprof_{14 digits}.db of prof_dir, if any. */
-static bool newest_db(struct exp *e, char *path, size_t size)
+bool exp_newest_db(const char *prof_dir, char *path, size_t size)
 {
-	DIR *d = opendir(e->prof_dir);
+	DIR *d = opendir(prof_dir);
 	if (!d)
 		return false;
 	char best[NAME_MAX + 1] = "";
@@ -752,7 +755,7 @@ static bool newest_db(struct exp *e, char *path, size_t size)
 			snprintf(best, sizeof best, "%s", n);
 	}
 	closedir(d);
-	return best[0] && (size_t)snprintf(path, size, "%s/%s", e->prof_dir, best) < size;
+	return best[0] && (size_t)snprintf(path, size, "%s/%s", prof_dir, best) < size;
 }
 
 /* Whether the database at path has this build's layout (schema_stamp). */
@@ -853,7 +856,7 @@ static int run(struct exp *e, const struct export_options *opt)
 	}
 	/* a database with no raw data next to it is all there is: it is
 	 * exported as it is, whatever build wrote it */
-	bool have = !(opt && opt->parse_only) && newest_db(e, have_db, sizeof have_db);
+	bool have = !(opt && opt->parse_only) && exp_newest_db(e->prof_dir, have_db, sizeof have_db);
 	bool reuse = have && (!slices || db_current(have_db, &newest));
 	if (!slices && !reuse) {
 		exp_note(e, "no raw data in '%s/data'", path);
@@ -910,7 +913,7 @@ static int run(struct exp *e, const struct export_options *opt)
  * deliverable or spool does. */
 static bool is_leftover(const char *name)
 {
-	static const char *const ends[] = { ".db", ".csv", ".json", ".txt", ".layer" };
+	static const char *const ends[] = { ".db", ".csv", ".json", ".txt", ".layer", ".html" };
 	size_t n = strlen(name);
 	if (name[0] != '.' || n < 1 + 3 + 7 || name[n - 7] != '.')
 		return false;
