@@ -100,6 +100,7 @@ browse --dump-dom >"$T_WORK/dom.html" 2>"$T_WORK/chrome.err" || t_fail "$CHROME 
 t_check "no console message (errors, warnings) while the page loads" bash -c "! grep -a ':CONSOLE' '$T_WORK/chrome.err'"
 grep -a ':CONSOLE' "$T_WORK/chrome.err" >&2
 t_grep "the page's script finished without error" 'data-report="ok"' "$T_WORK/dom.html"
+echo "# drawn $(grep -o 'data-render-ms="[0-9]*"' "$T_WORK/dom.html" | tr -dc 0-9) ms after the browser began loading it"
 for c in cpu memory disk network steps ranges threads; do
 	t_grep "the DOM holds the chart '$c'" "data-chart=\"$c\"" "$T_WORK/dom.html"
 done
