@@ -579,7 +579,7 @@ int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *
  * AGENT_COUNTERS's dropped* columns: "<n> dropped <text>". */
 #define EXP_DROP_CAUSES 5
 extern const char *const exp_drop_cause_text[EXP_DROP_CAUSES];
-/* The newest msprof_{14 digits}.db of prof_dir into path (export.c). */
+/* The newest msprof_{14 digits}.db of prof_dir into path (common.c). */
 bool exp_newest_db(const char *prof_dir, char *path, size_t size);
 /* EXPORT_REPORT_FILE in dir from e->db (report.c). */
 int exp_write_report(struct exp *e, const char *dir);

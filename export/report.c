@@ -130,7 +130,6 @@ struct collect {
 	struct kmap map;
 	struct series *v;
 	size_t n, cap;
-	int err;
 };
 
 static int collect_row(sqlite3_stmt *st, void *ctx)
@@ -472,7 +471,6 @@ struct step_stats {
 	int64_t *dur;          /* ns */
 	int64_t *id, *pid;     /* in start order */
 	size_t n, cap;
-	int err;
 };
 
 static int step_row(sqlite3_stmt *st, void *ctx)
@@ -839,6 +837,7 @@ static int losses(struct exp *e, cJSON *root)
 	/* the export's own notes, this run's: parse problems when it parsed,
 	 * what --storage-limit deleted on every run */
 	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+	/* the report's message holds them "; "-separated (common.c exp_note_add) */
 	exp_lock(e);
 	for (const char *m = e->rep->message; *m;) {
 		const char *end = strstr(m, "; ");
