@@ -3,7 +3,8 @@
 # 0.  The data the page embeds is checked against the database of the same
 # export (steps, the top range's count and total, the threads, the rank);
 # 'msprof export report -dir' writes the page alone and touches nothing
-# else; then a browser (Debian's chromium, headless) loads the page: no
+# else; a second rank recorded beside it is in both pages' ranks table;
+# then a browser (Debian's chromium, headless) loads the page: no
 # console message, the script finished (body data-report="ok"), the DOM
 # holds every chart and the job's range name; its screenshot is kept as
 # build/meson-logs/report-screenshot.png.  Skips the browser part, saying
@@ -81,6 +82,18 @@ t_check "report.html written again" test -s "$R"
 ls -l --time-style=+%s.%N "$OUT" | grep -v report.html >"$T_WORK/after"
 t_check "every other output file untouched" cmp -s "$T_WORK/before" "$T_WORK/after"
 a_run "msprof export report takes no other option" 2 "$MSPROF" export report -dir "$P" --clear
+
+# --- a second rank beside it: the ranks table of both pages -------------------------------------
+a_run "record rank 1 (steps-app ranges 3) into the same directory" 0 env "${PRE[@]}" RANK_ID=1 timeout 120 "$MSPROF" \
+	--msproftx=on --output="$W" "$AGENT_BIN/steps-app" ranges 3
+a_run "msprof export report -dir on the directory of both ranks" 0 "$MSPROF" export report -dir "$W"
+for f in "$W"/PROF_*/mindstudio_profiler_output/report.html; do
+	python3 "$SRCDIR/tests/helpers/report-data.py" "$f" >"$T_WORK/data.json" || t_fail "$f holds no data"
+	self=$(j '[r["rank"] for r in d["ranks"] if r["self"]][0]')
+	t_eq "rank $self's page: both ranks, their step counts" \
+		"$(j '" ".join("%d:%d" % (r["rank"], r["count"]) for r in d["ranks"])')" "0:$N 1:3"
+done
+python3 "$SRCDIR/tests/helpers/report-data.py" "$R" >"$T_WORK/data.json"
 
 # --- in a browser -------------------------------------------------------------------------------
 CHROME=
