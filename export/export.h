@@ -54,7 +54,7 @@ struct export_options {
 struct export_report {
 	char db_path[4096];      /* the msprof_{ts}.db written */
 	char output_dir[4096];   /* mindstudio_profiler_output, "" for type db */
-	unsigned files_written;  /* deliverables in output_dir (README.txt not counted) */
+	unsigned files_written;  /* deliverables in output_dir (README.txt and report.html not counted) */
 	uint64_t records;        /* raw records parsed */
 	uint64_t bad_records;    /* damaged frames and malformed payloads skipped */
 	uint64_t torn_bytes;     /* incomplete tails */
