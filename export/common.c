@@ -798,3 +798,25 @@ unsigned exp_list_devices(const char *prof_dir, bool *ret)
 	closedir(d);
 	return n;
 }
+
+bool exp_newest_db(const char *prof_dir, char *path, size_t size)
+{
+	DIR *d = opendir(prof_dir);
+	if (!d)
+		return false;
+	char best[NAME_MAX + 1] = "";
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (len != 7 + EXPORT_TS_LEN + 3 || !startswith(n, "msprof_") || strcmp(n + len - 3, ".db") != 0)
+			continue;
+		bool digits = true;
+		for (size_t i = 0; i < EXPORT_TS_LEN; i++)
+			digits = digits && isdigit((unsigned char)n[7 + i]);
+		if (digits && strcmp(n, best) > 0)
+			snprintf(best, sizeof best, "%s", n);
+	}
+	closedir(d);
+	return best[0] && (size_t)snprintf(path, size, "%s/%s", prof_dir, best) < size;
+}

@@ -602,9 +602,13 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	} else if (r == 0 && (what & EXPORT_SUMMARY)) {
 		r = write_summaries(e, dir);
 	}
+	/* last: its losses list the notes of everything before it */
+	if (r == 0)
+		r = exp_write_report(e, dir);
 	close_db(e);
 	e->rep->files_written = e->n_written;
-	if (r == 0)
+	/* the report alone leaves the README of the export that wrote the rest */
+	if (r == 0 && (what & EXPORT_ALL))
 		r = write_readme(e, dir);
 	return r;
 }
@@ -766,29 +770,6 @@ static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes
 	return 0;
 }
 
-/* The newest msprof_{14 digits}.db of prof_dir, if any. */
-static bool newest_db(struct exp *e, char *path, size_t size)
-{
-	DIR *d = opendir(e->prof_dir);
-	if (!d)
-		return false;
-	char best[NAME_MAX + 1] = "";
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t len = strlen(n);
-		if (len != 7 + EXPORT_TS_LEN + 3 || !startswith(n, "msprof_") || strcmp(n + len - 3, ".db") != 0)
-			continue;
-		bool digits = true;
-		for (size_t i = 0; i < EXPORT_TS_LEN; i++)
-			digits = digits && isdigit((unsigned char)n[7 + i]);
-		if (digits && strcmp(n, best) > 0)
-			snprintf(best, sizeof best, "%s", n);
-	}
-	closedir(d);
-	return best[0] && (size_t)snprintf(path, size, "%s/%s", e->prof_dir, best) < size;
-}
-
 /* Whether the database at path has this build's layout (schema_stamp). */
 static bool db_layout_current(const char *path)
 {
@@ -887,7 +868,7 @@ static int run(struct exp *e, const struct export_options *opt)
 	}
 	/* a database with no raw data next to it is all there is: it is
 	 * exported as it is, whatever build wrote it */
-	bool have = !(opt && opt->parse_only) && newest_db(e, have_db, sizeof have_db);
+	bool have = !(opt && opt->parse_only) && exp_newest_db(e->prof_dir, have_db, sizeof have_db);
 	bool reuse = have && (!slices || db_current(have_db, &newest));
 	if (!slices && !reuse) {
 		exp_fail(e, "no raw data in '%s/data'", path);
@@ -944,7 +925,7 @@ static int run(struct exp *e, const struct export_options *opt)
  * deliverable or spool does. */
 static bool is_leftover(const char *name)
 {
-	static const char *const ends[] = { ".db", ".csv", ".json", ".txt", ".layer" };
+	static const char *const ends[] = { ".db", ".csv", ".json", ".txt", ".layer", ".html" };
 	size_t n = strlen(name);
 	if (name[0] != '.' || n < 1 + 3 + 7 || name[n - 7] != '.')
 		return false;

@@ -13,12 +13,19 @@
 
 enum export_type { EXPORT_TEXT = 0, EXPORT_DB = 1 };
 
-/* What a text export writes (msprof.py's export timeline / summary). */
+/* What a text export writes (msprof.py's export timeline / summary).
+ * Every text export also writes EXPORT_REPORT_FILE; EXPORT_REPORT alone
+ * writes only that (msprof export report). */
 enum {
 	EXPORT_TIMELINE = 1 << 0,
 	EXPORT_SUMMARY = 1 << 1,
+	EXPORT_REPORT = 1 << 2,
 	EXPORT_ALL = EXPORT_TIMELINE | EXPORT_SUMMARY,
 };
+
+/* The HTML report in mindstudio_profiler_output/: one self-contained page
+ * (export/report.c). */
+#define EXPORT_REPORT_FILE "report.html"
 
 #define EXPORT_STEP_MODEL_ID 4294967295ULL /* msprof's model id for step mode */
 #define EXPORT_TL_SLICE_BYTES (200ULL << 20) /* timeline pieces: msprof's 200 MB budget */
@@ -48,7 +55,7 @@ struct export_options {
 struct export_report {
 	char db_path[4096];      /* the msprof_{ts}.db written */
 	char output_dir[4096];   /* mindstudio_profiler_output, "" for type db */
-	unsigned files_written;  /* deliverables in output_dir (README.txt not counted) */
+	unsigned files_written;  /* deliverables in output_dir (README.txt and report.html not counted) */
 	uint64_t records;        /* raw records parsed */
 	uint64_t bad_records;    /* damaged frames and malformed payloads skipped */
 	uint64_t torn_bytes;     /* incomplete tails */

@@ -617,6 +617,14 @@ bool exp_table_has_index(struct exp *e, const char *index);
 /* The current database of prof_dir (parsed first when there is none or it
  * is stale), opened read-only (query.c); rep->message says why not. */
 int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *rep);
+/* The agents' causes of dropped events (parse-agent.c), in the order of
+ * AGENT_COUNTERS's dropped* columns: "<n> dropped <text>". */
+#define EXP_DROP_CAUSES 5
+extern const char *const exp_drop_cause_text[EXP_DROP_CAUSES];
+/* The newest msprof_{14 digits}.db of prof_dir into path (common.c). */
+bool exp_newest_db(const char *prof_dir, char *path, size_t size);
+/* EXPORT_REPORT_FILE in dir from e->db (report.c). */
+int exp_write_report(struct exp *e, const char *dir);
 /* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

@@ -26,7 +26,8 @@ static const char *const st_sql[_ST_MAX] = {
 
 /* RAW_AGENT_COUNTERS' causes of dropped events, in their order there */
 enum { DROP_FULL, DROP_NESTED, DROP_NOSLOT, DROP_UNOPENED, DROP_WRITE, DROP_CAUSES };
-static const char *const drop_cause_text[DROP_CAUSES] = {
+_Static_assert(DROP_CAUSES == EXP_DROP_CAUSES, "AGENT_COUNTERS has a column per cause");
+const char *const exp_drop_cause_text[DROP_CAUSES] = {
 	[DROP_FULL] = "past the buffer cap (MSPROF_AGENT_BUFFER_MAX_MB raises it)",
 	[DROP_NESTED] = "made by a signal handler inside an annotation",
 	[DROP_NOSLOT] = "of threads that got no buffer (the agent's limit of threads, or no memory)",
@@ -350,7 +351,7 @@ static void report(struct agent_parse *p)
 		for (int i = 0; i < DROP_CAUSES; i++)
 			if (p->t_cause[i] && n < sizeof causes)
 				n += (size_t)snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " %s", n ? ", " : "",
-						      p->t_cause[i], drop_cause_text[i]);
+						      p->t_cause[i], exp_drop_cause_text[i]);
 		if (p->t_uncaused && n < sizeof causes)
 			snprintf(causes + n, sizeof causes - n, "%s%" PRIu64 " of an older agent, cause not recorded",
 				 n ? ", " : "", p->t_uncaused);

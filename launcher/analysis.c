@@ -191,7 +191,10 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 	} else {
 		if (rep->message[0])
 			console_warn("%s", rep->message);
-		console_info("%s all data in %s done.", verb_cap, base(prof));
+		if (opt->what == EXPORT_REPORT)
+			console_info("The report of %s is saved in %s/%s", base(prof), rep->output_dir, EXPORT_REPORT_FILE);
+		else
+			console_info("%s all data in %s done.", verb_cap, base(prof));
 	}
 	free(rep);
 	return r;

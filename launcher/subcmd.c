@@ -9,6 +9,7 @@
  *          [--format csv|json] [--clear]
  *   msprof analyze -dir <dir> -r|--rule <rules> [--clear] [--type text|db]
  *   msprof export cluster -dir <dir>          (ours: the ranks merged, analysis.c)
+ *   msprof export report -dir <dir>           (ours: report.html alone, export/report.c)
  *
  * "-dir" is also "--collection-dir"; values follow as the next word or
  * after "=", and a leading "=" and "~" are expanded as msprof.py does.
@@ -88,6 +89,12 @@ static const struct {
 	  "    cluster_ranks_<ts>.csv        every PROF_* directory: merged, or skipped and why\n"
 	  "    msprof_cluster_<ts>.db        CLUSTER_RANK and CLUSTER_STEP, the same as the two CSVs\n"
 	  "  Exit status 1 when a directory was skipped (the others are still merged).\n" },
+	{ "export report", "[-h] -dir <dir>",
+	  "\n  Writes mindstudio_profiler_output/report.html of each PROF_* directory (parsed first\n"
+	  "  when it has no current msprof_*.db), and nothing else: one self-contained page to open\n"
+	  "  in a browser, with the host and device samples over time, the step times, the ranges\n"
+	  "  with the largest total time, per-thread CPU, the ranks beside it and every loss.  Every\n"
+	  "  export writes it too.\n" },
 	{ "analyze", "[-h] -dir <dir> --rule RULE [--clear] [--type {db,text}]",
 	  "  --rule RULE, -r RULE  communication, communication_matrix, or both separated by a comma\n"
 	  "  --clear               <Optional> the clear mode flag\n"
@@ -329,9 +336,10 @@ int subcmd_run(int argc, char **argv)
 	if (streq(argv[1], "export")) {
 		const char *kind = argc > 2 ? argv[2] : "";
 		if (streq(kind, "-h") || streq(kind, "--help")) {
-			printf("usage: msprof export [-h] {summary,timeline,db,cluster} ...\n\n"
+			printf("usage: msprof export [-h] {summary,timeline,db,cluster,report} ...\n\n"
 			       "  summary   Get summary data.\n  timeline  Get timeline data.\n  db        Get db data.\n"
 			       "  cluster   Merge the ranks' PROF dirs: one timeline, a step table across ranks.\n"
+			       "  report    Write report.html alone: the profile on one page for a browser.\n"
 			       "\n'msprof export <kind> -h' tells the options of each.\n");
 			return 0;
 		}
@@ -341,9 +349,11 @@ int subcmd_run(int argc, char **argv)
 			what = EXPORT_SUMMARY;
 		else if (streq(kind, "db"))
 			type = EXPORT_DB;
+		else if (streq(kind, "report"))
+			what = EXPORT_REPORT;
 		else if (!streq(kind, "cluster"))
 			return usage_error(&s, "argument export: invalid choice: '%s' (choose from 'timeline', 'summary', "
-					       "'db', 'cluster')", kind);
+					       "'db', 'cluster', 'report')", kind);
 		snprintf(cmd, sizeof cmd, "export %s", kind);
 		s.cmd = cmd;
 		first = 3;
@@ -372,7 +382,7 @@ int subcmd_run(int argc, char **argv)
 			return usage_error(&s, "the following arguments are required: -r/--rule");
 		return analysis_analyze(s.dir, s.rules, s.clear, s.type_db);
 	}
-	unsigned takes = type == EXPORT_DB ? 0 :
+	unsigned takes = type == EXPORT_DB || what == EXPORT_REPORT ? 0 :
 			 what == EXPORT_TIMELINE ? T_SELECT | T_CLEAR | T_REPORTS :
 						   T_SELECT | T_CLEAR | T_FORMAT;
 	if ((r = refuse_others(&s, takes)) != 0)

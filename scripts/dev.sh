@@ -23,6 +23,23 @@ install_missing() {
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
+# For the tests only: the browser that loads report.html (agent-report).  Its
+# test skips, saying so, where it cannot be installed, so a failure here is
+# not one of the set-up.
+TEST_PKGS="chromium"
+
+install_test_extras() {
+	for p in $TEST_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" && continue
+		echo "installing $p (for the tests)"
+		if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+			{ $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+				--no-install-recommends "$p" >/dev/null; } ||
+			echo "cannot install $p: the tests that need it skip"
+	done
+}
+
 build() { # build DIR [meson options...]
 	dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
@@ -64,6 +81,7 @@ sample)
 	;;
 test)
 	install_missing
+	install_test_extras
 	build build
 	build build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	rc=0

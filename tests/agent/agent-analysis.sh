@@ -63,8 +63,8 @@ t_grep "it says what to use" "select them with --model-id=4294967295" "$T_WORK/l
 # --- export forms --------------------------------------------------------------------------------
 rm -rf "$OUT"
 run "msprof export timeline -dir" 0 "$MSPROF" export timeline -dir "$P"
-t_eq "timeline only: msprof and msprof_tx json, no csv" "$(ls "$OUT" | sed 's/_[0-9]\{14\}//' | tr '\n' ' ')" \
-	"README.txt msprof.json msprof_tx.json "
+t_eq "timeline only: msprof and msprof_tx json, no csv (and the report page every export writes)" \
+	"$(ls "$OUT" | sed 's/_[0-9]\{14\}//' | tr '\n' ' ')" "README.txt msprof.json msprof_tx.json report.html "
 run "msprof export summary -dir --format json" 0 "$MSPROF" export summary -dir "$P" --format json
 t_eq "json summaries parse with every event" "$(python3 - "$OUT" <<'PY'
 import glob, json, sys

@@ -12,7 +12,8 @@
 # makes it 100,000.  For each size: parse (raw -> msprof_{ts}.db, records/s over every
 # raw record), export (db -> msprof and msprof_tx timelines, msprof_tx,
 # step_trace, op_summary, op_statistic, task_time, api_statistic CSVs;
-# events/s over mstx events + tasks + calls), the peak resident memory of
+# events/s over mstx events + tasks + calls; report.html included, and
+# timed alone after it), the peak resident memory of
 # each (GNU time), and two references, each one sqlite3 -csv run:
 #   sqlite3_tx   MSTX_EVENTS joined with its strings in start order, what
 #                the msprof_tx CSV holds (the reference of mstx-only runs)
@@ -72,6 +73,10 @@ for n in $SIZES; do
 	ps=$SEC pk=$KB
 	run export "$MSPROF" --export=on --output="$P"
 	es=$SEC ek=$KB ec=$CPU
+	# the export's last stage, report.html, alone: its share of export_s
+	run report "$MSPROF" export report -dir "$P"
+	REPORTS="${REPORTS:-}report.html alone, $n events + $TASKS tasks: $SEC s wall, $CPU s CPU, $(stat -c %s "$P/mindstudio_profiler_output/report.html") bytes
+"
 	db=$(ls "$P"/msprof_*.db)
 	run sqlite3 sqlite3 -csv "$db" "$TX_SQL"
 	ts=$SEC ac=$CPU
@@ -96,4 +101,5 @@ echo "r_tx: export time / sqlite3 dump of the mstx events alone (the export also
 echo "r_all: export time / sqlite3 dump of the mstx events and the tasks: the rows the export's CSVs hold (it also writes two timelines)"
 echo "export_cpu, sqlite3_cpu: user + system seconds of the export (both of its threads) and of the sqlite3_all dump;"
 echo "r_cpu: their ratio (on a machine shared with other work the CPU times vary less than the wall times)"
+printf '%s' "${REPORTS:-}"
 printf '%s' "${GOALS:-}"

@@ -8,7 +8,8 @@
 # behaviour: the proof that a restructure changed none.
 #
 # The timestamp msprof puts in output names (_YYYYMMDDhhmmss) is the time of
-# the export; it is taken out of names before comparing.  The database is
+# the export; it is taken out of names before comparing.  report.html is
+# compared as the data it embeds, less the export's path and time.  The database is
 # compared as sqlite3's .dump.
 #
 # After a change of output that is meant (and shown to the readers in
@@ -40,7 +41,11 @@ collect() {
 	local form=$1 d="$T_WORK/$1/$NAME" out="$T_WORK/got/$1" f
 	mkdir -p "$out"
 	for f in "$d"/mindstudio_profiler_output/*; do
-		[ -f "$f" ] && cp "$f" "$out/$(basename "$f" | sed 's/_[0-9]\{14\}\././')"
+		case $f in
+		# the report's numbers: its JSON without the path and time of the export
+		*/report.html) python3 "$SRCDIR/tests/helpers/report-data.py" --golden "$f" >"$out/report.data.json" ;;
+		*) [ -f "$f" ] && cp "$f" "$out/$(basename "$f" | sed 's/_[0-9]\{14\}\././')" ;;
+		esac
 	done
 	for f in "$d"/msprof_*.db; do
 		[ -f "$f" ] && sqlite3 "$f" .dump >"$out/msprof.db.dump"

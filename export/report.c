@@ -1,0 +1,992 @@
+/* mindstudio_profiler_output/report.html: one self-contained page a person
+ * opens in a browser (export/report-page.html: styles and a script that
+ * draws SVG; no network at view time).  The export aggregates here and
+ * embeds only the aggregates as JSON, so the page stays small and opens at
+ * once whatever the size of the trace:
+ *
+ *   timeline   host and device samples in REPORT_BUCKETS intervals of the
+ *              session (the mean of each interval), with each series' mean
+ *              and peak over the samples themselves
+ *   steps      every step's duration (or the slowest of each group past
+ *              REPORT_STEP_POINTS), count, mean, p50, p99, the slowest
+ *   ranges     the annotation ranges with the largest total time, with
+ *              count, min and max (steps left out: they have their own)
+ *   threads    per-thread CPU of the profiled processes, the busiest first
+ *   ranks      this rank and the ranks of the PROF dirs beside it
+ *   losses     what the database counted as dropped, missed or left out,
+ *              and the export's notes
+ *
+ * Each part is one scan of its table, aggregated in C: a GROUP BY over
+ * millions of rows would sort them. */
+#include <dirent.h>
+#include <math.h>
+#include <cjson/cJSON.h>
+
+#include "export/internal.h"
+#include "export/report-page.h"
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "collectors/steps.h"
+#include "common/cjson-cleanup.h"
+#include "common/util.h"
+
+#define REPORT_BUCKETS 240
+#define REPORT_TOP_RANGES 20
+#define REPORT_THREAD_ROWS 30
+#define REPORT_THREAD_SERIES 8
+#define REPORT_NETCARDS 4
+#define REPORT_STEP_POINTS 2000
+#define REPORT_MAX_RANKS 4096
+#define REPORT_DATA_MARK "@DATA@"
+
+/* --- a map of (a, b) keys to slots, for the scans ------------------------------- */
+
+struct kmap {
+	int64_t *keys;     /* 2 per slot */
+	uint32_t *idx;     /* slot -> index + 1, 0 empty */
+	size_t cap, n;
+};
+
+static uint64_t khash(int64_t a, int64_t b)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ (h >> 29);
+}
+
+static int kmap_grow(struct kmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	int64_t *keys = calloc(cap * 2, sizeof *keys);
+	uint32_t *idx = calloc(cap, sizeof *idx);
+	if (!keys || !idx) {
+		free(keys);
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->idx[i])
+			continue;
+		size_t j = khash(m->keys[2 * i], m->keys[2 * i + 1]) & (cap - 1);
+		while (idx[j])
+			j = (j + 1) & (cap - 1);
+		idx[j] = m->idx[i];
+		keys[2 * j] = m->keys[2 * i];
+		keys[2 * j + 1] = m->keys[2 * i + 1];
+	}
+	free(m->keys);
+	free(m->idx);
+	m->keys = keys;
+	m->idx = idx;
+	m->cap = cap;
+	return 0;
+}
+
+/* The index of (a, b): found, or the next one (m->n before the call) when
+ * new; <0 out of memory. */
+static int64_t kmap_get(struct kmap *m, int64_t a, int64_t b, bool *ret_new)
+{
+	if ((m->n + 1) * 2 > m->cap && kmap_grow(m) < 0)
+		return -ENOMEM;
+	size_t j = khash(a, b) & (m->cap - 1);
+	while (m->idx[j]) {
+		if (m->keys[2 * j] == a && m->keys[2 * j + 1] == b) {
+			*ret_new = false;
+			return m->idx[j] - 1;
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->keys[2 * j] = a;
+	m->keys[2 * j + 1] = b;
+	m->idx[j] = (uint32_t)++m->n;
+	*ret_new = true;
+	return (int64_t)m->n - 1;
+}
+
+static void kmap_release(struct kmap *m)
+{
+	free(m->keys);
+	free(m->idx);
+	*m = (struct kmap){ 0 };
+}
+
+/* --- the timeline: samples in buckets ----------------------------------------------- */
+
+struct span {
+	int64_t t0, end, bucket_ns;
+};
+
+struct series {
+	int64_t key;                 /* what the rows' first column said (keyed scans) */
+	double sum[REPORT_BUCKETS];
+	uint32_t cnt[REPORT_BUCKETS];
+	double total, peak;
+	uint64_t n;
+};
+
+struct collect {
+	const struct span *sp;
+	bool keyed;                  /* rows are (key, timestampNs, value), else (timestampNs, value) */
+	double scale;
+	struct kmap map;
+	struct series *v;
+	size_t n, cap;
+};
+
+static int collect_row(sqlite3_stmt *st, void *ctx)
+{
+	struct collect *c = ctx;
+	int col = c->keyed ? 1 : 0;
+	if (sqlite3_column_type(st, col + 1) == SQLITE_NULL)
+		return 0;
+	int64_t key = c->keyed ? sqlite3_column_int64(st, 0) : 0, t = sqlite3_column_int64(st, col);
+	double v = sqlite3_column_double(st, col + 1) * c->scale;
+	if (!isfinite(v))
+		return 0;
+	bool fresh;
+	int64_t i = kmap_get(&c->map, key, 0, &fresh);
+	if (i < 0)
+		return (int)i;
+	if (fresh) {
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 4;
+			struct series *nv = realloc(c->v, cap * sizeof *nv);
+			if (!nv)
+				return -ENOMEM;
+			c->v = nv;
+			c->cap = cap;
+		}
+		c->v[c->n] = (struct series){ .key = key };
+		c->n++;
+	}
+	struct series *s = &c->v[i];
+	s->total += v;
+	if (!s->n || v > s->peak)
+		s->peak = v;
+	s->n++;
+	/* a sample stamped at the end of the span belongs to the last bucket */
+	if (t >= c->sp->t0 && t <= c->sp->end) {
+		int64_t b = (t - c->sp->t0) / c->sp->bucket_ns;
+		if (b >= REPORT_BUCKETS)
+			b = REPORT_BUCKETS - 1;
+		s->sum[b] += v;
+		s->cnt[b]++;
+	}
+	return 0;
+}
+
+static void collect_release(struct collect *c)
+{
+	kmap_release(&c->map);
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
+}
+
+/* The rows of sql into c (released by the caller, also on error). */
+static int collect(struct exp *e, const struct span *sp, const char *sql, bool keyed, double scale,
+		   struct collect *c)
+{
+	*c = (struct collect){ .sp = sp, .keyed = keyed, .scale = scale };
+	int r = exp_each(e, sql, NULL, collect_row, c);
+	return r < 0 ? r : 0;
+}
+
+static double round3(double v)
+{
+	return exp_round(v, 3);
+}
+
+/* {"name", "v": [per-bucket mean or null], "mean", "peak", "samples"} */
+static cJSON *series_json(const struct series *s, const char *name)
+{
+	cJSON *o = cJSON_CreateObject(), *v = cJSON_AddArrayToObject(o, "v");
+	cJSON_AddStringToObject(o, "name", name);
+	for (int b = 0; b < REPORT_BUCKETS; b++)
+		cJSON_AddItemToArray(v, s->cnt[b] ? cJSON_CreateNumber(round3(s->sum[b] / s->cnt[b])) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(o, "mean", round3(s->n ? s->total / (double)s->n : 0));
+	cJSON_AddNumberToObject(o, "peak", round3(s->peak));
+	cJSON_AddNumberToObject(o, "samples", (double)s->n);
+	return o;
+}
+
+static cJSON *chart(cJSON *charts, const char *id, const char *title, const char *unit, const char *what, double max)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "id", id);
+	cJSON_AddStringToObject(c, "title", title);
+	cJSON_AddStringToObject(c, "unit", unit);
+	cJSON_AddStringToObject(c, "what", what);
+	if (max > 0)
+		cJSON_AddNumberToObject(c, "max", max);
+	cJSON_AddArrayToObject(c, "series");
+	cJSON_AddItemToArray(charts, c);
+	return c;
+}
+
+/* One unkeyed series of sql into chart c (made on first use through
+ * *c): nothing when there are no rows. */
+static int add_series(struct exp *e, const struct span *sp, cJSON *charts, cJSON **c, const char *id,
+		      const char *title, const char *unit, const char *what, double max, const char *name,
+		      const char *sql, double scale)
+{
+	struct collect col;
+	int r = collect(e, sp, sql, false, scale, &col);
+	if (r == 0 && col.n) {
+		if (!*c)
+			*c = chart(charts, id, title, unit, what, max);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(*c, "series"), series_json(&col.v[0], name));
+	}
+	collect_release(&col);
+	return r;
+}
+
+/* STRING_IDS value of id into buf ("" when there is none). */
+static const char *str_of(struct exp_strings *strs, int64_t id, char *buf, size_t size)
+{
+	const char *v;
+	size_t len;
+	if (exp_strings_get(strs, id, &v, &len) > 0)
+		snprintf(buf, size, "%.*s", (int)len, v);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+/* Network: each interface's receive and send rates, the busiest
+ * REPORT_NETCARDS interfaces (by bytes in both directions). */
+struct netcard {
+	const struct series *rx, *tx;
+	double both;
+};
+
+static int cmp_netcard(const void *a, const void *b)
+{
+	const struct netcard *x = a, *y = b;
+	return (x->both < y->both) - (x->both > y->both);
+}
+
+static int net_chart(struct exp *e, struct exp_strings *strs, const struct span *sp, cJSON *charts)
+{
+	if (!exp_table_has_rows(e, "NETWORK_INTERFACE_USAGE"))
+		return 0;
+	struct collect rx, tx = { 0 };
+	struct netcard *cards = NULL;
+	size_t n = 0;
+	int r = collect(e, sp, "SELECT name, timestampNs, rxRate FROM NETWORK_INTERFACE_USAGE", true, 1e-6, &rx);
+	if (r == 0)
+		r = collect(e, sp, "SELECT name, timestampNs, txRate FROM NETWORK_INTERFACE_USAGE", true, 1e-6, &tx);
+	if (r == 0 && rx.n && !(cards = calloc(rx.n, sizeof *cards)))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < rx.n; i++)
+		for (size_t j = 0; j < tx.n; j++)
+			if (tx.v[j].key == rx.v[i].key)
+				cards[n++] = (struct netcard){ &rx.v[i], &tx.v[j], rx.v[i].total + tx.v[j].total };
+	if (n) {
+		qsort(cards, n, sizeof *cards, cmp_netcard);
+		/* an interface without traffic is named, not drawn */
+		char what[1024], idle[512] = "";
+		size_t shown = 0, il = 0;
+		for (size_t i = 0; i < n; i++) {
+			char name[RAW_AGENT_MAX_STR + 1];
+			if (cards[i].rx->peak > 0 || cards[i].tx->peak > 0 || (i == 0 && cards[i].rx->n))
+				continue;
+			str_of(strs, cards[i].rx->key, name, sizeof name);
+			if (il < sizeof idle)
+				il += (size_t)snprintf(idle + il, sizeof idle - il, "%s%s", il ? ", " : "", name);
+		}
+		snprintf(what, sizeof what, "each interface's bytes received (rx) and sent (tx) per second "
+			 "(/proc/net/dev); 1 MB = 10^6 bytes%s%s", idle[0] ? "; no traffic on " : "", idle);
+		cJSON *c = chart(charts, "network", "Network", "MB/s", what, 0);
+		cJSON *arr = cJSON_GetObjectItem(c, "series");
+		for (size_t i = 0; i < n && shown < REPORT_NETCARDS; i++) {
+			char name[RAW_AGENT_MAX_STR + 1], label[RAW_AGENT_MAX_STR + 8];
+			if (i > 0 && !(cards[i].rx->peak > 0 || cards[i].tx->peak > 0))
+				continue;
+			str_of(strs, cards[i].rx->key, name, sizeof name);
+			snprintf(label, sizeof label, "%s rx", name);
+			cJSON_AddItemToArray(arr, series_json(cards[i].rx, label));
+			snprintf(label, sizeof label, "%s tx", name);
+			cJSON_AddItemToArray(arr, series_json(cards[i].tx, label));
+			shown++;
+		}
+	}
+	free(cards);
+	collect_release(&rx);
+	collect_release(&tx);
+	return r;
+}
+
+/* Devices: utilisation and memory used, a series per device. */
+static int device_charts(struct exp *e, const struct span *sp, cJSON *charts)
+{
+	if (!exp_table_has_rows(e, "GPU_SAMPLE"))
+		return 0;
+	static const struct {
+		const char *id, *title, *unit, *what, *sql;
+		double scale, max;
+	} k[] = {
+		{ "device-util", "Device utilisation", "%", "time a kernel ran on each device (NVML utilization.gpu)",
+		  "SELECT deviceId, timestampNs, gpuUtil FROM GPU_SAMPLE", 1, 100 },
+		{ "device-mem", "Device memory", "MiB", "memory used on each device (NVML), 1 MiB = 2^20 bytes",
+		  "SELECT deviceId, timestampNs, memUsed FROM GPU_SAMPLE", 1.0 / 1048576.0, 0 },
+	};
+	int r = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(k) && r == 0; i++) {
+		struct collect c;
+		r = collect(e, sp, k[i].sql, true, k[i].scale, &c);
+		if (r == 0 && c.n) {
+			cJSON *ch = chart(charts, k[i].id, k[i].title, k[i].unit, k[i].what, k[i].max);
+			for (size_t j = 0; j < c.n; j++) {
+				char name[32];
+				snprintf(name, sizeof name, "device %" PRId64, c.v[j].key);
+				cJSON_AddItemToArray(cJSON_GetObjectItem(ch, "series"), series_json(&c.v[j], name));
+			}
+		}
+		collect_release(&c);
+	}
+	return r;
+}
+
+static int timeline(struct exp *e, struct exp_strings *strs, const struct span *sp, cJSON *root)
+{
+	cJSON *tl = cJSON_AddObjectToObject(root, "timeline");
+	cJSON_AddNumberToObject(tl, "buckets", REPORT_BUCKETS);
+	cJSON_AddNumberToObject(tl, "bucket_ns", (double)sp->bucket_ns);
+	cJSON *charts = cJSON_AddArrayToObject(tl, "charts");
+	cJSON *cpu = NULL, *mem = NULL, *disk = NULL;
+	int r = 0;
+	if (exp_table_has_rows(e, "CPU_USAGE_AVG"))
+		r = add_series(e, sp, charts, &cpu, "cpu", "Host CPU", "%",
+			       "busy time of all the host's CPUs together (/proc/stat); 100 = every CPU busy", 100,
+			       "host, all CPUs", "SELECT timestampNs, usage FROM CPU_USAGE_AVG", 1);
+	if (r == 0 && e->mem_total_kb && exp_table_has_rows(e, "HOST_MEM_USAGE"))
+		r = add_series(e, sp, charts, &mem, "memory", "Memory", "MiB",
+			       "resident memory (RSS) of the profiled processes; used memory of the host "
+			       "(MemTotal - MemFree - Buffers - Cached, /proc/meminfo); 1 MiB = 2^20 bytes", 0,
+			       "profiled processes, RSS", "SELECT timestampNs, usage FROM HOST_MEM_USAGE",
+			       (double)e->mem_total_kb / 100.0 / 1024.0);
+	if (r == 0 && exp_table_has_rows(e, "SYS_MEM"))
+		r = add_series(e, sp, charts, &mem, "memory", "Memory", "MiB",
+			       "used memory of the host (MemTotal - MemFree - Buffers - Cached, /proc/meminfo); "
+			       "1 MiB = 2^20 bytes", 0, "host, used",
+			       "SELECT timestampNs, memTotal - memFree - buffers - cached FROM SYS_MEM", 1.0 / 1024.0);
+	if (r == 0 && exp_table_has_rows(e, "HOST_DISK_USAGE")) {
+		static const char what[] = "bytes the profiled processes read from and wrote to storage per second "
+					   "(/proc/PID/io read_bytes, write_bytes); 1 MB = 10^6 bytes";
+		r = add_series(e, sp, charts, &disk, "disk", "Disk I/O", "MB/s", what, 0, "read",
+			       "SELECT timestampNs, readRate FROM HOST_DISK_USAGE", 1e-6);
+		if (r == 0)
+			r = add_series(e, sp, charts, &disk, "disk", "Disk I/O", "MB/s", what, 0, "write",
+				       "SELECT timestampNs, writeRate FROM HOST_DISK_USAGE", 1e-6);
+	}
+	if (r == 0)
+		r = net_chart(e, strs, sp, charts);
+	if (r == 0)
+		r = device_charts(e, sp, charts);
+	return r;
+}
+
+/* --- per-thread CPU ------------------------------------------------------------------- */
+
+static int cmp_series_mean(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	double mx = x->n ? x->total / (double)x->n : 0, my = y->n ? y->total / (double)y->n : 0;
+	if (mx != my)
+		return (mx < my) - (mx > my);
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The name of pid's thread tid as its agent reported it, or "". */
+static void thread_name(struct exp *e, bool have_agent, int64_t pid, int64_t tid, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (!have_agent)
+		return;
+	sqlite3_stmt *st;
+	if (exp_prepare(e, "SELECT s.value FROM AGENT_THREAD a JOIN STRING_IDS s ON s.id = a.name "
+			   "WHERE a.pid = ? AND a.tid = ?", &st) < 0)
+		return;
+	sqlite3_bind_int64(st, 1, pid);
+	sqlite3_bind_int64(st, 2, tid);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+static void process_name(struct exp *e, int64_t pid, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+	buf[0] = '\0';
+	if (exp_prepare(e, "SELECT " EXP_NAME_OF_PID " FROM (SELECT ? AS pid) u", &st) < 0)
+		return;
+	sqlite3_bind_int64(st, 1, pid);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+static int threads(struct exp *e, const struct span *sp, cJSON *root)
+{
+	if (!exp_table_has_rows(e, "TARGET_THREAD_CPU_USAGE"))
+		return 0;
+	struct collect c;
+	int r = collect(e, sp, "SELECT (pid << 32) | tid, timestampNs, usage FROM TARGET_THREAD_CPU_USAGE", true, 1,
+			&c);
+	if (r == 0 && c.n) {
+		qsort(c.v, c.n, sizeof *c.v, cmp_series_mean);
+		bool agent = exp_table_has_rows(e, "AGENT_THREAD");
+		cJSON *t = cJSON_AddObjectToObject(root, "threads");
+		cJSON_AddNumberToObject(t, "total", (double)c.n);
+		cJSON *rows = cJSON_AddArrayToObject(t, "rows"), *ser = cJSON_AddArrayToObject(t, "series");
+		for (size_t i = 0; i < c.n && i < REPORT_THREAD_ROWS; i++) {
+			const struct series *s = &c.v[i];
+			int64_t pid = (int64_t)((uint64_t)s->key >> 32), tid = s->key & 0xffffffff;
+			char proc[256], name[256], label[600];
+			process_name(e, pid, proc, sizeof proc);
+			thread_name(e, agent, pid, tid, name, sizeof name);
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "pid", (double)pid);
+			cJSON_AddStringToObject(o, "process", proc);
+			cJSON_AddNumberToObject(o, "tid", (double)tid);
+			cJSON_AddStringToObject(o, "name", name);
+			cJSON_AddNumberToObject(o, "mean", round3(s->n ? s->total / (double)s->n : 0));
+			cJSON_AddNumberToObject(o, "peak", round3(s->peak));
+			cJSON_AddNumberToObject(o, "samples", (double)s->n);
+			cJSON_AddItemToArray(rows, o);
+			if (i < REPORT_THREAD_SERIES) {
+				snprintf(label, sizeof label, "%s%s%s %" PRId64 " (%s %" PRId64 ")", name, name[0] ? ", " : "",
+					 "tid", tid, proc[0] ? proc : "pid", pid);
+				cJSON_AddItemToArray(ser, series_json(s, label));
+			}
+		}
+	}
+	collect_release(&c);
+	return r;
+}
+
+/* --- steps ------------------------------------------------------------------------------ */
+
+struct step_stats {
+	int64_t *dur;          /* ns */
+	int64_t *id, *pid;     /* in start order */
+	size_t n, cap;
+};
+
+static int step_row(sqlite3_stmt *st, void *ctx)
+{
+	struct step_stats *s = ctx;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		int64_t *d = realloc(s->dur, cap * sizeof *d);
+		if (d)
+			s->dur = d;
+		int64_t *i = realloc(s->id, cap * sizeof *i);
+		if (i)
+			s->id = i;
+		int64_t *p = realloc(s->pid, cap * sizeof *p);
+		if (p)
+			s->pid = p;
+		if (!d || !i || !p)
+			return -ENOMEM;
+		s->cap = cap;
+	}
+	s->id[s->n] = sqlite3_column_int64(st, 0);
+	s->dur[s->n] = sqlite3_column_int64(st, 1);
+	s->pid[s->n] = sqlite3_column_int64(st, 2);
+	s->n++;
+	return 0;
+}
+
+static void step_stats_release(struct step_stats *s)
+{
+	free(s->dur);
+	free(s->id);
+	free(s->pid);
+	*s = (struct step_stats){ 0 };
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static const char step_sql[] = "SELECT stepId, endNs - startNs, pid FROM STEP ORDER BY startNs, pid, stepId";
+
+/* count, mean, p50, p99, min, max (ms) of the durations: sorted in place.
+ * Percentiles are nearest-rank: the value of a step that ran. */
+static void step_summary(cJSON *o, int64_t *dur, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += (double)dur[i];
+	qsort(dur, n, sizeof *dur, cmp_i64);
+	size_t p50 = (n * 50 + 99) / 100, p99 = (n * 99 + 99) / 100;
+	cJSON_AddNumberToObject(o, "count", (double)n);
+	cJSON_AddNumberToObject(o, "mean", round3(sum / (double)n / 1e6));
+	cJSON_AddNumberToObject(o, "p50", round3((double)dur[p50 ? p50 - 1 : 0] / 1e6));
+	cJSON_AddNumberToObject(o, "p99", round3((double)dur[p99 ? p99 - 1 : 0] / 1e6));
+	cJSON_AddNumberToObject(o, "min", round3((double)dur[0] / 1e6));
+	cJSON_AddNumberToObject(o, "max", round3((double)dur[n - 1] / 1e6));
+}
+
+static int steps(struct exp *e, cJSON *root)
+{
+	if (!exp_table_has_rows(e, "STEP"))
+		return 0;
+	struct step_stats s = { 0 };
+	int r = exp_each(e, step_sql, NULL, step_row, &s);
+	if (r > 0 && s.n) {
+		cJSON *o = cJSON_AddObjectToObject(root, "steps");
+		cJSON_AddStringToObject(o, "who", "pid");
+		size_t slow = 0, procs = 0;
+		for (size_t i = 0; i < s.n; i++)
+			if (s.dur[i] > s.dur[slow])
+				slow = i;
+		int64_t *pids = malloc(s.n * sizeof *pids);
+		if (!pids) {
+			step_stats_release(&s);
+			return -ENOMEM;
+		}
+		memcpy(pids, s.pid, s.n * sizeof *pids);
+		qsort(pids, s.n, sizeof *pids, cmp_i64);
+		for (size_t i = 0; i < s.n; i++)
+			procs += !i || pids[i] != pids[i - 1];
+		free(pids);
+		cJSON *sl = cJSON_AddObjectToObject(o, "slowest");
+		cJSON_AddNumberToObject(sl, "step", (double)s.id[slow]);
+		cJSON_AddNumberToObject(sl, "id", (double)s.pid[slow]);
+		cJSON_AddNumberToObject(sl, "ms", round3((double)s.dur[slow] / 1e6));
+		cJSON_AddNumberToObject(o, "processes", (double)procs);
+		/* the points, each the slowest of `group` consecutive steps */
+		size_t group = (s.n + REPORT_STEP_POINTS - 1) / REPORT_STEP_POINTS;
+		cJSON_AddNumberToObject(o, "group", (double)group);
+		cJSON *pts = cJSON_AddArrayToObject(o, "points");
+		for (size_t i = 0; i < s.n; i += group) {
+			size_t m = i;
+			for (size_t j = i; j < s.n && j < i + group; j++)
+				if (s.dur[j] > s.dur[m])
+					m = j;
+			cJSON *p = cJSON_CreateArray();
+			cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s.id[m]));
+			cJSON_AddItemToArray(p, cJSON_CreateNumber(round3((double)s.dur[m] / 1e6)));
+			cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s.pid[m]));
+			cJSON_AddItemToArray(pts, p);
+		}
+		step_summary(o, s.dur, s.n);
+	}
+	step_stats_release(&s);
+	return r < 0 ? r : 0;
+}
+
+/* --- top ranges ---------------------------------------------------------------------- */
+
+struct range_agg {
+	int64_t msg, dom;
+	uint64_t count;
+	int64_t total, min, max;
+};
+
+struct ranges {
+	struct kmap map;
+	struct range_agg *v;
+	size_t n, cap;
+	uint64_t count;
+};
+
+static int range_row(sqlite3_stmt *st, void *ctx)
+{
+	struct ranges *g = ctx;
+	int64_t msg = sqlite3_column_int64(st, 0), dom = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
+	bool fresh;
+	int64_t i = kmap_get(&g->map, msg, dom, &fresh);
+	if (i < 0)
+		return (int)i;
+	if (fresh) {
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? g->cap * 2 : 64;
+			struct range_agg *nv = realloc(g->v, cap * sizeof *nv);
+			if (!nv)
+				return -ENOMEM;
+			g->v = nv;
+			g->cap = cap;
+		}
+		g->v[g->n++] = (struct range_agg){ .msg = msg, .dom = dom, .min = d, .max = d };
+	}
+	struct range_agg *a = &g->v[i];
+	a->count++;
+	a->total += d;
+	if (d < a->min)
+		a->min = d;
+	if (d > a->max)
+		a->max = d;
+	g->count++;
+	return 0;
+}
+
+static int cmp_range_total(const void *a, const void *b)
+{
+	const struct range_agg *x = a, *y = b;
+	if (x->total != y->total)
+		return (x->total < y->total) - (x->total > y->total);
+	return (x->msg > y->msg) - (x->msg < y->msg);
+}
+
+static int ranges(struct exp *e, struct exp_strings *strs, cJSON *root)
+{
+	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
+		return 0;
+	struct ranges g = { 0 };
+	/* push/pop and start/end ranges (ENUM_MSTX_EVENT_TYPE 1, 2) */
+	int r = exp_each(e, "SELECT message, domainId, endNs - startNs FROM MSTX_EVENTS "
+			    "WHERE eventType IN (1, 2) AND endNs >= startNs", NULL, range_row, &g);
+	if (r > 0 && g.n) {
+		qsort(g.v, g.n, sizeof *g.v, cmp_range_total);
+		cJSON *o = cJSON_AddObjectToObject(root, "ranges"), *top = cJSON_AddArrayToObject(o, "top");
+		uint64_t count = 0, names = 0;
+		int shown = 0;
+		for (size_t i = 0; i < g.n; i++) {
+			char name[RAW_AGENT_MAX_STR + 1], dom[RAW_AGENT_MAX_STR + 1];
+			uint64_t step;
+			str_of(strs, g.v[i].msg, name, sizeof name);
+			if (step_parse(name, strlen(name), &step))
+				continue;
+			count += g.v[i].count;
+			names++;
+			if (shown >= REPORT_TOP_RANGES)
+				continue;
+			shown++;
+			str_of(strs, g.v[i].dom, dom, sizeof dom);
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "name", name);
+			cJSON_AddStringToObject(t, "domain", dom);
+			cJSON_AddNumberToObject(t, "count", (double)g.v[i].count);
+			cJSON_AddNumberToObject(t, "total", round3((double)g.v[i].total / 1e6));
+			cJSON_AddNumberToObject(t, "min", round3((double)g.v[i].min / 1e6));
+			cJSON_AddNumberToObject(t, "max", round3((double)g.v[i].max / 1e6));
+			cJSON_AddItemToArray(top, t);
+		}
+		cJSON_AddNumberToObject(o, "count", (double)count);
+		cJSON_AddNumberToObject(o, "names", (double)names);
+	}
+	kmap_release(&g.map);
+	free(g.v);
+	return r < 0 ? r : 0;
+}
+
+/* --- ranks ------------------------------------------------------------------------------- */
+
+/* This rank's row from its own database, the others' from theirs. */
+static int rank_row(cJSON *arr, sqlite3 *db, int64_t rank, const char *dir, const char *host, bool self)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "rank", (double)rank);
+	cJSON_AddStringToObject(o, "dir", dir);
+	cJSON_AddStringToObject(o, "host", host);
+	cJSON_AddBoolToObject(o, "self", self);
+	cJSON_AddBoolToObject(o, "db", db != NULL);
+	struct step_stats s = { 0 };
+	int r = db ? db_each(db, step_sql, NULL, step_row, &s) : 0;
+	if (r > 0 && s.n)
+		step_summary(o, s.dur, s.n);
+	else
+		cJSON_AddNumberToObject(o, "count", 0);
+	step_stats_release(&s);
+	cJSON_AddItemToArray(arr, o);
+	return r == -ENOMEM ? r : 0;
+}
+
+struct rank_dir {
+	int64_t rank;
+	bool self;
+	char dir[NAME_MAX + 1];
+	char host[256];
+};
+
+static int cmp_rank_dir(const void *a, const void *b)
+{
+	const struct rank_dir *x = a, *y = b;
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	return strcmp(x->dir, y->dir);
+}
+
+/* The PROF dirs beside this one with a rank_id in host/info.json, and this
+ * one; *ret to free(). */
+static int list_ranks(struct exp *e, const char *parent, const char *self, struct rank_dir **ret, size_t *ret_n)
+{
+	struct rank_dir *v = calloc(REPORT_MAX_RANKS, sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	size_t n = 0;
+	v[n] = (struct rank_dir){ .rank = e->rank_id, .self = true };
+	snprintf(v[n].dir, sizeof v[n].dir, "%s", self);
+	snprintf(v[n].host, sizeof v[n].host, "%s", e->hostname);
+	n++;
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	while (d && n < REPORT_MAX_RANKS && (de = readdir(d))) {
+		if (!startswith(de->d_name, "PROF_") || streq(de->d_name, self))
+			continue;
+		char path[PATH_MAX];
+		if ((size_t)snprintf(path, sizeof path, "%s/%s/host/info.json", parent, de->d_name) >= sizeof path)
+			continue;
+		_cleanup_json_ cJSON *info = NULL;
+		if (profdir_read_json(path, &info) < 0)
+			continue;
+		const cJSON *rk = cJSON_GetObjectItemCaseSensitive(info, "rank_id"),
+			    *host = cJSON_GetObjectItemCaseSensitive(info, "hostname");
+		double rank = cJSON_IsNumber(rk) ? rk->valuedouble :
+			      cJSON_IsString(rk) && rk->valuestring ? atof(rk->valuestring) : -1;
+		if (!(rank >= 0 && rank <= INT32_MAX))
+			continue;
+		v[n] = (struct rank_dir){ .rank = (int64_t)rank };
+		snprintf(v[n].dir, sizeof v[n].dir, "%s", de->d_name);
+		snprintf(v[n].host, sizeof v[n].host, "%s", cJSON_IsString(host) && host->valuestring ? host->valuestring : "");
+		n++;
+	}
+	if (d)
+		closedir(d);
+	/* readdir's order is no order */
+	qsort(v, n, sizeof *v, cmp_rank_dir);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* A distributed job's ranks: each has a PROF dir with a rank_id in its
+ * info.json, and they lie side by side (DESIGN.md, "Distributed jobs"). */
+static int ranks(struct exp *e, cJSON *root)
+{
+	if (e->rank_id < 0)
+		return 0;
+	const char *slash = strrchr(e->prof_dir, '/');
+	char parent[PATH_MAX];
+	if (slash == e->prof_dir)
+		snprintf(parent, sizeof parent, "/");
+	else if (slash)
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash - e->prof_dir), e->prof_dir);
+	else
+		snprintf(parent, sizeof parent, ".");
+	struct rank_dir *v;
+	size_t n;
+	int r = list_ranks(e, parent, slash ? slash + 1 : e->prof_dir, &v, &n);
+	if (r < 0)
+		return r;
+	cJSON *arr = cJSON_AddArrayToObject(root, "ranks");
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char path[PATH_MAX], db_path[PATH_MAX];
+		sqlite3 *db = NULL;
+		if (!v[i].self && (size_t)snprintf(path, sizeof path, "%s/%s", parent, v[i].dir) < sizeof path &&
+		    exp_newest_db(path, db_path, sizeof db_path) &&
+		    sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+			sqlite3_close(db);
+			db = NULL;
+		}
+		r = rank_row(arr, v[i].self ? e->db : db, v[i].rank, v[i].dir, v[i].host, v[i].self);
+		sqlite3_close(db);
+	}
+	free(v);
+	return r;
+}
+
+/* --- losses ------------------------------------------------------------------------------ */
+
+static void loss(cJSON *arr, uint64_t count, bool is_loss, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void loss(cJSON *arr, uint64_t count, bool is_loss, const char *fmt, ...)
+{
+	if (!count)
+		return;
+	char what[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", (double)count);
+	cJSON_AddStringToObject(o, "what", what);
+	cJSON_AddBoolToObject(o, "loss", is_loss);
+	cJSON_AddItemToArray(arr, o);
+}
+
+/* AGENT_COUNTERS's columns summed over the processes, in this order. */
+enum {
+	AC_DROPPED, AC_CAUSES, AC_BAD = AC_CAUSES + EXP_DROP_CAUSES, AC_TRUNCATED, AC_OPEN, AC_NOSTART, AC_OVERFLOW,
+	AC_FILTERED, AC_GPU_LOST, AC_GPU_UNTIMED, AC_GPU_BAD, _AC_MAX
+};
+
+static int counters_row(sqlite3_stmt *st, void *ctx)
+{
+	uint64_t *v = ctx;
+	for (int i = 0; i < _AC_MAX; i++)
+		v[i] = (uint64_t)sqlite3_column_int64(st, i);
+	return 1;
+}
+
+static int sampler_row(sqlite3_stmt *st, void *ctx)
+{
+	const char *src = (const char *)sqlite3_column_text(st, 0);
+	loss(ctx, (uint64_t)sqlite3_column_int64(st, 2), true,
+	     "of %" PRId64 " tick(s) of msprofd's '%s' sampler missed: it could not keep to the rate (the intervals "
+	     "around them are longer)", (int64_t)sqlite3_column_int64(st, 1), src ? src : "?");
+	return 0;
+}
+
+static int losses(struct exp *e, cJSON *root)
+{
+	cJSON *arr = cJSON_AddArrayToObject(root, "losses");
+	int r = 0;
+	if (exp_table_has_rows(e, "AGENT_COUNTERS")) {
+		uint64_t v[_AC_MAX] = { 0 };
+		r = exp_each(e, "SELECT total(dropped), total(droppedFull), total(droppedNested), total(droppedNoBuffer), "
+				"total(droppedUnopened), total(droppedUnwritten), total(badCalls), total(truncated), "
+				"total(openAtEnd), total(endWithoutStart), total(matchOverflow), total(filtered), "
+				"total(gpuLost), total(gpuUntimed), total(gpuBad) FROM AGENT_COUNTERS",
+			     NULL, counters_row, v);
+		uint64_t caused = 0;
+		for (int i = 0; i < EXP_DROP_CAUSES; i++) {
+			loss(arr, v[AC_CAUSES + i], true, "event(s) dropped by the agents %s", exp_drop_cause_text[i]);
+			caused += v[AC_CAUSES + i];
+		}
+		if (v[AC_DROPPED] > caused)
+			loss(arr, v[AC_DROPPED] - caused, true, "event(s) dropped by an older agent, cause not recorded");
+		loss(arr, v[AC_BAD], true, "bad mstx call(s) ignored (NULL message, unknown range id, pop without push, "
+		     "destroyed domain)");
+		loss(arr, v[AC_TRUNCATED], true, "mstx message(s) cut to %d bytes", RAW_AGENT_MAX_STR);
+		loss(arr, v[AC_OPEN], true, "range(s) never ended: they end at the session end");
+		loss(arr, v[AC_NOSTART], true, "range end(s) without a start left out");
+		loss(arr, v[AC_OVERFLOW], true, "range(s) beyond the limit of ranges open at once could not be matched");
+		loss(arr, v[AC_FILTERED], false, "annotation(s) left out as asked (--mstx-domain-include/exclude)");
+		loss(arr, v[AC_GPU_LOST], true, "device record(s) lost: the agent's queue of CUPTI records was full");
+		loss(arr, v[AC_GPU_UNTIMED], true, "device task(s), call(s) or wait(s) without an end time (still "
+		     "running at the stop) left out");
+		loss(arr, v[AC_GPU_BAD], true, "CUPTI record(s) with impossible values left out");
+	}
+	if (r >= 0 && exp_table_has_rows(e, "SAMPLER_TICKS"))
+		r = exp_each(e, "SELECT source, taken, missed FROM SAMPLER_TICKS WHERE missed > 0 ORDER BY source", NULL,
+			     sampler_row, arr);
+	/* the export's own notes, this run's: parse problems when it parsed,
+	 * what --storage-limit deleted on every run */
+	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+	/* the report's message holds them "; "-separated (common.c exp_note_add) */
+	exp_lock(e);
+	for (const char *m = e->rep->message; *m;) {
+		const char *end = strstr(m, "; ");
+		size_t len = end ? (size_t)(end - m) : strlen(m);
+		char *one = strndup(m, len);
+		if (one)
+			cJSON_AddItemToArray(notes, cJSON_CreateString(one));
+		free(one);
+		m += len + (end ? 2 : 0);
+	}
+	exp_unlock(e);
+	return r < 0 ? r : 0;
+}
+
+/* --- the page ----------------------------------------------------------------------------- */
+
+static int session_row(sqlite3_stmt *st, void *ctx)
+{
+	struct span *sp = ctx;
+	sp->t0 = sqlite3_column_int64(st, 0);
+	sp->end = sqlite3_column_int64(st, 1);
+	return 1;
+}
+
+static void meta(struct exp *e, const struct span *sp, cJSON *root)
+{
+	cJSON *m = cJSON_AddObjectToObject(root, "meta");
+	const char *slash = strrchr(e->prof_dir, '/');
+	cJSON_AddStringToObject(m, "prof", slash && slash[1] ? slash + 1 : e->prof_dir);
+	char real[PATH_MAX];
+	cJSON_AddStringToObject(m, "path", realpath(e->prof_dir, real) ? real : e->prof_dir);
+	cJSON_AddStringToObject(m, "host", e->hostname);
+	cJSON_AddNumberToObject(m, "start_ns", (double)sp->t0);
+	cJSON_AddNumberToObject(m, "end_ns", (double)sp->end);
+	cJSON_AddNumberToObject(m, "cpus", e->cpu_nums);
+	cJSON_AddNumberToObject(m, "mem_total_kb", (double)e->mem_total_kb);
+	cJSON_AddNumberToObject(m, "rank", (double)e->rank_id);
+	cJSON_AddBoolToObject(m, "system_only", e->system_only);
+	cJSON_AddBoolToObject(m, "selected", e->selected);
+	char app[300] = "";
+	if (e->app_pid) {
+		char name[256];
+		process_name(e, e->app_pid, name, sizeof name);
+		snprintf(app, sizeof app, "%s (pid %" PRIu32 ")", name[0] ? name : "?", e->app_pid);
+	}
+	cJSON_AddStringToObject(m, "app", app);
+	/* e->ts: YYYYMMDDhhmmss, local time */
+	char when[48];
+	snprintf(when, sizeof when, "%.4s-%.2s-%.2s %.2s:%.2s:%.2s (local time)", e->ts, e->ts + 4, e->ts + 6, e->ts + 8,
+		 e->ts + 10, e->ts + 12);
+	cJSON_AddStringToObject(m, "exported", when);
+}
+
+/* The JSON inside a <script> element: "</script>" in a string must not
+ * end it, and '<' stands only inside strings in JSON. */
+static void put_json(FILE *f, const char *s)
+{
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "<");
+		fwrite(p, 1, n, f);
+		p += n;
+		if (*p == '<') {
+			fputs("\\u003c", f);
+			p++;
+		}
+	}
+}
+
+int exp_write_report(struct exp *e, const char *dir)
+{
+	exp_progress(e, "report", 0, 0);
+	struct span sp = { 0 };
+	int r = exp_each(e, "SELECT startTimeNs, endTimeNs FROM SESSION_TIME_INFO", NULL, session_row, &sp);
+	if (r < 0)
+		return r;
+	if (sp.end <= sp.t0)
+		sp.end = sp.t0 + 1;
+	sp.bucket_ns = (sp.end - sp.t0 + REPORT_BUCKETS - 1) / REPORT_BUCKETS;
+
+	_cleanup_json_ cJSON *root = cJSON_CreateObject();
+	if (!root)
+		return -ENOMEM;
+	struct exp_strings *strs = NULL;
+	if ((r = exp_strings_new(e, &strs)) < 0)
+		return r;
+	meta(e, &sp, root);
+	r = timeline(e, strs, &sp, root);
+	if (r == 0)
+		r = steps(e, root);
+	if (r == 0)
+		r = ranges(e, strs, root);
+	exp_strings_free(strs);
+	if (r == 0)
+		r = threads(e, &sp, root);
+	if (r == 0)
+		r = ranks(e, root);
+	if (r == 0)
+		r = losses(e, root);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *json = cJSON_PrintUnformatted(root);
+	if (!json)
+		return -ENOMEM;
+
+	const char *mark = strstr(report_page, REPORT_DATA_MARK);
+	struct exp_out o;
+	if ((r = exp_out_open(&o, dir, EXPORT_REPORT_FILE)) < 0) {
+		exp_note(e, "cannot write '%s/%s': %s", dir, EXPORT_REPORT_FILE, strerror(-r));
+		return r;
+	}
+	fwrite(report_page, 1, (size_t)(mark - report_page), o.f);
+	put_json(o.f, json);
+	fputs(mark + strlen(REPORT_DATA_MARK), o.f);
+	/* not one of msprof's deliverables: README.txt does not list it and
+	 * files_written does not count it, as README.txt itself */
+	unsigned before = e->n_written;
+	r = exp_out_commit(e, &o);
+	e->n_written = before;
+	return r;
+}
