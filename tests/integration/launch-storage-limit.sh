@@ -54,7 +54,7 @@ while not os.path.exists(stop):
 print(peak, samples)
 PY
 sampler=$!
-"$MSPROF" --output="$F" --storage-limit=200MB --msproftx=on --host-sys=cpu,mem,disk,network --host-sys-freq=1000 \
+t_msprof --output="$F" --storage-limit=200MB --msproftx=on --host-sys=cpu,mem,disk,network --host-sys-freq=1000 \
 	--host-sys-usage=cpu,mem "$HELPERS/test-mstx-workload" flood 4 1000 2 >"$W/fast.log" 2>&1; rc=$?
 touch "$W/fast.stop"
 wait $sampler
