@@ -20,9 +20,10 @@ for ((run = 1; run <= RUNS; run++)); do
 	start_ns=$(date +%s%N)
 	t_msprof --msproftx=on --output="$out" "$SPIN" steady 1.2 >"$log" 2>&1 &
 	mp=$!
-	# somewhere in the job's 1.2 s, after msprofd is up
-	t_until 10 test -s "$MSPROF_RUNTIME_DIR/msprofd.pid"
-	sleep "0.$((RANDOM % 9 + 1))"
+	# somewhere in the job's 1.2 s, once it records (its first marks are
+	# printed: the agent held the job until its window opened)
+	t_until 10 grep -qE '^[0-9]+ [0-9]+$' "$log"
+	sleep "0.$((RANDOM % 9))"
 	dp=$(daemon_pid)
 	kill_ns=$(date +%s%N)
 	kill -KILL "$dp"
