@@ -1603,7 +1603,16 @@ struct raw_quota {
 	int fd;                   /* the quota file: its flock serialises ageing */
 	int dir_fd;
 	struct quota_map *m;
+	uint64_t lock_busy_ns;    /* the lock was not had in time: one try only until then */
 };
+
+/* The ageing lock is waited for boundedly: its holder may be a writer that
+ * is stopped mid-ageing (SIGSTOP, a debugger, a suspended job), and no
+ * writer, msprofd's loop least of all, may wait with it.  Past
+ * QUOTA_LOCK_WAIT_MS the frame is refused (counted as any refusal), and
+ * for QUOTA_LOCK_BACKOFF_NS after that each ageing tries once, at once. */
+#define QUOTA_LOCK_WAIT_MS 100
+#define QUOTA_LOCK_BACKOFF_NS NSEC_PER_SEC
 
 #define QLOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define QADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_ACQ_REL)
@@ -1726,13 +1735,24 @@ struct raw_quota *raw_quota_free(struct raw_quota *q)
 /* Under the file's lock: delete the oldest ageable slices until `need`
  * more bytes fit, each one's size off the count as it goes.  The lock is
  * an flock, which the kernel drops with a writer that dies holding it.
- * Returns the bytes freed (0: nothing could go) or -errno. */
+ * Returns the bytes freed (0: nothing could go, or the lock was not had
+ * in time) or -errno. */
 static int64_t quota_age(struct raw_quota *q, uint64_t need)
 {
 	struct quota_map *m = q->m;
-	while (flock(q->fd, LOCK_EX) < 0)
-		if (errno != EINTR)
+	uint64_t now = mono_ns();
+	unsigned tries = now < q->lock_busy_ns ? 1 : QUOTA_LOCK_WAIT_MS;
+	while (flock(q->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
+		if (errno == EWOULDBLOCK && --tries == 0) {
+			q->lock_busy_ns = mono_ns() + QUOTA_LOCK_BACKOFF_NS;
+			return 0; /* nothing could go: refused */
+		}
+		if (errno == EWOULDBLOCK)
+			(void)nanosleep(&(struct timespec){ .tv_nsec = NSEC_PER_MSEC }, NULL);
+	}
+	q->lock_busy_ns = 0;
 	uint64_t used = QLOAD(m->used), freed = 0;
 	int64_t r = 0;
 	/* another writer may have aged while we waited */

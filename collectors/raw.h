@@ -537,7 +537,8 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
  * would pass the limit first deletes the oldest ageable slices (as
  * raw_age_dir chooses them) under an flock of the file, which the kernel
  * releases if that writer dies; if that frees too little (every slice left
- * is the newest of its source) the frame is refused: -EDQUOT, counted.
+ * is the newest of its source), or the lock is not had within 100 ms (its
+ * holder is stopped), the frame is refused: -EDQUOT, counted.
  * So the files of the dir never take more than the limit at any instant,
  * the file's own page included.  A writer that dies with bytes reserved
  * but unwritten (at most its buffer) leaves the count that much high: the

@@ -1093,6 +1093,47 @@ static void test_quota(void)
 	CHECK(raw_quota_open(d2, &q) == -EBADMSG && raw_quota_read(d2, &rd) == -EBADMSG);
 	CHECK(raw_writer_open(d2, RAW_SOURCE_HOST_MEM, 1, 2, 0, &w[0]) == -EBADMSG);
 	free(d2);
+
+	/* A writer stopped while it holds the ageing lock (SIGSTOP, a
+	 * debugger, a suspended job) is not waited for: a frame that needs
+	 * ageing meanwhile is refused and counted, and once the lock is
+	 * free again ageing goes on. */
+	char *d3 = subdir("quota3");
+	CHECK(raw_quota_create(d3, limit, 8 * 1024, &q) == 0);
+	CHECK(raw_writer_open(d3, RAW_SOURCE_HOST_CPU, 1, 2, 0, &a) == 0);
+	CHECK(pipe(pfd) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		char qpath[4096];
+		snprintf(qpath, sizeof qpath, "%s/%s", d3, RAW_QUOTA_FILE);
+		int fd = open(qpath, O_RDWR);
+		if (fd < 0 || flock(fd, LOCK_EX) < 0)
+			_exit(1);
+		(void)!write(pfd[1], "x", 1);
+		raise(SIGSTOP);
+		pause();
+		_exit(0);
+	}
+	close(pfd[1]);
+	CHECK(read(pfd[0], &c, 1) == 1);
+	close(pfd[0]);
+	alarm(20); /* waiting with the holder fails here instead of hanging */
+	int r = 0;
+	for (int i = 0; i < 1000 && r == 0; i++)
+		r = raw_writer_append(a, RAW_THREAD_CPU, p, 500);
+	alarm(0);
+	CHECK(r == -EDQUOT);
+	raw_quota_stats(q, &st);
+	CHECK(st.refused_records == 1 && st.aged_files == 0 && dir_bytes(d3) <= limit);
+	CHECK(kill(pid, SIGKILL) == 0);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status));
+	CHECK(raw_writer_append(a, RAW_THREAD_CPU, p, 500) == 0);
+	raw_quota_stats(q, &st);
+	CHECK(st.aged_files > 0 && dir_bytes(d3) <= limit);
+	raw_writer_free(a);
+	raw_quota_free(q);
+	free(d3);
 	free(dir);
 }
 
