@@ -3,10 +3,11 @@
  *
  * The agent thread ("msprof-agent", all signals blocked) wakes every
  * AGENT_DRAIN_MS while a window records to drain the queues, and otherwise
- * once a second to (re)connect.  Not connected, it also watches the runtime
- * directory (inotify): a msprofd that binds its socket there (msprof
- * starting one, or restarting one that was killed) is connected to at once,
- * so that its next session's agent_start finds this agent registered.  Connected, it says the agent hello of
+ * once a second to (re)connect; every LOST_RETRY_NS after it lost a
+ * msprofd it was registered with, so that the one msprof starts in its
+ * place finds it registered before its next session's start (a connect to
+ * a missing socket is a few microseconds; no inotify instance, which a
+ * job's thousand processes would take from the user's limit of 128).  Connected, it says the agent hello of
  * ipc/proto.h and obeys agent_start / agent_stop; it never starts the
  * daemon, and a daemon that is absent or goes away costs the program
  * nothing but one line on stderr (only when an open connection is lost).
@@ -38,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,10 +52,8 @@
 #include "ipc/proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)
-/* A socket just made may not listen yet (bind comes before listen): a few
- * quick tries after the runtime directory says so. */
-#define FAST_RETRY_NS (10 * NSEC_PER_MSEC)
-#define FAST_RETRIES 50
+/* After a registered agent lost msprofd (killed; msprof starts another). */
+#define LOST_RETRY_NS (20 * NSEC_PER_MSEC)
 #define REFUSED_RETRY_NS (10 * NSEC_PER_SEC)
 #define SEND_TIMEOUT_MS 1000
 /* A forked child buffers while it registers (AGENT_BUFFERING) until a
@@ -75,8 +73,7 @@ static struct {
 	int sock;
 	enum conn conn;
 	uint64_t next_try_ns;
-	int watch;                 /* inotify on the runtime dir while not connected; -1 */
-	unsigned fast_tries;       /* quick retries left after a socket appeared */
+	bool lost;                 /* lost a msprofd it was registered with: LOST_RETRY_NS */
 	bool warned;
 	char *standalone_dir;
 	uint64_t next_id;
@@ -92,7 +89,7 @@ static struct {
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
-} C = { .sock = -1, .watch = -1 };
+} C = { .sock = -1 };
 
 static void warn_once(const char *fmt, const char *a, const char *b)
 {
@@ -137,60 +134,6 @@ static int runtime_sock(char *buf, size_t size, const char **ret_why, char *ret_
 		return -ENAMETOOLONG;
 	memcpy(ret_dir, dir, sizeof(dir));
 	return 0;
-}
-
-/* Watch the runtime dir for a socket bound there (not connected only).
- * Without the dir (no msprofd yet) the once-a-second try finds it. */
-static void watch_open(const char *dir)
-{
-	if (C.watch >= 0)
-		return;
-	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
-		close(fd);
-		return;
-	}
-	C.watch = fd;
-}
-
-static void watch_close(void)
-{
-	if (C.watch >= 0)
-		close(C.watch);
-	C.watch = -1;
-}
-
-/* The runtime dir's watch, where the dir can be used. */
-static void watch_runtime(void)
-{
-	char path[PATH_MAX], dir[PATH_MAX];
-	const char *why = NULL;
-	if (C.watch < 0 && runtime_sock(path, sizeof(path), &why, dir) == 0)
-		watch_open(dir);
-}
-
-/* Something was made in the runtime dir: try now, and quickly a few times
- * (a socket bound but not yet listening refuses). */
-static void watch_read(void)
-{
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool sock = false;
-	ssize_t n;
-	while ((n = read(C.watch, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			const struct inotify_event *e = (const struct inotify_event *)p;
-			sock = sock || (e->len && streq(e->name, "msprofd.sock"));
-			p += sizeof(*e) + e->len;
-		}
-	}
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-		watch_close(); /* the watch broke: the once-a-second try remains */
-	if (sock) {
-		C.next_try_ns = 0;
-		C.fast_tries = FAST_RETRIES;
-	}
 }
 
 static int send_msg(const char *json, size_t n)
@@ -255,10 +198,9 @@ static void disconnect(const char *why)
 	C.conn = C_NONE;
 	C.rlen = 0;
 	C.idle_session = 0;
-	C.next_try_ns = mono_ns() + RETRY_NS;
 	/* a msprofd started in its place (msprof restarts one) is seen at once */
-	if (!atomic_load(&C.exiting))
-		watch_runtime();
+	C.lost = C.lost || was_ready;
+	C.next_try_ns = mono_ns() + (C.lost ? LOST_RETRY_NS : RETRY_NS);
 	/* Nobody will stop the window now: close it so what was recorded is
 	 * complete (counters last) and the disk stops filling. */
 	pthread_mutex_lock(&g_win_mu);
@@ -273,17 +215,13 @@ static void try_connect(void)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	const char *why = NULL;
-	C.next_try_ns = mono_ns() + (C.fast_tries ? FAST_RETRY_NS : RETRY_NS);
-	if (C.fast_tries)
-		C.fast_tries--;
+	C.next_try_ns = mono_ns() + (C.lost ? LOST_RETRY_NS : RETRY_NS);
 	int r = runtime_sock(path, sizeof(path), &why, dir);
 	if (r < 0) {
 		if (why)
 			warn_once("cannot use the msprofd runtime directory: %s%s", why, "");
 		return;
 	}
-	/* before connecting: a socket bound after a failed try is seen */
-	watch_open(dir);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
@@ -320,8 +258,7 @@ static void try_connect(void)
 		return;
 	}
 	C.conn = C_HELLO;
-	C.fast_tries = 0;
-	watch_close(); /* connected: disconnect's next try opens it again */
+	C.lost = false;
 }
 
 static void on_start(const struct ajson_obj *m, uint64_t id)
@@ -657,8 +594,8 @@ static void *agent_main(void *arg)
 			if ((uint64_t)timeout > ms)
 				timeout = (int)ms;
 		}
-		/* the daemon's connection, or the runtime dir's watch */
-		int other = C.sock >= 0 ? C.sock : C.watch;
+		/* the daemon's connection */
+		int other = C.sock;
 		struct pollfd pf[2] = { { .fd = agent_wake_fd(), .events = POLLIN }, { .fd = other, .events = POLLIN } };
 		int n = poll(pf, other >= 0 ? 2 : 1, timeout);
 		if (n <= 0)
@@ -667,12 +604,8 @@ static void *agent_main(void *arg)
 			agent_wake_clear();
 			next_drain = 0; /* a block is full: drain now */
 		}
-		if (other >= 0 && pf[1].revents) {
-			if (other == C.sock)
-				read_input();
-			else
-				watch_read();
-		}
+		if (other >= 0 && pf[1].revents)
+			read_input();
 	}
 	return NULL;
 }
@@ -760,10 +693,7 @@ static void atfork_child(void)
 	if (C.sock >= 0)
 		close(C.sock);
 	C.sock = -1;
-	if (C.watch >= 0)
-		close(C.watch);
-	C.watch = -1;
-	C.fast_tries = 0;
+	C.lost = false;
 	agent_wake_close();
 	C.conn = C_NONE;
 	C.rlen = 0;
