@@ -158,6 +158,18 @@ static void dyn_send(struct self *s, const char *cmd)
 
 /* Wait for it to end (after quit, or the job's exit, which dynamic mode
  * sees itself). */
+/* What is left of a dynamic msprof that has been reaped. */
+static void dyn_release(struct self *s)
+{
+	if (s->dyn_in >= 0)
+		close(s->dyn_in);
+	s->dyn_in = -1;
+	s->dyn = 0;
+	s->open = false;
+	free(s->dyn_key);
+	s->dyn_key = NULL;
+}
+
 static int dyn_wait(struct self *s)
 {
 	int status = 0;
@@ -167,13 +179,7 @@ static int dyn_wait(struct self *s)
 	 * window before the job does */
 	while (waitpid(s->dyn, &status, 0) < 0 && errno == EINTR)
 		;
-	if (s->dyn_in >= 0)
-		close(s->dyn_in);
-	s->dyn_in = -1;
-	s->dyn = 0;
-	s->open = false;
-	free(s->dyn_key);
-	s->dyn_key = NULL;
+	dyn_release(s);
 	return exit_code(status);
 }
 
@@ -416,11 +422,9 @@ static int supervise(struct self *s)
 	} else {
 		while (job_alive(s, CONFIG_POLL_MS)) {
 			config_check(s);
-			if (s->dyn > 0 && waitpid(s->dyn, NULL, WNOHANG) == s->dyn) {
-				/* it ended by itself (msprofd unreachable: it said why) */
-				s->dyn = 0;
-				(void)dyn_wait(s);
-			}
+			/* it ended by itself (msprofd unreachable: it said why) */
+			if (s->dyn > 0 && waitpid(s->dyn, NULL, WNOHANG) == s->dyn)
+				dyn_release(s);
 		}
 		/* dynamic mode sees the exit itself, saves the window and exports */
 		rc = dyn_wait(s);
