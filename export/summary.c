@@ -161,7 +161,8 @@ void exp_summary_text(const struct exp *e, const struct exp_agg *a, char *buf, s
 	const char *slash = strrchr(prof, '/');
 	line(&t, "Summary of %s", slash && slash[1] ? slash + 1 : prof);
 	line(&t, "Duration   %.3f s", a->end > a->t0 ? (double)(a->end - a->t0) / 1e9 : 0.0);
-	line(&t, "Output     %s/%s (report.html: this and more)", prof, EXPORT_OUTPUT_DIR);
+	line(&t, "Output     %s/%s", prof, EXPORT_OUTPUT_DIR);
+	line(&t, "           %s there shows this and more in a browser", EXPORT_REPORT_FILE);
 	steps(&t, e, a);
 	ranges(&t, a);
 	procs(&t, a);

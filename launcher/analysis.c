@@ -179,7 +179,10 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 		else
 			opt->tl_slice_bytes = v << 20;
 	}
-	console_info("Start %s data in %s.", verb, base(prof));
+	/* the text summary alone (export summary --format=text): only it */
+	bool text_only = opt->what == EXPORT_TEXT_SUMMARY;
+	if (!text_only)
+		console_info("Start %s data in %s.", verb, base(prof));
 	int r = export_prof_dir(prof, opt, rep);
 	progress_end(&p);
 	opt->progress = NULL;
@@ -193,8 +196,10 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 			console_warn("%s", rep->message);
 		if (opt->what == EXPORT_REPORT)
 			console_info("The report of %s is saved in %s/%s", base(prof), rep->output_dir, EXPORT_REPORT_FILE);
-		else
+		else if (!text_only)
 			console_info("%s all data in %s done.", verb_cap, base(prof));
+		fputs(rep->summary, stdout);
+		fflush(stdout);
 	}
 	free(rep);
 	return r;
