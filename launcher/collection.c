@@ -18,6 +18,7 @@
 #include "collectors/profdir.h"
 #include "launcher/console.h"
 #include "export/export.h"
+#include "launcher/progress.h"
 #include "ipc/ipc.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
@@ -638,7 +639,10 @@ int export_one(const char *prof_dir, enum out_type type, bool summary)
 	int sr = profdir_sync(prof_dir);
 	if (sr < 0)
 		console_warn("cannot make the files of '%s' durable: %s", name, strerror(-sr));
+	struct progress p;
+	progress_begin(&p, name, &opt);
 	int r = export_prof_dir(prof_dir, &opt, rep);
+	progress_end(&p, &opt);
 	if (r < 0) {
 		console_error("cannot export '%s': %s", name, export_report_error(rep, r));
 		if (rep->error[0] && rep->message[0])
