@@ -133,6 +133,28 @@ static void devices(struct text *t, const struct exp_agg *a)
 		     100.0 * (double)a->comm_ns / (double)a->comm_span_ns, ms((double)a->comm_ns), ms((double)a->comm_span_ns));
 }
 
+/* "  <count> <what>" (a note: "  <what>"), the cause wrapped onto a second line rather than cut */
+static void loss_line(struct text *t, uint64_t count, const char *what)
+{
+	char l[1024];
+	if (count)
+		snprintf(l, sizeof l, "  %" PRIu64 " %s", count, what);
+	else
+		snprintf(l, sizeof l, "  %s", what);
+	size_t n = strlen(l);
+	if (n <= EXP_SUMMARY_COLS) {
+		line(t, "%s", l);
+		return;
+	}
+	size_t at = EXP_SUMMARY_COLS;
+	while (at > 4 && l[at] != ' ')
+		at--;
+	if (at <= 4)
+		at = EXP_SUMMARY_COLS;
+	line(t, "%.*s", (int)at, l);
+	line(t, "    %s", l + at + (l[at] == ' '));
+}
+
 static void losses(struct text *t, const struct exp_agg *a)
 {
 	if (!a->n_losses && !a->n_notes) {
@@ -141,11 +163,11 @@ static void losses(struct text *t, const struct exp_agg *a)
 	}
 	line(t, "Losses and notes:");
 	for (size_t i = 0; i < a->n_losses && i < SUMMARY_LOSSES; i++)
-		line(t, "  %" PRIu64 " %s", a->losses[i].count, a->losses[i].what);
+		loss_line(t, a->losses[i].count, a->losses[i].what);
 	if (a->n_losses > SUMMARY_LOSSES)
 		line(t, "  ... %zu more: report.html lists them", a->n_losses - SUMMARY_LOSSES);
 	for (size_t i = 0; i < a->n_notes && i < SUMMARY_NOTES; i++)
-		line(t, "  %s", a->notes[i]);
+		loss_line(t, 0, a->notes[i]);
 	if (a->n_notes > SUMMARY_NOTES)
 		line(t, "  ... %zu more note(s): report.html lists them", a->n_notes - SUMMARY_NOTES);
 }
