@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "collectors/device.h"
+#include "export/aggregate.h"
 #include "export/internal.h"
 #include "collectors/profdir.h"
 #include "collectors/raw.h"
@@ -580,8 +581,35 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 	return r;
 }
 
+/* The aggregates of the database, rendered as report.html into dir (when
+ * given) and as the text summary (when asked for). */
+static int write_aggregates(struct exp *e, const char *dir, bool text)
+{
+	struct exp_agg *a = malloc(sizeof *a);
+	if (!a)
+		return -ENOMEM;
+	int r = exp_aggregate(e, a);
+	if (r == 0 && dir)
+		r = exp_write_report(e, dir, a);
+	if (r == 0 && text)
+		exp_summary_text(e, a, e->rep->summary, sizeof e->rep->summary);
+	exp_agg_release(a);
+	free(a);
+	return r;
+}
+
 static int write_outputs(struct exp *e, const struct export_options *opt)
 {
+	unsigned what = opt && opt->what ? opt->what : EXPORT_ALL;
+	bool text = what & EXPORT_TEXT_SUMMARY;
+	if (!(what & ~EXPORT_TEXT_SUMMARY) || (opt && opt->type == EXPORT_DB)) {
+		/* the text summary alone, or of a database export: no file */
+		int r = open_output_db(e, opt);
+		if (r == 0)
+			r = write_aggregates(e, NULL, text);
+		close_db(e);
+		return r;
+	}
 	char dir[PATH_MAX];
 	if ((size_t)snprintf(dir, sizeof dir, "%s/%s", e->prof_dir, EXPORT_OUTPUT_DIR) >= sizeof dir)
 		return -ENAMETOOLONG;
@@ -591,7 +619,6 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 		return r;
 	}
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
-	unsigned what = opt && opt->what ? opt->what : EXPORT_ALL;
 
 	int r = open_output_db(e, opt);
 	if (r == 0 && (what & EXPORT_TIMELINE) && (what & EXPORT_SUMMARY)) {
@@ -604,7 +631,7 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	}
 	/* last: its losses list the notes of everything before it */
 	if (r == 0)
-		r = exp_write_report(e, dir);
+		r = write_aggregates(e, dir, text);
 	close_db(e);
 	e->rep->files_written = e->n_written;
 	/* the report alone leaves the README of the export that wrote the rest */
@@ -915,7 +942,9 @@ static int run(struct exp *e, const struct export_options *opt)
 	}
 	if (opt && opt->clear)
 		clear_intermediates(e);
-	if (opt && (opt->type == EXPORT_DB || opt->parse_only))
+	if (opt && opt->parse_only)
+		return 0;
+	if (opt && opt->type == EXPORT_DB && !(opt->what & EXPORT_TEXT_SUMMARY))
 		return 0;
 	return write_outputs(e, opt);
 }

@@ -21,6 +21,9 @@ enum {
 	EXPORT_SUMMARY = 1 << 1,
 	EXPORT_REPORT = 1 << 2,
 	EXPORT_ALL = EXPORT_TIMELINE | EXPORT_SUMMARY,
+	/* the text summary of the run into export_report.summary (summary.c);
+	 * alone, or with type db, it writes no file */
+	EXPORT_TEXT_SUMMARY = 1 << 3,
 };
 
 /* The HTML report in mindstudio_profiler_output/: one self-contained page
@@ -65,6 +68,7 @@ struct export_report {
 	bool reused;             /* db_path was parsed before and is current */
 	char message[2048];      /* the problems worth telling the user, "; "-separated, or "" */
 	char error[1024];        /* what made the export fail (return < 0), or "" */
+	char summary[6144];      /* with EXPORT_TEXT_SUMMARY: the run at a glance, lines ending in '\n', or "" */
 };
 
 /* The text of a failed export's error: report.error, else its notes, else

@@ -623,8 +623,9 @@ int exp_open_current(const char *prof_dir, sqlite3 **ret, struct export_report *
 extern const char *const exp_drop_cause_text[EXP_DROP_CAUSES];
 /* The newest msprof_{14 digits}.db of prof_dir into path (common.c). */
 bool exp_newest_db(const char *prof_dir, char *path, size_t size);
-/* EXPORT_REPORT_FILE in dir from e->db (report.c). */
-int exp_write_report(struct exp *e, const char *dir);
+/* EXPORT_REPORT_FILE in dir from a (aggregate.h) and e->db (report.c). */
+struct exp_agg;
+int exp_write_report(struct exp *e, const char *dir, const struct exp_agg *a);
 /* --model-id/--iteration-id (select-steps.c): TEMP views in front of the data
  * tables that hold only what lies inside the chosen steps. */
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count);

@@ -22,92 +22,21 @@
 #include <math.h>
 #include <cjson/cJSON.h>
 
+#include "export/aggregate.h"
 #include "export/internal.h"
 #include "export/report-page.h"
 #include "collectors/profdir.h"
 #include "collectors/raw.h"
-#include "collectors/steps.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
 
 #define REPORT_BUCKETS 240
-#define REPORT_TOP_RANGES 20
 #define REPORT_THREAD_ROWS 30
 #define REPORT_THREAD_SERIES 8
 #define REPORT_NETCARDS 4
 #define REPORT_STEP_POINTS 2000
 #define REPORT_MAX_RANKS 4096
 #define REPORT_DATA_MARK "@DATA@"
-
-/* --- a map of (a, b) keys to slots, for the scans ------------------------------- */
-
-struct kmap {
-	int64_t *keys;     /* 2 per slot */
-	uint32_t *idx;     /* slot -> index + 1, 0 empty */
-	size_t cap, n;
-};
-
-static uint64_t khash(int64_t a, int64_t b)
-{
-	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
-	return h ^ (h >> 29);
-}
-
-static int kmap_grow(struct kmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	int64_t *keys = calloc(cap * 2, sizeof *keys);
-	uint32_t *idx = calloc(cap, sizeof *idx);
-	if (!keys || !idx) {
-		free(keys);
-		free(idx);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->idx[i])
-			continue;
-		size_t j = khash(m->keys[2 * i], m->keys[2 * i + 1]) & (cap - 1);
-		while (idx[j])
-			j = (j + 1) & (cap - 1);
-		idx[j] = m->idx[i];
-		keys[2 * j] = m->keys[2 * i];
-		keys[2 * j + 1] = m->keys[2 * i + 1];
-	}
-	free(m->keys);
-	free(m->idx);
-	m->keys = keys;
-	m->idx = idx;
-	m->cap = cap;
-	return 0;
-}
-
-/* The index of (a, b): found, or the next one (m->n before the call) when
- * new; <0 out of memory. */
-static int64_t kmap_get(struct kmap *m, int64_t a, int64_t b, bool *ret_new)
-{
-	if ((m->n + 1) * 2 > m->cap && kmap_grow(m) < 0)
-		return -ENOMEM;
-	size_t j = khash(a, b) & (m->cap - 1);
-	while (m->idx[j]) {
-		if (m->keys[2 * j] == a && m->keys[2 * j + 1] == b) {
-			*ret_new = false;
-			return m->idx[j] - 1;
-		}
-		j = (j + 1) & (m->cap - 1);
-	}
-	m->keys[2 * j] = a;
-	m->keys[2 * j + 1] = b;
-	m->idx[j] = (uint32_t)++m->n;
-	*ret_new = true;
-	return (int64_t)m->n - 1;
-}
-
-static void kmap_release(struct kmap *m)
-{
-	free(m->keys);
-	free(m->idx);
-	*m = (struct kmap){ 0 };
-}
 
 /* --- the timeline: samples in buckets ----------------------------------------------- */
 
@@ -127,7 +56,7 @@ struct collect {
 	const struct span *sp;
 	bool keyed;                  /* rows are (key, timestampNs, value), else (timestampNs, value) */
 	double scale;
-	struct kmap map;
+	struct exp_kmap map;
 	struct series *v;
 	size_t n, cap;
 };
@@ -143,7 +72,7 @@ static int collect_row(sqlite3_stmt *st, void *ctx)
 	if (!isfinite(v))
 		return 0;
 	bool fresh;
-	int64_t i = kmap_get(&c->map, key, 0, &fresh);
+	int64_t i = exp_kmap_get(&c->map, key, 0, &fresh);
 	if (i < 0)
 		return (int)i;
 	if (fresh) {
@@ -176,7 +105,7 @@ static int collect_row(sqlite3_stmt *st, void *ctx)
 
 static void collect_release(struct collect *c)
 {
-	kmap_release(&c->map);
+	exp_kmap_release(&c->map);
 	free(c->v);
 	c->v = NULL;
 	c->n = c->cap = 0;
@@ -414,18 +343,6 @@ static void thread_name(struct exp *e, bool have_agent, int64_t pid, int64_t tid
 	sqlite3_finalize(st);
 }
 
-static void process_name(struct exp *e, int64_t pid, char *buf, size_t size)
-{
-	sqlite3_stmt *st;
-	buf[0] = '\0';
-	if (exp_prepare(e, "SELECT " EXP_NAME_OF_PID " FROM (SELECT ? AS pid) u", &st) < 0)
-		return;
-	sqlite3_bind_int64(st, 1, pid);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
 static int threads(struct exp *e, const struct span *sp, cJSON *root)
 {
 	if (!exp_table_has_rows(e, "TARGET_THREAD_CPU_USAGE"))
@@ -443,7 +360,7 @@ static int threads(struct exp *e, const struct span *sp, cJSON *root)
 			const struct series *s = &c.v[i];
 			int64_t pid = (int64_t)((uint64_t)s->key >> 32), tid = s->key & 0xffffffff;
 			char proc[256], name[256], label[600];
-			process_name(e, pid, proc, sizeof proc);
+			exp_process_name(e, pid, proc, sizeof proc);
 			thread_name(e, agent, pid, tid, name, sizeof name);
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddNumberToObject(o, "pid", (double)pid);
@@ -467,212 +384,67 @@ static int threads(struct exp *e, const struct span *sp, cJSON *root)
 
 /* --- steps ------------------------------------------------------------------------------ */
 
-struct step_stats {
-	int64_t *dur;          /* ns */
-	int64_t *id, *pid;     /* in start order */
-	size_t n, cap;
-};
-
-static int step_row(sqlite3_stmt *st, void *ctx)
+/* count, mean, p50, p99, min, max (ms) */
+static void step_summary(cJSON *o, const struct exp_agg_steps *s)
 {
-	struct step_stats *s = ctx;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		int64_t *d = realloc(s->dur, cap * sizeof *d);
-		if (d)
-			s->dur = d;
-		int64_t *i = realloc(s->id, cap * sizeof *i);
-		if (i)
-			s->id = i;
-		int64_t *p = realloc(s->pid, cap * sizeof *p);
-		if (p)
-			s->pid = p;
-		if (!d || !i || !p)
-			return -ENOMEM;
-		s->cap = cap;
+	cJSON_AddNumberToObject(o, "count", (double)s->n);
+	cJSON_AddNumberToObject(o, "mean", round3(s->mean_ns / 1e6));
+	cJSON_AddNumberToObject(o, "p50", round3((double)s->p50 / 1e6));
+	cJSON_AddNumberToObject(o, "p99", round3((double)s->p99 / 1e6));
+	cJSON_AddNumberToObject(o, "min", round3((double)s->min / 1e6));
+	cJSON_AddNumberToObject(o, "max", round3((double)s->max / 1e6));
+}
+
+static void steps(const struct exp_agg *a, cJSON *root)
+{
+	const struct exp_agg_steps *s = &a->steps;
+	if (!s->n)
+		return;
+	cJSON *o = cJSON_AddObjectToObject(root, "steps");
+	cJSON_AddStringToObject(o, "who", "pid");
+	cJSON *sl = cJSON_AddObjectToObject(o, "slowest");
+	cJSON_AddNumberToObject(sl, "step", (double)s->id[s->slowest]);
+	cJSON_AddNumberToObject(sl, "id", (double)s->pid[s->slowest]);
+	cJSON_AddNumberToObject(sl, "ms", round3((double)s->dur[s->slowest] / 1e6));
+	cJSON_AddNumberToObject(o, "processes", (double)s->processes);
+	/* the points, each the slowest of `group` consecutive steps */
+	size_t group = (s->n + REPORT_STEP_POINTS - 1) / REPORT_STEP_POINTS;
+	cJSON_AddNumberToObject(o, "group", (double)group);
+	cJSON *pts = cJSON_AddArrayToObject(o, "points");
+	for (size_t i = 0; i < s->n; i += group) {
+		size_t m = i;
+		for (size_t j = i; j < s->n && j < i + group; j++)
+			if (s->dur[j] > s->dur[m])
+				m = j;
+		cJSON *p = cJSON_CreateArray();
+		cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s->id[m]));
+		cJSON_AddItemToArray(p, cJSON_CreateNumber(round3((double)s->dur[m] / 1e6)));
+		cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s->pid[m]));
+		cJSON_AddItemToArray(pts, p);
 	}
-	s->id[s->n] = sqlite3_column_int64(st, 0);
-	s->dur[s->n] = sqlite3_column_int64(st, 1);
-	s->pid[s->n] = sqlite3_column_int64(st, 2);
-	s->n++;
-	return 0;
-}
-
-static void step_stats_release(struct step_stats *s)
-{
-	free(s->dur);
-	free(s->id);
-	free(s->pid);
-	*s = (struct step_stats){ 0 };
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static const char step_sql[] = "SELECT stepId, endNs - startNs, pid FROM STEP ORDER BY startNs, pid, stepId";
-
-/* count, mean, p50, p99, min, max (ms) of the durations: sorted in place.
- * Percentiles are nearest-rank: the value of a step that ran. */
-static void step_summary(cJSON *o, int64_t *dur, size_t n)
-{
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += (double)dur[i];
-	qsort(dur, n, sizeof *dur, cmp_i64);
-	size_t p50 = (n * 50 + 99) / 100, p99 = (n * 99 + 99) / 100;
-	cJSON_AddNumberToObject(o, "count", (double)n);
-	cJSON_AddNumberToObject(o, "mean", round3(sum / (double)n / 1e6));
-	cJSON_AddNumberToObject(o, "p50", round3((double)dur[p50 ? p50 - 1 : 0] / 1e6));
-	cJSON_AddNumberToObject(o, "p99", round3((double)dur[p99 ? p99 - 1 : 0] / 1e6));
-	cJSON_AddNumberToObject(o, "min", round3((double)dur[0] / 1e6));
-	cJSON_AddNumberToObject(o, "max", round3((double)dur[n - 1] / 1e6));
-}
-
-static int steps(struct exp *e, cJSON *root)
-{
-	if (!exp_table_has_rows(e, "STEP"))
-		return 0;
-	struct step_stats s = { 0 };
-	int r = exp_each(e, step_sql, NULL, step_row, &s);
-	if (r > 0 && s.n) {
-		cJSON *o = cJSON_AddObjectToObject(root, "steps");
-		cJSON_AddStringToObject(o, "who", "pid");
-		size_t slow = 0, procs = 0;
-		for (size_t i = 0; i < s.n; i++)
-			if (s.dur[i] > s.dur[slow])
-				slow = i;
-		int64_t *pids = malloc(s.n * sizeof *pids);
-		if (!pids) {
-			step_stats_release(&s);
-			return -ENOMEM;
-		}
-		memcpy(pids, s.pid, s.n * sizeof *pids);
-		qsort(pids, s.n, sizeof *pids, cmp_i64);
-		for (size_t i = 0; i < s.n; i++)
-			procs += !i || pids[i] != pids[i - 1];
-		free(pids);
-		cJSON *sl = cJSON_AddObjectToObject(o, "slowest");
-		cJSON_AddNumberToObject(sl, "step", (double)s.id[slow]);
-		cJSON_AddNumberToObject(sl, "id", (double)s.pid[slow]);
-		cJSON_AddNumberToObject(sl, "ms", round3((double)s.dur[slow] / 1e6));
-		cJSON_AddNumberToObject(o, "processes", (double)procs);
-		/* the points, each the slowest of `group` consecutive steps */
-		size_t group = (s.n + REPORT_STEP_POINTS - 1) / REPORT_STEP_POINTS;
-		cJSON_AddNumberToObject(o, "group", (double)group);
-		cJSON *pts = cJSON_AddArrayToObject(o, "points");
-		for (size_t i = 0; i < s.n; i += group) {
-			size_t m = i;
-			for (size_t j = i; j < s.n && j < i + group; j++)
-				if (s.dur[j] > s.dur[m])
-					m = j;
-			cJSON *p = cJSON_CreateArray();
-			cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s.id[m]));
-			cJSON_AddItemToArray(p, cJSON_CreateNumber(round3((double)s.dur[m] / 1e6)));
-			cJSON_AddItemToArray(p, cJSON_CreateNumber((double)s.pid[m]));
-			cJSON_AddItemToArray(pts, p);
-		}
-		step_summary(o, s.dur, s.n);
-	}
-	step_stats_release(&s);
-	return r < 0 ? r : 0;
+	step_summary(o, s);
 }
 
 /* --- top ranges ---------------------------------------------------------------------- */
 
-struct range_agg {
-	int64_t msg, dom;
-	uint64_t count;
-	int64_t total, min, max;
-};
-
-struct ranges {
-	struct kmap map;
-	struct range_agg *v;
-	size_t n, cap;
-	uint64_t count;
-};
-
-static int range_row(sqlite3_stmt *st, void *ctx)
+static void ranges(const struct exp_agg *a, cJSON *root)
 {
-	struct ranges *g = ctx;
-	int64_t msg = sqlite3_column_int64(st, 0), dom = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
-	bool fresh;
-	int64_t i = kmap_get(&g->map, msg, dom, &fresh);
-	if (i < 0)
-		return (int)i;
-	if (fresh) {
-		if (g->n == g->cap) {
-			size_t cap = g->cap ? g->cap * 2 : 64;
-			struct range_agg *nv = realloc(g->v, cap * sizeof *nv);
-			if (!nv)
-				return -ENOMEM;
-			g->v = nv;
-			g->cap = cap;
-		}
-		g->v[g->n++] = (struct range_agg){ .msg = msg, .dom = dom, .min = d, .max = d };
+	if (!a->have_ranges)
+		return;
+	cJSON *o = cJSON_AddObjectToObject(root, "ranges"), *top = cJSON_AddArrayToObject(o, "top");
+	for (size_t i = 0; i < a->n_top; i++) {
+		const struct exp_agg_range *g = &a->top[i];
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "name", g->name);
+		cJSON_AddStringToObject(t, "domain", g->domain);
+		cJSON_AddNumberToObject(t, "count", (double)g->count);
+		cJSON_AddNumberToObject(t, "total", round3((double)g->total / 1e6));
+		cJSON_AddNumberToObject(t, "min", round3((double)g->min / 1e6));
+		cJSON_AddNumberToObject(t, "max", round3((double)g->max / 1e6));
+		cJSON_AddItemToArray(top, t);
 	}
-	struct range_agg *a = &g->v[i];
-	a->count++;
-	a->total += d;
-	if (d < a->min)
-		a->min = d;
-	if (d > a->max)
-		a->max = d;
-	g->count++;
-	return 0;
-}
-
-static int cmp_range_total(const void *a, const void *b)
-{
-	const struct range_agg *x = a, *y = b;
-	if (x->total != y->total)
-		return (x->total < y->total) - (x->total > y->total);
-	return (x->msg > y->msg) - (x->msg < y->msg);
-}
-
-static int ranges(struct exp *e, struct exp_strings *strs, cJSON *root)
-{
-	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
-		return 0;
-	struct ranges g = { 0 };
-	/* push/pop and start/end ranges (ENUM_MSTX_EVENT_TYPE 1, 2) */
-	int r = exp_each(e, "SELECT message, domainId, endNs - startNs FROM MSTX_EVENTS "
-			    "WHERE eventType IN (1, 2) AND endNs >= startNs", NULL, range_row, &g);
-	if (r > 0 && g.n) {
-		qsort(g.v, g.n, sizeof *g.v, cmp_range_total);
-		cJSON *o = cJSON_AddObjectToObject(root, "ranges"), *top = cJSON_AddArrayToObject(o, "top");
-		uint64_t count = 0, names = 0;
-		int shown = 0;
-		for (size_t i = 0; i < g.n; i++) {
-			char name[RAW_AGENT_MAX_STR + 1], dom[RAW_AGENT_MAX_STR + 1];
-			uint64_t step;
-			str_of(strs, g.v[i].msg, name, sizeof name);
-			if (step_parse(name, strlen(name), &step))
-				continue;
-			count += g.v[i].count;
-			names++;
-			if (shown >= REPORT_TOP_RANGES)
-				continue;
-			shown++;
-			str_of(strs, g.v[i].dom, dom, sizeof dom);
-			cJSON *t = cJSON_CreateObject();
-			cJSON_AddStringToObject(t, "name", name);
-			cJSON_AddStringToObject(t, "domain", dom);
-			cJSON_AddNumberToObject(t, "count", (double)g.v[i].count);
-			cJSON_AddNumberToObject(t, "total", round3((double)g.v[i].total / 1e6));
-			cJSON_AddNumberToObject(t, "min", round3((double)g.v[i].min / 1e6));
-			cJSON_AddNumberToObject(t, "max", round3((double)g.v[i].max / 1e6));
-			cJSON_AddItemToArray(top, t);
-		}
-		cJSON_AddNumberToObject(o, "count", (double)count);
-		cJSON_AddNumberToObject(o, "names", (double)names);
-	}
-	kmap_release(&g.map);
-	free(g.v);
-	return r < 0 ? r : 0;
+	cJSON_AddNumberToObject(o, "count", (double)a->range_count);
+	cJSON_AddNumberToObject(o, "names", (double)a->range_names);
 }
 
 /* --- ranks ------------------------------------------------------------------------------- */
@@ -686,13 +458,13 @@ static int rank_row(cJSON *arr, sqlite3 *db, int64_t rank, const char *dir, cons
 	cJSON_AddStringToObject(o, "host", host);
 	cJSON_AddBoolToObject(o, "self", self);
 	cJSON_AddBoolToObject(o, "db", db != NULL);
-	struct step_stats s = { 0 };
-	int r = db ? db_each(db, step_sql, NULL, step_row, &s) : 0;
-	if (r > 0 && s.n)
-		step_summary(o, s.dur, s.n);
+	struct exp_agg_steps s = { 0 };
+	int r = db ? exp_agg_steps_of(db, &s) : 0;
+	if (r >= 0 && s.n)
+		step_summary(o, &s);
 	else
 		cJSON_AddNumberToObject(o, "count", 0);
-	step_stats_release(&s);
+	exp_agg_steps_release(&s);
 	cJSON_AddItemToArray(arr, o);
 	return r == -ENOMEM ? r : 0;
 }
@@ -793,106 +565,22 @@ static int ranks(struct exp *e, cJSON *root)
 
 /* --- losses ------------------------------------------------------------------------------ */
 
-static void loss(cJSON *arr, uint64_t count, bool is_loss, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void loss(cJSON *arr, uint64_t count, bool is_loss, const char *fmt, ...)
-{
-	if (!count)
-		return;
-	char what[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "count", (double)count);
-	cJSON_AddStringToObject(o, "what", what);
-	cJSON_AddBoolToObject(o, "loss", is_loss);
-	cJSON_AddItemToArray(arr, o);
-}
-
-/* AGENT_COUNTERS's columns summed over the processes, in this order. */
-enum {
-	AC_DROPPED, AC_CAUSES, AC_BAD = AC_CAUSES + EXP_DROP_CAUSES, AC_TRUNCATED, AC_OPEN, AC_NOSTART, AC_OVERFLOW,
-	AC_FILTERED, AC_GPU_LOST, AC_GPU_UNTIMED, AC_GPU_BAD, _AC_MAX
-};
-
-static int counters_row(sqlite3_stmt *st, void *ctx)
-{
-	uint64_t *v = ctx;
-	for (int i = 0; i < _AC_MAX; i++)
-		v[i] = (uint64_t)sqlite3_column_int64(st, i);
-	return 1;
-}
-
-static int sampler_row(sqlite3_stmt *st, void *ctx)
-{
-	const char *src = (const char *)sqlite3_column_text(st, 0);
-	loss(ctx, (uint64_t)sqlite3_column_int64(st, 2), true,
-	     "of %" PRId64 " tick(s) of msprofd's '%s' sampler missed: it could not keep to the rate (the intervals "
-	     "around them are longer)", (int64_t)sqlite3_column_int64(st, 1), src ? src : "?");
-	return 0;
-}
-
-static int losses(struct exp *e, cJSON *root)
+static void losses(const struct exp_agg *a, cJSON *root)
 {
 	cJSON *arr = cJSON_AddArrayToObject(root, "losses");
-	int r = 0;
-	if (exp_table_has_rows(e, "AGENT_COUNTERS")) {
-		uint64_t v[_AC_MAX] = { 0 };
-		r = exp_each(e, "SELECT total(dropped), total(droppedFull), total(droppedNested), total(droppedNoBuffer), "
-				"total(droppedUnopened), total(droppedUnwritten), total(badCalls), total(truncated), "
-				"total(openAtEnd), total(endWithoutStart), total(matchOverflow), total(filtered), "
-				"total(gpuLost), total(gpuUntimed), total(gpuBad) FROM AGENT_COUNTERS",
-			     NULL, counters_row, v);
-		uint64_t caused = 0;
-		for (int i = 0; i < EXP_DROP_CAUSES; i++) {
-			loss(arr, v[AC_CAUSES + i], true, "event(s) dropped by the agents %s", exp_drop_cause_text[i]);
-			caused += v[AC_CAUSES + i];
-		}
-		if (v[AC_DROPPED] > caused)
-			loss(arr, v[AC_DROPPED] - caused, true, "event(s) dropped by an older agent, cause not recorded");
-		loss(arr, v[AC_BAD], true, "bad mstx call(s) ignored (NULL message, unknown range id, pop without push, "
-		     "destroyed domain)");
-		loss(arr, v[AC_TRUNCATED], true, "mstx message(s) cut to %d bytes", RAW_AGENT_MAX_STR);
-		loss(arr, v[AC_OPEN], true, "range(s) never ended: they end at the session end");
-		loss(arr, v[AC_NOSTART], true, "range end(s) without a start left out");
-		loss(arr, v[AC_OVERFLOW], true, "range(s) beyond the limit of ranges open at once could not be matched");
-		loss(arr, v[AC_FILTERED], false, "annotation(s) left out as asked (--mstx-domain-include/exclude)");
-		loss(arr, v[AC_GPU_LOST], true, "device record(s) lost: the agent's queue of CUPTI records was full");
-		loss(arr, v[AC_GPU_UNTIMED], true, "device task(s), call(s) or wait(s) without an end time (still "
-		     "running at the stop) left out");
-		loss(arr, v[AC_GPU_BAD], true, "CUPTI record(s) with impossible values left out");
+	for (size_t i = 0; i < a->n_losses; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "count", (double)a->losses[i].count);
+		cJSON_AddStringToObject(o, "what", a->losses[i].what);
+		cJSON_AddBoolToObject(o, "loss", a->losses[i].loss);
+		cJSON_AddItemToArray(arr, o);
 	}
-	if (r >= 0 && exp_table_has_rows(e, "SAMPLER_TICKS"))
-		r = exp_each(e, "SELECT source, taken, missed FROM SAMPLER_TICKS WHERE missed > 0 ORDER BY source", NULL,
-			     sampler_row, arr);
-	/* the export's own notes, this run's: parse problems when it parsed,
-	 * what --storage-limit deleted on every run */
 	cJSON *notes = cJSON_AddArrayToObject(root, "notes");
-	/* the report's message holds them "; "-separated (common.c exp_note_add) */
-	exp_lock(e);
-	for (const char *m = e->rep->message; *m;) {
-		const char *end = strstr(m, "; ");
-		size_t len = end ? (size_t)(end - m) : strlen(m);
-		char *one = strndup(m, len);
-		if (one)
-			cJSON_AddItemToArray(notes, cJSON_CreateString(one));
-		free(one);
-		m += len + (end ? 2 : 0);
-	}
-	exp_unlock(e);
-	return r < 0 ? r : 0;
+	for (size_t i = 0; i < a->n_notes; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(a->notes[i]));
 }
 
 /* --- the page ----------------------------------------------------------------------------- */
-
-static int session_row(sqlite3_stmt *st, void *ctx)
-{
-	struct span *sp = ctx;
-	sp->t0 = sqlite3_column_int64(st, 0);
-	sp->end = sqlite3_column_int64(st, 1);
-	return 1;
-}
 
 static void meta(struct exp *e, const struct span *sp, cJSON *root)
 {
@@ -912,7 +600,7 @@ static void meta(struct exp *e, const struct span *sp, cJSON *root)
 	char app[300] = "";
 	if (e->app_pid) {
 		char name[256];
-		process_name(e, e->app_pid, name, sizeof name);
+		exp_process_name(e, e->app_pid, name, sizeof name);
 		snprintf(app, sizeof app, "%s (pid %" PRIu32 ")", name[0] ? name : "?", e->app_pid);
 	}
 	cJSON_AddStringToObject(m, "app", app);
@@ -938,13 +626,11 @@ static void put_json(FILE *f, const char *s)
 	}
 }
 
-int exp_write_report(struct exp *e, const char *dir)
+int exp_write_report(struct exp *e, const char *dir, const struct exp_agg *a)
 {
 	exp_progress(e, "report", 0, 0);
-	struct span sp = { 0 };
-	int r = exp_each(e, "SELECT startTimeNs, endTimeNs FROM SESSION_TIME_INFO", NULL, session_row, &sp);
-	if (r < 0)
-		return r;
+	struct span sp = { .t0 = a->t0, .end = a->end };
+	int r;
 	if (sp.end <= sp.t0)
 		sp.end = sp.t0 + 1;
 	sp.bucket_ns = (sp.end - sp.t0 + REPORT_BUCKETS - 1) / REPORT_BUCKETS;
@@ -957,17 +643,14 @@ int exp_write_report(struct exp *e, const char *dir)
 		return r;
 	meta(e, &sp, root);
 	r = timeline(e, strs, &sp, root);
-	if (r == 0)
-		r = steps(e, root);
-	if (r == 0)
-		r = ranges(e, strs, root);
 	exp_strings_free(strs);
+	steps(a, root);
+	ranges(a, root);
 	if (r == 0)
 		r = threads(e, &sp, root);
 	if (r == 0)
 		r = ranks(e, root);
-	if (r == 0)
-		r = losses(e, root);
+	losses(a, root);
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *json = cJSON_PrintUnformatted(root);

@@ -15,6 +15,7 @@
 
 #include "launcher/app.h"
 #include "launcher/console.h"
+#include "launcher/progress.h"
 #include "common/util.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -112,48 +113,6 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* --- progress ---------------------------------------------------------------- */
-
-/* One line on a terminal, rewritten in place, once an export has run a
- * second; nothing when stderr is not a terminal. */
-struct progress {
-	const char *name;
-	struct timespec start, last;
-	bool shown;
-};
-
-static double since(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void progress_cb(void *ctx, const char *stage, uint64_t done, uint64_t total)
-{
-	struct progress *p = ctx;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (since(&p->start, &now) < 1.0 || (p->shown && since(&p->last, &now) < 0.25))
-		return;
-	p->last = now;
-	p->shown = true;
-	if (total)
-		fprintf(stderr, "\r\033[K[INFO] %s: %s %u%%", p->name, stage,
-			(unsigned)(done * 100 / (total ? total : 1)));
-	else if (done)
-		fprintf(stderr, "\r\033[K[INFO] %s: %s, %llu written", p->name, stage, (unsigned long long)done);
-	else
-		fprintf(stderr, "\r\033[K[INFO] %s: %s", p->name, stage);
-	fflush(stderr);
-}
-
-static void progress_end(struct progress *p)
-{
-	if (p->shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-}
-
 /* --- the commands --------------------------------------------------------------- */
 
 /* One PROF dir: msprof's RunningMode::StartExportTask lines around it. */
@@ -162,12 +121,8 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 	struct export_report *rep = calloc(1, sizeof(*rep));
 	if (!rep)
 		return -ENOMEM;
-	struct progress p = { .name = base(prof) };
-	clock_gettime(CLOCK_MONOTONIC, &p.start);
-	if (isatty(STDERR_FILENO)) {
-		opt->progress = progress_cb;
-		opt->progress_ctx = &p;
-	}
+	struct progress p;
+	progress_begin(&p, base(prof), opt);
 	/* MSPROF_SLICE_MB: timeline piece size (msprof's msprof_slice.json) */
 	const char *mb = getenv("MSPROF_SLICE_MB");
 	if (mb && *mb) {
@@ -179,11 +134,12 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 		else
 			opt->tl_slice_bytes = v << 20;
 	}
-	console_info("Start %s data in %s.", verb, base(prof));
+	/* the text summary alone (export summary --format=text): only it */
+	bool text_only = opt->what == EXPORT_TEXT_SUMMARY;
+	if (!text_only)
+		console_info("Start %s data in %s.", verb, base(prof));
 	int r = export_prof_dir(prof, opt, rep);
-	progress_end(&p);
-	opt->progress = NULL;
-	opt->progress_ctx = NULL;
+	progress_end(&p, opt);
 	if (r < 0) {
 		console_error("cannot %s '%s': %s", verb, base(prof), export_report_error(rep, r));
 		if (rep->error[0] && rep->message[0])
@@ -193,8 +149,10 @@ static int export_dir(const char *prof, struct export_options *opt, const char *
 			console_warn("%s", rep->message);
 		if (opt->what == EXPORT_REPORT)
 			console_info("The report of %s is saved in %s/%s", base(prof), rep->output_dir, EXPORT_REPORT_FILE);
-		else
+		else if (!text_only)
 			console_info("%s all data in %s done.", verb_cap, base(prof));
+		fputs(rep->summary, stdout);
+		fflush(stdout);
 	}
 	free(rep);
 	return r;

@@ -18,6 +18,7 @@
 #include "collectors/profdir.h"
 #include "launcher/console.h"
 #include "export/export.h"
+#include "launcher/progress.h"
 #include "ipc/ipc.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
@@ -610,13 +611,23 @@ char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_ran
 	return dirs;
 }
 
-int export_one(const char *prof_dir, enum out_type type)
+/* The text summary as a block of plain lines between msprof's. */
+static void print_summary(const char *text)
+{
+	if (!text[0])
+		return;
+	fputs(text, stdout);
+	fflush(stdout);
+}
+
+int export_one(const char *prof_dir, enum out_type type, bool summary)
 {
 	char *copy = strdup(prof_dir);
 	if (!copy)
 		return -ENOMEM;
 	const char *name = basename(copy);
-	struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT };
+	struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT,
+				      .what = summary ? EXPORT_ALL | EXPORT_TEXT_SUMMARY : 0 };
 	struct export_report *rep = calloc(1, sizeof(*rep));
 	if (!rep) {
 		free(copy);
@@ -628,7 +639,10 @@ int export_one(const char *prof_dir, enum out_type type)
 	int sr = profdir_sync(prof_dir);
 	if (sr < 0)
 		console_warn("cannot make the files of '%s' durable: %s", name, strerror(-sr));
+	struct progress p;
+	progress_begin(&p, name, &opt);
 	int r = export_prof_dir(prof_dir, &opt, rep);
+	progress_end(&p, &opt);
 	if (r < 0) {
 		console_error("cannot export '%s': %s", name, export_report_error(rep, r));
 		if (rep->error[0] && rep->message[0])
@@ -639,6 +653,7 @@ int export_one(const char *prof_dir, enum out_type type)
 		if (rep->message[0])
 			console_warn("%s", rep->message);
 		console_info("Export all data in %s done.", name);
+		print_summary(rep->summary);
 	}
 	free(rep);
 	free(copy);
@@ -653,7 +668,7 @@ struct export_msg {
 };
 _Static_assert(sizeof(struct export_msg) <= PIPE_BUF, "an export message is one atomic write");
 
-int export_spawn(const char *prof_dir, enum out_type type, struct export_job *ret)
+int export_spawn(const char *prof_dir, enum out_type type, bool summary, struct export_job *ret)
 {
 	int p[2];
 	char *copy = strdup(prof_dir), *dir = strdup(prof_dir);
@@ -696,7 +711,8 @@ int export_spawn(const char *prof_dir, enum out_type type, struct export_job *re
 			_exit(1);
 		close_range(4, ~0U, 0);
 		struct export_msg msg = { 0 };
-		struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT };
+		struct export_options opt = { .type = type == OUT_DB ? EXPORT_DB : EXPORT_TEXT,
+					      .what = summary ? EXPORT_ALL | EXPORT_TEXT_SUMMARY : 0 };
 		struct export_report *rep = calloc(1, sizeof(*rep));
 		/* What the collection wrote unsynced (profdir.h) is made durable
 		 * here, before the export reads it and the window is reported
@@ -712,7 +728,11 @@ int export_spawn(const char *prof_dir, enum out_type type, struct export_job *re
 		if (sr < 0 && msg.r >= 0)
 			snprintf(msg.message + used, sizeof(msg.message) - used, "%scannot make the files of '%s' "
 				 "durable: %s", used ? "; " : "", dir, strerror(-sr));
-		_exit(write(3, &msg, sizeof(msg)) == (ssize_t)sizeof(msg) ? 0 : 1);
+		if (write(3, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			_exit(1);
+		/* the summary after the message: the parent reads it to EOF */
+		size_t len = rep ? strlen(rep->summary) : 0;
+		_exit(len && write(3, rep->summary, len) != (ssize_t)len ? 1 : 0);
 	}
 	close(p[1]);
 	*ret = (struct export_job){ .pid = pid, .fd = p[0], .prof_dir = dir };
@@ -726,6 +746,17 @@ int export_finish(struct export_job *job)
 	do
 		n = read(job->fd, &msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
+	char summary[sizeof(((struct export_report *)0)->summary)];
+	size_t used = 0;
+	while (n == (ssize_t)sizeof(msg) && used < sizeof(summary) - 1) {
+		ssize_t k = read(job->fd, summary + used, sizeof(summary) - 1 - used);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		used += (size_t)k;
+	}
+	summary[used] = '\0';
 	close(job->fd);
 	job->fd = -1;
 	int status = 0;
@@ -751,6 +782,7 @@ int export_finish(struct export_job *job)
 		if (msg.message[0])
 			console_warn("%s", msg.message);
 		console_info("Export all data in %s done.", name);
+		print_summary(summary);
 	}
 	free(copy);
 	free(job->prof_dir);

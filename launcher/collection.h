@@ -152,8 +152,9 @@ struct profdir_known_rank;
 char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_rank *known, size_t n_known,
 			  const char *ranks);
 
-/* Export one PROF dir with msprof's console lines around it. */
-int export_one(const char *prof_dir, enum out_type type);
+/* Export one PROF dir with msprof's console lines around it, and the
+ * text summary (export_report.summary) after them unless summary is false. */
+int export_one(const char *prof_dir, enum out_type type, bool summary);
 
 /* Export in a child process, so that the prompt is not blocked: prints
  * msprof's "Start export data in" line now; export_finish prints the
@@ -164,6 +165,6 @@ struct export_job {
 	int fd;                 /* the child's report; -1 once finished */
 	char *prof_dir;
 };
-int export_spawn(const char *prof_dir, enum out_type type, struct export_job *ret);
+int export_spawn(const char *prof_dir, enum out_type type, bool summary, struct export_job *ret);
 /* 0 when the export succeeded, -errno otherwise; job is released. */
 int export_finish(struct export_job *job);

@@ -319,10 +319,10 @@ static void export_start(struct dyn *d, char *prof_dir)
 	}
 	if (d->n_jobs == MAX_EXPORTS)
 		export_done(d, 0);   /* blocks until the oldest is done */
-	int r = export_spawn(prof_dir, d->o.type, &d->jobs[d->n_jobs]);
+	int r = export_spawn(prof_dir, d->o.type, !d->o.summary_off, &d->jobs[d->n_jobs]);
 	if (r < 0) {
 		/* as a last resort, in the foreground */
-		if (export_one(prof_dir, d->o.type) < 0)
+		if (export_one(prof_dir, d->o.type, !d->o.summary_off) < 0)
 			d->export_failed = true;
 	} else {
 		d->n_jobs++;

@@ -28,6 +28,7 @@ int mode_export_run(const struct msprof_opts *o)
 		.iteration_id = o->iteration_id,
 		.iteration_count = 1,
 		.reports = o->reports != NULL,
+		.what = o->summary_off ? 0 : EXPORT_ALL | EXPORT_TEXT_SUMMARY,
 	};
 	if (o->reports && analysis_read_reports(o->reports, &opt.tracks) < 0) {
 		free(dir);

@@ -131,7 +131,7 @@ int mode_hostsys_run(const struct msprof_opts *o)
 	signals_unwatch(&sigfd, &old);
 
 	rc = collection_stop(&s) < 0 ? 1 : 0;
-	if (export_one(s.prof_dir, o->type) < 0)
+	if (export_one(s.prof_dir, o->type, !o->summary_off) < 0)
 		rc = 1;
 	console_data_saved(s.prof_dir);
 	goto out;

@@ -265,7 +265,7 @@ int mode_launch_run(const struct msprof_opts *given)
 			n++;
 		ok = calloc(n ? n : 1, sizeof(*ok));
 		for (size_t i = 0; i < n; i++) {
-			bool good = export_one(dirs[i], o->type) >= 0;
+			bool good = export_one(dirs[i], o->type, !o->summary_off) >= 0;
 			if (ok)
 				ok[i] = good;
 			failed += !good;

@@ -16,7 +16,7 @@
  * host-sys-usage pair, but its docs (host_system_data.md) use them with an
  * application and our daemon collects them, so their rows allow them
  * there. */
-#define LAUNCH_OPTS (B(OUTPUT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | B(DYNAMIC))
+#define LAUNCH_OPTS (B(OUTPUT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | B(DYNAMIC) | B(SUMMARY))
 
 /* The options of the settings taken in scopes. */
 static uint64_t setting_opts(unsigned scopes)
@@ -98,11 +98,11 @@ static int host_sys_check(const struct msprof_opts *o, struct diag *d)
 
 /* msprof ExportMode::ModeParamsCheck: --type=db narrows the export sets. */
 #define EXPORT_OPTS (B(OUTPUT) | B(EXPORT) | B(ITERATION_ID) | B(MODEL_ID) | B(SUMMARY_FORMAT) | \
-		     B(PYTHON_PATH) | B(CLEAR) | B(TYPE) | B(REPORTS))
+		     B(PYTHON_PATH) | B(CLEAR) | B(TYPE) | B(REPORTS) | B(SUMMARY))
 static const struct mode_rules export_db_rules = {
 	.key = "export and --type",
-	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH),
-	.forbidden = (EXPORT_OPTS & ~(B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH))) |
+	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH) | B(SUMMARY),
+	.forbidden = (EXPORT_OPTS & ~(B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH) | B(SUMMARY))) |
 		     B(QUERY) | B(PARSE) | B(ANALYZE) | B(RULE),
 	.necessary = B(OUTPUT) | B(EXPORT) | B(TYPE),
 };
@@ -135,7 +135,7 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_SYSTEM, .name = "system", .selected = system_selected,
 		.rules = {
 			.key = "sys-devices",
-			.allowed = B(OUTPUT) | B(SYS_DEVICES) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) |
+			.allowed = B(OUTPUT) | B(SYS_DEVICES) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY) |
 				   B(SYS_CPU_PROFILING) |
 				   OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM)) | OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM_FREQ)) |
 				   OPT_BIT(OPT_SET(SET_SYS_INTERCONNECTION)) |
@@ -150,7 +150,7 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS, .name = "host-sys", .selected = host_sys_selected,
 		.rules = {
 			.key = "host-sys",
-			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE),
+			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY),
 			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},
@@ -160,7 +160,7 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS_USAGE, .name = "host-sys-usage", .selected = host_usage_selected,
 		.rules = {
 			.key = "host-sys-usage",
-			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE),
+			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY),
 			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},

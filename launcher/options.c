@@ -129,6 +129,15 @@ static int check_analyze(struct msprof_opts *o, const char *v, struct diag *d)
 	return check_on_off("analyze", v, &o->analyze_on, d);
 }
 
+static int check_summary(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	bool on = true;
+	int r = check_on_off("summary", v, &on, d);
+	if (r == 0)
+		o->summary_off = !on;
+	return r;
+}
+
 static int check_clear(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	return check_on_off("clear", v, &o->clear, d);
@@ -557,6 +566,10 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		"With --dynamic=on: list the processes --pid can attach to with agent data (mstx, NVTX),"
 		CONT "those whose msprof agent has registered. (an option of this implementation; CANN msprof has none)",
 		check_list, 390, OPT_VALUES_NONE, NULL },
+	[OPT_SUMMARY] = { OPT_SUMMARY, "summary", true,
+		"The run at a glance after each export (duration, steps, top ranges, peaks, losses),"
+		CONT "on or off, the default value is on. (an option of this implementation; CANN msprof has none)",
+		check_summary, 395, OPT_VALUES_CHOICE, "on|off" },
 };
 
 /* A setting's option: its row's checks and msprof's messages; --host-sys

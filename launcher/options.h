@@ -56,6 +56,7 @@ enum opt_id {
 	/* ours, not in msprof */
 	OPT_VERSION,
 	OPT_LIST,
+	OPT_SUMMARY,
 	_OPT_LAUNCHER_MAX,
 	/* the settings, by name where the launcher's own code needs them */
 	OPT_STORAGE_LIMIT = _OPT_LAUNCHER_MAX + SET_STORAGE_LIMIT,
@@ -129,6 +130,7 @@ struct msprof_opts {
 	const char *environment;         /* --environment as given */
 	enum out_type type;
 	bool export_on;
+	bool summary_off;                /* --summary=off: no text summary after an export */
 	bool parse_on, query_on, analyze_on;   /* --parse, --query, --analyze */
 	bool clear;                      /* --clear=on */
 	bool summary_json;               /* --summary-format=json */

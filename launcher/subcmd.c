@@ -39,7 +39,7 @@ bool subcmd_is(const char *word)
 struct sub {
 	const char *cmd;          /* "export timeline" */
 	char dir[4096];
-	bool have_dir, cluster, clear, have_model, have_iter, have_count, json, type_db;
+	bool have_dir, cluster, clear, have_model, have_iter, have_count, json, text, type_db;
 	uint64_t model_id, iteration_id, count;
 	const char *reports;
 	unsigned rules;
@@ -77,7 +77,8 @@ static const struct {
 	  "                        <Optional> steps to export (model id 4294967295, count 1-5)\n"
 	  "  --clear               <Optional> the clear mode flag\n"
 	  "  --format <export_format>\n"
-	  "                        <Optional> the format for export, supports csv and json\n" },
+	  "                        <Optional> the format for export, supports csv and json; text prints\n"
+	  "                        the run at a glance (as msprof does after an export) and writes nothing\n" },
 	{ "export db", "[-h] -dir <dir>", "" },
 	{ "export cluster", "[-h] -dir <dir>",
 	  "\n  <dir> holds one PROF_* directory per rank of a distributed job (each parsed first\n"
@@ -264,10 +265,11 @@ static int parse_args(struct sub *s, int argc, char **argv, int first)
 			else
 				s->iteration_id = v, s->have_iter = true;
 		} else if (streq(name, "--format")) {
-			if (!val || (!streq(val, "csv") && !streq(val, "json")))
-				return usage_error(s, "argument --format: invalid choice: '%s' (choose from 'csv', 'json')",
-						   val ? val : "");
+			if (!val || (!streq(val, "csv") && !streq(val, "json") && !streq(val, "text")))
+				return usage_error(s, "argument --format: invalid choice: '%s' (choose from 'csv', 'json', "
+						      "'text')", val ? val : "");
 			s->json = streq(val, "json");
+			s->text = streq(val, "text");
 		} else if (streq(name, "-reports") || streq(name, "--reports")) {
 			if (!val)
 				return usage_error(s, "argument -reports: expected one argument");
@@ -313,7 +315,7 @@ static int refuse_others(struct sub *s, unsigned takes)
 	struct { bool given; unsigned need; const char *name; } uses[] = {
 		{ s->cluster, T_CLUSTER, "--cluster" },
 		{ s->have_model || s->have_iter || s->have_count, T_SELECT, "--model-id/--iteration-id/--iteration-count" },
-		{ s->json, T_FORMAT, "--format" },
+		{ s->json || s->text, T_FORMAT, "--format" },
 		{ s->clear, T_CLEAR, "--clear" },
 		{ s->reports != NULL, T_REPORTS, "-reports" },
 		{ s->rules != 0, T_RULE, "-r/--rule" },
@@ -393,9 +395,12 @@ int subcmd_run(int argc, char **argv)
 	}
 	if (s.have_count && !s.have_iter)
 		return usage_error(&s, "argument --iteration-count: needs --model-id and --iteration-id");
+	if (s.text && s.have_iter)
+		return usage_error(&s, "argument --format: 'text' summarizes the whole profile: leave out "
+				       "--model-id/--iteration-id");
 	struct export_options opt = {
 		.type = type,
-		.what = what,
+		.what = s.text ? EXPORT_TEXT_SUMMARY : what,
 		.summary_json = s.json,
 		.clear = s.clear,
 		.select = s.have_iter,

@@ -64,12 +64,12 @@ if [ -x "$HELPERS/pty-run" ]; then
 	# stdin a fifo held open here: nothing is typed and no EOF either
 	mkfifo "$T_WORK/in"
 	exec 8<>"$T_WORK/in"
-	# an export that lasts over a second, whatever the machine: it waits
-	# 1.5 s for the dir's lock (flock(1) holding it stands in for another
+	# an export that lasts over two seconds, whatever the machine: it waits
+	# 2.5 s for the dir's lock (flock(1) holding it stands in for another
 	# export), and reports progress all along, as it does while it parses
 	held() {
 		rm -f "$T_WORK/held"
-		flock "$P" sh -c "touch '$T_WORK/held'; sleep 1.5" &
+		flock "$P" sh -c "touch '$T_WORK/held'; sleep 2.5" &
 		holder=$!
 		t_until 5 test -e "$T_WORK/held"
 	}
@@ -77,12 +77,26 @@ if [ -x "$HELPERS/pty-run" ]; then
 	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
 	wait "$holder"
 	exec 8>&-
-	t_grep "a terminal gets the progress line (after a second)" \
+	t_grep "a terminal gets the progress line (after two seconds)" \
 		"$(printf '\r\033[K[INFO] %s: ' "$(basename "$P")")" "$T_WORK/tty.log"
 	held
 	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
 	wait "$holder"
 	t_eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
+	# a 2M-event export: the parse's percent and rate, the later stages' rate
+	gen big 2000000 20
+	exec 8<>"$T_WORK/in"
+	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
+	exec 8>&-
+	t_grep "2M events on a terminal: stage, percent and rate" "$(basename "$P"): parse " "$T_WORK/tty.log"
+	t_eq "2M events: the parse's lines carry a percent and MB/s" \
+		"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse [0-9]*%, [0-9.]* MB/s$')" \
+		"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse ')"
+	t_grep "2M events: a later stage's rate" "written, " "$T_WORK/tty.log"
+	rm -f "$P"/msprof_*.db
+	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
+	t_eq "2M events to a pipe: no progress line" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
+	rm -rf "$T_WORK/big"
 fi
 
 # --- iteration selection against the generator's steps ---------------------------------
