@@ -147,7 +147,10 @@ static inline unsigned export_format_pid(unsigned pid, unsigned sort_index, unsi
 #define EXPORT_TIMELINE_DESCRIPTION \
 	"Timeline report: counter tracks of the profiled process tree's CPU, memory, " \
 	"network and disk usage on the host (process names CPU Usage, Memory Usage, " \
-	"Network Usage, Disk Usage), values in percent; with --host-sys=osrt, an OS Runtime API " \
+	"Network Usage, Disk Usage), in percent and, beside them, in MB/s (disk read and write, per disk " \
+	"and per process; network rx and tx, per interface) and MB (memory: the processes' RSS, the " \
+	"host's used and available); each process's CPU per thread, named after the thread, in a " \
+	"process 'Thread CPU: <name> (pid N)'; with --host-sys=osrt, an OS Runtime API " \
 	"layer with the OS runtime calls (at least --osrt-threshold long) of every process per thread; " \
 	"with --msproftx, one layer per " \
 	"annotated process (named after it, with its pid where two share a name) with its mstx marks " \
