@@ -660,6 +660,27 @@ int export_one(const char *prof_dir, enum out_type type, bool summary)
 	return r;
 }
 
+int export_rank_reports(char *const *dirs, const bool *ok, size_t n)
+{
+	int ret = 0;
+	struct export_options opt = { .type = EXPORT_TEXT, .what = EXPORT_REPORT };
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		if (!ok[i])
+			continue;
+		struct export_report *rep = calloc(1, sizeof(*rep));
+		if (!rep)
+			return -ENOMEM;
+		int r = export_prof_dir(dirs[i], &opt, rep);
+		if (r < 0) {
+			console_warn("cannot write the report of '%s' again with every rank: %s", dirs[i],
+				     export_report_error(rep, r));
+			ret = r;
+		}
+		free(rep);
+	}
+	return ret;
+}
+
 /* What an export child reports: one write, under PIPE_BUF, so atomic. */
 struct export_msg {
 	int32_t r;

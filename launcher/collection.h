@@ -156,6 +156,12 @@ char **collection_rank_dirs(const char *prof_dir, const struct profdir_known_ran
  * text summary (export_report.summary) after them unless summary is false. */
 int export_one(const char *prof_dir, enum out_type type, bool summary);
 
+/* Once every rank of a job is exported (n > 1): each rank's report.html
+ * written again, so that its rank table holds the ranks exported after it
+ * (a page reads its siblings' databases as they are when it is written).
+ * ok[i]: dirs[i] was exported.  0, or the last error (said). */
+int export_rank_reports(char *const *dirs, const bool *ok, size_t n);
+
 /* Export in a child process, so that the prompt is not blocked: prints
  * msprof's "Start export data in" line now; export_finish prints the
  * "Export all data in ... done." line (or the error) once *ret_fd is

@@ -270,6 +270,8 @@ int mode_launch_run(const struct msprof_opts *given)
 				ok[i] = good;
 			failed += !good;
 		}
+		if (ok && o->type == OUT_TEXT)
+			(void)export_rank_reports(dirs, ok, n);
 		/* how the job ended, before the closing lines */
 		child_report(status);
 		/* a failed export is no success: said, and the exit status

@@ -101,6 +101,20 @@ env "${PRE[@]}" timeout 60 "$MSPROF" --msproftx=on --host-sys=cpu --output="$T_W
 	"$T_WORK/launch.sh" torch torch $N "$APP" ranges 3 >"$T_WORK/torch.log" 2>&1 || t_fail "msprof torch job"
 check torch torch
 t_grep "the console names each rank's dir" "Rank 3 (pid" "$T_WORK/torch.log"
+# every rank's report.html lists all N ranks, the first exported too
+# (written again once every rank is exported); the host-level dir has none
+pages=0
+for page in "$T_WORK"/torch/PROF_*/mindstudio_profiler_output/report.html; do
+	[ -f "$page" ] || continue
+	got=$(python3 "$SRCDIR/tests/helpers/report-data.py" "$page" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+if d["meta"]["rank"] >= 0:
+    print(sorted({r["rank"] for r in d.get("ranks") or []}))')
+	[ -n "$got" ] || continue
+	pages=$((pages + 1))
+	t_eq "$(basename "$(dirname "$(dirname "$page")")"): the report's rank table" "$got" "[0, 1, 2, 3]"
+done
+t_eq "a report page per rank" "$pages" "$N"
 
 # mpirun, srun, PMI: no annotations, host sampling only (ranks from environ)
 for kind in mpi slurm pmi; do
