@@ -388,7 +388,8 @@ static int procs(struct exp *e, struct exp_agg *a)
 	free(p.sum);
 	if (r < 0)
 		return r;
-	qsort(a->procs, a->n_procs, sizeof *a->procs, cmp_proc);
+	if (a->n_procs) /* (none: no array, and qsort's must not be NULL) */
+		qsort(a->procs, a->n_procs, sizeof *a->procs, cmp_proc);
 	for (size_t i = 0; i < a->n_procs; i++)
 		exp_process_name(e, a->procs[i].pid, a->procs[i].name, sizeof a->procs[i].name);
 	return 0;
@@ -440,7 +441,8 @@ static int devices(struct exp *e, struct exp_agg *a)
 	exp_kmap_release(&d.map);
 	for (size_t i = 0; i < a->n_devices; i++)
 		a->devices[i].util_mean /= (double)a->devices[i].samples;
-	qsort(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
+	if (a->n_devices)
+		qsort(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
 	return r < 0 ? r : 0;
 }
 

@@ -49,7 +49,8 @@ t_eq "steps: every STEP row" "$(j 'd["steps"]["count"]')" "$(q 'SELECT COUNT(*) 
 t_near "steps: the slowest" "$(j 'd["steps"]["slowest"]["step"], round(d["steps"]["slowest"]["ms"], 3)')" \
 	"$(q "SELECT stepId || ' ' || round((endNs - startNs) / 1e6, 3) FROM STEP
 	      ORDER BY endNs - startNs DESC, startNs LIMIT 1")"
-t_near "steps: the mean" "$(j 'round(d["steps"]["mean"], 2)')" "$(q 'SELECT round(AVG(endNs - startNs) / 1e6, 2) FROM STEP')"
+# (both to 3 decimals: rounding each to 2 from different sides could differ by 0.01)
+t_near "steps: the mean" "$(j 'round(d["steps"]["mean"], 3)')" "$(q 'SELECT round(AVG(endNs - startNs) / 1e6, 3) FROM STEP')"
 t_near "steps: the longest" "$(j 'd["steps"]["max"]')" "$(q 'SELECT round(MAX(endNs - startNs) / 1e6, 3) FROM STEP')"
 t_eq "steps: one bar per step" "$(j 'len(d["steps"]["points"])')" "$N"
 t_eq "top range: 'inner', $N times (the step ranges are left out)" \
