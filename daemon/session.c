@@ -144,6 +144,7 @@ struct session {
 	char message[256];
 
 	uv_timer_t sys_timer, usage_timer, stop_timer; /* stop_timer: the start's wait, then the stop's */
+	uv_idle_t sys_idle, usage_idle;        /* a tick due at once (schedule) */
 	unsigned open_handles;
 	uint64_t sys_period_ns, usage_period_ns;
 	uint64_t sys_next_ns, usage_next_ns;   /* absolute CLOCK_MONOTONIC deadlines */
@@ -721,6 +722,8 @@ static void session_finish(struct session *s)
 
 	uv_close((uv_handle_t *)&s->sys_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->usage_timer, on_session_closed);
+	uv_close((uv_handle_t *)&s->sys_idle, on_session_closed);
+	uv_close((uv_handle_t *)&s->usage_idle, on_session_closed);
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
@@ -739,6 +742,8 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 	s->ending = true;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
+	uv_idle_stop(&s->sys_idle);
+	uv_idle_stop(&s->usage_idle);
 	/* The devices finish on their thread (stop returns at once); below,
 	 * the session waits for them like for the agents. */
 	if (s->dev)
@@ -827,6 +832,7 @@ void sessions_end(struct server *srv, struct client *owner, enum session_reason 
 /* --- ticking ------------------------------------------------------------ */
 
 static void on_tick(uv_timer_t *t);
+static void on_tick_now(uv_idle_t *idle);
 
 /* Arm the timer for the next deadline on a fixed grid (no drift).  libuv
  * timers have millisecond resolution, so the delay is rounded to the nearest
@@ -847,6 +853,14 @@ static void schedule(struct session *s, uv_timer_t *t, uint64_t *next, uint64_t 
 		host_sampler_missed(s->sampler, t == &s->sys_timer ? HOST_TICK_SYS : HOST_TICK_USAGE, missed);
 	}
 	uint64_t delay_ms = *next > now ? (*next - now + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC : 0;
+	/* Due now: from an idle handle, which runs once the loop has looked
+	 * at the sockets, never as a timer of 0 ms, which libuv runs again in
+	 * the same pass over its timers: ticks slower than their period (a
+	 * loaded machine, 1000 Hz) then never let a client be answered. */
+	if (delay_ms == 0) {
+		uv_idle_start(t == &s->sys_timer ? &s->sys_idle : &s->usage_idle, on_tick_now);
+		return;
+	}
 	uv_update_time(s->srv->loop);
 	uv_timer_start(t, on_tick, delay_ms, 0);
 }
@@ -886,6 +900,13 @@ static void on_tick(uv_timer_t *t)
 		schedule(s, t, &s->sys_next_ns, s->sys_period_ns);
 	else
 		schedule(s, t, &s->usage_next_ns, s->usage_period_ns);
+}
+
+static void on_tick_now(uv_idle_t *idle)
+{
+	struct session *s = idle->data;
+	uv_idle_stop(idle);
+	on_tick(idle == &s->sys_idle ? &s->sys_timer : &s->usage_timer);
 }
 
 /* --- devices ------------------------------------------------------------ */
@@ -1378,12 +1399,15 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->usage_period_ns = NSEC_PER_SEC / usage_freq;
 	uv_timer_init(srv->loop, &s->sys_timer);
 	uv_timer_init(srv->loop, &s->usage_timer);
+	uv_idle_init(srv->loop, &s->sys_idle);
+	uv_idle_init(srv->loop, &s->usage_idle);
 	uv_timer_init(srv->loop, &s->stop_timer);
 	uv_timer_init(srv->loop, &s->dev_timer);
 	uv_async_init(srv->loop, &s->dev_async, on_dev_async);
 	s->sys_timer.data = s->usage_timer.data = s->stop_timer.data = s;
+	s->sys_idle.data = s->usage_idle.data = s;
 	s->dev_timer.data = s->dev_async.data = s;
-	s->open_handles = 5;
+	s->open_handles = 7;
 	TAILQ_INSERT_TAIL(&srv->sessions, s, link);
 	srv->n_sessions++;
 	c->n_sessions++;

@@ -20,7 +20,9 @@ fi
 
 "$MSPROF" --output="$W/p" --host-sys=cpu,mem,disk,network --host-sys-freq=100 sh -c "
 	'$HELPERS/test-threads' 1500 > '$W/threads.log' &
-	'$HELPERS/test-diskwrite' '$ddir' 64 300 > '$W/disk.log'
+	# (a process is seen by the sampler's next look at the tree: the writer
+	# waits 0.3 s first, so that none of its writes come before that)
+	(sleep 0.3; exec '$HELPERS/test-diskwrite' '$ddir' 64 300 > '$W/disk.log')
 	'$HELPERS/test-netloop' 64 300 > '$W/net.log'
 	'$HELPERS/test-memtouch' 128 400 > '$W/mem.log'
 	wait" >"$W/run.log" 2>&1 || { t_fail "profiled run"; cat "$W/run.log" >&2; }
