@@ -491,10 +491,13 @@ int self_enable_run(int argc, char **argv)
 	pid_t p = fork();
 	if (p < 0) {
 		console_error("cannot detach: %s: process %d runs unprofiled", strerror(errno), (int)s.job);
+		strv_free(s.base);
 		return 2;
 	}
-	if (p > 0)
+	if (p > 0) {
+		strv_free(s.base);
 		return answer; /* the job goes on */
+	}
 
 	(void)setsid();
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -18,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 #include "collectors/agent/agent.h"
 #include "common/rankenv.h"
 #include "collectors/osrt-api.h"
@@ -301,6 +304,12 @@ static struct ablock *block_new(struct athread *t)
 		atomic_fetch_sub(&g_buf_bytes, bytes);
 		return NULL;
 	}
+#ifdef __SANITIZE_ADDRESS__
+	/* A forked child's glibc unmaps the stacks of the parent's threads
+	 * behind ASan's back; a block mapped at such an address would find
+	 * their poisoned shadow (a false "stack" report): fresh memory is ours. */
+	ASAN_UNPOISON_MEMORY_REGION(m, bytes);
+#endif
 	atomic_fetch_add_explicit(&t->nblocks, 1, memory_order_relaxed);
 	struct ablock *b = m;
 	atomic_init(&b->next, NULL);

@@ -240,10 +240,16 @@ uint64_t agent_self_enable(void)
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return 0; /* no window now (SELF_NO_WINDOW), or msprof said why */
+	/* MSPROF_SELF_WAIT_MS: the wait for the window, where bringing
+	 * msprofd up takes longer (a loaded or instrumented machine) */
+	const char *w = getenv("MSPROF_SELF_WAIT_MS");
+	char *end = NULL;
+	unsigned long ms = w && *w ? strtoul(w, &end, 10) : 0;
+	bool own = end && !*end && ms >= 1 && ms <= 600000;
 	/* one window covers the tree from now to the job's exit: a program
 	 * the job execs waits for it too, as under launch mode (not with
 	 * MSPROF_CONFIG, where it would wait in vain while no window is open) */
 	if (!(cfg && *cfg))
-		(void)setenv("MSPROF_AGENT_WAIT_MS", SELF_WAIT_MS_STR, 1);
-	return SELF_WAIT_MS;
+		(void)setenv("MSPROF_AGENT_WAIT_MS", own ? w : SELF_WAIT_MS_STR, 1);
+	return own ? ms : SELF_WAIT_MS;
 }

@@ -11,6 +11,8 @@
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
 APP=$AGENT_BIN/self-app
 EV="FROM MSTX_EVENTS e JOIN STRING_IDS m ON m.id = e.message"
+# a sanitized msprof and msprofd take seconds to come up: the job waits longer
+[ -n "${ASAN_LIB:-}" ] && export MSPROF_SELF_WAIT_MS=30000
 
 # self_wait OUT PID: the detached msprof of job PID has ended (its log's last line)
 self_wait() {
@@ -84,7 +86,9 @@ fi
 # --- Python: `import mstx` loads the agent itself ---------------------------------------------
 if [ -n "${MSTX_PYTHON:-}" ]; then
 	Y=$T_WORK/py; mkdir -p "$Y"
-	PYTHONPATH="$MSTX_PYTHONPATH" MSPROF_OPTIONS="--output=$Y --msproftx=on" \
+	# (a sanitized package needs the ASan runtime first; the interpreter's leaks are not ours)
+	env ${ASAN_LIB:+LD_PRELOAD=$ASAN_LIB ASAN_OPTIONS=detect_leaks=0} \
+		PYTHONPATH="$MSTX_PYTHONPATH" MSPROF_OPTIONS="--output=$Y --msproftx=on" \
 		"$MSTX_PYTHON" "$SRCDIR/tests/python/mstx-job.py" >"$T_WORK/o6" 2>&1
 	t_eq "the Python job exits 0" $? 0
 	t_grep "mstx is enabled by MSPROF_OPTIONS alone" "enabled True" "$T_WORK/o6"
