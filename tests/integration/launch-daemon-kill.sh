@@ -10,7 +10,8 @@
 command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
 SPIN=$(dirname "$MSPROF")/../tests/agent/spin-app
 [ -x "$SPIN" ] || t_skip "spin-app not built"
-RUNS=${RUNS:-20}
+# sanitized: 5 runs (the plain run makes the 20)
+RUNS=${RUNS:-$([ -n "$T_ASAN_LIB" ] && echo 5 || echo 20)}
 daemon_pid() { cat "$MSPROF_RUNTIME_DIR/msprofd.pid" 2>/dev/null; }
 STOPPED="host data collection and the annotation recording of its processes stopped, the application keeps running"
 
