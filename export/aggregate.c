@@ -210,17 +210,6 @@ static int cmp_range_total(const void *a, const void *b)
 	return (x->msg > y->msg) - (x->msg < y->msg);
 }
 
-/* STRING_IDS value of id into buf ("" when there is none). */
-static void str_of(struct exp_strings *strs, int64_t id, char *buf, size_t size)
-{
-	const char *v;
-	size_t len;
-	if (exp_strings_get(strs, id, &v, &len) > 0)
-		snprintf(buf, size, "%.*s", (int)len, v);
-	else
-		buf[0] = '\0';
-}
-
 static int ranges(struct exp *e, struct exp_agg *a)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
@@ -238,7 +227,7 @@ static int ranges(struct exp *e, struct exp_agg *a)
 		for (size_t i = 0; i < g.n; i++) {
 			char name[RAW_AGENT_MAX_STR + 1];
 			uint64_t step;
-			str_of(strs, g.v[i].msg, name, sizeof name);
+			exp_strings_copy(strs, g.v[i].msg, name, sizeof name);
 			if (step_parse(name, strlen(name), &step))
 				continue;
 			a->range_count += g.v[i].count;
@@ -247,7 +236,7 @@ static int ranges(struct exp *e, struct exp_agg *a)
 				continue;
 			struct exp_agg_range *t = &a->top[a->n_top++];
 			snprintf(t->name, sizeof t->name, "%s", name);
-			str_of(strs, g.v[i].dom, t->domain, sizeof t->domain);
+			exp_strings_copy(strs, g.v[i].dom, t->domain, sizeof t->domain);
 			t->count = g.v[i].count;
 			t->total = g.v[i].total;
 			t->min = g.v[i].min;

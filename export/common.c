@@ -421,6 +421,17 @@ int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t 
 	return 1;
 }
 
+const char *exp_strings_copy(struct exp_strings *c, int64_t id, char *buf, size_t size)
+{
+	const char *v;
+	size_t len;
+	if (exp_strings_get(c, id, &v, &len) > 0)
+		snprintf(buf, size, "%.*s", (int)len, v);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 static int intern_grow(struct exp_intern *in)
 {
 	size_t ncap = in->cap ? in->cap * 2 : 256;

@@ -272,6 +272,9 @@ struct exp_strings *exp_strings_free(struct exp_strings *c);
  * string stays valid until the next call on c: a row's two strings come
  * from two caches. */
 int exp_strings_get(struct exp_strings *c, int64_t id, const char **ret, size_t *ret_len);
+/* The string of id into buf, cut to size ("" when there is none or on an
+ * error); returns buf. */
+const char *exp_strings_copy(struct exp_strings *c, int64_t id, char *buf, size_t size);
 
 /* Percent values are kept with msprof's precision: 6 decimals
  * (NumberConstant.USAGE_PLACES). */

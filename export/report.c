@@ -169,18 +169,6 @@ static int add_series(struct exp *e, const struct span *sp, cJSON *charts, cJSON
 	return r;
 }
 
-/* STRING_IDS value of id into buf ("" when there is none). */
-static const char *str_of(struct exp_strings *strs, int64_t id, char *buf, size_t size)
-{
-	const char *v;
-	size_t len;
-	if (exp_strings_get(strs, id, &v, &len) > 0)
-		snprintf(buf, size, "%.*s", (int)len, v);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
 /* Network: each interface's receive and send rates, the busiest
  * REPORT_NETCARDS interfaces (by bytes in both directions). */
 struct netcard {
@@ -219,7 +207,7 @@ static int net_chart(struct exp *e, struct exp_strings *strs, const struct span 
 			char name[RAW_AGENT_MAX_STR + 1];
 			if (cards[i].rx->peak > 0 || cards[i].tx->peak > 0 || (i == 0 && cards[i].rx->n))
 				continue;
-			str_of(strs, cards[i].rx->key, name, sizeof name);
+			exp_strings_copy(strs, cards[i].rx->key, name, sizeof name);
 			if (il < sizeof idle)
 				il += (size_t)snprintf(idle + il, sizeof idle - il, "%s%s", il ? ", " : "", name);
 		}
@@ -231,7 +219,7 @@ static int net_chart(struct exp *e, struct exp_strings *strs, const struct span 
 			char name[RAW_AGENT_MAX_STR + 1], label[RAW_AGENT_MAX_STR + 8];
 			if (i > 0 && !(cards[i].rx->peak > 0 || cards[i].tx->peak > 0))
 				continue;
-			str_of(strs, cards[i].rx->key, name, sizeof name);
+			exp_strings_copy(strs, cards[i].rx->key, name, sizeof name);
 			snprintf(label, sizeof label, "%s rx", name);
 			cJSON_AddItemToArray(arr, series_json(cards[i].rx, label));
 			snprintf(label, sizeof label, "%s tx", name);
