@@ -13,8 +13,9 @@
  * one checksum.  An annotation call is
  *
  *   idle:      one relaxed load of g_state, compare, return
- *   recording: clock_gettime(CLOCK_MONOTONIC) (vDSO), plain stores of the
- *              frame into the thread's block, a release-store of the head
+ *   recording: a read of the event clock (clock.h: the TSC, or the vDSO's
+ *              clock_gettime), plain stores of the frame into the
+ *              thread's block, a release-store of the head
  *
  * and never takes a lock, makes a syscall or waits.  A full block is
  * sealed and the thread goes on in its spare (a drained block the agent
@@ -58,6 +59,7 @@
  *   core.c                 state, slots and queues, registries, the wake-up,
  *                          the osrt switches
  *   gate.c  ajson.c        step range and ranks; the messages' JSON
+ *   clock.c                the event clock and its mapping to ns
  *
  * A front end calls core.c (exitflush.c: control.c) and nothing calls it;
  * control.c calls every layer below it, window.c calls cupti.c and core.c,
@@ -85,6 +87,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "collectors/agent/clock.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 
@@ -343,7 +346,7 @@ unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uin
 
 /* core.c holds what osrt.c's wrappers read, and the per-thread switch. */
 extern _Atomic int g_osrt_on;          /* set by window_start, cleared first by window_stop */
-extern uint64_t g_osrt_threshold_ns;
+extern uint64_t g_osrt_threshold_ticks; /* in event-clock units (clock.h) */
 /* The calling thread records its own calls (false: never, as the agent
  * thread, the load and exit handlers). */
 #ifdef MSPROF_AGENT_NO_OSRT

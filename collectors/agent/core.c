@@ -38,7 +38,7 @@ _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
 /* osrt settings of the open window: set by window.c, read by osrt.c's
  * wrappers (here, below both, so that neither reaches into the other). */
 _Atomic int g_osrt_on;
-uint64_t g_osrt_threshold_ns = OSRT_THRESHOLD_DEFAULT_NS;
+uint64_t g_osrt_threshold_ticks = OSRT_THRESHOLD_DEFAULT_NS;
 
 struct agent_domain g_domains[AGENT_MAX_DOMAINS];
 _Atomic uint32_t g_n_domains;
@@ -87,39 +87,6 @@ static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 #define RID_GEN_SHIFT 56
 #define RID_SLOT_SHIFT 40
 #define RID_SEQ_MASK ((1ULL << RID_SLOT_SHIFT) - 1)
-
-/* The kernel's vDSO clock_gettime, called directly: the C library's
- * wrapper around it costs a tenth of a recorded call.  Found at load
- * (agent_core_init); the C library's where there is no vDSO to ask. */
-typedef int (*clock_fn)(clockid_t, struct timespec *);
-static clock_fn g_clock = clock_gettime;
-
-static void clock_find(void)
-{
-#if defined(__x86_64__)
-	static const char sym[] = "__vdso_clock_gettime";
-#elif defined(__aarch64__)
-	static const char sym[] = "__kernel_clock_gettime";
-#else
-	static const char sym[] = "";
-#endif
-	void *vdso = *sym ? dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
-	clock_fn f = NULL;
-	if (vdso)
-		*(void **)&f = dlsym(vdso, sym); /* POSIX: the object pointer is the function */
-	struct timespec a, b;
-	/* only a clock that works and agrees with the C library's */
-	if (f && f(CLOCK_MONOTONIC, &a) == 0 && clock_gettime(CLOCK_MONOTONIC, &b) == 0 &&
-	    (b.tv_sec > a.tv_sec || (b.tv_sec == a.tv_sec && b.tv_nsec >= a.tv_nsec)) && b.tv_sec - a.tv_sec < 2)
-		g_clock = f;
-}
-
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	g_clock(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Owner-only counter bump: a plain load and store (no lock prefix); the
  * agent thread only reads. */
@@ -195,7 +162,7 @@ static void make_key(void)
 static void core_once(void)
 {
 	make_key();
-	clock_find();
+	agent_clock_init();
 }
 
 void agent_core_init(void)
@@ -742,7 +709,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 {
 	if (agent_idle())
 		return;
-	uint64_t ts = now_ns();
+	uint64_t ts = agent_clock_now();
 	struct athread *t = rec_enter();
 	if (!t)
 		return;
@@ -810,7 +777,7 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 {
 	if (agent_idle())
 		return 0;
-	uint64_t ts = now_ns();
+	uint64_t ts = agent_clock_now();
 	struct athread *t = rec_enter();
 	if (!t)
 		return 0;
@@ -837,7 +804,7 @@ int agent_range_end(uint32_t domain, uint64_t id)
 {
 	if (agent_idle())
 		return 0;
-	uint64_t ts = now_ns();
+	uint64_t ts = agent_clock_now();
 	struct athread *t = rec_enter();
 	if (!t)
 		return 0;
@@ -908,7 +875,7 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 	uint32_t level = d->depth++;
 	uint16_t gen = 0;
 	if (!agent_idle()) {
-		uint64_t ts = now_ns();
+		uint64_t ts = agent_clock_now();
 		uint16_t cur = atomic_load_explicit(&g_gen, memory_order_relaxed);
 		struct athread *r = rec_enter();
 		if (r) {
@@ -942,7 +909,7 @@ int agent_pop(uint32_t domain)
 	if (agent_gate_on())
 		agent_gate_popped(t->slot, domain, level);
 	if (!agent_idle()) {
-		uint64_t ts = now_ns();
+		uint64_t ts = agent_clock_now();
 		/* record the end only of a push this window recorded (deeper
 		 * levels than we remember are taken as recorded); the end of one
 		 * it dropped is dropped too, and counted */

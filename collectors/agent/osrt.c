@@ -2,11 +2,11 @@
  * agent is LD_PRELOADed, so the program's calls (and its libraries') reach
  * these definitions first; each one calls the next definition
  * (dlsym(RTLD_NEXT)) and, while a window asks for osrt, records the call
- * when it took at least g_osrt_threshold_ns.
+ * when it took at least the threshold (g_osrt_threshold_ticks).
  *
  *   not recording: one relaxed load of g_osrt_on, then the real call
- *   recording:     two clock_gettime (vDSO) around the real call; a call
- *                  over the threshold goes into the thread's queue
+ *   recording:     two reads of the event clock (clock.h) around the real
+ *                  call; a call over the threshold goes into the thread's queue
  *                  (agent_osrt: no lock, no syscall)
  *
  * errno and the return value are the real call's.  A thread never records
@@ -45,7 +45,7 @@
 #include "collectors/agent/agent.h"
 #include "collectors/osrt-api.h"
 
-/* g_osrt_on, g_osrt_threshold_ns (set by window.c) and tl_osrt_off (set by
+/* g_osrt_on, g_osrt_threshold_ticks (set by window.c) and tl_osrt_off (set by
  * agent_osrt_self) live in core.c: the files below this one use them too. */
 
 static void *osrt_sym(const char *name, const char *version)
@@ -70,9 +70,7 @@ static void *osrt_sym(const char *name, const char *version)
 
 static inline uint64_t osrt_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return agent_clock_now();
 }
 
 /* One interposed call: REAL_(name) is the next definition, CALL the call
@@ -92,7 +90,7 @@ static inline uint64_t osrt_now(void)
 	uint64_t t0 = osrt_now();                                                            \
 	rtype r = call;                                                                      \
 	uint64_t t1 = osrt_now();                                                            \
-	if (t1 - t0 >= g_osrt_threshold_ns) {                                                \
+	if (t1 - t0 >= g_osrt_threshold_ticks) {                                              \
 		int saved = errno;                                                           \
 		agent_osrt(api, t0, t1);                                                     \
 		errno = saved;                                                               \

@@ -295,12 +295,29 @@ static int put_batch(int r, uint32_t tid, const uint8_t *p, uint32_t n, uint64_t
 	return r;
 }
 
+/* An event's times from event-clock units to CLOCK_MONOTONIC ns, in place
+ * (the producer is done with it): its start, and the end an osrt call or a
+ * communication operation carries in its id. */
+static void event_times(uint8_t *e, unsigned k)
+{
+	uint64_t v;
+	memcpy(&v, e, 8);
+	v = htole64(agent_clock_ns(le64toh(v)));
+	memcpy(e, &v, 8);
+	if (k == RAW_AGENT_EV_OSRT || k == RAW_AGENT_EV_COMM) {
+		memcpy(&v, e + RAW_AGENT_EV_HEAD, 8);
+		v = htole64(agent_clock_ns(le64toh(v)));
+		memcpy(e + RAW_AGENT_EV_HEAD, &v, 8);
+	}
+}
+
 /* Events [p, p + n) of one thread's block into the file as batches (raw.h,
  * RAW_AGENT_BATCH), cut where a batch reaches RAW_MAX_PAYLOAD or the
  * slice's end; a new slice gets the preamble and the thread's name first.
+ * Their times are mapped to ns on the way (event_times).
  * write false: counted as lost (no file).  An event that is not one of
  * ours ends the span: the rest of it is counted as one lost event. */
-static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *name, bool write)
+static void put_span(uint8_t *p, uint32_t n, uint32_t tid, const char *name, bool write)
 {
 	uint32_t off = 0, start = 0;
 	uint64_t events = 0;
@@ -308,7 +325,7 @@ static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *nam
 	uint64_t room = r == 0 ? raw_writer_room(W.w) : UINT64_MAX;
 	const uint64_t most = RAW_MAX_PAYLOAD - RAW_AGENT_BATCH_HEAD;
 	while (off + RAW_AGENT_EV_HEAD <= n) {
-		const uint8_t *e = p + off;
+		uint8_t *e = p + off;
 		unsigned kind = e[8], k = kind & ~RAW_AGENT_EV_ATTR;
 		uint16_t n16;
 		memcpy(&n16, e + 10, 2);
@@ -316,6 +333,8 @@ static void put_span(const uint8_t *p, uint32_t n, uint32_t tid, const char *nam
 		/* our own producer wrote it; still, never walk off the block */
 		if (k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM || size > n - off)
 			break;
+		if (g_clock_tsc)
+			event_times(e, k);
 		uint64_t batch = off + size - start;
 		if (r == 0 && (batch > most || batch + RAW_AGENT_BATCH_HEAD > room)) {
 			r = put_batch(r, tid, p + start, off - start, events);
@@ -472,6 +491,8 @@ static void drain(bool last)
 		struct athread *t = atomic_load_explicit(&g_threads[i], memory_order_acquire);
 		heads[i] = t ? atomic_load_explicit(&t->head, memory_order_acquire) : 0;
 	}
+	/* every event below the heads was stamped before this pair */
+	agent_clock_sync();
 	if (!W.w) {
 		bool pending = false;
 		for (uint32_t i = 0; i < n && !pending; i++) {
@@ -635,7 +656,7 @@ int window_start(const struct window_opts *o)
 	}
 
 	W.active = true;
-	g_osrt_threshold_ns = o->osrt_threshold_ns;
+	g_osrt_threshold_ticks = agent_clock_ticks(o->osrt_threshold_ns);
 	agent_cupti_window(mono_ns());
 	atomic_store(&g_state, AGENT_RECORDING);
 	atomic_store(&g_osrt_on, o->osrt);

@@ -27,6 +27,8 @@ osrt_case() {
 osrt_case all 0 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=0
 osrt_case default 1000 MSPROF_AGENT_OSRT=1
 osrt_case slow 500000 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=500000
+# the event clock as clock_gettime (elsewhere the TSC, where the kernel counts it)
+osrt_case monotonic 1000 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_CLOCK=monotonic
 
 # without the switch: the calls pass through, nothing is recorded
 dir=$T_WORK/off

@@ -17,6 +17,10 @@
  *               recording, not of first touching new memory
  *   rec-inject  the agent only as MSTX_INJECTION_PATH and
  *               NVTX_INJECTION64_PATH, the mintool's call path exactly
+ *   rec-cgt     recording as above with MSPROF_AGENT_CLOCK=monotonic: the
+ *               agent's event clock is clock_gettime, the mintool's clock
+ *               (by default it reads the TSC where the kernel's clock counts
+ *               it: collectors/agent/clock.h)
  * through the call path a program uses: mstxMarkA, mstxRangeStartA +
  * mstxRangeEnd (libms_tools_ext), and nvtxRangePushA + nvtxRangePop through
  * NVTX v3's function-pointer slots (the loader below does what NVIDIA's
@@ -544,7 +548,7 @@ static void cell(double v, double per)
 		printf(" %9s", "-");
 }
 
-enum { S_NONE, S_MINTOOL, S_IDLE, S_REC, S_REC_INJ, N_SETUPS };
+enum { S_NONE, S_MINTOOL, S_IDLE, S_REC, S_REC_INJ, S_REC_CGT, N_SETUPS };
 
 struct setup {
 	const char *name;
@@ -606,6 +610,8 @@ int main(int argc, char **argv)
 	char *env_idle[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, NULL };
 	char *env_rec[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, warm, NULL };
 	char *env_rec_inj[] = { path, rt, shortv, mstx_agent, nvtx_agent, output, warm, NULL };
+	char cgt[] = "MSPROF_AGENT_CLOCK=monotonic";
+	char *env_rec_cgt[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, warm, cgt, NULL };
 	/* default settings: no MSPROF_AGENT_BUFFER_KB */
 	char *env_default[] = { path, rt, shortv, preload, mstx_agent, nvtx_agent, output, NULL };
 
@@ -615,6 +621,7 @@ int main(int argc, char **argv)
 		[S_IDLE] = { .name = "idle", .env = env_idle },
 		[S_REC] = { .name = "recording", .env = env_rec, .recording = true },
 		[S_REC_INJ] = { .name = "rec-inject", .env = env_rec_inj, .recording = true },
+		[S_REC_CGT] = { .name = "rec-cgt", .env = env_rec_cgt, .recording = true },
 	};
 	for (int s = 0; s < N_SETUPS; s++) {
 		for (int k = 0; k < 3; k++)
@@ -693,7 +700,19 @@ int main(int argc, char **argv)
 	}
 	printf("clock_gettime(CLOCK_MONOTONIC) alone: %.2f ns (part of every recorded call)\n", median(clk, CHUNKS));
 	printf("(recording: the agent preloaded as msprof runs it, mstx calls reach it directly; rec-inject: "
-	       "through the injection paths only, as the mintool)\n");
+	       "through the injection paths only, as the mintool; rec-cgt: recording with clock_gettime as the "
+	       "agent's event clock, MSPROF_AGENT_CLOCK=monotonic)\n");
+	char cs[32] = "";
+	FILE *csf = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (csf) {
+		if (!fgets(cs, sizeof cs, csf))
+			cs[0] = 0;
+		fclose(csf);
+		cs[strcspn(cs, "\n")] = 0;
+	}
+	printf("the kernel's clocksource: %s (the agent's event clock is the TSC where it is 'tsc' on x86-64, "
+	       "clock_gettime elsewhere)\n",
+	       cs[0] ? cs : "unknown");
 
 	static const char *const goal_name[3] = { "mstx mark", "mstx range", "NVTX push/pop" };
 	static const char *const goal_max[3] = { "1.2", "1.2", "1.10" };

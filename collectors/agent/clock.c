@@ -1,0 +1,281 @@
+/* The agent's event clock and its mapping to CLOCK_MONOTONIC (clock.h).
+ *
+ * The pairs: one at load, then one at every drain (agent_clock_sync).  A
+ * tick is mapped by linear interpolation between the two pairs around it,
+ * and that mapping never changes once both pairs exist: an event drained
+ * late (stamped before a drain's pair, committed after the drain read the
+ * heads) is mapped on the same segment as its neighbours drained earlier,
+ * so that the events of a thread stay in order and a range never ends
+ * before it starts.  The last CLOCK_RECENT pairs are all kept; an older
+ * one stays (in a second ring of CLOCK_OLD) when it is CLOCK_KEEP_NS past
+ * the previous one kept, so that an event still in a queue from long ago
+ * (one buffered before its window opened, or behind a slow disk) is mapped
+ * between pairs a moment apart, and one older than them all with the
+ * oldest segment's rate.  Each pair carries the rate of the segment that
+ * ends at it, in 32.32 fixed point (ns per tick): a mapping is a
+ * subtraction, a 64x64->128 multiply and a shift, and consecutive events
+ * of a thread find their segment at the cursor left by the one before. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+#include <dlfcn.h>
+
+#include "collectors/agent/clock.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+#define CLOCK_RECENT 1024
+#define CLOCK_OLD 256
+#define CLOCK_KEEP_NS 100000000ULL /* 100 ms */
+#define CLOCK_TRIES 5
+#define RATE_ONE (1ULL << 32)
+
+bool g_clock_tsc;
+agent_clock_fn g_clock_vdso = clock_gettime;
+
+struct pair {
+	uint64_t tick, ns;
+	uint64_t rate; /* ns per tick, 32.32, of the segment ending here (0: none) */
+};
+
+/* pair number s (0: the load pair) is g_recent[s % CLOCK_RECENT] while
+ * s >= g_n - CLOCK_RECENT */
+static struct pair g_recent[CLOCK_RECENT];
+static uint64_t g_n;
+static struct pair g_old[CLOCK_OLD]; /* older, thinned, oldest at g_old_first */
+static unsigned g_old_first, g_old_n;
+static uint64_t g_cursor; /* the pair ending the segment of the last mapping */
+static bool g_init;
+
+/* The kernel's vDSO clock_gettime, called directly: the C library's
+ * wrapper around it costs a tenth of a recorded call.  The C library's
+ * where there is no vDSO to ask. */
+static void vdso_find(void)
+{
+#if defined(__x86_64__)
+	static const char sym[] = "__vdso_clock_gettime";
+#elif defined(__aarch64__)
+	static const char sym[] = "__kernel_clock_gettime";
+#else
+	static const char sym[] = "";
+#endif
+	void *vdso = *sym ? dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD) : NULL;
+	agent_clock_fn f = NULL;
+	if (vdso)
+		*(void **)&f = dlsym(vdso, sym); /* POSIX: the object pointer is the function */
+	struct timespec a, b;
+	/* only a clock that works and agrees with the C library's */
+	if (f && f(CLOCK_MONOTONIC, &a) == 0 && clock_gettime(CLOCK_MONOTONIC, &b) == 0 &&
+	    (b.tv_sec > a.tv_sec || (b.tv_sec == a.tv_sec && b.tv_nsec >= a.tv_nsec)) && b.tv_sec - a.tv_sec < 2)
+		g_clock_vdso = f;
+}
+
+/* Whether CLOCK_MONOTONIC counts an invariant TSC: the kernel chose it as
+ * its clocksource (it checked it is stable and in step across CPUs) and
+ * the CPU says it runs at a constant rate in every state. */
+static bool tsc_usable(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return false;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	if (!(d & (1U << 8))) /* invariant TSC */
+		return false;
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+	if (!f)
+		return false;
+	char cs[32] = "";
+	bool ok = fgets(cs, sizeof cs, f) && strcmp(cs, "tsc\n") == 0;
+	fclose(f);
+	return ok;
+#else
+	return false;
+#endif
+}
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+	g_clock_vdso(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A pair read as tightly as the machine allows: the counter between two
+ * clock reads, ordered, the closest of a few tries. */
+static struct pair pair_read(void)
+{
+	struct pair best = { 0 };
+	uint64_t span = UINT64_MAX;
+	for (int i = 0; i < CLOCK_TRIES; i++) {
+		uint64_t a = mono();
+#if defined(__x86_64__)
+		_mm_lfence();
+		uint64_t t = __rdtsc();
+		_mm_lfence();
+#else
+		uint64_t t = 0;
+#endif
+		uint64_t b = mono();
+		if (b - a < span) {
+			span = b - a;
+			best.tick = t;
+			best.ns = a + (b - a) / 2;
+		}
+	}
+	return best;
+}
+
+static uint64_t rate_of(const struct pair *from, const struct pair *to)
+{
+	if (to->tick <= from->tick || to->ns <= from->ns)
+		return RATE_ONE; /* never taken: pairs go forward in both */
+	return (uint64_t)(((u128)(to->ns - from->ns) << 32) / (to->tick - from->tick));
+}
+
+static uint64_t recent_lo(void)
+{
+	return g_n > CLOCK_RECENT ? g_n - CLOCK_RECENT : 0;
+}
+
+static struct pair *recent(uint64_t s)
+{
+	return &g_recent[s % CLOCK_RECENT];
+}
+
+static struct pair *old(unsigned i)
+{
+	return &g_old[(g_old_first + i) % CLOCK_OLD];
+}
+
+/* A pair leaving the recent ring: kept among the old ones when it is far
+ * enough from the last kept, its rate then over the segment from that one. */
+static void retire(const struct pair *p)
+{
+	if (g_old_n) {
+		struct pair *l = old(g_old_n - 1);
+		if (p->ns - l->ns < CLOCK_KEEP_NS)
+			return;
+		struct pair q = *p;
+		q.rate = rate_of(l, p);
+		if (g_old_n == CLOCK_OLD) {
+			g_old_first = (g_old_first + 1) % CLOCK_OLD;
+			g_old_n--;
+		}
+		*old(g_old_n++) = q;
+	} else {
+		g_old[g_old_first] = *p;
+		g_old_n = 1;
+	}
+}
+
+static void append(struct pair p)
+{
+	if (g_n >= CLOCK_RECENT)
+		retire(recent(g_n - CLOCK_RECENT));
+	p.rate = g_n ? rate_of(recent(g_n - 1), &p) : 0;
+	*recent(g_n++) = p;
+}
+
+void agent_clock_init(void)
+{
+	if (g_init)
+		return;
+	g_init = true;
+	vdso_find();
+	const char *env = getenv("MSPROF_AGENT_CLOCK");
+	g_clock_tsc = !(env && strcmp(env, "monotonic") == 0) && tsc_usable();
+	if (g_clock_tsc)
+		append(pair_read());
+}
+
+void agent_clock_sync(void)
+{
+	if (!g_clock_tsc)
+		return;
+	struct pair p = pair_read();
+	const struct pair *l = recent(g_n - 1);
+	if (p.tick > l->tick && p.ns > l->ns)
+		append(p);
+}
+
+/* A rate for what lies outside every segment and for the osrt threshold:
+ * over the recent pairs from the oldest to the newest (the longer the
+ * span, the less the reads' own spread counts), measured over at least a
+ * millisecond (a window that opens within a moment of the load waits for
+ * it, once a process). */
+static uint64_t rate_any(void)
+{
+	if (recent(g_n - 1)->ns - recent(recent_lo())->ns < 1000000ULL) {
+		while (mono() - recent(recent_lo())->ns < 1000000ULL)
+			;
+		agent_clock_sync();
+	}
+	if (g_n < 2)
+		return RATE_ONE; /* a clock that did not move: never seen */
+	return rate_of(recent(recent_lo()), recent(g_n - 1));
+}
+
+static uint64_t map(const struct pair *from, uint64_t rate, uint64_t ticks)
+{
+	if (ticks >= from->tick)
+		return from->ns + (uint64_t)(((u128)(ticks - from->tick) * rate) >> 32);
+	uint64_t back = (uint64_t)(((u128)(from->tick - ticks) * rate) >> 32);
+	return back < from->ns ? from->ns - back : 0;
+}
+
+uint64_t agent_clock_ns(uint64_t ticks)
+{
+	if (!g_clock_tsc)
+		return ticks;
+	const struct pair *newest = recent(g_n - 1);
+	if (ticks >= newest->tick)
+		return map(newest, rate_any(), ticks);
+	uint64_t lo = recent_lo();
+	/* the segment of the event before (the next event of a thread is
+	 * almost always in it), else a binary search of the recent pairs */
+	uint64_t c = g_cursor;
+	if (!(c > lo && c < g_n && recent(c - 1)->tick <= ticks && ticks < recent(c)->tick)) {
+		uint64_t a = lo, b = g_n - 1; /* the first pair past ticks is in (a, b] */
+		if (recent(a)->tick <= ticks) {
+			while (b - a > 1) {
+				uint64_t m = a + (b - a) / 2;
+				if (recent(m)->tick <= ticks)
+					a = m;
+				else
+					b = m;
+			}
+			c = b;
+		} else {
+			c = lo; /* older than every recent pair */
+		}
+	}
+	if (c > lo) {
+		g_cursor = c;
+		return map(recent(c - 1), recent(c)->rate, ticks);
+	}
+	/* before the recent pairs: the old ones, then the oldest's rate */
+	const struct pair *first = recent(lo);
+	if (!g_old_n || first == NULL)
+		return map(first, g_n > lo + 1 ? recent(lo + 1)->rate : rate_any(), ticks);
+	const struct pair *l = old(g_old_n - 1);
+	if (ticks >= l->tick)
+		return map(l, rate_of(l, first), ticks);
+	for (unsigned i = g_old_n - 1; i > 0; i--) {
+		if (ticks >= old(i - 1)->tick)
+			return map(old(i - 1), old(i)->rate, ticks);
+	}
+	return map(old(0), g_old_n > 1 ? old(1)->rate : rate_of(old(0), first), ticks);
+}
+
+uint64_t agent_clock_ticks(uint64_t ns)
+{
+	if (!g_clock_tsc)
+		return ns;
+	uint64_t rate = rate_any();
+	u128 t = ((u128)ns << 32) / (rate ? rate : 1);
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}

@@ -1,0 +1,57 @@
+/* The agent's event clock.  Every event's time (a mark's, a range's ends,
+ * an osrt call's and a communication operation's start and end) is read
+ * with agent_clock_now on the calling thread and turned into CLOCK_MONOTONIC
+ * nanoseconds by the writer (agent_clock_ns) before it goes into the raw
+ * file, which holds nanoseconds only (raw.h).
+ *
+ * Where the kernel's own CLOCK_MONOTONIC counts the CPU's invariant
+ * time-stamp counter (clocksource "tsc", x86-64), the event clock is that
+ * counter read directly: one rdtsc (about 13 ns here) instead of the
+ * vDSO's clock_gettime (about 34 ns: an ordered read of the same counter,
+ * the kernel's sequence lock and the scaling), which was most of what an
+ * annotation cost.  The writer pairs the counter with clock_gettime at
+ * every drain and maps each tick by linear interpolation between the pairs
+ * around it, the same piecewise-linear mapping the kernel applies (its
+ * NTP-adjusted rate changes between pairs only by parts per million).
+ * Elsewhere, or with MSPROF_AGENT_CLOCK=monotonic, the event clock is
+ * clock_gettime(CLOCK_MONOTONIC) through the vDSO and the mapping is the
+ * identity. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+/* Set once at load (agent_clock_init), before any event is recorded. */
+extern bool g_clock_tsc;
+typedef int (*agent_clock_fn)(clockid_t, struct timespec *);
+extern agent_clock_fn g_clock_vdso;
+
+/* Now, in event-clock units (any thread, async-signal-safe). */
+static inline uint64_t agent_clock_now(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(g_clock_tsc, 1))
+		return __rdtsc();
+#endif
+	struct timespec ts;
+	g_clock_vdso(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* At load: which clock (MSPROF_AGENT_CLOCK, the clocksource, the CPU), and
+ * the first pair.  Idempotent. */
+void agent_clock_init(void);
+/* The writer, under g_win_mu: a new pair of (counter, CLOCK_MONOTONIC),
+ * after it read the queues' heads, so that every event it then drains was
+ * stamped before the pair. */
+void agent_clock_sync(void);
+/* The writer, under g_win_mu: an event-clock value in CLOCK_MONOTONIC ns. */
+uint64_t agent_clock_ns(uint64_t ticks);
+/* Event-clock units in a duration of ns (the osrt threshold), under
+ * g_win_mu. */
+uint64_t agent_clock_ticks(uint64_t ns);
+
