@@ -23,10 +23,11 @@ install_missing() {
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# For the tests only: the browser that loads report.html (agent-report).  Its
-# test skips, saying so, where it cannot be installed, so a failure here is
-# not one of the set-up.
-TEST_PKGS="chromium"
+# For the tests only: the browser that loads report.html (agent-report) and
+# the shell that runs the zsh completion (completion-zsh).  Their tests skip,
+# saying so, where they cannot be installed, so a failure here is not one of
+# the set-up.
+TEST_PKGS="chromium zsh"
 
 install_test_extras() {
 	for p in $TEST_PKGS; do
