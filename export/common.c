@@ -118,25 +118,69 @@ void exp_buf_i64(struct exp_buf *b, int64_t v)
 	}
 }
 
-/* A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
+/* Bytes of the UTF-8 sequence at p (1 for ASCII; no overlongs, no
+ * surrogates, at most U+10FFFF), 0 where none starts. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = *p;
+	if (c < 0x80)
+		return 1;
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+	bool ok = n && c <= 0xf4 && (size_t)(end - p) >= n;
+	for (size_t i = 1; ok && i < n; i++)
+		ok = (p[i] & 0xc0) == 0x80;
+	if (ok && n == 3)
+		ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
+	if (ok && n == 4)
+		ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
+	return ok ? n : 0;
+}
+
+/* Whether s is plain text for a CSV field as it is: valid UTF-8, no
+ * comma, quote or line break. */
+static bool csv_plain(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+			return false;
+		size_t n = utf8_len(p, end);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/* A CSV field (RFC 4180): quoted when it holds a comma, quote or line
+ * break; bytes that are not UTF-8 become U+FFFD, as in the JSON (readers
+ * decode the files as UTF-8). */
 void exp_buf_csv_field(struct exp_buf *b, const char *s, size_t len)
 {
 	if (len == 0) /* also a NULL column */
 		return;
-	size_t i = 0;
-	while (i < len && s[i] != ',' && s[i] != '"' && s[i] != '\n' && s[i] != '\r')
-		i++;
-	if (i == len) {
+	if (csv_plain(s, len)) {
 		exp_buf_put(b, s, len);
 		return;
 	}
-	exp_buf_putc(b, '"');
-	for (i = 0; i < len; i++) {
-		if (s[i] == '"')
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	bool quote = memchr(s, ',', len) || memchr(s, '"', len) || memchr(s, '\n', len) || memchr(s, '\r', len);
+	if (quote)
+		exp_buf_putc(b, '"');
+	while (p < end) {
+		size_t n = utf8_len(p, end);
+		if (!n) {
+			exp_buf_lit(b, "\xef\xbf\xbd");
+			p++;
+			continue;
+		}
+		if (*p == '"')
 			exp_buf_putc(b, '"');
-		exp_buf_putc(b, s[i]);
+		exp_buf_put(b, (const char *)p, n);
+		p += n;
 	}
-	exp_buf_putc(b, '"');
+	if (quote)
+		exp_buf_putc(b, '"');
 }
 
 /* JSON string contents: quotes, backslashes and control characters
@@ -170,17 +214,8 @@ void exp_buf_json_str(struct exp_buf *b, const char *s, size_t len)
 			exp_buf_puts(b, u);
 			p++;
 		} else {
-			/* length and validity of one UTF-8 sequence (no overlongs,
-			 * no surrogates, at most U+10FFFF) */
-			size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-			bool ok = n && c <= 0xf4 && (size_t)(end - p) >= n;
-			for (size_t i = 1; ok && i < n; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok && n == 3)
-				ok = !(c == 0xe0 && p[1] < 0xa0) && !(c == 0xed && p[1] >= 0xa0);
-			if (ok && n == 4)
-				ok = !(c == 0xf0 && p[1] < 0x90) && !(c == 0xf4 && p[1] >= 0x90);
-			if (ok) {
+			size_t n = utf8_len(p, end);
+			if (n) {
 				exp_buf_put(b, (const char *)p, n);
 				p += n;
 			} else {
@@ -204,7 +239,7 @@ static void through_buf(FILE *f, void (*put)(struct exp_buf *b, const char *s, s
 
 void exp_csv_field(FILE *f, const char *s, size_t len)
 {
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+	if (csv_plain(s, len)) {
 		fwrite(s, 1, len, f);
 		return;
 	}

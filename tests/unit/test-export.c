@@ -1351,6 +1351,42 @@ static void test_domains(void)
 		}
 }
 
+/* A message is the application's bytes: in the CSVs and the JSON, what is
+ * not UTF-8 becomes U+FFFD, so that readers decoding them as UTF-8 take
+ * every file; quoting as RFC 4180 asks. */
+static void test_text_fields(void)
+{
+	static const struct {
+		const char *in, *csv, *json;
+	} cases[] = {
+		{ "plain", "plain", "plain" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "bad\xff\xfe end \xc3", "bad\xef\xbf\xbd\xef\xbf\xbd end \xef\xbf\xbd",
+		  "bad\xef\xbf\xbd\xef\xbf\xbd end \xef\xbf\xbd" },
+		{ "a,\"b\"\xe2\x82", "\"a,\"\"b\"\"\xef\xbf\xbd\xef\xbf\xbd\"", "a,\\\"b\\\"\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80 surrogate, \xc0\xaf overlong", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd surrogate, \xef\xbf\xbd\xef\xbf\xbd overlong\"",
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd surrogate, \xef\xbf\xbd\xef\xbf\xbd overlong" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct exp_buf b = { 0 };
+		exp_buf_csv_field(&b, cases[i].in, strlen(cases[i].in));
+		CHECK(b.len == strlen(cases[i].csv) && memcmp(b.p, cases[i].csv, b.len) == 0);
+		b.len = 0;
+		exp_buf_json_str(&b, cases[i].in, strlen(cases[i].in));
+		CHECK(b.len == strlen(cases[i].json) && memcmp(b.p, cases[i].json, b.len) == 0);
+		exp_buf_release(&b);
+		/* the FILE writer as the buffer one */
+		char *out = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&out, &n);
+		exp_csv_field(f, cases[i].in, strlen(cases[i].in));
+		fclose(f);
+		CHECK(n == strlen(cases[i].csv) && memcmp(out, cases[i].csv, n) == 0);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	if (sysconf(_SC_CLK_TCK) != 100 || sysconf(_SC_PAGESIZE) != 4096) {
@@ -1360,6 +1396,7 @@ int main(void)
 	char tmp[] = "/tmp/test-export.XXXXXX";
 	if (!mkdtemp(tmp))
 		return 2;
+	test_text_fields();
 	test_tables();
 	test_domains();
 	test_db_each();
