@@ -1,6 +1,7 @@
 /* The agent's event clock and its mapping to CLOCK_MONOTONIC (clock.h).
  *
- * The pairs: one at load, then one at every drain (agent_clock_sync).  A
+ * The pairs: one at load, then one at every drain, as a window opens, and
+ * at every wake of the agent thread between windows (agent_clock_sync).  A
  * tick is mapped by linear interpolation between the two pairs around it,
  * and that mapping never changes once both pairs exist: an event drained
  * late (stamped before a drain's pair, committed after the drain read the

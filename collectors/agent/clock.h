@@ -45,9 +45,11 @@ static inline uint64_t agent_clock_now(void)
 /* At load: which clock (MSPROF_AGENT_CLOCK, the clocksource, the CPU), and
  * the first pair.  Idempotent. */
 void agent_clock_init(void);
-/* The writer, under g_win_mu: a new pair of (counter, CLOCK_MONOTONIC),
- * after it read the queues' heads, so that every event it then drains was
- * stamped before the pair. */
+/* The agent thread, under g_win_mu: a new pair of (counter,
+ * CLOCK_MONOTONIC).  Each drain takes one after it read the queues' heads,
+ * so that every event it then drains was stamped before the pair; a window
+ * takes one as it opens, and the agent thread one at every wake (at least
+ * each second) between windows, so that no segment spans a long gap. */
 void agent_clock_sync(void);
 /* The writer, under g_win_mu: an event-clock value in CLOCK_MONOTONIC ns. */
 uint64_t agent_clock_ns(uint64_t ticks);

@@ -578,6 +578,12 @@ static void *agent_main(void *arg)
 		if (active && now >= next_drain) {
 			window_drain();
 			next_drain = now + AGENT_DRAIN_MS * NSEC_PER_MSEC;
+		} else if (!active) {
+			/* a clock pair at least every wake (1 s) between windows:
+			 * the first events of the next one, and those buffered
+			 * before it, are mapped over a second, not the whole gap
+			 * (clock.c); a drain takes its own */
+			agent_clock_sync();
 		}
 		pthread_mutex_unlock(&g_win_mu);
 		if (!C.standalone_dir && C.sock < 0 && now >= C.next_try_ns)

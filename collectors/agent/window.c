@@ -656,6 +656,7 @@ int window_start(const struct window_opts *o)
 	}
 
 	W.active = true;
+	agent_clock_sync(); /* the window's first events are mapped from here */
 	g_osrt_threshold_ticks = agent_clock_ticks(o->osrt_threshold_ns);
 	agent_cupti_window(mono_ns());
 	atomic_store(&g_state, AGENT_RECORDING);
