@@ -48,7 +48,8 @@ static struct pair g_recent[CLOCK_RECENT];
 static uint64_t g_n;
 static struct pair g_old[CLOCK_OLD]; /* older, thinned, oldest at g_old_first */
 static unsigned g_old_first, g_old_n;
-static uint64_t g_cursor; /* the pair ending the segment of the last mapping */
+static uint64_t g_rate_far = RATE_ONE;
+struct agent_clock_seg g_clock_seg;
 static bool g_init;
 
 /* The kernel's vDSO clock_gettime, called directly: the C library's
@@ -179,6 +180,10 @@ static void append(struct pair p)
 		retire(recent(g_n - CLOCK_RECENT));
 	p.rate = g_n ? rate_of(recent(g_n - 1), &p) : 0;
 	*recent(g_n++) = p;
+	/* past the newest pair (and before every pair): the rate over all
+	 * the recent ones */
+	g_rate_far = g_n > 1 ? rate_of(recent(recent_lo()), &p) : RATE_ONE;
+	g_clock_seg.len = 0; /* the segments may have moved */
 }
 
 void agent_clock_init(void)
@@ -228,46 +233,43 @@ static uint64_t map(const struct pair *from, uint64_t rate, uint64_t ticks)
 	return back < from->ns ? from->ns - back : 0;
 }
 
-uint64_t agent_clock_ns(uint64_t ticks)
+/* The segment from `from` on, `len` ticks long, for the next mappings. */
+static uint64_t seg_map(const struct pair *from, uint64_t len, uint64_t rate, uint64_t ticks)
+{
+	g_clock_seg = (struct agent_clock_seg){ .t0 = from->tick, .len = len, .ns0 = from->ns, .rate = rate };
+	return map(from, rate, ticks);
+}
+
+uint64_t agent_clock_ns_slow(uint64_t ticks)
 {
 	if (!g_clock_tsc)
 		return ticks;
 	const struct pair *newest = recent(g_n - 1);
 	if (ticks >= newest->tick)
-		return map(newest, rate_any(), ticks);
+		return seg_map(newest, UINT64_MAX - newest->tick, g_rate_far, ticks);
 	uint64_t lo = recent_lo();
-	/* the segment of the event before (the next event of a thread is
-	 * almost always in it), else a binary search of the recent pairs */
-	uint64_t c = g_cursor;
-	if (!(c > lo && c < g_n && recent(c - 1)->tick <= ticks && ticks < recent(c)->tick)) {
-		uint64_t a = lo, b = g_n - 1; /* the first pair past ticks is in (a, b] */
-		if (recent(a)->tick <= ticks) {
-			while (b - a > 1) {
-				uint64_t m = a + (b - a) / 2;
-				if (recent(m)->tick <= ticks)
-					a = m;
-				else
-					b = m;
-			}
-			c = b;
-		} else {
-			c = lo; /* older than every recent pair */
+	if (recent(lo)->tick <= ticks) {
+		/* the first pair past ticks is in (a, b] */
+		uint64_t a = lo, b = g_n - 1;
+		while (b - a > 1) {
+			uint64_t m = a + (b - a) / 2;
+			if (recent(m)->tick <= ticks)
+				a = m;
+			else
+				b = m;
 		}
-	}
-	if (c > lo) {
-		g_cursor = c;
-		return map(recent(c - 1), recent(c)->rate, ticks);
+		return seg_map(recent(a), recent(b)->tick - recent(a)->tick, recent(b)->rate, ticks);
 	}
 	/* before the recent pairs: the old ones, then the oldest's rate */
 	const struct pair *first = recent(lo);
-	if (!g_old_n || first == NULL)
-		return map(first, g_n > lo + 1 ? recent(lo + 1)->rate : rate_any(), ticks);
+	if (!g_old_n)
+		return map(first, g_rate_far, ticks);
 	const struct pair *l = old(g_old_n - 1);
 	if (ticks >= l->tick)
-		return map(l, rate_of(l, first), ticks);
+		return seg_map(l, first->tick - l->tick, rate_of(l, first), ticks);
 	for (unsigned i = g_old_n - 1; i > 0; i--) {
 		if (ticks >= old(i - 1)->tick)
-			return map(old(i - 1), old(i)->rate, ticks);
+			return seg_map(old(i - 1), old(i)->tick - old(i - 1)->tick, old(i)->rate, ticks);
 	}
 	return map(old(0), g_old_n > 1 ? old(1)->rate : rate_of(old(0), first), ticks);
 }

@@ -51,8 +51,24 @@ void agent_clock_init(void);
  * takes one as it opens, and the agent thread one at every wake (at least
  * each second) between windows, so that no segment spans a long gap. */
 void agent_clock_sync(void);
-/* The writer, under g_win_mu: an event-clock value in CLOCK_MONOTONIC ns. */
-uint64_t agent_clock_ns(uint64_t ticks);
+/* The writer, under g_win_mu: an event-clock value in CLOCK_MONOTONIC ns.
+ * Inline for the segment of the last mapping (the next event of a thread
+ * is almost always in it: a subtraction, a compare, a multiply), else
+ * found among the pairs. */
+struct agent_clock_seg {
+	uint64_t t0, len, ns0, rate; /* ticks [t0, t0 + len) map to ns0 + (t - t0) * rate / 2^32 */
+};
+extern struct agent_clock_seg g_clock_seg;
+uint64_t agent_clock_ns_slow(uint64_t ticks);
+static inline uint64_t agent_clock_ns(uint64_t ticks)
+{
+	uint64_t d = ticks - g_clock_seg.t0;
+	if (__builtin_expect(d < g_clock_seg.len, 1)) {
+		__extension__ unsigned __int128 x = (unsigned __int128)d * g_clock_seg.rate;
+		return g_clock_seg.ns0 + (uint64_t)(x >> 32);
+	}
+	return agent_clock_ns_slow(ticks);
+}
 /* Event-clock units in a duration of ns (the osrt threshold), under
  * g_win_mu. */
 uint64_t agent_clock_ticks(uint64_t ns);
