@@ -297,12 +297,12 @@ int agent_pop(uint32_t domain);
 /* A bad call (NULL message, destroyed domain...): counted while recording. */
 void agent_bad_call(void);
 /* An OS runtime call of the calling thread (osrt.c, while g_osrt_on). */
-void agent_osrt(uint16_t api, uint64_t start_ns, uint64_t end_ns);
+void agent_osrt(uint16_t api, uint64_t start, uint64_t end); /* event-clock units (clock.h) */
 
 /* A communication operation NCCL's profiler plugin interface reported
  * (nccl.c): payload is RAW_AGENT_COMM_OP's after its end time, already
  * little-endian, at most RAW_AGENT_MAX_STR bytes.  Idle: nothing. */
-void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint8_t *payload, uint32_t len);
+void agent_comm_op(uint16_t kind, uint64_t start, uint64_t end, const uint8_t *payload, uint32_t len);
 /* An event lost before it reached a queue (no room to keep it open):
  * counted as such (dropped_unopened) while recording. */
 void agent_dropped(void);

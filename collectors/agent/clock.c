@@ -3,11 +3,16 @@
  * The pairs: one at load, then one at every drain, as a window opens, and
  * at every wake of the agent thread between windows (agent_clock_sync).  A
  * tick is mapped by linear interpolation between the two pairs around it,
- * and that mapping never changes once both pairs exist: an event drained
- * late (stamped before a drain's pair, committed after the drain read the
- * heads) is mapped on the same segment as its neighbours drained earlier,
- * so that the events of a thread stay in order and a range never ends
- * before it starts.  The last CLOCK_RECENT pairs are all kept; an older
+ * and that mapping does not change while both pairs are among the recent
+ * ones: an event drained late (stamped before a drain's pair, committed
+ * after the drain read the heads) is mapped on the same segment as its
+ * neighbours drained earlier, so that the events of a thread stay in
+ * order and a range never ends before it starts (a pair thinned away as
+ * it leaves the recent ring merges two segments: a tick mapped long ago
+ * would now map a few ns apart).  A jump of one clock against the other
+ * (a suspend, a reset TSC) is a break (agent_clock_pair): the segment
+ * across it is mapped at the rate before it, and rates are measured from
+ * it on.  The last CLOCK_RECENT pairs are all kept; an older
  * one stays (in a second ring of CLOCK_OLD) when it is CLOCK_KEEP_NS past
  * the previous one kept, so that an event still in a queue from long ago
  * (one buffered before its window opened, or behind a slow disk) is mapped
@@ -40,6 +45,7 @@ agent_clock_fn g_clock_vdso = clock_gettime;
 struct pair {
 	uint64_t tick, ns;
 	uint64_t rate; /* ns per tick, 32.32, of the segment ending here (0: none) */
+	bool brk;      /* that segment spans a break: mapped at the rate before it */
 };
 
 /* pair number s (0: the load pair) is g_recent[s % CLOCK_RECENT] while
@@ -49,6 +55,8 @@ static uint64_t g_n;
 static struct pair g_old[CLOCK_OLD]; /* older, thinned, oldest at g_old_first */
 static unsigned g_old_first, g_old_n;
 static uint64_t g_rate_far = RATE_ONE;
+static uint64_t g_base;        /* the first pair after the last break */
+static unsigned long g_breaks; /* agent_clock_pair: breaks seen */
 struct agent_clock_seg g_clock_seg;
 static bool g_init;
 
@@ -159,10 +167,11 @@ static void retire(const struct pair *p)
 {
 	if (g_old_n) {
 		struct pair *l = old(g_old_n - 1);
-		if (p->ns - l->ns < CLOCK_KEEP_NS)
+		if (p->ns - l->ns < CLOCK_KEEP_NS && !p->brk)
 			return;
 		struct pair q = *p;
-		q.rate = rate_of(l, p);
+		if (!q.brk)
+			q.rate = rate_of(l, p);
 		if (g_old_n == CLOCK_OLD) {
 			g_old_first = (g_old_first + 1) % CLOCK_OLD;
 			g_old_n--;
@@ -174,15 +183,26 @@ static void retire(const struct pair *p)
 	}
 }
 
+/* The first pair of the history the rates over it start from. */
+static uint64_t history_lo(void)
+{
+	uint64_t lo = recent_lo();
+	return g_base > lo ? g_base : lo;
+}
+
 static void append(struct pair p)
 {
 	if (g_n >= CLOCK_RECENT)
 		retire(recent(g_n - CLOCK_RECENT));
-	p.rate = g_n ? rate_of(recent(g_n - 1), &p) : 0;
+	if (!p.brk)
+		p.rate = g_n ? rate_of(recent(g_n - 1), &p) : 0;
 	*recent(g_n++) = p;
-	/* past the newest pair (and before every pair): the rate over all
-	 * the recent ones */
-	g_rate_far = g_n > 1 ? rate_of(recent(recent_lo()), &p) : RATE_ONE;
+	/* past the newest pair (and before every pair): the rate over the
+	 * recent ones since the last break, once they span a millisecond */
+	const struct pair *lo = recent(history_lo());
+	if (g_n > 1 && lo != &g_recent[(g_n - 1) % CLOCK_RECENT] &&
+	    (p.ns - lo->ns >= 1000000ULL || g_rate_far == RATE_ONE))
+		g_rate_far = rate_of(lo, &p);
 	g_clock_seg.len = 0; /* the segments may have moved */
 }
 
@@ -198,14 +218,68 @@ void agent_clock_init(void)
 		append(pair_read());
 }
 
+static uint64_t ticks_ns(uint64_t ticks, uint64_t rate)
+{
+	return (uint64_t)(((u128)ticks * rate) >> 32);
+}
+
+static void warn_break(const char *how)
+{
+	if (g_breaks++ == 0)
+		fprintf(stderr, "msprof agent: the CPU's time-stamp counter %s against CLOCK_MONOTONIC (a suspend, "
+			"or the kernel changing its clock): the times of events made around it may be misplaced "
+			"(MSPROF_AGENT_CLOCK=monotonic avoids it)\n", how);
+}
+
+/* A pair: appended, or a break.  Pairs within a millisecond of the last in
+ * both clocks are within the reads' spread and the CPUs' counter skew:
+ * taken when both went forward, else left out.  Past that, the TSC went
+ * back (firmware resets it on resume from suspend): the history starts
+ * again from this pair; or the segment's rate is more than 1% off the
+ * rate so far, taken over 10 ms since the last break (the TSC kept
+ * counting while CLOCK_MONOTONIC stood still in a suspend, or ran at
+ * another rate): the pair is appended as a break, its segment mapped at
+ * the rate before it, up to the pair's own time, and the rates after it
+ * measured from it. */
+void agent_clock_pair(uint64_t tick, uint64_t ns)
+{
+	if (!g_clock_tsc)
+		return;
+	const struct pair *l = recent(g_n - 1);
+	uint64_t dn = ns > l->ns ? ns - l->ns : 0;
+	uint64_t dt = tick > l->tick ? ticks_ns(tick - l->tick, g_rate_far) : ticks_ns(l->tick - tick, g_rate_far);
+	if (dn < 1000000ULL && dt < 1000000ULL) {
+		if (tick > l->tick && ns > l->ns)
+			append((struct pair){ .tick = tick, .ns = ns });
+		return;
+	}
+	if (tick <= l->tick || ns <= l->ns) {
+		warn_break("went back");
+		uint64_t far = g_rate_far;
+		g_n = g_base = 0;
+		g_old_n = g_old_first = 0;
+		append((struct pair){ .tick = tick, .ns = ns });
+		g_rate_far = far;
+		return;
+	}
+	bool known = g_n > 1 && l->ns - recent(history_lo())->ns >= 10000000ULL;
+	if (known && (dn > dt + dt / 100 || dn < dt - dt / 100)) {
+		warn_break(dn < dt ? "ran on while CLOCK_MONOTONIC stood still" : "changed its rate");
+		uint64_t far = g_rate_far;
+		append((struct pair){ .tick = tick, .ns = ns, .rate = far, .brk = true });
+		g_base = g_n - 1;
+		g_rate_far = far;
+		return;
+	}
+	append((struct pair){ .tick = tick, .ns = ns });
+}
+
 void agent_clock_sync(void)
 {
 	if (!g_clock_tsc)
 		return;
 	struct pair p = pair_read();
-	const struct pair *l = recent(g_n - 1);
-	if (p.tick > l->tick && p.ns > l->ns)
-		append(p);
+	agent_clock_pair(p.tick, p.ns);
 }
 
 /* A rate for what lies outside every segment and for the osrt threshold:
@@ -215,14 +289,16 @@ void agent_clock_sync(void)
  * it, once a process). */
 static uint64_t rate_any(void)
 {
-	if (recent(g_n - 1)->ns - recent(recent_lo())->ns < 1000000ULL) {
-		while (mono() - recent(recent_lo())->ns < 1000000ULL)
+	if (recent(g_n - 1)->ns - recent(history_lo())->ns < 1000000ULL) {
+		if (g_breaks)
+			return g_rate_far; /* the rate before the break, until one is measured after it */
+		while (mono() - recent(history_lo())->ns < 1000000ULL)
 			;
 		agent_clock_sync();
 	}
 	if (g_n < 2)
 		return RATE_ONE; /* a clock that did not move: never seen */
-	return rate_of(recent(recent_lo()), recent(g_n - 1));
+	return rate_of(recent(history_lo()), recent(g_n - 1));
 }
 
 static uint64_t map(const struct pair *from, uint64_t rate, uint64_t ticks)
@@ -233,10 +309,17 @@ static uint64_t map(const struct pair *from, uint64_t rate, uint64_t ticks)
 	return back < from->ns ? from->ns - back : 0;
 }
 
-/* The segment from `from` on, `len` ticks long, for the next mappings. */
-static uint64_t seg_map(const struct pair *from, uint64_t len, uint64_t rate, uint64_t ticks)
+/* ticks in the segment from `from` to `to` at `rate`, the segment kept for
+ * the next mappings; a segment that spans a break is mapped at the rate
+ * before it, up to its end's time, and not kept */
+static uint64_t seg_map(const struct pair *from, const struct pair *to, uint64_t rate, uint64_t ticks)
 {
-	g_clock_seg = (struct agent_clock_seg){ .t0 = from->tick, .len = len, .ns0 = from->ns, .rate = rate };
+	if (to->brk) {
+		uint64_t v = map(from, to->rate, ticks);
+		return v < to->ns ? v : to->ns;
+	}
+	g_clock_seg = (struct agent_clock_seg){ .t0 = from->tick, .len = to->tick - from->tick, .ns0 = from->ns,
+						 .rate = rate };
 	return map(from, rate, ticks);
 }
 
@@ -245,8 +328,11 @@ uint64_t agent_clock_ns_slow(uint64_t ticks)
 	if (!g_clock_tsc)
 		return ticks;
 	const struct pair *newest = recent(g_n - 1);
-	if (ticks >= newest->tick)
-		return seg_map(newest, UINT64_MAX - newest->tick, g_rate_far, ticks);
+	if (ticks >= newest->tick) {
+		g_clock_seg = (struct agent_clock_seg){ .t0 = newest->tick, .len = UINT64_MAX - newest->tick,
+							 .ns0 = newest->ns, .rate = g_rate_far };
+		return map(newest, g_rate_far, ticks);
+	}
 	uint64_t lo = recent_lo();
 	if (recent(lo)->tick <= ticks) {
 		/* the first pair past ticks is in (a, b] */
@@ -258,7 +344,7 @@ uint64_t agent_clock_ns_slow(uint64_t ticks)
 			else
 				b = m;
 		}
-		return seg_map(recent(a), recent(b)->tick - recent(a)->tick, recent(b)->rate, ticks);
+		return seg_map(recent(a), recent(b), recent(b)->rate, ticks);
 	}
 	/* before the recent pairs: the old ones, then the oldest's rate */
 	const struct pair *first = recent(lo);
@@ -266,12 +352,14 @@ uint64_t agent_clock_ns_slow(uint64_t ticks)
 		return map(first, g_rate_far, ticks);
 	const struct pair *l = old(g_old_n - 1);
 	if (ticks >= l->tick)
-		return seg_map(l, first->tick - l->tick, rate_of(l, first), ticks);
+		return seg_map(l, first, first->brk ? first->rate : rate_of(l, first), ticks);
 	for (unsigned i = g_old_n - 1; i > 0; i--) {
 		if (ticks >= old(i - 1)->tick)
-			return seg_map(old(i - 1), old(i)->tick - old(i - 1)->tick, old(i)->rate, ticks);
+			return seg_map(old(i - 1), old(i), old(i)->rate, ticks);
 	}
-	return map(old(0), g_old_n > 1 ? old(1)->rate : rate_of(old(0), first), ticks);
+	/* older than every pair kept: the rate over all of them, the longest
+	 * span there is (since a break: the rate before it) */
+	return map(old(0), g_breaks ? g_rate_far : rate_of(old(0), newest), ticks);
 }
 
 uint64_t agent_clock_ticks(uint64_t ns)

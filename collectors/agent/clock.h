@@ -4,15 +4,19 @@
  * nanoseconds by the writer (agent_clock_ns) before it goes into the raw
  * file, which holds nanoseconds only (raw.h).
  *
- * Where the kernel's own CLOCK_MONOTONIC counts the CPU's invariant
- * time-stamp counter (clocksource "tsc", x86-64), the event clock is that
+ * Where the kernel's own CLOCK_MONOTONIC counts the CPU's time-stamp
+ * counter (clocksource "tsc", x86-64) and the CPU says it is invariant
+ * (CPUID 0x80000007), the event clock is that
  * counter read directly: one rdtsc (about 13 ns here) instead of the
  * vDSO's clock_gettime (about 34 ns: an ordered read of the same counter,
  * the kernel's sequence lock and the scaling), which was most of what an
  * annotation cost.  The writer pairs the counter with clock_gettime at
  * every drain and maps each tick by linear interpolation between the pairs
- * around it, the same piecewise-linear mapping the kernel applies (its
- * NTP-adjusted rate changes between pairs only by parts per million).
+ * around it, the same piecewise-linear mapping the kernel applies: exact
+ * to the reads' spread (tens of ns) while the kernel's NTP-adjusted rate
+ * is steady; a change of that rate between two pairs moves a time by up to
+ * the segment's length times the change over 4 (6 us for a 500 ppm step
+ * within a 50 ms drain interval).
  * Elsewhere, or with MSPROF_AGENT_CLOCK=monotonic, the event clock is
  * clock_gettime(CLOCK_MONOTONIC) through the vDSO and the mapping is the
  * identity. */
@@ -51,6 +55,10 @@ void agent_clock_init(void);
  * takes one as it opens, and the agent thread one at every wake (at least
  * each second) between windows, so that no segment spans a long gap. */
 void agent_clock_sync(void);
+/* A pair read elsewhere: agent_clock_sync's, or a test's (the TSC in
+ * ticks, CLOCK_MONOTONIC in ns); a jump of one clock against the other is
+ * taken as a break (clock.c), said once on stderr.  Under g_win_mu. */
+void agent_clock_pair(uint64_t tick, uint64_t ns);
 /* The writer, under g_win_mu: an event-clock value in CLOCK_MONOTONIC ns.
  * Inline for the segment of the last mapping (the next event of a thread
  * is almost always in it: a subtraction, a compare, a multiply), else

@@ -38,7 +38,7 @@ _Atomic uint64_t g_orphan_dropped, g_orphan_bad;
 /* osrt settings of the open window: set by window.c, read by osrt.c's
  * wrappers (here, below both, so that neither reaches into the other). */
 _Atomic int g_osrt_on;
-uint64_t g_osrt_threshold_ticks = OSRT_THRESHOLD_DEFAULT_NS;
+uint64_t g_osrt_threshold_ticks = UINT64_MAX; /* window_start sets it, before g_osrt_on */
 
 struct agent_domain g_domains[AGENT_MAX_DOMAINS];
 _Atomic uint32_t g_n_domains;

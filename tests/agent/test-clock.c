@@ -48,6 +48,7 @@ static int cmp_u64(const void *a, const void *b)
 /* MSPROF_AGENT_CLOCK=monotonic: the vDSO clock, the identity mapping */
 static void check_monotonic_child(void)
 {
+	fflush(stdout);
 	pid_t pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
@@ -82,6 +83,71 @@ static struct truth read_truth(void)
 #endif
 	t.after = mono();
 	return t;
+}
+
+/* |got - want| <= tol */
+static bool near(uint64_t got, uint64_t want, uint64_t tol)
+{
+	return got > want ? got - want <= tol : want - got <= tol;
+}
+
+/* Breaks, from pairs made up after the real ones (in a child: the
+ * history is its own): a suspend (the TSC runs on for an hour while
+ * CLOCK_MONOTONIC moves 1 ms), then the TSC reset to near zero.  Events on
+ * either side of each land where they were made; the osrt threshold's
+ * rate is the counter's; the jump is said once on stderr. */
+static void check_breaks(const char *tmp)
+{
+	char errpath[4200];
+	snprintf(errpath, sizeof errpath, "%s/breaks.err", tmp);
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		CHECK(freopen(errpath, "w", stderr));
+		agent_clock_sync();
+		double f = (double)agent_clock_ticks(1000000000ULL) / 1e9; /* ticks per ns */
+		uint64_t t = agent_clock_now(), n = mono();
+		agent_clock_pair(t, n);
+#define AT(ms) ((uint64_t)((ms) * 1e6 * f))
+		/* 20 ms on, then a suspend, then 50 ms steps */
+		uint64_t t1 = t + AT(20), n1 = n + 20000000;
+		agent_clock_pair(t1, n1);
+		uint64_t ts = t1 + AT(3600e3), ns = n1 + 1000000;
+		agent_clock_pair(ts, ns);
+		for (int i = 1; i <= 4; i++)
+			agent_clock_pair(ts + AT(50 * i), ns + 50000000ULL * i);
+		CHECK(near(agent_clock_ns(t + AT(10)), n + 10000000, 1000));    /* before it */
+		CHECK(near(agent_clock_ns(t1 + AT(0.5)), n1 + 500000, 1000));   /* just before it */
+		CHECK(near(agent_clock_ns(ts + AT(25)), ns + 25000000, 1000));  /* after it */
+		CHECK(agent_clock_ns(t1 + AT(0.5)) <= agent_clock_ns(ts));      /* in order */
+		uint64_t thr = agent_clock_ticks(1000);
+		CHECK(near(thr, AT(0.001), AT(0.001) / 100 + 1));
+		/* the TSC reset to near zero, 50 ms after the last pair */
+		uint64_t nb = ns + 250000000ULL, tb = AT(1);
+		agent_clock_pair(tb, nb);
+		agent_clock_pair(tb + AT(50), nb + 50000000);
+		agent_clock_pair(tb + AT(100), nb + 100000000);
+		CHECK(near(agent_clock_ns(tb + AT(75)), nb + 75000000, 1000));
+		CHECK(near(agent_clock_ticks(1000), AT(0.001), AT(0.001) / 100 + 1));
+#undef AT
+		exit(0);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	FILE *e = fopen(errpath, "r");
+	CHECK(e);
+	char line[512];
+	int n = 0;
+	while (fgets(line, sizeof line, e)) {
+		CHECK(strstr(line, "msprof agent: the CPU's time-stamp counter ran on while CLOCK_MONOTONIC stood still"));
+		n++;
+	}
+	fclose(e);
+	CHECK(n == 1);
+	printf("ok: a suspend (the TSC on for an hour, CLOCK_MONOTONIC 1 ms) and a reset TSC: times on both sides "
+	       "where they were made, said once\n");
 }
 
 int main(void)
@@ -160,6 +226,11 @@ int main(void)
 		agent_clock_sync();
 	CHECK(agent_clock_ns(late.tick) == first);
 	printf("ok: a drained tick maps the same after 100 newer pairs\n");
+
+	char tmp[] = "/tmp/test-clock.XXXXXX";
+	CHECK(mkdtemp(tmp));
+	check_breaks(tmp);
+	rm_rf(tmp);
 
 	/* the threshold: ticks of 1 ms against the counter's own rate */
 	uint64_t rate_ticks = agent_clock_ticks(1000000);
