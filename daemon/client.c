@@ -117,6 +117,10 @@ void client_send_error(struct client *c, uint64_t id, enum ipc_err code, const c
 	client_send(c, e);
 }
 
+/* How long a connection without a hello is kept before a new one may
+ * take its place. */
+#define PENDING_GRACE_NS (1000ULL * NSEC_PER_MSEC)
+
 /* --- connection lifetime ------------------------------------------------ */
 
 static void on_client_closed(uv_handle_t *h)
@@ -409,12 +413,21 @@ void client_accept(struct server *srv, uv_stream_t *l)
 	}
 
 	/* Room among those without a hello: the oldest of them, the first in
-	 * accept order, has had the longest to say it. */
+	 * accept order, has had the longest to say it -- once it had
+	 * PENDING_GRACE_NS.  In a storm of connections (a job starting
+	 * hundreds of processes at once) they are accepted faster than their
+	 * hellos are read: then the new one is turned away instead, and its
+	 * agent asks again (collectors/agent/control.c). */
 	if (srv->n_pending >= srv->max_pending) {
 		struct client *o;
 		TAILQ_FOREACH(o, &srv->clients, link)
 			if (o->state == CLIENT_NEW)
 				break;
+		if (o && mono_ns() - o->last_ns < PENDING_GRACE_NS) {
+			reject(c, IPC_E_NO_HELLO, "%u connections wait for their hello to be read: try again",
+			       srv->max_pending);
+			return;
+		}
 		if (o)
 			client_evict(o, IPC_E_NO_HELLO, "no hello after %.1f s, closed to make room for a new "
 				     "connection (%u without a hello)", (double)(mono_ns() - o->last_ns) / 1e9,

@@ -74,6 +74,8 @@ static struct {
 	enum conn conn;
 	uint64_t next_try_ns;
 	bool lost;                 /* lost a msprofd it was registered with: LOST_RETRY_NS */
+	bool crowded;              /* closed before its hello was read, to make room in a
+				      storm of connections (no_hello): tried again at once */
 	bool warned;
 	char *standalone_dir;
 	uint64_t next_id;
@@ -382,12 +384,22 @@ static void on_message(const char *json, size_t n)
 			C.ready_ns = mono_ns();
 			return;
 		}
-		const char *text = "hello refused";
+		const char *text = "hello refused", *code = "";
 		(void)ajson_get_str(&m, "message", &text);
 		char why[256];
 		snprintf(why, sizeof(why), "%.200s", text);
 		C.conn = C_NONE; /* no "lost" warning for a refusal */
 		disconnect(why);
+		/* Closed unheard among many connections at once (msprofd makes
+		 * room among those without a hello): not a refusal of this
+		 * process, so it asks again at once rather than recording
+		 * nothing and saying nothing; a real refusal (the agent limit)
+		 * is said, and named by msprof. */
+		C.crowded = t == IPC_T_ERROR && ajson_get_str(&m, "code", &code) == 0 && strcmp(code, "no_hello") == 0;
+		if (C.crowded) {
+			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
+			return;
+		}
 		warn_once("msprofd refused this agent: %s%s", why, "");
 		C.next_try_ns = mono_ns() + REFUSED_RETRY_NS;
 		return;
@@ -460,8 +472,17 @@ static void register_sync(uint64_t self_ms)
 		if (window_active() || C.idle_session || now >= deadline)
 			break;
 		if (C.sock < 0) {
-			if (!self_ms)
+			if (!self_ms && !C.crowded)
 				break;
+			if (mono_ns() + SELF_RETRY_MS * NSEC_PER_MSEC >= deadline) {
+				char msbuf[24];
+				snprintf(msbuf, sizeof msbuf, "%llu", (unsigned long long)ms);
+				warn_once("msprofd had no room to hear this process within %s ms (too many processes "
+					  "connecting at once): its annotations are not recorded%s",
+					  msbuf, "");
+				break;
+			}
+			C.crowded = false;
 			(void)poll(NULL, 0, SELF_RETRY_MS);
 			try_connect();
 			continue;
