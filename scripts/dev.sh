@@ -91,8 +91,9 @@ test)
 	rc=0
 	# The plain build's tests that must run alone (suite serial: their
 	# ground truth is machine-wide, loopback bytes and disk writes) first,
-	# with nothing else on the machine.
-	meson test -C build --print-errorlogs --num-processes 2 --suite serial --logbase serial || rc=1
+	# with nothing else on the machine, then those kept from beside the
+	# build below (suite early; tests/meson.build says why).
+	meson test -C build --print-errorlogs --num-processes 2 --suite serial --suite early --logbase early || rc=1
 	# Then its other tests, while the sanitized build compiles at the lowest
 	# CPU and I/O priority: those tests mostly wait (they leave about a
 	# third of two cores idle), and the build takes that instead of its own
@@ -106,16 +107,16 @@ test)
 		command -v ionice >/dev/null 2>&1 && exec nice -n 19 ionice -c 3 ninja -C build-asan
 		exec nice -n 19 ninja -C build-asan' >build-asan/ninja.log 2>&1 &
 	asan_build=$!
-	meson test -C build --print-errorlogs --num-processes 2 --no-suite serial || rc=1
+	meson test -C build --print-errorlogs --num-processes 2 --no-suite serial --no-suite early || rc=1
 	if ! wait "$asan_build"; then
 		cat build-asan/ninja.log
 		echo "the sanitized build failed"
-		count build/meson-logs/serial.json build/meson-logs/testlog.json
+		count build/meson-logs/early.json build/meson-logs/testlog.json
 		exit 1
 	fi
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 || rc=1
-	count build/meson-logs/serial.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+	count build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 	exit $rc
 	;;
 *)
