@@ -1,6 +1,6 @@
 #!/bin/bash
 # Fault injection: kill -9 of the job, then of the launcher, at random
-# points, 20 runs each (KILL_RUNS sets the number), 4 at a time (KILL_JOBS).
+# points, 20 runs each (KILL_RUNS sets the number), 8 at a time (KILL_JOBS).
 # The job marks once a millisecond (spin-app steady) under `msprof`.
 #  - job killed: msprof exports what the agent had flushed; every mark in
 #    the job's raw files is in the export's MSTX_EVENTS, and the export says
@@ -92,7 +92,7 @@ launcher_run() {
 # The runs are independent (each its own msprof, job and output dir; the
 # test's msprofd serves them all) and mostly wait (the random pause, the
 # job's own 2 s after its launcher is killed): JOBS of them at a time.
-JOBS=${KILL_JOBS:-4}
+JOBS=${KILL_JOBS:-8}
 echo "# $RUNS runs of each kind, $JOBS at a time"
 fails=$T_FAILS
 t_each "$JOBS" job_run $(seq "$RUNS")

@@ -1,5 +1,5 @@
 # Fault injection: msprofd killed (SIGKILL) at a random point of a launch-mode
-# run, 20 times (4 at a time, each run with a daemon of its own).  The job
+# run, 20 times (8 at a time, each run with a daemon of its own).  The job
 # runs on and msprof exits with its status, saying that host collection and
 # the annotation recording of the job's processes stopped; the agent closes its window when it loses msprofd, so every mark
 # made before that is in the export (a run of consecutive marks from the
@@ -70,7 +70,7 @@ kill_run() {
 }
 
 # The runs are independent (each its own daemon) and mostly wait (the job's
-# 1.2 s): 4 at a time.
-echo "# $RUNS runs, 4 at a time"
-t_each 4 one_run $(seq "$RUNS")
+# 1.2 s): 8 at a time.
+echo "# $RUNS runs, 8 at a time"
+t_each 8 one_run $(seq "$RUNS")
 t_done
