@@ -41,12 +41,16 @@ install_test_extras() {
 	done
 }
 
-build() { # build DIR [meson options...]
+configure() { # configure DIR [meson options...]
 	dir=$1; shift
 	if [ ! -f "$dir/build.ninja" ]; then
 		meson setup "$dir" "$@" >/dev/null
 	fi
-	ninja -C "$dir" >/dev/null
+}
+
+build() { # build DIR [meson options...]
+	configure "$@"
+	ninja -C "$1" >/dev/null
 }
 
 # Count meson's results from its JSON log: passed, failed (fail, timeout,
@@ -84,12 +88,46 @@ test)
 	install_missing
 	install_test_extras
 	build build
-	build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	# The tests' checkers start python3 from PATH some 230 times a build.
+	# Where something else stands first on PATH (pyenv's shim: 0.2 s a
+	# start, against 0.03 s), they get the python3 installed above; the
+	# Python under test (the mstx package's) is meson's MSTX_PYTHON.
+	if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+		mkdir -p build/dev-bin
+		ln -sf /usr/bin/python3 build/dev-bin/python3
+		PATH="$PWD/build/dev-bin:$PATH"
+		export PATH
+	fi
 	rc=0
-	meson test -C build --print-errorlogs --num-processes 2 || rc=1
+	# The plain build's tests that must run alone (suite serial: their
+	# ground truth is machine-wide, loopback bytes and disk writes) first,
+	# with nothing else on the machine, then those kept from beside the
+	# build below (suite early; tests/meson.build says why).
+	meson test -C build --print-errorlogs --num-processes 2 --suite serial --suite early --logbase early || rc=1
+	# Then its other tests, while the sanitized build compiles at the lowest
+	# CPU and I/O priority: those tests mostly wait (they leave about a
+	# third of two cores idle), and the build takes that instead of its own
+	# minutes before them.  It gets a session of its own and that session's
+	# autogroup (where the kernel groups tasks by session) the lowest
+	# priority: nice alone only ranks tasks inside their group, and meson
+	# runs each test in a session of its own, so a niced build in this
+	# session's group took an equal share beside each test (a third more
+	# time for the CPU-bound ones; none with its group niced).
+	setsid -w sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
+		command -v ionice >/dev/null 2>&1 && exec nice -n 19 ionice -c 3 ninja -C build-asan
+		exec nice -n 19 ninja -C build-asan' >build-asan/ninja.log 2>&1 &
+	asan_build=$!
+	meson test -C build --print-errorlogs --num-processes 2 --no-suite serial --no-suite early || rc=1
+	if ! wait "$asan_build"; then
+		cat build-asan/ninja.log
+		echo "the sanitized build failed"
+		count build/meson-logs/early.json build/meson-logs/testlog.json
+		exit 1
+	fi
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C build-asan --print-errorlogs --num-processes 2 || rc=1
-	count build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+	count build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 	exit $rc
 	;;
 *)

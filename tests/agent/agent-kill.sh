@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fault injection: kill -9 of the job, then of the launcher, at random
-# points, 20 runs each (KILL_RUNS sets the number).  The job marks once a
-# millisecond (spin-app steady) under `msprof`.
+# points, 20 runs each (KILL_RUNS sets the number), 8 at a time (KILL_JOBS).
+# The job marks once a millisecond (spin-app steady) under `msprof`.
 #  - job killed: msprof exports what the agent had flushed; every mark in
 #    the job's raw files is in the export's MSTX_EVENTS, and the export says
 #    that the process ended without its final record (what it marked after
@@ -34,41 +34,39 @@ job_of() {
 	return 1
 }
 
-job_fails=0 job_lost=0 job_kept=0
-for run in $(seq "$RUNS"); do
-	out="$T_WORK/job$run"
+# job_run RUN: the job killed; $out.res gets "KEPT LOST" (marks exported, marks lost with the job)
+job_run() {
+	local run=$1 out=$T_WORK/job$1 launcher job issued prof raw db
 	mkdir -p "$out"
 	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 5 >"$out.log" 2>&1 &
 	launcher=$!
-	job=$(job_of "$launcher") || { t_fail "job run $run: the job did not start"; kill "$launcher"; continue; }
+	job=$(job_of "$launcher") || { t_fail "job run $run: the job did not start"; kill "$launcher"; return; }
 	pause
 	issued=$(($(tail -n 1 "$out.log" 2>/dev/null | awk '/^[0-9]+ / { print $1 }') + 0))
 	kill -KILL "$job"
 	wait "$launcher" 2>/dev/null
 	prof=$(ls -d "$out"/PROF_* 2>/dev/null | head -n 1)
 	if [ -z "$prof" ] || ! ls "$prof"/msprof_*.db >/dev/null 2>&1; then
-		t_fail "job run $run: no export after the job was killed"; cat "$out.log" >&2; job_fails=$((job_fails + 1)); continue
+		t_fail "job run $run: no export after the job was killed"; cat "$out.log" >&2; return
 	fi
 	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
 	if [ "$raw" != "$db" ]; then
-		t_fail "job run $run: $raw marks flushed, $db exported"; job_fails=$((job_fails + 1))
+		t_fail "job run $run: $raw marks flushed, $db exported"
 	fi
 	if ! grep -q "process $job ended without its final record" "$out.log"; then
 		t_fail "job run $run: the export does not say that process $job ended without its final record"
-		cat "$out.log" >&2; job_fails=$((job_fails + 1))
+		cat "$out.log" >&2
 	fi
-	[ "$issued" -gt "$raw" ] && job_lost=$((job_lost + issued - raw))
-	job_kept=$((job_kept + raw))
-done
-[ "$job_fails" -eq 0 ] && t_ok "job killed $RUNS times: every flushed mark exported ($job_kept), the loss named each time ($job_lost or more marked after the last flush)"
+	echo "$raw $([ "$issued" -gt "$raw" ] && echo $((issued - raw)) || echo 0)" >"$out.res"
+}
 
-launcher_fails=0 launcher_kept=0
-for run in $(seq "$RUNS"); do
-	out="$T_WORK/launcher$run"
+# launcher_run RUN: msprof killed; $out.res gets the marks exported
+launcher_run() {
+	local run=$1 out=$T_WORK/launcher$1 launcher job prof raw db
 	mkdir -p "$out"
 	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 2 >"$out.log" 2>&1 &
 	launcher=$!
-	job=$(job_of "$launcher") || { t_fail "launcher run $run: the job did not start"; kill "$launcher"; continue; }
+	job=$(job_of "$launcher") || { t_fail "launcher run $run: the job did not start"; kill "$launcher"; return; }
 	pause
 	kill -KILL "$launcher"
 	wait "$launcher" 2>/dev/null
@@ -76,20 +74,33 @@ for run in $(seq "$RUNS"); do
 	for _ in $(seq 200); do kill -0 "$job" 2>/dev/null || break; sleep 0.05; done
 	kill -0 "$job" 2>/dev/null && { kill -KILL "$job"; t_fail "launcher run $run: the job did not end"; }
 	prof=$(ls -d "$out"/PROF_* 2>/dev/null | head -n 1)
-	[ -n "$prof" ] || { t_fail "launcher run $run: no PROF dir"; launcher_fails=$((launcher_fails + 1)); continue; }
+	[ -n "$prof" ] || { t_fail "launcher run $run: no PROF dir"; return; }
 	if ! env "${PRE[@]}" "$MSPROF" --export=on --output="$prof" >"$out.export" 2>&1; then
-		t_fail "launcher run $run: msprof --export=on failed: $(tail -n 3 "$out.export")"
-		launcher_fails=$((launcher_fails + 1)); continue
+		t_fail "launcher run $run: msprof --export=on failed: $(tail -n 3 "$out.export")"; return
 	fi
 	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
 	if [ "$raw" != "$db" ]; then
-		t_fail "launcher run $run: $raw marks flushed, $db exported"; launcher_fails=$((launcher_fails + 1))
+		t_fail "launcher run $run: $raw marks flushed, $db exported"
 	fi
 	if ! grep -q "end_info' is missing: the collection did not stop cleanly" "$out.export"; then
 		t_fail "launcher run $run: the export does not say that the collection did not stop cleanly"
-		cat "$out.export" >&2; launcher_fails=$((launcher_fails + 1))
+		cat "$out.export" >&2
 	fi
-	launcher_kept=$((launcher_kept + raw))
-done
-[ "$launcher_fails" -eq 0 ] && t_ok "launcher killed $RUNS times: every flushed mark exported ($launcher_kept), the unclean stop named each time"
+	echo "$raw" >"$out.res"
+}
+
+# The runs are independent (each its own msprof, job and output dir; the
+# test's msprofd serves them all) and mostly wait (the random pause, the
+# job's own 2 s after its launcher is killed): JOBS of them at a time.
+JOBS=${KILL_JOBS:-8}
+echo "# $RUNS runs of each kind, $JOBS at a time"
+fails=$T_FAILS
+t_each "$JOBS" job_run $(seq "$RUNS")
+read -r job_kept job_lost < <(cat "$T_WORK"/job*.res 2>/dev/null | awk '{ k += $1; l += $2 } END { print k + 0, l + 0 }')
+[ "$T_FAILS" -eq "$fails" ] && t_ok "job killed $RUNS times: every flushed mark exported ($job_kept), the loss named each time ($job_lost or more marked after the last flush)"
+
+fails=$T_FAILS
+t_each "$JOBS" launcher_run $(seq "$RUNS")
+launcher_kept=$(cat "$T_WORK"/launcher*.res 2>/dev/null | awk '{ k += $1 } END { print k + 0 }')
+[ "$T_FAILS" -eq "$fails" ] && t_ok "launcher killed $RUNS times: every flushed mark exported ($launcher_kept), the unclean stop named each time"
 exit $((T_FAILS > 0))

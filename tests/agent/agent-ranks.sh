@@ -45,7 +45,30 @@ EOF
 chmod +x "$T_WORK/launch.sh"
 export T_WORK
 
-info() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=j.get(sys.argv[2]); print(v if not isinstance(v, list) else ",".join(map(str, v)))' "$1" "$2"; }
+# info FILE KEY: KEY of the JSON object in FILE ("None" when absent), a list
+# joined with commas.  The checks ask for over a hundred values, and
+# Python's start takes a good part of a second on a loaded machine: one
+# Python reads FILE and every other info.json of the PROF dirs beside its
+# own, once, and writes each key's value to a file of its own (under
+# $T_WORK/info/, named after the file it is of).
+info() {
+	local d=$T_WORK/info/${1//\//%}
+	[ -d "$d" ] || python3 -c 'import glob, json, os, sys
+top, want = sys.argv[1], sys.argv[2]
+case = os.path.dirname(os.path.dirname(os.path.dirname(want)))
+for path in [want] + glob.glob(case + "/PROF_*/host/info.json") + glob.glob(case + "/PROF_*/host/info.json.[0-9]*"):
+    d = os.path.join(top, path.replace("/", "%"))
+    if os.path.isdir(d):
+        continue
+    j = json.load(open(path))
+    os.makedirs(d + ".tmp")
+    for k, v in j.items():
+        if "/" not in k and k not in (".", ".."):
+            with open(os.path.join(d + ".tmp", k), "w") as f:
+                print(v if not isinstance(v, list) else ",".join(map(str, v)), file=f)
+    os.rename(d + ".tmp", d)' "$T_WORK/info" "$1" || return
+	cat "$d/$2" 2>/dev/null || echo None
+}
 
 # check NAME KIND: one PROF dir per rank and one host-level dir, each right
 check() {
@@ -96,32 +119,39 @@ check() {
 	t_eq "$kind: ranks 0 to $((N - 1)), each once" "$(printf '%s\n' "${seen[@]}" | sort -n | paste -sd,)" "0,1,2,3"
 }
 
+# The cases below are independent (each its own job, output dir and
+# session of the test's msprofd; the two "hosts" their own daemons) and
+# mostly wait on their jobs' seconds: they run 4 at a time (t_each).
+
 # torchrun: ranks found by their agents (annotations on)
-env "${PRE[@]}" timeout 60 "$MSPROF" --msproftx=on --host-sys=cpu --output="$T_WORK/torch" \
-	"$T_WORK/launch.sh" torch torch $N "$APP" ranges 3 >"$T_WORK/torch.log" 2>&1 || t_fail "msprof torch job"
-check torch torch
-t_grep "the console names each rank's dir" "Rank 3 (pid" "$T_WORK/torch.log"
-# every rank's report.html lists all N ranks, the first exported too
-# (written again once every rank is exported); the host-level dir has none
-pages=0
-for page in "$T_WORK"/torch/PROF_*/mindstudio_profiler_output/report.html; do
-	[ -f "$page" ] || continue
-	got=$(python3 "$SRCDIR/tests/helpers/report-data.py" "$page" | python3 -c 'import json, sys
+case_torch() {
+	env "${PRE[@]}" timeout 60 "$MSPROF" --msproftx=on --host-sys=cpu --output="$T_WORK/torch" \
+		"$T_WORK/launch.sh" torch torch $N "$APP" ranges 3 >"$T_WORK/torch.log" 2>&1 || t_fail "msprof torch job"
+	check torch torch
+	t_grep "the console names each rank's dir" "Rank 3 (pid" "$T_WORK/torch.log"
+	# every rank's report.html lists all N ranks, the first exported too
+	# (written again once every rank is exported); the host-level dir has none
+	local pages=0 page got
+	for page in "$T_WORK"/torch/PROF_*/mindstudio_profiler_output/report.html; do
+		[ -f "$page" ] || continue
+		got=$(python3 "$SRCDIR/tests/helpers/report-data.py" "$page" | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 if d["meta"]["rank"] >= 0:
     print(sorted({r["rank"] for r in d.get("ranks") or []}))')
-	[ -n "$got" ] || continue
-	pages=$((pages + 1))
-	t_eq "$(basename "$(dirname "$(dirname "$page")")"): the report's rank table" "$got" "[0, 1, 2, 3]"
-done
-t_eq "a report page per rank" "$pages" "$N"
+		[ -n "$got" ] || continue
+		pages=$((pages + 1))
+		t_eq "$(basename "$(dirname "$(dirname "$page")")"): the report's rank table" "$got" "[0, 1, 2, 3]"
+	done
+	t_eq "a report page per rank" "$pages" "$N"
+}
 
 # mpirun, srun, PMI: no annotations, host sampling only (ranks from environ)
-for kind in mpi slurm pmi; do
+case_environ() { # case_environ mpi|slurm|pmi
+	local kind=$1
 	env "${PRE[@]}" timeout 60 "$MSPROF" --host-sys=cpu --output="$T_WORK/$kind" \
 		"$T_WORK/launch.sh" $kind $kind $N sleep 2 >"$T_WORK/$kind.log" 2>&1 || t_fail "msprof $kind job"
 	check "$kind" "$kind"
-done
+}
 
 # attach (dynamic mode): --pid of the job's launcher gives the same layout,
 # as does --pid of the ranks themselves (each its own dir, no launcher's)
@@ -130,57 +160,81 @@ attach() { # attach NAME PIDS: one start/stop window
 		timeout 60 "$MSPROF" --dynamic=on --pid="$2" --host-sys=cpu --output="$T_WORK/$1" >"$T_WORK/$1.log" 2>&1 ||
 		t_fail "msprof --dynamic=on --pid=$2"
 }
-"$T_WORK/launch.sh" torch attach $N sleep 5 &
-L=$!
-t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach.pids" 2>/dev/null)" = $N ]'
-attach attach "$L"
-check attach torch
-wait "$L"
-"$T_WORK/launch.sh" torch attach2 $N sleep 5 &
-L=$!
-t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach2.pids" 2>/dev/null)" = $N ]'
-attach attach2 "$(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$T_WORK/attach2.pids" | paste -sd,)"
-got=$(for d in "$T_WORK"/attach2/PROF_*; do info "$d/host/info.json" rank_id; done | sort -n | paste -sd,)
-t_eq "attach to the $N ranks: a PROF dir each, with its rank" "$got" "0,1,2,3"
-wait "$L"
+case_attach() {
+	local L
+	"$T_WORK/launch.sh" torch attach $N sleep 5 &
+	L=$!
+	t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach.pids" 2>/dev/null)" = $N ]'
+	attach attach "$L"
+	check attach torch
+	wait "$L"
+}
+case_attach2() {
+	local L got
+	"$T_WORK/launch.sh" torch attach2 $N sleep 5 &
+	L=$!
+	t_wait "the job's $N ranks started" eval '[ "$(grep -c "^[0-9]" "$T_WORK/attach2.pids" 2>/dev/null)" = $N ]'
+	attach attach2 "$(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$T_WORK/attach2.pids" | paste -sd,)"
+	got=$(for d in "$T_WORK"/attach2/PROF_*; do info "$d/host/info.json" rank_id; done | sort -n | paste -sd,)
+	t_eq "attach to the $N ranks: a PROF dir each, with its rank" "$got" "0,1,2,3"
+	wait "$L"
+}
 
 # --ranks=0,3 without --msproftx: only those ranks are profiled
-env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0,3 --host-sys=cpu --output="$T_WORK/some" \
-	"$T_WORK/launch.sh" torch some $N sleep 2 >"$T_WORK/some.log" 2>&1 || t_fail "msprof --ranks=0,3"
-got=$(for d in "$T_WORK"/some/PROF_*; do info "$d/host/info.json" rank_id; done | sort -n | paste -sd,)
-t_eq "--ranks=0,3: PROF dirs of ranks 0 and 3 only (the launcher is no rank: not profiled)" "$got" "0,3"
-for d in "$T_WORK"/some/PROF_*; do
-	db=$(ls "$d"/msprof_*.db | head -n1)
-	t_eq "--ranks=0,3: no process of ranks 1 and 2 in $(basename "$d")" \
-		"$(t_sql "$db" "SELECT COUNT(*) FROM PROCESS_INFO WHERE pid IN
-		   ($(awk '$1 == 1 || $1 == 2 { print $2 }' "$T_WORK/some.pids" | paste -sd,))")" 0
-done
+case_some() {
+	local got d db
+	env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0,3 --host-sys=cpu --output="$T_WORK/some" \
+		"$T_WORK/launch.sh" torch some $N sleep 2 >"$T_WORK/some.log" 2>&1 || t_fail "msprof --ranks=0,3"
+	got=$(for d in "$T_WORK"/some/PROF_*; do info "$d/host/info.json" rank_id; done | sort -n | paste -sd,)
+	t_eq "--ranks=0,3: PROF dirs of ranks 0 and 3 only (the launcher is no rank: not profiled)" "$got" "0,3"
+	for d in "$T_WORK"/some/PROF_*; do
+		db=$(ls "$d"/msprof_*.db | head -n1)
+		t_eq "--ranks=0,3: no process of ranks 1 and 2 in $(basename "$d")" \
+			"$(t_sql "$db" "SELECT COUNT(*) FROM PROCESS_INFO WHERE pid IN
+			   ($(awk '$1 == 1 || $1 == 2 { print $2 }' "$T_WORK/some.pids" | paste -sd,))")" 0
+	done
+}
 
 # --ranks=0 with annotations: rank 0's worker, started without a rank
 # variable, is of rank 0 (its parent's) and records; the other ranks do not
-WORKER="$APP ranges 2" env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0 --msproftx=on --output="$T_WORK/tx0" \
-	"$T_WORK/launch.sh" torch tx0 $N "$APP" ranges 3 >"$T_WORK/tx0.log" 2>&1 || t_fail "msprof --ranks=0 --msproftx=on"
-dirs=("$T_WORK"/tx0/PROF_*)
-t_eq "--ranks=0 --msproftx=on: one PROF dir, rank 0's" \
-	"$(for d in "${dirs[@]}"; do info "$d/host/info.json" rank_id; done | paste -sd,)" 0
-db=$(ls "${dirs[0]}"/msprof_*.db | head -n1)
-t_eq "--ranks=0: rank 0's steps, 3 of its main process and 2 of its rankless worker" \
-	"$(t_sql "$db" 'SELECT COUNT(*), COUNT(DISTINCT pid) FROM STEP')" "5|2"
+case_tx0() {
+	local dirs d db
+	WORKER="$APP ranges 2" env "${PRE[@]}" timeout 60 "$MSPROF" --ranks=0 --msproftx=on --output="$T_WORK/tx0" \
+		"$T_WORK/launch.sh" torch tx0 $N "$APP" ranges 3 >"$T_WORK/tx0.log" 2>&1 ||
+		t_fail "msprof --ranks=0 --msproftx=on"
+	dirs=("$T_WORK"/tx0/PROF_*)
+	t_eq "--ranks=0 --msproftx=on: one PROF dir, rank 0's" \
+		"$(for d in "${dirs[@]}"; do info "$d/host/info.json" rank_id; done | paste -sd,)" 0
+	db=$(ls "${dirs[0]}"/msprof_*.db | head -n1)
+	t_eq "--ranks=0: rank 0's steps, 3 of its main process and 2 of its rankless worker" \
+		"$(t_sql "$db" 'SELECT COUNT(*), COUNT(DISTINCT pid) FROM STEP')" "5|2"
+}
 
 # two hosts, one shared output dir: each its own daemon and host id
-mkdir -p "$T_WORK/shared"
-for h in a b; do
-	mkdir -m 0700 -p "$T_WORK/run-$h"
-	MSPROF_RUNTIME_DIR="$T_WORK/run-$h" MSPROF_HOST_UID="host-$h" env "${PRE[@]}" timeout 60 "$MSPROF" \
-		--host-sys=cpu --output="$T_WORK/shared" "$T_WORK/launch.sh" torch "host-$h" 2 sleep 2 \
-		>"$T_WORK/host-$h.log" 2>&1 &
-	eval "pid_$h=\$!"
-done
-wait "$pid_a" || t_fail "host a's msprof"
-wait "$pid_b" || t_fail "host b's msprof"
-for h in a b; do MSPROF_RUNTIME_DIR="$T_WORK/run-$h" t_stop_daemon; done
-got=$(for d in "$T_WORK"/shared/PROF_*; do echo "$(info "$d/host/info.json" hostUid):$(info "$d/host/info.json" rank_id)"; done |
-	sort | paste -sd' ')
-t_eq "two hosts in one output dir: each host's ranks and launcher, none lost" "$got" \
-	"host-a:-1 host-a:0 host-a:1 host-b:-1 host-b:0 host-b:1"
+case_hosts() {
+	local h pid_a pid_b got d
+	mkdir -p "$T_WORK/shared"
+	for h in a b; do
+		mkdir -m 0700 -p "$T_WORK/run-$h"
+		MSPROF_RUNTIME_DIR="$T_WORK/run-$h" MSPROF_HOST_UID="host-$h" env "${PRE[@]}" timeout 60 "$MSPROF" \
+			--host-sys=cpu --output="$T_WORK/shared" "$T_WORK/launch.sh" torch "host-$h" 2 sleep 2 \
+			>"$T_WORK/host-$h.log" 2>&1 &
+		eval "pid_$h=\$!"
+	done
+	wait "$pid_a" || t_fail "host a's msprof"
+	wait "$pid_b" || t_fail "host b's msprof"
+	for h in a b; do MSPROF_RUNTIME_DIR="$T_WORK/run-$h" t_stop_daemon; done
+	got=$(for d in "$T_WORK"/shared/PROF_*; do echo "$(info "$d/host/info.json" hostUid):$(info "$d/host/info.json" rank_id)"; done |
+		sort | paste -sd' ')
+	t_eq "two hosts in one output dir: each host's ranks and launcher, none lost" "$got" \
+		"host-a:-1 host-a:0 host-a:1 host-b:-1 host-b:0 host-b:1"
+}
+
+run_case() {
+	case $1 in
+	mpi | slurm | pmi) case_environ "$1" ;;
+	*) "case_$1" ;;
+	esac
+}
+t_each 4 run_case torch attach attach2 mpi slurm pmi some tx0 hosts
 t_done

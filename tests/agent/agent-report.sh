@@ -60,6 +60,8 @@ t_near "top range: its total and longest" "$(j 'd["ranges"]["top"][0]["total"], 
 	      FROM MSTX_EVENTS m JOIN STRING_IDS s ON s.id = m.message WHERE s.value = 'inner'")"
 t_eq "threads: every thread sampled" "$(j 'd["threads"]["total"]')" \
 	"$(q 'SELECT COUNT(*) FROM (SELECT DISTINCT pid, tid FROM TARGET_THREAD_CPU_USAGE)')"
+# (the mean to 3 decimals too: the page's is rounded to 3, and rounding that
+# to 2 against SQLite's rounding of the exact mean gave 6.63 and 6.64)
 t_near "threads: the busiest one's mean and peak" "$(j 'round(d["threads"]["rows"][0]["mean"], 3), d["threads"]["rows"][0]["peak"]')" \
 	"$(q "SELECT round(AVG(usage), 3) || ' ' || round(MAX(usage), 3) FROM TARGET_THREAD_CPU_USAGE
 	      GROUP BY pid, tid ORDER BY AVG(usage) DESC LIMIT 1")"

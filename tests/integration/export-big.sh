@@ -83,20 +83,27 @@ if [ -x "$HELPERS/pty-run" ]; then
 	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
 	wait "$holder"
 	t_eq "a pipe gets none" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
-	# a 2M-event export: the parse's percent and rate, the later stages' rate
-	gen big 2000000 20
-	exec 8<>"$T_WORK/in"
-	"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
-	exec 8>&-
-	t_grep "2M events on a terminal: stage, percent and rate" "$(basename "$P"): parse " "$T_WORK/tty.log"
-	t_eq "2M events: the parse's lines carry a percent and MB/s" \
-		"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse [0-9]*%, [0-9.]* MB/s$')" \
-		"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse ')"
-	t_grep "2M events: a later stage's rate" "written, " "$T_WORK/tty.log"
-	rm -f "$P"/msprof_*.db
-	"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
-	t_eq "2M events to a pipe: no progress line" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
-	rm -rf "$T_WORK/big"
+	# a 2M-event export: the parse's percent and rate, the later stages' rate.
+	# In the plain build only: its subject is the progress line of a long
+	# export (the parse of damaged and sliced data below runs under ASan),
+	# and under ASan the two exports of 2M events took 50 s.
+	if [ -n "$T_ASAN_LIB" ]; then
+		echo "# sanitized build: the 2M-event export's progress lines are checked in the plain build"
+	else
+		gen big 2000000 20
+		exec 8<>"$T_WORK/in"
+		"$HELPERS/pty-run" -t 300 -- "$MSPROF" --export=on --output="$P" <"$T_WORK/in" >"$T_WORK/tty.log" 2>&1
+		exec 8>&-
+		t_grep "2M events on a terminal: stage, percent and rate" "$(basename "$P"): parse " "$T_WORK/tty.log"
+		t_eq "2M events: the parse's lines carry a percent and MB/s" \
+			"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse [0-9]*%, [0-9.]* MB/s$')" \
+			"$(tr '\r' '\n' <"$T_WORK/tty.log" | grep -c ': parse ')"
+		t_grep "2M events: a later stage's rate" "written, " "$T_WORK/tty.log"
+		rm -f "$P"/msprof_*.db
+		"$MSPROF" --export=on --output="$P" >"$T_WORK/pipe.log" 2>&1
+		t_eq "2M events to a pipe: no progress line" "$(grep -c "$(printf '\r')" "$T_WORK/pipe.log")" 0
+		rm -rf "$T_WORK/big"
+	fi
 fi
 
 # --- iteration selection against the generator's steps ---------------------------------
