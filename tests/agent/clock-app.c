@@ -16,15 +16,9 @@
 
 #include "tests/agent/apptest.h"
 #include "mstx/ms_tools_ext.h"
+#include "common/util.h"
 
 #define BURST 20000
-
-static uint64_t mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int run(int n, const char *out)
 {
@@ -37,9 +31,9 @@ static int run(int n, const char *out)
 				mstxRangeEnd(mstxRangeStartA("r", NULL));
 		char msg[32];
 		snprintf(msg, sizeof msg, "c%d", i);
-		uint64_t before = mono();
+		uint64_t before = mono_ns();
 		mstxMarkA(msg, NULL);
-		uint64_t after = mono();
+		uint64_t after = mono_ns();
 		fprintf(f, "%d %" PRIu64 " %" PRIu64 "\n", i, before, after);
 		struct timespec ts = { 0, (long)(rnd() % 2500000) };
 		nanosleep(&ts, NULL);

@@ -22,18 +22,12 @@
 
 #include "tests/unit/unittest.h"
 #include "collectors/agent/clock.h"
+#include "common/util.h"
 
 #define TRUTHS 6000
 #define SYNCS 2600
 /* the pair reads' spread plus the rate's change over a thinned segment */
 #define TOL_NS 2000
-
-static uint64_t mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 struct truth {
 	uint64_t tick, before, after;
@@ -56,7 +50,7 @@ static void check_monotonic_child(void)
 		agent_clock_init();
 		CHECK(!g_clock_tsc);
 		for (int i = 0; i < 1000; i++) {
-			uint64_t a = mono(), t = agent_clock_now(), b = mono();
+			uint64_t a = mono_ns(), t = agent_clock_now(), b = mono_ns();
 			CHECK(a <= t && t <= b);
 			agent_clock_sync();
 			CHECK(agent_clock_ns(t) == t);
@@ -73,7 +67,7 @@ static void check_monotonic_child(void)
 static struct truth read_truth(void)
 {
 	struct truth t;
-	t.before = mono();
+	t.before = mono_ns();
 #if defined(__x86_64__)
 	_mm_lfence();
 	t.tick = agent_clock_now();
@@ -81,7 +75,7 @@ static struct truth read_truth(void)
 #else
 	t.tick = agent_clock_now();
 #endif
-	t.after = mono();
+	t.after = mono_ns();
 	return t;
 }
 
@@ -107,7 +101,7 @@ static void check_breaks(const char *tmp)
 		CHECK(freopen(errpath, "w", stderr));
 		agent_clock_sync();
 		double f = (double)agent_clock_ticks(1000000000ULL) / 1e9; /* ticks per ns */
-		uint64_t t = agent_clock_now(), n = mono();
+		uint64_t t = agent_clock_now(), n = mono_ns();
 		agent_clock_pair(t, n);
 #define AT(ms) ((uint64_t)((ms) * 1e6 * f))
 		/* 20 ms on, then a suspend, then 50 ms steps */
@@ -162,11 +156,11 @@ int main(void)
 
 	static struct truth truth[TRUTHS];
 	int nt = 0;
-	uint64_t start = mono();
+	uint64_t start = mono_ns();
 	/* the osrt threshold right at load: a rate measured on demand */
 	uint64_t ms_ticks = agent_clock_ticks(1000000);
 	int syncs = 0;
-	for (; syncs < SYNCS || mono() - start < 1200000000ULL; syncs++) {
+	for (; syncs < SYNCS || mono_ns() - start < 1200000000ULL; syncs++) {
 		/* a truth or two between pairs, the pairs back to back or up to
 		 * 2 ms apart */
 		for (int k = rnd() % 3; k > 0 && nt < TRUTHS; k--)
@@ -178,7 +172,7 @@ int main(void)
 		}
 		agent_clock_sync();
 	}
-	uint64_t span = mono() - start;
+	uint64_t span = mono_ns() - start;
 	CHECK(span > 1000000000ULL); /* the thinned pairs cover a second */
 
 	/* every truth inside its reads; the errors' spread */

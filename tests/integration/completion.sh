@@ -34,12 +34,7 @@ hasnt "--host-s: no other option" --output=
 comp --vers
 only "a flag completes without '='" --version
 comp --
-missing=0
-while read -r name; do
-	grep -qxE -- "$name=?" <<<"$REPLY_LIST" || { missing=$((missing + 1)); echo "# not offered: $name" >&2; }
-done < <("$MSPROF" --help | grep -oE '^ +--[a-z0-9-]+' | tr -d ' ')
-n_help=$("$MSPROF" --help | grep -cE '^ +--[a-z0-9-]+')
-if [ "$missing" -eq 0 ] && [ "$n_help" -gt 50 ]; then t_ok "every option of --help ($n_help) is offered"; else t_fail "$missing of $n_help options of --help not offered"; fi
+t_offers_every_option "$REPLY_LIST"
 comp --ascend
 has "msprof's NPU options too" --ascendcl=
 

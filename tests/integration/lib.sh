@@ -60,6 +60,18 @@ t_msprof() {
 	)
 }
 
+# t_offers_every_option LIST: every option of msprof --help is among the
+# completion candidates LIST (one per line, "--name" or "--name=")
+t_offers_every_option() {
+	local missing=0 name n_help
+	while read -r name; do
+		grep -qxE -- "$name=?" <<<"$1" || { missing=$((missing + 1)); echo "# not offered: $name" >&2; }
+	done < <("$MSPROF" --help | grep -oE '^ +--[a-z0-9-]+' | tr -d ' ')
+	n_help=$("$MSPROF" --help | grep -cE '^ +--[a-z0-9-]+')
+	if [ "$missing" -eq 0 ] && [ "$n_help" -gt 50 ]; then t_ok "every option of --help ($n_help) is offered"
+	else t_fail "$missing of $n_help options of --help not offered"; fi
+}
+
 # t_check "what" cmd args...  (runs the command; failure is recorded)
 t_check() {
 	local what=$1; shift
