@@ -98,9 +98,16 @@ static void warn_once(const char *fmt, const char *a, const char *b)
 	if (C.warned)
 		return;
 	C.warned = true;
-	fprintf(stderr, "msprof agent: ");
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
+	/* one write: in a job of many processes sharing the terminal or a
+	 * log, the line must not be cut by another process's output */
+	char line[1024];
+	int n = snprintf(line, sizeof line, "msprof agent: ");
+	int k = snprintf(line + n, sizeof line - (size_t)n - 1, fmt, a, b);
+	n = k < 0 ? n : n + k < (int)sizeof line - 1 ? n + k : (int)sizeof line - 2;
+	line[n++] = '\n';
+	int saved = errno;
+	(void)!write(2, line, (size_t)n);
+	errno = saved;
 }
 
 /* --- the daemon connection ------------------------------------------------ */
