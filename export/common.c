@@ -310,6 +310,78 @@ int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : exp_sql_fail(e, rc, what);
 }
 
+int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, int cols)
+{
+	if (cols < 1 || cols > EXP_BATCH_COLS)
+		return -EINVAL;
+	*b = (struct exp_batch){ .e = e, .cols = cols };
+	snprintf(b->what, sizeof b->what, "INSERT INTO %s", table);
+	/* "INSERT INTO T VALUES (?, ?), (?, ?), ...": the row's part, then
+	 * as many as the statement carries */
+	char row[4 * EXP_BATCH_COLS + 4], sql[sizeof row * EXP_BATCH_ROWS + 64];
+	size_t n = 0;
+	for (int i = 0; i < cols; i++)
+		n += (size_t)snprintf(row + n, sizeof row - n, "%s?", i ? ", " : "(");
+	snprintf(row + n, sizeof row - n, ")");
+	n = (size_t)snprintf(sql, sizeof sql, "%s VALUES %s", b->what, row);
+	int r = exp_prepare(e, sql, &b->one);
+	for (int k = 1; k < EXP_BATCH_ROWS; k++)
+		n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", row);
+	if (r == 0)
+		r = exp_prepare(e, sql, &b->many);
+	if (r < 0)
+		exp_batch_release(b);
+	return r;
+}
+
+static void batch_bind(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == EXP_NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+int exp_batch_put(struct exp_batch *b, const int64_t *v)
+{
+	/* a statement keeps its values from one execution to the next: only
+	 * those that changed are bound (a row's thread, domain and category
+	 * seldom do; binding costs a tenth of an insert) */
+	int64_t *bound = b->bound + b->n * b->cols;
+	for (int i = 0; i < b->cols; i++) {
+		if (b->bound_ok && v[i] == bound[i])
+			continue;
+		batch_bind(b->many, b->n * b->cols + i + 1, v[i]);
+		bound[i] = v[i];
+	}
+	if (++b->n < EXP_BATCH_ROWS)
+		return 0;
+	b->n = 0;
+	b->bound_ok = true;
+	return exp_step_done(b->e, b->many, b->what);
+}
+
+int exp_batch_drain(struct exp_batch *b)
+{
+	int r = 0;
+	for (int k = 0; k < b->n && r == 0; k++) {
+		for (int i = 0; i < b->cols; i++)
+			batch_bind(b->one, i + 1, b->bound[k * b->cols + i]);
+		r = exp_step_done(b->e, b->one, b->what);
+	}
+	/* many's parameters keep their values, which bound still mirrors */
+	b->n = 0;
+	return r;
+}
+
+void exp_batch_release(struct exp_batch *b)
+{
+	sqlite3_finalize(b->many);
+	sqlite3_finalize(b->one);
+	b->many = b->one = NULL;
+	b->n = 0;
+}
+
 bool exp_table_has_rows(struct exp *e, const char *table)
 {
 	char sql[128];

@@ -22,8 +22,6 @@
 #include "export/internal.h"
 #include "common/util.h"
 
-static const char insert_sql[] = "INSERT INTO OSRT_API VALUES (?, ?, ?, ?)";
-
 /* An OS runtime call (--host-sys=osrt), one record: OSRT_API(name,
  * globalTid, startNs, endNs).  An api id this build does not know (a newer
  * agent's) is kept under a name that says so. */
@@ -47,21 +45,36 @@ static int take_call(struct exp *e, struct exp_agent_process *ap, const struct r
 	int r = exp_intern_id(e, name, &sid);
 	if (r < 0)
 		return r;
-	if (!e->osrt_insert && (r = exp_prepare(e, insert_sql, &e->osrt_insert)) < 0)
-		return r;
+	if (!e->osrt_rows) {
+		if (!(e->osrt_rows = malloc(sizeof *e->osrt_rows)))
+			return -ENOMEM;
+		if ((r = exp_batch_init(e, e->osrt_rows, "OSRT_API", 4)) < 0) {
+			free(e->osrt_rows);
+			e->osrt_rows = NULL;
+			return r;
+		}
+	}
 	exp_note_time(e, end_ns);
-	sqlite3_stmt *st = e->osrt_insert;
-	sqlite3_bind_int64(st, 1, sid);
-	sqlite3_bind_int64(st, 2, (int64_t)(((uint64_t)ap->pid << 32) | tid));
-	sqlite3_bind_int64(st, 3, t);
-	sqlite3_bind_int64(st, 4, end_ns);
-	return exp_step_done(e, st, insert_sql);
+	const int64_t v[4] = { sid, (int64_t)(((uint64_t)ap->pid << 32) | tid), t, end_ns };
+	return exp_batch_put(e->osrt_rows, v);
 }
+
+/* Every call read is in OSRT_API before its index is made (parse-agent.c). */
+static int end_all(struct exp *e)
+{
+	return e->osrt_rows ? exp_batch_drain(e->osrt_rows) : 0;
+}
+
+static const struct exp_agent_ops agent_ops = {
+	.end_all = end_all,
+};
 
 static void release(struct exp *e)
 {
-	sqlite3_finalize(e->osrt_insert);
-	e->osrt_insert = NULL;
+	if (e->osrt_rows)
+		exp_batch_release(e->osrt_rows);
+	free(e->osrt_rows);
+	e->osrt_rows = NULL;
 }
 
 /* The one "OS Runtime API" process of the file, pid packed with the PROF
@@ -217,6 +230,7 @@ const struct exp_domain exp_domain_osrt = {
 	.tables = tables,
 	.csvs = csvs,
 	.agent_records = records,
+	.agent_ops = &agent_ops,
 	.release = release,
 	.has_layers = has_layers,
 	.layers = layers,

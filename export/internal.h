@@ -85,7 +85,7 @@ struct exp {
 
 	struct exp_intern *strings;
 	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
-	sqlite3_stmt *osrt_insert;  /* domain-osrt.c: OSRT_API, while parsing */
+	struct exp_batch *osrt_rows; /* domain-osrt.c: OSRT_API, while parsing */
 	sqlite3_stmt *nccl_insert;  /* domain-comm.c: NCCL_PROFILER_OP, while parsing */
 	struct exp_mstx *mstx;      /* parse-mstx.c: range matching, while parsing */
 
@@ -256,6 +256,31 @@ static inline int exp_step(struct exp *e, sqlite3_stmt *st, const char *what)
 int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret);
 /* Step an INSERT/UPDATE to completion and reset it for the next row. */
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
+
+/* Rows of one table whose columns are integers (or NULL), inserted
+ * EXP_BATCH_ROWS to a statement: an INSERT's execution costs about as much
+ * whether it carries one row or a few, so a 16-row one takes less than half
+ * the time of 16 single-row ones (tests/bench/bench-parse.sh prints both
+ * floors).  Rows go in in the order they are put, each taking the next
+ * rowid; whatever reads or updates the table drains the batch first. */
+#define EXP_BATCH_ROWS 16
+#define EXP_BATCH_COLS 10
+#define EXP_NULL INT64_MIN          /* a value put as SQL NULL */
+struct exp_batch {
+	struct exp *e;
+	sqlite3_stmt *many, *one;   /* EXP_BATCH_ROWS rows; one row */
+	char what[48];              /* "INSERT INTO <table>", for errors */
+	int cols, n;                /* n: rows bound to many, not inserted */
+	bool bound_ok;
+	int64_t bound[EXP_BATCH_ROWS * EXP_BATCH_COLS]; /* many's parameters */
+};
+int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, int cols);
+/* One row of b->cols values: bound, inserted with the next EXP_BATCH_ROWS - 1. */
+int exp_batch_put(struct exp_batch *b, const int64_t *v);
+/* The rows put so far into the table. */
+int exp_batch_drain(struct exp_batch *b);
+/* Rows not drained are left out. */
+void exp_batch_release(struct exp_batch *b);
 
 /* STRING_IDS: the id of s, inserting it on first use. */
 int exp_intern_id(struct exp *e, const char *s, int64_t *ret);

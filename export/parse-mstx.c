@@ -48,7 +48,6 @@
 #define OPENED_MAX (1U << 20)       /* rows written open listed: 8 MiB */
 
 enum {
-	MS_INSERT,
 	MS_END,
 	MS_CATEGORY,
 	MS_ROW,
@@ -56,10 +55,6 @@ enum {
 };
 
 static const char *const ms_sql[_MS_MAX] = {
-	/* rows are written in rowid order, so each takes the next rowid
-	 * (one more than the last): given explicitly, each insert would seek
-	 * first (9% more work) */
-	[MS_INSERT] = "INSERT INTO MSTX_EVENTS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	/* a row written before its range ended (the pending window was full);
 	 * an end before the start (clocks of two threads read in the other
 	 * order) is taken as the start */
@@ -180,8 +175,10 @@ struct prow {
 struct exp_mstx {
 	struct exp *e;
 	sqlite3_stmt *st[_MS_MAX];
-	int64_t bound[INSERT_COLUMNS]; /* the values of MS_INSERT's parameters */
-	bool bound_ok;
+	/* rows are written in rowid order, so each takes the next rowid
+	 * (one more than the last): given explicitly, each insert would seek
+	 * first (9% more work) */
+	struct exp_batch rows;
 
 	struct dom *doms;
 	size_t n_doms, cap_doms;
@@ -330,9 +327,9 @@ static int ended_row(sqlite3_stmt *st, void *ctx)
 
 static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 {
-	sqlite3_stmt *st = m->st[MS_INSERT];
-	const int64_t v[INSERT_COLUMNS] = { p->start, p->end,	   p->type, p->range_id, p->category,
-					    p->msg,   p->gtid, p->end_gtid, p->dom, EXPORT_MSTX_NO_CONNECTION };
+	const int64_t v[INSERT_COLUMNS] = { p->start, p->end < 0 ? EXP_NULL : p->end, /* NULL: still open */
+					    p->type,  p->range_id, p->category, p->msg, p->gtid, p->end_gtid,
+					    p->dom,   EXPORT_MSTX_NO_CONNECTION };
 	if (p->end < 0) {
 		if (!m->first_open)
 			m->first_open = rowid;
@@ -354,20 +351,7 @@ static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 		if (r < 0)
 			return r;
 	}
-	/* a statement keeps its values from one row to the next: only those
-	 * that change are bound (the thread, domain and category seldom do;
-	 * binding costs a tenth of an insert) */
-	for (int i = 0; i < INSERT_COLUMNS; i++) {
-		if (m->bound_ok && v[i] == m->bound[i])
-			continue;
-		if (i == 1 && v[i] < 0)
-			sqlite3_bind_null(st, i + 1); /* still open */
-		else
-			sqlite3_bind_int64(st, i + 1, v[i]);
-		m->bound[i] = v[i];
-	}
-	m->bound_ok = true;
-	return step(m, MS_INSERT);
+	return exp_batch_put(&m->rows, v);
 }
 
 static struct prow *pending_at(struct exp_mstx *m, int64_t rowid)
@@ -467,11 +451,14 @@ static int end_row(struct exp_mstx *m, const struct exp_agent_process *ap, int64
 		p->end_gtid = gtid(ap, tid);
 		return rowid == m->head ? flush(m, false) : 0;
 	}
+	int r = exp_batch_drain(&m->rows); /* the row is in the table */
+	if (r < 0)
+		return r;
 	sqlite3_stmt *st = m->st[MS_END];
 	sqlite3_bind_int64(st, 1, end);
 	sqlite3_bind_int64(st, 2, gtid(ap, tid));
 	sqlite3_bind_int64(st, 3, rowid);
-	int r = step(m, MS_END);
+	r = step(m, MS_END);
 	if (r < 0 || m->ranges_lost)
 		return r;
 	sqlite3_bind_int64(m->st[MS_ROW], 1, rowid);
@@ -672,7 +659,7 @@ static int mstx_begin_all(struct exp *e)
 	m->e = e;
 	m->head = m->next = 1; /* MSTX_EVENTS is empty */
 	e->mstx = m;
-	int r = 0;
+	int r = exp_batch_init(e, &m->rows, "MSTX_EVENTS", INSERT_COLUMNS);
 	for (int i = 0; i < _MS_MAX && r == 0; i++)
 		r = exp_prepare(e, ms_sql[i], &m->st[i]);
 	return r;
@@ -773,7 +760,9 @@ static int mstx_end_all(struct exp *e)
 	struct exp_mstx *m = e->mstx;
 	/* the rowids the ranges' ends were matched by are the table's */
 	int64_t last = 0;
-	int r = exp_each(e, "SELECT max(rowid) FROM MSTX_EVENTS", NULL, db_row_i64, &last);
+	int r = exp_batch_drain(&m->rows);
+	if (r == 0)
+		r = exp_each(e, "SELECT max(rowid) FROM MSTX_EVENTS", NULL, db_row_i64, &last);
 	if (r < 0)
 		return r;
 	if (last != m->next - 1) {
@@ -841,6 +830,7 @@ void exp_mstx_release(struct exp *e)
 		return;
 	for (int i = 0; i < _MS_MAX; i++)
 		sqlite3_finalize(m->st[i]);
+	exp_batch_release(&m->rows);
 	free(m->pending);
 	free(m->steps);
 	free(m->ranges);

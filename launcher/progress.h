@@ -9,12 +9,13 @@
 
 #include "export/export.h"
 
-#define PROGRESS_AFTER_S 2.0
+#define PROGRESS_AFTER_S 2.0 /* MSPROF_TEST_PROGRESS_AFTER_S: another (tests) */
 #define PROGRESS_STAGES 4
 
 struct progress {
 	const char *name;            /* the PROF dir's name */
 	struct timespec start, last, prev;  /* the export's start, the line's last show, the last report */
+	double after_s;              /* PROGRESS_AFTER_S */
 	bool shown;
 	struct {
 		const char *stage;   /* the export's string, compared by value */

@@ -2,14 +2,17 @@
  * what a C program needs to write the rows of a parsed database into an
  * empty one, the least the parse can cost once the raw files are decoded.
  *
- *   parse-floor SRC.db OUT.db
+ *   parse-floor SRC.db OUT.db [ROWS]
  *
  * Reads every table of SRC (msprof --parse's msprof_{ts}.db) into memory
  * first, untimed, then times writing them into OUT, created empty: the
  * same tables (SRC's CREATE statements), the same rows in rowid order, one
  * prepared INSERT per table, one transaction, SRC's indexes created after
  * the load, the page size SRC has and the pragmas the parse uses (no
- * journal, no sync, an exclusive lock, a 16 MiB cache).  Prints
+ * journal, no sync, an exclusive lock, a 16 MiB cache).  ROWS (default 1):
+ * rows per INSERT, the rest of a table's rows one per INSERT (the parse
+ * puts its large tables' rows 16 to an INSERT: export/internal.h's
+ * EXP_BATCH_ROWS; the issue's floor is one row per INSERT).  Prints
  *   floor <seconds> <rows> <cpu seconds>
  * where seconds run from the open of OUT to its close, and cpu seconds are
  * the process's (user + system) over the same stretch. */
@@ -93,43 +96,65 @@ static void exec(sqlite3 *db, const char *sql)
 		die(sql, db);
 }
 
-static void store(sqlite3 *db, const struct table *t)
+/* INSERT INTO t VALUES (?, ...) with k rows */
+static sqlite3_stmt *insert(sqlite3 *db, const struct table *t, int k)
 {
-	exec(db, t->sql);
-	size_t n = strlen(t->name) + 32 + 3 * (size_t)t->cols;
+	size_t n = strlen(t->name) + 32 + (3 * (size_t)t->cols + 4) * (size_t)k;
 	char *q = malloc(n);
 	if (!q)
 		die("memory", NULL);
-	int k = snprintf(q, n, "INSERT INTO \"%s\" VALUES (", t->name);
-	for (int i = 0; i < t->cols; i++)
-		k += snprintf(q + k, n - (size_t)k, i ? ",?" : "?");
-	snprintf(q + k, n - (size_t)k, ")");
+	int w = snprintf(q, n, "INSERT INTO \"%s\" VALUES ", t->name);
+	for (int r = 0; r < k; r++)
+		for (int i = 0; i < t->cols; i++)
+			w += snprintf(q + w, n - (size_t)w, "%s?%s", i ? "," : r ? ",(" : "(", i == t->cols - 1 ? ")" : "");
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
 		die(q, db);
 	free(q);
-	for (size_t r = 0; r < t->rows; r++) {
-		const struct cell *c = t->cells + r * (size_t)t->cols;
-		for (int i = 0; i < t->cols; i++) {
-			switch (c[i].type) {
-			case SQLITE_INTEGER: sqlite3_bind_int64(st, i + 1, c[i].v.i); break;
-			case SQLITE_FLOAT: sqlite3_bind_double(st, i + 1, c[i].v.d); break;
-			case SQLITE_TEXT: sqlite3_bind_text(st, i + 1, c[i].v.p, c[i].len, SQLITE_STATIC); break;
-			case SQLITE_BLOB: sqlite3_bind_blob(st, i + 1, c[i].v.p, c[i].len, SQLITE_STATIC); break;
-			default: sqlite3_bind_null(st, i + 1); break;
-			}
+	return st;
+}
+
+static void bind_row(sqlite3_stmt *st, const struct table *t, size_t r, int at)
+{
+	const struct cell *c = t->cells + r * (size_t)t->cols;
+	for (int i = 0; i < t->cols; i++) {
+		switch (c[i].type) {
+		case SQLITE_INTEGER: sqlite3_bind_int64(st, at + i + 1, c[i].v.i); break;
+		case SQLITE_FLOAT: sqlite3_bind_double(st, at + i + 1, c[i].v.d); break;
+		case SQLITE_TEXT: sqlite3_bind_text(st, at + i + 1, c[i].v.p, c[i].len, SQLITE_STATIC); break;
+		case SQLITE_BLOB: sqlite3_bind_blob(st, at + i + 1, c[i].v.p, c[i].len, SQLITE_STATIC); break;
+		default: sqlite3_bind_null(st, at + i + 1); break;
 		}
-		if (sqlite3_step(st) != SQLITE_DONE)
-			die(t->name, db);
-		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
+}
+
+static void store(sqlite3 *db, const struct table *t, int k)
+{
+	exec(db, t->sql);
+	sqlite3_stmt *one = insert(db, t, 1), *many = k > 1 && t->rows >= (size_t)k ? insert(db, t, k) : NULL;
+	size_t r = 0;
+	for (; many && r + (size_t)k <= t->rows; r += (size_t)k) {
+		for (int j = 0; j < k; j++)
+			bind_row(many, t, r + (size_t)j, j * t->cols);
+		if (sqlite3_step(many) != SQLITE_DONE)
+			die(t->name, db);
+		sqlite3_reset(many);
+	}
+	for (; r < t->rows; r++) {
+		bind_row(one, t, r, 0);
+		if (sqlite3_step(one) != SQLITE_DONE)
+			die(t->name, db);
+		sqlite3_reset(one);
+	}
+	sqlite3_finalize(one);
+	sqlite3_finalize(many);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: parse-floor SRC.db OUT.db\n");
+	int k = argc == 4 ? atoi(argv[3]) : 1;
+	if ((argc != 3 && argc != 4) || k < 1 || k > 64) {
+		fprintf(stderr, "usage: parse-floor SRC.db OUT.db [ROWS (1-64)]\n");
 		return 2;
 	}
 	sqlite3 *src, *out;
@@ -178,7 +203,7 @@ int main(int argc, char **argv)
 		die(argv[2], out);
 	exec(out, pragmas);
 	for (size_t i = 0; i < nt; i++)
-		store(out, &t[i]);
+		store(out, &t[i], k);
 	for (size_t i = 0; i < ni; i++)
 		exec(out, idx[i]);
 	exec(out, "COMMIT");
