@@ -382,6 +382,7 @@ struct proc {
 	 * last tick (true unless shown otherwise this tick); grp_ns its
 	 * threads' run time as its CPU clock said */
 	bool ran;
+	uint64_t rescan;          /* = s->rescan_gen: the next rescan looks at it (mark_rescan) */
 	bool grp_valid;
 	uint64_t grp_ns;
 	uint64_t stat_ns;         /* its stat last read (refresh_targets) */
@@ -411,6 +412,7 @@ struct host_sampler {
 	uint32_t self;            /* our pid: an adopter may have adopted us too */
 	bool skip_idle;           /* skip what has not run (off: MSPROF_TEST_HOST_FULL_READ) */
 	bool grp_clock;           /* the per-process CPU clock test (off on nohz_full) */
+	uint64_t rescan_gen;      /* the next rescan's marks (mark_rescan) */
 	/* ticks taken and deadlines missed, per kind (index 0 sys, 1 usage),
 	 * and what RAW_SAMPLER_TICKS last said */
 	uint64_t taken[2], missed[2], taken_written[2], missed_written[2];
@@ -805,6 +807,27 @@ static void open_task_dir(struct host_sampler *s, struct proc *p)
 		s->fds_kept++;
 }
 
+/* p ran since the last rescan: it and every process above it in the tree
+ * are looked at by the next one.  One that did not made no thread and no
+ * child since (both take a clone) and lost no thread (an exit runs); the
+ * one way to gain children it did not make is an orphan of a process
+ * below it (orphans go to the nearest subreaper above them), and that
+ * process ran, or made the orphan's parent, since (or was seen dead in
+ * a list of children: add_children_of).  A tree of sleeping processes
+ * costs no listing of threads and no read of their children.  Marks are a
+ * generation each rescan, so that those made while one runs are the
+ * next one's. */
+static void mark_rescan(struct host_sampler *s, struct proc *p)
+{
+	/* the walk stops at a process marked before: those above it are too
+	 * (and a cycle of stale ppids ends) */
+	while (p && p->rescan != s->rescan_gen) {
+		p->rescan = s->rescan_gen;
+		uint32_t up;
+		p = pm_get(&s->pmap, p->ppid, &up) ? s->procs[up] : NULL;
+	}
+}
+
 /* Start following pid.  0 when it cannot be followed (gone, over the
  * limit); -errno only for our own failures. */
 static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
@@ -856,6 +879,7 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 		return r;
 	}
 	s->procs[s->n_procs++] = p;
+	mark_rescan(s, p); /* a scan running now visits it too */
 	s->st.seen_pids++;
 	emit_target_info(s, p, ts);
 	return 1;
@@ -864,6 +888,9 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 static void remove_target(struct host_sampler *s, size_t i, uint64_t ts)
 {
 	struct proc *p = s->procs[i];
+	uint32_t up;
+	if (pm_get(&s->pmap, p->ppid, &up))
+		mark_rescan(s, s->procs[up]); /* its orphans went up the tree */
 	for (size_t k = 0; k < ARRAY_SIZE(proc_sys_sources); k++)
 		emit_exit(s, proc_sys_sources[k], ts, p->pid);
 	pm_del(&s->pmap, p->pid);
@@ -884,6 +911,8 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		struct proc *p = s->procs[i];
 		struct pstat st;
 		bool ok;
+		if (p->ran) /* this tick's, the cpu sampler's say included */
+			mark_rescan(s, p);
 		if (p->leader_valid) {
 			st = p->leader;
 			p->leader_valid = false;
@@ -1002,7 +1031,10 @@ static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t 
 /* Children listed in /proc/PID/task/TID/children ("pid pid ... "),
  * through *kept when the thread has a slot for it (opened on first use and
  * kept: a rescan is then one pread), else opened for this read. */
-static int add_children_of(struct host_sampler *s, int task_dfd, uint32_t tid, int *kept, uint64_t ts)
+/* The children of thread tid (its task dir task_dfd) of owner (NULL: the
+ * adopter) become targets. */
+static int add_children_of(struct host_sampler *s, struct proc *owner, int task_dfd, uint32_t tid, int *kept,
+			   uint64_t ts)
 {
 	char rel[REL_MAX];
 	_cleanup_close_ int own = -1;
@@ -1042,6 +1074,11 @@ static int add_children_of(struct host_sampler *s, int task_dfd, uint32_t tid, i
 				int r = add_target(s, (uint32_t)v, ts);
 				if (r < 0)
 					return r;
+				/* not followed: dead already (its orphans went
+				 * up the tree, maybe past where this rescan has
+				 * looked), or over the limit */
+				if (!pm_get(&s->pmap, (uint32_t)v, NULL) && v != s->self && v != s->adopter)
+					mark_rescan(s, owner);
 			}
 		}
 		have = (size_t)(end - q);
@@ -1140,7 +1177,7 @@ static int scan_adopter(struct host_sampler *s, uint64_t ts)
 		return (int)n;
 	/* add_target lists no directory, so s->tids stays as it is */
 	for (ssize_t k = 0; k < n; k++) {
-		int r = add_children_of(s, dirfd(s->adopter_task), s->tids[k], NULL, ts);
+		int r = add_children_of(s, NULL, dirfd(s->adopter_task), s->tids[k], NULL, ts);
 		if (r < 0)
 			return r;
 	}
@@ -1164,9 +1201,13 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		return r;
 	if (!want_thr && !want_children)
 		return 0;
-	/* targets added while this runs are appended and visited too */
+	/* marked for this one, or during it (targets added while this runs
+	 * are appended and visited too) */
+	uint64_t gen = s->rescan_gen++;
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
+		if (p->rescan < gen && s->skip_idle) /* see mark_rescan */
+			continue;
 		if (!p->task_dir)
 			open_task_dir(s, p); /* failed before (EMFILE): try again */
 		if (!p->task_dir)
@@ -1197,7 +1238,8 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 		 * are sorted, so a listed tid finds its kept fd in one pass */
 		if (stable) {
 			for (size_t k = 0; k < p->n_thr; k++)
-				if ((r = add_children_of(s, dirfd(p->task_dir), p->thr[k].tid, &p->thr[k].child_fd, ts)) < 0)
+				if ((r = add_children_of(s, p, dirfd(p->task_dir), p->thr[k].tid, &p->thr[k].child_fd,
+							 ts)) < 0)
 					return r;
 			continue;
 		}
@@ -1205,7 +1247,8 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 			while (want_thr && (size_t)t < p->n_thr && p->thr[t].tid < s->tids[k])
 				t++;
 			bool have = want_thr && (size_t)t < p->n_thr && p->thr[t].tid == s->tids[k];
-			if ((r = add_children_of(s, dirfd(p->task_dir), s->tids[k], have ? &p->thr[t].child_fd : NULL, ts)) < 0)
+			if ((r = add_children_of(s, p, dirfd(p->task_dir), s->tids[k], have ? &p->thr[t].child_fd : NULL,
+						 ts)) < 0)
 				return r;
 		}
 	}
@@ -1858,6 +1901,7 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 	const char *full = getenv("MSPROF_TEST_HOST_FULL_READ"); /* the benchmark's baseline */
 	s->skip_idle = !(full && *full && strcmp(full, "0") != 0);
 	s->grp_clock = !have_nohz_full();
+	s->rescan_gen = 1; /* a new target's 0 is no mark */
 
 	int r;
 	s->proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -837,6 +837,69 @@ static void test_grandchild(bool fallback)
 	free(dir);
 }
 
+/* An orphan of a process that never ran goes to an ancestor that never
+ * ran either: the top of the tree is a subreaper asleep in a read, with a
+ * child B that sleeps through a few rescans (the whole tree asleep: they
+ * skip it), then forks C, which forks G and exits at once.  G goes to the
+ * top (the nearest subreaper) and burns CPU while B and the top sleep on:
+ * it is followed, with all its run time, because B ran (the rescan looks
+ * above every process that ran). */
+static void child_subreaper(int rd, int wr)
+{
+	CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	send_msg(wr, 'R', 0, 0);
+	CHECK(recv_msg(rd).tag == 'G');
+	pid_t b = fork();
+	CHECK(b >= 0);
+	if (b == 0) {
+		struct timespec nap = { 0, 150 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+		pid_t c = fork();
+		CHECK(c >= 0);
+		if (c == 0) {
+			pid_t g = fork();
+			CHECK(g >= 0);
+			if (g == 0) {
+				prctl(PR_SET_NAME, "orphan", 0, 0, 0);
+				burn_cpu_ns(300 * NSEC_PER_MSEC);
+				struct rusage ru;
+				CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
+				send_msg(wr, 'C', getpid(), (int64_t)(ru_cpu_ns(&ru) / NSEC_PER_USEC));
+				_exit(0);
+			}
+			_exit(0);
+		}
+		for (;;)
+			pause(); /* C stays a zombie: B never runs again */
+	}
+	CHECK(recv_msg(rd).tag == 'X');
+	CHECK(kill(b, SIGKILL) == 0);
+	/* B, and the orphan, ours now */
+	for (int n = 0; n < 2;)
+		if (waitpid(-1, NULL, 0) > 0)
+			n++;
+}
+
+static void test_subreaper(void)
+{
+	char *dir = subdir("subreaper");
+	struct child ch = spawn(child_subreaper);
+	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_CPU, 0, 0);
+	struct gc_report rep = { 0 };
+	run_sampled(s, &ch, HOST_TICK_SYS, on_gc_msg, &rep);
+	finish(s, dir);
+	CHECK(rep.pid > 0);
+	struct pid_view pv = view_pid(dir, RAW_SOURCE_HOST_CPU, (uint32_t)rep.pid);
+	uint64_t truth = (uint64_t)rep.cpu_us * NSEC_PER_USEC;
+	printf("subreaper: orphan %d: rusage %.3f s, sampled %.3f s, %d samples, ppid %u\n", rep.pid,
+	       (double)truth / 1e9, (double)sum_run(&pv) / 1e9, pv.cpu_samples, pv.n_info ? pv.info[0].ppid : 0);
+	CHECK(pv.n_info >= 1);
+	CHECK(streq(pv.info[pv.n_info - 1].comm, "orphan"));
+	CHECK(pv.cpu_samples >= 3);
+	CHECK_NEAR(sum_run(&pv), truth, 0.10);
+	free(dir);
+}
+
 /* exec changes comm: described again */
 static void child_exec(int rd, int wr)
 {
@@ -1348,6 +1411,7 @@ int main(void)
 	test_disk();
 	test_grandchild(false);
 	test_grandchild(true);
+	test_subreaper();
 	test_exec();
 	test_network();
 	test_usage();
