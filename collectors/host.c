@@ -7,7 +7,8 @@
  * passes for the process we were following.  Threads (for --host-sys=cpu)
  * keep their task/TID/stat and schedstat open too.  The tree is rescanned
  * at most every TREE_RESCAN_NS: new threads from /proc/PID/task, new children
- * from /proc/PID/task/TID/children, or, where the kernel lacks that file
+ * from /proc/PID/task/TID/children (of the processes that ran since the last
+ * rescan and those above them: mark_rescan), or, where the kernel lacks that file
  * (CONFIG_PROC_CHILDREN=n), from the ppid of every process we have not
  * looked at before.
  *
