@@ -310,11 +310,13 @@ int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? 0 : exp_sql_fail(e, rc, what);
 }
 
-int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, int cols)
+int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, const char *types)
 {
-	if (cols < 1 || cols > EXP_BATCH_COLS)
+	int cols = (int)strlen(types);
+	if (cols < 1 || cols > EXP_BATCH_COLS || strspn(types, "id") != (size_t)cols)
 		return -EINVAL;
 	*b = (struct exp_batch){ .e = e, .cols = cols };
+	memcpy(b->types, types, (size_t)cols);
 	snprintf(b->what, sizeof b->what, "INSERT INTO %s", table);
 	/* "INSERT INTO T VALUES (?, ?), (?, ?), ...": the row's part, then
 	 * as many as the statement carries */
@@ -334,24 +336,26 @@ int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, int co
 	return r;
 }
 
-static void batch_bind(sqlite3_stmt *st, int i, int64_t v)
+static void batch_bind(sqlite3_stmt *st, int i, char type, union exp_value v)
 {
-	if (v == EXP_NULL)
+	if (type == 'd')
+		sqlite3_bind_double(st, i, v.d);
+	else if (v.i == EXP_NULL)
 		sqlite3_bind_null(st, i);
 	else
-		sqlite3_bind_int64(st, i, v);
+		sqlite3_bind_int64(st, i, v.i);
 }
 
-int exp_batch_put(struct exp_batch *b, const int64_t *v)
+int exp_batch_put(struct exp_batch *b, const union exp_value *v)
 {
 	/* a statement keeps its values from one execution to the next: only
 	 * those that changed are bound (a row's thread, domain and category
 	 * seldom do; binding costs a tenth of an insert) */
-	int64_t *bound = b->bound + b->n * b->cols;
+	union exp_value *bound = b->bound + b->n * b->cols;
 	for (int i = 0; i < b->cols; i++) {
-		if (b->bound_ok && v[i] == bound[i])
+		if (b->bound_ok && v[i].i == bound[i].i) /* the same bits */
 			continue;
-		batch_bind(b->many, b->n * b->cols + i + 1, v[i]);
+		batch_bind(b->many, b->n * b->cols + i + 1, b->types[i], v[i]);
 		bound[i] = v[i];
 	}
 	if (++b->n < EXP_BATCH_ROWS)
@@ -366,7 +370,7 @@ int exp_batch_drain(struct exp_batch *b)
 	int r = 0;
 	for (int k = 0; k < b->n && r == 0; k++) {
 		for (int i = 0; i < b->cols; i++)
-			batch_bind(b->one, i + 1, b->bound[k * b->cols + i]);
+			batch_bind(b->one, i + 1, b->types[i], b->bound[k * b->cols + i]);
 		r = exp_step_done(b->e, b->one, b->what);
 	}
 	/* many's parameters keep their values, which bound still mirrors */

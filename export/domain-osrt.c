@@ -48,14 +48,15 @@ static int take_call(struct exp *e, struct exp_agent_process *ap, const struct r
 	if (!e->osrt_rows) {
 		if (!(e->osrt_rows = malloc(sizeof *e->osrt_rows)))
 			return -ENOMEM;
-		if ((r = exp_batch_init(e, e->osrt_rows, "OSRT_API", 4)) < 0) {
+		if ((r = exp_batch_init(e, e->osrt_rows, "OSRT_API", "iiii")) < 0) {
 			free(e->osrt_rows);
 			e->osrt_rows = NULL;
 			return r;
 		}
 	}
 	exp_note_time(e, end_ns);
-	const int64_t v[4] = { sid, (int64_t)(((uint64_t)ap->pid << 32) | tid), t, end_ns };
+	const union exp_value v[4] = { { .i = sid }, { .i = (int64_t)(((uint64_t)ap->pid << 32) | tid) }, { .i = t },
+					{ .i = end_ns } };
 	return exp_batch_put(e->osrt_rows, v);
 }
 

@@ -257,26 +257,32 @@ int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret);
 /* Step an INSERT/UPDATE to completion and reset it for the next row. */
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
 
-/* Rows of one table whose columns are integers (or NULL), inserted
- * EXP_BATCH_ROWS to a statement: an INSERT's execution costs about as much
- * whether it carries one row or a few, so a 16-row one takes less than half
- * the time of 16 single-row ones (tests/bench/bench-parse.sh prints both
- * floors).  Rows go in in the order they are put, each taking the next
- * rowid; whatever reads or updates the table drains the batch first. */
+/* Rows of one table inserted EXP_BATCH_ROWS to a statement: an INSERT's
+ * execution costs about as much whether it carries one row or a few, so a
+ * 16-row one takes less than half the time of 16 single-row ones
+ * (tests/bench/bench-parse.sh prints both floors).  Rows go in in the
+ * order they are put, each taking the next rowid; whatever reads or
+ * updates the table drains the batch first. */
 #define EXP_BATCH_ROWS 16
 #define EXP_BATCH_COLS 10
-#define EXP_NULL INT64_MIN          /* a value put as SQL NULL */
+#define EXP_NULL INT64_MIN          /* an integer put as SQL NULL */
+union exp_value {
+	int64_t i;
+	double d;
+};
 struct exp_batch {
 	struct exp *e;
 	sqlite3_stmt *many, *one;   /* EXP_BATCH_ROWS rows; one row */
 	char what[48];              /* "INSERT INTO <table>", for errors */
+	char types[EXP_BATCH_COLS + 1]; /* a letter a column: 'i' integer, 'd' double */
 	int cols, n;                /* n: rows bound to many, not inserted */
 	bool bound_ok;
-	int64_t bound[EXP_BATCH_ROWS * EXP_BATCH_COLS]; /* many's parameters */
+	union exp_value bound[EXP_BATCH_ROWS * EXP_BATCH_COLS]; /* many's parameters */
 };
-int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, int cols);
-/* One row of b->cols values: bound, inserted with the next EXP_BATCH_ROWS - 1. */
-int exp_batch_put(struct exp_batch *b, const int64_t *v);
+/* types: the columns' ("iiid": three integers, a double). */
+int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, const char *types);
+/* One row, a value a column: bound, inserted with the next EXP_BATCH_ROWS - 1. */
+int exp_batch_put(struct exp_batch *b, const union exp_value *v);
 /* The rows put so far into the table. */
 int exp_batch_drain(struct exp_batch *b);
 /* Rows not drained are left out. */

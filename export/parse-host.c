@@ -22,17 +22,12 @@
 enum {
 	ST_CPU_USAGE,
 	ST_CPU_AVG,
-	ST_THREAD,
 	ST_HOST_MEM,
-	ST_TARGET_MEM,
 	ST_HOST_DISK,
-	ST_TARGET_DISK,
 	ST_HOST_NET,
 	ST_NETIF,
 	ST_SYS_CPU,
 	ST_SYS_MEM,
-	ST_PROC_CPU,
-	ST_PROC_MEM,
 	ST_PROC_INFO,
 	ST_PROC_EXIT,
 	ST_TICKS,
@@ -46,17 +41,12 @@ enum {
 static const char *const st_sql[_ST_MAX] = {
 	[ST_CPU_USAGE] = "INSERT INTO CPU_USAGE VALUES (?, ?, ?)",
 	[ST_CPU_AVG] = "INSERT INTO CPU_USAGE_AVG VALUES (?, ?)",
-	[ST_THREAD] = "INSERT INTO TARGET_THREAD_CPU_USAGE VALUES (?, ?, ?, ?, ?)",
 	[ST_HOST_MEM] = "INSERT INTO HOST_MEM_USAGE VALUES (?, ?)",
-	[ST_TARGET_MEM] = "INSERT INTO TARGET_PROCESS_MEM VALUES (?, ?, ?, ?, ?)",
 	[ST_HOST_DISK] = "INSERT INTO HOST_DISK_USAGE VALUES (?, ?, ?, ?)",
-	[ST_TARGET_DISK] = "INSERT INTO TARGET_PROCESS_DISK_USAGE VALUES (?, ?, ?, ?, ?)",
 	[ST_HOST_NET] = "INSERT INTO HOST_NETWORK_USAGE VALUES (?, ?, ?)",
 	[ST_NETIF] = "INSERT INTO NETWORK_INTERFACE_USAGE VALUES (?, ?, ?, ?, ?)",
 	[ST_SYS_CPU] = "INSERT INTO SYS_CPU VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_SYS_MEM] = "INSERT INTO SYS_MEM VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_PROC_CPU] = "INSERT INTO PROCESS_CPU_USAGE VALUES (?, ?, ?)",
-	[ST_PROC_MEM] = "INSERT INTO PROCESS_MEM_USAGE VALUES (?, ?, ?, ?, ?)",
 	/* one row per process incarnation (pid, start time); PROC_INFO comes
 	 * again after an exec and from several sources */
 	[ST_PROC_INFO] = "INSERT INTO PROCESS_INFO (pid, ppid, startTicks, name, isTarget, firstSeenNs) "
@@ -70,6 +60,25 @@ static const char *const st_sql[_ST_MAX] = {
 	[ST_DISK_DEV] = "INSERT INTO HOST_DISK_DEVICE_USAGE VALUES (?, ?, ?, ?, ?)",
 	[ST_SYSTEM_MEM] = "INSERT INTO HOST_SYSTEM_MEM VALUES (?, ?, ?, ?)",
 	[ST_PPID] = "SELECT ppid FROM PROCESS_INFO WHERE pid = ? ORDER BY firstSeenNs DESC LIMIT 1",
+};
+
+/* The tables of a row per process (or thread) per sample, inserted in
+ * batches (exp_batch): nothing reads them while the parse runs. */
+enum {
+	RB_THREAD,
+	RB_TARGET_MEM,
+	RB_PROC_MEM,
+	RB_TARGET_DISK,
+	RB_PROC_CPU,
+	_RB_MAX,
+};
+
+static const struct { const char *table, *types; } rb_tables[_RB_MAX] = {
+	[RB_THREAD] = { "TARGET_THREAD_CPU_USAGE", "iiiid" },
+	[RB_TARGET_MEM] = { "TARGET_PROCESS_MEM", "iiiii" },
+	[RB_PROC_MEM] = { "PROCESS_MEM_USAGE", "iiiii" },
+	[RB_TARGET_DISK] = { "TARGET_PROCESS_DISK_USAGE", "iiddd" },
+	[RB_PROC_CPU] = { "PROCESS_CPU_USAGE", "iid" },
 };
 
 /* Decoded sample entries kept between two samples. */
@@ -130,6 +139,7 @@ struct parse {
 	struct raw_header hdr;  /* of the file being read; kept for pending samples */
 	bool have_hdr;
 	sqlite3_stmt *st[_ST_MAX];
+	struct exp_batch rb[_RB_MAX];
 	struct series thr, io, pcpu, net, dsk;
 	enum raw_source src;    /* the source being read */
 	/* the busiest disk's busy time over the last disk interval, for the
@@ -487,13 +497,9 @@ static int cpu_interval(struct parse *p)
 		busy = fmin(busy, dt);
 		total += busy;
 
-		sqlite3_stmt *st = p->st[ST_THREAD];
-		sqlite3_bind_int64(st, 1, start);
-		sqlite3_bind_int64(st, 2, n->pid);
-		sqlite3_bind_int64(st, 3, n->tid);
-		sqlite3_bind_int64(st, 4, n->cpu);
-		sqlite3_bind_double(st, 5, exp_round(busy * 100.0 / dt, 6));
-		if ((r = step(p, ST_THREAD)) < 0)
+		const union exp_value v[] = { { .i = start }, { .i = n->pid }, { .i = n->tid }, { .i = n->cpu },
+					      { .d = exp_round(busy * 100.0 / dt, 6) } };
+		if ((r = exp_batch_put(&p->rb[RB_THREAD], v)) < 0)
 			return r;
 
 		if (n->cpu < 0 || n->cpu >= MAX_CPUS)
@@ -577,7 +583,7 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 		return r;
 	int64_t t = raw_unix_ns(p->h, ts);
 	uint64_t resident = 0;
-	int idx = all ? ST_PROC_MEM : ST_TARGET_MEM;
+	struct exp_batch *b = &p->rb[all ? RB_PROC_MEM : RB_TARGET_MEM];
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t pid = raw_cur_u32(c);
 		(void)raw_cur_u32(c);
@@ -586,13 +592,9 @@ static int on_proc_mem(struct parse *p, struct raw_cur *c, uint64_t ts, bool all
 			return 1;
 		if (!all && !exp_own_process(p->e, pid))
 			continue;
-		sqlite3_stmt *st = p->st[idx];
-		sqlite3_bind_int64(st, 1, t);
-		sqlite3_bind_int64(st, 2, pid);
-		sqlite3_bind_int64(st, 3, (int64_t)size);
-		sqlite3_bind_int64(st, 4, (int64_t)res);
-		sqlite3_bind_int64(st, 5, (int64_t)shared);
-		if ((r = step(p, idx)) < 0)
+		const union exp_value v[] = { { .i = t }, { .i = pid }, { .i = (int64_t)size }, { .i = (int64_t)res },
+					      { .i = (int64_t)shared } };
+		if ((r = exp_batch_put(b, v)) < 0)
 			return r;
 		resident += res;
 	}
@@ -693,13 +695,10 @@ static int io_interval(struct parse *p)
 		rd += prd;
 		wr += pwr;
 		blk += pblk;
-		sqlite3_stmt *st = p->st[ST_TARGET_DISK];
-		sqlite3_bind_int64(st, 1, start);
-		sqlite3_bind_int64(st, 2, n->pid);
-		sqlite3_bind_double(st, 3, exp_round(prd, 3));
-		sqlite3_bind_double(st, 4, exp_round(pwr, 3));
-		sqlite3_bind_double(st, 5, exp_round(fmin(pblk / dt_s * 100.0, 100.0), 6));
-		if ((r = step(p, ST_TARGET_DISK)) < 0)
+		const union exp_value v[] = { { .i = start }, { .i = n->pid }, { .d = exp_round(prd, 3) },
+					      { .d = exp_round(pwr, 3) },
+					      { .d = exp_round(fmin(pblk / dt_s * 100.0, 100.0), 6) } };
+		if ((r = exp_batch_put(&p->rb[RB_TARGET_DISK], v)) < 0)
 			return r;
 	}
 	double usage = fmin(blk / dt_s * 100.0, 100.0);
@@ -906,11 +905,9 @@ static int pcpu_interval(struct parse *p)
 			continue;
 		if (n->ticks < o->ticks)
 			continue;
-		sqlite3_stmt *st = p->st[ST_PROC_CPU];
-		sqlite3_bind_int64(st, 1, start);
-		sqlite3_bind_int64(st, 2, n->pid);
-		sqlite3_bind_double(st, 3, exp_round(fmin((double)(n->ticks - o->ticks) * 100.0 / avail, 100.0), 6));
-		int r = step(p, ST_PROC_CPU);
+		const union exp_value v[] = { { .i = start }, { .i = n->pid },
+					      { .d = exp_round(fmin((double)(n->ticks - o->ticks) * 100.0 / avail, 100.0), 6) } };
+		int r = exp_batch_put(&p->rb[RB_PROC_CPU], v);
 		if (r < 0)
 			return r;
 	}
@@ -1209,6 +1206,8 @@ static int exp_parse(struct exp *e)
 		return -ENAMETOOLONG;
 	for (int i = 0; i < _ST_MAX && r == 0; i++)
 		r = exp_prepare(e, st_sql[i], &p.st[i]);
+	for (int i = 0; i < _RB_MAX && r == 0; i++)
+		r = exp_batch_init(e, &p.rb[i], rb_tables[i].table, rb_tables[i].types);
 	series_init(&p.thr, &thr_kind);
 	series_init(&p.io, &io_kind);
 	series_init(&p.pcpu, &pcpu_kind);
@@ -1251,6 +1250,8 @@ static int exp_parse(struct exp *e)
 		p.have_hdr = false;
 	}
 
+	for (int i = 0; i < _RB_MAX && r == 0; i++)
+		r = exp_batch_drain(&p.rb[i]);
 	if (r == 0 && p.missed_note[0])
 		exp_note(e, "host sampling: tick(s) missed, msprofd could not keep to the rate (the intervals "
 			     "around them are longer): %s", p.missed_note);
@@ -1260,6 +1261,8 @@ static int exp_parse(struct exp *e)
 	free(p.cpu_seen);
 	for (int i = 0; i < _ST_MAX; i++)
 		sqlite3_finalize(p.st[i]);
+	for (int i = 0; i < _RB_MAX; i++)
+		exp_batch_release(&p.rb[i]);
 	return r;
 }
 

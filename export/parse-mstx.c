@@ -164,7 +164,7 @@ struct dom {
 };
 
 
-#define INSERT_COLUMNS 10 /* MSTX_EVENTS's */
+#define INSERT_COLUMNS 10 /* MSTX_EVENTS's (exp_batch_init's types below) */
 
 /* A row not yet written; end < 0: still open. */
 struct prow {
@@ -327,9 +327,13 @@ static int ended_row(sqlite3_stmt *st, void *ctx)
 
 static int write_row(struct exp_mstx *m, int64_t rowid, const struct prow *p)
 {
-	const int64_t v[INSERT_COLUMNS] = { p->start, p->end < 0 ? EXP_NULL : p->end, /* NULL: still open */
-					    p->type,  p->range_id, p->category, p->msg, p->gtid, p->end_gtid,
-					    p->dom,   EXPORT_MSTX_NO_CONNECTION };
+	const union exp_value v[INSERT_COLUMNS] = {
+		{ .i = p->start }, { .i = p->end < 0 ? EXP_NULL : p->end }, /* NULL: still open */
+		{ .i = p->type },  { .i = p->range_id },
+		{ .i = p->category }, { .i = p->msg },
+		{ .i = p->gtid },  { .i = p->end_gtid },
+		{ .i = p->dom },   { .i = EXPORT_MSTX_NO_CONNECTION },
+	};
 	if (p->end < 0) {
 		if (!m->first_open)
 			m->first_open = rowid;
@@ -659,7 +663,7 @@ static int mstx_begin_all(struct exp *e)
 	m->e = e;
 	m->head = m->next = 1; /* MSTX_EVENTS is empty */
 	e->mstx = m;
-	int r = exp_batch_init(e, &m->rows, "MSTX_EVENTS", INSERT_COLUMNS);
+	int r = exp_batch_init(e, &m->rows, "MSTX_EVENTS", "iiiiiiiiii");
 	for (int i = 0; i < _MS_MAX && r == 0; i++)
 		r = exp_prepare(e, ms_sql[i], &m->st[i]);
 	return r;
