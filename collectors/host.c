@@ -1029,11 +1029,11 @@ static int merge_threads(struct host_sampler *s, struct proc *p, const uint32_t 
 	return 0;
 }
 
-/* Children listed in /proc/PID/task/TID/children ("pid pid ... "),
- * through *kept when the thread has a slot for it (opened on first use and
- * kept: a rescan is then one pread), else opened for this read. */
 /* The children of thread tid (its task dir task_dfd) of owner (NULL: the
- * adopter) become targets. */
+ * adopter) become targets: listed in /proc/PID/task/TID/children ("pid
+ * pid ... "), read through *kept when the thread has a slot for it (opened
+ * on first use and kept: a rescan is then one pread), else opened for this
+ * read. */
 static int add_children_of(struct host_sampler *s, struct proc *owner, int task_dfd, uint32_t tid, int *kept,
 			   uint64_t ts)
 {
