@@ -220,6 +220,8 @@ static void disconnect(const char *why)
 			  stopped ? ", recording stopped" : "");
 }
 
+static void read_input(void);
+
 static void try_connect(void)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
@@ -261,12 +263,25 @@ static void try_connect(void)
 	ajw_str(&w, "name", comm);
 	ajw_int(&w, "rank", agent_rank());
 	ajw_str(&w, "features", AGENT_FEATURES);
+	C.conn = C_HELLO;
 	if (msg_send(&w) < 0) {
-		close(fd);
-		C.sock = -1;
+		/* msprofd closed the connection before the hello went out
+		 * (EPIPE): in a storm of connections it turns the newest away
+		 * unheard, with a no_hello frame that is still there to read.
+		 * Not a refusal of this process: it asks again at once, as
+		 * when that frame comes after the hello -- unless the frame
+		 * says otherwise (a real refusal is said, read_input). */
+		C.crowded = true;
+		read_input();
+		if (C.sock >= 0) {
+			close(C.sock);
+			C.sock = -1;
+		}
+		C.conn = C_NONE;
+		if (C.crowded)
+			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
 		return;
 	}
-	C.conn = C_HELLO;
 	C.lost = false;
 }
 
