@@ -510,19 +510,30 @@ static void register_sync(uint64_t self_ms)
 	try_connect(wait_left(deadline));
 	for (;;) {
 		uint64_t now = mono_ns();
-		if (window_active() || C.idle_session || now >= deadline)
+		if (window_active() || C.idle_session)
 			break;
-		if (C.sock < 0) {
-			if (!self_ms && !C.crowded)
-				break;
-			if (mono_ns() + SELF_RETRY_MS * NSEC_PER_MSEC >= deadline) {
-				char msbuf[24];
-				snprintf(msbuf, sizeof msbuf, "%llu", (unsigned long long)ms);
+		/* no connection, and one is tried again (self-enabled: msprofd
+		 * may still be starting) */
+		bool retrying = C.sock < 0 && (C.crowded || self_ms);
+		if (now >= deadline || (retrying && now + SELF_RETRY_MS * NSEC_PER_MSEC >= deadline)) {
+			/* Still crowded out, or the hello still unanswered (the
+			 * agent thread reads the answer when it comes): said,
+			 * never silent.  A refusal was said already. */
+			char msbuf[24];
+			snprintf(msbuf, sizeof msbuf, "%llu", (unsigned long long)ms);
+			if (C.sock >= 0 && C.conn == C_HELLO)
+				warn_once("msprofd did not answer this process within %s ms (too many processes "
+					  "connecting at once): its annotations are not recorded until it does%s",
+					  msbuf, "");
+			else if (retrying)
 				warn_once("msprofd had no room to hear this process within %s ms (too many processes "
 					  "connecting at once): its annotations are not recorded%s",
 					  msbuf, "");
+			break;
+		}
+		if (C.sock < 0) {
+			if (!retrying)
 				break;
-			}
 			C.crowded = false;
 			(void)poll(NULL, 0, SELF_RETRY_MS);
 			try_connect(wait_left(deadline));
