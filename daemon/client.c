@@ -11,8 +11,14 @@
  * unread replies (reading pauses beyond it).
  *
  * Idle connections cannot lock msprof out.  One without a hello is closed
- * after IPC_HELLO_TIMEOUT_MS, or at once when max_pending are waiting and
- * another comes (the oldest goes: a peer that connects says hello at once).
+ * after IPC_HELLO_TIMEOUT_MS.  While max_pending are waiting, another is
+ * not accepted until one of them leaves (said hello, or closed) or the
+ * oldest has had PENDING_GRACE_NS, when it is closed for the new one (a
+ * peer that connects says hello at once).  A storm of connections (a job
+ * starting hundreds of processes at once) so waits in the kernel's
+ * backlog, each hello read in turn, rather than being turned away to ask
+ * again, which kept msprofd accepting and refusing the same agents faster
+ * than it read any hello.
  * A client past max_clients gets in by closing the client idle longest
  * that holds no session and no claim; only when every client holds one is
  * it refused.
@@ -121,6 +127,24 @@ void client_send_error(struct client *c, uint64_t id, enum ipc_err code, const c
  * take its place. */
 #define PENDING_GRACE_NS (1000ULL * NSEC_PER_MSEC)
 
+static void on_accept_timer(uv_timer_t *t)
+{
+	struct server *srv = t->data;
+	if (!srv->accept_held || srv->stopping || uv_is_closing((uv_handle_t *)&srv->listener))
+		return;
+	srv->accept_held = false;
+	client_accept(srv, (uv_stream_t *)&srv->listener);
+}
+
+/* One of the connections without a hello leaves them (said hello, or
+ * closes): the one held back comes in, from the loop's next turn rather
+ * than from inside a close. */
+static void pending_left(struct server *srv)
+{
+	if (srv->accept_held && !srv->stopping)
+		uv_timer_start(&srv->accept_timer, on_accept_timer, 0, 0);
+}
+
 /* --- connection lifetime ------------------------------------------------ */
 
 static void on_client_closed(uv_handle_t *h)
@@ -143,6 +167,8 @@ static void client_close(struct client *c)
 	c->state = CLIENT_CLOSED;
 	srv->hooks->client_closing(c);
 	TAILQ_REMOVE(&srv->clients, c, link);
+	if (c->count == &srv->n_pending)
+		pending_left(srv);
 	(*c->count)--;
 	uv_close((uv_handle_t *)&c->pipe, on_client_closed);
 	uv_close((uv_handle_t *)&c->timer, on_client_closed);
@@ -329,6 +355,8 @@ static _printf_(3, 4) void client_evict(struct client *c, enum ipc_err code, con
 
 void client_count_as(struct client *c, unsigned *count)
 {
+	if (c->count == &c->srv->n_pending)
+		pending_left(c->srv);
 	(*c->count)--;
 	c->count = count;
 	(*count)++;
@@ -367,6 +395,30 @@ void client_accept(struct server *srv, uv_stream_t *l)
 {
 	uv_os_fd_t fd;
 	int r;
+
+	/* Room among those without a hello.  None: the connection stays
+	 * where libuv holds it, not taken, and libuv stops listening until
+	 * it is (uv_accept); pending_left takes it when one of them leaves.
+	 * The oldest of them, the first in accept order, has had the longest
+	 * to say it: once it had PENDING_GRACE_NS it is closed for the new
+	 * one (the timer comes back here then).  Without one in CLIENT_NEW
+	 * (all are refusals being written) it is one of those that leaves. */
+	if (srv->n_pending >= srv->max_pending) {
+		struct client *o;
+		TAILQ_FOREACH(o, &srv->clients, link)
+			if (o->state == CLIENT_NEW)
+				break;
+		uint64_t age = o ? mono_ns() - o->last_ns : 0;
+		if (!o || age < PENDING_GRACE_NS) {
+			srv->accept_held = true;
+			uint64_t wait = PENDING_GRACE_NS - age;
+			uv_timer_start(&srv->accept_timer, on_accept_timer,
+				       (wait + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC, 0);
+			return;
+		}
+		client_evict(o, IPC_E_NO_HELLO, "no hello after %.1f s, closed to make room for a new "
+			     "connection (%u without a hello)", (double)age / 1e9, srv->max_pending);
+	}
 
 	/* Until it passes the checks a connection is only this small struct
 	 * with one handle; the frame buffer comes later. */
@@ -410,28 +462,6 @@ void client_accept(struct server *srv, uv_stream_t *l)
 		log_msg("refused a connection from pid %d: %s", (int)c->pid, strerror(ENOMEM));
 		reject(c, IPC_E_IO, "out of memory");
 		return;
-	}
-
-	/* Room among those without a hello: the oldest of them, the first in
-	 * accept order, has had the longest to say it -- once it had
-	 * PENDING_GRACE_NS.  In a storm of connections (a job starting
-	 * hundreds of processes at once) they are accepted faster than their
-	 * hellos are read: then the new one is turned away instead, and its
-	 * agent asks again (collectors/agent/control.c). */
-	if (srv->n_pending >= srv->max_pending) {
-		struct client *o;
-		TAILQ_FOREACH(o, &srv->clients, link)
-			if (o->state == CLIENT_NEW)
-				break;
-		if (o && mono_ns() - o->last_ns < PENDING_GRACE_NS) {
-			reject(c, IPC_E_NO_HELLO, "%u connections wait for their hello to be read: try again",
-			       srv->max_pending);
-			return;
-		}
-		if (o)
-			client_evict(o, IPC_E_NO_HELLO, "no hello after %.1f s, closed to make room for a new "
-				     "connection (%u without a hello)", (double)(mono_ns() - o->last_ns) / 1e9,
-				     srv->max_pending);
 	}
 
 	c->serial = ++srv->next_client;

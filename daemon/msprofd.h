@@ -83,6 +83,12 @@ struct server {
 	 * and n_agents (said hello as an agent), each with its limit. */
 	struct client_list clients;
 	unsigned n_pending, max_pending;
+	/* max_pending wait for their hello: the next connection is left
+	 * where libuv holds it (not taken with uv_accept, which pauses the
+	 * listener; the kernel's backlog holds the ones behind it) until one
+	 * of them leaves or the oldest had its grace (client.c) */
+	bool accept_held;
+	uv_timer_t accept_timer;
 	unsigned n_clients, max_clients;
 	unsigned next_client;           /* serial for log lines */
 
@@ -137,7 +143,8 @@ struct client {
 /* What a peer can make the daemon hold, and the defaults msprofd's
  * --max-clients and --max-agents (or MSPROFD_MAX_CLIENTS, MSPROFD_MAX_AGENTS)
  * change.  Connections without a hello yet may number both together; past
- * that the oldest of them is closed for a new one, and past
+ * that a new one waits to be accepted until one of them leaves, or the
+ * oldest of them, after a grace, is closed for it; past
  * IPC_HELLO_TIMEOUT_MS any is. */
 #define SERVER_MAX_CLIENTS_DEFAULT IPC_MAX_CLIENTS
 #define SERVER_MAX_AGENTS_DEFAULT IPC_MAX_AGENTS
@@ -164,9 +171,9 @@ void server_update_idle(struct server *srv);
 
 /* --- client.c ----------------------------------------------------------- */
 
-/* Take a connection from the listener: check the peer's uid (a refusal
- * gets one error frame), make room among the connections without a hello
- * (the oldest is closed), then read it. */
+/* Take a connection from the listener -- or, while max_pending connections
+ * wait for their hello, leave it waiting (srv->accept_held) --: check the
+ * peer's uid (a refusal gets one error frame), then read it. */
 void client_accept(struct server *srv, uv_stream_t *listener);
 /* Count c in *count (srv->n_clients, n_agents) from now on, instead of
  * where it was. */

@@ -232,6 +232,8 @@ static void server_close_handles(struct server *srv)
 			uv_close((uv_handle_t *)&srv->signals[i], NULL);
 	if (!uv_is_closing((uv_handle_t *)&srv->idle_timer))
 		uv_close((uv_handle_t *)&srv->idle_timer, NULL);
+	if (!uv_is_closing((uv_handle_t *)&srv->accept_timer))
+		uv_close((uv_handle_t *)&srv->accept_timer, NULL);
 	sessions_close(srv);
 }
 
@@ -289,6 +291,8 @@ int server_new(uv_loop_t *loop, const struct server_config *cfg, struct server *
 	}
 	uv_timer_init(loop, &srv->idle_timer);
 	srv->idle_timer.data = srv;
+	uv_timer_init(loop, &srv->accept_timer);
+	srv->accept_timer.data = srv;
 	/* the devices, found while nobody waits: a session_start then answers
 	 * without a driver call (sessions_init) */
 	sessions_init(srv);

@@ -220,7 +220,12 @@ static void disconnect(const char *why)
 			  stopped ? ", recording stopped" : "");
 }
 
-static void try_connect(void)
+static void read_input(void);
+
+/* Connect and say hello.  A connect waits while msprofd's backlog is
+ * full (it takes connections as fast as it reads their hellos): at most
+ * wait_ms, then the agent asks again as when msprofd had no room. */
+static void try_connect(uint64_t wait_ms)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	const char *why = NULL;
@@ -236,8 +241,17 @@ static void try_connect(void)
 		return;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	memcpy(sa.sun_path, path, strlen(path) + 1); /* runtime_sock checked the length */
+	wait_ms = wait_ms < 1 ? 1 : wait_ms;
+	struct timeval ctv = { .tv_sec = (time_t)(wait_ms / 1000), .tv_usec = (suseconds_t)(wait_ms % 1000) * 1000 };
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &ctv, sizeof(ctv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd); /* not running: when a socket appears, or in a second */
+		/* not running: when a socket appears, or in a second; its
+		 * backlog full for wait_ms (EAGAIN): crowded, ask again soon */
+		if (errno == EAGAIN) {
+			C.crowded = true;
+			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
+		}
+		close(fd);
 		return;
 	}
 	struct ucred cred;
@@ -261,12 +275,25 @@ static void try_connect(void)
 	ajw_str(&w, "name", comm);
 	ajw_int(&w, "rank", agent_rank());
 	ajw_str(&w, "features", AGENT_FEATURES);
+	C.conn = C_HELLO;
 	if (msg_send(&w) < 0) {
-		close(fd);
-		C.sock = -1;
+		/* msprofd closed the connection before the hello went out
+		 * (EPIPE): in a storm of connections it turns the newest away
+		 * unheard, with a no_hello frame that is still there to read.
+		 * Not a refusal of this process: it asks again at once, as
+		 * when that frame comes after the hello -- unless the frame
+		 * says otherwise (a real refusal is said, read_input). */
+		C.crowded = true;
+		read_input();
+		if (C.sock >= 0) {
+			close(C.sock);
+			C.sock = -1;
+		}
+		C.conn = C_NONE;
+		if (C.crowded)
+			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
 		return;
 	}
-	C.conn = C_HELLO;
 	C.lost = false;
 }
 
@@ -466,6 +493,13 @@ static void read_input(void)
  * starting msprofd: the connection is tried again every SELF_RETRY_MS
  * until the deadline. */
 #define SELF_RETRY_MS 10
+static uint64_t wait_left(uint64_t deadline)
+{
+	uint64_t now = mono_ns();
+	uint64_t ms = now < deadline ? (deadline - now) / NSEC_PER_MSEC : 0;
+	return ms < SEND_TIMEOUT_MS ? ms : SEND_TIMEOUT_MS;
+}
+
 static void register_sync(uint64_t self_ms)
 {
 	const char *v = getenv("MSPROF_AGENT_WAIT_MS");
@@ -473,25 +507,36 @@ static void register_sync(uint64_t self_ms)
 	if (C.standalone_dir || (!ms && (!v || parse_u64(v, 1, 60000, &ms) < 0)))
 		return;
 	uint64_t deadline = mono_ns() + ms * NSEC_PER_MSEC;
-	try_connect();
+	try_connect(wait_left(deadline));
 	for (;;) {
 		uint64_t now = mono_ns();
-		if (window_active() || C.idle_session || now >= deadline)
+		if (window_active() || C.idle_session)
 			break;
-		if (C.sock < 0) {
-			if (!self_ms && !C.crowded)
-				break;
-			if (mono_ns() + SELF_RETRY_MS * NSEC_PER_MSEC >= deadline) {
-				char msbuf[24];
-				snprintf(msbuf, sizeof msbuf, "%llu", (unsigned long long)ms);
+		/* no connection, and one is tried again (self-enabled: msprofd
+		 * may still be starting) */
+		bool retrying = C.sock < 0 && (C.crowded || self_ms);
+		if (now >= deadline || (retrying && now + SELF_RETRY_MS * NSEC_PER_MSEC >= deadline)) {
+			/* Still crowded out, or the hello still unanswered (the
+			 * agent thread reads the answer when it comes): said,
+			 * never silent.  A refusal was said already. */
+			char msbuf[24];
+			snprintf(msbuf, sizeof msbuf, "%llu", (unsigned long long)ms);
+			if (C.sock >= 0 && C.conn == C_HELLO)
+				warn_once("msprofd did not answer this process within %s ms (too many processes "
+					  "connecting at once): its annotations are not recorded until it does%s",
+					  msbuf, "");
+			else if (retrying)
 				warn_once("msprofd had no room to hear this process within %s ms (too many processes "
 					  "connecting at once): its annotations are not recorded%s",
 					  msbuf, "");
+			break;
+		}
+		if (C.sock < 0) {
+			if (!retrying)
 				break;
-			}
 			C.crowded = false;
 			(void)poll(NULL, 0, SELF_RETRY_MS);
-			try_connect();
+			try_connect(wait_left(deadline));
 			continue;
 		}
 		struct pollfd pf = { .fd = C.sock, .events = POLLIN };
@@ -615,7 +660,7 @@ static void *agent_main(void *arg)
 		}
 		pthread_mutex_unlock(&g_win_mu);
 		if (!C.standalone_dir && C.sock < 0 && now >= C.next_try_ns)
-			try_connect();
+			try_connect(SEND_TIMEOUT_MS);
 		buffering_check(now);
 
 		int timeout = 1000;
