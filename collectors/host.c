@@ -368,6 +368,7 @@ struct proc {
 	int32_t rank;             /* from its environment (common/rankenv.h), else its parent's; -1 none */
 	int32_t local_rank;       /* the same; -1 unknown */
 	bool skip;                /* not of a --ranks rank: followed, never sampled */
+	bool root;                /* one of cfg->roots: its parent is not followed */
 	uint8_t env_retries;      /* no rank of its own yet: read its environment again (set_rank) */
 	uint64_t starttime, blkio;
 	char comm[16];
@@ -414,6 +415,7 @@ struct host_sampler {
 	bool skip_idle;           /* skip what has not run (off: MSPROF_TEST_HOST_FULL_READ) */
 	bool grp_clock;           /* the per-process CPU clock test (off on nohz_full) */
 	uint64_t rescan_gen;      /* the next rescan's marks (mark_rescan) */
+	bool rescan_all;          /* the next rescan looks at every process (mark_rescan) */
 	/* ticks taken and deadlines missed, per kind (index 0 sys, 1 usage),
 	 * and what RAW_SAMPLER_TICKS last said */
 	uint64_t taken[2], missed[2], taken_written[2], missed_written[2];
@@ -814,10 +816,11 @@ static void open_task_dir(struct host_sampler *s, struct proc *p)
  * one way to gain children it did not make is an orphan of a process
  * below it (orphans go to the nearest subreaper above them), and that
  * process ran, or made the orphan's parent, since (or was seen dead in
- * a list of children: add_children_of).  A tree of sleeping processes
- * costs no listing of threads and no read of their children.  Marks are a
- * generation each rescan, so that those made while one runs are the
- * next one's. */
+ * a list of children: add_children_of; its orphans are found by the
+ * next rescan when they went to a process this one has passed).  A tree
+ * of sleeping processes costs no listing of threads and no read of their
+ * children.  Marks are a generation each rescan, so that those made while
+ * one runs are the next one's. */
 static void mark_rescan(struct host_sampler *s, struct proc *p)
 {
 	/* the walk stops at a process marked before: those above it are too
@@ -825,7 +828,21 @@ static void mark_rescan(struct host_sampler *s, struct proc *p)
 	while (p && p->rescan != s->rescan_gen) {
 		p->rescan = s->rescan_gen;
 		uint32_t up;
-		p = pm_get(&s->pmap, p->ppid, &up) ? s->procs[up] : NULL;
+		if (pm_get(&s->pmap, p->ppid, &up)) {
+			p = s->procs[up];
+			continue;
+		}
+		/* Above the tree: a root's parent, or the adopter (looked at
+		 * each rescan).  Else p's ppid is out of date: the parent it
+		 * had exited, and p went to a subreaper of the tree or out of
+		 * it, and p's stat (read every IDLE_REFRESH_NS while nothing
+		 * of it runs) has not said so yet: every process is looked at,
+		 * and p's stat read at the next tick. */
+		if (!p->root && p->ppid != s->adopter) {
+			s->rescan_all = true;
+			p->stat_ns = 0;
+		}
+		p = NULL;
 	}
 }
 
@@ -889,9 +906,7 @@ static int add_target(struct host_sampler *s, uint32_t pid, uint64_t ts)
 static void remove_target(struct host_sampler *s, size_t i, uint64_t ts)
 {
 	struct proc *p = s->procs[i];
-	uint32_t up;
-	if (pm_get(&s->pmap, p->ppid, &up))
-		mark_rescan(s, s->procs[up]); /* its orphans went up the tree */
+	mark_rescan(s, p); /* its orphans went up the tree */
 	for (size_t k = 0; k < ARRAY_SIZE(proc_sys_sources); k++)
 		emit_exit(s, proc_sys_sources[k], ts, p->pid);
 	pm_del(&s->pmap, p->pid);
@@ -912,8 +927,6 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		struct proc *p = s->procs[i];
 		struct pstat st;
 		bool ok;
-		if (p->ran) /* this tick's, the cpu sampler's say included */
-			mark_rescan(s, p);
 		if (p->leader_valid) {
 			st = p->leader;
 			p->leader_valid = false;
@@ -935,6 +948,8 @@ static void refresh_targets(struct host_sampler *s, uint64_t ts)
 		p->num_threads = st.num_threads;
 		p->state = st.state;
 		p->stat_ns = ts;
+		if (p->ran) /* this tick's, the cpu sampler's say included; after the ppid is current */
+			mark_rescan(s, p);
 		if (memcmp(p->comm, st.comm, sizeof(p->comm)) != 0) {
 			/* an exec: its environment is the new program's (a
 			 * launcher forks, then execs the rank with RANK set) */
@@ -1039,13 +1054,20 @@ static int add_children_of(struct host_sampler *s, struct proc *owner, int task_
 {
 	char rel[REL_MAX];
 	_cleanup_close_ int own = -1;
-	if (kept && *kept < 0 && keep_open(s, task_dfd, tid, "children", false, kept) < 0)
+	int r = kept && *kept < 0 ? keep_open(s, task_dfd, tid, "children", false, kept) : 0;
+	if (r < 0) {
+		if (r != -ENOENT) /* not a thread that exited */
+			mark_rescan(s, owner);
 		return 0;
+	}
 	int fd = kept ? *kept : -1;
 	if (fd < 0)
 		fd = own = openat(task_dfd, rel_path(rel, tid, "children"), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != ENOENT) /* not a thread that exited: EMFILE, ENOMEM */
+			mark_rescan(s, owner);
 		return 0;
+	}
 	char buf[SMALL_BUF];
 	size_t have = 0;
 	off_t off = 0;
@@ -1072,7 +1094,7 @@ static int add_children_of(struct host_sampler *s, struct proc *owner, int task_
 				break;
 			}
 			if (v > 0 && v <= UINT32_MAX) {
-				int r = add_target(s, (uint32_t)v, ts);
+				r = add_target(s, (uint32_t)v, ts);
 				if (r < 0)
 					return r;
 				/* not followed: dead already (its orphans went
@@ -1205,14 +1227,20 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 	/* marked for this one, or during it (targets added while this runs
 	 * are appended and visited too) */
 	uint64_t gen = s->rescan_gen++;
+	bool all = s->rescan_all || !s->skip_idle;
+	s->rescan_all = false;
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
-		if (p->rescan < gen && s->skip_idle) /* see mark_rescan */
+		if (p->rescan < gen && !all) { /* see mark_rescan */
+			s->st.rescan_skipped++;
 			continue;
+		}
 		if (!p->task_dir)
 			open_task_dir(s, p); /* failed before (EMFILE): try again */
-		if (!p->task_dir)
+		if (!p->task_dir) {
+			mark_rescan(s, p); /* and at the next rescan */
 			continue;
+		}
 		/* The thread list needs no listing when this tick read every
 		 * known thread and the process counts no others: then there
 		 * are none (a thread that starts after the count shows in the
@@ -1334,10 +1362,15 @@ static void sample_thread_cpu(struct host_sampler *s)
 			continue;
 		int dfd = dirfd(p->task_dir);
 		bool moved = false;
+		/* every thread of it known and read: only then does none having
+		 * moved say it did not run */
+		bool all_read = p->n_thr >= p->num_threads;
 		for (size_t k = 0; k < p->n_thr; k++) {
 			struct thr *t = &p->thr[k];
-			if (t->gone)
+			if (t->gone) {
+				all_read = false;
 				continue;
+			}
 			if (t->have_last && !p->ran) {
 				thread_entry(&r, p->pid, t);
 				continue;
@@ -1356,6 +1389,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 			n = read_file(t->stat_fd, dfd, t->tid, "stat", buf, sizeof(buf));
 			struct pstat st;
 			if (n <= 0 || parse_stat(buf, (size_t)n, &st) < 0) {
+				all_read = false;
 				t->gone = true;
 				t->have_last = false;
 				thr_close(s, t);
@@ -1380,7 +1414,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 			thread_entry(&r, p->pid, t);
 		}
 		/* what the io sampler and refresh_targets go by this tick */
-		if (s->skip_idle && p->ran && p->n_thr > 0)
+		if (s->skip_idle && p->ran && p->n_thr > 0 && all_read)
 			p->ran = moved;
 	}
 	rec_flush(&r);
@@ -1964,6 +1998,9 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 		r = add_target(s, cfg->roots[i], ts);
 		if (r < 0)
 			goto fail;
+		uint32_t at;
+		if (pm_get(&s->pmap, cfg->roots[i], &at))
+			s->procs[at]->root = true;
 	}
 	if (s->err) {
 		r = s->err;

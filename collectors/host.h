@@ -49,6 +49,7 @@ struct host_sampler_stats {
 	uint64_t ticks;
 	uint64_t missed_ticks;       /* deadlines that passed untaken (host_sampler_missed) */
 	uint64_t tree_reads;         /* the tree's /proc files read and CPU clocks asked by ticks */
+	uint64_t rescan_skipped;     /* processes a rescan did not look at: nothing of them ran */
 	uint64_t records;
 	uint64_t bytes;              /* raw bytes written, all sources */
 	unsigned live_pids;          /* target processes alive now */

@@ -313,11 +313,12 @@ int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what)
 int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, const char *types)
 {
 	int cols = (int)strlen(types);
+	*b = (struct exp_batch){ .e = e, .cols = cols }; /* released safely whatever comes */
 	if (cols < 1 || cols > EXP_BATCH_COLS || strspn(types, "id") != (size_t)cols)
 		return -EINVAL;
-	*b = (struct exp_batch){ .e = e, .cols = cols };
 	memcpy(b->types, types, (size_t)cols);
-	snprintf(b->what, sizeof b->what, "INSERT INTO %s", table);
+	if ((size_t)snprintf(b->what, sizeof b->what, "INSERT INTO %s", table) >= sizeof b->what)
+		return -ENAMETOOLONG; /* the SQL is made from it */
 	/* "INSERT INTO T VALUES (?, ?), (?, ?), ...": the row's part, then
 	 * as many as the statement carries */
 	char row[4 * EXP_BATCH_COLS + 4], sql[sizeof row * EXP_BATCH_ROWS + 64];

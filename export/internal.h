@@ -265,7 +265,10 @@ int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
  * updates the table drains the batch first. */
 #define EXP_BATCH_ROWS 16
 #define EXP_BATCH_COLS 10
-#define EXP_NULL INT64_MIN          /* an integer put as SQL NULL */
+/* An integer put as SQL NULL.  No column the parse writes holds it: times
+ * are checked (exp_time_far), ids and pids are 32-bit or positive; only a
+ * damaged raw file's range id or size could, and is then NULL. */
+#define EXP_NULL INT64_MIN
 union exp_value {
 	int64_t i;
 	double d;

@@ -1336,6 +1336,7 @@ static void test_batch(void)
 	CHECK(exp_exec(&e, "CREATE TABLE t (a INTEGER, b INTEGER, d REAL)") == 0);
 	struct exp_batch b;
 	CHECK(exp_batch_init(&e, &b, "t", "iix") == -EINVAL);
+	CHECK(exp_batch_init(&e, &b, "a_table_whose_name_is_longer_than_the_room_for_it", "i") == -ENAMETOOLONG);
 	CHECK(exp_batch_init(&e, &b, "t", "iid") == 0);
 	enum { ROWS = 5000 };
 	static struct brow want[ROWS];
@@ -1357,6 +1358,11 @@ static void test_batch(void)
 			int64_t rows = 0;
 			CHECK(exp_each(&e, "SELECT count(*) FROM t", NULL, db_row_i64, &rows) == 1);
 			CHECK(rows == (int64_t)n);
+			/* the last row by its rowid, as the mstx parse reads a
+			 * row written open */
+			char sql[64];
+			snprintf(sql, sizeof sql, "SELECT rowid, a, b, d FROM t WHERE rowid = %zu", n);
+			CHECK(exp_each(&e, sql, NULL, check_brow, want) == 1);
 		}
 	}
 	CHECK(exp_batch_drain(&b) == 0);

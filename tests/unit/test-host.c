@@ -5,7 +5,9 @@
  * depends on how long anything took. */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -874,25 +876,90 @@ static void child_subreaper(int rd, int wr)
 	}
 	CHECK(recv_msg(rd).tag == 'X');
 	CHECK(kill(b, SIGKILL) == 0);
-	/* B, and the orphan, ours now */
-	for (int n = 0; n < 2;)
-		if (waitpid(-1, NULL, 0) > 0)
-			n++;
+	/* B, the orphan and C (a zombie of B's), ours now */
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
 }
 
-static void test_subreaper(void)
+/* The same with a parent that is out of date: below the sleeping
+ * subreaper, M makes Y and exits, and Y goes to the top while its last
+ * read stat still names M (a process that does not run has its stat read
+ * once a second).  Y's child S exits after 300 ms; Y wakes, forks D, which
+ * forks G and exits at once: G goes to the top.  The walk up from S stops
+ * at Y, whose parent is no process of the tree: every process is looked
+ * at, and G is followed. */
+static void child_stale_parent(int rd, int wr)
 {
-	char *dir = subdir("subreaper");
-	struct child ch = spawn(child_subreaper);
+	CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	send_msg(wr, 'R', 0, 0);
+	CHECK(recv_msg(rd).tag == 'G');
+	int yp[2];
+	CHECK(pipe(yp) == 0);
+	pid_t m = fork();
+	CHECK(m >= 0);
+	if (m == 0) {
+		pid_t y = fork();
+		CHECK(y >= 0);
+		if (y == 0) {
+			pid_t sl = fork();
+			CHECK(sl >= 0);
+			if (sl == 0) {
+				struct timespec nap = { 0, 300 * 1000 * 1000 };
+				nanosleep(&nap, NULL);
+				_exit(0);
+			}
+			CHECK(waitpid(sl, NULL, 0) == sl);
+			pid_t d = fork();
+			CHECK(d >= 0);
+			if (d == 0) {
+				pid_t g = fork();
+				CHECK(g >= 0);
+				if (g == 0) {
+					prctl(PR_SET_NAME, "orphan", 0, 0, 0);
+					burn_cpu_ns(300 * NSEC_PER_MSEC);
+					struct rusage ru;
+					CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
+					send_msg(wr, 'C', getpid(), (int64_t)(ru_cpu_ns(&ru) / NSEC_PER_USEC));
+					_exit(0);
+				}
+				_exit(0);
+			}
+			CHECK(waitpid(d, NULL, 0) == d);
+			for (;;)
+				pause();
+		}
+		CHECK(write(yp[1], &y, sizeof y) == (ssize_t)sizeof y);
+		struct timespec nap = { 0, 100 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+		_exit(0);
+	}
+	pid_t y;
+	CHECK(read(yp[0], &y, sizeof y) == (ssize_t)sizeof y);
+	CHECK(waitpid(m, NULL, 0) == m);
+	CHECK(recv_msg(rd).tag == 'X');
+	CHECK(kill(y, SIGKILL) == 0);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+}
+
+static void test_orphan(const char *name, void (*fn)(int rd, int wr))
+{
+	char *dir = subdir(name);
+	struct child ch = spawn(fn);
 	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_CPU, 0, 0);
 	struct gc_report rep = { 0 };
 	run_sampled(s, &ch, HOST_TICK_SYS, on_gc_msg, &rep);
+	struct host_sampler_stats st;
+	host_sampler_get_stats(s, &st);
 	finish(s, dir);
 	CHECK(rep.pid > 0);
 	struct pid_view pv = view_pid(dir, RAW_SOURCE_HOST_CPU, (uint32_t)rep.pid);
 	uint64_t truth = (uint64_t)rep.cpu_us * NSEC_PER_USEC;
-	printf("subreaper: orphan %d: rusage %.3f s, sampled %.3f s, %d samples, ppid %u\n", rep.pid,
-	       (double)truth / 1e9, (double)sum_run(&pv) / 1e9, pv.cpu_samples, pv.n_info ? pv.info[0].ppid : 0);
+	printf("%s: orphan %d: rusage %.3f s, sampled %.3f s, %d samples, ppid %u; %" PRIu64 " processes not "
+	       "looked at by rescans\n", name, rep.pid, (double)truth / 1e9, (double)sum_run(&pv) / 1e9,
+	       pv.cpu_samples, pv.n_info ? pv.info[0].ppid : 0, st.rescan_skipped);
+	/* the sleeping ones were passed over, or the test shows nothing */
+	CHECK(st.rescan_skipped > 0);
 	CHECK(pv.n_info >= 1);
 	CHECK(streq(pv.info[pv.n_info - 1].comm, "orphan"));
 	CHECK(pv.cpu_samples >= 3);
@@ -1411,7 +1478,8 @@ int main(void)
 	test_disk();
 	test_grandchild(false);
 	test_grandchild(true);
-	test_subreaper();
+	test_orphan("subreaper", child_subreaper);
+	test_orphan("stale-parent", child_stale_parent);
 	test_exec();
 	test_network();
 	test_usage();
