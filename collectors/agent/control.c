@@ -579,6 +579,41 @@ static void answer_flush(void)
 	(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* The agent thread did not answer a flush in time (it never got the CPU,
+ * or is stuck): what the queues still hold is lost with the process, and
+ * said on stderr, never silently.  Async-signal-safe: atomics and one
+ * write(2), the number made by hand. */
+static void flush_timed_out(void)
+{
+	uint64_t bytes = 0;
+	uint32_t n = atomic_load(&g_n_threads);
+	for (uint32_t i = 0; i < n && i < AGENT_MAX_THREADS; i++) {
+		struct athread *t = atomic_load(&g_threads[i]);
+		if (!t)
+			continue;
+		uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+		uint64_t tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+		bytes += head > tail ? head - tail : 0;
+	}
+	if (!bytes)
+		return;
+	static const char a[] = "msprof agent: the agent thread did not write this process's last annotations "
+				"before it ended: ";
+	static const char b[] = " bytes of them are lost\n";
+	char line[sizeof a + sizeof b + 24], num[24];
+	size_t k = 0, len = 0;
+	do
+		num[k++] = (char)('0' + bytes % 10);
+	while ((bytes /= 10) && k < sizeof num);
+	memcpy(line, a, sizeof a - 1);
+	len = sizeof a - 1;
+	while (k)
+		line[len++] = num[--k];
+	memcpy(line + len, b, sizeof b - 1);
+	len += sizeof b - 1;
+	(void)!write(2, line, len);
+}
+
 /* Async-signal-safe: atomics, write(2) on the eventfd, clock_gettime and
  * futex(2); no lock, no allocation.  The agent thread does the writing in
  * its own context, so whatever the caller interrupted (malloc, a lock of
@@ -610,6 +645,8 @@ void agent_flush_now(void)
 				       (long)((deadline - now) % NSEC_PER_SEC) };
 		(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAIT_PRIVATE, done, &ts, NULL, 0);
 	}
+	if ((int32_t)(atomic_load_explicit(&C.flush_done, memory_order_acquire) - want) < 0)
+		flush_timed_out();
 	errno = saved;
 }
 

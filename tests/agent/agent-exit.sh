@@ -37,4 +37,29 @@ for c in _exit _Exit signal exec execvp execfail fork vfork; do
 	exit_case plain "$c" 0 "$AGENT"
 	exit_case osrt "$c" 1 "${AGENT_OSRT:?run under meson test}" MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=0
 done
+
+# The agent thread held (ptrace-stopped by a helper of the program's) while
+# the program records N more marks and _exits: the flush is never answered,
+# and what the queues hold is said lost on stderr, with its size: the marks
+# missing from the file times the size of one (all of one length).
+dir=$T_WORK/stalled
+LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB:}$AGENT" MSPROF_AGENT_OUTPUT="$dir" timeout 60 "$APP" run stalled "$N" 0 \
+	>"$T_WORK/stalled.out" 2>"$T_WORK/stalled.err"
+t_eq "stalled: the program exits 0" "$?" 0
+if grep -qx noptrace "$T_WORK/stalled.out"; then
+	echo "# ptrace is refused here: the held agent thread is not tried"
+else
+	pid=$(head -1 "$T_WORK/stalled.out")
+	recorded=$("$APP" check "$dir/host/data" stalled "$N" 0 0 "$pid")
+	lost=$((2 * N - ${recorded:-0}))
+	bytes=$(sed -nE "s/^msprof agent: the agent thread did not write this process's last annotations before it ended: ([0-9]+) bytes of them are lost$/\1/p" \
+		"$T_WORK/stalled.err")
+	t_eq "stalled: one line on stderr says so" "$(wc -l <"$T_WORK/stalled.err"):${bytes:+said}" "1:said"
+	t_check "stalled: marks are missing from the file ($recorded of $((2 * N)) there)" [ "$lost" -gt 0 ]
+	if [ -n "$bytes" ] && [ "$lost" -gt 0 ]; then
+		each=$((bytes / lost))
+		t_check "stalled: the bytes said lost ($bytes) are the $lost missing marks, $each bytes each" \
+			[ $((bytes % lost)) -eq 0 -a "$each" -ge 16 -a "$each" -le 64 ]
+	fi
+fi
 t_done

@@ -9,12 +9,22 @@
  *                             execvp, execfail (an exec that fails, then as
  *                             much again, then exit), fork (a child records
  *                             and _exits), vfork (a vfork child execs while
- *                             the parent records); prints the pids to check
+ *                             the parent records), stalled (the agent thread
+ *                             held by a ptrace-stop of a helper of ours while
+ *                             the program records N "held-0" and N "held-1"
+ *                             marks and _exits: prints "stalled", or
+ *                             "noptrace" where ptrace is refused); prints the
+ *                             pids to check
  *   exit-app exec-child N     N marks "after-exec", then exit
  *   exit-app check DIR CASE N M OSRT PIDS...
- *                             OSRT: 1 when the osrt agent recorded */
+ *                             OSRT: 1 when the osrt agent recorded; CASE
+ *                             stalled: prints the held marks in the file
+ *                             (the file may be cut short, or missing) */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "tests/agent/apptest.h"
@@ -53,6 +63,59 @@ static void exec_self(int n, bool by_path)
 		char *argv[] = { "exit-app", "exec-child", num, NULL };
 		execvp(self_path, argv);
 	}
+}
+
+/* The tid of the agent thread (named msprof-agent), 0 when none. */
+static pid_t agent_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	CHECK(d);
+	pid_t tid = 0;
+	for (struct dirent *de; !tid && (de = readdir(d));) {
+		char path[300], comm[32] = "";
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+		FILE *f = de->d_name[0] != '.' ? fopen(path, "re") : NULL;
+		if (f && fgets(comm, sizeof comm, f) && strcmp(comm, "msprof-agent\n") == 0)
+			tid = (pid_t)atoi(de->d_name);
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return tid;
+}
+
+/* A helper child ptrace-stops thread tid of ours and keeps it stopped until
+ * we are gone; true when it is held. */
+static bool hold_thread(pid_t tid)
+{
+	int go[2], done[2];
+	CHECK(pipe(go) == 0 && pipe(done) == 0);
+	pid_t h = fork();
+	CHECK(h >= 0);
+	if (h == 0) {
+		close(go[1]);
+		close(done[0]);
+		char b = 0;
+		CHECK(read(go[0], &b, 1) == 1);
+		int st = 0;
+		bool held = ptrace(PTRACE_SEIZE, tid, NULL, NULL) == 0 && ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) == 0 &&
+			    waitpid(tid, &st, __WALL) == tid && WIFSTOPPED(st);
+		b = held ? 'y' : 'n';
+		CHECK(write(done[1], &b, 1) == 1);
+		(void)!read(go[0], &b, 1); /* EOF: the program is gone */
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	(void)prctl(PR_SET_PTRACER, h, 0, 0, 0); /* where Yama asks for it */
+	CHECK(write(go[1], "g", 1) == 1);
+	char b = 'n';
+	CHECK(read(done[0], &b, 1) == 1);
+	if (b != 'y') {
+		kill(h, SIGKILL);
+		CHECK(waitpid(h, NULL, 0) == h);
+	}
+	return b == 'y';
 }
 
 static int run(const char *c)
@@ -106,6 +169,19 @@ static int run(const char *c)
 		printf("%d\n", (int)p);
 		return 0;
 	}
+	if (strcmp(c, "stalled") == 0) {
+		record("held-0", n_marks, 0);
+		pid_t tid = agent_tid();
+		CHECK(tid > 0);
+		if (!hold_thread(tid)) {
+			printf("noptrace\n");
+			return 0;
+		}
+		printf("stalled\n");
+		fflush(stdout);
+		record("held-1", n_marks, 0);
+		_exit(0); /* the flush waits for the held thread in vain */
+	}
 	fprintf(stderr, "exit-app: unknown case '%s'\n", c);
 	return 2;
 }
@@ -158,6 +234,16 @@ static int check(char **a, int n)
 	uint32_t pid = (uint32_t)atoi(a[5]);
 	struct ar_file f;
 
+	if (strcmp(c, "stalled") == 0) {
+		size_t n0 = 0, n1 = 0;
+		if (ar_load(dir, pid, &f) == 0) {
+			n0 = marks(&f, "held-0");
+			n1 = marks(&f, "held-1");
+			ar_free(&f);
+		}
+		printf("%zu\n", n0 + n1);
+		return 0;
+	}
 	if (strcmp(c, "_exit") == 0 || strcmp(c, "_Exit") == 0 || strcmp(c, "signal") == 0) {
 		load(dir, pid, 1, &f);
 		expect(&f, "before-exit", nm);
