@@ -45,9 +45,19 @@ read -r P F X <"$T_WORK/o2"
 self_wait "$C" "$P"
 t_eq "one log: the children started no msprof of their own" "$(ls "$C"/msprof_self_*.log | wc -l)" 1
 if DB=$(self_db "$C"); then
-	t_eq "the parent's, the forked and the exec'd child's marks in one PROF dir" \
-		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value || '@' || (e.globalTid >> 32) AS v $EV ORDER BY m.value)")" \
-		"exec-a@$X,fork-a@$F,parent-a@$P,parent-b@$P"
+	got=$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value || '@' || (e.globalTid >> 32) AS v $EV ORDER BY m.value)")
+	# ASan's allocator is not fork-safe (GCC 12's libasan; agent-fork-threads):
+	# the forked child's new agent thread can wait forever on its lock, seen
+	# as a futex wait in libasan's region before the thread's first line, so
+	# its mark cannot be written; then it must be said lost, never silent.
+	# The plain build checks the mark.
+	if [ -n "${ASAN_LIB:-}" ] && [ "$got" = "exec-a@$X,parent-a@$P,parent-b@$P" ] &&
+		grep -qE "did not write this process's last annotations before it ended: [0-9]+ bytes" "$T_WORK/e2"; then
+		t_ok "sanitized build: the forked child's mark, its agent thread held by libasan's lock, is said lost"
+	else
+		t_eq "the parent's, the forked and the exec'd child's marks in one PROF dir" "$got" \
+			"exec-a@$X,fork-a@$F,parent-a@$P,parent-b@$P"
+	fi
 fi
 
 # --- a bad option: msprof's message, once; unprofiled; the exit status kept -----------------
