@@ -391,6 +391,11 @@ const char *raw_source_stem(enum raw_source s);
 #define RAW_STEM_MAX 32
 /* "agent_<pid>.data": the stem of one process's agent files. */
 void raw_agent_stem(pid_t pid, char ret[RAW_STEM_MAX]);
+/* Beside a process's files, "agent_<pid>.lost": what the process left
+ * unwritten when it ended before its agent thread wrote its queues (the
+ * thread did not get to them within the exit's wait), the bytes as decimal
+ * text and a newline; the export names it. */
+#define RAW_AGENT_LOST_SUFFIX ".lost"
 
 /* --- writing ------------------------------------------------------------ */
 

@@ -6,6 +6,10 @@
  * domains' decoders, and a domain with agent_ops takes part around the
  * files and each process (the mstx domain's range matching, parse-mstx.c).
  * Every count reaches AGENT_COUNTERS and the report. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "export/internal.h"
 #include "collectors/raw.h"
 #include "common/util.h"
@@ -380,11 +384,47 @@ static void report(struct agent_parse *p)
 			exp_domains[i]->agent_ops->report(e);
 }
 
+/* "agent_<pid>.lost" files (collectors/raw.h): each process that ended
+ * before its agent thread wrote its queues, named with what it lost.  The
+ * file is a job's: read at most a line, trusted for nothing but digits. */
+static void lost_notes(struct exp *e, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));) {
+		unsigned pid;
+		int end = 0;
+		size_t len = strlen(de->d_name), sl = strlen(RAW_AGENT_LOST_SUFFIX);
+		if (len <= sl || strcmp(de->d_name + len - sl, RAW_AGENT_LOST_SUFFIX) != 0 ||
+		    sscanf(de->d_name, "agent_%u%n", &pid, &end) != 1 || (size_t)end != len - sl)
+			continue;
+		char buf[32] = "";
+		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		uint64_t bytes = 0;
+		size_t k = 0;
+		while (n > 0 && k < (size_t)n && buf[k] >= '0' && buf[k] <= '9' && bytes < UINT64_MAX / 10)
+			bytes = bytes * 10 + (uint64_t)(buf[k++] - '0');
+		if (n > 0 && k > 0 && k + 1 == (size_t)n && buf[k] == '\n')
+			exp_note(e, "agent: process %u ended before its agent thread wrote its last annotations "
+				    "(it did not get to them in the exit's wait): %" PRIu64 " bytes of them are lost",
+				 pid, bytes);
+		else
+			exp_note(e, "agent: process %u ended before its agent thread wrote its last annotations; "
+				    "'%s' does not say how much was lost", pid, de->d_name);
+	}
+	closedir(d);
+}
+
 static int exp_parse_agents(struct exp *e)
 {
 	char dir[PATH_MAX];
 	if ((size_t)snprintf(dir, sizeof dir, "%s/host/data", e->prof_dir) >= sizeof dir)
 		return -ENAMETOOLONG;
+	lost_notes(e, dir);
 	uint32_t *pids = NULL;
 	size_t n = 0;
 	int r = raw_list_agent_pids(dir, &pids, &n);

@@ -443,6 +443,9 @@ void window_forget_after_fork(void);
 /* A forked child's buffering ended with no window for it: back to idle,
  * and what its queues hold is forgotten.  Caller holds g_win_mu. */
 void window_discard_buffered(void);
+/* The data dir of the current (or last) window, "" before the first: read
+ * without a lock (async-signal-safe), it changes only when a window starts. */
+const char *window_dir(void);
 
 /* --- control.c: the agent thread --------------------------------------- */
 

@@ -583,6 +583,25 @@ static void answer_flush(void)
  * or is stuck): what the queues still hold is lost with the process, and
  * said on stderr, never silently.  Async-signal-safe: atomics and one
  * write(2), the number made by hand. */
+static size_t put_str(char *buf, size_t len, size_t cap, const char *s)
+{
+	while (*s && len + 1 < cap)
+		buf[len++] = *s++;
+	return len;
+}
+
+static size_t put_u64(char *buf, size_t len, size_t cap, uint64_t v)
+{
+	char num[24];
+	size_t k = 0;
+	do
+		num[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof num);
+	while (k && len + 1 < cap)
+		buf[len++] = num[--k];
+	return len;
+}
+
 static void flush_timed_out(void)
 {
 	uint64_t bytes = 0;
@@ -597,21 +616,30 @@ static void flush_timed_out(void)
 	}
 	if (!bytes)
 		return;
-	static const char a[] = "msprof agent: the agent thread did not write this process's last annotations "
-				"before it ended: ";
-	static const char b[] = " bytes of them are lost\n";
-	char line[sizeof a + sizeof b + 24], num[24];
-	size_t k = 0, len = 0;
-	do
-		num[k++] = (char)('0' + bytes % 10);
-	while ((bytes /= 10) && k < sizeof num);
-	memcpy(line, a, sizeof a - 1);
-	len = sizeof a - 1;
-	while (k)
-		line[len++] = num[--k];
-	memcpy(line + len, b, sizeof b - 1);
-	len += sizeof b - 1;
+	char line[256];
+	size_t len = put_str(line, 0, sizeof line, "msprof agent: the agent thread did not write this process's last "
+						      "annotations before it ended: ");
+	len = put_u64(line, len, sizeof line, bytes);
+	len = put_str(line, len, sizeof line, " bytes of them are lost\n");
 	(void)!write(2, line, len);
+	/* and for the export, beside the process's files (the file may not
+	 * even exist: the thread had not written yet) */
+	const char *dir = window_dir();
+	if (!dir[0])
+		return;
+	char path[PATH_MAX + 64];
+	size_t at = put_str(path, 0, sizeof path, dir);
+	at = put_str(path, at, sizeof path, "/agent_");
+	at = put_u64(path, at, sizeof path, (uint64_t)syscall(SYS_getpid));
+	at = put_str(path, at, sizeof path, RAW_AGENT_LOST_SUFFIX); /* collectors/raw.h */
+	path[at] = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return;
+	len = put_u64(line, 0, sizeof line, bytes);
+	line[len++] = '\n';
+	(void)!write(fd, line, len);
+	close(fd);
 }
 
 /* Async-signal-safe: atomics, write(2) on the eventfd, clock_gettime and

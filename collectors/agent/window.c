@@ -584,6 +584,11 @@ void window_prepare(void)
 	membarrier_init();
 }
 
+const char *window_dir(void)
+{
+	return W.dir;
+}
+
 int window_start(const struct window_opts *o)
 {
 	if (W.active)

@@ -41,8 +41,9 @@ done
 # The agent thread held (ptrace-stopped by a helper of the program's) while
 # the program records N more marks and _exits: the flush is never answered,
 # and what the queues hold is said lost on stderr, with its size: the marks
-# missing from the file times the size of one (all of one length).
-dir=$T_WORK/stalled
+# missing from the file times the size of one (all of one length); the
+# export of the dir names the process and the bytes.
+dir=$T_WORK/stalled/PROF_000001_20260101000000000_00004242AAAAAAAA
 LD_PRELOAD="${ASAN_LIB:+$ASAN_LIB:}$AGENT" MSPROF_AGENT_OUTPUT="$dir" timeout 60 "$APP" run stalled "$N" 0 \
 	>"$T_WORK/stalled.out" 2>"$T_WORK/stalled.err"
 t_eq "stalled: the program exits 0" "$?" 0
@@ -60,6 +61,10 @@ else
 		each=$((bytes / lost))
 		t_check "stalled: the bytes said lost ($bytes) are the $lost missing marks, $each bytes each" \
 			[ $((bytes % lost)) -eq 0 -a "$each" -ge 16 -a "$each" -le 64 ]
+		"$MSPROF" --export=on --output="$dir" >"$T_WORK/stalled.export" 2>&1
+		t_grep "stalled: the export names the process and the bytes lost" \
+			"agent: process $pid ended before its agent thread wrote its last annotations" "$T_WORK/stalled.export"
+		t_grep "stalled: ... $bytes of them" "$bytes bytes of them are lost" "$T_WORK/stalled.export"
 	fi
 fi
 t_done

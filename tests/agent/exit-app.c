@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
@@ -171,6 +172,14 @@ static int run(const char *c)
 	}
 	if (strcmp(c, "stalled") == 0) {
 		record("held-0", n_marks, 0);
+		/* the first marks in the file (a drain), so that it can be
+		 * exported: at most 10 s */
+		const char *out = getenv("MSPROF_AGENT_OUTPUT");
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/host/data/agent_%d.data.slice_0", out ? out : ".", (int)getpid());
+		struct stat st = { 0 };
+		for (int i = 0; i < 1000 && (stat(path, &st) < 0 || st.st_size < 16 * n_marks); i++)
+			usleep(10000);
 		pid_t tid = agent_tid();
 		CHECK(tid > 0);
 		if (!hold_thread(tid)) {
