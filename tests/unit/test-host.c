@@ -839,6 +839,26 @@ static void test_grandchild(bool fallback)
 	free(dir);
 }
 
+/* Fork a process that forks G and exits at once: G, an orphan, burns
+ * 300 ms of CPU and reports its run time ('C') on wr.  The maker's pid. */
+static pid_t fork_orphan_maker(int wr)
+{
+	pid_t c = fork();
+	CHECK(c >= 0);
+	if (c > 0)
+		return c;
+	pid_t g = fork();
+	CHECK(g >= 0);
+	if (g == 0) {
+		prctl(PR_SET_NAME, "orphan", 0, 0, 0);
+		burn_cpu_ns(300 * NSEC_PER_MSEC);
+		struct rusage ru;
+		CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
+		send_msg(wr, 'C', getpid(), (int64_t)(ru_cpu_ns(&ru) / NSEC_PER_USEC));
+	}
+	_exit(0);
+}
+
 /* An orphan of a process that never ran goes to an ancestor that never
  * ran either: the top of the tree is a subreaper asleep in a read, with a
  * child B that sleeps through a few rescans (the whole tree asleep: they
@@ -854,23 +874,8 @@ static void child_subreaper(int rd, int wr)
 	pid_t b = fork();
 	CHECK(b >= 0);
 	if (b == 0) {
-		struct timespec nap = { 0, 150 * 1000 * 1000 };
-		nanosleep(&nap, NULL);
-		pid_t c = fork();
-		CHECK(c >= 0);
-		if (c == 0) {
-			pid_t g = fork();
-			CHECK(g >= 0);
-			if (g == 0) {
-				prctl(PR_SET_NAME, "orphan", 0, 0, 0);
-				burn_cpu_ns(300 * NSEC_PER_MSEC);
-				struct rusage ru;
-				CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
-				send_msg(wr, 'C', getpid(), (int64_t)(ru_cpu_ns(&ru) / NSEC_PER_USEC));
-				_exit(0);
-			}
-			_exit(0);
-		}
+		usleep(150 * 1000);
+		(void)fork_orphan_maker(wr);
 		for (;;)
 			pause(); /* C stays a zombie: B never runs again */
 	}
@@ -904,33 +909,17 @@ static void child_stale_parent(int rd, int wr)
 			pid_t sl = fork();
 			CHECK(sl >= 0);
 			if (sl == 0) {
-				struct timespec nap = { 0, 300 * 1000 * 1000 };
-				nanosleep(&nap, NULL);
+				usleep(300 * 1000);
 				_exit(0);
 			}
 			CHECK(waitpid(sl, NULL, 0) == sl);
-			pid_t d = fork();
-			CHECK(d >= 0);
-			if (d == 0) {
-				pid_t g = fork();
-				CHECK(g >= 0);
-				if (g == 0) {
-					prctl(PR_SET_NAME, "orphan", 0, 0, 0);
-					burn_cpu_ns(300 * NSEC_PER_MSEC);
-					struct rusage ru;
-					CHECK(getrusage(RUSAGE_SELF, &ru) == 0);
-					send_msg(wr, 'C', getpid(), (int64_t)(ru_cpu_ns(&ru) / NSEC_PER_USEC));
-					_exit(0);
-				}
-				_exit(0);
-			}
+			pid_t d = fork_orphan_maker(wr);
 			CHECK(waitpid(d, NULL, 0) == d);
 			for (;;)
 				pause();
 		}
 		CHECK(write(yp[1], &y, sizeof y) == (ssize_t)sizeof y);
-		struct timespec nap = { 0, 100 * 1000 * 1000 };
-		nanosleep(&nap, NULL);
+		usleep(100 * 1000);
 		_exit(0);
 	}
 	pid_t y;
