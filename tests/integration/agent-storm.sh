@@ -9,31 +9,14 @@
 # 5 to 16 of 300 processes per run were neither.  Three rounds, since the
 # race is one of timing.
 . "$SRCDIR/tests/integration/lib.sh"
-APP="$HELPERS/test-mstx-procs"
-[ -x "$APP" ] || t_skip "test-mstx-procs not built"
-command -v sqlite3 >/dev/null 2>&1 || t_skip "the sqlite3 command line tool is needed"
-command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read info.json"
-N=300
+. "$SRCDIR/tests/integration/crowd-lib.sh"
 ROUNDS=${MSPROF_TEST_STORM_ROUNDS:-3}
 export MSPROFD_MAX_AGENTS=2 MSPROFD_MAX_CLIENTS=1
 
 for r in $(seq "$ROUNDS"); do
 	w="$T_WORK/r$r"
-	t_msprof --output="$w" --msproftx=on "$APP" $N >"$w.out" 2>&1
-	t_eq "round $r: msprof exits 0" "$?" 0 || cat "$w.out" >&2
-	# the ground truth: the app's "pid i" lines
-	grep -E '^[0-9]+ [0-9]+$' "$w.out" | sort >"$w.pids"
-	grep -vE '^[0-9]+ [0-9]+$' "$w.out" >"$w.log"
-	t_eq "round $r: the app started $N processes" "$(wc -l <"$w.pids")" $N
-	dir=$(t_prof_dir "$w")
-	# "pid i" of each "proc i" mark exported
-	t_sql "$(ls "$dir"/msprof_*.db)" "SELECT (m.globalTid >> 32) || ' ' || substr(s.value, 6)
-		FROM MSTX_EVENTS m JOIN STRING_IDS s ON m.message = s.id WHERE s.value LIKE 'proc %'" |
-		sort >"$w.marks"
-	# "pid i" of each process msprof named as turned away
-	sed -nE 's/.*turned away ([0-9]+) process\(es\).*not recorded: (.*)/\2/p' "$w.log" |
-		tr ',' '\n' | sed -nE 's/^ *([0-9]+) \(.*/\1/p' | sort >"$w.named"
-	join "$w.pids" "$w.named" >"$w.named.pids"
+	crowd_run "$w"
+	crowd_named "$w"
 	sort -m "$w.marks" "$w.named.pids" | sort -u >"$w.accounted"
 	comm -23 "$w.pids" "$w.accounted" >"$w.missing"
 	n_marks=$(wc -l <"$w.marks")
