@@ -45,25 +45,18 @@ static int take_call(struct exp *e, struct exp_agent_process *ap, const struct r
 	int r = exp_intern_id(e, name, &sid);
 	if (r < 0)
 		return r;
-	if (!e->osrt_rows) {
-		if (!(e->osrt_rows = malloc(sizeof *e->osrt_rows)))
-			return -ENOMEM;
-		if ((r = exp_batch_init(e, e->osrt_rows, "OSRT_API", "iiii")) < 0) {
-			free(e->osrt_rows);
-			e->osrt_rows = NULL;
-			return r;
-		}
-	}
+	if (!e->osrt_rows.many && (r = exp_batch_init(e, &e->osrt_rows, "OSRT_API", "iiii")) < 0)
+		return r;
 	exp_note_time(e, end_ns);
 	const union exp_value v[4] = { { .i = sid }, { .i = (int64_t)(((uint64_t)ap->pid << 32) | tid) }, { .i = t },
 					{ .i = end_ns } };
-	return exp_batch_put(e->osrt_rows, v);
+	return exp_batch_put(&e->osrt_rows, v);
 }
 
 /* Every call read is in OSRT_API before its index is made (parse-agent.c). */
 static int end_all(struct exp *e)
 {
-	return e->osrt_rows ? exp_batch_drain(e->osrt_rows) : 0;
+	return exp_batch_drain(&e->osrt_rows); /* none put: nothing to do */
 }
 
 static const struct exp_agent_ops agent_ops = {
@@ -72,10 +65,7 @@ static const struct exp_agent_ops agent_ops = {
 
 static void release(struct exp *e)
 {
-	if (e->osrt_rows)
-		exp_batch_release(e->osrt_rows);
-	free(e->osrt_rows);
-	e->osrt_rows = NULL;
+	exp_batch_release(&e->osrt_rows);
 }
 
 /* The one "OS Runtime API" process of the file, pid packed with the PROF

@@ -47,6 +47,32 @@ struct exp_intern;
 struct exp;
 bool exp_own_process(const struct exp *e, uint32_t pid);
 
+/* Rows of one table inserted EXP_BATCH_ROWS to a statement: an INSERT's
+ * execution costs about as much whether it carries one row or a few, so a
+ * 16-row one takes less than half the time of 16 single-row ones
+ * (tests/bench/bench-parse.sh prints both floors).  Rows go in in the
+ * order they are put, each taking the next rowid; whatever reads or
+ * updates the table drains the batch first. */
+#define EXP_BATCH_ROWS 16
+#define EXP_BATCH_COLS 10
+/* An integer put as SQL NULL.  No column the parse writes holds it: times
+ * are checked (exp_time_far), ids and pids are 32-bit or positive; only a
+ * damaged raw file's range id or size could, and is then NULL. */
+#define EXP_NULL INT64_MIN
+union exp_value {
+	int64_t i;
+	double d;
+};
+struct exp_batch {
+	struct exp *e;
+	sqlite3_stmt *many, *one;   /* EXP_BATCH_ROWS rows; one row */
+	char what[48];              /* "INSERT INTO <table>", for errors */
+	char types[EXP_BATCH_COLS + 1]; /* a letter a column: 'i' integer, 'd' double */
+	int cols, n;                /* n: rows bound to many, not inserted */
+	bool bound_ok;
+	union exp_value bound[EXP_BATCH_ROWS * EXP_BATCH_COLS]; /* many's parameters */
+};
+
 struct exp {
 	const char *prof_dir;
 	struct export_report *rep;
@@ -85,7 +111,7 @@ struct exp {
 
 	struct exp_intern *strings;
 	struct exp_gpu *gpu;        /* domain-tasks.c: statements of GPU_TASK, GPU_API */
-	struct exp_batch *osrt_rows; /* domain-osrt.c: OSRT_API, while parsing */
+	struct exp_batch osrt_rows; /* domain-osrt.c: OSRT_API, while parsing (many: prepared) */
 	sqlite3_stmt *nccl_insert;  /* domain-comm.c: NCCL_PROFILER_OP, while parsing */
 	struct exp_mstx *mstx;      /* parse-mstx.c: range matching, while parsing */
 
@@ -257,32 +283,8 @@ int exp_prepare(struct exp *e, const char *sql, sqlite3_stmt **ret);
 /* Step an INSERT/UPDATE to completion and reset it for the next row. */
 int exp_step_done(struct exp *e, sqlite3_stmt *st, const char *what);
 
-/* Rows of one table inserted EXP_BATCH_ROWS to a statement: an INSERT's
- * execution costs about as much whether it carries one row or a few, so a
- * 16-row one takes less than half the time of 16 single-row ones
- * (tests/bench/bench-parse.sh prints both floors).  Rows go in in the
- * order they are put, each taking the next rowid; whatever reads or
- * updates the table drains the batch first. */
-#define EXP_BATCH_ROWS 16
-#define EXP_BATCH_COLS 10
-/* An integer put as SQL NULL.  No column the parse writes holds it: times
- * are checked (exp_time_far), ids and pids are 32-bit or positive; only a
- * damaged raw file's range id or size could, and is then NULL. */
-#define EXP_NULL INT64_MIN
-union exp_value {
-	int64_t i;
-	double d;
-};
-struct exp_batch {
-	struct exp *e;
-	sqlite3_stmt *many, *one;   /* EXP_BATCH_ROWS rows; one row */
-	char what[48];              /* "INSERT INTO <table>", for errors */
-	char types[EXP_BATCH_COLS + 1]; /* a letter a column: 'i' integer, 'd' double */
-	int cols, n;                /* n: rows bound to many, not inserted */
-	bool bound_ok;
-	union exp_value bound[EXP_BATCH_ROWS * EXP_BATCH_COLS]; /* many's parameters */
-};
-/* types: the columns' ("iiid": three integers, a double). */
+/* struct exp_batch (above struct exp), made with types: the columns'
+ * ("iiid": three integers, a double). */
 int exp_batch_init(struct exp *e, struct exp_batch *b, const char *table, const char *types);
 /* One row, a value a column: bound, inserted with the next EXP_BATCH_ROWS - 1. */
 int exp_batch_put(struct exp_batch *b, const union exp_value *v);
