@@ -579,10 +579,8 @@ static void answer_flush(void)
 	(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* The agent thread did not answer a flush in time (it never got the CPU,
- * or is stuck): what the queues still hold is lost with the process, and
- * said on stderr, never silently.  Async-signal-safe: atomics and one
- * write(2), the number made by hand. */
+/* s, then v in decimal, after buf[0..len), within cap bytes (one kept for
+ * a terminator); the new length.  Async-signal-safe, unlike snprintf. */
 static size_t put_str(char *buf, size_t len, size_t cap, const char *s)
 {
 	while (*s && len + 1 < cap)
@@ -602,6 +600,10 @@ static size_t put_u64(char *buf, size_t len, size_t cap, uint64_t v)
 	return len;
 }
 
+/* The agent thread did not answer a flush in time (it never got the CPU,
+ * or is stuck): what the queues still hold is lost with the process, and
+ * said on stderr and beside the process's files, never silently.
+ * Async-signal-safe: atomics, open/write/close. */
 static void flush_timed_out(void)
 {
 	uint64_t bytes = 0;
