@@ -21,8 +21,13 @@
  * lane k > 0 an extra track with tid + k * EXPORT_LANE_TID_STEP named
  * "Thread <tid> (overlapping ranges k)".  Only what cannot nest moves; the
  * last lane takes whatever is left.  Rows stream from SQLite in that order
- * (index MstxEventsIndex holds it: no sort); memory is the lanes of one
- * thread and the list of one process's threads. */
+ * (index MstxEventsIndex holds it: no sort), thread by thread when the
+ * timeline reads them itself, the threads interleaved in start order when
+ * they come with the summary's (one read for both, below); the events go
+ * to the file in the order they come, the metadata of every process and
+ * thread at the end.  Memory: each thread's lanes while its events may
+ * still come (one thread's when they come thread by thread), the open
+ * events of each lane, and a few bytes a thread. */
 #include <ctype.h>
 #include <dirent.h>
 
@@ -36,15 +41,205 @@ static const char *event_type_name(int64_t t)
 	return t >= 0 && t < 4 ? export_mstx_event_types[t] : "unknown";
 }
 
+/* An MSTX_EVENTS row as both outputs read it: integers only (strings by
+ * id, exp_strings). */
+struct tx_row {
+	int64_t g, category, type, start, end, msg, domain, rowid;
+};
+
+#define TX_COLUMNS "globalTid, category, eventType, startNs, endNs, message, domainId, rowid"
+
+static void tx_row_get(sqlite3_stmt *st, struct tx_row *ret)
+{
+	*ret = (struct tx_row){
+		.g = sqlite3_column_int64(st, 0), .category = sqlite3_column_int64(st, 1),
+		.type = sqlite3_column_int64(st, 2), .start = sqlite3_column_int64(st, 3),
+		.end = sqlite3_column_int64(st, 4), .msg = sqlite3_column_int64(st, 5),
+		.domain = sqlite3_column_int64(st, 6), .rowid = sqlite3_column_int64(st, 7),
+	};
+}
+
+/* --- one read for both --------------------------------------------------------- */
+
+/* The msprof_tx summary merges each thread's rows in start order (below);
+ * the mstx layers need each thread's rows in start order and nothing
+ * across threads.  So a thread of the export (export.c write_both) reads
+ * MSTX_EVENTS once, merging as the summary does, and hands the rows in
+ * blocks to two feeds: to the timeline's thread each row as the merge
+ * reads it (each thread's rows in the index's order, the threads'
+ * interleaved), to the summaries' thread the merge's output.  One pass
+ * over the table instead of two, which at millions of rows is most of
+ * what either output costs.  Memory: FEED_BLOCKS + 2 blocks a feed.  The
+ * reader decides once per feed whether it feeds it: the summary always
+ * (from the merge or SQLite's sort), the timeline where the rows are
+ * merged; a feed not fed leaves its taker to read the table itself.  A
+ * failure of one taker does not stop the other: the reader stops handing
+ * rows to a feed its taker has closed, and still reads for the other. */
+#define FEED_ROWS 1024
+#define FEED_BLOCKS 16
+
+struct feed_block {
+	size_t n;
+	struct tx_row rows[FEED_ROWS];
+};
+
+enum feed_state { FEED_UNDECIDED, FEED_ON, FEED_OFF };
+
+struct exp_tx_feed {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;            /* any change of what follows */
+	enum feed_state state;
+	bool ended;                     /* the reader handed its last row; r its error */
+	bool closed;                    /* the timeline takes no more */
+	int r;
+	struct feed_block *ring[FEED_BLOCKS]; /* full blocks, count from head */
+	size_t head, count;
+	struct feed_block *fill, *take; /* the reader's, the timeline's */
+};
+
+struct exp_tx_feed *exp_tx_feed_new(void)
+{
+	struct exp_tx_feed *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	bool ok = (f->fill = calloc(1, sizeof *f->fill)) && (f->take = calloc(1, sizeof *f->take));
+	for (size_t i = 0; i < FEED_BLOCKS && ok; i++)
+		ok = (f->ring[i] = calloc(1, sizeof *f->ring[i])) != NULL;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	if (!ok) {
+		exp_tx_feed_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void exp_tx_feed_free(struct exp_tx_feed *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < FEED_BLOCKS; i++)
+		free(f->ring[i]);
+	free(f->fill);
+	free(f->take);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+static void feed_decide(struct exp_tx_feed *f, bool on)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->state == FEED_UNDECIDED)
+		f->state = on ? FEED_ON : FEED_OFF;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* The reader's full block into the ring (waiting for room); false once
+ * the timeline takes no more. */
+static bool feed_push(struct exp_tx_feed *f)
+{
+	pthread_mutex_lock(&f->lock);
+	while (f->count == FEED_BLOCKS && !f->closed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	bool open = !f->closed;
+	if (open) {
+		size_t i = (f->head + f->count++) % FEED_BLOCKS;
+		struct feed_block *b = f->ring[i];
+		f->ring[i] = f->fill;
+		f->fill = b;
+		pthread_cond_broadcast(&f->cond);
+	}
+	pthread_mutex_unlock(&f->lock);
+	f->fill->n = 0;
+	return open;
+}
+
+/* One row for the timeline; false once it takes no more. */
+static bool feed_row(struct exp_tx_feed *f, const struct tx_row *x)
+{
+	f->fill->rows[f->fill->n++] = *x;
+	return f->fill->n < FEED_ROWS || feed_push(f);
+}
+
+/* The last row handed (r: the reader's error, 0 none). */
+static void feed_end(struct exp_tx_feed *f, int r)
+{
+	if (f->fill->n)
+		(void)feed_push(f);
+	pthread_mutex_lock(&f->lock);
+	f->ended = true;
+	f->r = r;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+void exp_tx_feed_finish(struct exp_tx_feed *f)
+{
+	feed_decide(f, false);
+	pthread_mutex_lock(&f->lock);
+	bool open = f->state == FEED_ON && !f->ended;
+	pthread_mutex_unlock(&f->lock);
+	if (open) /* not reached: exp_tx_read ends what it began */
+		feed_end(f, -ECANCELED);
+}
+
+void exp_tx_feed_close(struct exp_tx_feed *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->closed = true;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Whether the rows come through f (the reader's decision, waited for). */
+static bool feed_wait(struct exp_tx_feed *f)
+{
+	pthread_mutex_lock(&f->lock);
+	while (f->state == FEED_UNDECIDED)
+		pthread_cond_wait(&f->cond, &f->lock);
+	bool on = f->state == FEED_ON;
+	pthread_mutex_unlock(&f->lock);
+	return on;
+}
+
+/* The next block into f->take: 1, 0 after the last (*r the reader's
+ * error). */
+static int feed_take(struct exp_tx_feed *f, int *r)
+{
+	pthread_mutex_lock(&f->lock);
+	while (!f->count && !f->ended)
+		pthread_cond_wait(&f->cond, &f->lock);
+	int got = f->count > 0;
+	if (got) {
+		struct feed_block *b = f->ring[f->head];
+		f->ring[f->head] = f->take;
+		f->take = b;
+		f->head = (f->head + 1) % FEED_BLOCKS;
+		f->count--;
+		pthread_cond_broadcast(&f->cond);
+	} else {
+		*r = f->r;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return got;
+}
+
 /* --- timeline ---------------------------------------------------------------- */
 
+/* A thread's open events, the end of each, per lane: arrays grown while a
+ * lane's depth grows. */
 struct lanes {
 	int64_t *end[EXPORT_MAX_LANES];
-	unsigned n[EXPORT_MAX_LANES];
+	unsigned n[EXPORT_MAX_LANES], cap[EXPORT_MAX_LANES];
 	unsigned used;             /* lanes this thread needed */
 };
 
-struct thr { uint32_t tid; unsigned lanes; };
+struct thr {
+	int64_t g;                 /* globalTid */
+	struct lanes l;
+};
 
 struct txl {
 	struct exp *e;
@@ -52,14 +247,15 @@ struct txl {
 	struct exp_buf ev;         /* one event, formatted once for both */
 	sqlite3_stmt *name;        /* AGENT_PROCESS name of a pid */
 	struct exp_strings *msgs, *domains;
-	struct lanes l;
-	struct thr *threads;
-	size_t n_threads, cap_threads;
-	int64_t cur;               /* globalTid of the thread walked, -1 none */
+	bool ordered;              /* rows come thread by thread: a thread's lanes go when the next begins */
+	struct thr *threads;       /* in the order of their first event */
+	size_t n_threads, cap_threads, last; /* last: the thread of the last event */
+	uint32_t *slot;            /* globalTid hash: index + 1 into threads, 0 free */
+	size_t n_slots;            /* 0 or a power of two, at least twice n_threads */
 };
 
-/* The lane an event goes on: the first where it nests. */
-static unsigned place(struct lanes *l, int64_t start, int64_t end)
+/* The lane an event goes on: the first where it nests; <0 out of memory. */
+static int place(struct lanes *l, int64_t start, int64_t end)
 {
 	unsigned k;
 	for (k = 0; k < EXPORT_MAX_LANES; k++) {
@@ -72,11 +268,71 @@ static unsigned place(struct lanes *l, int64_t start, int64_t end)
 	}
 	if (k == EXPORT_MAX_LANES) /* nowhere: the last lane, nested or not */
 		k = EXPORT_MAX_LANES - 1;
-	if (l->n[k] < LANE_DEPTH_MAX)
-		l->end[k][l->n[k]++] = end;
+	if (l->n[k] < LANE_DEPTH_MAX) {
+		size_t cap = l->cap[k];
+		int64_t *a = grow_array(l->end[k], &cap, l->n[k], sizeof *a, 16);
+		if (!a)
+			return -ENOMEM;
+		l->end[k] = a;
+		l->cap[k] = (unsigned)cap;
+		a[l->n[k]++] = end;
+	}
 	if (k + 1 > l->used)
 		l->used = k + 1;
-	return k;
+	return (int)k;
+}
+
+static void lanes_release(struct lanes *l)
+{
+	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++) {
+		free(l->end[k]);
+		l->end[k] = NULL;
+		l->n[k] = l->cap[k] = 0;
+	}
+}
+
+static size_t thread_hash(int64_t g, size_t n_slots)
+{
+	return (size_t)(((uint64_t)g * 0x9e3779b97f4a7c15ULL) >> 32) & (n_slots - 1);
+}
+
+/* The state of thread g, new on its first event; NULL out of memory. */
+static struct thr *thread_of(struct txl *t, int64_t g)
+{
+	if (t->n_threads && t->threads[t->last].g == g)
+		return &t->threads[t->last];
+	size_t i = 0;
+	if (t->n_slots)
+		for (i = thread_hash(g, t->n_slots); t->slot[i]; i = (i + 1) & (t->n_slots - 1))
+			if (t->threads[t->slot[i] - 1].g == g) {
+				t->last = t->slot[i] - 1;
+				return &t->threads[t->last];
+			}
+	if (t->n_threads >= UINT32_MAX - 1 || GROW_ARRAY(t->threads, t->cap_threads, t->n_threads, 16) < 0)
+		return NULL;
+	if (2 * (t->n_threads + 1) > t->n_slots) {
+		size_t n = t->n_slots ? 2 * t->n_slots : 64;
+		uint32_t *slot = calloc(n, sizeof *slot);
+		if (!slot)
+			return NULL;
+		for (size_t j = 0; j < t->n_threads; j++) {
+			size_t k = thread_hash(t->threads[j].g, n);
+			while (slot[k])
+				k = (k + 1) & (n - 1);
+			slot[k] = (uint32_t)j + 1;
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->n_slots = n;
+		for (i = thread_hash(g, n); slot[i]; i = (i + 1) & (n - 1))
+			;
+	}
+	if (t->ordered && t->n_threads)
+		lanes_release(&t->threads[t->last].l); /* done: only its count of lanes stays */
+	t->slot[i] = (uint32_t)t->n_threads + 1;
+	t->last = t->n_threads++;
+	t->threads[t->last] = (struct thr){ .g = g };
+	return &t->threads[t->last];
 }
 
 /* Metadata events are formatted into t->ev and copied to each output when
@@ -146,7 +402,8 @@ static int process_name_row(sqlite3_stmt *st, void *ctx)
 	return 1;
 }
 
-static int process_meta(struct txl *t, uint32_t pid)
+/* A process's metadata and its threads', h[0..n) (by tid). */
+static int process_meta(struct txl *t, uint32_t pid, const struct thr *h, size_t n)
 {
 	unsigned fpid = export_format_pid(pid, export_tracks[TRACK_MSPROFTX].sort_index, EXPORT_HOST_DEVICE_ID);
 	struct process_name p = { t, fpid, pid, false };
@@ -168,13 +425,13 @@ static int process_meta(struct txl *t, uint32_t pid)
 	exp_buf_u64(b, export_tracks[TRACK_MSPROFTX].sort_index);
 	exp_buf_lit(b, "}}");
 	meta_end(t);
-	for (size_t i = 0; i < t->n_threads; i++) {
-		const struct thr *h = &t->threads[i];
-		for (unsigned k = 0; k < h->lanes; k++) {
-			uint64_t tid = h->tid + (uint64_t)k * EXPORT_LANE_TID_STEP;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t thread = (uint32_t)h[i].g;
+		for (unsigned k = 0; k < (h[i].l.used ? h[i].l.used : 1); k++) {
+			uint64_t tid = thread + (uint64_t)k * EXPORT_LANE_TID_STEP;
 			b = meta(t, fpid, tid, "thread_name", "name");
 			exp_buf_lit(b, "\"Thread ");
-			exp_buf_u64(b, h->tid);
+			exp_buf_u64(b, thread);
 			if (k) {
 				exp_buf_lit(b, " (overlapping ranges ");
 				exp_buf_u64(b, k);
@@ -183,27 +440,32 @@ static int process_meta(struct txl *t, uint32_t pid)
 			exp_buf_lit(b, "\"}}");
 			meta_end(t);
 			b = meta(t, fpid, tid, "thread_sort_index", "sort_index");
-			exp_buf_u64(b, h->tid);
+			exp_buf_u64(b, thread);
 			exp_buf_lit(b, "}}");
 			meta_end(t);
 		}
 	}
-	t->n_threads = 0;
 	return t->ev.err;
 }
 
-/* The thread just finished: into the process's list. */
-static int thread_done(struct txl *t, uint32_t tid)
+static int thread_cmp(const void *a, const void *b)
 {
-	struct thr *n = grow_array(t->threads, &t->cap_threads, t->n_threads, sizeof *n, 16);
-	if (!n)
-		return -ENOMEM;
-	t->threads = n;
-	t->threads[t->n_threads++] = (struct thr){ tid, t->l.used ? t->l.used : 1 };
-	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
-		t->l.n[k] = 0;
-	t->l.used = 0;
-	return 0;
+	int64_t x = ((const struct thr *)a)->g, y = ((const struct thr *)b)->g;
+	return (x > y) - (x < y);
+}
+
+/* Every process's metadata, in globalTid order. */
+static int all_meta(struct txl *t)
+{
+	qsort(t->threads, t->n_threads, sizeof *t->threads, thread_cmp);
+	int r = 0;
+	for (size_t i = 0, j; i < t->n_threads && r == 0; i = j) {
+		uint32_t pid = (uint32_t)((uint64_t)t->threads[i].g >> 32);
+		for (j = i + 1; j < t->n_threads && (uint32_t)((uint64_t)t->threads[j].g >> 32) == pid; j++)
+			;
+		r = process_meta(t, pid, t->threads + i, j - i);
+	}
+	return r;
 }
 
 static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int64_t end, int64_t type,
@@ -228,95 +490,84 @@ static void event(struct txl *t, uint32_t pid, uint64_t tid, int64_t start, int6
 	b->len = 0;
 }
 
-/* One event, in thread order: a thread's lanes when the next thread
- * begins, a process's metadata when the next process does. */
-static int tx_event(sqlite3_stmt *st, void *ctx)
+/* One row, each thread's in start order (the longer first on a tie), the
+ * threads' in any order. */
+static int tx_event(struct txl *t, const struct tx_row *x)
 {
-	struct txl *t = ctx;
 	const char *msg, *domain;
 	size_t msg_len, domain_len;
 	int r;
-	if ((r = exp_strings_get(t->msgs, sqlite3_column_int64(st, 5), &msg, &msg_len)) <= 0 ||
-	    (r = exp_strings_get(t->domains, sqlite3_column_int64(st, 6), &domain, &domain_len)) <= 0)
+	if ((r = exp_strings_get(t->msgs, x->msg, &msg, &msg_len)) <= 0 ||
+	    (r = exp_strings_get(t->domains, x->domain, &domain, &domain_len)) <= 0)
 		return r; /* no string: not an event, as a join leaves it out */
-	int64_t g = sqlite3_column_int64(st, 0);
-	uint32_t pid = (uint32_t)((uint64_t)g >> 32), tid = (uint32_t)g;
-	if (t->cur >= 0 && g != t->cur) {
-		r = thread_done(t, (uint32_t)t->cur);
-		if (r == 0 && (uint32_t)((uint64_t)t->cur >> 32) != pid)
-			r = process_meta(t, (uint32_t)((uint64_t)t->cur >> 32));
-		if (r < 0)
-			return r;
-	}
-	t->cur = g;
-	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-	unsigned lane = place(&t->l, start, end);
-	event(t, pid, tid + (uint64_t)lane * EXPORT_LANE_TID_STEP, start, end, sqlite3_column_int64(st, 3),
-	      sqlite3_column_int64(st, 4), msg, msg_len, domain, domain_len);
+	struct thr *h = thread_of(t, x->g);
+	if (!h)
+		return -ENOMEM;
+	int lane = place(&h->l, x->start, x->end);
+	if (lane < 0)
+		return lane;
+	event(t, (uint32_t)((uint64_t)x->g >> 32), (uint32_t)x->g + (uint64_t)lane * EXPORT_LANE_TID_STEP, x->start,
+	      x->end, x->type, x->category, msg, msg_len, domain, domain_len);
 	return t->ev.err;
+}
+
+static int tx_event_row(sqlite3_stmt *st, void *ctx)
+{
+	struct tx_row x;
+	tx_row_get(st, &x);
+	return tx_event(ctx, &x);
+}
+
+/* The rows the summaries' thread reads (feed_take). */
+static int tx_events_fed(struct txl *t, struct exp_tx_feed *f)
+{
+	int r = 0;
+	while (r == 0 && feed_take(f, &r) > 0)
+		for (size_t i = 0; i < f->take->n && r == 0; i++)
+			r = tx_event(t, &f->take->rows[i]);
+	exp_tx_feed_close(f); /* after an error: the reader stops handing rows */
+	return r;
 }
 
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
-	static const char sql[] =
-		"SELECT globalTid, startNs, endNs, eventType, category, message, domainId FROM MSTX_EVENTS "
-		"ORDER BY globalTid, startNs, endNs DESC, rowid";
+	static const char sql[] = "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY globalTid, startNs, endNs DESC, rowid";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct txl t = { .e = e, .out = out, .out2 = out2, .cur = -1 };
-	int r = 0;
-	for (unsigned k = 0; k < EXPORT_MAX_LANES && r == 0; k++)
-		if (!(t.l.end[k] = malloc(LANE_DEPTH_MAX * sizeof(int64_t))))
-			r = -ENOMEM;
-	if (r == 0)
-		/* the name, and how many other processes with events have it
-		 * (a range of the globalTid index each) */
-		r = exp_prepare(e, "SELECT s.value, (SELECT count(DISTINCT o.pid) FROM AGENT_PROCESS o WHERE "
-				   "o.name = a.name AND o.pid <> a.pid AND EXISTS (SELECT 1 FROM MSTX_EVENTS m "
-				   "WHERE m.globalTid >= o.pid << 32 AND m.globalTid < (o.pid + 1) << 32)) "
-				   "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
-				&t.name);
+	struct txl t = { .e = e, .out = out, .out2 = out2 };
+	/* the name, and how many other processes with events have it (a
+	 * range of the globalTid index each) */
+	int r = exp_prepare(e, "SELECT s.value, (SELECT count(DISTINCT o.pid) FROM AGENT_PROCESS o WHERE "
+			       "o.name = a.name AND o.pid <> a.pid AND EXISTS (SELECT 1 FROM MSTX_EVENTS m "
+			       "WHERE m.globalTid >= o.pid << 32 AND m.globalTid < (o.pid + 1) << 32)) "
+			       "FROM AGENT_PROCESS a JOIN STRING_IDS s ON s.id = a.name WHERE a.pid = ?",
+			    &t.name);
 	if (r == 0)
 		r = exp_strings_new(e, &t.msgs);
 	if (r == 0)
 		r = exp_strings_new(e, &t.domains);
-	if (r == 0)
-		r = exp_each(e, sql, NULL, tx_event, &t);
-	if (r > 0)
-		r = 0; /* a row count: rows without their strings write no event */
-	if (r == 0 && t.cur >= 0) {
-		r = thread_done(&t, (uint32_t)t.cur);
-		if (r == 0)
-			r = process_meta(&t, (uint32_t)((uint64_t)t.cur >> 32));
+	if (r == 0 && e->tx_layer_feed && feed_wait(e->tx_layer_feed)) {
+		r = tx_events_fed(&t, e->tx_layer_feed);
+	} else if (r == 0) {
+		t.ordered = true;
+		r = exp_each(e, sql, NULL, tx_event_row, &t);
+		if (r > 0)
+			r = 0; /* a row count */
 	}
+	if (r == 0)
+		r = all_meta(&t);
 	sqlite3_finalize(t.name);
 	exp_strings_free(t.msgs);
 	exp_strings_free(t.domains);
-	for (unsigned k = 0; k < EXPORT_MAX_LANES; k++)
-		free(t.l.end[k]);
+	for (size_t i = 0; i < t.n_threads; i++)
+		lanes_release(&t.threads[i].l);
 	free(t.threads);
+	free(t.slot);
 	exp_buf_release(&t.ev);
 	return r;
 }
 
 /* --- summary ------------------------------------------------------------------ */
-
-/* An MSTX_EVENTS row as the CSV reads it: integers only (strings by id). */
-struct tx_row {
-	int64_t g, category, type, start, end, msg, domain, rowid;
-};
-
-#define TX_COLUMNS "globalTid, category, eventType, startNs, endNs, message, domainId, rowid"
-
-static void tx_row_get(sqlite3_stmt *st, struct tx_row *ret)
-{
-	*ret = (struct tx_row){
-		.g = sqlite3_column_int64(st, 0), .category = sqlite3_column_int64(st, 1),
-		.type = sqlite3_column_int64(st, 2), .start = sqlite3_column_int64(st, 3),
-		.end = sqlite3_column_int64(st, 4), .msg = sqlite3_column_int64(st, 5),
-		.domain = sqlite3_column_int64(st, 6), .rowid = sqlite3_column_int64(st, 7),
-	};
-}
 
 /* One row as msprof's MsprofTxViewer.format_tx_ex_summary_data writes an
  * mstx event, with the Device_id column and the device times (N/A: no
@@ -374,6 +625,7 @@ struct tx_rows {
 	size_t n_rows;
 	bool any;                  /* rows handed out, the last one: */
 	int64_t last_start, last_rowid;
+	struct exp_tx_feed *feed;  /* every row read goes there too, or NULL */
 };
 
 static bool row_before(const struct tx_row *a, const struct tx_row *b)
@@ -425,8 +677,41 @@ static void cur_down(struct tx_cursor *h, size_t n, size_t i)
 	}
 }
 
+/* The rows of every cursor not yet read, to the timeline alone, each
+ * cursor's in turn (each holds a row not yet read); 0 or the reader's
+ * error. */
+static int feed_rest(struct tx_rows *m)
+{
+	for (size_t i = 0; i < m->n_cur; i++) {
+		int got = 1;
+		while (got > 0) {
+			struct tx_row x;
+			tx_row_get(m->cur[i].st, &x);
+			if (!feed_row(m->feed, &x))
+				return 0; /* the timeline takes no more */
+			got = exp_step(m->e, m->cur[i].st, "MSTX_EVENTS");
+		}
+		if (got < 0)
+			return got;
+	}
+	return 0;
+}
+
+/* The last row to the timeline: after the rest of them unless the reader
+ * failed (r). */
+static void feed_stop(struct tx_rows *m, int r)
+{
+	if (!m->feed)
+		return;
+	if (r == 0)
+		r = feed_rest(m);
+	feed_end(m->feed, r);
+	m->feed = NULL;
+}
+
 static void tx_rows_release(struct tx_rows *m)
 {
+	feed_stop(m, 0);
 	sqlite3_finalize(m->sorted);
 	for (size_t i = 0; i < m->n_cur; i++)
 		sqlite3_finalize(m->cur[i].st);
@@ -473,7 +758,8 @@ static int tx_rows_sorted(struct exp *e, struct tx_rows *m)
 	return r;
 }
 
-static int tx_rows_open(struct exp *e, struct tx_rows *m)
+/* feed: the timeline's, or NULL; fed where the rows are merged. */
+static int tx_rows_open(struct exp *e, struct tx_rows *m, struct exp_tx_feed *feed)
 {
 	*m = (struct tx_rows){ .e = e };
 	int64_t *tids = malloc((MERGE_MAX_THREADS + 1) * sizeof *tids);
@@ -483,6 +769,8 @@ static int tx_rows_open(struct exp *e, struct tx_rows *m)
 	int r = exp_table_has_index(e, "MstxEventsIndex") ? tx_threads(e, tids, &n) : 0;
 	if (r == 0 && (n == 0 || n > MERGE_MAX_THREADS)) {
 		free(tids);
+		if (feed)
+			feed_decide(feed, false);
 		return tx_rows_sorted(e, m);
 	}
 	if (r == 0 && (!(m->cur = calloc(n, sizeof *m->cur)) || !(m->rows = malloc(MERGE_MAX_ROWS * sizeof *m->rows))))
@@ -507,6 +795,10 @@ static int tx_rows_open(struct exp *e, struct tx_rows *m)
 	free(tids);
 	for (size_t i = m->n_cur; i-- > 0;)
 		cur_down(m->cur, m->n_cur, i);
+	if (feed) {
+		feed_decide(feed, r == 0);
+		m->feed = r == 0 ? feed : NULL;
+	}
 	if (r < 0)
 		tx_rows_release(m);
 	return r;
@@ -523,11 +815,17 @@ static int tx_load_group(struct tx_rows *m)
 		if (m->n_rows == MERGE_MAX_ROWS)
 			return 1;
 		tx_row_get(c->st, &m->rows[m->n_rows]);
+		if (m->feed && !feed_row(m->feed, &m->rows[m->n_rows])) {
+			feed_end(m->feed, 0); /* the timeline takes no more */
+			m->feed = NULL;
+		}
 		rows_up(m->rows, m->n_rows++);
 		got = exp_step(m->e, c->st, "MSTX_EVENTS");
 	} while (got > 0 && (c->start = sqlite3_column_int64(c->st, 3)) == start);
-	if (got < 0)
+	if (got < 0) {
+		feed_stop(m, got);
 		return got;
+	}
 	if (got == 0) {
 		sqlite3_finalize(c->st);
 		m->cur[0] = m->cur[--m->n_cur];
@@ -551,11 +849,14 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 		if (r < 0)
 			return r;
 		if (r > 0) {
+			feed_stop(m, 0); /* the rest to the timeline before the sort */
 			if ((r = tx_rows_sorted(m->e, m)) < 0)
 				return r;
 			return tx_rows_next(m, ret);
 		}
 	}
+	if (!m->n_cur)
+		feed_stop(m, 0);
 	if (!m->n_rows)
 		return 0;
 	*ret = m->rows[0];
@@ -564,6 +865,46 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 	m->any = true;
 	m->last_start = ret->start;
 	m->last_rowid = ret->rowid;
+	return 1;
+}
+
+/* The reader's thread (export.c): MSTX_EVENTS read once, in start order
+ * to csv (the merge or the sort), each thread's rows in start order to
+ * layer where they are merged.  Leaves both decided and ended. */
+void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv)
+{
+	struct tx_rows m = { 0 };
+	int r = exp_table_has_rows(e, "MSTX_EVENTS") ? tx_rows_open(e, &m, layer) : -ENODATA;
+	bool open = r == 0;
+	feed_decide(csv, open);
+	struct tx_row x;
+	while (r == 0 && (r = tx_rows_next(&m, &x)) > 0)
+		r = feed_row(csv, &x) ? 0 : 1; /* 1: the summary takes no more */
+	if (open)
+		feed_end(csv, r < 0 ? r : 0);
+	tx_rows_release(&m); /* the rest of the rows to layer */
+	exp_tx_feed_finish(layer);
+	exp_tx_feed_finish(csv);
+}
+
+/* The summary's rows: from the reader's thread (f) or its own merge. */
+struct csv_rows {
+	struct exp_tx_feed *f;
+	size_t i;                  /* the next of f->take */
+	struct tx_rows m;
+};
+
+static int csv_rows_next(struct csv_rows *c, struct tx_row *ret)
+{
+	if (!c->f)
+		return tx_rows_next(&c->m, ret);
+	while (c->i == c->f->take->n) {
+		int r = 0;
+		if (!feed_take(c->f, &r))
+			return r;
+		c->i = 0;
+	}
+	*ret = c->f->take->rows[c->i++];
 	return 1;
 }
 
@@ -580,19 +921,19 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 	/* the strings by id (exp_strings): the sort, when there is one,
 	 * carries integers only */
 	struct exp_strings *msgs = NULL, *domains = NULL;
-	struct tx_rows rows = { 0 };
+	struct csv_rows rows = { .f = e->tx_csv_feed && feed_wait(e->tx_csv_feed) ? e->tx_csv_feed : NULL };
 	struct exp_buf b = { 0 };
 	struct exp_table w;
 	bool open = false;
 	int r = exp_strings_new(e, &msgs);
 	if (r == 0)
 		r = exp_strings_new(e, &domains);
-	if (r == 0)
-		r = tx_rows_open(e, &rows);
+	if (r == 0 && !rows.f)
+		r = tx_rows_open(e, &rows.m, NULL);
 	if (r == 0)
 		open = (r = exp_table_open(e, &w, dir, CSV_MSPROF_TX)) == 0;
 	struct tx_row x;
-	while (r == 0 && (r = tx_rows_next(&rows, &x)) > 0) {
+	while (r == 0 && (r = csv_rows_next(&rows, &x)) > 0) {
 		r = 0;
 		const char *msg, *domain;
 		size_t msg_len, domain_len;
@@ -607,7 +948,9 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 		if ((r = exp_table_put(&w, &b)) < 0)
 			break;
 	}
-	tx_rows_release(&rows);
+	if (rows.f)
+		exp_tx_feed_close(rows.f); /* after an error: the reader stops handing rows */
+	tx_rows_release(&rows.m);
 	exp_strings_free(msgs);
 	exp_strings_free(domains);
 	exp_buf_release(&b);

@@ -471,8 +471,8 @@ static int write_summaries(struct exp *e, const char *dir)
 	return r;
 }
 
-/* The timeline's thread: a copy of the export with its own connection. */
-struct timeline_job {
+/* A thread of the export: a copy of it with its own connection. */
+struct export_job {
 	struct exp e;
 	const struct export_options *opt;
 	const char *dir;
@@ -481,12 +481,28 @@ struct timeline_job {
 
 static void *timeline_thread(void *arg)
 {
-	struct timeline_job *j = arg;
+	struct export_job *j = arg;
 	j->r = open_output_db(&j->e, j->opt);
 	if (j->r == 0) {
 		exp_progress(&j->e, "timeline", 0, 0);
 		j->r = exp_write_timeline(&j->e, j->dir);
 	}
+	if (j->e.tx_layer_feed) /* taken, or never to be (an error) */
+		exp_tx_feed_close(j->e.tx_layer_feed);
+	close_db(&j->e);
+	return NULL;
+}
+
+/* MSTX_EVENTS for the timeline's and the summaries' threads (j->e's
+ * feeds: the takers'). */
+static void *tx_reader_thread(void *arg)
+{
+	struct export_job *j = arg;
+	j->r = open_output_db(&j->e, j->opt);
+	if (j->r == 0)
+		exp_tx_read(&j->e, j->e.tx_layer_feed, j->e.tx_csv_feed);
+	exp_tx_feed_finish(j->e.tx_layer_feed); /* where the reader could not start */
+	exp_tx_feed_finish(j->e.tx_csv_feed);
 	close_db(&j->e);
 	return NULL;
 }
@@ -521,37 +537,75 @@ static int64_t table_size(struct exp *e, const char *table)
 	return n;
 }
 
+/* The job of a thread of the export, a copy of e with its own
+ * connection; NULL: out of memory. */
+static struct export_job *job_new(struct exp *e, const struct export_options *opt, const char *dir)
+{
+	struct export_job *j = malloc(sizeof *j);
+	if (!j)
+		return NULL;
+	*j = (struct export_job){ .e = *e, .opt = opt, .dir = dir };
+	j->e.db = NULL;
+	j->e.parent = e;
+	return j;
+}
+
 /* The timeline and the summaries, each on one core: they read the same
  * tables and write different files, and the larger exports are made of
  * little else.  With device tasks the summaries' thread writes the
- * timeline's mstx layers first, which evens the two out.  Summaries stop at the first error as
- * the timeline does; the two do not stop each other. */
+ * timeline's mstx layers first, which evens the two out; without (fewer
+ * tasks than mstx events) a third thread reads MSTX_EVENTS once for the
+ * mstx layers and the msprof_tx summary, which is then most of what the
+ * other two would read.  Summaries stop at the first error as the
+ * timeline does; the two do not stop each other. */
 static int write_both(struct exp *e, const struct export_options *opt, const char *dir)
 {
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct timeline_job *j = malloc(sizeof *j);
-	struct exp_tx_ahead *a = calloc(1, sizeof *a);
-	if (!j || !a) {
-		free(j);
-		free(a);
-		return -ENOMEM;
-	}
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->cond, NULL);
+	e->lock = &lock;
 	/* the mstx layers cost about what the msprof_tx summary does, the
 	 * device layers about half again what their summaries do: written
 	 * ahead, they even the threads out while the device tasks are at least
 	 * as many as the mstx events, and would hold up the summaries with
 	 * fewer (mstx events alone, or ten times as many) */
-	bool ahead = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS") &&
-		     table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
-	e->lock = &lock;
-	*j = (struct timeline_job){ .e = *e, .opt = opt, .dir = dir };
-	j->e.db = NULL;
-	j->e.parent = e;
+	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
+	bool ahead = tx && table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
+	struct export_job *j = job_new(e, opt, dir), *rd = tx && !ahead ? job_new(e, opt, dir) : NULL;
+	struct exp_tx_ahead *a = calloc(1, sizeof *a);
+	struct exp_tx_feed *layer = NULL, *csv = NULL;
+	if (rd && (!(layer = exp_tx_feed_new()) || !(csv = exp_tx_feed_new()))) {
+		exp_tx_feed_free(layer);
+		free(rd);
+		rd = NULL; /* each reads it itself */
+	}
+	if (!j || !a) {
+		free(j);
+		free(a);
+		if (rd) {
+			exp_tx_feed_free(layer);
+			exp_tx_feed_free(csv);
+			free(rd);
+		}
+		e->lock = NULL;
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
 	j->e.tx_ahead = ahead ? a : NULL;
-	pthread_t th;
+	if (rd) {
+		rd->e.tx_layer_feed = j->e.tx_layer_feed = layer;
+		rd->e.tx_csv_feed = csv;
+	}
+	pthread_t th, th_rd;
 	int r = -pthread_create(&th, NULL, timeline_thread, j);
+	if (r == 0 && rd) {
+		e->tx_csv_feed = csv;
+		if (pthread_create(&th_rd, NULL, tx_reader_thread, rd) != 0) {
+			exp_tx_feed_finish(layer); /* each reads it itself */
+			exp_tx_feed_finish(csv);
+			free(rd);
+			rd = NULL;
+		}
+	}
 	if (r < 0) {
 		/* one after the other, as without threads */
 		e->lock = NULL;
@@ -563,19 +617,27 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 		if (ahead)
 			write_tx_ahead(e, dir, a);
 		r = write_summaries(e, dir);
+		if (csv) /* taken, or never to be (an earlier summary failed) */
+			exp_tx_feed_close(csv);
 		pthread_join(th, NULL);
+		if (rd)
+			pthread_join(th_rd, NULL);
 		e->lock = NULL;
 		if (j->r < 0)
 			r = j->r;
 		else if (r == 0 && ahead && a->r < 0)
 			r = a->r;
 	}
+	e->tx_csv_feed = NULL;
 	/* what the timeline's thread did not take, or left on an error */
 	exp_tl_abort(&a->spool);
 	if (a->with_tx && !a->taken)
 		exp_tl_abort(&a->tx_out);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->lock);
+	exp_tx_feed_free(layer);
+	exp_tx_feed_free(csv);
+	free(rd);
 	free(a);
 	free(j);
 	return r;

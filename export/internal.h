@@ -136,6 +136,10 @@ struct exp {
 	pthread_mutex_t *lock;
 	struct exp *parent;
 	struct exp_tx_ahead *tx_ahead; /* the timeline's thread only */
+	/* MSTX_EVENTS rows from the reader's thread (exp_tx_read): the
+	 * timeline's thread takes the mstx layers' from tx_layer_feed, the
+	 * summaries' thread the msprof_tx summary's from tx_csv_feed */
+	struct exp_tx_feed *tx_layer_feed, *tx_csv_feed;
 };
 
 static inline void exp_lock(struct exp *e)
@@ -624,6 +628,18 @@ int exp_reader_drain(struct exp *e, const char *path, struct raw_reader *rd,
 /* The mstx layers (domain-mstx.c) into tl, and the same events into tl2 too
  * unless NULL (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
 int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
+/* MSTX_EVENTS read once for the mstx layers and the msprof_tx summary
+ * (domain-mstx.c): exp_tx_read, on a thread of its own, hands the rows to
+ * two feeds, each taken by one other thread.  The reader leaves both
+ * decided (the taker reads the table itself where not fed) and ended
+ * (exp_tx_feed_finish does so too where the reader could not start); a
+ * taker closes its feed when it takes no more (the reader then stops
+ * handing it rows); free after all three are done.  NULL: out of memory. */
+struct exp_tx_feed *exp_tx_feed_new(void);
+void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv);
+void exp_tx_feed_finish(struct exp_tx_feed *f);
+void exp_tx_feed_close(struct exp_tx_feed *f);
+void exp_tx_feed_free(struct exp_tx_feed *f);
 /* msprof_{ts}.json: every domain's layers (timeline.c). */
 int exp_write_timeline(struct exp *e, const char *dir);
 /* Every layer of msprof_{ts}.json, the mstx layers last, into tl (the

@@ -580,6 +580,40 @@ static void test_overflow(void)
 	free(prof);
 }
 
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A timeline file's events and metadata, one a line without the "," that
+ * follows, sorted (the order of events is free); *n_x: its "X" events. */
+static char *timeline_lines(const char *path, size_t *n_x)
+{
+	char *text = slurp(path), *save = NULL, **line = NULL, *out = NULL;
+	size_t n = 0, cap = 0, size = 0;
+	*n_x = 0;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(l);
+		if (len && l[len - 1] == ',')
+			l[len - 1] = '\0';
+		if (streq(l, "[") || streq(l, "]"))
+			continue;
+		if (n == cap)
+			CHECK((line = realloc(line, (cap = cap ? 2 * cap : 1024) * sizeof *line)));
+		line[n++] = l;
+		*n_x += strstr(l, "\"ph\":\"X\"") != NULL;
+	}
+	qsort(line, n, sizeof *line, line_cmp);
+	FILE *m = open_memstream(&out, &size);
+	CHECK(m);
+	for (size_t i = 0; i < n; i++)
+		fprintf(m, "%s\n", line[i]);
+	fclose(m);
+	free(line);
+	free(text);
+	return out;
+}
+
 /* The msprof_tx CSV in start order, ties by rowid (the order the events
  * were recorded), whatever the threads: events of several threads starting
  * at once, ranges of one thread starting at once but ending apart (the
@@ -652,6 +686,21 @@ static void test_csv_order(void)
 	}
 	fclose(m);
 	check_text("msprof_tx csv order", got, want);
+
+	/* The timeline: the rows a thread of the export read for both
+	 * outputs and handed over (export.c write_both) are the rows of a
+	 * timeline written alone, which reads them itself: the same events
+	 * and metadata, every row once. */
+	_cleanup_free_ char *tl = find_file(rep.output_dir, "msprof_tx_", ".json");
+	size_t n_fed, n_alone;
+	char *fed = timeline_lines(tl, &n_fed);
+	CHECK(n_fed == MANY + 7);
+	struct export_options alone = { .what = EXPORT_TIMELINE };
+	CHECK(export_prof_dir(prof, &alone, &rep) == 0);
+	_cleanup_free_ char *tl_alone = find_file(rep.output_dir, "msprof_tx_", ".json");
+	_cleanup_free_ char *want_tl = timeline_lines(tl_alone, &n_alone);
+	check_text("msprof_tx timeline, fed and read alone", fed, want_tl);
+	CHECK(n_alone == MANY + 7);
 	free(host);
 	free(data);
 	free(prof);
