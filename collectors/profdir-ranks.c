@@ -508,7 +508,7 @@ static bool rank_agent_file(const char *name, void *ctx)
 	const struct agent_files *af = ctx;
 	unsigned pid;
 	char dot;
-	if (sscanf(name, "agent_%u%c", &pid, &dot) != 2 || dot != '.')
+	if (sscanf(name, RAW_AGENT_PREFIX "%u%c", &pid, &dot) != 2 || dot != '.')
 		return false;
 	const struct proc *p = find(af->s, pid);
 	return p && p->rank >= 0 && (af->rank < 0 || p->rank == af->rank);

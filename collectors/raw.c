@@ -359,7 +359,7 @@ static bool stem_ok(const char *stem)
 
 void raw_agent_stem(pid_t pid, char ret[RAW_STEM_MAX])
 {
-	snprintf(ret, RAW_STEM_MAX, "agent_%u.data", (unsigned)pid);
+	snprintf(ret, RAW_STEM_MAX, RAW_AGENT_PREFIX "%u.data", (unsigned)pid);
 }
 
 int raw_writer_open(const char *dir, enum raw_source source, uint64_t mono0_ns,
@@ -1325,7 +1325,7 @@ int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
 /* "agent_<pid>.data.slice_<n>" -> pid; anything else -> -EINVAL. */
 static int agent_pid_of(const char *name, uint32_t *ret)
 {
-	static const char prefix[] = "agent_", suffix[] = ".data";
+	static const char prefix[] = RAW_AGENT_PREFIX, suffix[] = ".data";
 	const size_t np = sizeof(prefix) - 1, ns = sizeof(suffix) - 1;
 	uint32_t idx;
 	size_t stem_len;

@@ -389,6 +389,9 @@ const char *raw_source_stem(enum raw_source s);
 
 /* Longest stem, its terminator included; longer stems are refused. */
 #define RAW_STEM_MAX 32
+/* Every file of one process's agent: RAW_AGENT_PREFIX, its pid, then
+ * ".data" (raw_agent_stem) or RAW_AGENT_LOST_SUFFIX. */
+#define RAW_AGENT_PREFIX "agent_"
 /* "agent_<pid>.data": the stem of one process's agent files. */
 void raw_agent_stem(pid_t pid, char ret[RAW_STEM_MAX]);
 /* Beside a process's files, "agent_<pid>.lost": what the process left

@@ -397,7 +397,7 @@ static void lost_notes(struct exp *e, const char *dir)
 		int end = 0;
 		size_t len = strlen(de->d_name), sl = strlen(RAW_AGENT_LOST_SUFFIX);
 		if (len <= sl || strcmp(de->d_name + len - sl, RAW_AGENT_LOST_SUFFIX) != 0 ||
-		    sscanf(de->d_name, "agent_%u%n", &pid, &end) != 1 || (size_t)end != len - sl)
+		    sscanf(de->d_name, RAW_AGENT_PREFIX "%u%n", &pid, &end) != 1 || (size_t)end != len - sl)
 			continue;
 		char buf[32] = "";
 		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);

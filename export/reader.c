@@ -71,7 +71,7 @@ static int donor_header(const char *path, struct raw_header *ret, char *donor, s
 			uint32_t pid;
 			char stem[RAW_STEM_MAX];
 			snprintf(stem, sizeof stem, "%.*s", (int)stem_len, base);
-			if (sscanf(stem, "agent_%" SCNu32 ".data", &pid) == 1) {
+			if (sscanf(stem, RAW_AGENT_PREFIX "%" SCNu32 ".data", &pid) == 1) {
 				h.source = RAW_SOURCE_AGENT;
 				h.writer_pid = pid;
 			} else {

@@ -631,9 +631,9 @@ static void flush_timed_out(void)
 		return;
 	char path[PATH_MAX + 64];
 	size_t at = put_str(path, 0, sizeof path, dir);
-	at = put_str(path, at, sizeof path, "/agent_");
+	at = put_str(path, at, sizeof path, "/" RAW_AGENT_PREFIX); /* collectors/raw.h */
 	at = put_u64(path, at, sizeof path, (uint64_t)syscall(SYS_getpid));
-	at = put_str(path, at, sizeof path, RAW_AGENT_LOST_SUFFIX); /* collectors/raw.h */
+	at = put_str(path, at, sizeof path, RAW_AGENT_LOST_SUFFIX);
 	path[at] = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
