@@ -25,9 +25,11 @@
  * timeline reads them itself, the threads interleaved in start order when
  * they come with the summary's (one read for both, below); the events go
  * to the file in the order they come, the metadata of every process and
- * thread at the end.  Memory: each thread's lanes while its events may
- * still come (one thread's when they come thread by thread), the open
- * events of each lane, and a few bytes a thread. */
+ * thread at the end.  Memory: about 150 bytes a thread until the end,
+ * and a thread's lanes (the ends of its open events, up to LANE_DEPTH_MAX
+ * a lane) while its events may still come: one thread's at a time when
+ * they come thread by thread, every thread's (at most MERGE_MAX_THREADS)
+ * when interleaved. */
 #include <ctype.h>
 #include <dirent.h>
 
@@ -90,11 +92,11 @@ struct exp_tx_feed {
 	pthread_cond_t cond;            /* any change of what follows */
 	enum feed_state state;
 	bool ended;                     /* the reader handed its last row; r its error */
-	bool closed;                    /* the timeline takes no more */
+	bool closed;                    /* the taker takes no more */
 	int r;
 	struct feed_block *ring[FEED_BLOCKS]; /* full blocks, count from head */
 	size_t head, count;
-	struct feed_block *fill, *take; /* the reader's, the timeline's */
+	struct feed_block *fill, *take; /* the reader's, the taker's */
 };
 
 struct exp_tx_feed *exp_tx_feed_new(void)
@@ -107,17 +109,13 @@ struct exp_tx_feed *exp_tx_feed_new(void)
 		ok = (f->ring[i] = calloc(1, sizeof *f->ring[i])) != NULL;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->cond, NULL);
-	if (!ok) {
-		exp_tx_feed_free(f);
-		return NULL;
-	}
-	return f;
+	return ok ? f : exp_tx_feed_free(f);
 }
 
-void exp_tx_feed_free(struct exp_tx_feed *f)
+struct exp_tx_feed *exp_tx_feed_free(struct exp_tx_feed *f)
 {
 	if (!f)
-		return;
+		return NULL;
 	for (size_t i = 0; i < FEED_BLOCKS; i++)
 		free(f->ring[i]);
 	free(f->fill);
@@ -125,6 +123,7 @@ void exp_tx_feed_free(struct exp_tx_feed *f)
 	pthread_cond_destroy(&f->cond);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
+	return NULL;
 }
 
 static void feed_decide(struct exp_tx_feed *f, bool on)
@@ -518,7 +517,7 @@ static int tx_event_row(sqlite3_stmt *st, void *ctx)
 	return tx_event(ctx, &x);
 }
 
-/* The rows the summaries' thread reads (feed_take). */
+/* The rows the reader's thread hands over (feed_take). */
 static int tx_events_fed(struct txl *t, struct exp_tx_feed *f)
 {
 	int r = 0;

@@ -573,7 +573,7 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 	struct exp_tx_ahead *a = calloc(1, sizeof *a);
 	struct exp_tx_feed *layer = NULL, *csv = NULL;
 	if (rd && (!(layer = exp_tx_feed_new()) || !(csv = exp_tx_feed_new()))) {
-		exp_tx_feed_free(layer);
+		layer = exp_tx_feed_free(layer);
 		free(rd);
 		rd = NULL; /* each reads it itself */
 	}

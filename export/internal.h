@@ -639,7 +639,7 @@ struct exp_tx_feed *exp_tx_feed_new(void);
 void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv);
 void exp_tx_feed_finish(struct exp_tx_feed *f);
 void exp_tx_feed_close(struct exp_tx_feed *f);
-void exp_tx_feed_free(struct exp_tx_feed *f);
+struct exp_tx_feed *exp_tx_feed_free(struct exp_tx_feed *f); /* NULL */
 /* msprof_{ts}.json: every domain's layers (timeline.c). */
 int exp_write_timeline(struct exp *e, const char *dir);
 /* Every layer of msprof_{ts}.json, the mstx layers last, into tl (the
