@@ -530,7 +530,8 @@ static int tx_events_fed(struct txl *t, struct exp_tx_feed *f)
 
 int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
-	static const char sql[] = "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY globalTid, startNs, endNs DESC, rowid";
+	/* the index's order (ties of start and end as it has them) */
+	static const char sql[] = "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY globalTid, startNs, endNs DESC";
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
 	struct txl t = { .e = e, .out = out, .out2 = out2 };
@@ -778,7 +779,7 @@ static int tx_rows_open(struct exp *e, struct tx_rows *m, struct exp_tx_feed *fe
 		struct tx_cursor c = { 0 };
 		/* the index's order: no sort */
 		r = exp_prepare(e, "SELECT " TX_COLUMNS " FROM MSTX_EVENTS WHERE globalTid = ? "
-				   "ORDER BY startNs, endNs DESC, rowid", &c.st);
+				   "ORDER BY startNs, endNs DESC", &c.st);
 		if (r < 0)
 			break;
 		sqlite3_bind_int64(c.st, 1, tids[i]);
