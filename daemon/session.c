@@ -83,6 +83,8 @@
  * that are slow to answer, the devices' first open) holds them back at
  * most this long. */
 #define FIRST_TICK_WAIT_MS 20
+/* ... and once it is sent, wait this long (send_started) */
+#define TICKS_AFTER_REPLY_MS 1
 
 enum session_state { SESSION_RUNNING, SESSION_STOPPING, SESSION_ENDED };
 
@@ -476,6 +478,7 @@ static void start_ticks(struct session *s)
 		if (r < 0) {
 			log_msg("session %" PRIu64 ": cannot start sampling into '%s': %s", s->id, s->data_dir,
 				strerror(-r));
+			s->sys_ticks = s->usage_ticks = false;
 			session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
 			return;
 		}
@@ -514,7 +517,16 @@ static void send_started(struct session *s)
 		reply = NULL;
 	}
 	client_send(s->owner, reply);
-	start_ticks(s);
+	/* The client waits for this reply, and the sampler's setup (its
+	 * files, the first walk of the tree, a device probe: about 1 ms of
+	 * CPU) need not come first; but with the machine's other cores busy
+	 * it would, as the client, just woken, does not take the core from
+	 * msprofd (a sched_yield did not make it either).  So msprofd sleeps
+	 * a moment first, and the client prints its reply meanwhile. */
+	if (s->ending)
+		start_ticks(s); /* the device probe alone: a session that ended gets no sampler */
+	else if (s->sys_ticks || s->usage_ticks || s->reprobe)
+		uv_timer_start(&s->sys_timer, on_first_tick_wait, TICKS_AFTER_REPLY_MS, 0);
 }
 
 /* session_started goes out once the agents of the start answered (or
@@ -739,6 +751,20 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 {
 	if (s->state != SESSION_RUNNING)
 		return;
+	/* ended in the moment between session_started and the sampler's
+	 * start (send_started): the sampler and its first samples now, as
+	 * they would have come (the raw files are made by a tick) */
+	if (!s->start_pending && (s->sys_ticks || s->usage_ticks)) {
+		bool sys = s->sys_ticks, usage = s->usage_ticks;
+		start_ticks(s);
+		if (s->state != SESSION_RUNNING)
+			return; /* the sampler could not start: ended so */
+		/* an error shows again in host_sampler_finish, below */
+		if (sys)
+			(void)host_sampler_tick(s->sampler, HOST_TICK_SYS);
+		if (usage)
+			(void)host_sampler_tick(s->sampler, HOST_TICK_USAGE);
+	}
 	s->ending = true;
 	uv_timer_stop(&s->sys_timer);
 	uv_timer_stop(&s->usage_timer);
