@@ -167,22 +167,8 @@ int exp_agg_steps_of(sqlite3 *db, struct exp_agg_steps *ret)
 
 /* --- ranges -------------------------------------------------------------------------- */
 
-struct range_acc {
-	int64_t msg, dom;
-	uint64_t count;
-	int64_t total, min, max;
-};
-
-struct ranges {
-	struct exp_kmap map;
-	struct range_acc *v;
-	size_t n, cap;
-};
-
-static int range_row(sqlite3_stmt *st, void *ctx)
+int exp_agg_range_add(struct exp_agg_range_sums *g, int64_t msg, int64_t dom, int64_t d)
 {
-	struct ranges *g = ctx;
-	int64_t msg = sqlite3_column_int64(st, 0), dom = sqlite3_column_int64(st, 1), d = sqlite3_column_int64(st, 2);
 	bool fresh;
 	int64_t i = exp_kmap_get(&g->map, msg, dom, &fresh);
 	if (i < 0)
@@ -190,9 +176,9 @@ static int range_row(sqlite3_stmt *st, void *ctx)
 	if (fresh) {
 		if (grow((void **)&g->v, g->n, &g->cap, sizeof *g->v) < 0)
 			return -ENOMEM;
-		g->v[g->n++] = (struct range_acc){ .msg = msg, .dom = dom, .min = d, .max = d };
+		g->v[g->n++] = (struct exp_agg_range_sum){ .msg = msg, .dom = dom, .min = d, .max = d };
 	}
-	struct range_acc *a = &g->v[i];
+	struct exp_agg_range_sum *a = &g->v[i];
 	a->count++;
 	a->total += d;
 	if (d < a->min)
@@ -202,9 +188,22 @@ static int range_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+void exp_agg_range_sums_release(struct exp_agg_range_sums *g)
+{
+	exp_kmap_release(&g->map);
+	free(g->v);
+	*g = (struct exp_agg_range_sums){ 0 };
+}
+
+static int range_row(sqlite3_stmt *st, void *ctx)
+{
+	return exp_agg_range_add(ctx, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+				 sqlite3_column_int64(st, 2));
+}
+
 static int cmp_range_total(const void *a, const void *b)
 {
-	const struct range_acc *x = a, *y = b;
+	const struct exp_agg_range_sum *x = a, *y = b;
 	if (x->total != y->total)
 		return (x->total < y->total) - (x->total > y->total);
 	return (x->msg > y->msg) - (x->msg < y->msg);
@@ -214,38 +213,40 @@ static int ranges(struct exp *e, struct exp_agg *a)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct ranges g = { 0 };
+	struct exp_agg_range_sums own = { 0 }, *g = e->tx_range_sums;
 	struct exp_strings *strs = NULL;
-	/* push/pop and start/end ranges (ENUM_MSTX_EVENT_TYPE 1, 2) */
-	int r = exp_each(e, "SELECT message, domainId, endNs - startNs FROM MSTX_EVENTS "
-			    "WHERE eventType IN (1, 2) AND endNs >= startNs", NULL, range_row, &g);
-	if (r > 0 && g.n)
+	int r = 1;
+	if (!g || !g->complete) {
+		g = &own;
+		r = exp_each(e, "SELECT message, domainId, endNs - startNs FROM MSTX_EVENTS WHERE " EXP_AGG_RANGE_SQL,
+			     NULL, range_row, g);
+	}
+	if (r > 0 && g->n)
 		r = exp_strings_new(e, &strs);
-	if (r >= 0 && g.n) {
+	if (r >= 0 && g->n) {
 		a->have_ranges = true;
-		qsort(g.v, g.n, sizeof *g.v, cmp_range_total);
-		for (size_t i = 0; i < g.n; i++) {
+		qsort(g->v, g->n, sizeof *g->v, cmp_range_total);
+		for (size_t i = 0; i < g->n; i++) {
 			char name[RAW_AGENT_MAX_STR + 1];
 			uint64_t step;
-			exp_strings_copy(strs, g.v[i].msg, name, sizeof name);
+			exp_strings_copy(strs, g->v[i].msg, name, sizeof name);
 			if (step_parse(name, strlen(name), &step))
 				continue;
-			a->range_count += g.v[i].count;
+			a->range_count += g->v[i].count;
 			a->range_names++;
 			if (a->n_top == EXP_AGG_TOP_RANGES)
 				continue;
 			struct exp_agg_range *t = &a->top[a->n_top++];
 			snprintf(t->name, sizeof t->name, "%s", name);
-			exp_strings_copy(strs, g.v[i].dom, t->domain, sizeof t->domain);
-			t->count = g.v[i].count;
-			t->total = g.v[i].total;
-			t->min = g.v[i].min;
-			t->max = g.v[i].max;
+			exp_strings_copy(strs, g->v[i].dom, t->domain, sizeof t->domain);
+			t->count = g->v[i].count;
+			t->total = g->v[i].total;
+			t->min = g->v[i].min;
+			t->max = g->v[i].max;
 		}
 	}
 	exp_strings_free(strs);
-	exp_kmap_release(&g.map);
-	free(g.v);
+	exp_agg_range_sums_release(&own);
 	return r < 0 ? r : 0;
 }
 

@@ -28,6 +28,34 @@ struct exp_kmap {
 int64_t exp_kmap_get(struct exp_kmap *m, int64_t a, int64_t b, bool *ret_new);
 void exp_kmap_release(struct exp_kmap *m);
 
+/* The ranges report.html sums: push/pop and start/end ranges
+ * (ENUM_MSTX_EVENT_TYPE 1, 2) that end no earlier than they start, as SQL
+ * and as C. */
+#define EXP_AGG_RANGE_SQL "eventType IN (1, 2) AND endNs >= startNs"
+static inline bool exp_agg_range_counts(int64_t type, int64_t start, int64_t end)
+{
+	return (type == 1 || type == 2) && end >= start;
+}
+
+/* Those ranges summed by (message, domain), in order of arrival.  Made
+ * by exp_aggregate from MSTX_EVENTS, or beforehand by the export's thread
+ * that reads the table for the mstx outputs (exp_tx_read), which sets
+ * complete once it has seen every row: exp_aggregate then takes them. */
+struct exp_agg_range_sum {
+	int64_t msg, dom;
+	uint64_t count;
+	int64_t total, min, max;
+};
+struct exp_agg_range_sums {
+	struct exp_kmap map;
+	struct exp_agg_range_sum *v;
+	size_t n, cap;
+	bool complete;
+};
+/* One range (d: its duration, ns): 0, or <0 out of memory. */
+int exp_agg_range_add(struct exp_agg_range_sums *g, int64_t msg, int64_t dom, int64_t d);
+void exp_agg_range_sums_release(struct exp_agg_range_sums *g);
+
 /* Every STEP row, in start order, and what their durations come to.
  * Percentiles are nearest-rank: the duration of a step that ran. */
 struct exp_agg_steps {

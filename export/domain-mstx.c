@@ -33,6 +33,7 @@
 #include <ctype.h>
 #include <dirent.h>
 
+#include "export/aggregate.h"
 #include "export/internal.h"
 #include "common/util.h"
 
@@ -870,16 +871,24 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 
 /* The reader's thread (export.c): MSTX_EVENTS read once, in start order
  * to csv (the merge or the sort), each thread's rows in start order to
- * layer where they are merged.  Leaves both decided and ended. */
+ * layer where they are merged, and report.html's range sums of every row
+ * (complete once all are read).  Leaves both feeds decided and ended. */
 void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv)
 {
+	struct exp_agg_range_sums *sums = e->tx_range_sums;
 	struct tx_rows m = { 0 };
 	int r = exp_table_has_rows(e, "MSTX_EVENTS") ? tx_rows_open(e, &m, layer) : -ENODATA;
 	bool open = r == 0;
 	feed_decide(csv, open);
 	struct tx_row x;
-	while (r == 0 && (r = tx_rows_next(&m, &x)) > 0)
+	while (r == 0 && (r = tx_rows_next(&m, &x)) > 0) {
+		if (sums && exp_agg_range_counts(x.type, x.start, x.end) &&
+		    exp_agg_range_add(sums, x.msg, x.domain, x.end - x.start) < 0)
+			sums = NULL; /* out of memory: report.html sums them itself */
 		r = feed_row(csv, &x) ? 0 : 1; /* 1: the summary takes no more */
+	}
+	if (sums && r == 0)
+		sums->complete = true;
 	if (open)
 		feed_end(csv, r < 0 ? r : 0);
 	tx_rows_release(&m); /* the rest of the rows to layer */

@@ -683,6 +683,9 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
 
 	int r = open_output_db(e, opt);
+	/* summed by write_both's reader of MSTX_EVENTS when it has one */
+	struct exp_agg_range_sums sums = { 0 };
+	e->tx_range_sums = &sums;
 	if (r == 0 && (what & EXPORT_TIMELINE) && (what & EXPORT_SUMMARY)) {
 		r = write_both(e, opt, dir);
 	} else if (r == 0 && (what & EXPORT_TIMELINE)) {
@@ -694,6 +697,8 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	/* last: its losses list the notes of everything before it */
 	if (r == 0)
 		r = write_aggregates(e, dir, text);
+	e->tx_range_sums = NULL;
+	exp_agg_range_sums_release(&sums);
 	close_db(e);
 	e->rep->files_written = e->n_written;
 	/* the report alone leaves the README of the export that wrote the rest */

@@ -140,6 +140,9 @@ struct exp {
 	 * timeline's thread takes the mstx layers' from tx_layer_feed, the
 	 * summaries' thread the msprof_tx summary's from tx_csv_feed */
 	struct exp_tx_feed *tx_layer_feed, *tx_csv_feed;
+	/* report.html's range sums, made by that reader as it reads
+	 * (aggregate.h); write_outputs owns them */
+	struct exp_agg_range_sums *tx_range_sums;
 };
 
 static inline void exp_lock(struct exp *e)
@@ -636,6 +639,7 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *tl2);
  * taker closes its feed when it takes no more (the reader then stops
  * handing it rows); free after all three are done.  NULL: out of memory. */
 struct exp_tx_feed *exp_tx_feed_new(void);
+/* ... and sums e->tx_range_sums (when not NULL) on the way */
 void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv);
 void exp_tx_feed_finish(struct exp_tx_feed *f);
 void exp_tx_feed_close(struct exp_tx_feed *f);

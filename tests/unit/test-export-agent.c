@@ -614,6 +614,15 @@ static char *timeline_lines(const char *path, size_t *n_x)
 	return out;
 }
 
+/* The text summary's ranges: from its "Top ranges" line to the losses
+ * (which differ between an export that parsed and one that did not). */
+static char *summary_ranges(const char *summary)
+{
+	const char *from = strstr(summary, "Top ranges"), *to = from ? strstr(from, "Losses and notes") : NULL;
+	CHECK(from);
+	return strndup(from, to ? (size_t)(to - from) : strlen(from));
+}
+
 /* The msprof_tx CSV in start order, ties by rowid (the order the events
  * were recorded), whatever the threads: events of several threads starting
  * at once, ranges of one thread starting at once but ending apart (the
@@ -648,7 +657,11 @@ static void test_csv_order(void)
 	wclose(&w);
 
 	struct export_report rep;
-	int r = export_prof_dir(prof, NULL, &rep);
+	/* with the text summary: its ranges, summed by the thread that reads
+	 * MSTX_EVENTS for both outputs, are compared below with the sums of a
+	 * timeline written alone (report.html's own scan) */
+	struct export_options all = { .what = EXPORT_ALL | EXPORT_TEXT_SUMMARY };
+	int r = export_prof_dir(prof, &all, &rep);
 	if (r < 0)
 		fprintf(stderr, "export: %s: %s\n", strerror(-r), rep.message);
 	CHECK(r == 0);
@@ -695,8 +708,12 @@ static void test_csv_order(void)
 	size_t n_fed, n_alone;
 	char *fed = timeline_lines(tl, &n_fed);
 	CHECK(n_fed == MANY + 7);
-	struct export_options alone = { .what = EXPORT_TIMELINE };
+	_cleanup_free_ char *ranges_fed = summary_ranges(rep.summary);
+	CHECK(strstr(ranges_fed, "Top ranges by total time (2 range(s) of 2 name(s)"));
+	struct export_options alone = { .what = EXPORT_TIMELINE | EXPORT_TEXT_SUMMARY };
 	CHECK(export_prof_dir(prof, &alone, &rep) == 0);
+	check_text("the text summary's ranges, summed as read and by report.html's scan", summary_ranges(rep.summary),
+		   ranges_fed);
 	_cleanup_free_ char *tl_alone = find_file(rep.output_dir, "msprof_tx_", ".json");
 	_cleanup_free_ char *want_tl = timeline_lines(tl_alone, &n_alone);
 	check_text("msprof_tx timeline, fed and read alone", fed, want_tl);
