@@ -647,13 +647,30 @@ double exp_round(double v, int decimals)
 	return r == 0 ? 0 : r; /* no "-0.0" */
 }
 
+static size_t digits_u64(uint64_t v)
+{
+	for (size_t n = 0;; n += 4, v /= 10000) {
+		if (v < 10)
+			return n + 1;
+		if (v < 100)
+			return n + 2;
+		if (v < 1000)
+			return n + 3;
+		if (v < 10000)
+			return n + 4;
+	}
+}
+
 size_t exp_fmt_u64(char *buf, uint64_t v)
 {
-	/* two digits per division: times are 16-19 digits long */
+	/* two digits per division (times are 16-19 digits long), straight
+	 * into buf from its last digit */
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 				    "8081828384858687888990919293949596979899";
-	char tmp[24], *p = tmp + sizeof tmp;
+	size_t n = digits_u64(v);
+	char *p = buf + n;
+	*p = '\0';
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
@@ -666,9 +683,6 @@ size_t exp_fmt_u64(char *buf, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	size_t n = (size_t)(tmp + sizeof tmp - p);
-	memcpy(buf, p, n);
-	buf[n] = '\0';
 	return n;
 }
 

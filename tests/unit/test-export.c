@@ -1378,6 +1378,33 @@ static void test_batch(void)
  * and every summary file has one domain (the fixed tables are export.c's),
  * every domain's table is in the schema, and no agent record type has two
  * decoders. */
+/* Numbers as the writers format them, against printf: every digit count,
+ * its bounds, and a million random values. */
+static void test_numbers(void)
+{
+	char got[32], want[32];
+	uint64_t p = 1;
+	for (int d = 0; d < 20; d++, p *= 10)
+		for (int k = -1; k <= 1; k++) {
+			uint64_t v = p + (uint64_t)k;
+			size_t n = exp_fmt_u64(got, v);
+			snprintf(want, sizeof want, "%" PRIu64, v);
+			CHECK(n == strlen(want) && streq(got, want));
+		}
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = x >> (x & 63);
+		size_t n = exp_fmt_u64(got, v);
+		snprintf(want, sizeof want, "%" PRIu64, v);
+		CHECK(n == strlen(want) && streq(got, want));
+		exp_format_ts((int64_t)(v >> 1), got);
+		snprintf(want, sizeof want, "%" PRIu64 ".%03u", (v >> 1) / 1000, (unsigned)((v >> 1) % 1000));
+		CHECK(streq(got, want));
+	}
+	CHECK(exp_fmt_u64(got, UINT64_MAX) == 20 && streq(got, "18446744073709551615"));
+}
+
 static void test_domains(void)
 {
 	static const char *const fixed[] = { "STRING_IDS", "META_DATA", "SESSION_TIME_INFO" };
@@ -1467,6 +1494,7 @@ int main(void)
 	test_domains();
 	test_db_each();
 	test_batch();
+	test_numbers();
 	test_text(tmp);
 	test_damage(tmp);
 	test_db_only(tmp);
