@@ -111,7 +111,7 @@ echo "records/s: raw records (mstx events, runtime calls, tasks) parsed per seco
 echo "events/s: mstx events + runtime calls + tasks exported per second"
 echo "r_tx: export time / sqlite3 dump of the mstx events alone (the export also writes the tasks, calls and timelines)"
 echo "r_all: export time / sqlite3 dump of the mstx events and the tasks: the rows the export's CSVs hold (it also writes two timelines)"
-echo "export_cpu, sqlite3_cpu: user + system seconds of the export (both of its threads) and of the sqlite3_all dump;"
+echo "export_cpu, sqlite3_cpu: user + system seconds of the export (all of its threads) and of the sqlite3_all dump;"
 echo "r_cpu: their ratio (on a machine shared with other work the CPU times vary less than the wall times)"
 printf '%s' "${REPORTS:-}"
 printf '%s' "${GOALS:-}"
