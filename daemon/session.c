@@ -462,26 +462,36 @@ static void probe_start(struct server *srv);
  * the reply need not wait for.  The clocks of the raw headers are those of
  * the request.  A sampler that cannot start ends the session as a write
  * error would (its owner hears session_ended). */
-static void start_ticks(struct session *s)
+static void reprobe(struct session *s)
 {
 	if (s->reprobe) {
 		s->reprobe = false;
 		probe_start(s->srv);
 	}
+}
+
+/* The sampler: 0, or <0 (said in the log) when it cannot start. */
+static int sampler_start(struct session *s)
+{
+	int r = s->sampler ? 0 : host_sampler_new(&s->sampler_cfg, &s->sampler);
+	if (r < 0)
+		log_msg("session %" PRIu64 ": cannot start sampling into '%s': %s", s->id, s->data_dir, strerror(-r));
+	return r;
+}
+
+static void start_ticks(struct session *s)
+{
+	reprobe(s);
 	if (s->ending || s->state != SESSION_RUNNING)
 		return;
 	if (!s->sys_ticks && !s->usage_ticks)
 		return;   /* started already (the reply came after FIRST_TICK_WAIT_MS) */
 	uv_timer_stop(&s->sys_timer);
-	if (!s->sampler) {
-		int r = host_sampler_new(&s->sampler_cfg, &s->sampler);
-		if (r < 0) {
-			log_msg("session %" PRIu64 ": cannot start sampling into '%s': %s", s->id, s->data_dir,
-				strerror(-r));
-			s->sys_ticks = s->usage_ticks = false;
-			session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
-			return;
-		}
+	int r = sampler_start(s);
+	if (r < 0) {
+		s->sys_ticks = s->usage_ticks = false;
+		session_end(s, SESSION_REASON_WRITE_ERROR, r, false, 0);
+		return;
 	}
 	if (s->sys_ticks)
 		uv_timer_start(&s->sys_timer, on_tick, 0, 0);
@@ -523,10 +533,12 @@ static void send_started(struct session *s)
 	 * it would, as the client, just woken, does not take the core from
 	 * msprofd (a sched_yield did not make it either).  So msprofd sleeps
 	 * a moment first, and the client prints its reply meanwhile. */
-	if (s->ending)
-		start_ticks(s); /* the device probe alone: a session that ended gets no sampler */
-	else if (s->sys_ticks || s->usage_ticks || s->reprobe)
+	if (s->ending) {
+		reprobe(s); /* a session that ended gets no sampler */
+	} else if (s->sys_ticks || s->usage_ticks || s->reprobe) {
+		uv_update_time(s->srv->loop); /* the wait from now, not from the loop's last look */
 		uv_timer_start(&s->sys_timer, on_first_tick_wait, TICKS_AFTER_REPLY_MS, 0);
+	}
 }
 
 /* session_started goes out once the agents of the start answered (or
@@ -753,17 +765,23 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 		return;
 	/* ended in the moment between session_started and the sampler's
 	 * start (send_started): the sampler and its first samples now, as
-	 * they would have come (the raw files are made by a tick) */
-	if (!s->start_pending && (s->sys_ticks || s->usage_ticks)) {
+	 * they would have come (the raw files are made by a tick); a failure
+	 * is a stop's answer (write_error), and said in the log otherwise */
+	if (!s->start_pending && (s->sys_ticks || s->usage_ticks || s->reprobe)) {
 		bool sys = s->sys_ticks, usage = s->usage_ticks;
-		start_ticks(s);
-		if (s->state != SESSION_RUNNING)
-			return; /* the sampler could not start: ended so */
-		/* an error shows again in host_sampler_finish, below */
-		if (sys)
-			(void)host_sampler_tick(s->sampler, HOST_TICK_SYS);
-		if (usage)
-			(void)host_sampler_tick(s->sampler, HOST_TICK_USAGE);
+		s->sys_ticks = s->usage_ticks = false;
+		reprobe(s);
+		int r = sys || usage ? sampler_start(s) : 0;
+		if (r == 0 && sys)
+			r = host_sampler_tick(s->sampler, HOST_TICK_SYS);
+		if (r >= 0 && usage)
+			r = host_sampler_tick(s->sampler, HOST_TICK_USAGE);
+		if (r < 0 && s->sampler)
+			log_msg("session %" PRIu64 ": cannot take its first samples: %s", s->id, strerror(-r));
+		if (r < 0 && why == SESSION_REASON_STOP) {
+			why = SESSION_REASON_WRITE_ERROR;
+			error = r;
+		}
 	}
 	s->ending = true;
 	uv_timer_stop(&s->sys_timer);

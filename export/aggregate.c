@@ -206,7 +206,9 @@ static int cmp_range_total(const void *a, const void *b)
 	const struct exp_agg_range_sum *x = a, *y = b;
 	if (x->total != y->total)
 		return (x->total < y->total) - (x->total > y->total);
-	return (x->msg > y->msg) - (x->msg < y->msg);
+	if (x->msg != y->msg)
+		return (x->msg > y->msg) - (x->msg < y->msg);
+	return (x->dom > y->dom) - (x->dom < y->dom);
 }
 
 static int ranges(struct exp *e, struct exp_agg *a)

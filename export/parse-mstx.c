@@ -776,8 +776,9 @@ static int mstx_end_all(struct exp *e)
 	}
 	r = m->open_at_end ? close_open(e, m) : 0;
 	/* each thread's events in start order, the longer first (the export's
-	 * order, domain-mstx.c), and every column the export reads: it reads
-	 * the index alone, never the table */
+	 * order, domain-mstx.c), and every column the mstx outputs, report.html's
+	 * ranges and the device tasks' range sweep read: they read the index
+	 * alone */
 	if (r == 0)
 		r = exp_exec(e, "CREATE INDEX MstxEventsIndex ON MSTX_EVENTS "
 				"(globalTid, startNs, endNs DESC, category, eventType, message, domainId)");

@@ -37,7 +37,7 @@ extern const size_t export_cluster_db_tables_n;
  * filled.  PRAGMA user_version holds it, mixed with the tables' columns
  * (SCHEMA.md, "Layout version"); a database of another layout is rebuilt
  * from the raw files next to it. */
-#define EXPORT_DB_LAYOUT 6
+#define EXPORT_DB_LAYOUT 7
 
 /* --- summary CSVs -------------------------------------------------------- */
 
