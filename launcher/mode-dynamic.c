@@ -63,6 +63,7 @@ extern char **environ;
 #define LINE_MAX_LEN 1024         /* longer input lines are cut (and invalid) */
 #define MAX_EXPORTS 16            /* export children at once; then wait for the oldest */
 #define PROBE_MS 200              /* exit probing where pidfd_open is missing */
+#define EXPORT_AFTER_STOP_MS 1    /* the stopped windows' exports wait this long (cmd_stop) */
 
 /* msprof's replies, exactly. */
 #define MSG_START_OK "dynamic profiling start success......"
@@ -116,6 +117,8 @@ struct dyn {
 	unsigned n_jobs;
 	unsigned saved;           /* windows saved */
 	bool export_failed;
+	bool export_due;          /* windows stopped, exported at export_at (cmd_stop) */
+	uint64_t export_at;
 
 	unsigned idle_s;
 	uint64_t idle_since;      /* no window open since */
@@ -546,6 +549,7 @@ static void stop_all(struct dyn *d)
 
 static void export_all(struct dyn *d)
 {
+	d->export_due = false;
 	for (unsigned i = 0; i < d->n; i++)
 		window_export(d, &d->t[i]);
 }
@@ -558,6 +562,21 @@ static void cmd_stop(struct dyn *d)
 	}
 	stop_all(d);
 	reply(MSG_STOP_OK);
+	/* The exports (end_info, a fork per window: about 1 ms of CPU) need
+	 * not come before the reply is read; with the machine's other cores
+	 * busy they would, as the reader, just woken, does not take the core
+	 * from msprof.  So they wait a moment, msprof in poll (main loop),
+	 * and come before anything else it does (exports_due). */
+	d->export_due = true;
+	d->export_at = mono_ns() + EXPORT_AFTER_STOP_MS * NSEC_PER_MSEC;
+}
+
+/* The exports cmd_stop left for a moment, before any other work. */
+static void exports_due(struct dyn *d)
+{
+	if (!d->export_due)
+		return;
+	unprompt(d);
 	export_all(d);
 }
 
@@ -714,6 +733,7 @@ static void run_line(struct dyn *d, char *line)
 		line[--n] = '\0';
 	if (n == 0)
 		return;
+	exports_due(d);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (streq(line, commands[i].name) || (commands[i].alias && streq(line, commands[i].alias))) {
 			commands[i].run(d);
@@ -890,13 +910,21 @@ static void loop(struct dyn *d)
 		}
 		if (probe && (timeout < 0 || timeout > PROBE_MS))
 			timeout = PROBE_MS;
+		if (d->export_due) {
+			uint64_t now = mono_ns();
+			int ms = d->export_at > now ? (int)((d->export_at - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+			if (timeout < 0 || timeout > ms)
+				timeout = ms;
+		}
 
 		if (poll(p, k, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			console_error("cannot wait for input: %s", strerror(errno));
+			exports_due(d);
 			break;
 		}
+		exports_due(d); /* whatever woke msprof: the windows it handles are exported */
 		/* exports first: the other handlers may start more, which moves
 		 * the jobs; newest first, so that removing one (the last moves
 		 * into its place) never moves one not looked at yet */
