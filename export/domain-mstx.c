@@ -250,8 +250,7 @@ struct txl {
 	bool ordered;              /* rows come thread by thread: a thread's lanes go when the next begins */
 	struct thr *threads;       /* in the order of their first event */
 	size_t n_threads, cap_threads, last; /* last: the thread of the last event */
-	uint32_t *slot;            /* globalTid hash: index + 1 into threads, 0 free */
-	size_t n_slots;            /* 0 or a power of two, at least twice n_threads */
+	struct exp_kmap index;     /* (globalTid, 0) -> its place in threads (until all_meta sorts them) */
 };
 
 /* The lane an event goes on: the first where it nests; <0 out of memory. */
@@ -291,47 +290,23 @@ static void lanes_release(struct lanes *l)
 	}
 }
 
-static size_t thread_hash(int64_t g, size_t n_slots)
-{
-	return (size_t)(((uint64_t)g * 0x9e3779b97f4a7c15ULL) >> 32) & (n_slots - 1);
-}
-
 /* The state of thread g, new on its first event; NULL out of memory. */
 static struct thr *thread_of(struct txl *t, int64_t g)
 {
 	if (t->n_threads && t->threads[t->last].g == g)
 		return &t->threads[t->last];
-	size_t i = 0;
-	if (t->n_slots)
-		for (i = thread_hash(g, t->n_slots); t->slot[i]; i = (i + 1) & (t->n_slots - 1))
-			if (t->threads[t->slot[i] - 1].g == g) {
-				t->last = t->slot[i] - 1;
-				return &t->threads[t->last];
-			}
-	if (t->n_threads >= UINT32_MAX - 1 || GROW_ARRAY(t->threads, t->cap_threads, t->n_threads, 16) < 0)
+	/* room first: a key the index holds always has its entry */
+	bool fresh;
+	int64_t i;
+	if (GROW_ARRAY(t->threads, t->cap_threads, t->n_threads, 16) < 0 ||
+	    (i = exp_kmap_get(&t->index, g, 0, &fresh)) < 0)
 		return NULL;
-	if (2 * (t->n_threads + 1) > t->n_slots) {
-		size_t n = t->n_slots ? 2 * t->n_slots : 64;
-		uint32_t *slot = calloc(n, sizeof *slot);
-		if (!slot)
-			return NULL;
-		for (size_t j = 0; j < t->n_threads; j++) {
-			size_t k = thread_hash(t->threads[j].g, n);
-			while (slot[k])
-				k = (k + 1) & (n - 1);
-			slot[k] = (uint32_t)j + 1;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->n_slots = n;
-		for (i = thread_hash(g, n); slot[i]; i = (i + 1) & (n - 1))
-			;
+	if (fresh) {
+		if (t->ordered && t->n_threads)
+			lanes_release(&t->threads[t->last].l); /* done: only its count of lanes stays */
+		t->threads[t->n_threads++] = (struct thr){ .g = g };
 	}
-	if (t->ordered && t->n_threads)
-		lanes_release(&t->threads[t->last].l); /* done: only its count of lanes stays */
-	t->slot[i] = (uint32_t)t->n_threads + 1;
-	t->last = t->n_threads++;
-	t->threads[t->last] = (struct thr){ .g = g };
+	t->last = (size_t)i;
 	return &t->threads[t->last];
 }
 
@@ -563,7 +538,7 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 	for (size_t i = 0; i < t.n_threads; i++)
 		lanes_release(&t.threads[i].l);
 	free(t.threads);
-	free(t.slot);
+	exp_kmap_release(&t.index);
 	exp_buf_release(&t.ev);
 	return r;
 }

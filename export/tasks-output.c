@@ -3,6 +3,7 @@
  * HostToDevice flows (§4, §9).  Read from TASK, COMPUTE_TASK_INFO,
  * CANN_API (msprof's tables) joined with GPU_TASK for what CUDA adds. */
 #include "collectors/gputask.h"
+#include "export/aggregate.h"
 #include "export/internal.h"
 #include "common/util.h"
 
@@ -165,40 +166,19 @@ struct op_group {
 struct op_groups {
 	struct op_group *g;
 	size_t n, cap;
-	size_t *index;             /* hash -> g + 1, 0 empty */
-	size_t index_cap;
+	struct exp_kmap index;     /* (dev, type) -> its place in g (until sorted) */
 };
 
 static struct op_group *op_group(struct op_groups *m, int64_t dev, int64_t type)
 {
-	if (2 * (m->n + 1) > m->index_cap) {
-		size_t cap = m->index_cap ? 2 * m->index_cap : 64;
-		size_t *ix = calloc(cap, sizeof *ix);
-		if (!ix)
-			return NULL;
-		for (size_t i = 0; i < m->n; i++) {
-			size_t k = stream_hash(0, m->g[i].dev, m->g[i].type) & (cap - 1);
-			while (ix[k])
-				k = (k + 1) & (cap - 1);
-			ix[k] = i + 1;
-		}
-		free(m->index);
-		m->index = ix, m->index_cap = cap;
-	}
-	size_t k = stream_hash(0, dev, type) & (m->index_cap - 1);
-	while (m->index[k]) {
-		struct op_group *g = &m->g[m->index[k] - 1];
-		if (g->dev == dev && g->type == type)
-			return g;
-		k = (k + 1) & (m->index_cap - 1);
-	}
-	struct op_group *g = grow_array(m->g, &m->cap, m->n, sizeof *g, 32);
-	if (!g)
+	/* room first: a key the index holds always has its group */
+	bool fresh;
+	int64_t i;
+	if (GROW_ARRAY(m->g, m->cap, m->n, 32) < 0 || (i = exp_kmap_get(&m->index, dev, type, &fresh)) < 0)
 		return NULL;
-	m->g = g;
-	m->index[k] = m->n + 1;
-	m->g[m->n] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
-	return &m->g[m->n++];
+	if (fresh)
+		m->g[m->n++] = (struct op_group){ .dev = dev, .type = type, .min = INT64_MAX, .max = INT64_MIN };
+	return &m->g[i];
 }
 
 static void op_groups_free(struct op_groups *m)
@@ -206,7 +186,7 @@ static void op_groups_free(struct op_groups *m)
 	for (size_t i = 0; i < m->n; i++)
 		free(m->g[i].name_copy);
 	free(m->g);
-	free(m->index);
+	exp_kmap_release(&m->index);
 }
 
 /* device, then longest total first, then name (SQLite's BINARY order) */
