@@ -808,6 +808,23 @@ static void on_gc_msg(struct child *ch, const struct msg *m, void *ud)
 	}
 }
 
+/* A child running fn, sampled into dir (cpu) until it ends: what it
+ * reported ('C', on_gc_msg), the sampler's stats, the child's pid
+ * (ret_pid may be NULL). */
+static struct gc_report sample_reporter(const char *dir, void (*fn)(int rd, int wr), struct host_sampler_stats *st,
+					pid_t *ret_pid)
+{
+	struct child ch = spawn(fn);
+	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_CPU, 0, 0);
+	struct gc_report rep = { 0 };
+	run_sampled(s, &ch, HOST_TICK_SYS, on_gc_msg, &rep);
+	host_sampler_get_stats(s, st);
+	finish(s, dir);
+	if (ret_pid)
+		*ret_pid = ch.pid;
+	return rep;
+}
+
 static void test_grandchild(bool fallback)
 {
 	if (fallback)
@@ -815,14 +832,10 @@ static void test_grandchild(bool fallback)
 	else
 		unsetenv("MSPROF_TEST_NO_PROC_CHILDREN");
 	char *dir = subdir(fallback ? "grandchild-fallback" : "grandchild");
-	struct child ch = spawn(child_forks);
-	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_CPU, 0, 0);
-	struct gc_report rep = { 0 };
-	run_sampled(s, &ch, HOST_TICK_SYS, on_gc_msg, &rep);
 	struct host_sampler_stats st;
-	host_sampler_get_stats(s, &st);
+	pid_t child;
+	struct gc_report rep = sample_reporter(dir, child_forks, &st, &child);
 	CHECK(st.seen_pids == 2 && st.live_pids == 0);
-	finish(s, dir);
 	unsetenv("MSPROF_TEST_NO_PROC_CHILDREN");
 
 	CHECK(rep.pid > 0);
@@ -831,7 +844,7 @@ static void test_grandchild(bool fallback)
 	printf("grandchild%s: pid %d: rusage %.3f s, sampled %.3f s, %d samples\n", fallback ? " (ppid scan)" : "",
 	       rep.pid, (double)truth / 1e9, (double)sum_run(&pv) / 1e9, pv.cpu_samples);
 	CHECK(pv.n_info >= 1);
-	CHECK(pv.info[0].ppid == (uint32_t)ch.pid && pv.info[0].is_target == 1);
+	CHECK(pv.info[0].ppid == (uint32_t)child && pv.info[0].is_target == 1);
 	CHECK(streq(pv.info[pv.n_info - 1].comm, "grandchild"));
 	CHECK(pv.exited);
 	CHECK(pv.cpu_samples >= 3);
@@ -934,13 +947,8 @@ static void child_stale_parent(int rd, int wr)
 static void test_orphan(const char *name, void (*fn)(int rd, int wr))
 {
 	char *dir = subdir(name);
-	struct child ch = spawn(fn);
-	struct host_sampler *s = new_sampler(dir, ch.pid, HOST_SYS_CPU, 0, 0);
-	struct gc_report rep = { 0 };
-	run_sampled(s, &ch, HOST_TICK_SYS, on_gc_msg, &rep);
 	struct host_sampler_stats st;
-	host_sampler_get_stats(s, &st);
-	finish(s, dir);
+	struct gc_report rep = sample_reporter(dir, fn, &st, NULL);
 	CHECK(rep.pid > 0);
 	struct pid_view pv = view_pid(dir, RAW_SOURCE_HOST_CPU, (uint32_t)rep.pid);
 	uint64_t truth = (uint64_t)rep.cpu_us * NSEC_PER_USEC;
