@@ -580,11 +580,9 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 	if (!j || !a) {
 		free(j);
 		free(a);
-		if (rd) {
-			exp_tx_feed_free(layer);
-			exp_tx_feed_free(csv);
-			free(rd);
-		}
+		exp_tx_feed_free(layer);
+		exp_tx_feed_free(csv);
+		free(rd);
 		e->lock = NULL;
 		return -ENOMEM;
 	}
