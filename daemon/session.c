@@ -456,12 +456,8 @@ static void session_end(struct session *s, enum session_reason why, int error, b
 			uint64_t reply_id);
 static void probe_start(struct server *srv);
 
-/* The sampler and its first samples, once session_started is on its way:
- * creating a raw file per source and a first tick that walks the tree are
- * file system work (a few hundred µs per file on a journaled disk) that
- * the reply need not wait for.  The clocks of the raw headers are those of
- * the request.  A sampler that cannot start ends the session as a write
- * error would (its owner hears session_ended). */
+/* The devices probed again, once the reply of a session that found none
+ * is out (a thread to start, a library to look for). */
 static void reprobe(struct session *s)
 {
 	if (s->reprobe) {
@@ -479,6 +475,12 @@ static int sampler_start(struct session *s)
 	return r;
 }
 
+/* The sampler and its first samples, once session_started is on its way:
+ * creating a raw file per source and a first tick that walks the tree are
+ * file system work (a few hundred µs per file on a journaled disk) that
+ * the reply need not wait for.  The clocks of the raw headers are those of
+ * the request.  A sampler that cannot start ends the session as a write
+ * error would (its owner hears session_ended). */
 static void start_ticks(struct session *s)
 {
 	reprobe(s);

@@ -117,8 +117,7 @@ struct dyn {
 	unsigned n_jobs;
 	unsigned saved;           /* windows saved */
 	bool export_failed;
-	bool export_due;          /* windows stopped, exported at export_at (cmd_stop) */
-	uint64_t export_at;
+	uint64_t export_at;       /* 0, or when the stopped windows are exported (cmd_stop) */
 
 	unsigned idle_s;
 	uint64_t idle_since;      /* no window open since */
@@ -549,7 +548,7 @@ static void stop_all(struct dyn *d)
 
 static void export_all(struct dyn *d)
 {
-	d->export_due = false;
+	d->export_at = 0;
 	for (unsigned i = 0; i < d->n; i++)
 		window_export(d, &d->t[i]);
 }
@@ -567,14 +566,13 @@ static void cmd_stop(struct dyn *d)
 	 * busy they would, as the reader, just woken, does not take the core
 	 * from msprof.  So they wait a moment, msprof in poll (main loop),
 	 * and come before anything else it does (exports_due). */
-	d->export_due = true;
 	d->export_at = mono_ns() + EXPORT_AFTER_STOP_MS * NSEC_PER_MSEC;
 }
 
 /* The exports cmd_stop left for a moment, before any other work. */
 static void exports_due(struct dyn *d)
 {
-	if (!d->export_due)
+	if (!d->export_at)
 		return;
 	unprompt(d);
 	export_all(d);
@@ -910,7 +908,7 @@ static void loop(struct dyn *d)
 		}
 		if (probe && (timeout < 0 || timeout > PROBE_MS))
 			timeout = PROBE_MS;
-		if (d->export_due) {
+		if (d->export_at) {
 			uint64_t now = mono_ns();
 			int ms = d->export_at > now ? (int)((d->export_at - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
 			if (timeout < 0 || timeout > ms)
