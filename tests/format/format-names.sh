@@ -35,10 +35,14 @@ t_expect_rc 0 "the checker: distinct names pass" $NAMES "$T_WORK/good"
 rm -rf "$T_WORK/bad" "$T_WORK/good" # t_done checks every file left under T_WORK
 
 # --- a profile that would repeat names --------------------------------------------------
+# (the job lasts 0.3 s more than its two processes: the devices' 50 Hz
+# sampler, whose files are made on a thread of its own, has its first
+# samples in even when a loaded machine delays that thread; a CI run whose
+# session lasted 55 ms had the device files and no sample)
 OUT=$T_WORK/out
 MSPROF_NVML_LIBRARY="$FAKE" FAKE_NVML_DEVICES=2 "$MSPROF" --output="$OUT" --msproftx=on --host-sys=osrt \
 	--sys-hardware-mem=on --sys-hardware-mem-freq=50 \
-	sh -c 'echo go | "$0" script 3 >/dev/null & echo go | "$0" script 3 >/dev/null; wait' "$WORKLOAD" \
+	sh -c 'echo go | "$0" script 3 >/dev/null & echo go | "$0" script 3 >/dev/null; wait; sleep 0.3' "$WORKLOAD" \
 	>"$T_WORK/log" 2>&1
 rc=$?
 t_stop_daemon
