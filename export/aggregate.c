@@ -1,9 +1,21 @@
 /* exp_aggregate: one pass over the tables a person looks at first, kept as
  * C structs so that report.c and summary.c render the same numbers. */
+
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/domain-agents.h"
+#include "export/domain-host-summary.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
 #include "collectors/steps.h"
 #include "common/util.h"
 
@@ -556,7 +568,7 @@ static int losses(struct exp *e, struct exp_agg *a)
 		return r;
 	/* the export's own notes, this run's: parse problems when it parsed,
 	 * what --storage-limit deleted on every run; the report's message
-	 * holds them "; "-separated (common.c exp_note_add) */
+	 * holds them "; "-separated (exp.c) */
 	size_t ncap = 0;
 	exp_lock(e);
 	for (const char *m = e->rep->message; *m && r == 0;) {

@@ -7,7 +7,7 @@
  * torch_npu's mstx messages, its element count, data type and P2P peers;
  * not the HCCL tasks inside it.  Where the operation is an mstx range whose
  * process made socket calls inside it (gloo or MPI on CPU, recorded by
- * --host-sys=osrt: COMMUNICATION_HOST_TASK, comm-host.c), its span splits
+ * --host-sys=osrt: COMMUNICATION_HOST_TASK, domain-comm-host.c), its span splits
  * as msprof splits an HCCL operation's over its tasks: transit time the
  * union of the transfers, wait time the union of the waits outside them,
  * synchronisation time the wait before the first transfer, idle time the
@@ -17,13 +17,23 @@
  * msprof files on-node transfers under, and its matrix holds the rank's
  * self link (LOCAL: how cluster tools map the group's local ranks to
  * global ones) and, for P2P, the link between its ranks. */
-#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "common/cjson-cleanup.h"
-#include "export/comm.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/domain-comm.h"
+#include "export/export.h"
+#include "export/query.h"
 #include "collectors/profdir.h"
 #include "common/util.h"
 

@@ -43,15 +43,30 @@
  * (how long this rank waits at the step's closing synchronization for the
  * slowest).  The per-rank step cursors are merged by step id: memory
  * grows with the ranks, not the steps. */
+
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <sqlite3.h>
 
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/exp.h"
+#include "export/prof.h"
+#include "export/export.h"
+#include "export/files.h"
+#include "export/sql.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
+#include "export/timeline.h"
 #include "common/util.h"
 
 #define CLUSTER_DIR_MODE 0750

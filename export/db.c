@@ -1,7 +1,9 @@
 /* Rows of a prepared statement through a callback (db.h). */
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <sqlite3.h>
 
 #include "export/db.h"
 

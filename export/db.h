@@ -1,12 +1,13 @@
 /* One way to walk rows: a statement stepped to its end with a callback per
  * row, and SQLite's result codes mapped to -errno in one place.  Takes a
- * plain connection and prints nothing; export's exp_each (internal.h) adds
+ * plain connection and prints nothing; export's exp_each (sql.h) adds
  * the note for the report. */
 #pragma once
 
 #include <stdbool.h>
-#include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
 
 /* Binds the statement's parameters: 0, or <0 to give up with that error. */
 typedef int db_bind_fn(sqlite3_stmt *st, void *ctx);

@@ -25,18 +25,36 @@
  *     is an operation, named by its message, and counted in the report.
  *   Inside the mstx ones, the socket calls and polls of their process
  *     (OSRT_API, gloo and MPI on CPU) -> COMMUNICATION_HOST_TASK
- *     (comm-host.c), from which analyze splits their time.
+ *     (domain-comm-host.c), from which analyze splits their time.
  *
  * Operations are named as msprof names HCCL's ("hcom_allReduce__3_0_1":
  * the type, then the operation's number among those of its group and type),
  * because readers take the type from the name (NOTES.md §1); operations of
  * one group are numbered alike on every rank when the ranks run the same
  * sequence, which is what lets cluster tools match them across ranks. */
+
 #include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "collectors/raw.h"
-#include "export/internal.h"
-#include "export/comm.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-comm.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/reader.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 /* --- names and enums ------------------------------------------------------------ */
@@ -1006,14 +1024,19 @@ static int take_comm_op(struct exp *e, struct exp_agent_process *ap, const struc
 	int r = 0;
 	for (int i = 0; i < 5 && r == 0; i++)
 		r = exp_intern_id(e, strs[i], &ids[i]);
-	if (r == 0 && !e->nccl_insert)
-		r = exp_prepare(e, plugin_insert_sql, &e->nccl_insert);
+	/* the domain's state: the INSERT, prepared on the first record */
+	void **insert = exp_domain_state(e, &exp_domain_comm);
+	if (r == 0 && !*insert) {
+		sqlite3_stmt *prepared;
+		r = exp_prepare(e, plugin_insert_sql, &prepared);
+		*insert = r == 0 ? prepared : NULL;
+	}
 	if (r < 0)
 		return r;
 	exp_note_time(e, end_ns);
 	char hex[17];
 	snprintf(hex, sizeof hex, "%016" PRIx64, hash);
-	sqlite3_stmt *st = e->nccl_insert;
+	sqlite3_stmt *st = *insert;
 	int k = 1;
 	sqlite3_bind_int64(st, k++, t);
 	sqlite3_bind_int64(st, k++, end_ns);
@@ -1038,8 +1061,9 @@ static int take_comm_op(struct exp *e, struct exp_agent_process *ap, const struc
 
 static void release(struct exp *e)
 {
-	sqlite3_finalize(e->nccl_insert);
-	e->nccl_insert = NULL;
+	void **insert = exp_domain_state(e, &exp_domain_comm);
+	sqlite3_finalize(*insert);
+	*insert = NULL;
 }
 
 static const struct exp_agent_record records[] = {

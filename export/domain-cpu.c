@@ -1,8 +1,20 @@
 /* The host CPU: CPU_USAGE and CPU_USAGE_AVG (the profiled tree, --host-sys),
  * SYS_CPU and PROCESS_CPU_USAGE (the whole host, --host-sys-usage), parsed
- * with the other host samples (parse-host.c); the CPU Usage layer; the
+ * with the other host samples (domain-host.c); the CPU Usage layer; the
  * host_cpu_usage, cpu_usage and process_cpu_usage summaries. */
-#include "export/internal.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "export/buf.h"
+#include "export/domain-host-counters.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 /* A summary's writer and its file, for the row callbacks. */

@@ -8,10 +8,28 @@
  * memory and ddr is 0; the "device" event is the whole device, the "app"
  * event the memory held by the profiled processes (the launched tree, or
  * any process with agent data); AI Core Freq is the SM clock. */
+
 #include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "collectors/device.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/reader.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 

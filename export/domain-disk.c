@@ -1,6 +1,12 @@
 /* Host disk: HOST_DISK_USAGE (--host-sys=disk), parsed with the other host
- * samples (parse-host.c); the Disk Usage layer; the host_disk_usage summary. */
-#include "export/internal.h"
+ * samples (domain-host.c); the Disk Usage layer; the host_disk_usage summary. */
+#include <stdio.h>
+
+#include "export/domain-host-counters.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 /* Rates are B/s in the database (msprof's unit there), KB/s here; msprof

@@ -1,8 +1,17 @@
 /* Host memory: HOST_MEM_USAGE (--host-sys), SYS_MEM and PROCESS_MEM_USAGE
- * (--host-sys-usage), parsed with the other host samples (parse-host.c); the
+ * (--host-sys-usage), parsed with the other host samples (domain-host.c); the
  * Memory Usage layer; the host_mem_usage, sys_mem and process_mem
  * summaries. */
-#include "export/internal.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+#include "export/domain-host-counters.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 /* msprof HostMemUsagePresenter.get_summary_data: peak and recommend of the

@@ -30,11 +30,28 @@
  * a lane) while its events may still come: one thread's at a time when
  * they come thread by thread, every thread's (at most MERGE_MAX_THREADS)
  * when interleaved. */
+
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 #define LANE_DEPTH_MAX 4096   /* open events per lane; deeper ones move on */
@@ -952,7 +969,7 @@ static const char *const tables[] = { "MSTX_EVENTS", "ENUM_MSTX_EVENT_TYPE", "AG
 static const enum export_csv csvs[] = { CSV_MSPROF_TX, _CSV_MAX };
 
 /* Annotations: MSTX_EVENTS and AGENT_CATEGORY from the agents' records
- * (decoders and range matching in parse-mstx.c); the msprof_tx layers,
+ * (decoders and range matching in domain-mstx-parse.c); the msprof_tx layers,
  * written by exp_write_timeline itself (layers NULL): they go to
  * msprof_tx_{ts}.json too and may be written ahead by another thread; the
  * msprof_tx summary. */

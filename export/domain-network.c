@@ -1,7 +1,13 @@
 /* Host network: HOST_NETWORK_USAGE and NETWORK_INTERFACE_USAGE (--host-sys=network), parsed
- * with the other host samples (parse-host.c); the Network Usage layer; the
+ * with the other host samples (domain-host.c); the Network Usage layer; the
  * host_network_usage summary. */
-#include "export/internal.h"
+#include <stdio.h>
+
+#include "export/domain-host-counters.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 /* msprof HostNetworkUsagePresenter: Netcard Speed = sum of the known rated

@@ -17,9 +17,24 @@
  * sums and writes the fraction (0.25 for a quarter) under its "Time(%)"
  * header; we write what the header says (25.0).  Durations are µs with 3
  * decimals. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sqlite3.h>
+
 #include "collectors/osrt-api.h"
 #include "collectors/raw.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 /* An OS runtime call (--host-sys=osrt), one record: OSRT_API(name,
@@ -45,27 +60,46 @@ static int take_call(struct exp *e, struct exp_agent_process *ap, const struct r
 	int r = exp_intern_id(e, name, &sid);
 	if (r < 0)
 		return r;
-	if (!e->osrt_rows.many && (r = exp_batch_init(e, &e->osrt_rows, "OSRT_API", "iiii")) < 0)
-		return r;
+	struct exp_batch *rows = *exp_domain_state(e, &exp_domain_osrt);
+	if (!rows)
+		return -EINVAL; /* begin_all made it */
 	exp_note_time(e, end_ns);
 	const union exp_value v[4] = { { .i = sid }, { .i = (int64_t)(((uint64_t)ap->pid << 32) | tid) }, { .i = t },
 					{ .i = end_ns } };
-	return exp_batch_put(&e->osrt_rows, v);
+	return exp_batch_put(rows, v);
 }
 
-/* Every call read is in OSRT_API before its index is made (parse-agent.c). */
+/* The domain's state: OSRT_API's rows, batched while the agents' files
+ * are read. */
+static int begin_all(struct exp *e)
+{
+	void **state = exp_domain_state(e, &exp_domain_osrt);
+	struct exp_batch *rows = calloc(1, sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	*state = rows;
+	return exp_batch_init(e, rows, "OSRT_API", "iiii");
+}
+
+/* Every call read is in OSRT_API before its index is made (domain-agents.c). */
 static int end_all(struct exp *e)
 {
-	return exp_batch_drain(&e->osrt_rows); /* none put: nothing to do */
+	struct exp_batch *rows = *exp_domain_state(e, &exp_domain_osrt);
+	return rows ? exp_batch_drain(rows) : 0; /* none put: nothing to do */
 }
 
 static const struct exp_agent_ops agent_ops = {
+	.begin_all = begin_all,
 	.end_all = end_all,
 };
 
 static void release(struct exp *e)
 {
-	exp_batch_release(&e->osrt_rows);
+	void **state = exp_domain_state(e, &exp_domain_osrt);
+	if (*state)
+		exp_batch_release(*state);
+	free(*state);
+	*state = NULL;
 }
 
 /* The one "OS Runtime API" process of the file, pid packed with the PROF

@@ -22,11 +22,26 @@
  * any, cut at every step boundary so that each event lies in one step
  * (the readers add an event's whole dur to the step its start is in);
  * else the collection (SESSION_TIME_INFO, widened to the intervals). */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "collectors/gputask.h"
 #include "collectors/steps.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 #define COMM_DOMAIN "communication" /* torch_npu's mstx domain of its HCCL markers */

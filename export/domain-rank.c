@@ -17,12 +17,19 @@
  * so a host-only rank with no row would drop out of them, while its
  * cluster analysis takes the device of a PROF dir from its device_<N>
  * directory, not from this table (host_info_analysis.py). */
+
+#include <limits.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "collectors/device.h"
 #include "collectors/profdir.h"
 #include "common/cjson-cleanup.h"
-#include "export/internal.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/sql.h"
 #include "common/util.h"
 
 /* A device id of the dir, from a query's rows (ids outside 0..31 are not

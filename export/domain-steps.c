@@ -12,9 +12,20 @@
  * refresh and data-augmentation columns are N/A (they come from the
  * device's training trace), Model ID is 4294967295 (what msprof uses for
  * --model-id=4294967295, step mode). */
-#include <string.h>
 
-#include "export/internal.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
 #include "collectors/steps.h"
 #include "common/util.h"
 

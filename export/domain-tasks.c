@@ -10,10 +10,22 @@
  * ascending order, 0 for the first) goes above bit 32; with one process it
  * is the correlation id itself.  SCHEMA.md lists how every CUDA value fills
  * an msprof column, and which columns are N/A. */
+
 #include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
 
 #include "collectors/gputask.h"
-#include "export/internal.h"
+#include "export/domain-tasks.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/tables.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 
@@ -33,15 +45,22 @@ static const char task_sql[] =
 static const char api_sql[] = "INSERT INTO GPU_API VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 static const char sync_sql[] = "INSERT INTO GPU_SYNC VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)";
 
+/* The domain's state: its statements, while the agents' files are read. */
+static struct exp_gpu **gpu_of(struct exp *e)
+{
+	return (struct exp_gpu **)exp_domain_state(e, &exp_domain_tasks);
+}
+
 void exp_gpu_free(struct exp *e)
 {
-	if (!e->gpu)
+	struct exp_gpu *g = *gpu_of(e);
+	if (!g)
 		return;
-	sqlite3_finalize(e->gpu->task);
-	sqlite3_finalize(e->gpu->api);
-	sqlite3_finalize(e->gpu->sync);
-	free(e->gpu);
-	e->gpu = NULL;
+	sqlite3_finalize(g->task);
+	sqlite3_finalize(g->api);
+	sqlite3_finalize(g->sync);
+	free(g);
+	*gpu_of(e) = NULL;
 }
 
 /* A device record's start or end far outside the session, or an end
@@ -53,12 +72,12 @@ static bool span_far(const struct exp *e, const struct raw_header *h, uint64_t s
 
 /* A synchronisation; its thread and connection id come from its call at
  * build time (sync_threads). */
-static int sync_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
+static int sync_record(struct exp *e, struct exp_gpu *g, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
 {
 	struct gpu_sync y;
 	if (gpu_decode_sync(rec->payload, rec->len, &y) < 0 || span_far(e, h, y.start, y.end))
 		return 1;
-	sqlite3_stmt *st = e->gpu->sync;
+	sqlite3_stmt *st = g->sync;
 	int c = 1;
 	sqlite3_bind_int64(st, c++, pid);
 	sqlite3_bind_int64(st, c++, raw_unix_ns(h, y.start));
@@ -81,24 +100,25 @@ static int sync_record(struct exp *e, const struct raw_header *h, uint32_t pid, 
 
 static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, const struct raw_record *rec)
 {
-	if (!e->gpu) {
-		if (!(e->gpu = calloc(1, sizeof(*e->gpu))))
+	struct exp_gpu *g = *gpu_of(e);
+	if (!g) {
+		if (!(g = *gpu_of(e) = calloc(1, sizeof *g)))
 			return -ENOMEM;
-		int r = exp_prepare(e, task_sql, &e->gpu->task);
+		int r = exp_prepare(e, task_sql, &g->task);
 		if (r == 0)
-			r = exp_prepare(e, api_sql, &e->gpu->api);
+			r = exp_prepare(e, api_sql, &g->api);
 		if (r == 0)
-			r = exp_prepare(e, sync_sql, &e->gpu->sync);
+			r = exp_prepare(e, sync_sql, &g->sync);
 		if (r < 0)
 			return r;
 	}
 	if (rec->type == RAW_AGENT_GPU_SYNC)
-		return sync_record(e, h, pid, rec);
+		return sync_record(e, g, h, pid, rec);
 	if (rec->type == RAW_AGENT_GPU_TASK) {
-		struct gpu_task *t = &e->gpu->t;
+		struct gpu_task *t = &g->t;
 		if (gpu_decode_task(rec->payload, rec->len, t) < 0 || span_far(e, h, t->start, t->end))
 			return 1;
-		sqlite3_stmt *st = e->gpu->task;
+		sqlite3_stmt *st = g->task;
 		int c = 1;
 		sqlite3_bind_int64(st, c++, pid);
 		sqlite3_bind_int64(st, c++, raw_unix_ns(h, t->start));
@@ -120,10 +140,10 @@ static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, c
 		exp_note_time(e, raw_unix_ns(h, t->end));
 		return exp_step_done(e, st, "GPU_TASK");
 	}
-	struct gpu_api *a = &e->gpu->a;
+	struct gpu_api *a = &g->a;
 	if (gpu_decode_api(rec->payload, rec->len, a) < 0 || span_far(e, h, a->start, a->end))
 		return 1;
-	sqlite3_stmt *st = e->gpu->api;
+	sqlite3_stmt *st = g->api;
 	sqlite3_bind_int64(st, 1, pid);
 	sqlite3_bind_int64(st, 2, a->tid);
 	sqlite3_bind_int64(st, 3, raw_unix_ns(h, a->start));
@@ -831,7 +851,7 @@ static const enum export_csv csvs[] = { CSV_OP_SUMMARY, CSV_OP_STATISTIC, CSV_TA
  * them: the agents' GPU records -> GPU_TASK, GPU_API,
  * GPU_SYNC -> TASK, COMPUTE_TASK_INFO, MEMCPY_INFO, CANN_API; the CANN and
  * Ascend Hardware layers and the op_summary, op_statistic, task_time and
- * api_statistic summaries (tasks-output.c). */
+ * api_statistic summaries (domain-tasks-output.c). */
 const struct exp_domain exp_domain_tasks = {
 	.name = "device tasks",
 	.tables = tables,

@@ -12,212 +12,47 @@
  * database is built with journal_mode=OFF and synchronous=OFF: it is not
  * visible under its final name until it is complete, so a crash costs only
  * the temporary file. */
+
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "collectors/device.h"
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/domain-host-summary.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/prof.h"
+#include "export/export.h"
+#include "export/files.h"
+#include "export/report.h"
+#include "export/select-steps.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
+#include "export/timeline.h"
 #include "collectors/profdir.h"
 #include "collectors/raw.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
 #include "ipc/settings.h"
 
-
-/* --- small JSON files in host/ ----------------------------------------------- */
-
-/* A number written as a JSON number or as a decimal string (msprof writes
- * both kinds in info.json and start_info). */
-static bool json_u64(const cJSON *o, const char *key, uint64_t *ret)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
-		*ret = (uint64_t)v->valuedouble;
-		return true;
-	}
-	if (cJSON_IsString(v) && v->valuestring)
-		return parse_u64(v->valuestring, 0, UINT64_MAX, ret) == 0;
-	return false;
-}
-
-static bool json_i64(const cJSON *o, const char *key, int64_t *ret)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v)) {
-		*ret = (int64_t)v->valuedouble;
-		return true;
-	}
-	if (cJSON_IsString(v) && v->valuestring) {
-		char *end;
-		errno = 0;
-		long long x = strtoll(v->valuestring, &end, 10);
-		if (errno || end == v->valuestring || *end)
-			return false;
-		*ret = x;
-		return true;
-	}
-	return false;
-}
-
-static void json_str(const cJSON *o, const char *key, char *buf, size_t size)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsString(v) && v->valuestring)
-		snprintf(buf, size, "%s", v->valuestring);
-}
-
-static int read_host_json(struct exp *e, const char *name, cJSON **ret)
-{
-	char path[PATH_MAX];
-	if ((size_t)snprintf(path, sizeof path, "%s/host/%s", e->prof_dir, name) >= sizeof path)
-		return -ENAMETOOLONG;
-	return profdir_read_json(path, ret);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static void read_processes(struct exp *e, const cJSON *arr)
-{
-	int n = cJSON_GetArraySize(arr);
-	if (!cJSON_IsArray(arr) || n > (1 << 20))
-		return;
-	/* an empty list is a dir of no process (a host-level dir whose
-	 * processes all went to their ranks), not every process */
-	e->procs = calloc(n > 0 ? (size_t)n : 1, sizeof(*e->procs));
-	if (!e->procs)
-		return; /* every process counts, as without the key */
-	const cJSON *v;
-	cJSON_ArrayForEach(v, arr)
-		if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= UINT32_MAX)
-			e->procs[e->n_procs++] = (uint32_t)v->valuedouble;
-	if (e->n_procs)
-		qsort(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
-}
-
-bool exp_own_process(const struct exp *e, uint32_t pid)
-{
-	return !e->procs || (e->n_procs && bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32));
-}
-
-/* info.json's "agentsRefused" (the launcher writes it when msprofd turned
- * processes of the job away at its agent limit): their annotations are
- * missing, and the report names them, the first EXPORT_REFUSED_NAMED. */
-#define EXPORT_REFUSED_NAMED 16
-static void note_refused(struct exp *e, const cJSON *ref)
-{
-	uint64_t count = 0, named = 0;
-	char names[1024] = "";
-	size_t used = 0;
-	const cJSON *p;
-
-	if (!json_u64(ref, "count", &count) || !count)
-		return;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(ref, "processes")) {
-		uint64_t pid;
-		char name[64] = "?";
-		if (named == EXPORT_REFUSED_NAMED || !json_u64(p, "pid", &pid))
-			break;
-		json_str(p, "name", name, sizeof name);
-		int n = snprintf(names + used, sizeof names - used, "%s%" PRIu64 " (%s)", named ? ", " : "", pid, name);
-		if (n < 0 || (size_t)n >= sizeof names - used)
-			break;
-		used += (size_t)n;
-		named++;
-	}
-	char more[96] = "";
-	if (count > named)
-		snprintf(more, sizeof more, "%s%" PRIu64 " more (host/info.json or msprofd's log names them)",
-			 named ? ", and " : "", count - named);
-	exp_note(e, "agent: %" PRIu64 " process(es) turned away by msprofd at its agent limit, their annotations "
-		     "missing: %s%s (MSPROFD_MAX_AGENTS raises the limit)", count, names, more);
-}
-
-static void read_info(struct exp *e)
-{
-	_cleanup_json_ cJSON *j = NULL;
-	int r = read_host_json(e, "info.json", &j);
-	if (r < 0) {
-		exp_note(e, "cannot read '%s/host/info.json': %s", e->prof_dir, strerror(-r));
-		return;
-	}
-	e->have_info = true;
-	uint64_t v;
-	if (json_u64(j, "pid", &v) && v <= UINT32_MAX)
-		e->app_pid = (uint32_t)v;
-	if (json_u64(j, "cpuNums", &v) && v <= 1U << 20)
-		e->cpu_nums = (unsigned)v;
-	if (json_u64(j, "memoryTotal", &v))
-		e->mem_total_kb = v;
-	if (!e->mem_total_kb)
-		exp_note(e, "'%s/host/info.json' has no memoryTotal: memory usage in percent cannot be computed",
-			 e->prof_dir);
-	json_str(j, "hostname", e->hostname, sizeof e->hostname);
-	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
-	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
-	note_refused(e, cJSON_GetObjectItemCaseSensitive(j, "agentsRefused"));
-	int64_t rank;
-	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
-		e->rank_id = rank;
-	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
-	cJSON_ArrayForEach(c, cards) {
-		if (e->n_netcards >= EXPORT_MAX_NETCARDS)
-			break;
-		struct exp_netcard *n = &e->netcards[e->n_netcards];
-		n->name[0] = '\0';
-		json_str(c, "netCardName", n->name, sizeof n->name);
-		if (!n->name[0])
-			continue;
-		if (!json_i64(c, "speed", &n->speed_mbps))
-			n->speed_mbps = -1;
-		e->n_netcards++;
-	}
-}
-
-static void read_sample(struct exp *e)
-{
-	_cleanup_json_ cJSON *j = NULL;
-	if (read_host_json(e, "sample.json", &j) < 0)
-		return; /* without it: export whatever data exists */
-	e->have_sample = true;
-	/* msprof's system mode: no application, so no steps of one (an older
-	 * sample.json without the key says nothing) */
-	const cJSON *app = cJSON_GetObjectItemCaseSensitive(j, "app");
-	e->system_only = cJSON_IsString(app) && app->valuestring && !app->valuestring[0];
-	/* the settings by their rows (ipc/settings.c); the list flags are ASK_* */
-	struct settings set;
-	settings_from_sample(j, &set);
-	e->sample = set;
-	memset(e->sample.s, 0, sizeof e->sample.s); /* they point into j */
-	/* the agents filter already; a file written without the filter (the
-	 * agent's standalone mode) is filtered here */
-	const char *inc = set.s[SET_MSTX_DOMAIN_INCLUDE], *exc = set.s[SET_MSTX_DOMAIN_EXCLUDE];
-	snprintf(e->mstx_include, sizeof e->mstx_include, "%s", inc ? inc : "");
-	snprintf(e->mstx_exclude, sizeof e->mstx_exclude, "%s", exc ? exc : "");
-}
-
-static void read_times(struct exp *e)
-{
-	_cleanup_json_ cJSON *b = NULL, *n = NULL;
-	uint64_t us;
-	if (read_host_json(e, "start_info", &b) == 0 && json_u64(b, "collectionTimeBegin", &us)) {
-		e->start_ns = us * NSEC_PER_USEC;
-		if (!json_u64(b, "clockMonotonicRaw", &e->start_mono_ns))
-			e->start_mono_ns = 0;
-	}
-	if (read_host_json(e, "end_info", &n) == 0 && json_u64(n, "collectionTimeEnd", &us))
-		e->end_ns = us * NSEC_PER_USEC;
-}
 
 /* --- database ---------------------------------------------------------------- */
 
@@ -233,7 +68,7 @@ static int create_schema(struct exp *e)
 	/* the key PROC_INFO upserts on; also serves PROC_EXIT's lookup by pid */
 	r = exp_exec(e, "CREATE UNIQUE INDEX ProcessInfoIndex ON PROCESS_INFO (pid, startTicks)");
 	/* the keys the agent tables upsert on; STRING_IDS by value for
-	 * interning more strings than the cache holds (common.c) */
+	 * interning more strings than the cache holds (string-ids.c) */
 	if (r == 0)
 		r = exp_exec(e, "CREATE UNIQUE INDEX AgentThreadIndex ON AGENT_THREAD (pid, tid); "
 				"CREATE UNIQUE INDEX AgentCategoryIndex ON AGENT_CATEGORY (pid, domainId, category); "
@@ -314,14 +149,6 @@ static int drop_empty(struct exp *e)
 	return 0;
 }
 
-static int close_db(struct exp *e)
-{
-	e->strings = exp_intern_free(e->strings);
-	int rc = sqlite3_close(e->db);
-	e->db = NULL;
-	return rc == SQLITE_OK ? 0 : -EIO;
-}
-
 /* PRAGMA user_version of the databases this build writes: a hash of the
  * schema table and EXPORT_DB_LAYOUT, so a database is reused only by a
  * build with the same tables (another build's writers might ask for a
@@ -377,7 +204,7 @@ static int build_db(struct exp *e, const char *tmp)
 	}
 	if (r == 0)
 		r = exp_exec(e, "COMMIT");
-	int c = close_db(e);
+	int c = exp_close_db(e);
 	if (r == 0 && c < 0) {
 		exp_fail(e, "cannot close database '%s'", tmp);
 		r = c;
@@ -450,8 +277,7 @@ static int write_readme(struct exp *e, const char *dir)
 
 static int open_output_db(struct exp *e, const struct export_options *opt)
 {
-	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	int r = rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
+	int r = exp_open_db(e);
 	if (r == 0 && opt && opt->select)
 		r = exp_select_steps(e, opt->model_id, opt->iteration_id, opt->iteration_count);
 	return r;
@@ -489,7 +315,7 @@ static void *timeline_thread(void *arg)
 	}
 	if (j->e.tx_layer_feed) /* taken, or never to be (an error) */
 		exp_tx_feed_close(j->e.tx_layer_feed);
-	close_db(&j->e);
+	exp_close_db(&j->e);
 	return NULL;
 }
 
@@ -503,7 +329,7 @@ static void *tx_reader_thread(void *arg)
 		exp_tx_read(&j->e, j->e.tx_layer_feed, j->e.tx_csv_feed);
 	exp_tx_feed_finish(j->e.tx_layer_feed); /* where the reader could not start */
 	exp_tx_feed_finish(j->e.tx_csv_feed);
-	close_db(&j->e);
+	exp_close_db(&j->e);
 	return NULL;
 }
 
@@ -667,7 +493,7 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 		int r = open_output_db(e, opt);
 		if (r == 0)
 			r = write_aggregates(e, NULL, text);
-		close_db(e);
+		exp_close_db(e);
 		return r;
 	}
 	char dir[PATH_MAX];
@@ -697,31 +523,12 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 		r = write_aggregates(e, dir, text);
 	e->tx_range_sums = NULL;
 	exp_agg_range_sums_release(&sums);
-	close_db(e);
+	exp_close_db(e);
 	e->rep->files_written = e->n_written;
 	/* the report alone leaves the README of the export that wrote the rest */
 	if (r == 0 && (what & EXPORT_ALL))
 		r = write_readme(e, dir);
 	return r;
-}
-
-int exp_open_prof(struct exp *e, const char *prof_dir, const char *db_path, struct export_report *rep)
-{
-	*e = (struct exp){ .prof_dir = prof_dir, .rep = rep, .tracks = UINT64_MAX, .rank_id = -1 };
-	read_info(e);
-	read_sample(e);
-	read_times(e);
-	if ((size_t)snprintf(rep->db_path, sizeof rep->db_path, "%s", db_path) >= sizeof rep->db_path)
-		return -ENAMETOOLONG;
-	return open_output_db(e, NULL);
-}
-
-void exp_close_prof(struct exp *e)
-{
-	if (e->db)
-		close_db(e);
-	free(e->procs);
-	e->procs = NULL;
 }
 
 /* --- entry ------------------------------------------------------------------------ */
@@ -966,9 +773,7 @@ static int run(struct exp *e, const struct export_options *opt)
 		exp_fail(e, "no raw data in '%s/data'", path);
 		return -ENOENT;
 	}
-	read_info(e);
-	read_sample(e);
-	read_times(e);
+	exp_read_host(e);
 	snprintf(path, sizeof path, "%s/host/data", e->prof_dir);
 	note_storage_limit(e, path);
 	if (opt && opt->select && e->system_only && opt->type == EXPORT_TEXT && !opt->parse_only) {
@@ -1087,7 +892,7 @@ int export_prof_dir(const char *prof_dir, const struct export_options *opt, stru
 	int lock = lock_prof_dir(prof_dir, opt);
 	int r = run(&e, opt);
 	if (e.db)
-		close_db(&e);
+		exp_close_db(&e);
 	if (lock >= 0)
 		close(lock);
 	free(e.procs);

@@ -1,12 +1,23 @@
 /* What the analysis commands ask of a PROF dir without exporting it:
  * msprof --query=on's table, --analyze's tables, and --reports' track
  * choice. */
-#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "common/cjson-cleanup.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/export.h"
+#include "export/query.h"
+#include "export/tables.h"
 #include "collectors/profdir.h"
+#include "ipc/settings.h"
 #include "common/util.h"
 
 int export_reports_parse(const char *json, uint64_t *ret_tracks, char *err, size_t err_size)

@@ -2,12 +2,18 @@
  * drained record by record, with what the reader skipped noted in the
  * report and the parse's progress advanced.  Below every parser, so that
  * none calls into another's file for it. */
+
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
-#include "export/internal.h"
+#include "export/exp.h"
+#include "export/reader.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 

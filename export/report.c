@@ -18,13 +18,27 @@
  *
  * Each part is one scan of its table, aggregated in C: a GROUP BY over
  * millions of rows would sort them. */
+
 #include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/exp.h"
+#include "export/export.h"
+#include "export/files.h"
 #include "export/report-page.h"
+#include "export/report.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
 #include "collectors/profdir.h"
 #include "collectors/raw.h"
 #include "common/cjson-cleanup.h"

@@ -15,7 +15,17 @@
  *
  * Steps are in step mode (domain-steps.c): model id 4294967295, as msprof numbers
  * the steps of MindSpore and torch_npu data with --model-id=4294967295. */
-#include "export/internal.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "export/db.h"
+#include "export/exp.h"
+#include "export/select-steps.h"
+#include "export/sql.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 #define STEP_MODE_MODEL_ID 4294967295ULL

@@ -3,10 +3,16 @@
  * report.html shows too (aggregate.h), in at most EXP_SUMMARY_LINES lines
  * of at most EXP_SUMMARY_COLS columns, so that it fits a screen.  Times in
  * ms with three decimals, as report.html gives them. */
+
+#include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/exp.h"
+#include "export/export.h"
 #include "common/util.h"
 
 #define SUMMARY_RANGES 8

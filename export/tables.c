@@ -1,5 +1,7 @@
 /* Data tables of the export (see tables.h).  SCHEMA.md documents the
  * database tables in prose; keep the two in step. */
+
+#include <stdlib.h>
 #include <string.h>
 
 #include "export/tables.h"

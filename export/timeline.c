@@ -3,13 +3,22 @@
  * A bare JSON array (reference §4, §9), streamed row by row from SQLite:
  * nothing is held in memory but the current row.  Each domain writes its
  * own layers (exp_domains, in their order: the host counters of
- * domain-*.c through exp_write_counter_layer, host-counters.c, then OS
+ * domain-*.c through exp_write_counter_layer, domain-host-counters.c, then OS
  * runtime calls, device samples, device tasks); the mstx layers of the
  * annotated processes (domain-mstx.c) come last.  A layer without data is left
  * out, metadata included.  Metadata events come after all others, in
- * every piece when the timeline is split (output.c); --reports leaves out
+ * every piece when the timeline is split (timeline-writer.c); --reports leaves out
  * the tracks it does not name (e->tracks). */
-#include "export/internal.h"
+#include <pthread.h>
+
+#include "export/domain-host-counters.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
+#include "export/timeline.h"
 #include "common/util.h"
 
 /* Commit out and then, when with_tx, tx_out; both aborted after an

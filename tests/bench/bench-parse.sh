@@ -6,7 +6,7 @@
 # its clock starts.  The parse's time is msprof --parse=on's wall time, the
 # raw files' reading and decoding included.  The floor is the issue's: one
 # row per INSERT.  The parse puts the rows of its large tables 16 to an
-# INSERT (export/internal.h's exp_batch), which halves what the inserts
+# INSERT (export/sql.h's exp_batch), which halves what the inserts
 # cost; the floor with 16-row INSERTs (floor16_s: every table so, the
 # parse's small ones and STRING_IDS included) is shown beside it, for about
 # what the parse's own work (reading, decoding, matching) still adds.

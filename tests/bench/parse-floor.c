@@ -11,7 +11,7 @@
  * the load, the page size SRC has and the pragmas the parse uses (no
  * journal, no sync, an exclusive lock, a 16 MiB cache).  ROWS (default 1):
  * rows per INSERT, the rest of a table's rows one per INSERT (the parse
- * puts its large tables' rows 16 to an INSERT: export/internal.h's
+ * puts its large tables' rows 16 to an INSERT: export/sql.h's
  * EXP_BATCH_ROWS; the issue's floor is one row per INSERT).  Prints
  *   floor <seconds> <rows> <cpu seconds>
  * where seconds run from the open of OUT to its close, and cpu seconds are

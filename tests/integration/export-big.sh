@@ -34,7 +34,7 @@ summary() { "$MSPROF" export summary -dir "$P" "$@" >"$T_WORK/log" 2>&1 || { t_f
 
 # --- slicing at the boundary ----------------------------------------------------------
 # rows per summary file in this test's exports that slice (msprof's 1,000,000
-# works the same way; export/internal.h EXPORT_CSV_LIMIT)
+# works the same way; export/exp.h EXPORT_CSV_LIMIT)
 L=1000
 gen b1 $((L - 1)) 1
 MSPROF_EXPORT_CSV_LIMIT=$L summary

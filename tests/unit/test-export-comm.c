@@ -12,7 +12,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "export/comm.h"
+#include "export/domain-comm.h"
 #include "export/export.h"
 #include "collectors/gputask.h"
 #include "collectors/raw.h"

@@ -21,7 +21,12 @@
 #include <sqlite3.h>
 
 #include "export/export.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-host-summary.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/sql.h"
 #include "collectors/raw.h"
 #include "export/tables.h"
 #include "common/util.h"

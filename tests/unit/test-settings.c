@@ -21,7 +21,7 @@
 #include "collectors/profdir.h"
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
-#include "export/internal.h"
+#include "export/exp.h"
 #include "ipc/ipc.h"
 #include "ipc/settings.h"
 #include "launcher/modes.h"

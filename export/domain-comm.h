@@ -44,7 +44,7 @@ int exp_comm_data_type(const char *name);
 const char *exp_comm_data_type_name(int id);
 int exp_comm_data_type_size(int id);
 
-/* --- host communication tasks (comm-host.c) -------------------------------------- */
+/* --- host communication tasks (domain-comm-host.c) -------------------------------------- */
 
 /* What an OS runtime call (collectors/osrt-api.h's name) is inside a
  * communication operation of gloo or MPI on CPU: data moved on a socket

@@ -6,7 +6,17 @@
  * counter per CPU, named "CPU <n>", and "CPU Avg"; the others one counter
  * named after the layer.  A layer without data is left out, metadata
  * included.  Rows are streamed from SQLite. */
-#include "export/internal.h"
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "export/buf.h"
+#include "export/domain-host-counters.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 struct tl {

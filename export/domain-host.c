@@ -11,9 +11,23 @@
  *
  * How each number is made, and the msprof code it follows, is in SCHEMA.md
  * ("Semantics"). */
-#include <math.h>
 
-#include "export/internal.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "export/buf.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/prof.h"
+#include "export/reader.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 

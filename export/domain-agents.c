@@ -4,13 +4,27 @@
  * column).  The records of the domains that name them (agent_records:
  * mstx marks and ranges, OS runtime calls, device tasks) go to those
  * domains' decoders, and a domain with agent_ops takes part around the
- * files and each process (the mstx domain's range matching, parse-mstx.c).
+ * files and each process (the mstx domain's range matching, domain-mstx-parse.c).
  * Every count reaches AGENT_COUNTERS and the report. */
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
 
-#include "export/internal.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "export/domain-agents.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/export.h"
+#include "export/reader.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
 #include "collectors/raw.h"
 #include "common/util.h"
 

@@ -1,4 +1,4 @@
-/* The mstx domain's part of the agents' files (parse-agent.c reads them):
+/* The mstx domain's part of the agents' files (domain-agents.c reads them):
  * its records (marks, ranges, domains, categories) -> MSTX_EVENTS and
  * AGENT_CATEGORY, through its decoders and the agent parse's hooks
  * (exp_mstx_agent_ops, exp_mstx_records; the entry is domain-mstx.c's).
@@ -34,9 +34,23 @@
  * stack, so the pop that belongs to it does not end an outer range.  An
  * end without its start is counted (endWithoutStart).  Every count reaches
  * the report. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
 #include "collectors/raw.h"
 #include "collectors/steps.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/domain-mstx.h"
+#include "export/domain.h"
+#include "export/exp.h"
+#include "export/reader.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 #define MATCH_MAX (1U << 18)        /* entries in each matching table */
@@ -211,6 +225,12 @@ struct exp_mstx {
 
 	uint64_t t_unmatched, t_overflow, open_at_end;
 };
+
+/* The domain's state while the agents' files are read (mstx_begin_all). */
+static struct exp_mstx *mstx_of(struct exp *e)
+{
+	return *exp_domain_state(e, &exp_domain_mstx);
+}
 
 static int step(struct exp_mstx *m, int idx) { return exp_step_done(m->e, m->st[idx], ms_sql[idx]); }
 
@@ -489,7 +509,7 @@ static int kept_domain(struct exp_mstx *m, struct exp_agent_process *ap, uint64_
 static int take_mark(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		     int64_t t)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	uint32_t tid = raw_cur_u32(c), type = raw_cur_u32(c);
 	uint64_t domain = raw_cur_u64(c), category = raw_cur_u64(c);
 	(void)raw_cur_u32(c); /* color */
@@ -526,7 +546,7 @@ static struct stack *stack_for(struct exp_mstx *m, uint32_t tid, uint64_t domain
 static int take_start(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		     int64_t t)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	uint32_t tid = raw_cur_u32(c), type = raw_cur_u32(c);
 	uint64_t id = raw_cur_u64(c), domain = raw_cur_u64(c), category = raw_cur_u64(c);
 	(void)raw_cur_u32(c);
@@ -584,7 +604,7 @@ static int take_start(struct exp *e, struct exp_agent_process *ap, const struct 
 static int take_end(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		     int64_t t)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	uint32_t tid = raw_cur_u32(c), type = raw_cur_u32(c);
 	uint64_t id = raw_cur_u64(c), domain = raw_cur_u64(c);
 	if (c->err || (type != 1 && type != 2) || (type == 2 && id == 0))
@@ -622,7 +642,7 @@ static int take_end(struct exp *e, struct exp_agent_process *ap, const struct ra
 static int take_domain(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec, struct raw_cur *c,
 		       int64_t t)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	uint64_t id = raw_cur_u64(c);
 	if (!exp_take_str(c, m->msg) || id == 0)
 		return 1;
@@ -632,7 +652,7 @@ static int take_domain(struct exp *e, struct exp_agent_process *ap, const struct
 static int take_category(struct exp *e, struct exp_agent_process *ap, const struct raw_record *rec,
 			 struct raw_cur *c, int64_t t)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	uint64_t domain = raw_cur_u64(c), category = raw_cur_u64(c);
 	if (!exp_take_str(c, m->msg) || category > INT64_MAX)
 		return 1;
@@ -662,7 +682,7 @@ static int mstx_begin_all(struct exp *e)
 		return -ENOMEM;
 	m->e = e;
 	m->head = m->next = 1; /* MSTX_EVENTS is empty */
-	e->mstx = m;
+	*exp_domain_state(e, &exp_domain_mstx) = m;
 	int r = exp_batch_init(e, &m->rows, "MSTX_EVENTS", "iiiiiiiiii");
 	for (int i = 0; i < _MS_MAX && r == 0; i++)
 		r = exp_prepare(e, ms_sql[i], &m->st[i]);
@@ -671,7 +691,7 @@ static int mstx_begin_all(struct exp *e)
 
 static int mstx_begin(struct exp *e, struct exp_agent_process *ap)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	m->n_doms = 0;
 	m->n_open = 0;
 	m->def = (struct dom){ 0, 0, domain_skipped(e, "default") };
@@ -680,7 +700,7 @@ static int mstx_begin(struct exp *e, struct exp_agent_process *ap)
 
 static int mstx_end(struct exp *e, struct exp_agent_process *ap)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	/* the ranges still open are written open: they end at the session
 	 * end, known once every process was read (end_all) */
 	int r = flush(m, true);
@@ -697,7 +717,7 @@ static int mstx_end(struct exp *e, struct exp_agent_process *ap)
 
 static void mstx_forget(struct exp *e)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	m->head = m->next; /* a failed process's rows: the parse fails */
 	map_release(&m->open);
 	map_release(&m->early);
@@ -761,7 +781,7 @@ static int close_open(struct exp *e, struct exp_mstx *m)
  * timeline's order, so it reads the events without a sort). */
 static int mstx_end_all(struct exp *e)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	/* the rowids the ranges' ends were matched by are the table's */
 	int64_t last = 0;
 	int r = exp_batch_drain(&m->rows);
@@ -787,7 +807,7 @@ static int mstx_end_all(struct exp *e)
 
 static void mstx_report(struct exp *e)
 {
-	const struct exp_mstx *m = e->mstx;
+	const struct exp_mstx *m = mstx_of(e);
 	if (m->open_at_end)
 		exp_note(e, "mstx: %" PRIu64 " range(s) never ended: they end at the session end", m->open_at_end);
 	if (m->t_unmatched)
@@ -809,7 +829,7 @@ static int step_row_cmp(const void *x, const void *y)
 
 int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size_t *ret_n)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	if (!m || m->steps_lost)
 		return 0;
 	if (!m->steps_sorted) {
@@ -824,7 +844,7 @@ int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size
 
 int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	if (!m || m->ranges_lost)
 		return 0;
 	*ret = m->ranges;
@@ -834,7 +854,7 @@ int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *re
 
 void exp_mstx_release(struct exp *e)
 {
-	struct exp_mstx *m = e->mstx;
+	struct exp_mstx *m = mstx_of(e);
 	if (!m)
 		return;
 	for (int i = 0; i < _MS_MAX; i++)
@@ -846,7 +866,7 @@ void exp_mstx_release(struct exp *e)
 	free(m->opened);
 	free(m->doms);
 	free(m);
-	e->mstx = NULL;
+	*exp_domain_state(e, &exp_domain_mstx) = NULL;
 }
 
 const struct exp_agent_ops exp_mstx_agent_ops = {

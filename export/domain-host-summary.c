@@ -1,15 +1,26 @@
 /* The host samples' summaries (the domains cpu, mem, disk and network
  * hold their tables of them): database ->
  * mindstudio_profiler_output/{type}_{ts}.csv (or .json with
- * --summary-format=json; output.c writes the files).
+ * --summary-format=json; table-writer.c writes the files).
  *
  * Headers come from export_csv_tables (tables.c); the first column is
  * Device_id = "host" as msprof's merge step writes it for host data.  A file
  * is written when its switch was given (sample.json) and its data exists.
  * Rows are streamed from SQLite; aggregation happens in SQL. */
-#include <math.h>
 
-#include "export/internal.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <sqlite3.h>
+
+#include "export/buf.h"
+#include "export/db.h"
+#include "export/domain-host-summary.h"
+#include "export/exp.h"
+#include "export/files.h"
+#include "export/sql.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
 #include "common/util.h"
 
 /* msprof Constant.RECOMMEND_PERCENTILE and RATIO_FOR_BEST_PERFORMANCE */

@@ -2,9 +2,24 @@
  * (reference §3) and the Ascend Hardware / CANN timeline layers with their
  * HostToDevice flows (§4, §9).  Read from TASK, COMPUTE_TASK_INFO,
  * CANN_API (msprof's tables) joined with GPU_TASK for what CUDA adds. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+
 #include "collectors/gputask.h"
 #include "export/aggregate.h"
-#include "export/internal.h"
+#include "export/buf.h"
+#include "export/domain-tasks.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
+#include "export/table-writer.h"
+#include "export/tables.h"
+#include "export/timeline-writer.h"
 #include "common/util.h"
 
 static const char *const copy_names[] = { "Memcpy Unknown", "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",

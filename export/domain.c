@@ -1,6 +1,7 @@
 /* The export's data domains, in the order the stages walk them (struct
- * exp_domain, internal.h): a new domain is its file and one line here. */
-#include "export/internal.h"
+ * exp_domain, domain.h): a new domain is its file and one line here. */
+#include "export/domain.h"
+#include "export/exp.h"
 #include "common/util.h"
 
 const struct exp_domain *const exp_domains[] = {
@@ -20,3 +21,12 @@ const struct exp_domain *const exp_domains[] = {
 	&exp_domain_overlap,  /* built from the tasks, ranges, communication and steps above */
 };
 const size_t exp_domains_n = ARRAY_SIZE(exp_domains);
+_Static_assert(ARRAY_SIZE(exp_domains) <= EXP_DOMAIN_SLOTS, "struct exp holds a state slot per domain");
+
+void **exp_domain_state(struct exp *e, const struct exp_domain *d)
+{
+	size_t i = 0;
+	while (i < exp_domains_n - 1 && exp_domains[i] != d)
+		i++;
+	return &e->domain_state[i];
+}

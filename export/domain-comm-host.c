@@ -16,9 +16,16 @@
  * per TASK (readers join the two on globalTaskId for the times); a host
  * call has no TASK row, and making one would count it as device time in
  * the cluster tools.  Hence a table of ours. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sqlite3.h>
+
 #include "collectors/osrt-api.h"
-#include "export/comm.h"
-#include "export/internal.h"
+#include "export/db.h"
+#include "export/domain-comm.h"
+#include "export/exp.h"
+#include "export/sql.h"
+#include "export/string-ids.h"
 #include "common/util.h"
 
 static const struct {
