@@ -83,7 +83,7 @@ static void tx_row_get(sqlite3_stmt *st, struct tx_row *ret)
 
 /* The msprof_tx summary merges each thread's rows in start order (below);
  * the mstx layers need each thread's rows in start order and nothing
- * across threads.  So a thread of the export (export.c write_both) reads
+ * across threads.  So a thread of the export (stages.c write_both) reads
  * MSTX_EVENTS once, merging as the summary does, and hands the rows in
  * blocks to two feeds: to the timeline's thread each row as the merge
  * reads it (each thread's rows in the index's order, the threads'
@@ -861,7 +861,7 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 	return 1;
 }
 
-/* The reader's thread (export.c): MSTX_EVENTS read once, in start order
+/* The reader's thread (stages.c): MSTX_EVENTS read once, in start order
  * to csv (the merge or the sort), each thread's rows in start order to
  * layer where they are merged, and report.html's range sums of every row
  * (complete once all are read).  Leaves both feeds decided and ended. */

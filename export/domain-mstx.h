@@ -35,7 +35,7 @@ struct exp_mstx_range {
  * and its length; 0 when not known (no agent file was parsed in this run,
  * or more ranges than the parse keeps): the table has them. */
 int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n);
-/* The mstx layers written ahead by the summaries' thread (export.c) while
+/* The mstx layers written ahead by the summaries' thread (stages.c) while
  * the timeline's thread writes the layers before them: done and r under
  * lock, signalled through cond; the timeline's thread appends spool and
  * commits tx_out (msprof_tx_{ts}.json, when with_tx) after its own file,

@@ -18,8 +18,8 @@ struct exp_host_summary;
  * raw data becomes rows, the tables it derives, its layers of the timeline
  * and its summary files, described once.  The stages walk exp_domains in
  * its order: build_db runs every parse, then every build, then every
- * release (export.c); exp_write_timeline every layers hook (timeline.c);
- * write_summaries every summaries hook (export.c).  The order is the
+ * release (stages.c); exp_write_timeline every layers hook (timeline.c);
+ * write_summaries every summaries hook (stages.c).  The order is the
  * timeline's order of layers and the parse's order of tables (STRING_IDS
  * ids are handed out as strings are met).  Any hook may be NULL. */
 struct raw_header;

@@ -1,7 +1,7 @@
 /* One export run's shared state (struct exp): what every stage needs of
  * the PROF dir, its database and the report, and nothing of one domain: a
  * domain's own state hangs off its slot (exp_domain_state, domain.h).
- * Made by the entry (export.c) or by exp_open_prof (prof.h); the notes
+ * Made by the entry (stages.c) or by exp_open_prof (prof.h); the notes
  * and failures go to the report (exp.c). */
 #pragma once
 
@@ -23,7 +23,7 @@
 #define EXPORT_MAX_FILES 64 /* names kept for README.txt; CSV slices beyond are not listed twice */
 /* Rows per summary file, as msprof (FileSliceHelper.CSV_LIMIT).  For tests,
  * MSPROF_EXPORT_CSV_LIMIT (1 to this; empty: unset) sets a smaller one,
- * read once as the export starts (export.c run); anything else fails it. */
+ * read once as the export starts (stages.c run); anything else fails it. */
 #define EXPORT_CSV_LIMIT 1000000
 #define EXPORT_MAX_TL_PIECES 1024
 
@@ -104,7 +104,7 @@ struct exp {
 	unsigned n_written;
 
 	/* The timeline is written by a thread of its own, on a copy of this
-	 * struct with its own connection (export.c): the report, the progress
+	 * struct with its own connection (stages.c): the report, the progress
 	 * callback and the list of written files are shared, under lock;
 	 * parent is the struct whose list the copy's files go to. */
 	pthread_mutex_t *lock;

@@ -17,7 +17,7 @@ void exp_read_host(struct exp *e);
 int exp_open_db(struct exp *e);
 /* A PROF dir's database (db_path, from export_prof_dir) opened read-only
  * in e with what its host/ files say (info.json, sample.json, start_info,
- * end_info), as the export's writers read them (export.c); rep gets the
+ * end_info), as the export's writers read them; rep gets the
  * notes.  exp_close_prof after it, whatever it returned. */
 int exp_open_prof(struct exp *e, const char *prof_dir, const char *db_path, struct export_report *rep);
 void exp_close_prof(struct exp *e);

@@ -38,7 +38,7 @@ static int commit_both(struct exp_tl *out, struct exp_tl *tx_out, bool with_tx, 
 	return r;
 }
 
-/* The mstx layers written ahead (export.c): wait for them, append them,
+/* The mstx layers written ahead (stages.c): wait for them, append them,
  * and commit both files as exp_write_timeline does. */
 static int finish_ahead(struct exp_tx_ahead *a, struct exp_tl *out, int r)
 {

@@ -701,7 +701,7 @@ static void test_csv_order(void)
 	check_text("msprof_tx csv order", got, want);
 
 	/* The timeline: the rows a thread of the export read for both
-	 * outputs and handed over (export.c write_both) are the rows of a
+	 * outputs and handed over (stages.c write_both) are the rows of a
 	 * timeline written alone, which reads them itself: the same events
 	 * and metadata, every row once. */
 	_cleanup_free_ char *tl = find_file(rep.output_dir, "msprof_tx_", ".json");

@@ -1380,7 +1380,7 @@ static void test_batch(void)
 }
 
 /* The data domains describe the whole export: every table of the schema
- * and every summary file has one domain (the fixed tables are export.c's),
+ * and every summary file has one domain (the fixed tables are stages.c's),
  * every domain's table is in the schema, and no agent record type has two
  * decoders. */
 /* Numbers as the writers format them, against printf: every digit count,

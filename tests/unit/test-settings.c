@@ -33,7 +33,7 @@ static char tmpdir[] = "/tmp/test-settings.XXXXXX";
 static char *man_text;
 
 /* The list flags read back from sample.json are the export's ASK_* as
- * they are (export/export.c read_sample). */
+ * they are (export/prof.c read_sample). */
 #define SAME(a, b) ((unsigned)(a) == (unsigned)(b))
 _Static_assert(SAME(HOST_SYS_CPU, ASK_CPU) && SAME(HOST_SYS_MEM, ASK_MEM) && SAME(HOST_SYS_DISK, ASK_DISK) &&
 	       SAME(HOST_SYS_NETWORK, ASK_NETWORK) && SAME(HOST_SYS_OSRT, ASK_OSRT), "host_sys flags are ASK_*");

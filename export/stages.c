@@ -1,4 +1,5 @@
-/* export_prof_dir: the two steps msprof's analysis runs after a collection.
+/* The stages of export_prof_dir over the domains (domain.c): the two
+ * steps msprof's analysis runs after a collection.
  *
  *   parse   host/{info.json,sample.json,start_info,end_info} + host/data/ slices
  *           -> PROF/.msprof_{ts}.db.XXXXXX -> renamed PROF/msprof_{ts}.db
@@ -12,7 +13,6 @@
  * database is built with journal_mode=OFF and synchronous=OFF: it is not
  * visible under its final name until it is complete, so a crash costs only
  * the temporary file. */
-
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
