@@ -95,7 +95,7 @@ struct exp {
 	uint64_t csv_limit;         /* rows per summary file, 0: EXPORT_CSV_LIMIT */
 	uint64_t tracks;            /* bit per enum export_track: written */
 	bool selected;              /* only the chosen steps (select-steps.c) */
-	export_progress_fn progress;
+	export_progress_fn on_progress;
 	void *progress_ctx;
 	uint64_t raw_bytes, raw_done; /* parse progress */
 
@@ -160,9 +160,9 @@ static inline void exp_note_time(struct exp *e, int64_t t)
 
 static inline void exp_progress(struct exp *e, const char *stage, uint64_t done, uint64_t total)
 {
-	if (e->progress) {
+	if (e->on_progress) {
 		exp_lock(e);
-		e->progress(e->progress_ctx, stage, done, total);
+		e->on_progress(e->progress_ctx, stage, done, total);
 		exp_unlock(e);
 	}
 }

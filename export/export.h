@@ -51,7 +51,7 @@ struct export_options {
 	bool reports;            /* --reports given: only tracks in `tracks` */
 	uint64_t tracks;         /* bit per timeline track (export_reports_parse) */
 	uint64_t tl_slice_bytes; /* timeline piece size; 0: EXPORT_TL_SLICE_BYTES */
-	export_progress_fn progress;
+	export_progress_fn on_progress;
 	void *progress_ctx;
 };
 

@@ -791,7 +791,7 @@ static int run(struct exp *e, const struct export_options *opt)
 	local_ts(e->ts);
 	if (opt) {
 		e->summary_json = opt->summary_json;
-		e->progress = opt->progress;
+		e->on_progress = opt->on_progress;
 		e->progress_ctx = opt->progress_ctx;
 		if (opt->tl_slice_bytes)
 			e->tl_slice_bytes = opt->tl_slice_bytes;
@@ -872,8 +872,8 @@ static int lock_prof_dir(const char *prof_dir, const struct export_options *opt)
 			close(fd);
 			return -1;
 		}
-		if (opt && opt->progress)
-			opt->progress(opt->progress_ctx, "waiting for another msprof exporting it", 0, 0);
+		if (opt && opt->on_progress)
+			opt->on_progress(opt->progress_ctx, "waiting for another msprof exporting it", 0, 0);
 		struct timespec ts = { 0, 50000000L };
 		nanosleep(&ts, NULL);
 	}

@@ -17,7 +17,7 @@ void analysis_free_dirs(char **dirs, size_t n);
 
 int analysis_parse(const char *dir);
 int analysis_query(const char *dir);
-/* opt->progress is set here (a line on a terminal). */
+/* opt->on_progress is set here (a line on a terminal). */
 int analysis_export(const char *dir, struct export_options *opt);
 /* db: --type=db (communication_analyzer.db instead of the JSON files). */
 int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db);

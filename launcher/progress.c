@@ -60,7 +60,7 @@ void progress_begin(struct progress *p, const char *name, struct export_options 
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->prev = p->start;
 	if (isatty(STDOUT_FILENO)) {
-		opt->progress = progress_cb;
+		opt->on_progress = progress_cb;
 		opt->progress_ctx = p;
 	}
 }
@@ -71,6 +71,6 @@ void progress_end(struct progress *p, struct export_options *opt)
 		fputs("\r\033[K", stdout);
 		fflush(stdout);
 	}
-	opt->progress = NULL;
+	opt->on_progress = NULL;
 	opt->progress_ctx = NULL;
 }
