@@ -227,7 +227,7 @@ static int ranges(struct exp *e, struct exp_agg *a)
 {
 	if (!exp_table_has_rows(e, "MSTX_EVENTS"))
 		return 0;
-	struct exp_agg_range_sums own = { 0 }, *g = e->tx_range_sums;
+	struct exp_agg_range_sums own = { 0 }, *g = e->agg_ranges;
 	struct exp_strings *strs = NULL;
 	int r = 1;
 	if (!g || !g->complete) {

@@ -39,7 +39,7 @@ static inline bool exp_agg_range_counts(int64_t type, int64_t start, int64_t end
 
 /* Those ranges summed by (message, domain), in order of arrival.  Made
  * by exp_aggregate from MSTX_EVENTS, or beforehand by the export's thread
- * that reads the table for the mstx outputs (exp_tx_read), which sets
+ * that reads the table for the mstx outputs (domain-mstx.c), which sets
  * complete once it has seen every row: exp_aggregate then takes them,
  * once (it sorts v in place: map no longer matches it). */
 struct exp_agg_range_sum {

@@ -924,7 +924,7 @@ static int layer_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-static int write_layer(struct exp *e, struct exp_tl *t)
+static int write_layer(struct exp *e, struct exp_tl *t, struct exp_tl *own)
 {
 	/* one thread per group, numbered by the groups' names */
 	static const char sql[] =

@@ -190,7 +190,7 @@ static int thread_cpu_process(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-static int thread_cpu_layers(struct exp *e, struct exp_tl *out)
+static int thread_cpu_layers(struct exp *e, struct exp_tl *out, struct exp_tl *own)
 {
 	if (!thread_cpu_has(e))
 		return 0;

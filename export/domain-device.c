@@ -373,7 +373,7 @@ static bool exp_have_device_layers(struct exp *e)
 	return exp_table_has_rows(e, "GPU_SAMPLE") || exp_table_has_rows(e, "GPU_PCIE");
 }
 
-static int exp_write_device_layers(struct exp *e, struct exp_tl *t)
+static int exp_write_device_layers(struct exp *e, struct exp_tl *t, struct exp_tl *own)
 {
 	int r = 0;
 	if (exp_table_has_rows(e, "NPU_MEM"))

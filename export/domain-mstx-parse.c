@@ -229,7 +229,8 @@ struct exp_mstx {
 /* The domain's state while the agents' files are read (mstx_begin_all). */
 static struct exp_mstx *mstx_of(struct exp *e)
 {
-	return *exp_domain_state(e, &exp_domain_mstx);
+	struct exp_mstx_state *s = *exp_domain_state(e, &exp_domain_mstx);
+	return s ? s->parse : NULL;
 }
 
 static int step(struct exp_mstx *m, int idx) { return exp_step_done(m->e, m->st[idx], ms_sql[idx]); }
@@ -673,6 +674,24 @@ static int take_category(struct exp *e, struct exp_agent_process *ap, const stru
 }
 
 
+struct exp_mstx_state *exp_mstx_state(struct exp *e)
+{
+	void **slot = exp_domain_state(e, &exp_domain_mstx);
+	if (!*slot)
+		*slot = calloc(1, sizeof(struct exp_mstx_state));
+	return *slot;
+}
+
+void exp_mstx_state_drop(struct exp *e)
+{
+	void **slot = exp_domain_state(e, &exp_domain_mstx);
+	struct exp_mstx_state *s = *slot;
+	if (s && !s->parse && !s->layer && !s->csv && !s->sums) {
+		free(s);
+		*slot = NULL;
+	}
+}
+
 /* --- the agent parse's hooks ---------------------------------------------------------- */
 
 static int mstx_begin_all(struct exp *e)
@@ -682,7 +701,12 @@ static int mstx_begin_all(struct exp *e)
 		return -ENOMEM;
 	m->e = e;
 	m->head = m->next = 1; /* MSTX_EVENTS is empty */
-	*exp_domain_state(e, &exp_domain_mstx) = m;
+	struct exp_mstx_state *s = exp_mstx_state(e);
+	if (!s) {
+		free(m);
+		return -ENOMEM;
+	}
+	s->parse = m;
 	int r = exp_batch_init(e, &m->rows, "MSTX_EVENTS", "iiiiiiiiii");
 	for (int i = 0; i < _MS_MAX && r == 0; i++)
 		r = exp_prepare(e, ms_sql[i], &m->st[i]);
@@ -866,7 +890,8 @@ void exp_mstx_release(struct exp *e)
 	free(m->opened);
 	free(m->doms);
 	free(m);
-	*exp_domain_state(e, &exp_domain_mstx) = NULL;
+	exp_mstx_state(e)->parse = NULL;
+	exp_mstx_state_drop(e);
 }
 
 const struct exp_agent_ops exp_mstx_agent_ops = {

@@ -117,7 +117,9 @@ struct exp_tx_feed {
 	struct feed_block *fill, *take; /* the reader's, the taker's */
 };
 
-struct exp_tx_feed *exp_tx_feed_new(void)
+static struct exp_tx_feed *feed_free(struct exp_tx_feed *f);
+
+static struct exp_tx_feed *feed_new(void)
 {
 	struct exp_tx_feed *f = calloc(1, sizeof *f);
 	if (!f)
@@ -127,10 +129,10 @@ struct exp_tx_feed *exp_tx_feed_new(void)
 		ok = (f->ring[i] = calloc(1, sizeof *f->ring[i])) != NULL;
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->cond, NULL);
-	return ok ? f : exp_tx_feed_free(f);
+	return ok ? f : feed_free(f);
 }
 
-struct exp_tx_feed *exp_tx_feed_free(struct exp_tx_feed *f)
+static struct exp_tx_feed *feed_free(struct exp_tx_feed *f)
 {
 	if (!f)
 		return NULL;
@@ -192,17 +194,17 @@ static void feed_end(struct exp_tx_feed *f, int r)
 	pthread_mutex_unlock(&f->lock);
 }
 
-void exp_tx_feed_finish(struct exp_tx_feed *f)
+static void feed_finish(struct exp_tx_feed *f)
 {
 	feed_decide(f, false);
 	pthread_mutex_lock(&f->lock);
 	bool open = f->state == FEED_ON && !f->ended;
 	pthread_mutex_unlock(&f->lock);
-	if (open) /* not reached: exp_tx_read ends what it began */
+	if (open) /* not reached: tx_read ends what it began */
 		feed_end(f, -ECANCELED);
 }
 
-void exp_tx_feed_close(struct exp_tx_feed *f)
+static void feed_close(struct exp_tx_feed *f)
 {
 	pthread_mutex_lock(&f->lock);
 	f->closed = true;
@@ -517,11 +519,19 @@ static int tx_events_fed(struct txl *t, struct exp_tx_feed *f)
 	while (r == 0 && feed_take(f, &r) > 0)
 		for (size_t i = 0; i < f->take->n && r == 0; i++)
 			r = tx_event(t, &f->take->rows[i]);
-	exp_tx_feed_close(f); /* after an error: the reader stops handing rows */
+	feed_close(f); /* after an error: the reader stops handing rows */
 	return r;
 }
 
-int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
+/* The domain's state, where it has one. */
+static struct exp_mstx_state *state_of(struct exp *e)
+{
+	return *exp_domain_state(e, &exp_domain_mstx);
+}
+
+/* The mstx layers into out, and the same events into out2 too unless NULL
+ * (msprof_{ts}.json and msprof_tx_{ts}.json in one pass). */
+static int layers(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 {
 	/* the index's order (ties of start and end as it has them) */
 	static const char sql[] = "SELECT " TX_COLUMNS " FROM MSTX_EVENTS ORDER BY globalTid, startNs, endNs DESC";
@@ -539,8 +549,9 @@ int exp_write_tx_layer(struct exp *e, struct exp_tl *out, struct exp_tl *out2)
 		r = exp_strings_new(e, &t.msgs);
 	if (r == 0)
 		r = exp_strings_new(e, &t.domains);
-	if (r == 0 && e->tx_layer_feed && feed_wait(e->tx_layer_feed)) {
-		r = tx_events_fed(&t, e->tx_layer_feed);
+	struct exp_mstx_state *s = state_of(e);
+	if (r == 0 && s && s->layer && feed_wait(s->layer)) {
+		r = tx_events_fed(&t, s->layer);
 	} else if (r == 0) {
 		t.ordered = true;
 		r = exp_each(e, sql, NULL, tx_event_row, &t);
@@ -861,13 +872,13 @@ static int tx_rows_next(struct tx_rows *m, struct tx_row *ret)
 	return 1;
 }
 
-/* The reader's thread (stages.c): MSTX_EVENTS read once, in start order
+/* The reader's thread (stages.c, shared_read): MSTX_EVENTS read once, in start order
  * to csv (the merge or the sort), each thread's rows in start order to
  * layer where they are merged, and report.html's range sums of every row
  * (complete once all are read).  Leaves both feeds decided and ended. */
-void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv)
+static void tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *csv,
+		    struct exp_agg_range_sums *sums)
 {
-	struct exp_agg_range_sums *sums = e->tx_range_sums;
 	struct tx_rows m = { 0 };
 	int r = exp_table_has_rows(e, "MSTX_EVENTS") ? tx_rows_open(e, &m, layer) : -ENODATA;
 	bool open = r == 0;
@@ -884,8 +895,8 @@ void exp_tx_read(struct exp *e, struct exp_tx_feed *layer, struct exp_tx_feed *c
 	if (open)
 		feed_end(csv, r < 0 ? r : 0);
 	tx_rows_release(&m); /* the rest of the rows to layer */
-	exp_tx_feed_finish(layer);
-	exp_tx_feed_finish(csv);
+	feed_finish(layer);
+	feed_finish(csv);
 }
 
 /* The summary's rows: from the reader's thread (f) or its own merge. */
@@ -922,7 +933,8 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 	/* the strings by id (exp_strings): the sort, when there is one,
 	 * carries integers only */
 	struct exp_strings *msgs = NULL, *domains = NULL;
-	struct csv_rows rows = { .f = e->tx_csv_feed && feed_wait(e->tx_csv_feed) ? e->tx_csv_feed : NULL };
+	struct exp_mstx_state *s = state_of(e);
+	struct csv_rows rows = { .f = s && s->csv && feed_wait(s->csv) ? s->csv : NULL };
 	struct exp_buf b = { 0 };
 	struct exp_table w;
 	bool open = false;
@@ -950,7 +962,7 @@ static int exp_write_tx_summary(struct exp *e, const char *dir)
 			break;
 	}
 	if (rows.f)
-		exp_tx_feed_close(rows.f); /* after an error: the reader stops handing rows */
+		feed_close(rows.f); /* after an error: the reader stops handing rows */
 	tx_rows_release(&rows.m);
 	exp_strings_free(msgs);
 	exp_strings_free(domains);
@@ -965,21 +977,130 @@ static bool has_layers(struct exp *e)
 	return exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
 }
 
+/* The rows of a table as written, before any --model-id view: its largest
+ * rowid (the export only inserts); 0 without the table. */
+static int64_t table_size(struct exp *e, const char *table)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM main.%s", table);
+	int64_t n = 0;
+	(void)db_each(e->db, sql, NULL, db_row_i64, &n);
+	return n;
+}
+
+/* The mstx layers cost about what the msprof_tx summary does, the device
+ * layers about half again what their summaries do: written ahead, they
+ * even the threads out while the device tasks are at least as many as the
+ * mstx events, and would hold up the summaries with fewer (mstx events
+ * alone, or ten times as many), which then take the rows of one read of
+ * the table (shared_read). */
+static bool layers_ahead(struct exp *e)
+{
+	return table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
+}
+
+/* --- one read of MSTX_EVENTS for the layers and the summary ------------------------------ */
+
+static bool read_wanted(struct exp *e)
+{
+	return has_layers(e);
+}
+
+static void read_end(struct exp *e)
+{
+	struct exp_mstx_state *s = state_of(e);
+	if (!s)
+		return;
+	s->layer = feed_free(s->layer);
+	s->csv = feed_free(s->csv);
+	if (s->sums)
+		exp_agg_range_sums_release(s->sums);
+	free(s->sums);
+	s->sums = NULL;
+	e->agg_ranges = NULL;
+	exp_mstx_state_drop(e);
+}
+
+static int read_begin(struct exp *e)
+{
+	struct exp_mstx_state *s = exp_mstx_state(e);
+	if (!s)
+		return -ENOMEM;
+	s->layer = feed_new();
+	s->csv = feed_new();
+	s->sums = calloc(1, sizeof *s->sums);
+	if (!s->layer || !s->csv || !s->sums) {
+		read_end(e);
+		return -ENOMEM;
+	}
+	e->agg_ranges = s->sums;
+	return 0;
+}
+
+static void read_rows(struct exp *e)
+{
+	struct exp_mstx_state *s = state_of(e);
+	tx_read(e, s->layer, s->csv, s->sums);
+}
+
+static void read_cancel(struct exp *e)
+{
+	struct exp_mstx_state *s = state_of(e);
+	if (s && s->layer) {
+		feed_finish(s->layer);
+		feed_finish(s->csv);
+	}
+}
+
+static void read_done(struct exp *e, bool timeline)
+{
+	struct exp_mstx_state *s = state_of(e);
+	if (s && s->layer)
+		feed_close(timeline ? s->layer : s->csv);
+}
+
+static const struct exp_shared_read shared_read = {
+	.wanted = read_wanted,
+	.begin = read_begin,
+	.read = read_rows,
+	.cancel = read_cancel,
+	.done = read_done,
+	.end = read_end,
+};
+
+/* The names of MSTX_EVENTS' eventType, whatever was collected. */
+static int write_event_types(struct exp *e)
+{
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_mstx_event_types); i++) {
+		char ins[128];
+		snprintf(ins, sizeof ins, "INSERT INTO ENUM_MSTX_EVENT_TYPE VALUES (%zu, '%s')", i,
+			 export_mstx_event_types[i]);
+		r = exp_exec(e, ins);
+	}
+	return r;
+}
+
 static const char *const tables[] = { "MSTX_EVENTS", "ENUM_MSTX_EVENT_TYPE", "AGENT_CATEGORY", NULL };
 static const enum export_csv csvs[] = { CSV_MSPROF_TX, _CSV_MAX };
 
 /* Annotations: MSTX_EVENTS and AGENT_CATEGORY from the agents' records
- * (decoders and range matching in domain-mstx-parse.c); the msprof_tx layers,
- * written by exp_write_timeline itself (layers NULL): they go to
- * msprof_tx_{ts}.json too and may be written ahead by another thread; the
- * msprof_tx summary. */
+ * (decoders and range matching in domain-mstx-parse.c); the msprof_tx
+ * layers, also in msprof_tx_{ts}.json, written ahead or from one read of
+ * MSTX_EVENTS shared with the msprof_tx summary. */
 const struct exp_domain exp_domain_mstx = {
 	.name = "mstx",
 	.agent_records = exp_mstx_records,
 	.agent_ops = &exp_mstx_agent_ops,
+	.parse = write_event_types,
 	.release = exp_mstx_release,
 	.tables = tables,
 	.csvs = csvs,
 	.has_layers = has_layers,
+	.layers = layers,
 	.summaries = exp_write_tx_summary,
+	.own_timeline = "msprof_tx",
+	.own_track = TRACK_MSPROFTX,
+	.layers_ahead = layers_ahead,
+	.shared_read = &shared_read,
 };

@@ -236,7 +236,7 @@ static bool has_layers(struct exp *e)
 	return exp_track_on(e, TRACK_OS_RUNTIME_API) && exp_table_has_rows(e, "OSRT_API");
 }
 
-static int layers(struct exp *e, struct exp_tl *tl)
+static int layers(struct exp *e, struct exp_tl *tl, struct exp_tl *own)
 {
 	return exp_track_on(e, TRACK_OS_RUNTIME_API) ? exp_write_osrt_layer(e, tl) : 0;
 }

@@ -638,7 +638,7 @@ static bool has_overlap_layer(struct exp *e)
 	return exp_track_on(e, TRACK_OVERLAP) && exp_table_has_rows(e, "STEP_TRACE_TIME");
 }
 
-static int write_overlap_layer(struct exp *e, struct exp_tl *tl)
+static int write_overlap_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *own)
 {
 	if (!has_overlap_layer(e))
 		return 0;

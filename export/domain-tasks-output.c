@@ -869,7 +869,7 @@ static int sync_slices(struct exp *e, struct exp_tl *tl)
 	return r < 0 ? r : 0;
 }
 
-int exp_write_gpu_layers(struct exp *e, struct exp_tl *t)
+int exp_write_gpu_layers(struct exp *e, struct exp_tl *t, struct exp_tl *own)
 {
 	int r = 0;
 	/* --reports may leave either out */

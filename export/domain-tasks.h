@@ -16,5 +16,5 @@ int exp_build_gpu_tasks(struct exp *e);
 int exp_index_gpu_tasks(struct exp *e);
 int exp_write_gpu_summaries(struct exp *e, const char *dir);
 bool exp_have_gpu_layers(struct exp *e);
-int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl);
+int exp_write_gpu_layers(struct exp *e, struct exp_tl *tl, struct exp_tl *own);
 extern const char *const exp_memcpy_operations[8];

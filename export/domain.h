@@ -10,6 +10,7 @@
 #include "export/tables.h"
 
 struct exp;
+struct exp_shared_read;
 struct exp_tl;
 struct exp_counter_layer;
 struct exp_host_summary;
@@ -20,8 +21,9 @@ struct exp_host_summary;
  * its order: build_db runs every parse, then every build, then every
  * release (stages.c); exp_write_timeline every layers hook (timeline.c);
  * write_summaries every summaries hook (stages.c).  The order is the
- * timeline's order of layers and the parse's order of tables (STRING_IDS
- * ids are handed out as strings are met).  Any hook may be NULL. */
+ * timeline's order of layers (those with a file of their own last) and
+ * the parse's order of tables (STRING_IDS ids are handed out as strings
+ * are met).  Any hook may be NULL. */
 struct raw_header;
 struct raw_record;
 struct raw_cur;
@@ -76,8 +78,35 @@ struct exp_domain {
 	const struct exp_host_summary *host_summaries;
 	size_t n_host_summaries;
 	bool (*has_layers)(struct exp *e);    /* a layer to write: the timeline file exists */
-	int (*layers)(struct exp *e, struct exp_tl *tl);
+	/* its layers into tl, and the same events into own (NULL: none)
+	 * when it has a timeline file of its own */
+	int (*layers)(struct exp *e, struct exp_tl *tl, struct exp_tl *own);
 	int (*summaries)(struct exp *e, const char *dir);
+	/* Layers that also make a timeline file of their own,
+	 * {own_timeline}_{ts}.json, kept only while own_track is on
+	 * (--reports).  They come after every other domain's layers in
+	 * msprof_{ts}.json: the stages may write them ahead, on the summaries'
+	 * thread, into a spool appended in their place (when layers_ahead says
+	 * so: they take about what the other layers do). */
+	const char *own_timeline;
+	enum export_track own_track;
+	bool (*layers_ahead)(struct exp *e);
+	/* A table its layers and its summaries both read, read once by the
+	 * stages on a thread of its own (stages.c write_both). */
+	const struct exp_shared_read *shared_read;
+};
+
+/* One read of a domain's table for the timeline's thread and the
+ * summaries' thread, which take its rows through what begin sets up in
+ * the domain's state (exp_domain_state).  Each hook may be called
+ * without the others before it (cancel, done and end then do nothing). */
+struct exp_shared_read {
+	bool (*wanted)(struct exp *e);          /* worth a thread of its own */
+	int (*begin)(struct exp *e);            /* <0: no read (each thread reads for itself) */
+	void (*read)(struct exp *e);            /* on its thread, a copy of e with its own connection */
+	void (*cancel)(struct exp *e);          /* the read cannot start: each reads for itself */
+	void (*done)(struct exp *e, bool timeline); /* that thread takes no more rows */
+	void (*end)(struct exp *e);             /* after the outputs: what begin made is freed */
 };
 extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;

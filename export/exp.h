@@ -43,8 +43,7 @@ struct exp_netcard {
 
 struct exp_agg_range_sums;
 struct exp_intern;
-struct exp_tx_ahead;
-struct exp_tx_feed;
+struct exp_layers_ahead;
 
 /* The domains' own state, a slot each (domain.h); at least the list's length. */
 #define EXP_DOMAIN_SLOTS 24
@@ -109,14 +108,10 @@ struct exp {
 	 * parent is the struct whose list the copy's files go to. */
 	pthread_mutex_t *lock;
 	struct exp *parent;
-	struct exp_tx_ahead *tx_ahead; /* the timeline's thread only */
-	/* MSTX_EVENTS rows from the reader's thread (exp_tx_read): the
-	 * timeline's thread takes the mstx layers' from tx_layer_feed, the
-	 * summaries' thread the msprof_tx summary's from tx_csv_feed */
-	struct exp_tx_feed *tx_layer_feed, *tx_csv_feed;
-	/* report.html's range sums, made by that reader as it reads
-	 * (aggregate.h); write_outputs owns them */
-	struct exp_agg_range_sums *tx_range_sums;
+	struct exp_layers_ahead *ahead; /* the timeline's thread only (timeline.h) */
+	/* report.html's range sums made ahead by a reader of the rows
+	 * (aggregate.h), taken when complete; NULL: summed there */
+	struct exp_agg_range_sums *agg_ranges;
 };
 
 static inline void exp_lock(struct exp *e)

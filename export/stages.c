@@ -34,7 +34,6 @@
 #include "export/aggregate.h"
 #include "export/db.h"
 #include "export/domain-host-summary.h"
-#include "export/domain-mstx.h"
 #include "export/domain.h"
 #include "export/exp.h"
 #include "export/prof.h"
@@ -73,12 +72,6 @@ static int create_schema(struct exp *e)
 		r = exp_exec(e, "CREATE UNIQUE INDEX AgentThreadIndex ON AGENT_THREAD (pid, tid); "
 				"CREATE UNIQUE INDEX AgentCategoryIndex ON AGENT_CATEGORY (pid, domainId, category); "
 				"CREATE UNIQUE INDEX StringIdsValueIndex ON STRING_IDS (value)");
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(export_mstx_event_types); i++) {
-		char ins[128];
-		snprintf(ins, sizeof ins, "INSERT INTO ENUM_MSTX_EVENT_TYPE VALUES (%zu, '%s')", i,
-			 export_mstx_event_types[i]);
-		r = exp_exec(e, ins);
-	}
 	return r;
 }
 
@@ -305,69 +298,50 @@ struct export_job {
 	int r;
 };
 
+struct timeline_job {
+	struct export_job j;
+	const struct exp_domain *read;  /* a domain read by a reader's thread */
+};
+
 static void *timeline_thread(void *arg)
 {
-	struct export_job *j = arg;
+	struct timeline_job *t = arg;
+	struct export_job *j = &t->j;
 	j->r = open_output_db(&j->e, j->opt);
 	if (j->r == 0) {
 		exp_progress(&j->e, "timeline", 0, 0);
 		j->r = exp_write_timeline(&j->e, j->dir);
 	}
-	if (j->e.tx_layer_feed) /* taken, or never to be (an error) */
-		exp_tx_feed_close(j->e.tx_layer_feed);
+	if (t->read) /* taken, or never to be (an error) */
+		t->read->shared_read->done(&j->e, true);
 	exp_close_db(&j->e);
 	return NULL;
 }
 
-/* MSTX_EVENTS for the timeline's and the summaries' threads (j->e's
- * feeds: the takers'). */
-static void *tx_reader_thread(void *arg)
+struct reader_job {
+	struct export_job j;
+	const struct exp_domain *d;
+};
+
+/* A domain's table for the timeline's and the summaries' threads. */
+static void *reader_thread(void *arg)
 {
-	struct export_job *j = arg;
+	struct reader_job *rd = arg;
+	struct export_job *j = &rd->j;
 	j->r = open_output_db(&j->e, j->opt);
 	if (j->r == 0)
-		exp_tx_read(&j->e, j->e.tx_layer_feed, j->e.tx_csv_feed);
-	exp_tx_feed_finish(j->e.tx_layer_feed); /* where the reader could not start */
-	exp_tx_feed_finish(j->e.tx_csv_feed);
+		rd->d->shared_read->read(&j->e);
+	else
+		rd->d->shared_read->cancel(&j->e);
 	exp_close_db(&j->e);
 	return NULL;
 }
 
-/* The mstx layers of the timeline, written ahead by the summaries' thread
- * into a spool and msprof_tx_{ts}.json; the timeline's thread appends
- * the spool in their place and commits both files. */
-static void write_tx_ahead(struct exp *e, const char *dir, struct exp_tx_ahead *a)
+/* A thread of the export (a job of size bytes that starts with struct
+ * export_job): a copy of e with its own connection; NULL: out of memory. */
+static void *job_new(size_t size, struct exp *e, const struct export_options *opt, const char *dir)
 {
-	int r = exp_tl_spool_open(e, &a->spool, dir, "msprof");
-	if (r == 0) {
-		r = exp_tl_open(e, &a->tx_out, dir, "msprof_tx");
-		a->with_tx = r == 0;
-	}
-	if (r == 0)
-		r = exp_write_tx_layer(e, &a->spool, a->with_tx ? &a->tx_out : NULL);
-	pthread_mutex_lock(&a->lock);
-	a->r = r;
-	a->done = true;
-	pthread_cond_signal(&a->cond);
-	pthread_mutex_unlock(&a->lock);
-}
-
-/* The rows of a table as written, before any --model-id view: its largest
- * rowid (the export only inserts); 0 without the table. */
-static int64_t table_size(struct exp *e, const char *table)
-{
-	char sql[96];
-	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM main.%s", table);
-	int64_t n = 0;
-	(void)db_each(e->db, sql, NULL, db_row_i64, &n);
-	return n;
-}
-
-/* The job of a thread of the export, a copy of e with its own
- * connection; NULL: out of memory. */
-static struct export_job *job_new(struct exp *e, const struct export_options *opt, const char *dir)
-{
-	struct export_job *j = malloc(sizeof *j);
+	struct export_job *j = calloc(1, size);
 	if (!j)
 		return NULL;
 	*j = (struct export_job){ .e = *e, .opt = opt, .dir = dir };
@@ -378,54 +352,56 @@ static struct export_job *job_new(struct exp *e, const struct export_options *op
 
 /* The timeline and the summaries, each on one core: they read the same
  * tables and write different files, and the larger exports are made of
- * little else.  With device tasks the summaries' thread writes the
- * timeline's mstx layers first, which evens the two out; without (fewer
- * tasks than mstx events) a third thread reads MSTX_EVENTS once for the
- * mstx layers and the msprof_tx summary, which is then most of what the
- * other two would read.  Summaries stop at the first error as the
- * timeline does; the two do not stop each other. */
+ * little else.  A domain whose layers have a file of their own may have
+ * them written ahead by the summaries' thread (layers_ahead: the mstx
+ * layers, while device tasks are at least as many as the mstx events),
+ * which evens the two out; a domain whose layers and summary read the
+ * same table may have a third thread read it once for both (shared_read:
+ * the mstx events otherwise), which is then most of what the other two
+ * would read.  Summaries stop at the first error as the timeline does;
+ * the two do not stop each other. */
 static int write_both(struct exp *e, const struct export_options *opt, const char *dir)
 {
+	const struct exp_domain *ahead_d = NULL, *read_d = NULL;
+	for (size_t i = 0; i < exp_domains_n; i++) {
+		const struct exp_domain *d = exp_domains[i];
+		if (!ahead_d && d->own_timeline && d->layers_ahead && d->has_layers(e) && d->layers_ahead(e))
+			ahead_d = d;
+		else if (!read_d && d->shared_read && d->shared_read->wanted(e))
+			read_d = d;
+	}
+	/* the read's hand-over, in the domain's state: the copies of e see it */
+	if (read_d && read_d->shared_read->begin(e) < 0)
+		read_d = NULL; /* each reads it itself */
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	e->lock = &lock;
-	/* the mstx layers cost about what the msprof_tx summary does, the
-	 * device layers about half again what their summaries do: written
-	 * ahead, they even the threads out while the device tasks are at least
-	 * as many as the mstx events, and would hold up the summaries with
-	 * fewer (mstx events alone, or ten times as many) */
-	bool tx = exp_track_on(e, TRACK_MSPROFTX) && exp_table_has_rows(e, "MSTX_EVENTS");
-	bool ahead = tx && table_size(e, "MSTX_EVENTS") <= table_size(e, "TASK");
-	struct export_job *j = job_new(e, opt, dir), *rd = tx && !ahead ? job_new(e, opt, dir) : NULL;
-	struct exp_tx_ahead *a = calloc(1, sizeof *a);
-	struct exp_tx_feed *layer = NULL, *csv = NULL;
-	if (rd && (!(layer = exp_tx_feed_new()) || !(csv = exp_tx_feed_new()))) {
-		layer = exp_tx_feed_free(layer);
-		free(rd);
-		rd = NULL; /* each reads it itself */
-	}
-	if (!j || !a) {
-		free(j);
+	struct timeline_job *tj = job_new(sizeof *tj, e, opt, dir);
+	struct reader_job *rd = read_d ? job_new(sizeof *rd, e, opt, dir) : NULL;
+	struct exp_layers_ahead *a = calloc(1, sizeof *a);
+	if (!tj || !a) {
+		free(tj);
 		free(a);
-		exp_tx_feed_free(layer);
-		exp_tx_feed_free(csv);
 		free(rd);
+		if (read_d)
+			read_d->shared_read->cancel(e);
 		e->lock = NULL;
 		return -ENOMEM;
 	}
+	if (read_d && !rd) {
+		read_d->shared_read->cancel(e); /* each reads it itself */
+		read_d = NULL;
+	}
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	j->e.tx_ahead = ahead ? a : NULL;
-	if (rd) {
-		rd->e.tx_layer_feed = j->e.tx_layer_feed = layer;
-		rd->e.tx_csv_feed = csv;
-	}
+	a->d = ahead_d;
+	tj->j.e.ahead = ahead_d ? a : NULL;
+	tj->read = read_d;
 	pthread_t th, th_rd;
-	int r = -pthread_create(&th, NULL, timeline_thread, j);
-	if (r == 0 && rd) {
-		e->tx_csv_feed = csv;
-		if (pthread_create(&th_rd, NULL, tx_reader_thread, rd) != 0) {
-			exp_tx_feed_finish(layer); /* each reads it itself */
-			exp_tx_feed_finish(csv);
+	int r = -pthread_create(&th, NULL, timeline_thread, tj);
+	if (rd) {
+		rd->d = read_d;
+		if (r < 0 || pthread_create(&th_rd, NULL, reader_thread, rd) != 0) {
+			read_d->shared_read->cancel(e); /* each reads it itself */
 			free(rd);
 			rd = NULL;
 		}
@@ -438,32 +414,29 @@ static int write_both(struct exp *e, const struct export_options *opt, const cha
 		if (r == 0)
 			r = write_summaries(e, dir);
 	} else {
-		if (ahead)
-			write_tx_ahead(e, dir, a);
+		if (ahead_d)
+			exp_write_layers_ahead(e, dir, a);
 		r = write_summaries(e, dir);
-		if (csv) /* taken, or never to be (an earlier summary failed) */
-			exp_tx_feed_close(csv);
+		if (read_d) /* taken, or never to be (an earlier summary failed) */
+			read_d->shared_read->done(e, false);
 		pthread_join(th, NULL);
 		if (rd)
 			pthread_join(th_rd, NULL);
 		e->lock = NULL;
-		if (j->r < 0)
-			r = j->r;
-		else if (r == 0 && ahead && a->r < 0)
+		if (tj->j.r < 0)
+			r = tj->j.r;
+		else if (r == 0 && ahead_d && a->r < 0)
 			r = a->r;
 	}
-	e->tx_csv_feed = NULL;
 	/* what the timeline's thread did not take, or left on an error */
 	exp_tl_abort(&a->spool);
-	if (a->with_tx && !a->taken)
-		exp_tl_abort(&a->tx_out);
+	if (a->with_own && !a->taken)
+		exp_tl_abort(&a->own);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->lock);
-	exp_tx_feed_free(layer);
-	exp_tx_feed_free(csv);
 	free(rd);
 	free(a);
-	free(j);
+	free(tj);
 	return r;
 }
 
@@ -507,9 +480,6 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	snprintf(e->rep->output_dir, sizeof e->rep->output_dir, "%s", dir);
 
 	int r = open_output_db(e, opt);
-	/* summed by write_both's reader of MSTX_EVENTS when it has one */
-	struct exp_agg_range_sums sums = { 0 };
-	e->tx_range_sums = &sums;
 	if (r == 0 && (what & EXPORT_TIMELINE) && (what & EXPORT_SUMMARY)) {
 		r = write_both(e, opt, dir);
 	} else if (r == 0 && (what & EXPORT_TIMELINE)) {
@@ -521,8 +491,10 @@ static int write_outputs(struct exp *e, const struct export_options *opt)
 	/* last: its losses list the notes of everything before it */
 	if (r == 0)
 		r = write_aggregates(e, dir, text);
-	e->tx_range_sums = NULL;
-	exp_agg_range_sums_release(&sums);
+	/* what the reads of write_both made, kept for the aggregates */
+	for (size_t i = 0; i < exp_domains_n; i++)
+		if (exp_domains[i]->shared_read)
+			exp_domains[i]->shared_read->end(e);
 	exp_close_db(e);
 	e->rep->files_written = e->n_written;
 	/* the report alone leaves the README of the export that wrote the rest */
