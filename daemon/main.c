@@ -1,9 +1,8 @@
-/* msprofd: the per-user msprof daemon.  Parses options, claims the runtime
- * directory and socket, detaches, and runs the server's loop until a signal,
- * a shutdown request or the idle timeout ends it. */
+/* msprofd: the per-user msprof daemon.  Parses options (cmdline.c), claims
+ * the runtime directory and socket, detaches, and runs the server's loop
+ * until a signal, a shutdown request or the idle timeout ends it. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,121 +20,6 @@
 
 #define EXIT_USAGE 2
 #define DEV_EXIT_WAIT_MS 2000     /* for device workers still in a driver call */
-
-struct options {
-	bool foreground;
-	int ready_fd;             /* -1: none */
-	unsigned idle_timeout_s;
-	unsigned max_clients, max_agents;
-};
-
-static void help(FILE *f)
-{
-	fprintf(f,
-		"Usage: msprofd [OPTION]...\n"
-		"The per-user msprof daemon: samples hosts and processes for msprof sessions.\n"
-		"msprof starts it on demand; it exits by itself when idle.\n"
-		"\n"
-		"  -f, --foreground        stay in the foreground and log to stderr\n"
-		"      --ready-fd=N        write \"ready <pid>\" to fd N once accepting connections\n"
-		"      --idle-timeout=SEC  exit after SEC seconds without clients or sessions\n"
-		"                          (default 60; 0: never)\n"
-		"      --max-clients=N     serve N clients at once (default %u, or\n"
-		"                          $MSPROFD_MAX_CLIENTS); past it the longest idle goes\n"
-		"      --max-agents=N      serve the agents of N processes at once (default %u,\n"
-		"                          or $MSPROFD_MAX_AGENTS); past it they are turned away\n"
-		"  -h, --help              show this help and exit\n"
-		"  -V, --version           show the version and exit\n"
-		"\n"
-		"Socket: $MSPROF_RUNTIME_DIR, else $XDG_RUNTIME_DIR/msprof, else /tmp/msprof-UID,\n"
-		"then /msprofd.sock.  See msprofd(8).\n", SERVER_MAX_CLIENTS_DEFAULT, SERVER_MAX_AGENTS_DEFAULT);
-}
-
-/* A limit from the option or, without it, the environment: 1..SERVER_MAX_LIMIT. */
-static int parse_limit(const char *what, const char *value, unsigned *ret)
-{
-	uint64_t v;
-	if (parse_u64(value, 1, SERVER_MAX_LIMIT, &v) < 0) {
-		fprintf(stderr, "msprofd: invalid %s '%s': a number in 1..%u\n", what, value, SERVER_MAX_LIMIT);
-		return -EINVAL;
-	}
-	*ret = (unsigned)v;
-	return 0;
-}
-
-static int parse_options(int argc, char **argv, struct options *o)
-{
-	enum { OPT_READY_FD = 0x100, OPT_IDLE_TIMEOUT, OPT_MAX_CLIENTS, OPT_MAX_AGENTS };
-	static const struct option longopts[] = {
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
-		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
-		{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
-		{ "max-agents", required_argument, NULL, OPT_MAX_AGENTS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 }
-	};
-	uint64_t v;
-	int c;
-
-	*o = (struct options){ .ready_fd = -1, .idle_timeout_s = 60, .max_clients = SERVER_MAX_CLIENTS_DEFAULT,
-			       .max_agents = SERVER_MAX_AGENTS_DEFAULT };
-	/* msprof starts msprofd on demand: the environment is how a user
-	 * sets its limits then */
-	const char *env = getenv("MSPROFD_MAX_CLIENTS");
-	if (env && *env && parse_limit("MSPROFD_MAX_CLIENTS", env, &o->max_clients) < 0)
-		return -EINVAL;
-	env = getenv("MSPROFD_MAX_AGENTS");
-	if (env && *env && parse_limit("MSPROFD_MAX_AGENTS", env, &o->max_agents) < 0)
-		return -EINVAL;
-	while ((c = getopt_long(argc, argv, "fhV", longopts, NULL)) >= 0) {
-		switch (c) {
-		case 'f':
-			o->foreground = true;
-			break;
-		case OPT_READY_FD:
-			/* Not 0-2: those become /dev/null or the log. */
-			if (parse_u64(optarg, 3, INT32_MAX, &v) < 0 || fcntl((int)v, F_GETFD) < 0) {
-				fprintf(stderr, "msprofd: invalid --ready-fd '%s': need an open file descriptor above 2\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->ready_fd = (int)v;
-			break;
-		case OPT_IDLE_TIMEOUT:
-			if (parse_u64(optarg, 0, 30 * 86400, &v) < 0) {
-				fprintf(stderr, "msprofd: invalid --idle-timeout '%s': seconds in 0..%u\n",
-					optarg, 30 * 86400);
-				return -EINVAL;
-			}
-			o->idle_timeout_s = (unsigned)v;
-			break;
-		case OPT_MAX_CLIENTS:
-			if (parse_limit("--max-clients", optarg, &o->max_clients) < 0)
-				return -EINVAL;
-			break;
-		case OPT_MAX_AGENTS:
-			if (parse_limit("--max-agents", optarg, &o->max_agents) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			help(stdout);
-			return 0;
-		case 'V':
-			printf("msprofd %s (protocol %d)\n", MSPROF_VERSION, IPC_PROTO_VERSION);
-			return 0;
-		default:
-			help(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "msprofd: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 1;
-}
 
 /* Fork into the background.  The parent stays until the child reports ready
  * (exit 0) or gives up (exit 1), so whoever ran msprofd gets a meaningful
@@ -214,7 +98,7 @@ static int write_pid_file(const char *path)
  * (the loop is epoll based, high fds are fine).  Below what the connection
  * limits can take (twice: those without a hello may number as many again),
  * a connection past it is dropped at accept: say so now. */
-static void raise_nofile(const struct options *o)
+static void raise_nofile(const struct daemon_options *o)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -251,13 +135,13 @@ int main(int argc, char **argv)
 {
 	_cleanup_free_ char *dir = NULL, *sock = NULL, *lock = NULL, *pid_path = NULL, *log_path = NULL;
 	_cleanup_close_ int lock_fd = -EBADF;
-	struct options o;
+	struct daemon_options o;
 	const char *why = "unknown reason";
 	int notify_fd = -1, echo_fd = -1, r;
 	uv_loop_t loop;
 	struct server *srv = NULL;
 
-	r = parse_options(argc, argv, &o);
+	r = daemon_parse_options(argc, argv, &o);
 	if (r <= 0)
 		return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 	/* Whatever our starter left open (pipes of a test, a terminal) would

@@ -1,7 +1,8 @@
 /* msprofd internals shared by the files of daemon/.  One libuv loop runs it
  * all.  The files, each calling only those below it:
  *
- *   main.c     options, the runtime dir, the loop
+ *   main.c     the runtime dir, the loop
+ *   cmdline.c  the options: one table read by the parser and --help
  *   server.c   the listener, signals, idle exit, request dispatch, shutdown;
  *              it fills in server_hooks, through which the files below
  *              tell it and each other what happened
@@ -14,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
@@ -22,6 +24,35 @@
 #include "ipc/ipc.h"
 #include "ipc/json.h"
 #include "common/util.h"
+
+/* --- cmdline.c ---------------------------------------------------------- */
+
+struct daemon_options {
+	bool foreground;
+	int ready_fd;             /* -1: none */
+	unsigned idle_timeout_s;
+	unsigned max_clients, max_agents;
+};
+
+/* One option of msprofd: the parser (getopt_long's), --help and the test
+ * of the man page (tests/unit/test-option-docs.c) read the table. */
+struct daemon_opt {
+	const char *name;         /* "idle-timeout" */
+	char short_name;          /* 'f'; 0: none */
+	const char *arg;          /* the value's name in --help: "SEC"; NULL: takes none */
+	const char *help;         /* lines after the first (after '\n') are indented */
+	/* 0: go on; 1: done, exit with success (--help); <0: a usage error,
+	 * told on stderr */
+	int (*check)(struct daemon_options *o, const char *value);
+};
+
+extern const struct daemon_opt daemon_opts[];
+extern const unsigned daemon_opts_count;
+
+/* The options from argv and the environment: 1 to run, 0 to exit with
+ * success (--help, --version), -EINVAL for a usage error (told on stderr). */
+int daemon_parse_options(int argc, char **argv, struct daemon_options *o);
+void daemon_print_help(FILE *f);
 
 /* --- log.c -------------------------------------------------------------- */
 

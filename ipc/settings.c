@@ -361,6 +361,8 @@ static const struct setting_choice task_time_choices[] = {
 
 #define HZ " Hz"
 #define BOTH (SCOPE_APP | SCOPE_SYSTEM)
+/* msprof's SystemMode takes the device options, its AppMode too */
+#define DEVICES (SCOPE_APP | SCOPE_DEVICES)
 /* The daemon's messages name a field's pair where they always did. */
 #define DOMAINS_WHY "'mstx_domain_include' and 'mstx_domain_exclude' must be comma-separated domain names (1 to " \
 		    XSTR(DOMAIN_NAME_MAX) " bytes each, no control characters, " XSTR(DOMAIN_LIST_MAX) " bytes in all)"
@@ -480,7 +482,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 	},
 	[SET_SYS_HARDWARE_MEM] = {
 		.id = SET_SYS_HARDWARE_MEM, .cli = "sys-hardware-mem", .type = SETTING_SWITCH,
-		.ipc_key = "sys_hardware_mem", .sample_key = "sys_hardware_mem", .scopes = SCOPE_APP, .order = 330,
+		.ipc_key = "sys_hardware_mem", .sample_key = "sys_hardware_mem", .scopes = DEVICES, .order = 330,
 		.why = DEVICE_WHY,
 		.help = "The memory acquisition switch of the device, optional on / off, the default value is off."
 			CONT "On NVIDIA GPUs: memory used and reserved (also per profiled process), utilisation,"
@@ -489,14 +491,14 @@ const struct setting_def setting_table[_SET_MAX] = {
 	[SET_SYS_HARDWARE_MEM_FREQ] = {
 		.id = SET_SYS_HARDWARE_MEM_FREQ, .cli = "sys-hardware-mem-freq", .type = SETTING_UINT, .min = 1,
 		.max = 100, .def = 50, .ipc_key = "sys_hardware_mem_freq", .sample_key = "sys_hardware_mem_freq",
-		.unit = HZ, .scopes = SCOPE_APP, .order = 340,
+		.unit = HZ, .scopes = DEVICES, .order = 340,
 		.help = "The sampling frequency of the device memory in hertz, the default value is 50 Hz,"
 			CONT "the range is 1 to 100 Hz.",
 	},
 	[SET_SYS_INTERCONNECTION] = {
 		.id = SET_SYS_INTERCONNECTION, .cli = "sys-interconnection-profiling", .type = SETTING_SWITCH,
 		.ipc_key = "sys_interconnection", .sample_key = "sys_interconnection_profiling",
-		.scopes = SCOPE_APP, .order = 350,
+		.scopes = DEVICES, .order = 350,
 		.why = DEVICE_WHY,
 		.help = "The interconnection acquisition switch, optional on / off, the default value is off."
 			CONT "On NVIDIA GPUs: PCIe throughput from NVML.",
@@ -504,7 +506,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 	[SET_SYS_INTERCONNECTION_FREQ] = {
 		.id = SET_SYS_INTERCONNECTION_FREQ, .cli = "sys-interconnection-freq", .type = SETTING_UINT,
 		.min = 1, .max = 50, .def = 50, .ipc_key = "sys_interconnection_freq",
-		.sample_key = "sys_interconnection_freq", .unit = HZ, .scopes = SCOPE_APP, .order = 360,
+		.sample_key = "sys_interconnection_freq", .unit = HZ, .scopes = DEVICES, .order = 360,
 		.help = "The sampling frequency of the interconnection in hertz, the default value is 50 Hz,"
 			CONT "the range is 1 to 50 Hz.",
 	},

@@ -60,7 +60,8 @@ enum setting_type {
 /* Which modes take a setting (launcher/modes.c maps them onto its modes). */
 enum setting_scope {
 	SCOPE_APP = 1 << 0,     /* an application is profiled: launch, dynamic */
-	SCOPE_SYSTEM = 1 << 1,  /* no application: --host-sys, --host-sys-usage */
+	SCOPE_SYSTEM = 1 << 1,  /* no application: --host-sys, --host-sys-usage, --sys-devices */
+	SCOPE_DEVICES = 1 << 2, /* no application, the devices: --sys-devices */
 };
 
 /* Row flags. */

@@ -10,22 +10,23 @@
 
 #define B(x) OPT_BIT(OPT_##x)
 
-/* The collection settings a mode takes come from their rows' scopes
- * (ipc/settings.c): SCOPE_APP for launch and dynamic mode, SCOPE_SYSTEM
- * for the --host-sys modes.  msprof's AppMode white set lacks the
+/* The options a mode allows: the launcher's whose rows name it, and the
+ * settings of its scopes (ipc/settings.c): SCOPE_APP for launch and
+ * dynamic mode, SCOPE_SYSTEM for the modes without an application,
+ * SCOPE_DEVICES for system mode.  msprof's AppMode white set lacks the
  * host-sys-usage pair, but its docs (host_system_data.md) use them with an
  * application and our daemon collects them, so their rows allow them
  * there. */
-#define LAUNCH_OPTS (B(OUTPUT) | B(APPLICATION) | B(ENVIRONMENT) | B(TYPE) | B(DYNAMIC) | B(SUMMARY))
-
-/* The options of the settings taken in scopes. */
-static uint64_t setting_opts(unsigned scopes)
+static uint64_t mode_allowed(enum mode_id id, const struct mode_rules *r)
 {
 	uint64_t mask = 0;
+	for (unsigned i = 0; i < _OPT_LAUNCHER_MAX; i++)
+		if (opt_get((enum opt_id)i)->modes & MODE_BIT(id))
+			mask |= OPT_BIT(i);
 	for (unsigned i = 0; i < _SET_MAX; i++)
-		if (setting_table[i].cli && (setting_table[i].scopes & scopes))
+		if (setting_table[i].cli && (setting_table[i].scopes & r->scopes))
 			mask |= OPT_BIT(OPT_SET(i));
-	return mask;
+	return mask & ~r->forbidden;
 }
 
 static bool list_selected(const struct msprof_opts *o)
@@ -96,13 +97,11 @@ static int host_sys_check(const struct msprof_opts *o, struct diag *d)
 	return 0;
 }
 
-/* msprof ExportMode::ModeParamsCheck: --type=db narrows the export sets. */
-#define EXPORT_OPTS (B(OUTPUT) | B(EXPORT) | B(ITERATION_ID) | B(MODEL_ID) | B(SUMMARY_FORMAT) | \
-		     B(PYTHON_PATH) | B(CLEAR) | B(TYPE) | B(REPORTS) | B(SUMMARY))
+/* msprof ExportMode::ModeParamsCheck: --type=db forbids some of the
+ * options export mode allows, and with them narrows what it allows. */
 static const struct mode_rules export_db_rules = {
 	.key = "export and --type",
-	.allowed = B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH) | B(SUMMARY),
-	.forbidden = (EXPORT_OPTS & ~(B(OUTPUT) | B(EXPORT) | B(TYPE) | B(PYTHON_PATH) | B(SUMMARY))) |
+	.forbidden = B(ITERATION_ID) | B(MODEL_ID) | B(SUMMARY_FORMAT) | B(REPORTS) | B(CLEAR) |
 		     B(QUERY) | B(PARSE) | B(ANALYZE) | B(RULE),
 	.necessary = B(OUTPUT) | B(EXPORT) | B(TYPE),
 };
@@ -115,32 +114,27 @@ static const struct mode_rules *export_rules_for(const struct msprof_opts *o)
 const struct mode_def mode_table[_MODE_MAX] = {
 	[MODE_LIST] = {
 		.id = MODE_LIST, .name = "list", .selected = list_selected,
-		.rules = { .key = "list", .allowed = B(DYNAMIC) | B(LIST) },
+		.rules = { .key = "list" },
 		.unlisted = true,
 	},
 	/* msprof runs both forms of dynamic mode as its AppMode, hence the
 	 * key; --delay and --duration were refused by the parser. */
 	[MODE_DYNAMIC] = {
 		.id = MODE_DYNAMIC, .name = "dynamic", .selected = dynamic_selected,
-		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(PID), .scopes = SCOPE_APP },
+		.rules = { .key = "application", .scopes = SCOPE_APP },
 		.unlisted = true,
 	},
 	[MODE_LAUNCH] = {
 		.id = MODE_LAUNCH, .name = "launch", .selected = launch_selected,
-		.rules = { .key = "application", .allowed = LAUNCH_OPTS | B(DELAY) | B(DURATION), .scopes = SCOPE_APP },
+		.rules = { .key = "application", .scopes = SCOPE_APP },
 	},
 	/* msprof's SystemMode: the devices and the host for --sys-period
-	 * seconds (the device options are app-scoped rows, listed here) */
+	 * seconds */
 	[MODE_SYSTEM] = {
 		.id = MODE_SYSTEM, .name = "system", .selected = system_selected,
 		.rules = {
 			.key = "sys-devices",
-			.allowed = B(OUTPUT) | B(SYS_DEVICES) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY) |
-				   B(SYS_CPU_PROFILING) |
-				   OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM)) | OPT_BIT(OPT_SET(SET_SYS_HARDWARE_MEM_FREQ)) |
-				   OPT_BIT(OPT_SET(SET_SYS_INTERCONNECTION)) |
-				   OPT_BIT(OPT_SET(SET_SYS_INTERCONNECTION_FREQ)),
-			.scopes = SCOPE_SYSTEM,
+			.scopes = SCOPE_SYSTEM | SCOPE_DEVICES,
 			.necessary = B(SYS_PERIOD),
 		},
 	},
@@ -150,7 +144,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS, .name = "host-sys", .selected = host_sys_selected,
 		.rules = {
 			.key = "host-sys",
-			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY),
 			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},
@@ -160,7 +153,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_HOST_SYS_USAGE, .name = "host-sys-usage", .selected = host_usage_selected,
 		.rules = {
 			.key = "host-sys-usage",
-			.allowed = B(OUTPUT) | B(SYS_PERIOD) | B(HOST_SYS_PID) | B(TYPE) | B(SUMMARY),
 			.scopes = SCOPE_SYSTEM,
 			.necessary = B(OUTPUT),
 		},
@@ -171,7 +163,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_PARSE, .name = "parse", .selected = parse_selected,
 		.rules = {
 			.key = "parse",
-			.allowed = B(OUTPUT) | B(PARSE) | B(PYTHON_PATH),
 			.forbidden = B(QUERY) | B(EXPORT) | B(ANALYZE) | B(RULE) | B(CLEAR),
 			.necessary = B(OUTPUT) | B(PARSE),
 		},
@@ -180,7 +171,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_QUERY, .name = "query", .selected = query_selected,
 		.rules = {
 			.key = "query",
-			.allowed = B(OUTPUT) | B(QUERY) | B(PYTHON_PATH),
 			.forbidden = B(PARSE) | B(EXPORT) | B(ANALYZE) | B(RULE) | B(CLEAR),
 			.necessary = B(OUTPUT) | B(QUERY),
 		},
@@ -189,7 +179,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_EXPORT, .name = "export", .selected = export_selected,
 		.rules = {
 			.key = "export",
-			.allowed = EXPORT_OPTS,
 			.forbidden = B(QUERY) | B(PARSE) | B(ANALYZE) | B(RULE),
 			.necessary = B(OUTPUT) | B(EXPORT),
 		},
@@ -200,7 +189,6 @@ const struct mode_def mode_table[_MODE_MAX] = {
 		.id = MODE_ANALYZE, .name = "analyze", .selected = analyze_selected,
 		.rules = {
 			.key = "analyze",
-			.allowed = B(OUTPUT) | B(ANALYZE) | B(PYTHON_PATH) | B(RULE) | B(CLEAR) | B(TYPE),
 			.forbidden = B(QUERY) | B(EXPORT) | B(PARSE),
 			.necessary = B(OUTPUT) | B(ANALYZE),
 		},
@@ -231,7 +219,7 @@ int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct
 	if (!r)
 		r = &m->rules;
 
-	uint64_t allowed = r->allowed | setting_opts(r->scopes);
+	uint64_t allowed = mode_allowed(m->id, r);
 	char names[512];
 	if (o->used & r->forbidden) {
 		opts_names(o->used & r->forbidden, names, sizeof(names));

@@ -1,6 +1,7 @@
 /* Running modes: which one a command line selects, and the option sets each
  * allows, forbids and needs (msprof's RunningMode white/black/necessary sets,
- * reference §1.3).  The table is in msprof's priority order.
+ * reference §1.3); the options' rows say which modes allow them.  The table
+ * is in msprof's priority order.
  *
  * The table is apart from the code that runs a mode, so that tests check
  * selection and sets linking modes.c and options.c alone (what the linker
@@ -27,11 +28,15 @@ enum mode_id {
 	_MODE_MAX
 };
 
+/* The bit of a mode in an option's row (opt_def.modes). */
+#define MODE_BIT(id) (1U << (id))
+
+/* The options a mode allows are those whose rows name it (opt_def.modes)
+ * and the settings of its scopes; the others are "useless" (a warning). */
 struct mode_rules {
 	const char *key;      /* the option named in messages: "--%s is not empty" */
-	uint64_t allowed;     /* others are "useless" (a warning) */
-	unsigned scopes;      /* and the settings of these scopes (enum setting_scope) */
-	uint64_t forbidden;   /* an error */
+	unsigned scopes;      /* the settings it takes (enum setting_scope) */
+	uint64_t forbidden;   /* an error, and never allowed */
 	uint64_t necessary;   /* an error when missing */
 };
 

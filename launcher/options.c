@@ -17,6 +17,7 @@
 
 #include "collectors/host.h"
 #include "launcher/compat.h"
+#include "launcher/modes.h"
 #include "common/proc-owner.h"
 #include "common/util.h"
 
@@ -474,102 +475,135 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 #define CONT SETTING_HELP_CONT
 #define NPU_ONLY CONT "(Ascend NPU data: accepted and ignored here, with a warning)"
 
+/* The modes that allow an option (modes.h). */
+#define M(x) MODE_BIT(MODE_##x)
+#define APP_MODES (M(DYNAMIC) | M(LAUNCH))
+#define SYSTEM_MODES (M(SYSTEM) | M(HOST_SYS) | M(HOST_SYS_USAGE))
+#define ANALYSIS_MODES (M(PARSE) | M(QUERY) | M(EXPORT) | M(ANALYZE))
+
 /* The launcher's own options; the settings' come from ipc/settings.c.
- * The last field is msprof's order (its enum in input_parser.h, times 10),
- * shared with the settings' rows. */
+ * The number after the check is msprof's order (its enum in
+ * input_parser.h, times 10), shared with the settings' rows; the last field
+ * the modes that allow the option (--help and --version select none). */
 static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
-	[OPT_HELP] = { OPT_HELP, "help", false, "help message.", NULL, 0, OPT_VALUES_NONE, NULL },
+	[OPT_HELP] = { OPT_HELP, "help", false, "help message.", NULL, 0, OPT_VALUES_NONE, NULL, 0 },
 	[OPT_OUTPUT] = { OPT_OUTPUT, "output", true,
 		"Specify the directory that is used for storing data results.", check_output, 10,
-		OPT_VALUES_DIR, NULL },
+		OPT_VALUES_DIR, NULL,
+		APP_MODES | SYSTEM_MODES | ANALYSIS_MODES },
 	[OPT_APPLICATION] = { OPT_APPLICATION, "application", true,
 		"Specify application path, considering the risk of privilege escalation, please pay attention to"
 		CONT "the group of the application and confirm whether it is the same as the user currently."
 		CONT "[Note] This option will be discarded in later versions."
 		CONT "you can try to use: msprof [msprof arguments] <app> [app arguments]", check_application, 30,
-		OPT_VALUES_COMMAND, NULL },
+		OPT_VALUES_COMMAND, NULL,
+		APP_MODES },
 	[OPT_ENVIRONMENT] = { OPT_ENVIRONMENT, "environment", true,
-		"User app custom environment variable configuration.", check_environment, 40, OPT_VALUES_NONE, NULL },
+		"User app custom environment variable configuration.", check_environment, 40, OPT_VALUES_NONE, NULL,
+		APP_MODES },
 	[OPT_DYNAMIC] = { OPT_DYNAMIC, "dynamic", true,
-		"Dynamic profiling switch, the default value is off.", check_dynamic, 50, OPT_VALUES_CHOICE, "on|off" },
+		"Dynamic profiling switch, the default value is off.", check_dynamic, 50, OPT_VALUES_CHOICE, "on|off",
+		M(LIST) | APP_MODES },
 	[OPT_PID] = { OPT_PID, "pid", true,
-		"Dynamic profiling pids of the target processes", check_pid, 60, OPT_VALUES_NONE, NULL },
+		"Dynamic profiling pids of the target processes", check_pid, 60, OPT_VALUES_NONE, NULL,
+		M(DYNAMIC) },
 	[OPT_DELAY] = { OPT_DELAY, "delay", true,
-		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay, 70, OPT_VALUES_NONE, NULL },
+		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay, 70, OPT_VALUES_NONE, NULL,
+		M(LAUNCH) },
 	[OPT_DURATION] = { OPT_DURATION, "duration", true,
-		"Collection duration in seconds, range 1 ~ 4294967295s.", check_duration, 80, OPT_VALUES_NONE, NULL },
+		"Collection duration in seconds, range 1 ~ 4294967295s.", check_duration, 80, OPT_VALUES_NONE, NULL,
+		M(LAUNCH) },
 	[OPT_SYS_DEVICES] = { OPT_SYS_DEVICES, "sys-devices", true,
 		"Specify the profiling scope by device ID when collect sys profiling."
 		"The value is all or ID list (split with ',')."
 		CONT "Without an application, with --sys-period: system mode (the host's CPU and memory usage,"
 		CONT "and the NVIDIA devices' memory and utilisation); every device NVML lists is collected.",
-		check_sys_devices, 90, OPT_VALUES_CHOICE, "all" },
+		check_sys_devices, 90, OPT_VALUES_CHOICE, "all",
+		M(SYSTEM) },
 	[OPT_TYPE] = { OPT_TYPE, "type", true,
 		"The export type, only used when argument `export` is on "
 		CONT "or when collecting data, include text, db."
 		CONT "the default value is text(which will also export the database).", check_type, 100,
-		OPT_VALUES_CHOICE, "text|db" },
+		OPT_VALUES_CHOICE, "text|db",
+		APP_MODES | SYSTEM_MODES | M(EXPORT) | M(ANALYZE) },
 	[OPT_SYS_CPU_PROFILING] = { OPT_SYS_CPU_PROFILING, "sys-cpu-profiling", true,
 		"The CPU acquisition switch, optional on / off,the default value is off."
-		NPU_ONLY, check_sys_cpu_profiling, 140, OPT_VALUES_CHOICE, "on|off" },
+		NPU_ONLY, check_sys_cpu_profiling, 140, OPT_VALUES_CHOICE, "on|off",
+		M(SYSTEM) },
 	[OPT_EXPORT] = { OPT_EXPORT, "export", true,
 		"Switch for using msprof to export collecting data, the default value is off.", check_export, 150,
-		OPT_VALUES_CHOICE, "on|off" },
+		OPT_VALUES_CHOICE, "on|off",
+		M(EXPORT) },
 	[OPT_ITERATION_ID] = { OPT_ITERATION_ID, "iteration-id", true,
 		"The export iteration id, only used when argument `export` is on,"
 		CONT "must be set together with `model-id`; steps marked with mstx/NVTX are"
 		CONT "numbered as in step_trace (`model-id` 4294967295).", check_iteration_id, 160,
-		OPT_VALUES_NONE, NULL },
+		OPT_VALUES_NONE, NULL,
+		M(EXPORT) },
 	[OPT_MODEL_ID] = { OPT_MODEL_ID, "model-id", true,
 		"The export model id, only used when argument `export` is on,"
 		CONT "must be set together with `iteration-id`; 4294967295 selects step mode.", check_model_id, 170,
-		OPT_VALUES_NONE, NULL },
+		OPT_VALUES_NONE, NULL,
+		M(EXPORT) },
 	[OPT_SUMMARY_FORMAT] = { OPT_SUMMARY_FORMAT, "summary-format", true,
 		"The export summary file format, only used when argument `export` is on,"
 		CONT "include csv, json, the default value is csv.", check_summary_format, 180,
-		OPT_VALUES_CHOICE, "csv|json" },
+		OPT_VALUES_CHOICE, "csv|json",
+		M(EXPORT) },
 	[OPT_REPORTS] = { OPT_REPORTS, "reports", true,
 		"The timeline tracks to export, a JSON file like msprof's reports_sample_config.json"
 		CONT "({\"json_process\": {\"cpu_usage\": true, ...}}), only used when argument `export` is on.",
-		check_reports, 190, OPT_VALUES_FILE, NULL },
+		check_reports, 190, OPT_VALUES_FILE, NULL,
+		M(EXPORT) },
 	[OPT_PARSE] = { OPT_PARSE, "parse", true,
 		"Switch for using msprof to parse collecting data, the default value is off.", check_parse, 200,
-		OPT_VALUES_CHOICE, "on|off" },
+		OPT_VALUES_CHOICE, "on|off",
+		M(PARSE) },
 	[OPT_QUERY] = { OPT_QUERY, "query", true,
 		"Switch for using msprof to query collecting data, the default value is off.", check_query, 210,
-		OPT_VALUES_CHOICE, "on|off" },
+		OPT_VALUES_CHOICE, "on|off",
+		M(QUERY) },
 	[OPT_ANALYZE] = { OPT_ANALYZE, "analyze", true,
 		"Switch for using msprof to analyze collecting data, the default value is off.", check_analyze, 220,
-		OPT_VALUES_CHOICE, "on|off" },
+		OPT_VALUES_CHOICE, "on|off",
+		M(ANALYZE) },
 	[OPT_RULE] = { OPT_RULE, "rule", true,
 		"The analyze rules, only used when argument `analyze` is on,"
 		CONT "include communication, communication_matrix (split with ',').", check_rule, 230,
-		OPT_VALUES_LIST, "communication|communication_matrix" },
+		OPT_VALUES_LIST, "communication|communication_matrix",
+		M(ANALYZE) },
 	[OPT_CLEAR] = { OPT_CLEAR, "clear", true,
 		"Switch for deleting the intermediate sqlite/ data after export or analyze, the default value is off.",
-		check_clear, 240, OPT_VALUES_CHOICE, "on|off" },
+		check_clear, 240, OPT_VALUES_CHOICE, "on|off",
+		M(EXPORT) | M(ANALYZE) },
 	[OPT_PYTHON_PATH] = { OPT_PYTHON_PATH, "python-path", true,
 		"Specify the python interpreter path."
 		CONT "(accepted for compatibility; this implementation needs no Python)", check_python_path, 250,
-		OPT_VALUES_FILE, NULL },
+		OPT_VALUES_FILE, NULL,
+		ANALYSIS_MODES },
 	[OPT_SYS_PERIOD] = { OPT_SYS_PERIOD, "sys-period", true,
 		"Set total sampling period of system profiling in seconds, range 1 ~ 2592000s."
 		CONT "Without an application, collection otherwise runs until the process exits or Ctrl-C.",
-		check_sys_period, 260, OPT_VALUES_NONE, NULL },
+		check_sys_period, 260, OPT_VALUES_NONE, NULL,
+		SYSTEM_MODES },
 	[OPT_HOST_SYS_PID] = { OPT_HOST_SYS_PID, "host-sys-pid", true,
 		"Set the PID of the app process for which you want to collect performance data.", check_host_sys_pid, 290,
-		OPT_VALUES_NONE, NULL },
+		OPT_VALUES_NONE, NULL,
+		SYSTEM_MODES },
 	[OPT_VERSION] = { OPT_VERSION, "version", false,
 		"Print the version and exit. (an option of this implementation; CANN msprof has none)", NULL, 380,
-		OPT_VALUES_NONE, NULL },
+		OPT_VALUES_NONE, NULL,
+		0 },
 	[OPT_LIST] = { OPT_LIST, "list", false,
 		"With --dynamic=on: list the processes --pid can attach to with agent data (mstx, NVTX),"
 		CONT "those whose msprof agent has registered. (an option of this implementation; CANN msprof has none)",
-		check_list, 390, OPT_VALUES_NONE, NULL },
+		check_list, 390, OPT_VALUES_NONE, NULL,
+		M(LIST) },
 	[OPT_SUMMARY] = { OPT_SUMMARY, "summary", true,
 		"The run at a glance after each export (duration, steps, top ranges, peaks, losses),"
 		CONT "on or off, the default value is on. (an option of this implementation; CANN msprof has none)",
-		check_summary, 395, OPT_VALUES_CHOICE, "on|off" },
+		check_summary, 395, OPT_VALUES_CHOICE, "on|off",
+		APP_MODES | SYSTEM_MODES | M(EXPORT) },
 };
 
 /* A setting's option: its row's checks and msprof's messages; --host-sys

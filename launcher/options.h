@@ -1,10 +1,10 @@
 /* The msprof command line: the option table (name, value, help, check),
  * the options it parses into and the limits their checks apply.  One table
  * drives parsing, validation and --help (reference/msprof-formats.md §1.1,
- * §1.2), joined by the collection settings' (ipc/settings.h); which options
- * a mode allows, forbids or needs is the mode table's (modes.h), and
- * msprof.py's command forms (msprof export|query|... -dir) are parsed by
- * subcmd.c.
+ * §1.2), joined by the collection settings' (ipc/settings.h).  A row names
+ * the modes that allow its option; what a mode forbids or needs is the mode
+ * table's (modes.h), and msprof.py's command forms (msprof export|query|...
+ * -dir) are parsed by subcmd.c.
  *
  * argv splitting follows msprof's SplitApplicationArgv: a token starting with
  * "--" is an option; "--opt=value" carries its value, "--opt value" takes the
@@ -184,6 +184,8 @@ struct opt_def {
 	unsigned order;                  /* msprof's order: --help, messages, prefix matches */
 	enum opt_values values;
 	const char *choices;             /* CHOICE, LIST: '|'-separated, each one check takes */
+	unsigned modes;                  /* MODE_BIT(enum mode_id, modes.h) of each mode that allows it;
+					  * a setting's come from its row's scopes */
 };
 
 /* The option of id: the launcher's own, or a setting's (ipc/settings.h);
