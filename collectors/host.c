@@ -1911,7 +1911,7 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 {
 	if (!cfg || !ret || !cfg->data_dir || cfg->n_roots > HOST_MAX_ROOTS)
 		return -EINVAL;
-	if (cfg->sys_flags & ~(unsigned)(HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK))
+	if (cfg->sys_flags & ~(unsigned)HOST_SYS_SAMPLED)
 		return -EINVAL;
 	if (cfg->usage_flags & ~(unsigned)(HOST_USAGE_CPU | HOST_USAGE_MEM))
 		return -EINVAL;

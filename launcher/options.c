@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "launcher/compat.h"
+#include "common/host-sys.h"
 #include "common/proc-owner.h"
 #include "common/util.h"
 

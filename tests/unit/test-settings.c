@@ -17,11 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "collectors/profdir.h"
 #include "common/cjson-cleanup.h"
+#include "common/host-sys.h"
 #include "common/util.h"
-#include "export/internal.h"
 #include "ipc/ipc.h"
 #include "ipc/settings.h"
 #include "launcher/modes.h"
@@ -31,13 +30,6 @@
 
 static char tmpdir[] = "/tmp/test-settings.XXXXXX";
 static char *man_text;
-
-/* The list flags read back from sample.json are the export's ASK_* as
- * they are (export/export.c read_sample). */
-#define SAME(a, b) ((unsigned)(a) == (unsigned)(b))
-_Static_assert(SAME(HOST_SYS_CPU, ASK_CPU) && SAME(HOST_SYS_MEM, ASK_MEM) && SAME(HOST_SYS_DISK, ASK_DISK) &&
-	       SAME(HOST_SYS_NETWORK, ASK_NETWORK) && SAME(HOST_SYS_OSRT, ASK_OSRT), "host_sys flags are ASK_*");
-_Static_assert(SAME(HOST_USAGE_CPU, ASK_CPU) && SAME(HOST_USAGE_MEM, ASK_MEM), "host_sys_usage flags are ASK_*");
 
 /* A value for the row other than its default, as the command line takes it. */
 static void pick_value(const struct setting_def *def, char *buf, size_t size)
