@@ -68,8 +68,3 @@ void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_st
 /* Write RAW_SESSION_END to every open source and close the files. */
 int host_sampler_finish(struct host_sampler *s, uint32_t reason);
 struct host_sampler *host_sampler_free(struct host_sampler *s);
-
-/* Parse "cpu,mem,disk,network" into flags; -EINVAL and *ret_bad points at
- * the offending item (inside the caller's string copy) on error. */
-int host_sys_parse(const char *list, unsigned *ret_flags, const char **ret_bad);
-int host_usage_parse(const char *list, unsigned *ret_flags, const char **ret_bad);

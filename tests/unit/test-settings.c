@@ -253,6 +253,24 @@ static void test_table(void)
 	}
 }
 
+/* The lists' names parse to common/host-sys.h's flags, a name twice is
+ * once, and a name must be spelt exactly (the table is their only parser). */
+static void test_lists(void)
+{
+	struct settings s;
+	char err[256];
+	settings_init(&s);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu,mem,disk,network,osrt", err, sizeof(err)) == 0);
+	CHECK(s.u[SET_HOST_SYS] == (HOST_SYS_SAMPLED | HOST_SYS_OSRT));
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "network", err, sizeof(err)) == 0 &&
+	      s.u[SET_HOST_SYS] == HOST_SYS_NETWORK);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu,cpu", err, sizeof(err)) == 0 && s.u[SET_HOST_SYS] == HOST_SYS_CPU);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu ,mem", err, sizeof(err)) == -EINVAL);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS_USAGE, "cpu,mem", err, sizeof(err)) == 0 &&
+	      s.u[SET_HOST_SYS_USAGE] == (HOST_USAGE_CPU | HOST_USAGE_MEM));
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS_USAGE, "mem,disk", err, sizeof(err)) == -EINVAL);
+}
+
 static char *read_all(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -286,6 +304,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	test_table();
+	test_lists();
 	unsigned rows = 0;
 	for (unsigned i = 0; i < _SET_MAX; i++)
 		if (setting_table[i].cli) {
