@@ -97,24 +97,14 @@ static uint32_t crc32c_table(uint32_t c, const uint8_t *b, size_t n)
 
 /* The CPU's CRC-32C instruction (SSE4.2's crc32, ARMv8's crc32c*): eight
  * bytes a step, several times the tables' speed.  Chosen at load by what
- * the CPU says it has. */
+ * the CPU says it has.  Each architecture names its 8- and 1-byte steps;
+ * the loop over them is one. */
 #if defined(__x86_64__)
 #include <nmmintrin.h>
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
-{
-	uint64_t c64 = c;
-	while (n >= 8) {
-		uint64_t v;
-		memcpy(&v, b, 8);
-		c64 = _mm_crc32_u64(c64, v);
-		b += 8;
-		n -= 8;
-	}
-	c = (uint32_t)c64;
-	while (n--)
-		c = _mm_crc32_u8(c, *b++);
-	return c;
-}
+#define CRC32C_HW 1
+#define CRC32C_HW_TARGET "sse4.2"
+#define CRC32C_HW_8(c, v) ((uint32_t)_mm_crc32_u64((c), (v)))
+#define CRC32C_HW_1(c, x) _mm_crc32_u8((c), (x))
 static bool crc32c_hw_present(void)
 {
 	__builtin_cpu_init();
@@ -123,22 +113,29 @@ static bool crc32c_hw_present(void)
 #elif defined(__aarch64__)
 #include <arm_acle.h>
 #include <sys/auxv.h>
-__attribute__((target("+crc"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
+#define CRC32C_HW 1
+#define CRC32C_HW_TARGET "+crc"
+#define CRC32C_HW_8(c, v) __crc32cd((c), (v))
+#define CRC32C_HW_1(c, x) __crc32cb((c), (x))
+static bool crc32c_hw_present(void)
+{
+	return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+#endif
+
+#ifdef CRC32C_HW
+__attribute__((target(CRC32C_HW_TARGET))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
 {
 	while (n >= 8) {
 		uint64_t v;
 		memcpy(&v, b, 8);
-		c = __crc32cd(c, v);
+		c = CRC32C_HW_8(c, v);
 		b += 8;
 		n -= 8;
 	}
 	while (n--)
-		c = __crc32cb(c, *b++);
+		c = CRC32C_HW_1(c, *b++);
 	return c;
-}
-static bool crc32c_hw_present(void)
-{
-	return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 }
 #else
 static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
