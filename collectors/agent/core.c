@@ -692,17 +692,24 @@ static inline bool domain_enabled(uint32_t domain)
 	return atomic_load_explicit(&g_domains[domain].enabled, memory_order_relaxed);
 }
 
-void agent_bad_call(void)
+/* One more bad call (bad) or event lost before it reached a queue: the
+ * thread's count, or the process's for a thread without a record.
+ * Atomic: both are rare, and one may come from a signal handler while
+ * this thread counts another. */
+static void count_lost(bool bad)
 {
 	if (agent_idle())
 		return;
 	struct athread *t = agent_thread_get(false);
-	/* atomic: bad calls are rare, and one may come from a signal handler
-	 * while this thread counts another */
 	if (t)
-		atomic_fetch_add(&t->n_bad, 1);
+		atomic_fetch_add(bad ? &t->n_bad : &t->n_unopened, 1);
 	else
-		atomic_fetch_add(&g_orphan_bad, 1);
+		atomic_fetch_add(bad ? &g_orphan_bad : &g_orphan_dropped, 1);
+}
+
+void agent_bad_call(void)
+{
+	count_lost(true);
 }
 
 void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color)
@@ -740,13 +747,7 @@ void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint
 
 void agent_dropped(void)
 {
-	if (agent_idle())
-		return;
-	struct athread *t = agent_thread_get(false);
-	if (t)
-		atomic_fetch_add(&t->n_unopened, 1);
-	else
-		atomic_fetch_add(&g_orphan_dropped, 1);
+	count_lost(false);
 }
 
 /* NCCL loaded us as its profiler plugin: like CUPTI coming up, a session
