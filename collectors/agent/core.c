@@ -687,6 +687,17 @@ static inline __attribute__((always_inline)) bool put_ev(struct athread *t, unsi
 	return true;
 }
 
+/* An annotation's way in: nothing while idle, else its time (taken
+ * first, before the rest costs it anything) and the thread's record
+ * (NULL: none to write into). */
+static inline struct athread *rec_enter_at(uint64_t *ret_ts)
+{
+	if (agent_idle())
+		return NULL;
+	*ret_ts = agent_clock_now();
+	return rec_enter();
+}
+
 static inline bool domain_enabled(uint32_t domain)
 {
 	return atomic_load_explicit(&g_domains[domain].enabled, memory_order_relaxed);
@@ -714,10 +725,8 @@ void agent_bad_call(void)
 
 void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color)
 {
-	if (agent_idle())
-		return;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return;
 	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
@@ -776,10 +785,8 @@ bool agent_comm_plugin_came_up(void)
 
 uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
 {
-	if (agent_idle())
-		return 0;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return 0;
 	uint64_t id = 0;
@@ -803,10 +810,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 
 int agent_range_end(uint32_t domain, uint64_t id)
 {
-	if (agent_idle())
-		return 0;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return 0;
 	int r = 0;
