@@ -793,6 +793,20 @@ struct raw_reader {
 
 #define READ_CHUNK (64U * 1024)
 
+/* *buf holds at least want bytes, what it held kept; on -ENOMEM it is as
+ * it was. */
+static int grow_to(uint8_t **buf, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return 0;
+	uint8_t *b = realloc(*buf, want);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = want;
+	return 0;
+}
+
 /* Make `need` bytes from pos available if the file has them; *ret_avail is
  * what is there (less than need only at end of file). */
 static int fill(struct raw_reader *r, size_t need, size_t *ret_avail)
@@ -806,14 +820,8 @@ static int fill(struct raw_reader *r, size_t need, size_t *ret_avail)
 			r->buf_off = r->pos;
 			r->buf_len = have;
 		}
-		size_t want = need > READ_CHUNK ? need : READ_CHUNK;
-		if (want > r->cap) {
-			uint8_t *b = realloc(r->buf, want);
-			if (!b)
-				return -ENOMEM;
-			r->buf = b;
-			r->cap = want;
-		}
+		if (grow_to(&r->buf, &r->cap, need > READ_CHUNK ? need : READ_CHUNK) < 0)
+			return -ENOMEM;
 		ssize_t n = read(r->fd, r->buf + r->buf_len, r->cap - r->buf_len);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1117,13 +1125,8 @@ static int batch_take(struct raw_reader *r, const uint8_t *payload, uint32_t len
 		r->st.bad_records++;
 		return 0;
 	}
-	if (len > r->bat_cap) {
-		uint8_t *b = realloc(r->bat, len);
-		if (!b)
-			return -ENOMEM;
-		r->bat = b;
-		r->bat_cap = len;
-	}
+	if (grow_to(&r->bat, &r->bat_cap, len) < 0)
+		return -ENOMEM;
 	memcpy(r->bat, payload, len);
 	r->bat_tid = get32(payload);
 	r->bat_len = len;
