@@ -276,6 +276,20 @@ struct dev_sampler *dev_sampler_free(struct dev_sampler *s)
 	return NULL;
 }
 
+/* s->n devices' state, none yet in a slice, and the process list a
+ * sample fills: the same for a sampler that opened its backend and for one
+ * that borrows another's. */
+static int alloc_devs(struct dev_sampler *s)
+{
+	s->devs = calloc(s->n, sizeof(*s->devs));
+	s->procs = calloc(DEV_MAX_PROCS, sizeof(*s->procs));
+	if (!s->devs || !s->procs)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->n; i++)
+		s->devs[i].slice = UINT32_MAX;
+	return 0;
+}
+
 int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 {
 	struct dev_sampler *s = calloc(1, sizeof(*s));
@@ -297,9 +311,7 @@ int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 		return r;
 	}
 	s->n = s->ops->count(s->b);
-	s->devs = calloc(s->n, sizeof(*s->devs));
-	s->procs = calloc(DEV_MAX_PROCS, sizeof(*s->procs));
-	if (!s->devs || !s->procs) {
+	if (alloc_devs(s) < 0) {
 		dev_sampler_free(s);
 		return -ENOMEM;
 	}
@@ -312,7 +324,6 @@ int dev_sampler_open(struct dev_sampler **ret, char *why, size_t why_len)
 			return r;
 		}
 		d->info.index = i;
-		d->slice = UINT32_MAX;
 	}
 	why[0] = '\0';
 	*ret = s;
@@ -328,16 +339,12 @@ int dev_sampler_borrow(const struct dev_sampler *from, struct dev_sampler **ret)
 	s->b = from->b;
 	s->borrowed = true;
 	s->n = from->n;
-	s->devs = calloc(s->n, sizeof(*s->devs));
-	s->procs = calloc(DEV_MAX_PROCS, sizeof(*s->procs));
-	if (!s->devs || !s->procs) {
+	if (alloc_devs(s) < 0) {
 		dev_sampler_free(s);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < s->n; i++) {
+	for (unsigned i = 0; i < s->n; i++)
 		s->devs[i].info = from->devs[i].info;
-		s->devs[i].slice = UINT32_MAX;
-	}
 	*ret = s;
 	return 0;
 }

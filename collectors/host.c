@@ -1527,127 +1527,136 @@ static bool whole_disk(struct host_sampler *s, const char *name)
 	return d->whole;
 }
 
-static void sample_diskstats(struct host_sampler *s)
+/* A machine-wide /proc file (diskstats, net/dev, stat) as one record:
+ * read once, each line [p, eol) handed to line() with its number to add
+ * its entries to r; line() returns false to stop before the end. */
+typedef bool sys_line_fn(struct host_sampler *s, struct rec *r, unsigned line, const char *p, const char *eol);
+
+static void sample_sys_lines(struct host_sampler *s, int fd, struct raw_buf *b, enum raw_source src, uint16_t type,
+			     sys_line_fn *line)
 {
 	uint64_t ts = mono_ns();
-	ssize_t len = read_sysfile(s, s->diskstats_fd);
+	ssize_t len = read_sysfile(s, fd);
 	if (len < 0)
 		return;
 	struct rec r;
-	rec_begin(&r, s, &s->rb[1], RAW_SOURCE_HOST_DISK, RAW_DISK_STATS, ts);
+	rec_begin(&r, s, b, src, type, ts);
 	const char *p = s->sbuf, *end = s->sbuf + len;
-	while (p < end) {
+	for (unsigned n = 0; p < end; n++) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
-		/* major minor name reads merged sectors ms writes merged sectors ms inflight io_ticks */
-		uint64_t v[12] = { 0 };
-		const char *q = p;
-		bool ok = scan_u64(&q, eol, &v[0]) && scan_u64(&q, eol, &v[1]);
-		q = ok ? skip_blank(q, eol) : eol;
-		const char *name = q;
-		while (q < eol && *q != ' ')
-			q++;
-		size_t nl = (size_t)(q - name);
-		unsigned n = 0;
-		while (n < 10 && scan_u64(&q, eol, &v[n]))
-			n++;
-		char dev[32];
-		if (ok && n == 10 && nl > 0 && nl < sizeof dev && (v[0] | v[4] | v[9])) {
-			memcpy(dev, name, nl);
-			dev[nl] = 0;
-			if (whole_disk(s, dev)) {
-				rec_entry(&r);
-				raw_buf_str(r.b, dev, 32);
-				raw_buf_u64(r.b, v[2]); /* sectors read */
-				raw_buf_u64(r.b, v[6]); /* sectors written */
-				raw_buf_u64(r.b, v[9]); /* io_ticks, ms */
-				raw_buf_u64(r.b, 0);
-			}
-		}
+		if (!line(s, &r, n, p, eol))
+			break;
 		p = eol + 1;
 	}
 	rec_flush(&r);
+}
+
+static bool diskstats_line(struct host_sampler *s, struct rec *r, unsigned line, const char *p, const char *eol)
+{
+	(void)line;
+	/* major minor name reads merged sectors ms writes merged sectors ms inflight io_ticks */
+	uint64_t v[12] = { 0 };
+	const char *q = p;
+	bool ok = scan_u64(&q, eol, &v[0]) && scan_u64(&q, eol, &v[1]);
+	q = ok ? skip_blank(q, eol) : eol;
+	const char *name = q;
+	while (q < eol && *q != ' ')
+		q++;
+	size_t nl = (size_t)(q - name);
+	unsigned n = 0;
+	while (n < 10 && scan_u64(&q, eol, &v[n]))
+		n++;
+	char dev[32];
+	if (ok && n == 10 && nl > 0 && nl < sizeof dev && (v[0] | v[4] | v[9])) {
+		memcpy(dev, name, nl);
+		dev[nl] = 0;
+		if (whole_disk(s, dev)) {
+			rec_entry(r);
+			raw_buf_str(r->b, dev, 32);
+			raw_buf_u64(r->b, v[2]); /* sectors read */
+			raw_buf_u64(r->b, v[6]); /* sectors written */
+			raw_buf_u64(r->b, v[9]); /* io_ticks, ms */
+			raw_buf_u64(r->b, 0);
+		}
+	}
+	return true;
+}
+
+static bool net_dev_line(struct host_sampler *s, struct rec *r, unsigned line, const char *p, const char *eol)
+{
+	(void)s;
+	const char *colon = memchr(p, ':', (size_t)(eol - p));
+	if (line < 2 || !colon)
+		return true;
+	const char *name = skip_blank(p, colon);
+	uint64_t v[16] = { 0 };
+	const char *q = colon + 1;
+	unsigned n = 0;
+	while (n < 16 && scan_u64(&q, eol, &v[n]))
+		n++;
+	if (n >= 12) {
+		char ifname[16] = { 0 };
+		size_t nl = (size_t)(colon - name);
+		memcpy(ifname, name, nl < sizeof(ifname) - 1 ? nl : sizeof(ifname) - 1);
+		rec_entry(r);
+		raw_buf_str(r->b, ifname, 16);
+		raw_buf_u64(r->b, v[0]);
+		raw_buf_u64(r->b, v[1]);
+		raw_buf_u64(r->b, v[2]);
+		raw_buf_u64(r->b, v[3]);
+		raw_buf_u64(r->b, v[8]);
+		raw_buf_u64(r->b, v[9]);
+		raw_buf_u64(r->b, v[10]);
+		raw_buf_u64(r->b, v[11]);
+	}
+	return true;
+}
+
+static void sample_diskstats(struct host_sampler *s)
+{
+	sample_sys_lines(s, s->diskstats_fd, &s->rb[1], RAW_SOURCE_HOST_DISK, RAW_DISK_STATS, diskstats_line);
 }
 
 static void sample_net_dev(struct host_sampler *s)
 {
-	uint64_t ts = mono_ns();
-	ssize_t len = read_sysfile(s, s->netdev_fd);
-	if (len < 0)
-		return;
-	struct rec r;
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_NET, RAW_NET_DEV, ts);
-	const char *p = s->sbuf, *end = s->sbuf + len;
-	for (unsigned line = 0; p < end; line++) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *colon = memchr(p, ':', (size_t)(eol - p));
-		if (line >= 2 && colon) {
-			const char *name = skip_blank(p, colon);
-			uint64_t v[16] = { 0 };
-			const char *q = colon + 1;
-			unsigned n = 0;
-			while (n < 16 && scan_u64(&q, eol, &v[n]))
-				n++;
-			if (n >= 12) {
-				char ifname[16] = { 0 };
-				size_t nl = (size_t)(colon - name);
-				memcpy(ifname, name, nl < sizeof(ifname) - 1 ? nl : sizeof(ifname) - 1);
-				rec_entry(&r);
-				raw_buf_str(r.b, ifname, 16);
-				raw_buf_u64(r.b, v[0]);
-				raw_buf_u64(r.b, v[1]);
-				raw_buf_u64(r.b, v[2]);
-				raw_buf_u64(r.b, v[3]);
-				raw_buf_u64(r.b, v[8]);
-				raw_buf_u64(r.b, v[9]);
-				raw_buf_u64(r.b, v[10]);
-				raw_buf_u64(r.b, v[11]);
-			}
-		}
-		p = eol + 1;
-	}
-	rec_flush(&r);
+	sample_sys_lines(s, s->netdev_fd, &s->rb[0], RAW_SOURCE_HOST_NET, RAW_NET_DEV, net_dev_line);
 }
 
 /* --- host-sys-usage sources ------------------------------------------------- */
 
+/* The "cpu" and "cpuN" lines, which come first. */
+static bool stat_cpu_line(struct host_sampler *s, struct rec *r, unsigned line, const char *p, const char *eol)
+{
+	(void)s;
+	(void)line;
+	if (eol - p < 3 || memcmp(p, "cpu", 3) != 0)
+		return false;
+	const char *q = p + 3;
+	int64_t cpu = -1;
+	if (q < eol && *q >= '0' && *q <= '9') {
+		uint64_t c;
+		(void)scan_u64(&q, eol, &c);
+		cpu = c > INT32_MAX ? INT32_MAX : (int64_t)c;
+	}
+	uint64_t v[8] = { 0 };
+	unsigned n = 0;
+	while (n < 8 && scan_u64(&q, eol, &v[n]))
+		n++;
+	if (n >= 4) {
+		rec_entry(r);
+		raw_buf_u32(r->b, (uint32_t)(int32_t)cpu);
+		raw_buf_u32(r->b, 0);
+		for (unsigned k = 0; k < 8; k++)
+			raw_buf_u64(r->b, v[k]);
+	}
+	return true;
+}
+
 static void sample_sys_cpu(struct host_sampler *s)
 {
-	uint64_t ts = mono_ns();
-	ssize_t len = read_sysfile(s, s->pstat_fd);
-	if (len < 0)
-		return;
-	struct rec r;
-	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_SYS_CPU, ts);
-	const char *p = s->sbuf, *end = s->sbuf + len;
-	while (p + 3 <= end && memcmp(p, "cpu", 3) == 0) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *q = p + 3;
-		int64_t cpu = -1;
-		if (q < eol && *q >= '0' && *q <= '9') {
-			uint64_t c;
-			(void)scan_u64(&q, eol, &c);
-			cpu = c > INT32_MAX ? INT32_MAX : (int64_t)c;
-		}
-		uint64_t v[8] = { 0 };
-		unsigned n = 0;
-		while (n < 8 && scan_u64(&q, eol, &v[n]))
-			n++;
-		if (n >= 4) {
-			rec_entry(&r);
-			raw_buf_u32(r.b, (uint32_t)(int32_t)cpu);
-			raw_buf_u32(r.b, 0);
-			for (unsigned k = 0; k < 8; k++)
-				raw_buf_u64(r.b, v[k]);
-		}
-		p = eol + 1;
-	}
-	rec_flush(&r);
+	sample_sys_lines(s, s->pstat_fd, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_SYS_CPU, stat_cpu_line);
 }
 
 static void sample_sys_mem(struct host_sampler *s, enum raw_source src)
@@ -1911,7 +1920,7 @@ int host_sampler_new(const struct host_sampler_config *cfg, struct host_sampler 
 {
 	if (!cfg || !ret || !cfg->data_dir || cfg->n_roots > HOST_MAX_ROOTS)
 		return -EINVAL;
-	if (cfg->sys_flags & ~(unsigned)(HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK))
+	if (cfg->sys_flags & ~(unsigned)HOST_SYS_SAMPLED)
 		return -EINVAL;
 	if (cfg->usage_flags & ~(unsigned)(HOST_USAGE_CPU | HOST_USAGE_MEM))
 		return -EINVAL;
@@ -2179,55 +2188,4 @@ struct host_sampler *host_sampler_free(struct host_sampler *s)
 	free(s->thr_tmp);
 	free(s);
 	return NULL;
-}
-
-/* --- option lists ------------------------------------------------------------ */
-
-struct flag_name {
-	const char *name;
-	unsigned flag;
-};
-
-static int parse_list(const char *list, const struct flag_name *names, size_t n_names,
-		      unsigned *ret_flags, const char **ret_bad)
-{
-	if (!list || !ret_flags)
-		return -EINVAL;
-	unsigned flags = 0;
-	for (const char *p = list;;) {
-		size_t len = strcspn(p, ",");
-		bool found = false;
-		for (size_t i = 0; i < n_names && !found; i++)
-			if (strlen(names[i].name) == len && strncmp(names[i].name, p, len) == 0) {
-				flags |= names[i].flag;
-				found = true;
-			}
-		if (!found) {
-			if (ret_bad)
-				*ret_bad = p;
-			return -EINVAL;
-		}
-		if (p[len] == 0)
-			break;
-		p += len + 1;
-	}
-	*ret_flags = flags;
-	return 0;
-}
-
-int host_sys_parse(const char *list, unsigned *ret_flags, const char **ret_bad)
-{
-	static const struct flag_name names[] = {
-		{ "cpu", HOST_SYS_CPU }, { "mem", HOST_SYS_MEM },
-		{ "disk", HOST_SYS_DISK }, { "network", HOST_SYS_NETWORK },
-	};
-	return parse_list(list, names, ARRAY_SIZE(names), ret_flags, ret_bad);
-}
-
-int host_usage_parse(const char *list, unsigned *ret_flags, const char **ret_bad)
-{
-	static const struct flag_name names[] = {
-		{ "cpu", HOST_USAGE_CPU }, { "mem", HOST_USAGE_MEM },
-	};
-	return parse_list(list, names, ARRAY_SIZE(names), ret_flags, ret_bad);
 }

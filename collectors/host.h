@@ -10,19 +10,7 @@
 #include <stdint.h>
 
 #include "collectors/raw.h"
-
-enum host_sys_flags {
-	HOST_SYS_CPU = 1 << 0,
-	HOST_SYS_MEM = 1 << 1,
-	HOST_SYS_DISK = 1 << 2,
-	HOST_SYS_NETWORK = 1 << 3,
-	/* osrt is not sampled: the agent records it (launcher/options.h HOST_SYS_OSRT) */
-};
-
-enum host_usage_flags {
-	HOST_USAGE_CPU = 1 << 0,
-	HOST_USAGE_MEM = 1 << 1,
-};
+#include "common/host-sys.h"
 
 #define HOST_MAX_ROOTS 64
 #define HOST_MAX_PIDS 4096     /* processes followed in one tree */
@@ -37,7 +25,7 @@ struct host_sampler_config {
 					msprof's launcher): with follow_children, the processes it
 					adopts (orphans of the tree: a double fork and setsid) are
 					followed; it is not sampled itself */
-	unsigned sys_flags;          /* enum host_sys_flags */
+	unsigned sys_flags;          /* enum host_sys_flags, HOST_SYS_SAMPLED alone */
 	unsigned usage_flags;        /* enum host_usage_flags */
 	uint64_t mono0_ns, real0_ns; /* session clocks, written to every header */
 	uint64_t slice_bytes;        /* 0: RAW_DEFAULT_SLICE_BYTES */
@@ -80,8 +68,3 @@ void host_sampler_get_stats(const struct host_sampler *s, struct host_sampler_st
 /* Write RAW_SESSION_END to every open source and close the files. */
 int host_sampler_finish(struct host_sampler *s, uint32_t reason);
 struct host_sampler *host_sampler_free(struct host_sampler *s);
-
-/* Parse "cpu,mem,disk,network" into flags; -EINVAL and *ret_bad points at
- * the offending item (inside the caller's string copy) on error. */
-int host_sys_parse(const char *list, unsigned *ret_flags, const char **ret_bad);
-int host_usage_parse(const char *list, unsigned *ret_flags, const char **ret_bad);

@@ -28,9 +28,6 @@ enum osrt_api {
 	OSRT_N_APIS
 };
 
-#define OSRT_THRESHOLD_DEFAULT_NS 1000ULL
-#define OSRT_THRESHOLD_MAX_NS 1000000000ULL
-
 /* The call's name, or NULL for an id this build does not know. */
 static inline const char *osrt_api_name(uint32_t id)
 {

@@ -333,7 +333,8 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct rank_dir *rank_of(struct split *s, int32_t rank)
+/* The split's dir of a rank (s->r is sorted by rank); NULL: none. */
+static struct rank_dir *split_rank_dir(struct split *s, int32_t rank)
 {
 	size_t lo = 0, hi = s->n_r;
 	while (lo < hi) {
@@ -402,7 +403,7 @@ static int collect_ranks(struct split *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->n; i++) {
 		struct proc *p = &s->p[i];
-		struct rank_dir *rd = p->rank >= 0 ? rank_of(s, p->rank) : NULL;
+		struct rank_dir *rd = p->rank >= 0 ? split_rank_dir(s, p->rank) : NULL;
 		if (!rd)
 			continue;
 		rd->devices |= p->devices;

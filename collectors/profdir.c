@@ -107,7 +107,13 @@ undo:
 	return r;
 }
 
-int profdir_create(const char *parent, pid_t pid, char **ret_path)
+/* A new directory under parent, named by next_name (try counts from 0;
+ * a name taken is followed by the next, up to tries names), then given
+ * its host/data. */
+typedef int profdir_name_fn(unsigned try, const void *ctx, char name[PROFDIR_NAME_MAX]);
+
+static int create_fresh(const char *parent, unsigned tries, profdir_name_fn *next_name, const void *ctx,
+			char **ret_path)
 {
 	if (!parent || !ret_path)
 		return -EINVAL;
@@ -121,47 +127,43 @@ int profdir_create(const char *parent, pid_t pid, char **ret_path)
 
 	char name[PROFDIR_NAME_MAX];
 	int r = -EEXIST;
-	for (unsigned tries = 0; tries < 1000; tries++) {
-		unsigned index = atomic_fetch_add(&profdir_counter, 1);
-		r = profdir_make_name(index, real_ns(), pid, name);
+	for (unsigned i = 0; i < tries && r == -EEXIST; i++) {
+		r = next_name(i, ctx, name);
 		if (r < 0)
 			return r;
 		/* mkdir never follows or reuses what is there, symlink included */
-		if (mkdirat(pfd, name, DIR_MODE) == 0) {
-			r = 0;
-			break;
-		}
-		r = -errno;
-		if (r != -EEXIST)
-			return r;
+		r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
 	}
 	if (r < 0)
 		return r;
 	return populate(pfd, abs, name, ret_path);
 }
 
+static int session_name(unsigned try, const void *ctx, char name[PROFDIR_NAME_MAX])
+{
+	(void)try;
+	unsigned index = atomic_fetch_add(&profdir_counter, 1);
+	return profdir_make_name(index, real_ns(), *(const pid_t *)ctx, name);
+}
+
+int profdir_create(const char *parent, pid_t pid, char **ret_path)
+{
+	return create_fresh(parent, 1000, session_name, &pid, ret_path);
+}
+
+static int spare_name(unsigned try, const void *ctx, char name[PROFDIR_NAME_MAX])
+{
+	(void)ctx;
+	uint64_t nonce = 0;
+	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+		nonce = mix64(mono_ns() ^ ((uint64_t)getpid() << 32) ^ try);
+	snprintf(name, PROFDIR_NAME_MAX, "%s%016llx", PROFDIR_SPARE_PREFIX, (unsigned long long)nonce);
+	return 0;
+}
+
 int profdir_create_spare(const char *parent, char **ret_path)
 {
-	if (!parent || !ret_path)
-		return -EINVAL;
-	_cleanup_free_ char *abs = realpath(parent, NULL);
-	if (!abs)
-		return -errno;
-	_cleanup_close_ int pfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	char name[PROFDIR_NAME_MAX];
-	int r = -EEXIST;
-	for (unsigned tries = 0; tries < 100 && r == -EEXIST; tries++) {
-		uint64_t nonce = 0;
-		if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
-			nonce = mix64(mono_ns() ^ ((uint64_t)getpid() << 32) ^ tries);
-		snprintf(name, sizeof(name), "%s%016llx", PROFDIR_SPARE_PREFIX, (unsigned long long)nonce);
-		r = mkdirat(pfd, name, DIR_MODE) == 0 ? 0 : -errno;
-	}
-	if (r < 0)
-		return r;
-	return populate(pfd, abs, name, ret_path);
+	return create_fresh(parent, 100, spare_name, NULL, ret_path);
 }
 
 int profdir_claim_spare(const char *spare, pid_t pid, char **ret_path)

@@ -97,24 +97,14 @@ static uint32_t crc32c_table(uint32_t c, const uint8_t *b, size_t n)
 
 /* The CPU's CRC-32C instruction (SSE4.2's crc32, ARMv8's crc32c*): eight
  * bytes a step, several times the tables' speed.  Chosen at load by what
- * the CPU says it has. */
+ * the CPU says it has.  Each architecture names its 8- and 1-byte steps;
+ * the loop over them is one. */
 #if defined(__x86_64__)
 #include <nmmintrin.h>
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
-{
-	uint64_t c64 = c;
-	while (n >= 8) {
-		uint64_t v;
-		memcpy(&v, b, 8);
-		c64 = _mm_crc32_u64(c64, v);
-		b += 8;
-		n -= 8;
-	}
-	c = (uint32_t)c64;
-	while (n--)
-		c = _mm_crc32_u8(c, *b++);
-	return c;
-}
+#define CRC32C_HW 1
+#define CRC32C_HW_TARGET "sse4.2"
+#define CRC32C_HW_8(c, v) ((uint32_t)_mm_crc32_u64((c), (v)))
+#define CRC32C_HW_1(c, x) _mm_crc32_u8((c), (x))
 static bool crc32c_hw_present(void)
 {
 	__builtin_cpu_init();
@@ -123,22 +113,29 @@ static bool crc32c_hw_present(void)
 #elif defined(__aarch64__)
 #include <arm_acle.h>
 #include <sys/auxv.h>
-__attribute__((target("+crc"))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
+#define CRC32C_HW 1
+#define CRC32C_HW_TARGET "+crc"
+#define CRC32C_HW_8(c, v) __crc32cd((c), (v))
+#define CRC32C_HW_1(c, x) __crc32cb((c), (x))
+static bool crc32c_hw_present(void)
+{
+	return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+#endif
+
+#ifdef CRC32C_HW
+__attribute__((target(CRC32C_HW_TARGET))) static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
 {
 	while (n >= 8) {
 		uint64_t v;
 		memcpy(&v, b, 8);
-		c = __crc32cd(c, v);
+		c = CRC32C_HW_8(c, v);
 		b += 8;
 		n -= 8;
 	}
 	while (n--)
-		c = __crc32cb(c, *b++);
+		c = CRC32C_HW_1(c, *b++);
 	return c;
-}
-static bool crc32c_hw_present(void)
-{
-	return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
 }
 #else
 static uint32_t crc32c_hw(uint32_t c, const uint8_t *b, size_t n)
@@ -796,6 +793,20 @@ struct raw_reader {
 
 #define READ_CHUNK (64U * 1024)
 
+/* *buf holds at least want bytes, what it held kept; on -ENOMEM it is as
+ * it was. */
+static int grow_to(uint8_t **buf, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return 0;
+	uint8_t *b = realloc(*buf, want);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = want;
+	return 0;
+}
+
 /* Make `need` bytes from pos available if the file has them; *ret_avail is
  * what is there (less than need only at end of file). */
 static int fill(struct raw_reader *r, size_t need, size_t *ret_avail)
@@ -809,14 +820,8 @@ static int fill(struct raw_reader *r, size_t need, size_t *ret_avail)
 			r->buf_off = r->pos;
 			r->buf_len = have;
 		}
-		size_t want = need > READ_CHUNK ? need : READ_CHUNK;
-		if (want > r->cap) {
-			uint8_t *b = realloc(r->buf, want);
-			if (!b)
-				return -ENOMEM;
-			r->buf = b;
-			r->cap = want;
-		}
+		if (grow_to(&r->buf, &r->cap, need > READ_CHUNK ? need : READ_CHUNK) < 0)
+			return -ENOMEM;
 		ssize_t n = read(r->fd, r->buf + r->buf_len, r->cap - r->buf_len);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1120,13 +1125,8 @@ static int batch_take(struct raw_reader *r, const uint8_t *payload, uint32_t len
 		r->st.bad_records++;
 		return 0;
 	}
-	if (len > r->bat_cap) {
-		uint8_t *b = realloc(r->bat, len);
-		if (!b)
-			return -ENOMEM;
-		r->bat = b;
-		r->bat_cap = len;
-	}
+	if (grow_to(&r->bat, &r->bat_cap, len) < 0)
+		return -ENOMEM;
 	memcpy(r->bat, payload, len);
 	r->bat_tid = get32(payload);
 	r->bat_len = len;

@@ -139,9 +139,9 @@ static int write_process_cpu(struct exp *e, FILE *f)
 }
 
 static const struct exp_host_summary summaries[] = {
-	{ CSV_HOST_CPU_USAGE, false, ASK_CPU, "CPU_USAGE", write_host_cpu },
-	{ CSV_CPU_USAGE, true, ASK_CPU, "SYS_CPU", write_cpu_usage },
-	{ CSV_PROCESS_CPU_USAGE, true, ASK_CPU, "PROCESS_CPU_USAGE", write_process_cpu },
+	{ CSV_HOST_CPU_USAGE, false, HOST_SYS_CPU, "CPU_USAGE", write_host_cpu },
+	{ CSV_CPU_USAGE, true, HOST_SYS_CPU, "SYS_CPU", write_cpu_usage },
+	{ CSV_PROCESS_CPU_USAGE, true, HOST_SYS_CPU, "PROCESS_CPU_USAGE", write_process_cpu },
 };
 
 static const struct exp_counter_layer layer = {

@@ -29,7 +29,7 @@ static int write_host_disk(struct exp *e, FILE *f)
 }
 
 static const struct exp_host_summary summaries[] = {
-	{ CSV_HOST_DISK_USAGE, false, ASK_DISK, "HOST_DISK_USAGE", write_host_disk },
+	{ CSV_HOST_DISK_USAGE, false, HOST_SYS_DISK, "HOST_DISK_USAGE", write_host_disk },
 };
 
 /* Byte rates beside the percentage, MB/s (MB = 2^20 bytes, as msprof's KB

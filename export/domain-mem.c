@@ -75,9 +75,9 @@ static int write_process_mem(struct exp *e, FILE *f)
 }
 
 static const struct exp_host_summary summaries[] = {
-	{ CSV_HOST_MEM_USAGE, false, ASK_MEM, "HOST_MEM_USAGE", write_host_mem },
-	{ CSV_SYS_MEM, true, ASK_MEM, "SYS_MEM", write_sys_mem },
-	{ CSV_PROCESS_MEM, true, ASK_MEM, "PROCESS_MEM_USAGE", write_process_mem },
+	{ CSV_HOST_MEM_USAGE, false, HOST_SYS_MEM, "HOST_MEM_USAGE", write_host_mem },
+	{ CSV_SYS_MEM, true, HOST_SYS_MEM, "SYS_MEM", write_sys_mem },
+	{ CSV_PROCESS_MEM, true, HOST_SYS_MEM, "PROCESS_MEM_USAGE", write_process_mem },
 };
 
 /* MB beside the percentage (MB = 2^20 bytes): the machine's used and

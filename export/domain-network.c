@@ -30,7 +30,7 @@ static int write_host_network(struct exp *e, FILE *f)
 }
 
 static const struct exp_host_summary summaries[] = {
-	{ CSV_HOST_NETWORK_USAGE, false, ASK_NETWORK, "HOST_NETWORK_USAGE", write_host_network },
+	{ CSV_HOST_NETWORK_USAGE, false, HOST_SYS_NETWORK, "HOST_NETWORK_USAGE", write_host_network },
 };
 
 /* Byte rates beside the percentage, MB/s (MB = 2^20 bytes): all

@@ -214,7 +214,7 @@ static int exp_write_osrt_summary(struct exp *e, const char *dir)
 		"COUNT(*), AVG(o.endNs - o.startNs), MAX(o.endNs - o.startNs), MIN(o.endNs - o.startNs) "
 		"FROM OSRT_API o JOIN STRING_IDS s ON s.id = o.name GROUP BY o.globalTid, o.name "
 		"ORDER BY t DESC, o.globalTid, s.value";
-	if (e->have_sample && !(e->sample.u[SET_HOST_SYS] & ASK_OSRT))
+	if (e->have_sample && !(e->sample.u[SET_HOST_SYS] & HOST_SYS_OSRT))
 		return 0;
 	if (!exp_table_has_rows(e, "OSRT_API")) {
 		if (e->selected) { /* the chosen steps hold no call: no older file stays */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/host-sys.h"
 #include "export/export.h"
 #include "ipc/settings.h"
 
@@ -26,15 +27,6 @@
  * read once as the export starts (stages.c run); anything else fails it. */
 #define EXPORT_CSV_LIMIT 1000000
 #define EXPORT_MAX_TL_PIECES 1024
-
-/* Samples asked for, from host/sample.json (host_sys, host_sys_usage). */
-enum {
-	ASK_CPU = 1 << 0,
-	ASK_MEM = 1 << 1,
-	ASK_DISK = 1 << 2,
-	ASK_NETWORK = 1 << 3,
-	ASK_OSRT = 1 << 4,
-};
 
 struct exp_netcard {
 	char name[32];

@@ -180,7 +180,8 @@ static void read_sample(struct exp *e)
 	 * sample.json without the key says nothing) */
 	const cJSON *app = cJSON_GetObjectItemCaseSensitive(j, "app");
 	e->system_only = cJSON_IsString(app) && app->valuestring && !app->valuestring[0];
-	/* the settings by their rows (ipc/settings.c); the list flags are ASK_* */
+	/* the settings by their rows (ipc/settings.c); the list flags are
+	 * common/host-sys.h's */
 	struct settings set;
 	settings_from_sample(j, &set);
 	e->sample = set;

@@ -91,7 +91,7 @@
  * (agents of other ranks, or of none, record nothing); ipc/selectors.h says
  * what is valid.  "osrt":true (--host-sys=osrt; needs "agent") has the
  * agents record OS runtime calls that took at least "osrt_threshold_ns"
- * (0..1000000000, default 1000; collectors/osrt-api.h), with or without
+ * (0..1000000000, default 1000; common/host-sys.h), with or without
  * msproftx.
  *
  * Attach and dynamic mode:

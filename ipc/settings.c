@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/host.h"
-#include "collectors/osrt-api.h"
+#include "common/host-sys.h"
 #include "common/util.h"
 #include "ipc/json.h"
 #include "ipc/selectors.h"
@@ -517,8 +516,7 @@ const struct setting_def setting_table[_SET_MAX] = {
 };
 
 _Static_assert(_SET_MAX <= 64, "settings.given holds a bit per setting");
-_Static_assert((HOST_SYS_OSRT & (HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK)) == 0,
-	       "osrt must not overlap the samplers");
+_Static_assert((HOST_SYS_OSRT & HOST_SYS_SAMPLED) == 0, "osrt must not overlap the samplers");
 
 /* --- reading and writing ---------------------------------------------------- */
 

@@ -70,13 +70,6 @@ enum {
 	SETTING_AGENT = 1 << 1,       /* the daemon passes it on in agent_start */
 };
 
-/* --host-sys=osrt, next to collectors/host.h's sampler flags (which it
- * must not overlap): OS runtime calls are not sampled by msprofd but
- * recorded by the agent's osrt build inside the application.  The value is
- * the export's ASK_OSRT, so the flags read back from sample.json are the
- * export's as they are. */
-#define HOST_SYS_OSRT (1U << 4)
-
 /* --task-time: off, l0, l1 (= on, the default), l2; l3 is refused as on
  * platforms without PyPTO. */
 enum task_time { TASK_TIME_OFF = 0, TASK_TIME_L0 = 1, TASK_TIME_L1 = 2, TASK_TIME_L2 = 3 };

@@ -25,7 +25,7 @@ static void rank_env_of(char *const *env, struct rank_env *ret)
 	rank_env_read(env_get, (void *)env, ret);
 }
 
-int rank_of(char *const *env)
+int rank_from_env(char *const *env)
 {
 	struct rank_env re;
 	rank_env_of(env, &re);

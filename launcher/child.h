@@ -44,4 +44,4 @@ int child_pidfd_open(pid_t pid);
 
 /* The rank of the process with environment env (common/rankenv.h, as the
  * agent reads its own); -1: not a rank. */
-int rank_of(char *const *env);
+int rank_from_env(char *const *env);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/host.h"
+#include "common/host-sys.h"
 #include "common/util.h"
 
 #define CONT SETTING_HELP_CONT

@@ -1014,7 +1014,7 @@ static int setup_launch(struct dyn *d)
 	t->alive = true;
 	snprintf(t->name, sizeof(t->name), "%s", d->app.name);
 	snprintf(t->dir, sizeof(t->dir), "%s", d->app.dir);
-	t->rank = rank_of(d->envp);
+	t->rank = rank_from_env(d->envp);
 	r = target_connect(d, t);
 	if (r != 0) {
 		child_abandon(&d->child);

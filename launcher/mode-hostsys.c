@@ -16,7 +16,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
+#include "common/host-sys.h"
 #include "launcher/app.h"
 #include "launcher/child.h"
 #include "launcher/console.h"

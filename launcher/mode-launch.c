@@ -198,7 +198,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		}
 	}
 
-	if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_of(envp), app.name, app.dir) >= 0) {
+	if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {
 		pid_t pids[1] = { child.pid };
 		if (collection_start(&s, o, pids, 1) < 0)
 			collection_discard(&s);
@@ -237,7 +237,7 @@ int mode_launch_run(const struct msprof_opts *given)
 			goto out_wait_failed;
 	}
 	/* the app's own rank, for a job whose agent wrote nothing */
-	struct profdir_known_rank app_rank = { child.pid, rank_of(envp) };
+	struct profdir_known_rank app_rank = { child.pid, rank_from_env(envp) };
 	child.pid = -1;
 	rc = exit_code(status);
 

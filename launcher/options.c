@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "launcher/compat.h"
 #include "launcher/modes.h"
+#include "common/host-sys.h"
 #include "common/proc-owner.h"
 #include "common/util.h"
 

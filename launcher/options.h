@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "common/host-sys.h"
 #include "ipc/settings.h"
 
 /* The options of the launcher itself; the collection settings

@@ -48,7 +48,7 @@
 
 #include "collectors/agent/agent.h"
 #include "collectors/agent/ajson.h"
-#include "collectors/osrt-api.h"
+#include "common/host-sys.h"
 #include "ipc/proto.h"
 
 #define RETRY_NS (1 * NSEC_PER_SEC)

@@ -687,30 +687,46 @@ static inline __attribute__((always_inline)) bool put_ev(struct athread *t, unsi
 	return true;
 }
 
+/* An annotation's way in: nothing while idle, else its time (taken
+ * first, before the rest costs it anything) and the thread's record
+ * (NULL: none to write into). */
+static inline struct athread *rec_enter_at(uint64_t *ret_ts)
+{
+	if (agent_idle())
+		return NULL;
+	*ret_ts = agent_clock_now();
+	return rec_enter();
+}
+
 static inline bool domain_enabled(uint32_t domain)
 {
 	return atomic_load_explicit(&g_domains[domain].enabled, memory_order_relaxed);
 }
 
-void agent_bad_call(void)
+/* One more bad call (bad) or event lost before it reached a queue: the
+ * thread's count, or the process's for a thread without a record.
+ * Atomic: both are rare, and one may come from a signal handler while
+ * this thread counts another. */
+static void count_lost(bool bad)
 {
 	if (agent_idle())
 		return;
 	struct athread *t = agent_thread_get(false);
-	/* atomic: bad calls are rare, and one may come from a signal handler
-	 * while this thread counts another */
 	if (t)
-		atomic_fetch_add(&t->n_bad, 1);
+		atomic_fetch_add(bad ? &t->n_bad : &t->n_unopened, 1);
 	else
-		atomic_fetch_add(&g_orphan_bad, 1);
+		atomic_fetch_add(bad ? &g_orphan_bad : &g_orphan_dropped, 1);
+}
+
+void agent_bad_call(void)
+{
+	count_lost(true);
 }
 
 void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint32_t category, uint32_t color)
 {
-	if (agent_idle())
-		return;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return;
 	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
@@ -740,13 +756,7 @@ void agent_comm_op(uint16_t kind, uint64_t start_ns, uint64_t end_ns, const uint
 
 void agent_dropped(void)
 {
-	if (agent_idle())
-		return;
-	struct athread *t = agent_thread_get(false);
-	if (t)
-		atomic_fetch_add(&t->n_unopened, 1);
-	else
-		atomic_fetch_add(&g_orphan_dropped, 1);
+	count_lost(false);
 }
 
 /* NCCL loaded us as its profiler plugin: like CUPTI coming up, a session
@@ -775,10 +785,8 @@ bool agent_comm_plugin_came_up(void)
 
 uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t category, uint32_t color)
 {
-	if (agent_idle())
-		return 0;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return 0;
 	uint64_t id = 0;
@@ -802,10 +810,8 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 
 int agent_range_end(uint32_t domain, uint64_t id)
 {
-	if (agent_idle())
-		return 0;
-	uint64_t ts = agent_clock_now();
-	struct athread *t = rec_enter();
+	uint64_t ts;
+	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return 0;
 	int r = 0;

@@ -9,21 +9,8 @@
 
 APP=$AGENT_BIN/clock-app
 
-# clock_case NAME TOL_NS ENV...
-clock_case() {
-	local name=$1 tol=$2; shift 2
-	local dir=$T_WORK/$name
-	if ! env "$@" LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" run 600 "$T_WORK/$name.truth" \
-		>"$T_WORK/$name.out" 2>"$T_WORK/$name.err"; then
-		t_fail "$name: the program failed"; cat "$T_WORK/$name.err" >&2; return
-	fi
-	if "$APP" check "$dir/host/data" "$T_WORK/$name.truth" "$tol" >"$T_WORK/$name.check" 2>&1; then
-		t_ok "$name: $(head -n1 "$T_WORK/$name.check")"
-	else
-		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
-	fi
-	a_expect_stderr "$T_WORK/$name.err"
-}
+# clock_case NAME TOL_NS ENV...: 600 marks between clock reads
+clock_case() { local name=$1 tol=$2; shift 2; a_app_case "$name" 600 "$tol" "$@"; }
 
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
 echo "# the kernel's clocksource: ${cs:-unknown} (the TSC is the event clock only where it is 'tsc', on x86-64)"

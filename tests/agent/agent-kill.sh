@@ -23,6 +23,20 @@ db_marks() { sqlite3 "$(ls "$1"/msprof_*.db | head -n 1)" "SELECT COUNT(*) FROM 
 # a random delay from 0.1 to 1.5 s
 pause() { sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"; [ $((RANDOM % 3)) -eq 0 ] && sleep 0.6; return 0; }
 
+# exported WHAT PROF RAW LOG PATTERN SAYS: the RAW marks flushed are all
+# in PROF's database, and the export's LOG says SAYS (holds PATTERN)
+exported() {
+	local what=$1 prof=$2 raw=$3 log=$4 pattern=$5 says=$6 db
+	db=$(db_marks "$prof")
+	if [ "$raw" != "$db" ]; then
+		t_fail "$what: $raw marks flushed, $db exported"
+	fi
+	if ! grep -q "$pattern" "$log"; then
+		t_fail "$what: the export does not say that $says"
+		cat "$log" >&2
+	fi
+}
+
 # the job's pid: msprof's child running spin-app
 job_of() {
 	local p
@@ -36,7 +50,7 @@ job_of() {
 
 # job_run RUN: the job killed; $out.res gets "KEPT LOST" (marks exported, marks lost with the job)
 job_run() {
-	local run=$1 out=$T_WORK/job$1 launcher job issued prof raw db
+	local run=$1 out=$T_WORK/job$1 launcher job issued prof raw
 	mkdir -p "$out"
 	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 5 >"$out.log" 2>&1 &
 	launcher=$!
@@ -49,20 +63,15 @@ job_run() {
 	if [ -z "$prof" ] || ! ls "$prof"/msprof_*.db >/dev/null 2>&1; then
 		t_fail "job run $run: no export after the job was killed"; cat "$out.log" >&2; return
 	fi
-	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
-	if [ "$raw" != "$db" ]; then
-		t_fail "job run $run: $raw marks flushed, $db exported"
-	fi
-	if ! grep -q "process $job ended without its final record" "$out.log"; then
-		t_fail "job run $run: the export does not say that process $job ended without its final record"
-		cat "$out.log" >&2
-	fi
+	raw=$(raw_marks "$prof" "$job")
+	exported "job run $run" "$prof" "$raw" "$out.log" "process $job ended without its final record" \
+		"process $job ended without its final record"
 	echo "$raw $([ "$issued" -gt "$raw" ] && echo $((issued - raw)) || echo 0)" >"$out.res"
 }
 
 # launcher_run RUN: msprof killed; $out.res gets the marks exported
 launcher_run() {
-	local run=$1 out=$T_WORK/launcher$1 launcher job prof raw db
+	local run=$1 out=$T_WORK/launcher$1 launcher job prof raw
 	mkdir -p "$out"
 	env "${PRE[@]}" "$MSPROF" --output="$out" --msproftx=on "$SPIN" steady 2 >"$out.log" 2>&1 &
 	launcher=$!
@@ -78,14 +87,9 @@ launcher_run() {
 	if ! env "${PRE[@]}" "$MSPROF" --export=on --output="$prof" >"$out.export" 2>&1; then
 		t_fail "launcher run $run: msprof --export=on failed: $(tail -n 3 "$out.export")"; return
 	fi
-	raw=$(raw_marks "$prof" "$job") db=$(db_marks "$prof")
-	if [ "$raw" != "$db" ]; then
-		t_fail "launcher run $run: $raw marks flushed, $db exported"
-	fi
-	if ! grep -q "end_info' is missing: the collection did not stop cleanly" "$out.export"; then
-		t_fail "launcher run $run: the export does not say that the collection did not stop cleanly"
-		cat "$out.export" >&2
-	fi
+	raw=$(raw_marks "$prof" "$job")
+	exported "launcher run $run" "$prof" "$raw" "$out.export" \
+		"end_info' is missing: the collection did not stop cleanly" "the collection did not stop cleanly"
 	echo "$raw" >"$out.res"
 }
 

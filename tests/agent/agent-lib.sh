@@ -41,4 +41,24 @@ a_expect_stderr() {
 	fi
 }
 
+# a_app_case NAME RUN_ARG CHECK_ARG ENV...: $APP, preloaded with $A_PRELOAD
+# and ENV, writes into $T_WORK/NAME with `run RUN_ARG TRUTH`, where TRUTH
+# is what it did; then `check DATA_DIR TRUTH CHECK_ARG` compares the file
+# with that (the first line of its output names the case); nothing on
+# stderr.
+a_app_case() {
+	local name=$1 run=$2 arg=$3; shift 3
+	local dir=$T_WORK/$name
+	if ! env "$@" LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" run "$run" "$T_WORK/$name.truth" \
+		>"$T_WORK/$name.out" 2>"$T_WORK/$name.err"; then
+		t_fail "$name: the program failed"; cat "$T_WORK/$name.err" >&2; return
+	fi
+	if "$APP" check "$dir/host/data" "$T_WORK/$name.truth" "$arg" >"$T_WORK/$name.check" 2>&1; then
+		t_ok "$name: $(head -n1 "$T_WORK/$name.check")"
+	else
+		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
+	fi
+	a_expect_stderr "$T_WORK/$name.err"
+}
+
 A_BAD_LINE="msprof agent: 5 bad annotation calls ignored (NULL message, unknown range id, pop without push or destroyed domain)"

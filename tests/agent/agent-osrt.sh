@@ -9,20 +9,8 @@ APP=$AGENT_BIN/osrt-app
 # the osrt build of the agent: the plain one wraps no call
 A_PRELOAD=${ASAN_LIB:+$ASAN_LIB:}${AGENT_OSRT:?run under meson test}
 
-osrt_case() {
-	local name=$1 thr=$2; shift 2
-	local dir=$T_WORK/$name
-	if ! env "$@" LD_PRELOAD="$A_PRELOAD" MSPROF_AGENT_OUTPUT="$dir" "$APP" run 5 "$T_WORK/$name.calls" \
-		>"$T_WORK/$name.out" 2>"$T_WORK/$name.err"; then
-		t_fail "$name: the program failed"; cat "$T_WORK/$name.err" >&2; return
-	fi
-	if "$APP" check "$dir/host/data" "$T_WORK/$name.calls" "$thr" >"$T_WORK/$name.check" 2>&1; then
-		t_ok "$name: $(head -n1 "$T_WORK/$name.check")"
-	else
-		t_fail "$name: check failed"; cat "$T_WORK/$name.check" >&2
-	fi
-	a_expect_stderr "$T_WORK/$name.err"
-}
+# osrt_case NAME THRESHOLD_NS ENV...: five 2 ms nanosleeps among the calls
+osrt_case() { local name=$1 thr=$2; shift 2; a_app_case "$name" 5 "$thr" "$@"; }
 
 osrt_case all 0 MSPROF_AGENT_OSRT=1 MSPROF_AGENT_OSRT_THRESHOLD_NS=0
 osrt_case default 1000 MSPROF_AGENT_OSRT=1

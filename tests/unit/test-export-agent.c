@@ -113,13 +113,20 @@ static void mark(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t
 	emit(w, RAW_AGENT_MARK);
 }
 
-static void start(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t id, uint64_t dom, const char *msg)
+/* A range's start and end begin alike; the start goes on with its
+ * category, color and message. */
+static void range_head(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t id, uint64_t dom)
 {
 	rec(w, ms);
 	raw_buf_u32(&w->b, tid);
 	raw_buf_u32(&w->b, type);
 	raw_buf_u64(&w->b, id);
 	raw_buf_u64(&w->b, dom);
+}
+
+static void start(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t id, uint64_t dom, const char *msg)
+{
+	range_head(w, ms, tid, type, id, dom);
 	raw_buf_u64(&w->b, 0);
 	raw_buf_u32(&w->b, 0);
 	raw_buf_u32(&w->b, 0);
@@ -129,11 +136,7 @@ static void start(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_
 
 static void end(struct w *w, uint64_t ms, uint32_t tid, uint32_t type, uint64_t id, uint64_t dom)
 {
-	rec(w, ms);
-	raw_buf_u32(&w->b, tid);
-	raw_buf_u32(&w->b, type);
-	raw_buf_u64(&w->b, id);
-	raw_buf_u64(&w->b, dom);
+	range_head(w, ms, tid, type, id, dom);
 	emit(w, RAW_AGENT_RANGE_END);
 }
 
@@ -167,6 +170,28 @@ static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, ui
 	counters_gpu(w, ms, ev, dropped, bad, trunc, NULL);
 }
 
+/* tmp/NAME with host/data, its paths in *ret_host and *ret_data; sample,
+ * when not NULL, as host/sample.json, and with end, host/end_info at
+ * END_NS. */
+static char *new_prof(const char *name, const char *sample, bool end, char **ret_host, char **ret_data)
+{
+	char *prof, *host, *data;
+	CHECK(asprintf(&prof, "%s/%s", tmp, name) > 0);
+	CHECK(asprintf(&host, "%s/host", prof) > 0);
+	CHECK(asprintf(&data, "%s/data", host) > 0);
+	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	if (sample)
+		write_text(host, "sample.json", sample);
+	if (end) {
+		char endinfo[128];
+		snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
+		write_text(host, "end_info", endinfo);
+	}
+	*ret_host = host;
+	*ret_data = data;
+	return prof;
+}
+
 /* Process P1 (threads T1, T2) and P2 (several slices).  The calls, in time
  * order (ms after the start):
  *   1 T1 mark "m1"                        7 T1 start 0x101 "overlapA" ..12
@@ -178,18 +203,11 @@ static void counters(struct w *w, uint64_t ms, uint64_t ev, uint64_t dropped, ui
  *  17 T2 marker_ex "ex, \"q\"", cat 7     16 T2 push "open push" */
 static char *make_prof(const char *name, const char *sample)
 {
-	char *prof, *host, *data;
-	CHECK(asprintf(&prof, "%s/%s", tmp, name) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0);
-	CHECK(asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	char *host, *data;
+	char *prof = new_prof(name, sample, true, &host, &data);
 	write_text(host, "info.json", "{\"hostname\":\"testhost\",\"hostUid\":\"0123abcd\",\"pid\":\"5000\","
 		   "\"pid_name\":\"app\",\"rank_id\":-1,\"cpuNums\":2,\"memoryTotal\":1000000}");
-	write_text(host, "sample.json", sample);
 	write_text(host, "start_info", "{\"collectionTimeBegin\":\"1700000000123456\"}");
-	char endinfo[128];
-	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
-	write_text(host, "end_info", endinfo);
 
 	struct w w;
 	wopen(&w, data, P1, 0);
@@ -546,13 +564,8 @@ static void test_db_damaged(void)
 static void test_overflow(void)
 {
 	enum { MAX = 1 << 18, EXTRA = 3 };
-	char *prof, *data;
-	CHECK(asprintf(&prof, "%s/PROF_000004_20231114221320100_00007000ABCDEFGH", tmp) > 0);
-	CHECK(asprintf(&data, "%s/host/data", prof) > 0);
-	CHECK(mkdir(prof, 0755) == 0);
-	char *host;
-	CHECK(asprintf(&host, "%s/host", prof) > 0);
-	CHECK(mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
+	char *host, *data;
+	char *prof = new_prof("PROF_000004_20231114221320100_00007000ABCDEFGH", NULL, false, &host, &data);
 	struct w w;
 	wopen(&w, data, 7000, 0);
 	process(&w, 7000, "many", "./many");
@@ -632,12 +645,9 @@ static char *summary_ranges(const char *summary)
 static void test_csv_order(void)
 {
 	enum { P = 7100, A = 7100, B = 7101, C = 7102, MANY = 70000 };
-	char *prof, *host, *data;
-	CHECK(asprintf(&prof, "%s/PROF_000005_20231114221320100_00007100ABCDEFGH", tmp) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0);
-	CHECK(asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
+	char *host, *data;
+	char *prof = new_prof("PROF_000005_20231114221320100_00007100ABCDEFGH", "{\"msproftx\":\"on\"}", false, &host,
+			      &data);
 	struct w w;
 	wopen(&w, data, P, 0);
 	process(&w, P, "order", "./order");
@@ -741,15 +751,9 @@ struct model_row {
 static void test_window(void)
 {
 	enum { P = 7200, A = 7200, B = 7201, N = 3 * 65536, OPEN_MAX = 64 };
-	char *prof, *host, *data;
-	CHECK(asprintf(&prof, "%s/PROF_000006_20231114221320100_00007200ABCDEFGH", tmp) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0);
-	CHECK(asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
-	char endinfo[128];
-	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
-	write_text(host, "end_info", endinfo);
+	char *host, *data;
+	char *prof = new_prof("PROF_000006_20231114221320100_00007200ABCDEFGH", "{\"msproftx\":\"on\"}", true, &host,
+			      &data);
 
 	struct model_row *row = calloc(N + 16, sizeof *row);
 	size_t n = 0, stack[2][OPEN_MAX], depth[2] = { 0, 0 }, open[OPEN_MAX], n_open = 0;
@@ -858,15 +862,9 @@ static void test_window(void)
 static void test_overlap_ranges(void)
 {
 	enum { P = 7300, A = 7300, B = 7301, MARKS = 70000 };
-	char *prof, *host, *data;
-	CHECK(asprintf(&prof, "%s/PROF_000007_20231114221320100_00007300ABCDEFGH", tmp) > 0);
-	CHECK(asprintf(&host, "%s/host", prof) > 0);
-	CHECK(asprintf(&data, "%s/data", host) > 0);
-	CHECK(mkdir(prof, 0755) == 0 && mkdir(host, 0755) == 0 && mkdir(data, 0755) == 0);
-	write_text(host, "sample.json", "{\"msproftx\":\"on\"}");
-	char endinfo[128];
-	snprintf(endinfo, sizeof endinfo, "{\"collectionTimeEnd\":\"%llu\"}", (unsigned long long)(END_NS / 1000));
-	write_text(host, "end_info", endinfo);
+	char *host, *data;
+	char *prof = new_prof("PROF_000007_20231114221320100_00007300ABCDEFGH", "{\"msproftx\":\"on\"}", true, &host,
+			      &data);
 	struct w w;
 	wopen(&w, data, P, 0);
 	process(&w, P, "overlap", "./overlap");

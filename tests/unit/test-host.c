@@ -414,31 +414,6 @@ static void finish(struct host_sampler *s, const char *dir)
 
 /* --- tests --------------------------------------------------------------- */
 
-static void test_parse_lists(void)
-{
-	unsigned f = 99;
-	const char *bad = NULL;
-	CHECK(host_sys_parse("cpu,mem,disk,network", &f, &bad) == 0);
-	CHECK(f == (HOST_SYS_CPU | HOST_SYS_MEM | HOST_SYS_DISK | HOST_SYS_NETWORK));
-	CHECK(host_sys_parse("network", &f, &bad) == 0 && f == HOST_SYS_NETWORK);
-	CHECK(host_sys_parse("cpu,cpu", &f, &bad) == 0 && f == HOST_SYS_CPU);
-	const char *in = "cpu,mem,gpu,disk";
-	f = 99;
-	CHECK(host_sys_parse(in, &f, &bad) == -EINVAL && bad == in + 8 && f == 99);
-	in = "cpu,";
-	CHECK(host_sys_parse(in, &f, &bad) == -EINVAL && bad == in + 4);
-	in = "";
-	CHECK(host_sys_parse(in, &f, &bad) == -EINVAL && bad == in);
-	in = "CPU";
-	CHECK(host_sys_parse(in, &f, &bad) == -EINVAL && bad == in);
-	in = "cpu ,mem";
-	CHECK(host_sys_parse(in, &f, &bad) == -EINVAL && bad == in);
-	CHECK(host_usage_parse("cpu,mem", &f, &bad) == 0 && f == (HOST_USAGE_CPU | HOST_USAGE_MEM));
-	CHECK(host_usage_parse("mem", &f, NULL) == 0 && f == HOST_USAGE_MEM);
-	in = "mem,disk";
-	CHECK(host_usage_parse(in, &f, &bad) == -EINVAL && bad == in + 4);
-}
-
 static void test_bad_config(void)
 {
 	char *dir = subdir("badcfg");
@@ -1465,7 +1440,6 @@ int main(void)
 	clk_tck = sysconf(_SC_CLK_TCK);
 	signal(SIGPIPE, SIG_IGN);
 	CHECK(mkdtemp(tmpdir));
-	test_parse_lists();
 	test_bad_config();
 	test_cpu();
 	test_threads(false);

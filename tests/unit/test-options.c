@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/app.h"
-#include "collectors/host.h"
+#include "common/host-sys.h"
 #include "launcher/modes.h"
 #include "launcher/options.h"
 #include "common/util.h"

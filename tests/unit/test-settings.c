@@ -17,11 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collectors/host.h"
 #include "collectors/profdir.h"
 #include "common/cjson-cleanup.h"
+#include "common/host-sys.h"
 #include "common/util.h"
-#include "export/exp.h"
 #include "ipc/ipc.h"
 #include "ipc/settings.h"
 #include "launcher/modes.h"
@@ -31,13 +30,6 @@
 
 static char tmpdir[] = "/tmp/test-settings.XXXXXX";
 static char *man_text;
-
-/* The list flags read back from sample.json are the export's ASK_* as
- * they are (export/prof.c read_sample). */
-#define SAME(a, b) ((unsigned)(a) == (unsigned)(b))
-_Static_assert(SAME(HOST_SYS_CPU, ASK_CPU) && SAME(HOST_SYS_MEM, ASK_MEM) && SAME(HOST_SYS_DISK, ASK_DISK) &&
-	       SAME(HOST_SYS_NETWORK, ASK_NETWORK) && SAME(HOST_SYS_OSRT, ASK_OSRT), "host_sys flags are ASK_*");
-_Static_assert(SAME(HOST_USAGE_CPU, ASK_CPU) && SAME(HOST_USAGE_MEM, ASK_MEM), "host_sys_usage flags are ASK_*");
 
 /* A value for the row other than its default, as the command line takes it. */
 static void pick_value(const struct setting_def *def, char *buf, size_t size)
@@ -261,6 +253,24 @@ static void test_table(void)
 	}
 }
 
+/* The lists' names parse to common/host-sys.h's flags, a name twice is
+ * once, and a name must be spelt exactly (the table is their only parser). */
+static void test_lists(void)
+{
+	struct settings s;
+	char err[256];
+	settings_init(&s);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu,mem,disk,network,osrt", err, sizeof(err)) == 0);
+	CHECK(s.u[SET_HOST_SYS] == (HOST_SYS_SAMPLED | HOST_SYS_OSRT));
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "network", err, sizeof(err)) == 0 &&
+	      s.u[SET_HOST_SYS] == HOST_SYS_NETWORK);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu,cpu", err, sizeof(err)) == 0 && s.u[SET_HOST_SYS] == HOST_SYS_CPU);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS, "cpu ,mem", err, sizeof(err)) == -EINVAL);
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS_USAGE, "cpu,mem", err, sizeof(err)) == 0 &&
+	      s.u[SET_HOST_SYS_USAGE] == (HOST_USAGE_CPU | HOST_USAGE_MEM));
+	CHECK(settings_parse_cli(&s, SET_HOST_SYS_USAGE, "mem,disk", err, sizeof(err)) == -EINVAL);
+}
+
 static char *read_all(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -294,6 +304,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	test_table();
+	test_lists();
 	unsigned rows = 0;
 	for (unsigned i = 0; i < _SET_MAX; i++)
 		if (setting_table[i].cli) {
