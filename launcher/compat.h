@@ -14,7 +14,8 @@
 
 #include <stdbool.h>
 
-#include "launcher/options.h"
+#include "launcher/diag.h"
+#include "launcher/msprof-opts.h"
 
 enum compat_value {
 	COMPAT_SWITCH,   /* on|off */

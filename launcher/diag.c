@@ -1,10 +1,10 @@
 /* The messages the parser and the mode checks leave for the user (struct
- * diag, launcher/options.h); console.c prints them. */
+ * diag, launcher/diag.h); console.c prints them. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "launcher/options.h"
+#include "launcher/diag.h"
 
 int diag_error(struct diag *d, const char *fmt, ...)
 {

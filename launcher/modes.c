@@ -2,6 +2,7 @@
  * running_mode_open.cpp, msprof_manager.cpp).  Sets list only options that
  * exist here; msprof's others join them as they are added. */
 #include "launcher/modes.h"
+#include "launcher/options.h"
 
 #include <errno.h>
 #include <string.h>

@@ -12,24 +12,9 @@
 
 #include <stdint.h>
 
-#include "launcher/options.h"
+#include "launcher/diag.h"
+#include "launcher/msprof-opts.h"
 
-enum mode_id {
-	MODE_LIST,            /* --dynamic=on --list (ours) */
-	MODE_DYNAMIC,         /* --dynamic=on <app> | --dynamic=on --pid=P[,P...] */
-	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
-	MODE_SYSTEM,          /* --sys-devices with --sys-period, no app */
-	MODE_HOST_SYS,        /* --host-sys with --host-sys-pid, no app */
-	MODE_HOST_SYS_USAGE,  /* --host-sys-usage, no app */
-	MODE_PARSE,           /* --parse=on --output=<PROF dir or parent> */
-	MODE_QUERY,           /* --query=on --output=... */
-	MODE_EXPORT,          /* --export=on --output=<PROF dir or parent> */
-	MODE_ANALYZE,         /* --analyze=on --output=... */
-	_MODE_MAX
-};
-
-/* The bit of a mode in an option's row (opt_def.modes). */
-#define MODE_BIT(id) (1U << (id))
 
 /* The options a mode allows are those whose rows name it (opt_def.modes)
  * and the settings of its scopes; the others are "useless" (a warning). */

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "launcher/compat.h"
-#include "launcher/modes.h"
 #include "common/host-sys.h"
 #include "common/proc-owner.h"
 #include "common/util.h"
