@@ -266,37 +266,20 @@ static void counter(struct exp_tl *t, const char *name, unsigned pid, const char
 }
 
 struct device_walk {
-	struct exp *e;
-	struct exp_tl *t;
-	const struct export_track_info *k;
+	struct exp_tl_devices devs;
 	void (*emit)(struct exp_tl *t, unsigned pid, const char *ts, sqlite3_stmt *st);
-	int64_t dev;
-	unsigned pid;
-	unsigned n_devs;        /* devices whose metadata is written */
 };
-
-/* process_name (unique in the file) / process_labels ("NPU <id>", §9) /
- * process_sort_index */
-static void device_meta(struct device_walk *w)
-{
-	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
-}
 
 static int device_row(sqlite3_stmt *st, void *ctx)
 {
 	struct device_walk *w = ctx;
 	int64_t d = sqlite3_column_int64(st, 0);
-	if (d < 0 || d >= DEV_MAX_DEVICES - 1)
+	if (!exp_tl_device_valid(d))
 		return 0;
-	if (d != w->dev) {
-		if (w->dev >= 0)
-			device_meta(w);
-		w->dev = d;
-		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
-	}
+	exp_tl_devices_enter(&w->devs, d);
 	char ts[32];
 	exp_format_ts(sqlite3_column_int64(st, 1), ts);
-	w->emit(w->t, w->pid, ts, st);
+	w->emit(w->devs.t, w->devs.pid, ts, st);
 	return 0;
 }
 
@@ -308,10 +291,9 @@ static int layer(struct exp *e, struct exp_tl *t, enum export_track track, const
 	const struct export_track_info *k = &export_tracks[track];
 	if (!exp_track_on(e, track))
 		return 0; /* left out by --reports */
-	struct device_walk w = { .e = e, .t = t, .k = k, .emit = emit, .dev = -1 };
+	struct device_walk w = { .devs = { .t = t, .k = k, .app_pid = e->app_pid, .dev = -1 }, .emit = emit };
 	int r = exp_each(e, sql, NULL, device_row, &w);
-	if (w.dev >= 0)
-		device_meta(&w);
+	exp_tl_devices_end(&w.devs);
 	return r < 0 ? r : 0;
 }
 

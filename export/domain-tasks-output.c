@@ -705,42 +705,32 @@ static int hw_row(struct exp_buf *b, sqlite3_stmt *st, unsigned pid, struct exp_
  * next stream begins, a device's process metadata when the next device
  * does. */
 struct hw_walk {
-	struct exp *e;
-	struct exp_tl *t;
-	const struct export_track_info *k;
+	struct exp_tl_devices devs;
 	struct exp_strings *names, *types, *ranges;
 	struct exp_buf b;
-	int64_t dev, stream;
-	unsigned pid;
-	unsigned n_devs;           /* devices whose metadata is written */
+	int64_t stream;
 };
-
-static void hw_process(struct hw_walk *w)
-{
-	exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
-}
 
 static int hw_task(sqlite3_stmt *st, void *ctx)
 {
 	struct hw_walk *w = ctx;
 	int64_t d = sqlite3_column_int64(st, H_DEV), s = sqlite3_column_int64(st, H_STREAM);
-	if (d < 0 || d > 30)
+	if (!exp_tl_device_valid(d))
 		return 0;
-	if (d != w->dev || s != w->stream) {
+	if (d != w->devs.dev || s != w->stream) {
 		if (w->stream >= 0)
-			exp_tl_thread(w->t, w->pid, w->stream, "Stream");
-		if (d != w->dev && w->dev >= 0)
-			hw_process(w);
-		w->dev = d, w->stream = s;
-		w->pid = export_format_pid(w->e->app_pid, w->k->sort_index, (unsigned)d);
+			exp_tl_thread(w->devs.t, w->devs.pid, w->stream, "Stream");
+		exp_tl_devices_enter(&w->devs, d);
+		w->stream = s;
 	}
-	return hw_row(&w->b, st, w->pid, w->names, w->types, w->ranges, w->t);
+	return hw_row(&w->b, st, w->devs.pid, w->names, w->types, w->ranges, w->devs.t);
 }
 
 static int hw_layer(struct exp *e, struct exp_tl *t)
 {
 	_cleanup_free_ char *sql = hw_sql(e);
-	struct hw_walk w = { .e = e, .t = t, .k = &export_tracks[TRACK_ASCEND_HW], .dev = -1, .stream = -1 };
+	struct hw_walk w = { .devs = { .t = t, .k = &export_tracks[TRACK_ASCEND_HW], .app_pid = e->app_pid, .dev = -1 },
+			     .stream = -1 };
 	int r = sql ? 0 : -ENOMEM;
 	if (r == 0)
 		r = exp_strings_new(e, &w.names);
@@ -751,8 +741,8 @@ static int hw_layer(struct exp *e, struct exp_tl *t)
 	if (r == 0)
 		r = exp_each(e, sql, NULL, hw_task, &w);
 	if (r >= 0 && w.stream >= 0) {
-		exp_tl_thread(t, w.pid, w.stream, "Stream");
-		hw_process(&w);
+		exp_tl_thread(t, w.devs.pid, w.stream, "Stream");
+		exp_tl_devices_end(&w.devs);
 	}
 	exp_strings_free(w.names);
 	exp_strings_free(w.types);

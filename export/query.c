@@ -372,6 +372,36 @@ static void pid_mem_fields(FILE *f, const int64_t *row)
 		row[2] / 256, row[3] / 256);
 }
 
+/* A usage file: its name, its rows' values and how they are written. */
+struct usage_kind {
+	const char *stem;
+	unsigned ncol;
+	void (*info)(FILE *f, const struct usage *u, const int64_t *v, size_t n);
+	void (*fields)(FILE *f, const int64_t *row);
+	unsigned bit;                   /* EXPORT_HOST_USAGE_* */
+};
+
+static const struct usage_kind usage_sys_cpu = { "host_sys_cpu_usage", 5, sys_cpu_info, sys_cpu_fields,
+						 EXPORT_HOST_USAGE_SYS_CPU };
+static const struct usage_kind usage_sys_mem = { "host_sys_mem_usage", 3, sys_mem_info, sys_mem_fields,
+						 EXPORT_HOST_USAGE_SYS_MEM };
+static const struct usage_kind usage_pid_mem = { "host_pid_mem_usage", 4, pid_mem_info, pid_mem_fields,
+						 EXPORT_HOST_USAGE_PID_MEM };
+
+/* k's file from the rows of sql, when it has any (its bit then set in
+ * *written). */
+static int usage_rows(sqlite3 *db, const char *sql, const struct usage_kind *k, const char *out_dir,
+		      const char *suffix, const struct usage *u, unsigned *written, struct export_report *rep)
+{
+	int64_t *v = NULL;
+	size_t n = 0;
+	int r = rows_i64(db, sql, k->ncol, &v, &n, rep);
+	if (r == 0 && n && (r = usage_file(out_dir, k->stem, suffix, v, n, k->ncol, u, k->info, k->fields, rep)) >= 0)
+		*written |= k->bit;
+	free(v);
+	return r < 0 ? r : 0;
+}
+
 int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_dir, const char *suffix,
 			    unsigned *ret_written, struct export_report *rep)
 {
@@ -379,8 +409,8 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 	int r = exp_open_current(prof_dir, &db, rep);
 	if (r < 0)
 		return r;
-	int64_t *v = NULL, *pids = NULL;
-	size_t n = 0, n_pids = 0;
+	int64_t *pids = NULL;
+	size_t n_pids = 0;
 	unsigned written = 0;
 	char sql[512];
 
@@ -405,68 +435,39 @@ int export_query_host_usage(const char *prof_dir, int64_t id, const char *out_di
 	struct usage u = { .interval_ms = freq > 0 ? 1000 / freq : 0,
 			   .cpu_nums = host_json_i64(prof_dir, "info.json", "cpuNums", 0), .pid = pid };
 
-	/* system CPU: the aggregate /proc/stat line, ticks per interval */
-	if (has_table(db, "SYS_CPU")) {
-		r = rows_i64(db,
-			     /* stamped with the start of the interval, as the other
-			      * host values are */
-			     "SELECT t, u, s, io, idl FROM (SELECT LAG(timestampNs) OVER w AS t, "
-			     "user + nice - LAG(user + nice) OVER w AS u, "
-			     "system + irq + softirq - LAG(system + irq + softirq) OVER w AS s, "
-			     "iowait - LAG(iowait) OVER w AS io, idle - LAG(idle) OVER w AS idl "
-			     "FROM SYS_CPU WHERE cpuId = -1 WINDOW w AS (ORDER BY timestampNs)) "
-			     "WHERE u IS NOT NULL AND u + s + io + idl > 0 ORDER BY t",
-			     5, &v, &n, rep);
-		if (r < 0)
-			goto out;
-	}
-	if (n) {
-		if ((r = usage_file(out_dir, "host_sys_cpu_usage", suffix, v, n, 5, &u, sys_cpu_info, sys_cpu_fields,
-				    rep)) < 0)
-			goto out;
-		written |= EXPORT_HOST_USAGE_SYS_CPU;
-	}
-	free(v);
-	v = NULL;
-	n = 0;
-
+	/* system CPU: the aggregate /proc/stat line, ticks per interval,
+	 * stamped with the start of the interval, as the other host values
+	 * are */
+	if (has_table(db, "SYS_CPU") &&
+	    (r = usage_rows(db,
+			    "SELECT t, u, s, io, idl FROM (SELECT LAG(timestampNs) OVER w AS t, "
+			    "user + nice - LAG(user + nice) OVER w AS u, "
+			    "system + irq + softirq - LAG(system + irq + softirq) OVER w AS s, "
+			    "iowait - LAG(iowait) OVER w AS io, idle - LAG(idle) OVER w AS idl "
+			    "FROM SYS_CPU WHERE cpuId = -1 WINDOW w AS (ORDER BY timestampNs)) "
+			    "WHERE u IS NOT NULL AND u + s + io + idl > 0 ORDER BY t",
+			    &usage_sys_cpu, out_dir, suffix, &u, &written, rep)) < 0)
+		goto out;
 	/* system memory: MemTotal - MemFree of MemTotal */
 	if (has_table(db, "SYS_MEM") &&
-	    (r = rows_i64(db, "SELECT timestampNs, memTotal, memFree FROM SYS_MEM WHERE memTotal > 0 ORDER BY timestampNs",
-			  3, &v, &n, rep)) < 0)
+	    (r = usage_rows(db, "SELECT timestampNs, memTotal, memFree FROM SYS_MEM WHERE memTotal > 0 ORDER BY timestampNs",
+			    &usage_sys_mem, out_dir, suffix, &u, &written, rep)) < 0)
 		goto out;
-	if (n) {
-		if ((r = usage_file(out_dir, "host_sys_mem_usage", suffix, v, n, 3, &u, sys_mem_info, sys_mem_fields,
-				    rep)) < 0)
-			goto out;
-		written |= EXPORT_HOST_USAGE_SYS_MEM;
-	}
-	free(v);
-	v = NULL;
-	n = 0;
-
 	/* the process's memory */
 	if (has_table(db, "PROCESS_MEM_USAGE")) {
 		if ((r = rows_i64(db, "SELECT DISTINCT pid FROM PROCESS_MEM_USAGE ORDER BY pid", 1, &pids, &n_pids, rep)) <
 		    0)
 			goto out;
+		u.pids = pids, u.n_pids = n_pids;
 		snprintf(sql, sizeof sql,
 			 "SELECT timestampNs, sizePages, residentPages, sharedPages FROM PROCESS_MEM_USAGE "
 			 "WHERE pid = %" PRId64 " ORDER BY timestampNs", pid);
-		if ((r = rows_i64(db, sql, 4, &v, &n, rep)) < 0)
+		if ((r = usage_rows(db, sql, &usage_pid_mem, out_dir, suffix, &u, &written, rep)) < 0)
 			goto out;
-	}
-	if (n) {
-		u.pids = pids, u.n_pids = n_pids;
-		if ((r = usage_file(out_dir, "host_pid_mem_usage", suffix, v, n, 4, &u, pid_mem_info, pid_mem_fields,
-				    rep)) < 0)
-			goto out;
-		written |= EXPORT_HOST_USAGE_PID_MEM;
 	}
 	r = 0;
 	*ret_written = written;
 out:
-	free(v);
 	free(pids);
 	sqlite3_close(db);
 	return r;

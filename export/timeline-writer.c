@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collectors/device.h"
 #include "export/buf.h"
 #include "export/exp.h"
 #include "export/files.h"
@@ -268,6 +269,26 @@ void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_t
 	else
 		snprintf(name, sizeof name, "%s (device %" PRId64 ")", k->process_name, dev);
 	exp_tl_process(t, pid, name, label, k->sort_index);
+}
+
+bool exp_tl_device_valid(int64_t dev)
+{
+	return dev >= 0 && dev < DEV_MAX_DEVICES - 1;
+}
+
+void exp_tl_devices_enter(struct exp_tl_devices *w, int64_t dev)
+{
+	if (dev == w->dev)
+		return;
+	exp_tl_devices_end(w);
+	w->dev = dev;
+	w->pid = export_format_pid(w->app_pid, w->k->sort_index, (unsigned)dev);
+}
+
+void exp_tl_devices_end(struct exp_tl_devices *w)
+{
+	if (w->dev >= 0)
+		exp_tl_device_process(w->t, w->pid, w->k, w->dev, w->n_devs++ == 0);
 }
 
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)

@@ -45,6 +45,24 @@ void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind
  * (first) keeps the name, every other one is "<name> (device <dev>)". */
 void exp_tl_device_process(struct exp_tl *t, unsigned pid, const struct export_track_info *k, int64_t dev,
 			   bool first);
+/* A device layer's rows, ordered by device: a device's process (pid) and,
+ * when the next device begins and after the last (exp_tl_devices_end),
+ * its process metadata (exp_tl_device_process). */
+struct exp_tl_devices {
+	struct exp_tl *t;
+	const struct export_track_info *k;
+	uint32_t app_pid;
+	int64_t dev;                /* -1: no row yet */
+	unsigned pid;
+	unsigned n_devs;            /* devices whose metadata is written */
+};
+/* Whether dev is a device id the timeline's pid packing holds (0 to 30;
+ * a row of another is left out). */
+bool exp_tl_device_valid(int64_t dev);
+/* A row of device dev (valid): the metadata of the device before it when
+ * dev is another one, and dev's pid in w->pid. */
+void exp_tl_devices_enter(struct exp_tl_devices *w, int64_t dev);
+void exp_tl_devices_end(struct exp_tl_devices *w);
 int exp_tl_commit(struct exp_tl *t);
 void exp_tl_abort(struct exp_tl *t);
 /* A layer written ahead, by another thread, into a file of its own (one
