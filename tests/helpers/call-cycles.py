@@ -19,6 +19,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import graph_loops  # noqa: E402
+
 
 def nm(path, *args):
     return subprocess.run(['nm', *args, path], capture_output=True, text=True).stdout.splitlines()
@@ -70,34 +73,7 @@ def main():
             for d in defined.get(s, ()):
                 if d != src:
                     calls[src][d].add(s)
-    # strongly connected components (Tarjan)
-    index, low, stack, on, loops = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in calls[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                loops.append(sorted(comp))
-
-    sys.setrecursionlimit(100000)
-    for v in sorted(list(calls)):
-        if v not in index:
-            visit(v)
+    loops = graph_loops.loops({a: set(b) for a, b in calls.items()})
     for comp in loops:
         print('files that call each other: ' + ', '.join(comp))
         for a in comp:
