@@ -157,7 +157,10 @@ static int rows_i64(sqlite3 *db, const char *sql, unsigned ncol, int64_t **v, si
 _Static_assert(sizeof(struct export_query_id) == 2 * sizeof(int64_t), "export_query_id is two int64");
 _Static_assert(sizeof(struct export_query_step) == 5 * sizeof(int64_t), "export_query_step is five int64");
 
-int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t *ret_n, struct export_report *rep)
+/* The query sql_of writes (it may look at the database) from the current
+ * database of prof_dir, ncol int64 a row; no rows without table. */
+static int query_rows(const char *prof_dir, const char *table, void (*sql_of)(sqlite3 *db, char *sql, size_t size),
+		      unsigned ncol, int64_t **ret, size_t *ret_n, struct export_report *rep)
 {
 	sqlite3 *db = NULL;
 	int r = exp_open_current(prof_dir, &db, rep);
@@ -165,47 +168,53 @@ int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t 
 		return r;
 	int64_t *v = NULL;
 	size_t n = 0;
-	if (has_table(db, "AGENT_PROCESS"))
-		r = rows_i64(db, "SELECT pid, MAX(rank) FROM AGENT_PROCESS GROUP BY pid ORDER BY pid", 2, &v, &n, rep);
+	if (has_table(db, table)) {
+		char sql[512];
+		sql_of(db, sql, sizeof sql);
+		r = rows_i64(db, sql, ncol, &v, &n, rep);
+	}
 	sqlite3_close(db);
 	if (r < 0) {
 		free(v);
 		return r;
 	}
-	/* two int64 per row are exactly one struct export_query_id */
-	*ret = (struct export_query_id *)v;
+	*ret = v;
 	*ret_n = n;
 	return 0;
 }
 
+static void ids_sql(sqlite3 *db, char *sql, size_t size)
+{
+	snprintf(sql, size, "SELECT pid, MAX(rank) FROM AGENT_PROCESS GROUP BY pid ORDER BY pid");
+}
+
+int export_query_ids(const char *prof_dir, struct export_query_id **ret, size_t *ret_n, struct export_report *rep)
+{
+	int64_t *v;
+	int r = query_rows(prof_dir, "AGENT_PROCESS", ids_sql, 2, &v, ret_n, rep);
+	if (r == 0) /* two int64 per row are exactly one struct export_query_id */
+		*ret = (struct export_query_id *)v;
+	return r;
+}
+
+static void steps_sql(sqlite3 *db, char *sql, size_t size)
+{
+	char id[256];
+	if (has_table(db, "AGENT_PROCESS"))
+		snprintf(id, sizeof id, QUERY_ID_SQL, "s.pid", "s.pid");
+	else
+		snprintf(id, sizeof id, "s.pid");
+	snprintf(sql, size, "SELECT %s AS id, s.pid, s.stepId, s.startNs, s.endNs FROM STEP s ORDER BY id, s.stepId, s.startNs",
+		 id);
+}
+
 int export_query_steps(const char *prof_dir, struct export_query_step **ret, size_t *ret_n, struct export_report *rep)
 {
-	sqlite3 *db = NULL;
-	int r = exp_open_current(prof_dir, &db, rep);
-	if (r < 0)
-		return r;
-	int64_t *v = NULL;
-	size_t n = 0;
-	if (has_table(db, "STEP")) {
-		char sql[512];
-		char id[256];
-		if (has_table(db, "AGENT_PROCESS"))
-			snprintf(id, sizeof id, QUERY_ID_SQL, "s.pid", "s.pid");
-		else
-			snprintf(id, sizeof id, "s.pid");
-		snprintf(sql, sizeof sql,
-			 "SELECT %s AS id, s.pid, s.stepId, s.startNs, s.endNs FROM STEP s ORDER BY id, s.stepId, s.startNs",
-			 id);
-		r = rows_i64(db, sql, 5, &v, &n, rep);
-	}
-	sqlite3_close(db);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = (struct export_query_step *)v;
-	*ret_n = n;
-	return 0;
+	int64_t *v;
+	int r = query_rows(prof_dir, "STEP", steps_sql, 5, &v, ret_n, rep);
+	if (r == 0)
+		*ret = (struct export_query_step *)v;
+	return r;
 }
 
 /* --- msprof.py query --data-type 8 ------------------------------------------------------- */
