@@ -2,8 +2,9 @@
 # The two set-up commands of the README, for a fresh Debian 12 machine:
 #   scripts/dev.sh sample   install what is missing, build, profile the sample workload
 #   scripts/dev.sh test     install what is missing, build, run the whole test suite
-#                           (plain build, then again under ASan+UBSan; the slow suite
-#                           too); the last line is "N passed, N failed, N skipped"
+#                           in the plain build, then again under ASan+UBSan (the quick
+#                           tests and the slow suite's fault tests at reduced sizes);
+#                           the last line is "N passed, N failed, N skipped"
 # Between edits, `meson test -C build --suite quick` leaves out the tests of the slow
 # suite (those over ~10 s; tests/meson.build lists them).
 set -eu
@@ -125,9 +126,15 @@ test)
 		count build/meson-logs/early.json build/meson-logs/testlog.json
 		exit 1
 	fi
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C build-asan --print-errorlogs --num-processes 2 || rc=1
-	count build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+	# The sanitized build: the quick tests, then the slow suite's fault
+	# tests at reduced sizes (suite fault); the slow suite's others ran at
+	# their full sizes in the plain build above.
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	meson test -C build-asan --print-errorlogs --num-processes 2 --no-suite slow || rc=1
+	MSPROF_TEST_REDUCED=1 meson test -C build-asan --print-errorlogs --num-processes 2 --suite fault \
+		--logbase fault || rc=1
+	count build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+		build-asan/meson-logs/fault.json
 	exit $rc
 	;;
 *)

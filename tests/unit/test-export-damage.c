@@ -280,6 +280,9 @@ int main(void)
 	struct stat st;
 	CHECK(stat(slice0, &st) == 0);
 	size_t len = (size_t)st.st_size;
+	/* the sanitized build's run (scripts/dev.sh): every fourth offset */
+	const char *reduced = getenv("MSPROF_TEST_REDUCED");
+	size_t stride = reduced && *reduced ? 4 : 1, n_offsets = (len + stride - 1) / stride;
 	int fds[JOBS][2];
 	pid_t pids[JOBS];
 	fflush(stdout);
@@ -292,7 +295,7 @@ int main(void)
 			close(fds[j][0]);
 			char dir[PATH_MAX];
 			snprintf(dir, sizeof dir, "%s/job%zu", tmp, j);
-			struct tally t = damage(prof, dir, whole, j, JOBS);
+			struct tally t = damage(prof, dir, whole, j * stride, JOBS * stride);
 			CHECK(write(fds[j][1], &t, sizeof t) == (ssize_t)sizeof t);
 			free(whole);
 			exit(0);
@@ -310,8 +313,8 @@ int main(void)
 	}
 	CHECK(all.bad == 0);
 	printf("%zu byte offsets of a %zu-byte slice damaged one at a time (%d processes): %u lost no mark, "
-	       "%u lost one, %u wrong\n", len, len, JOBS, all.lost_none, all.lost_one, all.bad);
-	CHECK(all.lost_none + all.lost_one == len);
+	       "%u lost one, %u wrong\n", n_offsets, len, JOBS, all.lost_none, all.lost_one, all.bad);
+	CHECK(all.lost_none + all.lost_one == n_offsets);
 	free(whole);
 	test_nonsense();
 	rm_rf(tmp);
