@@ -57,6 +57,9 @@
 #include "export/timeline-writer.h"
 #include "common/util.h"
 
+/* The entry, at the end: its hooks keep their state in its slot. */
+extern const struct exp_domain exp_domain_comm;
+
 /* --- names and enums ------------------------------------------------------------ */
 
 /* msprof's HCCL operation types (its op names start with these). */

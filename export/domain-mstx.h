@@ -35,6 +35,9 @@ struct exp_mstx_range {
  * and its length; 0 when not known (no agent file was parsed in this run,
  * or more ranges than the parse keeps): the table has them. */
 int exp_mstx_ranges(struct exp *e, const struct exp_mstx_range **ret, size_t *ret_n);
+/* The entry (domain-mstx.c). */
+extern const struct exp_domain exp_domain_mstx;
+
 /* The domain's state (exp_domain_state): the parse's while the agents'
  * files are read (domain-mstx-parse.c, freed by release), and what a
  * reader of MSTX_EVENTS hands over while the outputs are written

@@ -37,6 +37,9 @@
 #include "export/timeline-writer.h"
 #include "common/util.h"
 
+/* The entry, at the end: its hooks keep their state in its slot. */
+extern const struct exp_domain exp_domain_osrt;
+
 /* An OS runtime call (--host-sys=osrt), one record: OSRT_API(name,
  * globalTid, startNs, endNs).  An api id this build does not know (a newer
  * agent's) is kept under a name that says so. */

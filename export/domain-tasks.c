@@ -29,6 +29,9 @@
 #include "collectors/raw.h"
 #include "common/util.h"
 
+/* The entry, at the end: its hooks keep their state in its slot. */
+extern const struct exp_domain exp_domain_tasks;
+
 #define MODEL_ID_NONE 4294967295LL   /* msprof's model id for "no model" */
 #define API_TYPE_RUNTIME 5000        /* ENUM_API_TYPE runtime */
 

@@ -110,9 +110,6 @@ struct exp_shared_read {
 };
 extern const struct exp_domain *const exp_domains[];
 extern const size_t exp_domains_n;
-extern const struct exp_domain exp_domain_host, exp_domain_cpu, exp_domain_mem, exp_domain_network,
-	exp_domain_disk, exp_domain_agents, exp_domain_osrt, exp_domain_device, exp_domain_tasks, exp_domain_mstx,
-	exp_domain_steps, exp_domain_rank, exp_domain_comm, exp_domain_overlap;
 
 /* The domain's own state in e (a slot by its place in the list): NULL
  * until the domain puts something there; the domain frees it. */
