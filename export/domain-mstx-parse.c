@@ -252,9 +252,12 @@ static bool in_list(const char *list, const char *name)
 
 static bool domain_skipped(const struct exp *e, const char *name)
 {
-	if (e->mstx_include[0])
-		return !in_list(e->mstx_include, name);
-	return e->mstx_exclude[0] && in_list(e->mstx_exclude, name);
+	/* the agents filter already; a file written without the filter (the
+	 * agent's standalone mode) is filtered here */
+	const char *inc = e->sample.s[SET_MSTX_DOMAIN_INCLUDE], *exc = e->sample.s[SET_MSTX_DOMAIN_EXCLUDE];
+	if (inc && inc[0])
+		return !in_list(inc, name);
+	return exc && exc[0] && in_list(exc, name);
 }
 
 static int domain_set(struct exp_mstx *m, uint64_t id, const char *name)

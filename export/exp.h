@@ -65,10 +65,8 @@ struct exp {
 
 	/* host/sample.json; without it every source found is exported */
 	bool have_sample;
-	struct settings sample;  /* its settings by their rows, values and given bits only (.s is not kept) */
+	struct settings sample;  /* its settings by their rows (.s: copies, exp_release_host frees them) */
 	bool system_only;        /* sample.json "app" empty: collected without an application */
-	char mstx_include[1025]; /* --mstx-domain-include, "" none */
-	char mstx_exclude[1025];
 
 	/* host/start_info, host/end_info, and the records themselves */
 	uint64_t start_ns, end_ns;  /* 0: not given */

@@ -185,12 +185,16 @@ static void read_sample(struct exp *e)
 	struct settings set;
 	settings_from_sample(j, &set);
 	e->sample = set;
-	memset(e->sample.s, 0, sizeof e->sample.s); /* they point into j */
-	/* the agents filter already; a file written without the filter (the
-	 * agent's standalone mode) is filtered here */
-	const char *inc = set.s[SET_MSTX_DOMAIN_INCLUDE], *exc = set.s[SET_MSTX_DOMAIN_EXCLUDE];
-	snprintf(e->mstx_include, sizeof e->mstx_include, "%s", inc ? inc : "");
-	snprintf(e->mstx_exclude, sizeof e->mstx_exclude, "%s", exc ? exc : "");
+	/* the texts point into j: copies (exp_release_host frees them); one
+	 * that cannot be copied is as if not given */
+	for (size_t i = 0; i < _SET_MAX; i++) {
+		e->sample.s[i] = set.s[i] ? strdup(set.s[i]) : NULL;
+		if (set.s[i] && !e->sample.s[i]) {
+			e->sample.given &= ~SETTING_BIT(i);
+			exp_note(e, "'%s/host/sample.json': '%s' left out: out of memory", e->prof_dir,
+				 setting_table[i].sample_key);
+		}
+	}
 }
 
 static void read_times(struct exp *e)
@@ -238,10 +242,19 @@ int exp_open_prof(struct exp *e, const char *prof_dir, const char *db_path, stru
 	return exp_open_db(e);
 }
 
+void exp_release_host(struct exp *e)
+{
+	free(e->procs);
+	e->procs = NULL;
+	for (size_t i = 0; i < _SET_MAX; i++) {
+		free((char *)e->sample.s[i]);
+		e->sample.s[i] = NULL;
+	}
+}
+
 void exp_close_prof(struct exp *e)
 {
 	if (e->db)
 		exp_close_db(e);
-	free(e->procs);
-	e->procs = NULL;
+	exp_release_host(e);
 }

@@ -13,6 +13,8 @@ bool exp_own_process(const struct exp *e, uint32_t pid);
 /* What e->prof_dir's host/ files say (info.json, sample.json, start_info,
  * end_info), into e; what is missing or damaged goes to the notes. */
 void exp_read_host(struct exp *e);
+/* What exp_read_host allocated, freed. */
+void exp_release_host(struct exp *e);
 /* e->rep->db_path opened read-only as e->db. */
 int exp_open_db(struct exp *e);
 /* A PROF dir's database (db_path, from export_prof_dir) opened read-only

@@ -867,7 +867,7 @@ int export_prof_dir(const char *prof_dir, const struct export_options *opt, stru
 		exp_close_db(&e);
 	if (lock >= 0)
 		close(lock);
-	free(e.procs);
+	exp_release_host(&e);
 	exp_report_settle(&rep, r);
 	*ret = rep;
 	return r;
