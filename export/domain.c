@@ -20,7 +20,8 @@
 	X(mstx)     /* its layers after the others' (a timeline file of its own) */ \
 	X(steps)    /* built from the mstx events */                                \
 	X(comm)     /* built from the device tasks and the mstx events */           \
-	X(overlap)  /* built from the tasks, ranges, communication and steps above */
+	X(overlap)  /* built from the tasks, ranges, communication and steps above */ \
+	/* (every line above ends in a backslash: a new domain is one more line) */
 
 /* each domain's entry, exp_domain_<name>, is defined in its domain-<name>.c */
 #define DECLARE(name) extern const struct exp_domain exp_domain_##name;
