@@ -24,11 +24,12 @@ install_missing() {
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# For the tests only: the browser that loads report.html (agent-report) and
-# the shell that runs the zsh completion (completion-zsh).  Their tests skip,
+# For the tests only: the browser that loads report.html (agent-report), the
+# shell that runs the zsh completion (completion-zsh) and Debian's PyTorch
+# (python-mstx's mstx.torch part, about 40 s to install).  Their tests skip,
 # saying so, where they cannot be installed, so a failure here is not one of
 # the set-up.
-TEST_PKGS="chromium zsh"
+TEST_PKGS="chromium zsh python3-torch"
 
 install_test_extras() {
 	for p in $TEST_PKGS; do

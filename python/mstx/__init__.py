@@ -20,7 +20,7 @@ Events go where the C API's go (MSTX_EVENTS, msprof_tx, the timeline's
 msprof_tx layer); ``mstx.step`` is ``mstxStep`` (the STEP table).  A range
 object used as a context manager belongs to one thread at a time; as a
 decorator it is safe from any thread.  ``mstx.torch`` switches on ranges
-for every PyTorch module call and a step per optimizer step.
+for every PyTorch module call and step N for every training iteration N.
 """
 
 import functools as _functools

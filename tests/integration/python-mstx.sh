@@ -4,7 +4,8 @@
 # ranges (context managers and decorators, nested, one ended on another
 # thread), domain and steps are in MSTX_EVENTS, msprof_tx and STEP with
 # their names, domains and nesting.  With PyTorch (Debian's python3-torch)
-# where it imports: a range per module call and a step per optimizer step.
+# where it imports: a range per module call, and step N spanning the job's
+# iteration N as the job timed it, none after the last.
 . "$SRCDIR/tests/integration/lib.sh"
 [ -n "$MSTX_PYTHON" ] || t_skip "the mstx package was not built (Python headers missing: python3-dev)"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
@@ -60,11 +61,25 @@ if [ -z "$T_ASAN_LIB" ] && py -c "import torch" 2>/dev/null; then
 	t_eq "torch: exit 0" $? 0 || cat "$T_WORK/torch.out" >&2
 	if P=$(t_prof_dir "$T_WORK/torch"); then
 		DB=$(ls "$P"/msprof_*.db)
-		# 3 forwards of Sequential(Linear, ReLU, Linear): 4 module calls each
+		# 3 training forwards and one evaluation of Sequential(Linear, ReLU,
+		# Linear): 4 module calls each
 		t_eq "torch: a range per module call" \
-			"$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND e.endNs > e.startNs")" 12
-		t_eq "torch: the Linear calls" "$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND m.value = 'Linear'")" 6
-		t_eq "torch: a step per optimizer step" "$(q "SELECT count(*) FROM STEP")" 3
+			"$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND e.endNs > e.startNs")" 16
+		t_eq "torch: the Linear calls" "$(q "SELECT count(*) $EV WHERE d.value = 'torch.module' AND m.value = 'Linear'")" 8
+		t_eq "torch: a step per iteration, none after the last" "$(q "SELECT count(*) FROM STEP")" 3
+		# step N is iteration N as the job timed it: it starts with the
+		# batch fetch (within 10 ms of the job's clock read before it) and
+		# ends with the optimizer step (by the job's read after it), so it
+		# holds the iteration's 50 ms of work
+		grep '^iteration ' "$T_WORK/torch.out" | while read -r _ n start end; do
+			row=$(q "SELECT startNs, endNs FROM STEP WHERE stepId = $n")
+			s=${row%%|*} e=${row##*|}
+			if [ -z "$row" ] || [ "$s" -lt $((start - 2000000)) ] || [ "$s" -gt $((start + 10000000)) ] ||
+				[ "$e" -gt $((end + 2000000)) ] || [ "$e" -lt $((start + 50000000)) ]; then
+				echo "step $n: STEP ${row:-none}, the job's iteration $start..$end"
+			fi
+		done >"$T_WORK/steps.bad"
+		t_eq "torch: step N spans iteration N (the job's own times)" "$(cat "$T_WORK/steps.bad")" ""
 	fi
 else
 	echo "# PyTorch does not import here (Debian's python3-torch), or this build is sanitized: its part is not run"
