@@ -377,6 +377,26 @@ static bool born_in_session(const struct parse *p, uint32_t pid, uint8_t series)
 	return (double)start * 1e9 / clk_tck(p) >= (double)p->h->mono0_ns;
 }
 
+/* The share of a process's counters that falls in the interval of s: a
+ * process born during the session and first seen now (born_in_session)
+ * counted from its start, which may lie before the previous sample (the
+ * tree's rescan finds a new process some ticks after it starts), so its
+ * counters cover more than the interval.  They are taken as spread evenly
+ * over its life: dividing all of them by the interval made a new process's
+ * rates overshoot (a 2-CPU machine's worker at 300%, a writer's MiB/s
+ * above what it wrote). */
+static double born_share(const struct parse *p, const struct series *s, uint32_t pid)
+{
+	uint64_t start;
+	uint8_t seen;
+	if (!pm_get(&p->born, pid, &start, &seen))
+		return 1;
+	double born = (double)start * 1e9 / clk_tck(p), cur = (double)s->cur_ts, prev = (double)s->prev_ts;
+	if (born >= prev || cur <= born)
+		return 1;
+	return (cur - prev) / (cur - born);
+}
+
 /* After a sample is taken in: its pids are no longer new to the series. */
 static void mark_seen(struct parse *p, const void *entries, size_t n, size_t esize, uint8_t series)
 {
@@ -505,7 +525,8 @@ static int cpu_interval(struct parse *p)
 			else
 				continue; /* tid reused */
 		} else if (born_in_session(p, n->pid, SEEN_THR))
-			busy = n->runtime_ns ? (double)n->runtime_ns : (double)n->ticks * 1e9 / clk_tck(p);
+			busy = (n->runtime_ns ? (double)n->runtime_ns : (double)n->ticks * 1e9 / clk_tck(p)) *
+			       born_share(p, s, n->pid);
 		else
 			continue; /* first seen now: nothing to compare with */
 		busy = fmin(busy, dt);
@@ -702,10 +723,11 @@ static int io_interval(struct parse *p)
 			continue;
 		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
 			continue; /* pid reused */
-		uint64_t drd = n->rd - o->rd, dwr = n->wr - o->wr;
+		double share = o == &zero ? born_share(p, s, n->pid) : 1;
+		uint64_t drd = (uint64_t)((double)(n->rd - o->rd) * share), dwr = (uint64_t)((double)(n->wr - o->wr) * share);
 		reaped_take(p, n->pid, s->cur_ts, &drd, &dwr);
 		double prd = (double)drd / dt_s, pwr = (double)dwr / dt_s;
-		double pblk = (double)(n->blk - o->blk) / clk_tck(p);
+		double pblk = (double)(n->blk - o->blk) * share / clk_tck(p);
 		rd += prd;
 		wr += pwr;
 		blk += pblk;
@@ -919,8 +941,9 @@ static int pcpu_interval(struct parse *p)
 			continue;
 		if (n->ticks < o->ticks)
 			continue;
+		double ticks = (double)(n->ticks - o->ticks) * (o == &zero ? born_share(p, s, n->pid) : 1);
 		const union exp_value v[] = { { .i = start }, { .i = n->pid },
-					      { .d = exp_round(fmin((double)(n->ticks - o->ticks) * 100.0 / avail, 100.0), 6) } };
+					      { .d = exp_round(fmin(ticks * 100.0 / avail, 100.0), 6) } };
 		int r = exp_batch_put(&p->rb[RB_PROC_CPU], v);
 		if (r < 0)
 			return r;

@@ -245,6 +245,10 @@ static void write_host_mem(const char *data)
 /* A second child, born before sample 7, missing from sample 8 (a failed
  * read) and back in 9 and 10: counted from zero once, not again in 9. */
 #define CHILD2 (APP + 21)
+/* A third, born at 1000.25 s, 1.5 intervals before sample 4, and first seen
+ * in sample 5 having written 25600 bytes: of its 0.25 s of life, 0.1 s is
+ * interval 4, so 10240 of its bytes (102400 B/s, not 256000). */
+#define CHILD3 (APP + 22)
 static void write_host_disk(const char *data)
 {
 	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_DISK, 0);
@@ -253,8 +257,10 @@ static void write_host_disk(const char *data)
 	proc_info(w, &b, APP, APP_NAME, true);
 	for (unsigned k = 0; k < N; k++) {
 		wr += (uint64_t)k * 20480;
-		if (k == 5)
+		if (k == 5) {
 			proc_info_at(w, &b, ts_of(k), CHILD, "child", true, 100045);
+			proc_info_at(w, &b, ts_of(k), CHILD3, "child3", true, 100025);
+		}
 		if (k == 7)
 			proc_info_at(w, &b, ts_of(k), CHILD2, "child2", true, 100065);
 		if (k == 6) {
@@ -276,7 +282,7 @@ static void write_host_disk(const char *data)
 			raw_buf_u64(&b, 7);
 		emit(w, RAW_DISK_STATS, &b);
 		sample_begin(&b, k);
-		raw_buf_u32(&b, k == 5 || k == 7 || k >= 9 ? 2 : 1);
+		raw_buf_u32(&b, k == 5 ? 3 : k == 7 || k >= 9 ? 2 : 1);
 		raw_buf_u32(&b, APP);
 		raw_buf_u32(&b, 0);
 		raw_buf_u64(&b, 7);               /* rchar */
@@ -291,6 +297,15 @@ static void write_host_disk(const char *data)
 			for (int i = 0; i < 3; i++)
 				raw_buf_u64(&b, 0);
 			raw_buf_u64(&b, 10240);
+			raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, 0);
+		}
+		if (k == 5) {
+			raw_buf_u32(&b, CHILD3);
+			raw_buf_u32(&b, 0);
+			for (int i = 0; i < 3; i++)
+				raw_buf_u64(&b, 0);
+			raw_buf_u64(&b, 25600);
 			raw_buf_u64(&b, 0);
 			raw_buf_u64(&b, 0);
 		}
@@ -720,8 +735,10 @@ static void check_db(const char *db_path, bool damaged)
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 1);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), 102400);
 	CHECK_NUM(sql_num(db, "SELECT timestampNs FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4262"), (double)unix_of(4));
+	/* the child born 1.5 intervals before sample 4: its share of interval 4 */
+	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4264"), 102400);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM HOST_DISK_USAGE ORDER BY timestampNs LIMIT 1 OFFSET 4"),
-		  5 * 204800 + 102400);
+		  5 * 204800 + 102400 + 102400);
 	CHECK_NUM(sql_num(db, "SELECT exitNs FROM PROCESS_INFO WHERE pid = 4262"), (double)unix_of(6));
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263"), 2);
 	CHECK_NUM(sql_num(db, "SELECT writeRate FROM TARGET_PROCESS_DISK_USAGE WHERE pid = 4263 ORDER BY timestampNs"),
@@ -745,7 +762,7 @@ static void check_db(const char *db_path, bool damaged)
 						 "WHERE p.pid = 4242");
 	CHECK_STR(name, APP_NAME);
 	CHECK_NUM(sql_num(db, "SELECT isTarget FROM PROCESS_INFO WHERE pid = 4242"), 1);
-	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_INFO"), 4);
+	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_INFO"), 5); /* the app, 3 children, pid 1 */
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM PROCESS_INFO WHERE exitNs IS NOT NULL"), 1);
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM SYS_CPU"), 3 * N);
 	CHECK_NUM(sql_num(db, "SELECT COUNT(*) FROM SYS_MEM"), N);
