@@ -6,7 +6,7 @@
  *
  *   timeline   host and device samples in REPORT_BUCKETS intervals of the
  *              session (the mean of each interval), with each series' mean
- *              and peak over the samples themselves
+ *              and peak over the points drawn
  *   steps      every step's duration (or the slowest of each group past
  *              REPORT_STEP_POINTS), count, mean, p50, p99, the slowest
  *   ranges     the annotation ranges with the largest total time, with
@@ -144,10 +144,23 @@ static cJSON *series_json(const struct series *s, const char *name)
 {
 	cJSON *o = cJSON_CreateObject(), *v = cJSON_AddArrayToObject(o, "v");
 	cJSON_AddStringToObject(o, "name", name);
-	for (int b = 0; b < REPORT_BUCKETS; b++)
-		cJSON_AddItemToArray(v, s->cnt[b] ? cJSON_CreateNumber(round3(s->sum[b] / s->cnt[b])) : cJSON_CreateNull());
-	cJSON_AddNumberToObject(o, "mean", round3(s->n ? s->total / (double)s->n : 0));
-	cJSON_AddNumberToObject(o, "peak", round3(s->peak));
+	/* the legend's mean and peak are the drawn points': a peak of one
+	 * sample that no point shows read as a line that never reached it */
+	double sum = 0, peak = 0;
+	int points = 0;
+	for (int b = 0; b < REPORT_BUCKETS; b++) {
+		if (!s->cnt[b]) {
+			cJSON_AddItemToArray(v, cJSON_CreateNull());
+			continue;
+		}
+		double m = round3(s->sum[b] / s->cnt[b]);
+		cJSON_AddItemToArray(v, cJSON_CreateNumber(m));
+		sum += m;
+		if (!points++ || m > peak)
+			peak = m;
+	}
+	cJSON_AddNumberToObject(o, "mean", round3(points ? sum / points : 0));
+	cJSON_AddNumberToObject(o, "peak", round3(peak));
 	cJSON_AddNumberToObject(o, "samples", (double)s->n);
 	return o;
 }
@@ -286,10 +299,23 @@ static int timeline(struct exp *e, struct exp_strings *strs, const struct span *
 	cJSON *charts = cJSON_AddArrayToObject(tl, "charts");
 	cJSON *cpu = NULL, *mem = NULL, *disk = NULL;
 	int r = 0;
-	if (exp_table_has_rows(e, "CPU_USAGE_AVG"))
+	/* the host from /proc/stat (--host-sys-usage=cpu), else the profiled
+	 * processes alone, titled so: both in % of all the host's CPUs */
+	if (exp_table_has_rows(e, "SYS_CPU"))
 		r = add_series(e, sp, charts, &cpu, "cpu", "Host CPU", "%",
-			       "busy time of all the host's CPUs together (/proc/stat); 100 = every CPU busy", 100,
-			       "host, all CPUs", "SELECT timestampNs, usage FROM CPU_USAGE_AVG", 1);
+			       "busy time of all the host's CPUs together (/proc/stat: all but idle and iowait), and "
+			       "the profiled processes' CPU time; 100 = every CPU busy", 100, "host, all CPUs",
+			       "SELECT t, busy * 100.0 / (busy + idl) FROM (SELECT LAG(timestampNs) OVER w AS t, "
+			       "user + nice + system + irq + softirq + steal - LAG(user + nice + system + irq + softirq + "
+			       "steal) OVER w AS busy, idle + iowait - LAG(idle + iowait) OVER w AS idl FROM SYS_CPU "
+			       "WHERE cpuId = -1 WINDOW w AS (ORDER BY timestampNs)) WHERE busy >= 0 AND idl >= 0 AND "
+			       "busy + idl > 0",
+			       1);
+	if (r == 0 && exp_table_has_rows(e, "CPU_USAGE_AVG"))
+		r = add_series(e, sp, charts, &cpu, "cpu", "CPU of the profiled processes", "%",
+			       "CPU time of the profiled processes over all the host's CPUs; 100 = every CPU busy "
+			       "(the host's own needs --host-sys-usage=cpu)", 100, "profiled processes",
+			       "SELECT timestampNs, usage FROM CPU_USAGE_AVG", 1);
 	if (r == 0 && e->mem_total_kb && exp_table_has_rows(e, "HOST_MEM_USAGE"))
 		r = add_series(e, sp, charts, &mem, "memory", "Memory", "MiB",
 			       "resident memory (RSS) of the profiled processes; used memory of the host "

@@ -16,7 +16,8 @@ command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the repo
 N=40
 W=$T_WORK/rec
 a_run "record steps-app ranges $N with host sampling" 0 env "${PRE[@]}" RANK_ID=0 timeout 120 "$MSPROF" \
-	--msproftx=on --host-sys=cpu,mem,disk,network --sys-hardware-mem=on --output="$W" "$AGENT_BIN/steps-app" ranges $N
+	--msproftx=on --host-sys=cpu,mem,disk,network --host-sys-usage=cpu --sys-hardware-mem=on --output="$W" \
+	"$AGENT_BIN/steps-app" ranges $N
 P=$(t_prof_dir "$W")
 OUT=$P/mindstudio_profiler_output
 R=$OUT/report.html
@@ -67,8 +68,16 @@ t_near "threads: the busiest one's mean and peak" "$(j 'round(d["threads"]["rows
 	      GROUP BY pid, tid ORDER BY AVG(usage) DESC LIMIT 1")"
 t_eq "overview: CPU, memory, disk and network charts" \
 	"$(j '" ".join(c["id"] for c in d["timeline"]["charts"])')" "cpu memory disk network"
-t_near "overview: host CPU's peak is the table's" "$(j 'd["timeline"]["charts"][0]["series"][0]["peak"]')" \
-	"$(q 'SELECT round(MAX(usage), 3) FROM CPU_USAGE_AVG')"
+t_eq "overview: the CPU chart draws the host (/proc/stat) and the profiled processes" \
+	"$(j 'd["timeline"]["charts"][0]["title"], "|", ", ".join(s["name"] for s in d["timeline"]["charts"][0]["series"])')" \
+	"Host CPU | host, all CPUs, profiled processes"
+# every legend says the mean and the peak of the points its line draws,
+# and no CPU point lies outside 0..100 % of all CPUs
+t_eq "overview: legends are the drawn points' mean and peak, CPU within 0-100%" "$(j '[
+	(c["id"], s["name"]) for c in d["timeline"]["charts"] for s in c["series"]
+	for v in [[x for x in s["v"] if x is not None]]
+	if abs(s["peak"] - max(v)) > 0.002 or abs(s["mean"] - sum(v) / len(v)) > 0.002
+	or (c["id"] == "cpu" and not all(0 <= x <= 100 for x in v))]')" "[]"
 t_eq "ranks: this PROF dir is rank 0" "$(j 'd["ranks"][0]["rank"], d["ranks"][0]["self"], d["ranks"][0]["count"]')" \
 	"0 True $N"
 t_eq "losses: none counted" "$(j 'len(d["losses"])')" 0
