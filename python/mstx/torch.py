@@ -11,9 +11,15 @@ first batch fetched from a DataLoader or its first module call with
 gradients on, and ends when its optimizer step returns, so step 0 is the
 first iteration and nothing after the last optimizer step is a step.  An
 iteration begun that never steps the optimizer ends at ``remove()`` or at
-exit.  ``enable`` returns a handle whose ``remove()`` switches them off
-again.  Without a profiler nothing is installed, so the model runs as it
-would without this module.
+exit.  Every torch.distributed collective and point-to-point call
+(all_reduce, broadcast, all_gather, reduce_scatter, all_to_all, barrier,
+send, recv, ...) and every gradient allreduce of DistributedDataParallel
+becomes a range in the domain "communication" whose message describes
+the operation as torch_npu's markers do (opName, groupName, dataType,
+count, rankSize, srcRank/destRank), from the call to the completion of
+its work; the export makes COMMUNICATION_OP of them.  ``enable`` returns a
+handle whose ``remove()`` switches them off again.  Without a profiler
+nothing is installed, so the model runs as it would without this module.
 """
 
 import atexit
@@ -149,7 +155,199 @@ def _wrap_steps(base, end):
     return _Restore()
 
 
-def enable(modules=True, backward=True, steps=True):
+# torch.distributed's functions and what each is as a communication
+# operation: msprof's name (as torch_npu's HCCL markers give it), the
+# argument whose tensor(s) its count and type come from, and, for a
+# point-to-point operation, the argument naming the peer and whether this
+# rank sends.
+_COLLECTIVES = {
+    "all_reduce": ("HcclAllreduce", 0, None),
+    "all_reduce_coalesced": ("HcclAllreduce", 0, None),
+    "broadcast": ("HcclBroadcast", 0, None),
+    "reduce": ("HcclReduce", 0, None),
+    "all_gather": ("HcclAllgather", 1, None),
+    "all_gather_into_tensor": ("HcclAllgather", 1, None),
+    "_all_gather_base": ("HcclAllgather", 1, None),
+    "reduce_scatter": ("HcclReduceScatter", 0, None),
+    "reduce_scatter_tensor": ("HcclReduceScatter", 0, None),
+    "_reduce_scatter_base": ("HcclReduceScatter", 0, None),
+    "all_to_all": ("HcclAlltoAll", 1, None),
+    "all_to_all_single": ("HcclAlltoAll", 1, None),
+    "gather": ("HcclGather", 0, None),
+    "scatter": ("HcclScatter", 0, None),
+    "barrier": ("HcclBarrier", None, None),
+    "send": ("HcclSend", 0, (1, True)),
+    "isend": ("HcclSend", 0, (1, True)),
+    "recv": ("HcclReceive", 0, (1, False)),
+    "irecv": ("HcclReceive", 0, (1, False)),
+}
+
+_DTYPES = {
+    "float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int8": "int8",
+    "uint8": "uint8", "int16": "int16", "int32": "int32", "int64": "int64",
+}
+
+
+def _tensors(x):
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _tensors(y)
+    elif hasattr(x, "numel") and hasattr(x, "dtype"):
+        yield x
+
+
+def _message(dist, name, tensors, group, peer=None, sends=True):
+    """The operation as torch_npu's markers describe one: a flat dict the
+    export reads into COMMUNICATION_OP (opName, groupName, dataType,
+    count, rankSize, srcRank/destRank)."""
+    tensors = list(tensors)
+    try:
+        pg = group if group is not None else dist.distributed_c10d._get_default_group()
+        group_name = getattr(dist.distributed_c10d, "_pg_names", {}).get(pg) or "default_pg"
+        size, rank = dist.get_world_size(group), dist.get_rank(group)
+    except Exception:
+        group_name, size, rank = "default_pg", -1, -1
+    fields = [("opName", name), ("groupName", group_name)]
+    if tensors:
+        fields.append(("dataType", _DTYPES.get(str(tensors[0].dtype).replace("torch.", ""), "N/A")))
+        fields.append(("count", sum(int(t.numel()) for t in tensors)))
+    fields.append(("rankSize", size))
+    if peer is not None:
+        fields += [("srcRank", rank if sends else peer), ("destRank", peer if sends else rank)]
+    return "{" + ", ".join('"%s": "%s"' % (k, v) for k, v in fields) + "}"
+
+
+def _timed(start, end, message, call):
+    """call() inside a range: ended when the operation completes, through
+    its Work's future when it returns one (async_op=True, isend, irecv),
+    else when it returns."""
+    rid = start(message)
+    try:
+        work = call()
+    except BaseException:
+        end(rid)
+        raise
+    future = None
+    if work is not None and hasattr(work, "get_future"):
+        try:
+            future = work.get_future()
+        except Exception:   # a backend without futures: the call's return
+            future = None
+    if future is None:
+        end(rid)
+    else:
+        future.then(lambda unused: end(rid))
+    return work
+
+
+class _Inside(threading.local):
+    """Set while a DDP bucket's range is open on this thread: the
+    torch.distributed calls its hook makes are that range's operation,
+    not more of them."""
+    ddp_hook = False
+
+
+_inside = _Inside()
+
+
+def _wrap_collectives(domain):
+    """torch.distributed's collective and point-to-point functions, each
+    call a range in the domain "communication" (where the export looks
+    for them: COMMUNICATION_OP).  Callers that imported a function by name
+    before enable() keep the unwrapped one."""
+    import torch.distributed as dist
+
+    start = lambda msg: mstx.range_start(msg, domain)
+    end = lambda rid: mstx.range_end(rid, domain)
+    wrapped = []
+    for fname, (op, arg, p2p) in _COLLECTIVES.items():
+        original = getattr(dist, fname, None)
+        if original is None:
+            continue
+
+        def call(*args, _original=original, _op=op, _arg=arg, _p2p=p2p, _name=fname, **kwargs):
+            if _inside.ddp_hook:
+                return _original(*args, **kwargs)
+            tensors = _tensors(args[_arg] if _arg is not None and len(args) > _arg else
+                               kwargs.get("tensor", kwargs.get("input", kwargs.get("input_tensor", ()))))
+            peer = None
+            if _p2p is not None:
+                peer = args[_p2p[0]] if len(args) > _p2p[0] else kwargs.get("dst" if _p2p[1] else "src")
+            msg = _message(dist, _op, tensors, kwargs.get("group"), peer, _p2p[1] if _p2p else True)
+            return _timed(start, end, msg, lambda: _original(*args, **kwargs))
+
+        setattr(dist, fname, call)
+        wrapped.append((fname, original))
+
+    class _Restore:
+        def remove(self):
+            for fname, original in wrapped:
+                setattr(dist, fname, original)
+
+    return _Restore()
+
+
+class _Ddp:
+    """DistributedDataParallel's gradient allreduces, which it issues from
+    C++: at a DDP model's first call, unless the job registered a comm
+    hook of its own, the default allreduce hook (the same sum divided by
+    the world size) inside a range per bucket.  A job's own hook is left
+    as it is: what it calls through torch.distributed is recorded there."""
+
+    def __init__(self, domain):
+        from torch.nn.parallel import DistributedDataParallel as ddp
+        self.cls, self.domain, self.originals = ddp, domain, {}
+        for name in ("register_comm_hook", "_register_builtin_comm_hook"):
+            original = ddp.__dict__.get(name)
+            if original is None:
+                continue
+
+            def register(model, *args, _original=original, **kwargs):
+                model._mstx_hooked = True
+                return _original(model, *args, **kwargs)
+
+            self.originals[name] = original
+            setattr(ddp, name, register)
+
+    def forward(self, module, *unused):
+        if not isinstance(module, self.cls) or getattr(module, "_mstx_hooked", False):
+            return
+        module._mstx_hooked = True
+        original = self.originals.get("register_comm_hook")
+        try:
+            from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+            import torch.distributed as dist
+        except ImportError:
+            return
+        domain = self.domain
+
+        def hook(process_group, bucket):
+            buffer = bucket.buffer() if hasattr(bucket, "buffer") else bucket.get_tensor()
+            rid = mstx.range_start(_message(dist, "HcclAllreduce", [buffer], process_group), domain)
+            _inside.ddp_hook = True
+            try:
+                future = default_hooks.allreduce_hook(process_group, bucket)
+            except BaseException:
+                mstx.range_end(rid, domain)
+                raise
+            finally:
+                _inside.ddp_hook = False
+
+            def done(f):
+                mstx.range_end(rid, domain)
+                return f.value()
+
+            return future.then(done)
+
+        if original is not None:
+            original(module, module.process_group, hook)
+
+    def remove(self):
+        for name, original in self.originals.items():
+            setattr(self.cls, name, original)
+
+
+def enable(modules=True, backward=True, steps=True, comm=True):
     """Switch the hooks on; returns a handle with remove()."""
     import torch
 
@@ -174,6 +372,14 @@ def enable(modules=True, backward=True, steps=True):
         else:
             handles.append(_wrap_steps(torch.optim.Optimizer, iterations.end))
         atexit.register(iterations.end)
+    if comm:
+        import torch.distributed as dist
+        if dist.is_available():
+            domain = mstx.Domain("communication")
+            handles.append(_wrap_collectives(domain))
+            ddp = _Ddp(domain)
+            handles.append(hooks.register_module_forward_pre_hook(ddp.forward))
+            handles.append(ddp)
     if modules:
         pre, post = _hooks(mstx.Domain("torch.module"))
         handles.append(hooks.register_module_forward_pre_hook(pre))
