@@ -217,6 +217,39 @@ def _message(dist, name, tensors, group, peer=None, sends=True):
     return "{" + ", ".join('"%s": "%s"' % (k, v) for k, v in fields) + "}"
 
 
+class _Pending:
+    """The completion callbacks this module hung on torch's futures, not
+    yet run.  They run on the backend's threads and need the GIL; at exit,
+    a job's last DistributedDataParallel model is destroyed with the GIL
+    held while its process group joins those threads, so one still to run
+    or to be freed there would wait for ever (gloo, PyTorch 1.13: a rank
+    hung at exit in 1 run of 6 on a loaded machine).  drain(), at exit
+    before the interpreter tears down, lets them finish."""
+
+    def __init__(self):
+        self.n = 0
+        self.lock = threading.Lock()
+
+    def add(self):
+        with self.lock:
+            self.n += 1
+
+    def done(self):
+        with self.lock:
+            self.n -= 1
+
+    def drain(self, timeout_s=5.0):
+        import time
+        deadline = time.monotonic() + timeout_s
+        while self.n > 0 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        # and the callbacks' own objects, freed on those threads after them
+        time.sleep(0.05)
+
+
+_pending = _Pending()
+
+
 def _timed(start, end, message, call):
     """call() inside a range: ended when the operation completes, through
     its Work's future when it returns one (async_op=True, isend, irecv),
@@ -236,7 +269,12 @@ def _timed(start, end, message, call):
     if future is None:
         end(rid)
     else:
-        future.then(lambda unused: end(rid))
+        def done(unused):
+            end(rid)
+            _pending.done()
+
+        _pending.add()
+        future.then(done)
     return work
 
 
@@ -335,8 +373,10 @@ class _Ddp:
 
             def done(f):
                 mstx.range_end(rid, domain)
+                _pending.done()
                 return f.value()
 
+            _pending.add()
             return future.then(done)
 
         if original is not None:
@@ -380,6 +420,7 @@ def enable(modules=True, backward=True, steps=True, comm=True):
             ddp = _Ddp(domain)
             handles.append(hooks.register_module_forward_pre_hook(ddp.forward))
             handles.append(ddp)
+            atexit.register(_pending.drain)
     if modules:
         pre, post = _hooks(mstx.Domain("torch.module"))
         handles.append(hooks.register_module_forward_pre_hook(pre))

@@ -34,7 +34,8 @@ for r in 0 1; do
 	P=""
 	for d in "$T_WORK"/out/PROF_*; do
 		db=$(ls "$d"/msprof_*.db 2>/dev/null | head -n1)
-		[ -n "$db" ] && [ "$(t_sql "$db" "SELECT MAX(rank) FROM AGENT_PROCESS")" = "$r" ] && P=$d
+		# (the launcher's own PROF dir has no agent process)
+		[ -n "$db" ] && [ "$(t_sql "$db" "SELECT MAX(rank) FROM AGENT_PROCESS" 2>/dev/null)" = "$r" ] && P=$d
 	done
 	[ -n "$P" ] || { t_fail "rank $r: no PROF dir of its own"; continue; }
 	DB=$(ls "$P"/msprof_*.db | head -n1)

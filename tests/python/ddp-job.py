@@ -64,7 +64,17 @@ def rank_main(rank):
     buckets = model._get_ddp_logging_data().get("bucket_sizes", "")
     out.append("rank %d ddp %d %s" % (rank, iterations, buckets.replace(" ", "")))
     dist.destroy_process_group()
-    print("\n".join(out), flush=True)
+    # one write, under PIPE_BUF: the two ranks' lines do not interleave
+    os.write(1, ("\n".join(out) + "\n").encode())
+    # Past here only the interpreter's teardown, where PyTorch 1.13 on
+    # gloo may deadlock when a job used a Python comm hook (as
+    # mstx.torch registers one): the DDP model's reducer, freed with the
+    # GIL held, joins a gloo thread that waits for the GIL (seen in 1 of
+    # 12 runs on a loaded 2-core machine).  The atexit handlers (the
+    # agent's flush among them) run; then the rank leaves.
+    import atexit
+    atexit._run_exitfuncs()
+    os._exit(0)
 
 
 def main():
