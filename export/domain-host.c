@@ -723,11 +723,17 @@ static int io_interval(struct parse *p)
 			continue;
 		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
 			continue; /* pid reused */
+		uint64_t drd = n->rd - o->rd, dwr = n->wr - o->wr;
+		double blk_ticks = (double)(n->blk - o->blk);
 		double share = o == &zero ? born_share(p, s, n->pid) : 1;
-		uint64_t drd = (uint64_t)((double)(n->rd - o->rd) * share), dwr = (uint64_t)((double)(n->wr - o->wr) * share);
+		if (share < 1) {
+			drd = (uint64_t)((double)drd * share);
+			dwr = (uint64_t)((double)dwr * share);
+			blk_ticks *= share;
+		}
 		reaped_take(p, n->pid, s->cur_ts, &drd, &dwr);
 		double prd = (double)drd / dt_s, pwr = (double)dwr / dt_s;
-		double pblk = (double)(n->blk - o->blk) * share / clk_tck(p);
+		double pblk = blk_ticks / clk_tck(p);
 		rd += prd;
 		wr += pwr;
 		blk += pblk;

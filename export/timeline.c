@@ -26,7 +26,6 @@
 #define OWN_FILES_MAX 4
 
 struct own_file {
-	const struct exp_domain *d;
 	bool open;
 	struct exp_tl *tl;          /* &store, or the one written ahead */
 	struct exp_tl store;
@@ -127,8 +126,7 @@ int exp_write_timeline(struct exp *e, const char *dir)
 			break;
 		}
 		struct own_file *o = &own[n_own++];
-		*o = (struct own_file){ .d = d };
-		o->tl = &o->store;
+		*o = (struct own_file){ .tl = &o->store };
 		if (ahead) {
 			int ra = take_ahead(e->ahead, &out, o);
 			r = r ? r : ra;

@@ -40,6 +40,22 @@ class _Handles:
         self._handles = []
 
 
+class _Patches:
+    """Attributes this module replaced, each put back by remove()."""
+
+    def __init__(self):
+        self._saved = []
+
+    def replace(self, obj, name, original, new):
+        setattr(obj, name, new)
+        self._saved.append((obj, name, original))
+
+    def remove(self):
+        for obj, name, original in reversed(self._saved):
+            setattr(obj, name, original)
+        self._saved = []
+
+
 class _Stack(threading.local):
     def __init__(self):
         self.open = []   # (module id, range id), innermost last
@@ -114,19 +130,15 @@ def _wrap_fetch(begin):
         begin()
         return original(self, *args, **kwargs)
 
-    cls.__next__ = fetch
-
-    class _Restore:
-        def remove(self):
-            cls.__next__ = original
-
-    return _Restore()
+    patches = _Patches()
+    patches.replace(cls, "__next__", original, fetch)
+    return patches
 
 
 def _wrap_steps(base, end):
     """Before PyTorch 2.0 (no global optimizer hook): wrap the step method
     of every optimizer class there is, the subclasses' own included."""
-    wrapped = []
+    patches = _Patches()
 
     def classes(c):
         yield c
@@ -144,15 +156,8 @@ def _wrap_steps(base, end):
             finally:
                 end()
 
-        setattr(cls, "step", step)
-        wrapped.append((cls, original))
-
-    class _Restore:
-        def remove(self):
-            for cls, original in wrapped:
-                setattr(cls, "step", original)
-
-    return _Restore()
+        patches.replace(cls, "step", original, step)
+    return patches
 
 
 # torch.distributed's functions and what each is as a communication
@@ -297,13 +302,13 @@ def _wrap_collectives(domain):
 
     start = lambda msg: mstx.range_start(msg, domain)
     end = lambda rid: mstx.range_end(rid, domain)
-    wrapped = []
+    patches = _Patches()
     for fname, (op, arg, p2p) in _COLLECTIVES.items():
         original = getattr(dist, fname, None)
         if original is None:
             continue
 
-        def call(*args, _original=original, _op=op, _arg=arg, _p2p=p2p, _name=fname, **kwargs):
+        def call(*args, _original=original, _op=op, _arg=arg, _p2p=p2p, **kwargs):
             if _inside.ddp_hook:
                 return _original(*args, **kwargs)
             tensors = _tensors(args[_arg] if _arg is not None and len(args) > _arg else
@@ -314,15 +319,8 @@ def _wrap_collectives(domain):
             msg = _message(dist, _op, tensors, kwargs.get("group"), peer, _p2p[1] if _p2p else True)
             return _timed(start, end, msg, lambda: _original(*args, **kwargs))
 
-        setattr(dist, fname, call)
-        wrapped.append((fname, original))
-
-    class _Restore:
-        def remove(self):
-            for fname, original in wrapped:
-                setattr(dist, fname, original)
-
-    return _Restore()
+        patches.replace(dist, fname, original, call)
+    return patches
 
 
 class _Ddp:
@@ -334,7 +332,8 @@ class _Ddp:
 
     def __init__(self, domain):
         from torch.nn.parallel import DistributedDataParallel as ddp
-        self.cls, self.domain, self.originals = ddp, domain, {}
+        self.cls, self.domain, self.patches = ddp, domain, _Patches()
+        self.register = ddp.__dict__.get("register_comm_hook")
         for name in ("register_comm_hook", "_register_builtin_comm_hook"):
             original = ddp.__dict__.get(name)
             if original is None:
@@ -344,14 +343,12 @@ class _Ddp:
                 model._mstx_hooked = True
                 return _original(model, *args, **kwargs)
 
-            self.originals[name] = original
-            setattr(ddp, name, register)
+            self.patches.replace(ddp, name, original, register)
 
     def forward(self, module, *unused):
         if not isinstance(module, self.cls) or getattr(module, "_mstx_hooked", False):
             return
         module._mstx_hooked = True
-        original = self.originals.get("register_comm_hook")
         try:
             from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
             import torch.distributed as dist
@@ -379,12 +376,11 @@ class _Ddp:
             _pending.add()
             return future.then(done)
 
-        if original is not None:
-            original(module, module.process_group, hook)
+        if self.register is not None:
+            self.register(module, module.process_group, hook)
 
     def remove(self):
-        for name, original in self.originals.items():
-            setattr(self.cls, name, original)
+        self.patches.remove()
 
 
 def enable(modules=True, backward=True, steps=True, comm=True):
