@@ -37,6 +37,7 @@
 #include "launcher/child.h"
 #include "launcher/console.h"
 #include "launcher/runners.h"
+#include "launcher/unrecorded.h"
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
 #include "common/util.h"
@@ -120,7 +121,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct diag d = { 0 };
 	struct app_cmd app = { 0 };
 	char **envp = NULL;
-	char *output = NULL, *agent = NULL;
+	char *output = NULL, *agent = NULL, *unrecorded = NULL;
 	struct collection s;
 	struct child child = CHILD_NONE;
 	int sigfd = -1, rc = 1, r, status = 0;
@@ -147,7 +148,25 @@ int mode_launch_run(const struct msprof_opts *given)
 		diag_warn(&d, "%s: mstx data will not be collected, host data will", d.error);
 		d.error[0] = '\0';
 	}
-	if (app_env_for(environ, o, agent, &envp, &d) < 0) {
+	/* --msproftx off: what the job annotates is counted, and said at the
+	 * end; the agent is preloaded for that alone when nothing else needs
+	 * it (it then joins no session) */
+	char *count_agent = NULL;
+	if (!opts_u(o, SET_MSPROFTX) && unrecorded_open(&unrecorded, &d) >= 0 && !agent &&
+	    agent_find(&count_agent, &d) < 0) {
+		d.error[0] = '\0'; /* no agent: nothing counted, nothing said */
+		unrecorded_report(unrecorded, false);
+		unrecorded = NULL;
+	}
+	r = app_env_for(environ, o, agent, &envp, &d);
+	if (r >= 0 && count_agent)
+		r = app_env_add_agent(&envp, count_agent);
+	if (r >= 0 && unrecorded)
+		r = unrecorded_env(&envp, unrecorded, count_agent != NULL);
+	free(count_agent);
+	if (r < 0) {
+		if (!d.error[0])
+			diag_error(&d, "out of memory");
 		console_diag(&d);
 		goto out;
 	}
@@ -290,6 +309,8 @@ int mode_launch_run(const struct msprof_opts *given)
 		free(ok);
 		strv_free(dirs);
 	}
+	unrecorded_report(unrecorded, true);
+	unrecorded = NULL;
 	goto out;
 
 out_wait_failed:
@@ -305,6 +326,7 @@ out_abandon:
 out_mask:
 	signals_unwatch(&sigfd, &old);
 out:
+	unrecorded_report(unrecorded, false);
 	collection_release(&s);
 	app_cmd_release(&app);
 	strv_free(envp);

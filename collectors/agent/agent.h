@@ -367,6 +367,56 @@ static inline bool agent_idle(void)
 	return atomic_load_explicit(&g_state, memory_order_relaxed) == AGENT_IDLE;
 }
 
+/* s, then v in decimal, after buf[0..len), within cap bytes (one kept for
+ * a terminator); the new length.  Async-signal-safe, unlike snprintf. */
+static inline size_t agent_put_str(char *buf, size_t len, size_t cap, const char *s)
+{
+	while (*s && len + 1 < cap)
+		buf[len++] = *s++;
+	return len;
+}
+
+static inline size_t agent_put_u64(char *buf, size_t len, size_t cap, uint64_t v)
+{
+	char num[24];
+	size_t k = 0;
+	do
+		num[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof num);
+	while (k && len + 1 < cap)
+		buf[len++] = num[--k];
+	return len;
+}
+
+/* --- unrecorded.c: annotations made while --msproftx is off --------------- */
+
+/* MSPROF_AGENT_UNRECORDED names a folder (the launcher's, with --msproftx
+ * off): the annotation calls the agent does not record are counted, and
+ * the process writes its count into <folder>/<pid> as it ends, for the
+ * launcher's end-of-run line.  Set once, at load. */
+extern bool g_unrecorded_on;
+void agent_unrecorded_add(void);
+/* The count so far into the folder (async-signal-safe; exec, _exit and the
+ * destructor call it; a later call rewrites the file). */
+void agent_unrecorded_write(void);
+/* A forked child starts its own count. */
+void agent_unrecorded_forget(void);
+/* With MSPROF_AGENT_UNRECORDED only (no session to register with: the
+ * agent was preloaded to count). */
+bool agent_unrecorded_only(void);
+void agent_unrecorded_init(void);
+
+/* agent_idle() for a mark or a range start of the API: counted while the
+ * agent counts what it does not record. */
+static inline bool agent_idle_annotation(void)
+{
+	if (!agent_idle())
+		return false;
+	if (__builtin_expect(g_unrecorded_on, 0))
+		agent_unrecorded_add();
+	return true;
+}
+
 /* --- gate.c: --step-range and --ranks ------------------------------------ */
 
 /* A step range is set: while not, every annotation passes and the calls

@@ -579,27 +579,6 @@ static void answer_flush(void)
 	(void)syscall(SYS_futex, &C.flush_done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* s, then v in decimal, after buf[0..len), within cap bytes (one kept for
- * a terminator); the new length.  Async-signal-safe, unlike snprintf. */
-static size_t put_str(char *buf, size_t len, size_t cap, const char *s)
-{
-	while (*s && len + 1 < cap)
-		buf[len++] = *s++;
-	return len;
-}
-
-static size_t put_u64(char *buf, size_t len, size_t cap, uint64_t v)
-{
-	char num[24];
-	size_t k = 0;
-	do
-		num[k++] = (char)('0' + v % 10);
-	while ((v /= 10) && k < sizeof num);
-	while (k && len + 1 < cap)
-		buf[len++] = num[--k];
-	return len;
-}
-
 /* The agent thread did not answer a flush in time (it never got the CPU,
  * or is stuck): what the queues still hold is lost with the process, and
  * said on stderr and beside the process's files, never silently.
@@ -619,10 +598,10 @@ static void flush_timed_out(void)
 	if (!bytes)
 		return;
 	char line[256];
-	size_t len = put_str(line, 0, sizeof line, "msprof agent: the agent thread did not write this process's last "
+	size_t len = agent_put_str(line, 0, sizeof line, "msprof agent: the agent thread did not write this process's last "
 						      "annotations before it ended: ");
-	len = put_u64(line, len, sizeof line, bytes);
-	len = put_str(line, len, sizeof line, " bytes of them are lost\n");
+	len = agent_put_u64(line, len, sizeof line, bytes);
+	len = agent_put_str(line, len, sizeof line, " bytes of them are lost\n");
 	(void)!write(2, line, len);
 	/* and for the export, beside the process's files (the file may not
 	 * even exist: the thread had not written yet) */
@@ -630,15 +609,15 @@ static void flush_timed_out(void)
 	if (!dir[0])
 		return;
 	char path[PATH_MAX + 64];
-	size_t at = put_str(path, 0, sizeof path, dir);
-	at = put_str(path, at, sizeof path, "/" RAW_AGENT_PREFIX); /* collectors/raw.h */
-	at = put_u64(path, at, sizeof path, (uint64_t)syscall(SYS_getpid));
-	at = put_str(path, at, sizeof path, RAW_AGENT_LOST_SUFFIX);
+	size_t at = agent_put_str(path, 0, sizeof path, dir);
+	at = agent_put_str(path, at, sizeof path, "/" RAW_AGENT_PREFIX); /* collectors/raw.h */
+	at = agent_put_u64(path, at, sizeof path, (uint64_t)syscall(SYS_getpid));
+	at = agent_put_str(path, at, sizeof path, RAW_AGENT_LOST_SUFFIX);
 	path[at] = 0;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
 		return;
-	len = put_u64(line, 0, sizeof line, bytes);
+	len = agent_put_u64(line, 0, sizeof line, bytes);
 	line[len++] = '\n';
 	(void)!write(fd, line, len);
 	close(fd);
@@ -835,6 +814,7 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
 	agent_rank_forget(); /* a child may set its own rank before it annotates */
+	agent_unrecorded_forget();
 	agent_osrt_self(tl_fork_osrt);
 	if (C.sock >= 0)
 		close(C.sock);
@@ -864,7 +844,8 @@ static void atfork_child(void)
 		else
 			t->tid = me;
 	}
-	atomic_store(&g_state, AGENT_CHILD);
+	/* a counting-only agent has no session for the child to join */
+	atomic_store(&g_state, agent_unrecorded_only() ? AGENT_IDLE : AGENT_CHILD);
 }
 
 /* A forked child's first call (core.c, through agent_core_ops): its own
@@ -935,6 +916,12 @@ __attribute__((constructor)) static void agent_load(void)
 	const char *out = getenv("MSPROF_AGENT_OUTPUT");
 	if (out && *out)
 		C.standalone_dir = strdup(out);
+	agent_unrecorded_init();
+	if (agent_unrecorded_only()) {
+		/* preloaded to count (--msproftx off): no session to join */
+		agent_osrt_self(true);
+		return;
+	}
 	/* MSPROF_OPTIONS / MSPROF_CONFIG without msprof: msprof is started
 	 * now, and the program waits boundedly for its window */
 	uint64_t self_ms = C.standalone_dir ? 0 : agent_self_enable();
@@ -947,6 +934,7 @@ __attribute__((constructor)) static void agent_load(void)
 
 __attribute__((destructor)) static void agent_unload(void)
 {
+	agent_unrecorded_write(); /* a forked child's own count too */
 	if (atomic_load(&g_state) == AGENT_CHILD)
 		return; /* a child that never annotated: nothing of its own */
 	agent_osrt_self(false); /* the last drain is ours, not the program's */

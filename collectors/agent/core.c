@@ -703,6 +703,17 @@ static inline bool domain_enabled(uint32_t domain)
 	return atomic_load_explicit(&g_domains[domain].enabled, memory_order_relaxed);
 }
 
+/* An annotation's domain is on: off, it is filtered out, and counted when
+ * what filters it is --msproftx off (an osrt-only window). */
+static inline bool annotation_enabled(uint32_t domain)
+{
+	if (domain_enabled(domain))
+		return true;
+	if (_unlikely_(g_unrecorded_on))
+		agent_unrecorded_add();
+	return false;
+}
+
 /* One more bad call (bad) or event lost before it reached a queue: the
  * thread's count, or the process's for a thread without a record.
  * Atomic: both are rare, and one may come from a signal handler while
@@ -729,7 +740,7 @@ void agent_mark(uint32_t domain, uint16_t type, const char *msg, long len, uint3
 	struct athread *t = rec_enter_at(&ts);
 	if (!t)
 		return;
-	if (domain_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
+	if (annotation_enabled(domain) && (!agent_gate_on() || agent_gate_mark(domain, msg, len)))
 		put_ev(t, RAW_AGENT_EV_MARK, type, ts, domain, 0, category, color, msg, msg_len(t, msg, len));
 	rec_leave(t);
 }
@@ -790,7 +801,7 @@ uint64_t agent_range_start(uint32_t domain, const char *msg, long len, uint32_t 
 	if (!t)
 		return 0;
 	uint64_t id = 0;
-	int gate = !domain_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
+	int gate = !annotation_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
 	if (gate) {
 		uint64_t seq = t->next_seq++ & RID_SEQ_MASK;
 		uint64_t gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
@@ -885,7 +896,7 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 		uint16_t cur = atomic_load_explicit(&g_gen, memory_order_relaxed);
 		struct athread *r = rec_enter();
 		if (r) {
-			int gate = !domain_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
+			int gate = !annotation_enabled(domain) ? 0 : !agent_gate_on() ? 1 : agent_gate_start(msg, len);
 			if (gate == 2)
 				agent_gate_pushed(t->slot, domain, level);
 			if (gate)
@@ -897,6 +908,8 @@ int agent_push(uint32_t domain, const char *msg, long len, uint32_t category, ui
 		} else if (!agent_idle()) {
 			gen = cur | DSTACK_DROPPED; /* counted: no slot, or inside a signal handler */
 		}
+	} else if (_unlikely_(g_unrecorded_on)) {
+		agent_unrecorded_add();
 	}
 	if (level < AGENT_DEPTH_GENS)
 		d->gen[level] = gen;

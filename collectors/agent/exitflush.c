@@ -48,6 +48,14 @@ DECLARE_NEXT_(_Exit);
 	void *f##_sym = RESOLVE_NEXT_(name);                                                 \
 	memcpy(&f, &f##_sym, sizeof(f))
 
+/* The process image ends: what it recorded goes into its file, and what it
+ * did not record (--msproftx off) is counted for the launcher. */
+static void image_ends(void)
+{
+	agent_unrecorded_write();
+	agent_flush_now();
+}
+
 static int no_next(void)
 {
 	errno = ENOSYS;
@@ -56,42 +64,42 @@ static int no_next(void)
 
 AGENT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, execve);
 	return f ? f(path, argv, envp) : (int)syscall(SYS_execve, path, argv, envp);
 }
 
 AGENT_EXPORT int execv(const char *path, char *const argv[])
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, execv);
 	return f ? f(path, argv) : no_next();
 }
 
 AGENT_EXPORT int execvp(const char *file, char *const argv[])
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, execvp);
 	return f ? f(file, argv) : no_next();
 }
 
 AGENT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, execvpe);
 	return f ? f(file, argv, envp) : no_next();
 }
 
 AGENT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, fexecve);
 	return f ? f(fd, argv, envp) : no_next();
 }
 
 AGENT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, execveat);
 	return f ? f(dirfd, path, argv, envp, flags)
 		 : (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
@@ -146,7 +154,7 @@ static _Noreturn void end_now(int status)
 
 AGENT_EXPORT void _exit(int status)
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, _exit);
 	if (f)
 		f(status);
@@ -155,7 +163,7 @@ AGENT_EXPORT void _exit(int status)
 
 AGENT_EXPORT void _Exit(int status)
 {
-	agent_flush_now();
+	image_ends();
 	NEXT_FN_(f, _Exit);
 	if (f)
 		f(status);

@@ -14,7 +14,7 @@
 static void mark(const char *message, aclrtStream stream)
 {
 	(void)stream;
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return;
 	if (!message) {
 		agent_bad_call();
@@ -26,7 +26,7 @@ static void mark(const char *message, aclrtStream stream)
 static mstxRangeId range_start(const char *message, aclrtStream stream)
 {
 	(void)stream;
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return 0;
 	if (!message) {
 		agent_bad_call();
@@ -61,7 +61,7 @@ static void domain_destroy(mstxDomainHandle_t domain)
 static void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
 {
 	(void)stream;
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return;
 	uint32_t d;
 	if (!message || !agent_domain_lookup(domain, &d)) {
@@ -74,7 +74,7 @@ static void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStr
 static mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
 {
 	(void)stream;
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return 0;
 	uint32_t d;
 	if (!message || !agent_domain_lookup(domain, &d)) {
@@ -182,7 +182,7 @@ AGENT_EXPORT int InitInjectionMstx(mstxGetModuleFuncTableFunc get_table)
 AGENT_EXPORT void mstxStep(uint64_t step)
 {
 	static _Atomic(mstxDomainHandle_t) dom;
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return;
 	mstxDomainHandle_t d = atomic_load_explicit(&dom, memory_order_acquire);
 	if (!d) {

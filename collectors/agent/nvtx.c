@@ -143,7 +143,7 @@ static size_t msg_size(const struct msg *m)
 
 static void domain_mark_ex(const void *domain, const struct nv_event_attributes *a)
 {
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return;
 	char wbuf[WBUF];
 	struct msg m;
@@ -159,7 +159,7 @@ static void mark_ex(const struct nv_event_attributes *a)
 
 static void mark_str(const char *a, const wchar_t *w)
 {
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return;
 	char wbuf[WBUF];
 	struct msg m;
@@ -179,7 +179,7 @@ static void mark_w(const wchar_t *s)
 
 static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_attributes *a)
 {
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return 0;
 	char wbuf[WBUF];
 	struct msg m;
@@ -196,7 +196,7 @@ static uint64_t range_start_ex(const struct nv_event_attributes *a)
 
 static uint64_t range_start_str(const char *a, const wchar_t *w)
 {
-	if (agent_idle())
+	if (agent_idle_annotation())
 		return 0;
 	char wbuf[WBUF];
 	struct msg m;
