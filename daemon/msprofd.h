@@ -307,6 +307,9 @@ void sessions_offer_agent(struct server *srv, struct agent *a);
 /* An agent was turned away at the agent limit: the running sessions whose
  * tree holds pid name it in their reply (agents_refused). */
 void sessions_agent_refused(struct server *srv, pid_t pid, const char *name);
+/* The status reply's "sampled": the processes each running session of
+ * owner samples (live now, seen since it started). */
+bool sessions_add_sampled(struct server *srv, const struct client *owner, cJSON *reply);
 /* What an agent answered (or that it went away) for session s. */
 void session_agent_started(struct session *s, struct agent *a);
 void session_agent_stopped(struct session *s, struct agent *a, const cJSON *msg, const char *error);

@@ -58,7 +58,8 @@ static void req_status(struct client *c, const cJSON *msg, uint64_t id)
 		  !cJSON_AddNumberToObject(r, "agents", srv->n_agents) ||
 		  !cJSON_AddNumberToObject(r, "pending", srv->n_pending) ||
 		  !cJSON_AddNumberToObject(r, "uptime_s",
-					   (double)((mono_ns() - srv->start_ns) / NSEC_PER_SEC)))) {
+					   (double)((mono_ns() - srv->start_ns) / NSEC_PER_SEC)) ||
+		  !sessions_add_sampled(srv, c, r))) {
 		cJSON_Delete(r);
 		r = NULL;
 	}

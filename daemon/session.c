@@ -280,6 +280,27 @@ static cJSON *counts_msg(enum ipc_type type, uint64_t id, const struct session *
 	return m;
 }
 
+/* "sampled": [{"session", "live", "seen"}] for each running session of
+ * owner: the processes of its tree sampled now and since it started. */
+bool sessions_add_sampled(struct server *srv, const struct client *owner, cJSON *reply)
+{
+	cJSON *list = cJSON_AddArrayToObject(reply, "sampled");
+	struct session *s;
+	if (!list)
+		return false;
+	TAILQ_FOREACH(s, &srv->sessions, link) {
+		if (s->owner != owner || !s->sampler)
+			continue;
+		struct host_sampler_stats st;
+		host_sampler_get_stats(s->sampler, &st);
+		cJSON *e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(list, e) || !cJSON_AddNumberToObject(e, "session", (double)s->id) ||
+		    !cJSON_AddNumberToObject(e, "live", st.live_pids) || !cJSON_AddNumberToObject(e, "seen", st.seen_pids))
+			return false;
+	}
+	return true;
+}
+
 /* --- agents ------------------------------------------------------------------ */
 
 static double ms_since(uint64_t t0)

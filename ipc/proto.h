@@ -36,7 +36,10 @@
  *                   "missed_ticks":N (deadlines of the sampling timers that
  *                   passed untaken), "records":N,"bytes":N,"reason":"stop"}
  *   status         {} -> status {"sessions":N,"clients":N,"agents":N,"pending":N
- *                   (connections without a hello yet),"uptime_s":N}
+ *                   (connections without a hello yet),"uptime_s":N,
+ *                   "sampled":[{"session":S,"live":N,"seen":N}] (the
+ *                   asker's running sessions: processes of the tree
+ *                   sampled now, and since the session started)}
  *   shutdown       {} -> shutdown {"ok":true}, then the daemon exits
  * Events (daemon -> client, unsolicited, id 0):
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,

@@ -469,6 +469,26 @@ static int control(struct collection *s, cJSON *req, cJSON **ret_reply)
 	return 0;
 }
 
+int collection_sampled(struct collection *s, unsigned *ret_live, unsigned *ret_seen)
+{
+	_cleanup_json_ cJSON *reply = NULL;
+	cJSON *req = ipc_msg_new(IPC_T_STATUS, s->next_id++);
+	int r = control(s, req, &reply);
+	cJSON_Delete(req);
+	if (r < 0)
+		return r;
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(reply, "sampled"), *e;
+	cJSON_ArrayForEach(e, list) {
+		int64_t live = json_int(e, "live", -1), seen = json_int(e, "seen", -1);
+		if (s->sid < 0 || json_int(e, "session", -1) != s->sid || live < 0 || seen < live || seen > UINT32_MAX)
+			continue;
+		*ret_live = (unsigned)live;
+		*ret_seen = (unsigned)seen;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len)
 {
 	_cleanup_json_ cJSON *reply = NULL;

@@ -100,6 +100,11 @@ struct agent_info {
  * nothing. */
 int collection_agents(struct collection *s, struct agent_info **ret, size_t *ret_n);
 
+/* The processes of this collection's tree msprofd samples now and has
+ * sampled since it started; -ENOENT when it has no running session,
+ * -EOPNOTSUPP from an msprofd that does not say. */
+int collection_sampled(struct collection *s, unsigned *ret_live, unsigned *ret_seen);
+
 /* --host-sys=osrt on processes msprof did not start (--pid, --host-sys-pid):
  * their calls are recorded only if they loaded the osrt build of the agent
  * themselves.  Warns, with what to do, for each pid without one. */

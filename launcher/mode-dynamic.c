@@ -689,6 +689,10 @@ static void cmd_status(struct dyn *d)
 			format_bytes(bytes, human, sizeof(human));
 			reply("    window %u, open since %s (%s), into %s: %llu bytes written (%s)", t->window_no,
 			      since, open_for, dir_name(t), (unsigned long long)bytes, human);
+			unsigned live, seen;
+			if (collection_sampled(&t->s, &live, &seen) == 0)
+				reply("    sampling %u process%s of its tree now, %u since the window opened", live,
+				      live == 1 ? "" : "es", seen);
 		}
 	}
 	reply("  collection %s; %u collection%s saved, %u export%s running",
