@@ -498,6 +498,22 @@ static int exp_parse_agents(struct exp *e)
 	return r;
 }
 
+void exp_agent_thread_name(struct exp *e, int64_t pid, int64_t tid, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	sqlite3_stmt *st;
+	if (!exp_table_has_rows(e, "AGENT_THREAD"))
+		return;
+	if (exp_prepare(e, "SELECT s.value FROM AGENT_THREAD a JOIN STRING_IDS s ON s.id = a.name "
+			   "WHERE (?1 < 0 OR a.pid = ?1) AND a.tid = ?2 ORDER BY a.rowid DESC LIMIT 1", &st) < 0)
+		return;
+	sqlite3_bind_int64(st, 1, pid);
+	sqlite3_bind_int64(st, 2, tid);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
 static const char *const tables[] = { "AGENT_PROCESS", "AGENT_THREAD", "AGENT_COUNTERS", NULL };
 
 /* The agents' raw files: AGENT_PROCESS, AGENT_THREAD and AGENT_COUNTERS;

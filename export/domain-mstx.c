@@ -4,7 +4,8 @@
  *
  * Timeline (msprof's MsprofTxAssembler): per process one layer, msprof's
  * "PID Name/MsprofTx" (sort index 6) renamed to the process name, label
- * CPU; per thread thread_name "Thread <tid>" and thread_sort_index <tid>.
+ * CPU; per thread thread_name "<name> (<tid>)" (AGENT_THREAD's name; else
+ * "Thread <tid>") and thread_sort_index <tid>.
  * Every mark and range is an "X" event (keys name, pid, tid, ts, dur, ph,
  * args), a mark with dur 0, on the thread that started it; args are those
  * of msprof's mstx events, {"event_type", "domain"}, led by "Category"
@@ -43,6 +44,7 @@
 #include "export/aggregate.h"
 #include "export/buf.h"
 #include "export/db.h"
+#include "export/domain-agents.h"
 #include "export/domain-mstx.h"
 #include "export/domain.h"
 #include "export/exp.h"
@@ -421,11 +423,21 @@ static int process_meta(struct txl *t, uint32_t pid, const struct thr *h, size_t
 	meta_end(t);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t thread = (uint32_t)h[i].g;
+		char name[256];
+		exp_agent_thread_name(t->e, pid, thread, name, sizeof name);
 		for (unsigned k = 0; k < (h[i].l.used ? h[i].l.used : 1); k++) {
 			uint64_t tid = thread + (uint64_t)k * EXPORT_LANE_TID_STEP;
 			b = meta(t, fpid, tid, "thread_name", "name");
-			exp_buf_lit(b, "\"Thread ");
-			exp_buf_u64(b, thread);
+			exp_buf_putc(b, '"');
+			if (name[0]) {
+				exp_buf_json_str(b, name, strlen(name));
+				exp_buf_lit(b, " (");
+				exp_buf_u64(b, thread);
+				exp_buf_putc(b, ')');
+			} else {
+				exp_buf_lit(b, "Thread ");
+				exp_buf_u64(b, thread);
+			}
 			if (k) {
 				exp_buf_lit(b, " (overlapping ranges ");
 				exp_buf_u64(b, k);

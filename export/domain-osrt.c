@@ -27,6 +27,7 @@
 #include "collectors/raw.h"
 #include "export/buf.h"
 #include "export/db.h"
+#include "export/domain-agents.h"
 #include "export/domain.h"
 #include "export/exp.h"
 #include "export/files.h"
@@ -127,9 +128,13 @@ static void process_meta(struct exp *e, struct exp_tl *out, uint32_t *tids, size
 	exp_tl_process(out, fpid, k->process_name, k->label, k->sort_index);
 	if (n)
 		qsort(tids, n, sizeof *tids, tid_cmp);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || tids[i] != tids[i - 1])
-			exp_tl_thread(out, fpid, tids[i], "Thread");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && tids[i] == tids[i - 1])
+			continue;
+		char name[256];
+		exp_agent_thread_name(e, -1, tids[i], name, sizeof name);
+		exp_tl_thread_named(out, fpid, tids[i], "Thread", name);
+	}
 }
 
 /* The calls in thread order, every thread of every process on a thread

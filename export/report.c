@@ -32,6 +32,7 @@
 
 #include "export/aggregate.h"
 #include "export/buf.h"
+#include "export/domain-agents.h"
 #include "export/exp.h"
 #include "export/export.h"
 #include "export/files.h"
@@ -354,23 +355,6 @@ static int cmp_series_mean(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* The name of pid's thread tid as its agent reported it, or "". */
-static void thread_name(struct exp *e, bool have_agent, int64_t pid, int64_t tid, char *buf, size_t size)
-{
-	buf[0] = '\0';
-	if (!have_agent)
-		return;
-	sqlite3_stmt *st;
-	if (exp_prepare(e, "SELECT s.value FROM AGENT_THREAD a JOIN STRING_IDS s ON s.id = a.name "
-			   "WHERE a.pid = ? AND a.tid = ?", &st) < 0)
-		return;
-	sqlite3_bind_int64(st, 1, pid);
-	sqlite3_bind_int64(st, 2, tid);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
 static int threads(struct exp *e, const struct span *sp, cJSON *root)
 {
 	if (!exp_table_has_rows(e, "TARGET_THREAD_CPU_USAGE"))
@@ -389,7 +373,9 @@ static int threads(struct exp *e, const struct span *sp, cJSON *root)
 			int64_t pid = (int64_t)((uint64_t)s->key >> 32), tid = s->key & 0xffffffff;
 			char proc[256], name[256], label[600];
 			exp_process_name(e, pid, proc, sizeof proc);
-			thread_name(e, agent, pid, tid, name, sizeof name);
+			name[0] = '\0';
+			if (agent)
+				exp_agent_thread_name(e, pid, tid, name, sizeof name);
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddNumberToObject(o, "pid", (double)pid);
 			cJSON_AddStringToObject(o, "process", proc);

@@ -293,9 +293,23 @@ void exp_tl_devices_end(struct exp_tl_devices *w)
 
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind)
 {
-	fprintf(exp_tl_meta(t),
-		"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"name\":\"%s %" PRId64
-		"\"}}", pid, tid, kind, tid);
+	exp_tl_thread_named(t, pid, tid, kind, NULL);
+}
+
+void exp_tl_thread_named(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind, const char *name)
+{
+	if (name && *name) {
+		struct exp_buf b = { 0 };
+		exp_buf_json_str(&b, name, strlen(name));
+		fprintf(exp_tl_meta(t),
+			"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"name\":\"%.*s (%"
+			PRId64 ")\"}}", pid, tid, (int)b.len, b.p ? b.p : "", tid);
+		exp_buf_release(&b);
+	} else {
+		fprintf(exp_tl_meta(t),
+			"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"name\":\"%s %" PRId64
+			"\"}}", pid, tid, kind, tid);
+	}
 	fprintf(exp_tl_meta(t),
 		"{\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%" PRId64 ",\"ph\":\"M\",\"args\":{\"sort_index\":%"
 		PRId64 "}}", pid, tid, tid);

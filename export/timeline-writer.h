@@ -38,6 +38,8 @@ FILE *exp_tl_meta(struct exp_tl *t);
  * thread's thread_name ("<kind> <tid>") and thread_sort_index (the tid). */
 void exp_tl_process(struct exp_tl *t, unsigned pid, const char *name, const char *label, unsigned sort);
 void exp_tl_thread(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind);
+/* The same named "<name> (<tid>)" where name is not empty (JSON-escaped). */
+void exp_tl_thread_named(struct exp_tl *t, unsigned pid, int64_t tid, const char *kind, const char *name);
 /* exp_tl_process for device dev's process of layer k, labelled "NPU <dev>"
  * (reference §9).  Process names must be unique in a file (MindSpore's
  * parser rejects a repeat, readers/NOTES.md §5), yet readers find a layer

@@ -102,6 +102,29 @@ static mstxInitInjectionFunc init_of(void *sym)
 	return f;
 }
 
+/* msprof's extension mstxNameOsThreadA, where the tool has it: looked up
+ * in the tool's own library (dladdr of its init), never our own. */
+typedef void (*name_thread_func)(uint32_t tid, const char *name);
+static name_thread_func name_thread;
+
+static void find_name_thread(mstxInitInjectionFunc init)
+{
+	Dl_info info;
+	void *sym;
+	memcpy(&sym, &init, sizeof(sym));
+	if (!dladdr(sym, &info) || !info.dli_fname)
+		return;
+	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, "mstxNameOsThreadA") : NULL;
+	void (*self)(uint32_t, const char *) = mstxNameOsThreadA;
+	void *self_sym;
+	memcpy(&self_sym, &self, sizeof(self_sym));
+	if (f && f != self_sym)
+		memcpy(&name_thread, &f, sizeof(name_thread));
+	if (h)
+		dlclose(h);
+}
+
 static void load(void)
 {
 	mstxInitInjectionFunc init = init_of(dlsym(RTLD_DEFAULT, "InitInjectionMstx"));
@@ -119,6 +142,8 @@ static void load(void)
 			*tab_domain[i] = NULL;
 		for (size_t i = 1; i < MSTX_API_CORE_MEM_SIZE; i++)
 			*tab_mem[i] = NULL;
+	} else {
+		find_name_thread(init);
 	}
 	atomic_store_explicit(&ready, 1, memory_order_release);
 }
@@ -210,6 +235,14 @@ EXPORT void mstxStep(uint64_t step)
 	char msg[32];
 	snprintf(msg, sizeof msg, "step %" PRIu64, step);
 	f(d, msg, NULL);
+}
+
+EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)
+{
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		pthread_once(&once, load);
+	if (name_thread && name)
+		name_thread(tid, name);
 }
 
 EXPORT mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t domain, mstxMemHeapDesc_t const *desc)

@@ -7,6 +7,7 @@
  * events.  An idle call costs the g_state check and nothing else. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collectors/agent/agent.h"
 #include "mstx/mstx_injection.h"
@@ -174,6 +175,18 @@ AGENT_EXPORT int InitInjectionMstx(mstxGetModuleFuncTableFunc get_table)
 	}
 	/* CORE_MEM: memory pools are not profiled by msprof; left as no-ops */
 	return MSTX_SUCCESS;
+}
+
+/* msprof extension (ms_tools_ext.h): the name of thread tid of this
+ * process, as NVTX's nvtxNameOsThreadA gives it (the export's thread
+ * names), at any time: the names are kept across windows. */
+AGENT_EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)
+{
+	if (!name) {
+		agent_bad_call();
+		return;
+	}
+	agent_name_thread(tid, name, strnlen(name, RAW_AGENT_MAX_STR));
 }
 
 /* msprof extension (ms_tools_ext.h): a mark "step N" in the reserved domain

@@ -129,6 +129,11 @@ void mstxGetToolId(uint64_t *id);
 #define MSTX_STEP_DOMAIN "msprof.step"
 void mstxStep(uint64_t step);
 
+/* msprof extension: thread `tid` (its kernel id, gettid) of this process is
+ * called `name` in the profile, as nvtxNameOsThreadA names it; a name longer
+ * than the thread's comm is kept whole.  A no-op under a tool without it. */
+void mstxNameOsThreadA(uint32_t tid, const char *name);
+
 mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t domain, mstxMemHeapDesc_t const *desc);
 void mstxMemHeapUnregister(mstxDomainHandle_t domain, mstxMemHeapHandle_t heap);
 void mstxMemRegionsRegister(mstxDomainHandle_t domain, mstxMemRegionsRegisterBatch_t const *desc);
@@ -150,6 +155,7 @@ static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t d, const char
 static inline void mstxDomainRangeEnd(mstxDomainHandle_t d, mstxRangeId id) { (void)d, (void)id; }
 static inline void mstxGetToolId(uint64_t *id) { if (id) *id = MSTX_TOOL_INVALID_ID; }
 static inline void mstxStep(uint64_t step) { (void)step; }
+static inline void mstxNameOsThreadA(uint32_t tid, const char *name) { (void)tid, (void)name; }
 static inline mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t d, mstxMemHeapDesc_t const *x)
 {
 	(void)d, (void)x;

@@ -83,6 +83,42 @@ def _wrap(message, domain, func):
 
 _mstx._set_wrap(_wrap)
 
+
+def _name_threads():
+    """Under msprof, Python threads carry their threading names in the
+    profile (mstxNameOsThreadA, kept whole; the threads' comm is left as
+    it is): those running now, each new one as it starts, and a thread
+    renamed through Thread.name.  The main thread keeps the process's."""
+    import threading
+    name_thread, main = _mstx.name_thread, threading.main_thread()
+
+    def name(t):
+        if t is not main and t.native_id is not None:
+            name_thread(t.native_id, t.name)
+
+    for t in threading.enumerate():
+        name(t)
+    cls = threading.Thread
+    boot, prop = cls._bootstrap_inner, cls.name
+
+    def _bootstrap_inner(self):
+        try:
+            name_thread(threading.get_native_id(), self.name)
+        except Exception:  # never in the way of the thread
+            pass
+        boot(self)
+
+    def set_name(self, value):
+        prop.fset(self, value)
+        name(self)
+
+    cls._bootstrap_inner = _bootstrap_inner
+    cls.name = property(prop.fget, set_name, prop.fdel, prop.__doc__)
+
+
+if _mstx.ENABLED:
+    _name_threads()
+
 # range(message, domain=None): ``with mstx.range("name"):``,
 # ``@mstx.range("name")``, or ``@mstx.range`` alone, named after the
 # function it decorates (the type is C: entering and leaving are C calls)

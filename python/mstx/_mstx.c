@@ -145,6 +145,26 @@ static PyObject *py_step(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	Py_RETURN_NONE;
 }
 
+/* name_thread(tid, name): mstxNameOsThreadA */
+static PyObject *py_name_thread(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	if (!nargs_ok("name_thread", n, 2, 2))
+		return NULL;
+	unsigned long tid = PyLong_AsUnsignedLong(args[0]);
+	if (PyErr_Occurred())
+		return NULL;
+	if (!PyUnicode_Check(args[1])) {
+		PyErr_SetString(PyExc_TypeError, "mstx: a thread name is a str");
+		return NULL;
+	}
+	const char *name = utf8_arg(args[1]);
+	if (!name)
+		return NULL;
+	if (g_on && tid <= UINT32_MAX)
+		mstxNameOsThreadA((uint32_t)tid, name);
+	Py_RETURN_NONE;
+}
+
 /* tool_id() -> MSTX_TOOL_MSPROF_ID under msprof, MSTX_TOOL_INVALID_ID without a tool */
 static PyObject *py_tool_id(PyObject *self, PyObject *unused)
 {
@@ -318,6 +338,7 @@ static PyMethodDef methods[] = {
 	{ "domain_create", (PyCFunction)(void (*)(void))py_domain_create, METH_FASTCALL,
 	  "domain_create(name) -> handle" },
 	{ "step", (PyCFunction)(void (*)(void))py_step, METH_FASTCALL, "step(n)" },
+	{ "name_thread", (PyCFunction)(void (*)(void))py_name_thread, METH_FASTCALL, "name_thread(tid, name)" },
 	{ "tool_id", py_tool_id, METH_NOARGS, "tool_id() -> the id of the tool receiving the calls" },
 	{ "_set_wrap", py_set_wrap, METH_O, "the package's decorator maker: wrap(message, domain, func)" },
 	{ NULL, NULL, 0, NULL },

@@ -109,7 +109,8 @@ for e in xs:
 meta = {(e["name"], e["tid"]): e["args"] for e in tx if e["ph"] == "M"}
 if meta.get(("process_name", 0)) != {"name": "test-mstx-workl"}: bad(f"process_name {meta.get(('process_name', 0))}")
 if meta.get(("process_sort_index", 0)) != {"sort_index": 6}: bad("sort index")
-if meta.get(("thread_name", main)) != {"name": f"Thread {main}"}: bad("thread name")
+# the thread's comm, as the agent reported it, and its tid
+if meta.get(("thread_name", main)) != {"name": f"test-mstx-workl ({main})"}: bad(f"thread name {meta.get(('thread_name', main))}")
 cross = [e for e in xs if e["name"] == "cross"]
 if len(cross) != 1 or cross[0]["tid"] % 4194304 != main: bad(f"cross {cross}")
 # in integer ns: a double cannot hold µs since 1970 to the ns
