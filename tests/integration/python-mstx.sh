@@ -52,6 +52,12 @@ t_eq "the range ended on another thread" \
 	"$(q "SELECT count(*) $EV WHERE m.value = 'explicit' AND e.endGlobalTid <> e.globalTid AND e.endNs > e.startNs")" 1
 t_eq "three steps (mstx.step)" "$(q "SELECT group_concat(stepId) FROM (SELECT stepId FROM STEP ORDER BY stepId)")" "0,1,2"
 t_check "msprof_tx names the ranges" grep -q "outer" $(ls "$P"/mindstudio_profiler_output/msprof_tx_*.csv)
+# the threads' threading names, whole, on their tracks
+while read -r _ tid name; do
+	t_check "thread $tid is named '$name ($tid)' in the timeline" grep -qF "\"tid\":$tid,\"ph\":\"M\",\"args\":{\"name\":\"$name ($tid)\"}" \
+		$(ls "$P"/mindstudio_profiler_output/msprof_tx_*.json)
+done < <(grep '^thread ' "$T_WORK/run.out")
+t_eq "two named threads" "$(grep -c '^thread ' "$T_WORK/run.out")" 2
 
 # --- PyTorch, where Debian's python3-torch is installed ------------------------------
 if [ -z "$T_ASAN_LIB" ] && py -c "import torch" 2>/dev/null; then

@@ -37,6 +37,17 @@ for n in range(3):
 rid = mstx.range_start("explicit")
 threading.Thread(target=lambda: mstx.range_end(rid)).start()   # ended on another thread
 time.sleep(0.05)
+# threads carry their threading names: one named as it is made, one renamed
+# while it runs; each prints its kernel tid and name
+def named():
+    mstx.mark("named thread")
+    time.sleep(0.05)
+    print("thread %d %s" % (threading.get_native_id(), threading.current_thread().name), flush=True)
+t1 = threading.Thread(target=named, name="loader-prefetch-thread-with-a-long-name")
+t2 = threading.Thread(target=named)
+t1.start(), t2.start()
+t2.name = "renamed-while-running"
+t1.join(), t2.join()
 # a NUL in a message is refused, not cut
 try:
     mstx.mark("a\0b")
