@@ -848,6 +848,7 @@ struct layer_walk {
 	int64_t dev, group_no;
 	char group[256];
 	unsigned pid;
+	unsigned n_devs;   /* devices named so far: the second is "(device N)" */
 };
 
 static void opt_arg(struct exp_buf *b, const char *key, sqlite3_stmt *st, int col)
@@ -872,12 +873,11 @@ static void group_thread(struct layer_walk *w)
 		w->pid, w->group_no, w->group_no);
 }
 
+/* Named as every device layer is (unique names: MindSpore's parser raises
+ * on a second "Communication"). */
 static void device_process(struct layer_walk *w)
 {
-	const struct export_track_info *k = &export_tracks[TRACK_COMMUNICATION];
-	char label[32];
-	snprintf(label, sizeof label, "NPU %" PRId64, w->dev);
-	exp_tl_process(w->t, w->pid, k->process_name, label, k->sort_index);
+	exp_tl_device_process(w->t, w->pid, &export_tracks[TRACK_COMMUNICATION], w->dev, w->n_devs++ == 0);
 }
 
 static int layer_row(sqlite3_stmt *st, void *ctx)

@@ -590,7 +590,10 @@ static void put_events(struct exp_tl *tl, struct exp_buf *b, unsigned pid, unsig
 	}
 }
 
-static int write_owner(struct exp *e, struct exp_tl *tl, const struct owner *o, const struct ivs *win)
+/* o's process: "Overlap Analysis" for the first owner (readers look for
+ * that name), then unique names (MindSpore's parser raises on a second
+ * process of one name): "(device N)", or "(host)" for the host's. */
+static int write_owner(struct exp *e, struct exp_tl *tl, const struct owner *o, const struct ivs *win, bool first)
 {
 	struct derived d;
 	struct ivs l[4] = { 0 };
@@ -616,7 +619,14 @@ static int write_owner(struct exp *e, struct exp_tl *tl, const struct owner *o, 
 		if (o->dev >= 0)
 			snprintf(label, sizeof label, "NPU %" PRId64, o->dev);
 		const struct export_track_info *k = &export_tracks[TRACK_OVERLAP];
-		exp_tl_process(tl, pid, k->process_name, label, k->sort_index);
+		char name[64];
+		if (first)
+			snprintf(name, sizeof name, "%s", k->process_name);
+		else if (o->dev >= 0)
+			snprintf(name, sizeof name, "%s (device %" PRId64 ")", k->process_name, o->dev);
+		else
+			snprintf(name, sizeof name, "%s (host)", k->process_name);
+		exp_tl_process(tl, pid, name, label, k->sort_index);
 		for (unsigned t = 0; t < ARRAY_SIZE(thread_names); t++) {
 			fprintf(exp_tl_meta(tl),
 				"{\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"ph\":\"M\",\"args\":{\"name\":\"%s\"}}",
@@ -653,7 +663,7 @@ static int write_overlap_layer(struct exp *e, struct exp_tl *tl, struct exp_tl *
 	if (r == 0 && ov.n)
 		r = window(&ov, &w, &win);
 	for (size_t i = 0; r == 0 && i < ov.n; i++)
-		r = write_owner(e, tl, &ov.o[i], &win);
+		r = write_owner(e, tl, &ov.o[i], &win, i == 0);
 	ivs_release(&win);
 	free(w.v);
 	overlap_release(&ov);
