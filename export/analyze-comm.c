@@ -515,7 +515,8 @@ int export_analyze_comm(const char *prof_dir, unsigned what, unsigned *ret_ops, 
 			r = -errno;
 		if (r < 0 && tmp)
 			unlink(tmp);
-	} else if (r == 0) {
+	}
+	if (r == 0) {
 		cJSON *j = NULL;
 		if ((what & EXPORT_ANALYZE_COMMUNICATION) && (r = comm_json(&a, &j)) == 0) {
 			r = profdir_write_json(dir, "communication.json", j);

@@ -167,7 +167,8 @@ struct export_cluster_report {
 int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks, size_t n,
 		   struct export_cluster_report *ret);
 
-/* msprof --analyze's communication rules (analyze-comm.c): from the
+/* msprof --analyze's communication rules (analyze-comm.c; the flags
+ * combine): from the
  * COMMUNICATION_OP rows of prof_dir's current database (parsed first when
  * needed), analyze/communication.json and/or communication_matrix.json,
  * or with EXPORT_ANALYZE_DB (--type=db) analyze/communication_analyzer.db.

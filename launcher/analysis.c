@@ -341,11 +341,14 @@ int analysis_analyze(const char *dir, unsigned rules, bool clear, bool db)
 	size_t n;
 	if (dirs_of(dir, &dirs, &n))
 		return 1;
-	/* --type=db writes communication_analyzer.db, which holds both rules'
-	 * tables; text one JSON file per rule */
-	unsigned what = db ? EXPORT_ANALYZE_DB :
-			     ((rules & RULE_COMMUNICATION) ? EXPORT_ANALYZE_COMMUNICATION : 0) |
-				     ((rules & RULE_COMMUNICATION_MATRIX) ? EXPORT_ANALYZE_MATRIX : 0);
+	/* communication_analyzer.db holds both rules' tables; text adds one
+	 * JSON file per rule.  Text writes the database too: a PROF dir of
+	 * either form holds msprof_*.db, and msprof-analyze's cluster then
+	 * reads the rank from it and the analysis from this file (its
+	 * "missing analysis DB file" otherwise) */
+	unsigned what = EXPORT_ANALYZE_DB |
+			(db ? 0 : ((rules & RULE_COMMUNICATION) ? EXPORT_ANALYZE_COMMUNICATION : 0) |
+					  ((rules & RULE_COMMUNICATION_MATRIX) ? EXPORT_ANALYZE_MATRIX : 0));
 	unsigned failed = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct export_report rep = { 0 };

@@ -640,6 +640,36 @@ static void print_summary(const char *text)
 	fflush(stdout);
 }
 
+/* The end of a run analyzes what it exported, as --analyze=on would
+ * (analyze/, where there is communication): the PROF dir is then what
+ * msprof-analyze's cluster reads, in either form, with no second step. */
+static int analyze_comm(const char *prof_dir, enum out_type type, unsigned *ret_ops, char *why, size_t why_len)
+{
+	struct export_report *rep = calloc(1, sizeof(*rep));
+	if (!rep) {
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	unsigned what = EXPORT_ANALYZE_DB |
+			(type == OUT_DB ? 0 : EXPORT_ANALYZE_COMMUNICATION | EXPORT_ANALYZE_MATRIX);
+	int r = export_analyze_comm(prof_dir, what, ret_ops, rep);
+	if (r < 0)
+		snprintf(why, why_len, "%.500s", export_report_error(rep, r));
+	free(rep);
+	return r;
+}
+
+static void analyze_after_export(const char *prof_dir, const char *name, enum out_type type)
+{
+	unsigned ops = 0;
+	char why[512];
+	if (analyze_comm(prof_dir, type, &ops, why, sizeof why) < 0)
+		console_warn("cannot analyze the communication of '%s': %s (msprof --analyze=on --output=%s tries "
+			     "again)", name, why, prof_dir);
+	else if (ops)
+		console_info("Analyze all data in %s done (%u communication operation(s)).", name, ops);
+}
+
 int export_one(const char *prof_dir, enum out_type type, bool summary)
 {
 	char *copy = strdup(prof_dir);
@@ -674,6 +704,7 @@ int export_one(const char *prof_dir, enum out_type type, bool summary)
 			console_warn("%s", rep->message);
 		console_info("Export all data in %s done.", name);
 		print_summary(rep->summary);
+		analyze_after_export(prof_dir, name, type);
 	}
 	free(rep);
 	free(copy);
@@ -761,6 +792,13 @@ int export_spawn(const char *prof_dir, enum out_type type, bool summary, struct 
 		 * not wait for a disk flush. */
 		int sr = profdir_sync(dir);
 		msg.r = rep ? export_prof_dir(dir, &opt, rep) : -ENOMEM;
+		/* analyze/ as at the end of a launch, said in the message when
+		 * it fails */
+		unsigned ops = 0;
+		char why[512];
+		if (msg.r >= 0 && rep && !rep->message[0] && analyze_comm(dir, type, &ops, why, sizeof why) < 0)
+			snprintf(rep->message, sizeof rep->message, "cannot analyze the communication of '%.300s': %s",
+				 dir, why);
 		if (rep) {
 			snprintf(msg.message, sizeof(msg.message), "%s", rep->message);
 			snprintf(msg.error, sizeof(msg.error), "%s", rep->error);

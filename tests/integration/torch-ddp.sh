@@ -60,6 +60,12 @@ for r in 0 1; do
 	t_eq "rank $r: each operation ends after it starts, within the session" \
 		"$(t_sql "$DB" "SELECT COUNT(*) FROM COMMUNICATION_OP o, SESSION_TIME_INFO s
 			WHERE o.endNs < o.startNs OR o.startNs < s.startTimeNs")" 0
+	# the run analyzed its export: what msprof-analyze's cluster reads
+	t_grep "rank $r: the run says it analyzed" "Analyze all data in $(basename "$P") done ($(wc -l <"$T_WORK/want$r") communication operation(s))" "$T_WORK/run.out"
+	t_eq "rank $r: analyze/communication_analyzer.db has a CommAnalyzerTime row per operation" \
+		"$(t_sql "$P/analyze/communication_analyzer.db" "SELECT COUNT(*) FROM CommAnalyzerTime")" "$(wc -l <"$T_WORK/want$r")"
+	t_check "rank $r: and communication_matrix.json" test -s "$P/analyze/communication_matrix.json"
+	rm -r "$P/analyze"
 	t_msprof --analyze=on --output="$P" >"$T_WORK/an$r.log" 2>&1
 	t_eq "rank $r: msprof --analyze=on exits 0" $? 0 || cat "$T_WORK/an$r.log" >&2
 	t_grep "rank $r: communication.json names the allreduces" "hcom_allReduce_" "$P/analyze/communication.json"
