@@ -353,6 +353,55 @@ static int agent_lookup(const char *lib, const char *var, char **ret, struct dia
 	return 0;
 }
 
+/* The folder holding msprof's sitecustomize.py and, from a build tree,
+ * the folder holding the build's mstx package (NULL when installed: the
+ * package is in its Python's site-packages). */
+static int python_boot(char **ret_boot, char **ret_pkg)
+{
+	char self[PATH_MAX];
+	_cleanup_free_ char *probe = NULL, *boot = NULL;
+	*ret_boot = *ret_pkg = NULL;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+	if (slash) {
+		*slash = '\0';
+		/* build/launcher/msprof: build/python holds the package */
+		if (asprintf(&probe, "%s/../build.ninja", self) > 0 && access(probe, F_OK) == 0 &&
+		    asprintf(&boot, "%s/../python/mstx/_boot/sitecustomize.py", self) > 0 && readable_file(boot)) {
+			char *pkg = NULL;
+			if (asprintf(&pkg, "%s/../python", self) < 0)
+				return -ENOMEM;
+			*ret_pkg = realpath(pkg, NULL);
+			free(pkg);
+			if (!*ret_pkg || asprintf(ret_boot, "%s/mstx/_boot", *ret_pkg) < 0) {
+				free(*ret_pkg);
+				*ret_boot = *ret_pkg = NULL;
+				return -ENOENT;
+			}
+			return 0;
+		}
+	}
+	const char *dir = MSPROF_PYTHON_BOOT_DIR;
+	free(boot);
+	boot = NULL;
+	if (!dir[0] || asprintf(&boot, "%s/sitecustomize.py", dir) < 0 || !readable_file(boot))
+		return -ENOENT;
+	*ret_boot = strdup(dir);
+	return *ret_boot ? 0 : -ENOMEM;
+}
+
+int app_env_add_python(char ***env)
+{
+	_cleanup_free_ char *boot = NULL, *pkg = NULL, *v = NULL;
+	if (python_boot(&boot, &pkg) < 0)
+		return 0; /* no mstx package here: Python jobs annotate nothing of ours */
+	const char *old = strv_env_get(*env, "PYTHONPATH");
+	if (asprintf(&v, "%s%s%s%s%s", boot, pkg ? ":" : "", pkg ? pkg : "", old && *old ? ":" : "",
+		     old && *old ? old : "") < 0)
+		return -ENOMEM;
+	return strv_env_set(env, "PYTHONPATH", v);
+}
+
 int agent_find(char **ret, struct diag *d)
 {
 	return agent_lookup(AGENT_NAME, "MSPROF_AGENT_PATH", ret, d);
@@ -498,6 +547,9 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	}
 	if (r >= 0 && agent)
 		r = app_env_add_agent(&env, agent);
+	/* a PyTorch job's communication without code in the job */
+	if (r >= 0 && agent && opts_u(o, SET_MSPROFTX))
+		r = app_env_add_python(&env);
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */

@@ -68,6 +68,12 @@ int agent_find_osrt(char **ret, struct diag *d);
  * MSPROF_AGENT_WAIT_MS in plain launch mode (no delay, no duration). */
 int app_env_for(char *const *base, const struct msprof_opts *o, const char *agent, char ***ret, struct diag *d);
 
+/* msprof's Python bootstrap (python/mstx/_boot: a PyTorch job's
+ * communication recorded with no code in the job) first on PYTHONPATH,
+ * with the build tree's mstx package after it when msprof runs from a
+ * build tree; nothing when neither is found.  With --msproftx=on. */
+int app_env_add_python(char ***env);
+
 /* Whether an NVIDIA driver is here (/dev/nvidiactl, or the node
  * MSPROF_NVIDIA_CTL names): the agent is then injected for device tasks. */
 bool app_nvidia_present(void);

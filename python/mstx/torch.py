@@ -383,6 +383,85 @@ class _Ddp:
         self.patches.remove()
 
 
+class _CommOn:
+    """The communication hooks are installed once per process, by
+    whichever enable() came first (msprof's bootstrap's or the job's)."""
+    on = False
+
+    def remove(self):
+        self.on = False
+
+
+_comm = _CommOn()
+
+
+def _comm_at_init():
+    """msprof's bootstrap (mstx/_boot/sitecustomize.py), in a process the
+    agent records with --msproftx=on: the communication hooks switch on as
+    the job's init_process_group returns, with no enable() in the job.
+    torch.distributed is not imported here: its import, whenever the job
+    makes it, wraps init_process_group."""
+    import sys
+
+    module = sys.modules.get("torch.distributed")
+    if module is not None:
+        _wrap_init(module)
+        return
+    import importlib.abc
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != "torch.distributed":
+                return None
+            sys.meta_path.remove(self)
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find else None
+                if spec is not None:
+                    break
+            else:
+                return None
+            loader = spec.loader
+            if loader is None or not hasattr(loader, "exec_module"):
+                return spec
+            run = loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                try:
+                    _wrap_init(module)
+                except Exception:   # never in the way of the job's import
+                    pass
+
+            loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
+def _wrap_init(dist):
+    """init_process_group (torch.distributed's and distributed_c10d's, the
+    one object) followed by the communication hooks."""
+    if not dist.is_available():
+        return
+    import functools
+    c10d = dist.distributed_c10d
+    original = c10d.init_process_group
+
+    @functools.wraps(original)
+    def init_process_group(*args, **kwargs):
+        result = original(*args, **kwargs)
+        try:
+            enable(modules=False, backward=False, steps=False, comm=True)
+        except Exception:   # the job goes on unrecorded rather than fail
+            pass
+        return result
+
+    c10d.init_process_group = init_process_group
+    if getattr(dist, "init_process_group", None) is original:
+        dist.init_process_group = init_process_group
+
+
 def enable(modules=True, backward=True, steps=True, comm=True):
     """Switch the hooks on; returns a handle with remove()."""
     import torch
@@ -408,7 +487,7 @@ def enable(modules=True, backward=True, steps=True, comm=True):
         else:
             handles.append(_wrap_steps(torch.optim.Optimizer, iterations.end))
         atexit.register(iterations.end)
-    if comm:
+    if comm and not _comm.on:
         import torch.distributed as dist
         if dist.is_available():
             domain = mstx.Domain("communication")
@@ -416,6 +495,8 @@ def enable(modules=True, backward=True, steps=True, comm=True):
             ddp = _Ddp(domain)
             handles.append(hooks.register_module_forward_pre_hook(ddp.forward))
             handles.append(ddp)
+            handles.append(_comm)
+            _comm.on = True
             atexit.register(_pending.drain)
     if modules:
         pre, post = _hooks(mstx.Domain("torch.module"))

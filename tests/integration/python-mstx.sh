@@ -59,6 +59,14 @@ while read -r _ tid name; do
 done < <(grep '^thread ' "$T_WORK/run.out")
 t_eq "two named threads" "$(grep -c '^thread ' "$T_WORK/run.out")" 2
 
+# --- msprof's bootstrap keeps the job's own sitecustomize -----------------------------
+mkdir -p "$T_WORK/usersite"
+echo 'import os; open(os.environ["SITE_MARK"], "w").write("ran")' >"$T_WORK/usersite/sitecustomize.py"
+SITE_MARK="$T_WORK/site.mark" PYTHONPATH="$T_WORK/usersite:$PYTHONPATH" t_msprof --output="$T_WORK/site" \
+	--msproftx=on "$MSTX_PYTHON" -c 'import sys; print("path", sys.path[1].endswith("mstx/_boot"))' >"$T_WORK/site.out" 2>&1
+t_grep "the bootstrap is first on the job's path" "path True" "$T_WORK/site.out"
+t_eq "the job's own sitecustomize still runs" "$(cat "$T_WORK/site.mark" 2>/dev/null)" "ran"
+
 # --- PyTorch, where Debian's python3-torch is installed ------------------------------
 if [ -z "$T_ASAN_LIB" ] && py -c "import torch" 2>/dev/null; then
 	mkdir -p "$T_WORK/torch"

@@ -12,7 +12,10 @@ bucket allreduces) and an optimizer step.  It writes down what it did:
     rank R expect OPNAME COUNT DTYPE      one line per explicit operation
     rank R ddp ITERATIONS BUCKET_BYTES    DDP's buckets as torch reports them
 
-  ddp-job.py [PORT]
+  ddp-job.py [PORT] [plain]
+
+With "plain" the ranks import nothing of ours and call no enable(): the
+job as its authors wrote it, for msprof's bootstrap to record.
 """
 import os
 import subprocess
@@ -23,10 +26,10 @@ def rank_main(rank):
     import torch
     import torch.distributed as dist
 
-    import mstx.torch
-
     dist.init_process_group("gloo")
-    mstx.torch.enable()
+    if os.environ.get("DDP_JOB_PLAIN") != "1":
+        import mstx.torch
+        mstx.torch.enable()
     out = []
 
     def expect(op, count, dtype):
@@ -82,10 +85,11 @@ def main():
         rank_main(int(os.environ["RANK"]))
         return
     port = sys.argv[1] if len(sys.argv) > 1 else "29511"
+    plain = "1" if sys.argv[2:3] == ["plain"] else "0"
     procs = []
     for rank in range(2):
         env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank), MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=port)
+                   MASTER_PORT=port, DDP_JOB_PLAIN=plain)
         procs.append(subprocess.Popen([sys.executable, __file__], env=env))
     sys.exit(max(p.wait() for p in procs))
 
