@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "export/aggregate.h"
+#include "export/domain-comm.h"
 #include "export/db.h"
 #include "export/domain-agents.h"
 #include "export/domain-host-summary.h"
@@ -246,6 +247,12 @@ static int ranges(struct exp *e, struct exp_agg *a)
 			exp_strings_copy(strs, g->v[i].msg, name, sizeof name);
 			if (step_parse(name, strlen(name), &step))
 				continue;
+			/* the communication domain's ranges are operations:
+			 * COMMUNICATION_OP and the summaries' own part */
+			char dom[64];
+			exp_strings_copy(strs, g->v[i].dom, dom, sizeof dom);
+			if (streq(dom, EXP_COMM_MSTX_DOMAIN))
+				continue;
 			a->range_count += g->v[i].count;
 			a->range_names++;
 			if (a->n_top == EXP_AGG_TOP_RANGES)
@@ -455,18 +462,52 @@ static int comm_row(sqlite3_stmt *st, void *ctx)
 	struct exp_agg *a = ctx;
 	a->comm_ns = sqlite3_column_int64(st, 0);
 	a->comm_span_ns = sqlite3_column_int64(st, 1);
+	a->comm_exposed_ns = sqlite3_column_int64(st, 2);
 	a->have_comm = a->comm_ns > 0 && a->comm_span_ns > 0;
 	return 1;
 }
 
+static int comm_op_row(sqlite3_stmt *st, void *ctx)
+{
+	struct exp_agg *a = ctx;
+	if (a->n_comm_top >= EXP_AGG_COMM_TOP)
+		return 1;
+	struct exp_agg_comm_op *o = &a->comm_top[a->n_comm_top++];
+	const char *type = (const char *)sqlite3_column_text(st, 0);
+	snprintf(o->type, sizeof o->type, "%s", type ? type : "?");
+	o->count = (uint64_t)sqlite3_column_int64(st, 1);
+	o->total_ns = sqlite3_column_int64(st, 2);
+	o->max_ns = sqlite3_column_int64(st, 3);
+	o->bytes = sqlite3_column_double(st, 4);
+	return 0;
+}
+
+static int comm_count_row(sqlite3_stmt *st, void *ctx)
+{
+	*(uint64_t *)ctx = (uint64_t)sqlite3_column_int64(st, 0);
+	return 1;
+}
+
 /* The overlap analysis's communication over the spans it covers (its
- * steps, or the whole collection), every device's rows together. */
+ * steps, or the whole collection), every device's rows together; and the
+ * operations themselves by kind: ENUM_HCCL_DATA_TYPE's sizes (N/A and
+ * the invalid type: no bytes). */
 static int communication(struct exp *e, struct exp_agg *a)
 {
-	if (!exp_table_has_rows(e, "STEP_TRACE_TIME"))
-		return 0;
-	int r = exp_each(e, "SELECT CAST(total(communication) AS INTEGER), CAST(total(endNs - startNs) AS INTEGER) "
-			    "FROM STEP_TRACE_TIME", NULL, comm_row, a);
+	int r = 0;
+	if (exp_table_has_rows(e, "STEP_TRACE_TIME"))
+		r = exp_each(e, "SELECT CAST(total(communication) AS INTEGER), CAST(total(endNs - startNs) AS INTEGER), "
+				"CAST(total(communicationNotOverlapped) AS INTEGER) FROM STEP_TRACE_TIME",
+			     NULL, comm_row, a);
+	if (r >= 0 && exp_table_has_rows(e, "COMMUNICATION_OP"))
+		r = exp_each(e, "SELECT COUNT(*) FROM COMMUNICATION_OP", NULL, comm_count_row, &a->comm_ops);
+	if (r >= 0 && a->comm_ops)
+		r = exp_each(e, "SELECT s.value, COUNT(*), total(MAX(o.endNs - o.startNs, 0)), MAX(o.endNs - o.startNs), "
+				"total(o.count * CASE o.dataType WHEN 0 THEN 1 WHEN 7 THEN 1 WHEN 1 THEN 2 WHEN 3 THEN 2 "
+				"WHEN 8 THEN 2 WHEN 11 THEN 2 WHEN 2 THEN 4 WHEN 4 THEN 4 WHEN 9 THEN 4 WHEN 5 THEN 8 "
+				"WHEN 6 THEN 8 WHEN 10 THEN 8 WHEN 12 THEN 16 ELSE 0 END) "
+				"FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.opType GROUP BY o.opType "
+				"ORDER BY 3 DESC, 1", NULL, comm_op_row, a);
 	return r < 0 ? r : 0;
 }
 

@@ -98,6 +98,15 @@ struct exp_agg_loss {
 	char what[512];
 };
 
+/* One kind of communication operation (COMMUNICATION_OP's opType). */
+#define EXP_AGG_COMM_TOP 10
+struct exp_agg_comm_op {
+	char type[64];
+	uint64_t count;
+	int64_t total_ns, max_ns;    /* from each call to its work's completion */
+	double bytes;                /* count x the data type's size, where both are known */
+};
+
 struct exp_agg {
 	int64_t t0, end;             /* SESSION_TIME_INFO */
 	struct exp_agg_steps steps;
@@ -111,6 +120,10 @@ struct exp_agg {
 	size_t n_devices;
 	bool have_comm;              /* STEP_TRACE_TIME with communication */
 	int64_t comm_ns, comm_span_ns;  /* communication, and the steps (or session) it lies in */
+	int64_t comm_exposed_ns;     /* of comm_ns, not overlapped by computing: the steps wait */
+	uint64_t comm_ops;           /* COMMUNICATION_OP rows */
+	struct exp_agg_comm_op comm_top[EXP_AGG_COMM_TOP]; /* by total time, largest first */
+	size_t n_comm_top;
 	struct exp_agg_loss *losses;
 	size_t n_losses;
 	char **notes;                /* the export's own notes, this run's */

@@ -761,7 +761,7 @@ static int build_comm(struct exp *e)
 	static const char mstx_sql[] =
 		"SELECT m.startNs, m.endNs, s.value, m.globalTid, m.eventType, m.connectionId FROM MSTX_EVENTS m "
 		"JOIN STRING_IDS d ON d.id = m.domainId LEFT JOIN STRING_IDS s ON s.id = m.message "
-		"WHERE d.value = 'communication'";
+		"WHERE d.value = '" EXP_COMM_MSTX_DOMAIN "'";
 	int r = enum_rows(e);
 	struct comm_build b = { .e = e };
 	if (r == 0 && exp_table_has_rows(e, "TASK") && exp_table_has_rows(e, "GPU_TASK"))

@@ -7,6 +7,9 @@
 /* ENUM_HCCL_DATA_TYPE ids for "no data type" and "not one we know". */
 #define EXP_COMM_DTYPE_NA 65534
 #define EXP_COMM_DTYPE_INVALID 65535
+/* The mstx domain whose ranges are communication operations (torch_npu's
+ * markers, mstx.torch's). */
+#define EXP_COMM_MSTX_DOMAIN "communication"
 /* The group of NCCL's kernels, which do not name their communicator. */
 #define EXP_COMM_NCCL_GROUP "nccl_world_group"
 

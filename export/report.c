@@ -461,6 +461,85 @@ static void ranges(const struct exp_agg *a, cJSON *root)
 	cJSON_AddNumberToObject(o, "names", (double)a->range_names);
 }
 
+/* --- communication ----------------------------------------------------------------------- */
+
+struct comm_steps {
+	cJSON *rows;
+	size_t group, i;
+	double best[4];      /* the group's step with the most communication */
+};
+
+static void comm_step_flush(struct comm_steps *c)
+{
+	cJSON *p = cJSON_CreateArray();
+	for (int k = 0; k < 4; k++)
+		cJSON_AddItemToArray(p, cJSON_CreateNumber(k ? round3(c->best[k]) : c->best[k]));
+	cJSON_AddItemToArray(c->rows, p);
+}
+
+/* step, its span, communication and the part not overlapped (ms), each
+ * point the step with the most communication of `group` consecutive ones */
+static int comm_step_row(sqlite3_stmt *st, void *ctx)
+{
+	struct comm_steps *c = ctx;
+	double v[4] = { (double)sqlite3_column_int64(st, 0), (double)sqlite3_column_int64(st, 1) / 1e6,
+			(double)sqlite3_column_int64(st, 2) / 1e6, (double)sqlite3_column_int64(st, 3) / 1e6 };
+	if (c->i % c->group == 0 || v[2] > c->best[2])
+		memcpy(c->best, v, sizeof v);
+	if (++c->i % c->group == 0)
+		comm_step_flush(c);
+	return 0;
+}
+
+static int comm_steps_count(sqlite3_stmt *st, void *ctx)
+{
+	*(size_t *)ctx = (size_t)sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+/* The operations by kind (the aggregate's), their share of the steps'
+ * time and what the steps wait for (the overlap analysis), per step. */
+static int communication(struct exp *e, const struct exp_agg *a, cJSON *root)
+{
+	if (!a->comm_ops)
+		return 0;
+	cJSON *o = cJSON_AddObjectToObject(root, "communication"), *top = cJSON_AddArrayToObject(o, "top");
+	cJSON_AddNumberToObject(o, "ops", (double)a->comm_ops);
+	for (size_t i = 0; i < a->n_comm_top; i++) {
+		const struct exp_agg_comm_op *k = &a->comm_top[i];
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "type", k->type);
+		cJSON_AddNumberToObject(t, "count", (double)k->count);
+		cJSON_AddNumberToObject(t, "total", round3((double)k->total_ns / 1e6));
+		cJSON_AddNumberToObject(t, "max", round3((double)k->max_ns / 1e6));
+		cJSON_AddNumberToObject(t, "bytes", k->bytes);
+		cJSON_AddItemToArray(top, t);
+	}
+	if (!a->have_comm)
+		return 0;
+	cJSON *sh = cJSON_AddObjectToObject(o, "share");
+	cJSON_AddNumberToObject(sh, "comm", round3((double)a->comm_ns / 1e6));
+	cJSON_AddNumberToObject(sh, "exposed", round3((double)a->comm_exposed_ns / 1e6));
+	cJSON_AddNumberToObject(sh, "span", round3((double)a->comm_span_ns / 1e6));
+	/* one row per step: the owners (devices, the host) of one step summed */
+	static const char rows[] = "SELECT step, MAX(endNs) - MIN(startNs), CAST(total(communication) AS INTEGER), "
+				   "CAST(total(communicationNotOverlapped) AS INTEGER) FROM STEP_TRACE_TIME "
+				   "WHERE step IS NOT NULL GROUP BY step, pid ORDER BY MIN(startNs), step";
+	size_t n = 0;
+	int r = exp_each(e, "SELECT COUNT(*) FROM (SELECT 1 FROM STEP_TRACE_TIME WHERE step IS NOT NULL GROUP BY step, pid)",
+			 NULL, comm_steps_count, &n);
+	if (r < 0 || n == 0)
+		return r < 0 ? r : 0;
+	struct comm_steps c = { .rows = cJSON_AddArrayToObject(o, "steps"),
+				.group = (n + REPORT_STEP_POINTS - 1) / REPORT_STEP_POINTS };
+	cJSON_AddNumberToObject(o, "group", (double)c.group);
+	cJSON_AddNumberToObject(o, "step_rows", (double)n);
+	r = exp_each(e, rows, NULL, comm_step_row, &c);
+	if (r >= 0 && c.i % c.group)
+		comm_step_flush(&c);
+	return r < 0 ? r : 0;
+}
+
 /* --- ranks ------------------------------------------------------------------------------- */
 
 /* This rank's row from its own database, the others' from theirs. */
@@ -660,6 +739,8 @@ int exp_write_report(struct exp *e, const char *dir, const struct exp_agg *a)
 	exp_strings_free(strs);
 	steps(a, root);
 	ranges(a, root);
+	if (r == 0)
+		r = communication(e, a, root);
 	if (r == 0)
 		r = threads(e, &sp, root);
 	if (r == 0)

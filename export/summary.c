@@ -18,6 +18,7 @@
 #define SUMMARY_RANGES 8
 #define SUMMARY_PROCS 5
 #define SUMMARY_DEVICES 4
+#define SUMMARY_COMM 5
 #define SUMMARY_LOSSES 8
 #define SUMMARY_NOTES 3
 #define SUMMARY_NAME_COLS 40
@@ -69,8 +70,12 @@ static void bytes_text(uint64_t b, char *buf, size_t size)
 {
 	if (b >= 1ULL << 30)
 		snprintf(buf, size, "%.2f GiB", (double)b / (1ULL << 30));
-	else
+	else if (b >= 1ULL << 20)
 		snprintf(buf, size, "%.1f MiB", (double)b / (1ULL << 20));
+	else if (b >= 1ULL << 10)
+		snprintf(buf, size, "%.1f KiB", (double)b / (1ULL << 10));
+	else
+		snprintf(buf, size, "%" PRIu64 " B", b);
 }
 
 static void steps(struct text *t, const struct exp *e, const struct exp_agg *a)
@@ -134,9 +139,34 @@ static void devices(struct text *t, const struct exp_agg *a)
 		     a->devices[i].util_mean, a->devices[i].util_peak, a->devices[i].samples);
 	if (a->n_devices > SUMMARY_DEVICES)
 		line(t, "  ... %zu more device(s) in report.html", a->n_devices - SUMMARY_DEVICES);
+}
+
+/* The operations by kind, and their share of the steps (the overlap
+ * analysis: the steps' spans, or the collection's without steps). */
+static void communication(struct text *t, const struct exp_agg *a)
+{
+	if (a->comm_ops)
+		line(t, "Communication %" PRIu64 " operation(s), from each call to its completion:", a->comm_ops);
+	if (a->n_comm_top)
+		line(t, "  %-*s %10s %14s %12s %12s %12s", SUMMARY_NAME_COLS - 12, "operation", "count", "total ms", "mean ms",
+		     "max ms", "data");
+	for (size_t i = 0; i < a->n_comm_top && i < SUMMARY_COMM; i++) {
+		const struct exp_agg_comm_op *o = &a->comm_top[i];
+		char nb[SUMMARY_NAME_COLS + 1], data[32];
+		bytes_text((uint64_t)o->bytes, data, sizeof data);
+		line(t, "  %-*s %10" PRIu64 " %14.3f %12.3f %12.3f %12s", SUMMARY_NAME_COLS - 12, cut(o->type, nb, sizeof nb),
+		     o->count, ms((double)o->total_ns), ms((double)o->total_ns / (double)o->count), ms((double)o->max_ns),
+		     data);
+	}
+	if (a->n_comm_top > SUMMARY_COMM)
+		line(t, "  ... more kinds in report.html");
 	if (a->have_comm)
-		line(t, "Communication %.1f%% of the time analysed (%.3f ms of %.3f ms, overlap_analysis)",
+	{
+		line(t, "  %.1f%% of the time analysed (%.3f ms of %.3f ms: the steps, overlap_analysis),",
 		     100.0 * (double)a->comm_ns / (double)a->comm_span_ns, ms((double)a->comm_ns), ms((double)a->comm_span_ns));
+		line(t, "  %.1f%% not overlapped by computing (%.3f ms the steps wait for it)",
+		     100.0 * (double)a->comm_exposed_ns / (double)a->comm_span_ns, ms((double)a->comm_exposed_ns));
+	}
 }
 
 /* "  <count> <what>" (a note: "  <what>"), the cause wrapped onto a second line rather than cut */
@@ -195,5 +225,6 @@ void exp_summary_text(const struct exp *e, const struct exp_agg *a, char *buf, s
 	ranges(&t, a);
 	procs(&t, a);
 	devices(&t, a);
+	communication(&t, a);
 	losses(&t, a);
 }

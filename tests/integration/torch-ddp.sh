@@ -73,8 +73,40 @@ under_msprof() {
 		t_msprof --analyze=on --output="$P" >"$W/an$r.log" 2>&1
 		t_eq "$how, rank $r: msprof --analyze=on exits 0" $? 0 || cat "$W/an$r.log" >&2
 		t_grep "$how, rank $r: communication.json names the allreduces" "hcom_allReduce_" "$P/analyze/communication.json"
+		# the summary and report.html: the same operations by kind
+		python3 "$SRCDIR/tests/helpers/report-data.py" "$P/mindstudio_profiler_output/report.html" >"$W/data$r.json"
+		t_eq "$how, rank $r: report.html's communication, by kind, is the job's" \
+			"$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["communication"]
+print(c["ops"], " ".join(sorted("%s:%d" % (t["type"], t["count"]) for t in c["top"])))' "$W/data$r.json")" \
+			"$(wc -l <"$W/want$r") $(awk '{ print $1 }' "$W/want$r" | sort | uniq -c | awk '{ printf "%s%s:%d", (NR > 1 ? " " : ""), $2, $1 }')"
+		t_check "$how, rank $r: communication within the steps' time, the part not overlapped within it" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["communication"]["share"]
+sys.exit(not (0 <= s["exposed"] <= s["comm"] <= s["span"] and s["comm"] > 0))' "$W/data$r.json"
+		t_grep "$how, rank $r: the end-of-run summary counts them" "Communication $(wc -l <"$W/want$r") operation(s)" "$W/run.out"
+		[ -n "$REPORT" ] || REPORT=$P/mindstudio_profiler_output/report.html
 	done
 }
+REPORT=
 under_msprof enable
 under_msprof plain plain
+
+# --- the communication section of report.html in a browser ------------------------------
+CHROME=
+for c in chromium chromium-browser google-chrome; do
+	command -v "$c" >/dev/null 2>&1 && { CHROME=$c; break; }
+done
+R=$REPORT   # rank 0's
+if [ -n "$CHROME" ] && [ -n "$R" ]; then
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T_WORK/chrome" \
+		--enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom "file://$R" >"$T_WORK/dom.html" 2>"$T_WORK/chrome.err"
+	t_check "report.html: no console message while it loads" bash -c "! grep -a ':CONSOLE' '$T_WORK/chrome.err'"
+	t_grep "report.html: the script finished" 'data-report="ok"' "$T_WORK/dom.html"
+	for c in comm-ops comm-steps; do
+		t_grep "report.html: the chart '$c'" "data-chart=\"$c\"" "$T_WORK/dom.html"
+	done
+	t_grep "report.html: the operations' table" '<td class="l">hcom_allReduce_</td>' "$T_WORK/dom.html"
+else
+	echo "# no chromium: the browser checks are skipped"
+fi
 t_done
