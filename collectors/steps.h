@@ -3,7 +3,9 @@
  * "step N" (case-insensitive, one space) or torch's "ProfilerStep#N", N a
  * decimal non-negative integer below 2^63, names step N.  A range with such
  * a message spans the step; a mark with it in the domain MSTX_STEP_DOMAIN
- * (mstxStep) starts the step and ends the previous one. */
+ * (mstxStep, at the top of a loop) starts the step and ends the previous
+ * one; a mark with it in STEP_END_DOMAIN (mstxStepEnd, at the bottom)
+ * ends the step, which began where the process's previous step ended. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,6 +14,7 @@
 #include <strings.h>
 
 #define STEP_DOMAIN "msprof.step"   /* = MSTX_STEP_DOMAIN of ms_tools_ext.h */
+#define STEP_END_DOMAIN "msprof.step.end"   /* = MSTX_STEP_END_DOMAIN */
 
 /* true and *ret_step when the n-byte message names a step. */
 static inline bool step_parse(const char *s, size_t n, uint64_t *ret_step)

@@ -2,11 +2,15 @@
  *
  * The convention is collectors/steps.h: a push/pop or start/end range named
  * "step N" / "ProfilerStep#N" is step N from its start to its end; a mark
- * "step N" in the domain "msprof.step" (mstxStep) starts step N on its
- * thread's process and ends that process's previous mstxStep step.  The
- * last mstxStep step of a process ends where its last recorded annotation
- * ends (never before its own start).  Steps are per process: ranks each
- * have their own step N.
+ * "step N" in the domain "msprof.step" (mstxStep, the top of a loop)
+ * starts step N on its thread's process and ends that process's previous
+ * mstxStep step; one in "msprof.step.end" (mstxStepEnd, the bottom) ends
+ * step N, which began at the process's step under way (an mstxStep's),
+ * else where its previous step mark was, else at its first annotation of
+ * another domain, else where its recording began (AGENT_PROCESS.startNs).
+ * The last mstxStep step of a process, when no end mark closes it, ends
+ * where its last recorded annotation ends (never before its own start).
+ * Steps are per process: ranks each have their own step N.
  *
  * step_trace rows are msprof's for host-only data in step mode: the FP/BP,
  * refresh and data-augmentation columns are N/A (they come from the
@@ -35,6 +39,7 @@ struct pending {
 	bool open;
 	int64_t step, start;
 	uint64_t gtid;
+	int64_t boundary;    /* the process's last step mark, 0 none */
 };
 
 static int insert(struct exp *e, sqlite3_stmt *ins, int64_t step, int64_t start, int64_t end, uint64_t gtid)
@@ -58,9 +63,20 @@ static int64_t last_end(sqlite3_stmt *q, uint64_t pid)
 
 struct step_walk {
 	struct exp *e;
-	sqlite3_stmt *ins, *q;
+	sqlite3_stmt *ins, *q, *first;
 	struct pending p;
 };
+
+/* Where the first step of pid that an end mark at t closes began: its
+ * first annotation of another domain, else the first record of its agent;
+ * never after t. */
+static int64_t first_start(sqlite3_stmt *q, uint64_t pid, int64_t t)
+{
+	int64_t v = 0;
+	sqlite3_bind_int64(q, 1, (int64_t)pid);
+	(void)db_stmt_each_rc(q, db_row_i64, &v, NULL);
+	return v > 0 && v < t ? v : t;
+}
 
 static int step_row(sqlite3_stmt *st, void *ctx)
 {
@@ -73,9 +89,10 @@ static int step_row(sqlite3_stmt *st, void *ctx)
 	if (!msg || !step_parse(msg, (size_t)sqlite3_column_bytes(st, 4), &step))
 		return 0;
 	int r = 0;
-	if (p->open && p->gtid >> 32 != gtid >> 32) {
-		r = insert(w->e, w->ins, p->step, p->start, last_end(w->q, p->gtid >> 32), p->gtid);
-		p->open = false;
+	if (p->gtid >> 32 != gtid >> 32) {
+		if (p->open)
+			r = insert(w->e, w->ins, p->step, p->start, last_end(w->q, p->gtid >> 32), p->gtid);
+		*p = (struct pending){ .gtid = gtid };
 	}
 	if (r < 0)
 		return r;
@@ -84,7 +101,11 @@ static int step_row(sqlite3_stmt *st, void *ctx)
 	} else if (dom && streq(dom, STEP_DOMAIN)) {
 		if (p->open)
 			r = insert(w->e, w->ins, p->step, p->start, start, p->gtid);
-		*p = (struct pending){ true, (int64_t)step, start, gtid };
+		*p = (struct pending){ true, (int64_t)step, start, gtid, start };
+	} else if (dom && streq(dom, STEP_END_DOMAIN)) {
+		int64_t from = p->open ? p->start : p->boundary ? p->boundary : first_start(w->first, gtid >> 32, start);
+		r = insert(w->e, w->ins, (int64_t)step, from, start, gtid);
+		*p = (struct pending){ false, 0, 0, gtid, start };
 	}
 	return r;
 }
@@ -103,6 +124,11 @@ static int exp_build_steps(struct exp *e)
 	int r = exp_prepare(e, "INSERT INTO STEP (stepId, startNs, endNs, pid, tid) VALUES (?, ?, ?, ?, ?)", &w.ins);
 	if (r == 0)
 		r = exp_prepare(e, "SELECT max(endNs) FROM MSTX_EVENTS WHERE globalTid >> 32 = ?", &w.q);
+	if (r == 0)
+		r = exp_prepare(e, "SELECT COALESCE((SELECT min(m.startNs) FROM MSTX_EVENTS m JOIN STRING_IDS d "
+				   "ON d.id = m.domainId WHERE m.globalTid >> 32 = ?1 AND d.value NOT IN ('" STEP_DOMAIN
+				   "', '" STEP_END_DOMAIN "')), (SELECT min(startNs) FROM AGENT_PROCESS WHERE pid = ?1))",
+				&w.first);
 	const struct exp_mstx_step_row *v;
 	size_t n;
 	if (r == 0 && exp_mstx_step_rows(e, &v, &n) > 0) {
@@ -123,6 +149,7 @@ static int exp_build_steps(struct exp *e)
 		r = insert(e, w.ins, w.p.step, w.p.start, last_end(w.q, w.p.gtid >> 32), w.p.gtid);
 	sqlite3_finalize(w.ins);
 	sqlite3_finalize(w.q);
+	sqlite3_finalize(w.first);
 	return r < 0 ? r : 0;
 }
 

@@ -7,8 +7,8 @@
  *
  * Step range A-B: the step markers themselves (collectors/steps.h) decide.
  * The process's current step is the last step started by a "step N" range
- * or push, or by mstxStep; ending that range (or popping that push) leaves
- * it outside any step.  Step markers are always recorded, so that STEP and
+ * or push, or by mstxStep, or the one after the step mstxStepEnd ended;
+ * ending that range (or popping that push) leaves it outside any step.  Step markers are always recorded, so that STEP and
  * step_trace show every step's timing; every other annotation is recorded
  * only while the current step is in [A, B).  The current step is one per
  * process (threads annotating inside a step belong to it), kept with
@@ -26,20 +26,24 @@ static int64_t g_lo, g_hi;             /* [A, B), set while idle */
 static _Atomic int64_t g_cur = -1;     /* current step, -1 outside */
 static _Atomic uint64_t g_cur_range;   /* the start/end range that opened it, 0 none */
 static _Atomic uint64_t g_cur_push;    /* (slot+1) << 40 | domain << 8 | level+1 of its push, 0 none */
-/* Domain ids named STEP_DOMAIN, as core.c names them (agent_gate_domain_named):
- * a bit here rather than a look into core.c's table, which is above us. */
-static _Atomic uint64_t g_step_domains[AGENT_MAX_DOMAINS / 64];
+/* Domain ids named STEP_DOMAIN and STEP_END_DOMAIN, as core.c names them
+ * (agent_gate_domain_named): bits here rather than a look into core.c's
+ * table, which is above us. */
+static _Atomic uint64_t g_step_domains[AGENT_MAX_DOMAINS / 64], g_step_end_domains[AGENT_MAX_DOMAINS / 64];
 
 void agent_gate_domain_named(uint32_t id, const char *name)
 {
-	if (id < AGENT_MAX_DOMAINS && name && strcmp(name, STEP_DOMAIN) == 0)
+	if (id >= AGENT_MAX_DOMAINS || !name)
+		return;
+	if (strcmp(name, STEP_DOMAIN) == 0)
 		atomic_fetch_or_explicit(&g_step_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
+	else if (strcmp(name, STEP_END_DOMAIN) == 0)
+		atomic_fetch_or_explicit(&g_step_end_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
 }
 
-static bool step_domain(uint32_t id)
+static bool in_bits(_Atomic uint64_t *bits, uint32_t id)
 {
-	return id < AGENT_MAX_DOMAINS &&
-	       atomic_load_explicit(&g_step_domains[id / 64], memory_order_relaxed) >> (id % 64) & 1;
+	return id < AGENT_MAX_DOMAINS && atomic_load_explicit(&bits[id / 64], memory_order_relaxed) >> (id % 64) & 1;
 }
 
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi)
@@ -93,8 +97,12 @@ bool agent_gate_mark(uint32_t domain, const char *msg, long len)
 	if (!atomic_load_explicit(&g_gate_on, memory_order_relaxed))
 		return true;
 	uint64_t step;
-	if (step_of(msg, len, &step) && step_domain(domain)) {
-		atomic_store_explicit(&g_cur, (int64_t)step, memory_order_relaxed);
+	bool ends = false;
+	if (step_of(msg, len, &step) &&
+	    (in_bits(g_step_domains, domain) || (ends = in_bits(g_step_end_domains, domain)))) {
+		/* step N ends: the process is in step N + 1 (INT64_MAX: past any range) */
+		int64_t cur = ends ? (step < (uint64_t)INT64_MAX ? (int64_t)step + 1 : INT64_MAX) : (int64_t)step;
+		atomic_store_explicit(&g_cur, cur, memory_order_relaxed);
 		atomic_store_explicit(&g_cur_range, 0, memory_order_relaxed);
 		atomic_store_explicit(&g_cur_push, 0, memory_order_relaxed);
 		return true;

@@ -217,24 +217,36 @@ EXPORT void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id)
 		f(domain, id);
 }
 
-/* Through the ordinary slots, so it needs nothing new from the tool; the
- * domain is created once (a race creates it twice: same handle). */
-EXPORT void mstxStep(uint64_t step)
+/* A mark "step N" in one of the reserved step domains, through the
+ * ordinary slots, so it needs nothing new from the tool; the domain is
+ * created once (a race creates it twice: same handle). */
+static void step_mark(_Atomic(mstxDomainHandle_t) *dom, const char *name, uint64_t step)
 {
-	static _Atomic(mstxDomainHandle_t) dom;
 	mstxDomainMarkAFunc f = SLOT(domain_mark);
 	if (!f)
 		return;
-	mstxDomainHandle_t d = atomic_load_explicit(&dom, memory_order_acquire);
+	mstxDomainHandle_t d = atomic_load_explicit(dom, memory_order_acquire);
 	if (!d) {
-		d = mstxDomainCreateA(MSTX_STEP_DOMAIN);
+		d = mstxDomainCreateA(name);
 		if (!d)
 			return;
-		atomic_store_explicit(&dom, d, memory_order_release);
+		atomic_store_explicit(dom, d, memory_order_release);
 	}
 	char msg[32];
 	snprintf(msg, sizeof msg, "step %" PRIu64, step);
 	f(d, msg, NULL);
+}
+
+EXPORT void mstxStep(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	step_mark(&dom, MSTX_STEP_DOMAIN, step);
+}
+
+EXPORT void mstxStepEnd(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	step_mark(&dom, MSTX_STEP_END_DOMAIN, step);
 }
 
 EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)

@@ -189,21 +189,33 @@ AGENT_EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)
 	agent_name_thread(tid, name, strnlen(name, RAW_AGENT_MAX_STR));
 }
 
-/* msprof extension (ms_tools_ext.h): a mark "step N" in the reserved domain
- * MSTX_STEP_DOMAIN.  The domain is created on the first call; idle calls
- * cost the usual load and compare. */
-AGENT_EXPORT void mstxStep(uint64_t step)
+/* msprof extensions (ms_tools_ext.h): a mark "step N" in the reserved
+ * domain MSTX_STEP_DOMAIN (mstxStep) or MSTX_STEP_END_DOMAIN (mstxStepEnd).
+ * The domain is created on the first call; idle calls cost the usual load
+ * and compare. */
+static void step_mark(_Atomic(mstxDomainHandle_t) *dom, const char *name, uint64_t step)
 {
-	static _Atomic(mstxDomainHandle_t) dom;
 	if (agent_idle_annotation())
 		return;
-	mstxDomainHandle_t d = atomic_load_explicit(&dom, memory_order_acquire);
+	mstxDomainHandle_t d = atomic_load_explicit(dom, memory_order_acquire);
 	if (!d) {
-		if (!(d = agent_domain_create(MSTX_STEP_DOMAIN)))
+		if (!(d = agent_domain_create(name)))
 			return;
-		atomic_store_explicit(&dom, d, memory_order_release);
+		atomic_store_explicit(dom, d, memory_order_release);
 	}
 	char msg[32];
 	snprintf(msg, sizeof msg, "step %" PRIu64, step);
 	domain_mark(d, msg, NULL);
+}
+
+AGENT_EXPORT void mstxStep(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	step_mark(&dom, MSTX_STEP_DOMAIN, step);
+}
+
+AGENT_EXPORT void mstxStepEnd(uint64_t step)
+{
+	static _Atomic(mstxDomainHandle_t) dom;
+	step_mark(&dom, MSTX_STEP_END_DOMAIN, step);
 }

@@ -129,6 +129,14 @@ void mstxGetToolId(uint64_t *id);
 #define MSTX_STEP_DOMAIN "msprof.step"
 void mstxStep(uint64_t step);
 
+/* msprof extension: step `step` ends now, and the next one begins (call it
+ * at the bottom of a loop; mstxStep at the top).  The step began where the
+ * process's previous step ended, the first at the process's first
+ * annotation.  A mark "step <step>" in the reserved domain
+ * "msprof.step.end" (MSTX_STEP_END_DOMAIN). */
+#define MSTX_STEP_END_DOMAIN "msprof.step.end"
+void mstxStepEnd(uint64_t step);
+
 /* msprof extension: thread `tid` (its kernel id, gettid) of this process is
  * called `name` in the profile, as nvtxNameOsThreadA names it; a name longer
  * than the thread's comm is kept whole.  A no-op under a tool without it. */
@@ -155,6 +163,7 @@ static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t d, const char
 static inline void mstxDomainRangeEnd(mstxDomainHandle_t d, mstxRangeId id) { (void)d, (void)id; }
 static inline void mstxGetToolId(uint64_t *id) { if (id) *id = MSTX_TOOL_INVALID_ID; }
 static inline void mstxStep(uint64_t step) { (void)step; }
+static inline void mstxStepEnd(uint64_t step) { (void)step; }
 static inline void mstxNameOsThreadA(uint32_t tid, const char *name) { (void)tid, (void)name; }
 static inline mstxMemHeapHandle_t mstxMemHeapRegister(mstxDomainHandle_t d, mstxMemHeapDesc_t const *x)
 {

@@ -14,10 +14,15 @@ costing one call into C that returns at once when it does not::
     io = mstx.Domain("io")
     io.mark("checkpoint written")
     for n in range(epochs):
-        mstx.step(n)            # step n starts now, step n-1 ends
+        mstx.step(n)            # at the top: step n starts now, step n-1 ends
+        ...
+    for n in range(epochs):
+        ...
+        mstx.step_end(n)        # or at the bottom: step n ends now
 
 Events go where the C API's go (MSTX_EVENTS, msprof_tx, the timeline's
-msprof_tx layer); ``mstx.step`` is ``mstxStep`` (the STEP table).  A range
+msprof_tx layer); ``mstx.step`` is ``mstxStep`` and ``mstx.step_end``
+``mstxStepEnd`` (the STEP table).  A range
 object used as a context manager belongs to one thread at a time; as a
 decorator it is safe from any thread.  ``mstx.torch`` switches on ranges
 for every PyTorch module call and step N for every training iteration N.
@@ -50,7 +55,7 @@ _self_enable()
 
 from mstx import _mstx  # noqa: E402 (after the agent is named)
 
-__all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "enabled"]
+__all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "step_end", "enabled"]
 
 
 def enabled():
@@ -151,13 +156,25 @@ class Domain:
         return "mstx.Domain(%r)" % self.name
 
 
-_next_step = [0]
+_steps = {"current": None, "next": 0}
 
 
 def step(n=None):
-    """Step n starts now and this process's previous step ends (mstxStep);
-    without n, the step after the last one given (from 0)."""
+    """At the top of a loop: step n starts now and this process's previous
+    step ends (mstxStep); without n, the step after the last one given
+    (from 0)."""
     if n is None:
-        n = _next_step[0]
-    _next_step[0] = n + 1
+        n = _steps["next"]
+    _steps["current"], _steps["next"] = n, n + 1
     _mstx.step(n)
+
+
+def step_end(n=None):
+    """At the bottom of a loop: step n ends now (mstxStepEnd); it began
+    where this process's previous step ended, the first at the process's
+    first annotation.  Without n, the step under way (the last step(n)
+    started), else the one after the last ended (from 0)."""
+    if n is None:
+        n = _steps["current"] if _steps["current"] is not None else _steps["next"]
+    _steps["current"], _steps["next"] = None, n + 1
+    _mstx.step_end(n)

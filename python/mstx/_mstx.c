@@ -145,6 +145,19 @@ static PyObject *py_step(PyObject *self, PyObject *const *args, Py_ssize_t n)
 	Py_RETURN_NONE;
 }
 
+/* step_end(n) */
+static PyObject *py_step_end(PyObject *self, PyObject *const *args, Py_ssize_t n)
+{
+	if (!nargs_ok("step_end", n, 1, 1))
+		return NULL;
+	unsigned long long s = PyLong_AsUnsignedLongLong(args[0]);
+	if (PyErr_Occurred())
+		return NULL;
+	if (g_on)
+		mstxStepEnd(s);
+	Py_RETURN_NONE;
+}
+
 /* name_thread(tid, name): mstxNameOsThreadA */
 static PyObject *py_name_thread(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
@@ -338,6 +351,7 @@ static PyMethodDef methods[] = {
 	{ "domain_create", (PyCFunction)(void (*)(void))py_domain_create, METH_FASTCALL,
 	  "domain_create(name) -> handle" },
 	{ "step", (PyCFunction)(void (*)(void))py_step, METH_FASTCALL, "step(n)" },
+	{ "step_end", (PyCFunction)(void (*)(void))py_step_end, METH_FASTCALL, "step_end(n)" },
 	{ "name_thread", (PyCFunction)(void (*)(void))py_name_thread, METH_FASTCALL, "name_thread(tid, name)" },
 	{ "tool_id", py_tool_id, METH_NOARGS, "tool_id() -> the id of the tool receiving the calls" },
 	{ "_set_wrap", py_set_wrap, METH_O, "the package's decorator maker: wrap(message, domain, func)" },

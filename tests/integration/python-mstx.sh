@@ -59,6 +59,63 @@ while read -r _ tid name; do
 done < <(grep '^thread ' "$T_WORK/run.out")
 t_eq "two named threads" "$(grep -c '^thread ' "$T_WORK/run.out")" 2
 
+# --- steps at the bottom of a loop, and at the top with the last ended -------------------
+# (tests/python/steps-job.py: the times each process read around its calls)
+mkdir -p "$T_WORK/steps"
+t_msprof --output="$T_WORK/steps" --msproftx=on "$MSTX_PYTHON" "$SRCDIR/tests/python/steps-job.py" 4 \
+	>"$T_WORK/steps.out" 2>&1
+t_eq "steps: exit 0" $? 0 || cat "$T_WORK/steps.out" >&2
+if P=$(t_prof_dir "$T_WORK/steps"); then
+	SDB=$(ls "$P"/msprof_*.db)
+	t_check "steps: the rows agree with the job's clock reads" python3 - "$SDB" "$T_WORK/steps.out" <<'PY'
+import sqlite3, sys
+db, out = sys.argv[1], sys.argv[2]
+reads = {}
+for line in open(out):
+    f = line.split()
+    if len(f) >= 3 and f[-1].isdigit():
+        reads[" ".join(f[:-2])] = (int(f[-2]), int(f[-1]))
+rows = sqlite3.connect(db).execute("SELECT pid, stepId, startNs, endNs FROM STEP ORDER BY pid, startNs").fetchall()
+by = {}
+for pid, step, s, e in rows:
+    by.setdefault(pid, []).append((step, s, e))
+bad = []
+def within(t, key):
+    lo, hi = reads[key]
+    return lo <= t <= hi
+if len(by) != 2:
+    bad.append("%d processes with steps, want 2" % len(by))
+for pid, steps in by.items():
+    top = "top 0" in reads and any(within(s, "top 0") for (n, s, e) in steps if n == 0)
+    if [n for (n, _, _) in steps] != [0, 1, 2, 3]:
+        bad.append("pid %d: steps %s, want 0..3 once each" % (pid, [n for (n, _, _) in steps]))
+        continue
+    for n, s, e in steps:
+        if top:
+            start_ok = within(s, "top %d" % n)
+            end_ok = within(e, "top %d" % (n + 1)) if n < 3 else within(e, "top-end 3")
+        else:
+            start_ok = within(s, "bottom %d" % (n - 1)) if n else within(s, "loop")
+            end_ok = within(e, "bottom %d" % n)
+        if not (start_ok and end_ok):
+            bad.append("pid %d (%s): step %d %d..%d" % (pid, "top" if top else "bottom", n, s, e))
+        if e - s < 20_000_000:
+            bad.append("pid %d: step %d shorter than its 20 ms of work" % (pid, n))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+fi
+mkdir -p "$T_WORK/gate"
+t_msprof --output="$T_WORK/gate" --msproftx=on --step-range=1-3 "$MSTX_PYTHON" \
+	"$SRCDIR/tests/python/steps-job.py" 4 >"$T_WORK/gate.out" 2>&1
+t_eq "--step-range: exit 0" $? 0 || cat "$T_WORK/gate.out" >&2
+if P=$(t_prof_dir "$T_WORK/gate"); then
+	GDB=$(ls "$P"/msprof_*.db)
+	t_eq "--step-range=1-3 with steps ended at the bottom (and the top): only steps 1 and 2's work, in each process" \
+		"$(t_sql "$GDB" "SELECT group_concat(v, ' ') FROM (SELECT s.value AS v FROM MSTX_EVENTS e JOIN STRING_IDS s
+			ON s.id = e.message WHERE s.value LIKE 'work %' ORDER BY 1)")" "work 1 work 1 work 2 work 2"
+fi
+
 # --- msprof's bootstrap keeps the job's own sitecustomize -----------------------------
 mkdir -p "$T_WORK/usersite"
 echo 'import os; open(os.environ["SITE_MARK"], "w").write("ran")' >"$T_WORK/usersite/sitecustomize.py"
