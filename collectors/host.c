@@ -1336,7 +1336,17 @@ static void probe_targets(struct host_sampler *s)
 	}
 }
 
-static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t)
+/* When an entry's counters were read, after the record's ts (raw.h: the
+ * entry's read offset), so that a rate is taken over the interval its
+ * counters span rather than the ticks' (a read delayed within one tick and
+ * not the next made a thread's or a process's rate overshoot). */
+static uint32_t read_offset(const struct rec *r)
+{
+	uint64_t now = mono_ns();
+	return now > r->ts ? (uint32_t)(now - r->ts > UINT32_MAX ? UINT32_MAX : now - r->ts) : 0;
+}
+
+static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t, uint32_t off)
 {
 	struct ent e = { .n = 0 };
 	ent_u32(&e, pid);
@@ -1345,7 +1355,7 @@ static void thread_entry(struct rec *r, uint32_t pid, const struct thr *t)
 	ent_u64(&e, t->last_st);
 	ent_u64(&e, t->last_run);
 	ent_u32(&e, (uint32_t)t->last_cpu);
-	ent_u32(&e, 0);
+	ent_u32(&e, off);
 	rec_put(r, &e);
 }
 
@@ -1371,17 +1381,19 @@ static void sample_thread_cpu(struct host_sampler *s)
 				all_read = false;
 				continue;
 			}
+			/* a thread that did not run: its counters hold now */
 			if (t->have_last && !p->ran) {
-				thread_entry(&r, p->pid, t);
+				thread_entry(&r, p->pid, t, read_offset(&r));
 				continue;
 			}
 			uint64_t ss[3] = { 0 };
 			s->st.tree_reads++;
 			ssize_t n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
+			uint32_t off = read_offset(&r);
 			unsigned nss = n > 0 ? parse_nums(sbuf, (size_t)n, ss, 3) : 0;
 			if (s->skip_idle && nss == 3 && t->have_last && asleep(t->last_state) &&
 			    ss[0] == t->last_run && ss[2] == t->last_pcount) {
-				thread_entry(&r, p->pid, t);
+				thread_entry(&r, p->pid, t, off);
 				continue;
 			}
 			moved = true;
@@ -1411,7 +1423,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 				t->named = true;
 				emit_thread_info(s, r.ts, p->pid, t);
 			}
-			thread_entry(&r, p->pid, t);
+			thread_entry(&r, p->pid, t, off);
 		}
 		/* what the io sampler and refresh_targets go by this tick */
 		if (s->skip_idle && p->ran && p->n_thr > 0 && all_read)
@@ -1477,7 +1489,8 @@ static void sample_proc_io(struct host_sampler *s)
 		struct proc *p = s->procs[i];
 		if (p->io_denied || p->skip)
 			continue;
-		/* only its own threads account I/O: none ran, none did any */
+		/* only its own threads account I/O: none ran, none did any
+		 * (the counters it repeats hold now) */
 		if (!slow_repeat(s, p, p->io_valid, p->io_ns, ts)) {
 			s->st.tree_reads++;
 			ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
@@ -1497,7 +1510,7 @@ static void sample_proc_io(struct host_sampler *s)
 		}
 		struct ent e = { .n = 0 };
 		ent_u32(&e, p->pid);
-		ent_u32(&e, 0);
+		ent_u32(&e, read_offset(&r));
 		for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
 			ent_u64(&e, p->io_last[k]);
 		ent_u64(&e, p->blkio);
@@ -1535,10 +1548,12 @@ typedef bool sys_line_fn(struct host_sampler *s, struct rec *r, unsigned line, c
 static void sample_sys_lines(struct host_sampler *s, int fd, struct raw_buf *b, enum raw_source src, uint16_t type,
 			     sys_line_fn *line)
 {
-	uint64_t ts = mono_ns();
+	/* the counters are those of the read: stamped with its midpoint */
+	uint64_t t0 = mono_ns();
 	ssize_t len = read_sysfile(s, fd);
 	if (len < 0)
 		return;
+	uint64_t ts = t0 + (mono_ns() - t0) / 2;
 	struct rec r;
 	rec_begin(&r, s, b, src, type, ts);
 	const char *p = s->sbuf, *end = s->sbuf + len;
@@ -1755,7 +1770,7 @@ static void sample_all_procs(struct host_sampler *s)
 	}
 
 	struct rec rc, rm;
-	rec_begin(&rc, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_PROC_CPU, ts);
+	rec_begin(&rc, s, &s->rb[0], RAW_SOURCE_USAGE_CPU, RAW_PROC_CPU_THREADS, ts);
 	rec_begin(&rm, s, &s->rb[1], RAW_SOURCE_USAGE_MEM, RAW_PROC_MEM_ALL, ts);
 	char buf[STAT_BUF];
 	for (size_t i = 0; i < s->n_u;) {
@@ -1776,9 +1791,11 @@ static void sample_all_procs(struct host_sampler *s)
 			u->ppid = st.ppid;
 			rec_entry(&rc);
 			raw_buf_u32(rc.b, u->pid);
-			raw_buf_u32(rc.b, 0);
+			raw_buf_u32(rc.b, read_offset(&rc));
 			raw_buf_u64(rc.b, st.utime);
 			raw_buf_u64(rc.b, st.stime);
+			raw_buf_u32(rc.b, st.num_threads);
+			raw_buf_u32(rc.b, 0);
 		}
 		if (mem) {
 			ssize_t n = read_file(u->statm_fd, s->proc_fd, u->pid, "statm", buf, sizeof(buf));

@@ -102,13 +102,17 @@ enum raw_source {
  * RAW_PROC_EXIT   ts, u32 pid.  Written when a sampled pid disappears.
  * RAW_THREAD_CPU  ts, n x {u32 pid, u32 tid, u64 utime_ticks, u64 stime_ticks,
  *                 u64 runtime_ns (schedstat field 1; 0 if unavailable),
- *                 i32 processor (stat field 39), u32 reserved}
+ *                 i32 processor (stat field 39), u32 read_ns}
  *                 one entry per live thread of every target process; a
  *                 thread that has not run since the last sample has its
  *                 last entry again (processor: the CPU it last ran on).
+ *                 read_ns (here, RAW_PROC_IO and RAW_PROC_CPU): when the
+ *                 entry's counters were read (or found unchanged), in ns
+ *                 after ts; a rate spans two entries' ts + read_ns (0 in
+ *                 older files: the record's ts).
  * RAW_PROC_MEM    ts, n x {u32 pid, u32 reserved, u64 size_pages,
  *                 u64 resident_pages, u64 shared_pages}   (/proc/PID/statm)
- * RAW_PROC_IO     ts, n x {u32 pid, u32 reserved, u64 rchar, u64 wchar,
+ * RAW_PROC_IO     ts, n x {u32 pid, u32 read_ns, u64 rchar, u64 wchar,
  *                 u64 read_bytes, u64 write_bytes, u64 cancelled_write_bytes,
  *                 u64 blkio_ticks (stat field 42, delayacct)}  (/proc/PID/io)
  * RAW_NET_DEV     ts, n x {char ifname[16], u64 rx_bytes, u64 rx_packets,
@@ -129,8 +133,13 @@ enum raw_source {
  *                 u64 sectors_written, u64 io_ticks_ms, u64 reserved}
  *                 the machine's whole disks (/proc/diskstats), in host_disk
  *                 before each RAW_PROC_IO sample.
- * RAW_PROC_CPU    ts, n x {u32 pid, u32 reserved, u64 utime_ticks,
- *                 u64 stime_ticks}   all processes (--host-sys-usage=cpu)
+ * RAW_PROC_CPU    ts, n x {u32 pid, u32 read_ns, u64 utime_ticks,
+ *                 u64 stime_ticks}   all processes (--host-sys-usage=cpu);
+ *                 files of this version write RAW_PROC_CPU_THREADS instead
+ * RAW_PROC_CPU_THREADS ts, n x {u32 pid, u32 read_ns, u64 utime_ticks,
+ *                 u64 stime_ticks, u32 num_threads (stat field 20),
+ *                 u32 reserved}: the same with the process's threads, the
+ *                 most CPU it can use at once
  * RAW_PROC_MEM_ALL ts, same entries as RAW_PROC_MEM, all processes
  * RAW_SAMPLER_TICKS ts, u64 taken, u64 missed: the sampler's ticks of the
  *                 timer that feeds this source (--host-sys-freq for the
@@ -166,6 +175,7 @@ enum raw_type {
 	RAW_SAMPLER_TICKS = 12,
 	RAW_THREAD_INFO = 13,
 	RAW_DISK_STATS = 14,
+	RAW_PROC_CPU_THREADS = 15,
 	/* Agent records (RAW_SOURCE_AGENT).  ts is CLOCK_MONOTONIC ns as
 	 * everywhere; strings are u32 length + bytes (no NUL), at most
 	 * RAW_AGENT_MAX_STR bytes (longer messages are cut and counted).

@@ -293,6 +293,7 @@ struct procs {
 	double *sum;
 	size_t aux_cap;
 	uint32_t page_size;
+	double cpu_max;              /* 100 x the host's CPUs (0: unknown) */
 };
 
 static int proc_of(struct procs *p, int64_t pid, struct exp_agg_proc **ret)
@@ -329,9 +330,14 @@ static void proc_sample_end(struct procs *p, size_t i)
 	struct exp_agg_proc *q = &p->a->procs[i];
 	if (p->last_ts[i] == INT64_MIN)
 		return;
-	if (!q->cpu_samples || p->sum[i] > q->cpu_peak)
-		q->cpu_peak = p->sum[i];
-	q->cpu_mean += p->sum[i];    /* a sum until the scan ends */
+	/* Each thread's share is of the time its own counters span (the
+	 * sampler stamps every read); threads read a little apart in one
+	 * sample can add up past what the CPUs can do together by that
+	 * misalignment: a process is at most every CPU busy. */
+	double v = p->cpu_max > 0 ? fmin(p->sum[i], p->cpu_max) : p->sum[i];
+	if (!q->cpu_samples || v > q->cpu_peak)
+		q->cpu_peak = v;
+	q->cpu_mean += v;            /* a sum until the scan ends */
 	q->cpu_samples++;
 }
 
@@ -383,7 +389,7 @@ static int cmp_proc(const void *a, const void *b)
 
 static int procs(struct exp *e, struct exp_agg *a)
 {
-	struct procs p = { .a = a, .page_size = e->page_size ? e->page_size : 4096 };
+	struct procs p = { .a = a, .page_size = e->page_size ? e->page_size : 4096, .cpu_max = 100.0 * e->cpu_nums };
 	int r = 0;
 	if (exp_table_has_rows(e, "TARGET_THREAD_CPU_USAGE"))
 		r = exp_each(e, "SELECT pid, timestampNs, usage FROM TARGET_THREAD_CPU_USAGE", NULL, thread_cpu_row, &p);

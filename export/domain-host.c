@@ -96,9 +96,14 @@ static const struct { const char *table, *types; } rb_tables[_RB_MAX] = {
 };
 
 /* Decoded sample entries kept between two samples. */
-struct thr { uint32_t pid, tid; uint64_t ticks, runtime_ns; int32_t cpu; };
-struct pio { uint32_t pid; uint64_t rd, wr, blk; };
-struct pcpu { uint32_t pid; uint64_t ticks; };
+/* read: when the entry's counters were read, ns after the sample's ts
+ * (raw.h read_ns; 0 in older files) */
+struct thr { uint32_t pid, tid; uint64_t ticks, runtime_ns; int32_t cpu; uint32_t read; };
+struct pio { uint32_t pid; uint32_t read; uint64_t rd, wr, blk; };
+/* threads: at most this many CPUs at once (0: not known, older files);
+ * carry: ticks counted in an interval beyond what the process could run
+ * in it, taken into the next (pcpu_interval) */
+struct pcpu { uint32_t pid; uint32_t read; uint64_t ticks; uint32_t threads; double carry; };
 struct ndev { char name[16]; uint64_t rx, tx; };
 struct dstat { char name[32]; uint64_t rd, wr, busy_ms; };
 
@@ -397,6 +402,18 @@ static double born_share(const struct parse *p, const struct series *s, uint32_t
 	return (cur - prev) / (cur - born);
 }
 
+/* The ns an entry's counters span since the previous sample's entry of
+ * the same thing: from its read to this one's (the sampler stamps each),
+ * not the samples' interval, which a read delayed in one sample and not in
+ * the other would make wrong (a thread above 100 %, a process writing
+ * faster than it wrote).  The samples' interval where the reads say
+ * nothing better (older files, a first entry). */
+static double entry_ns(const struct series *s, uint32_t prev_read, uint32_t cur_read)
+{
+	double dt = (double)(s->cur_ts + cur_read) - (double)(s->prev_ts + prev_read);
+	return dt > 0 ? dt : (double)(s->cur_ts - s->prev_ts);
+}
+
 /* After a sample is taken in: its pids are no longer new to the series. */
 static void mark_seen(struct parse *p, const void *entries, size_t n, size_t esize, uint8_t series)
 {
@@ -515,9 +532,10 @@ static int cpu_interval(struct parse *p)
 			continue; /* another rank's (its own PROF dir has it) */
 		while (i < s->nprev && cmp_thr(&a[i], n) < 0)
 			i++;
-		double busy;
+		double busy, span = dt;
 		if (i < s->nprev && cmp_thr(&a[i], n) == 0) {
 			o = &a[i++];
+			span = entry_ns(s, o->read, n->read);
 			if (o->runtime_ns && n->runtime_ns && n->runtime_ns >= o->runtime_ns)
 				busy = (double)(n->runtime_ns - o->runtime_ns);
 			else if (n->ticks >= o->ticks)
@@ -529,7 +547,9 @@ static int cpu_interval(struct parse *p)
 			       born_share(p, s, n->pid);
 		else
 			continue; /* first seen now: nothing to compare with */
-		busy = fmin(busy, dt);
+		/* its share of the time its counters span, as busy time of
+		 * the samples' interval: at most all of it */
+		busy = fmin(busy / span, 1.0) * dt;
 		total += busy;
 
 		const union exp_value v[] = { { .i = start }, { .i = n->pid }, { .i = n->tid }, { .i = n->cpu },
@@ -562,9 +582,11 @@ static int cpu_interval(struct parse *p)
 		if ((r = step(p, ST_CPU_USAGE)) < 0)
 			return r;
 	}
+	/* at most every CPU busy: threads read a little apart can add up
+	 * past it by that misalignment (aggregate.c bounds a process so) */
 	sqlite3_stmt *st = p->st[ST_CPU_AVG];
 	sqlite3_bind_int64(st, 1, start);
-	sqlite3_bind_double(st, 2, exp_round(total * 100.0 / (dt * p->e->cpu_nums), 6));
+	sqlite3_bind_double(st, 2, exp_round(fmin(total * 100.0 / (dt * p->e->cpu_nums), 100.0), 6));
 	return step(p, ST_CPU_AVG);
 }
 
@@ -583,7 +605,7 @@ static int on_thread_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
 		t[i].ticks = ut + stt;
 		t[i].runtime_ns = raw_cur_u64(c);
 		t[i].cpu = (int32_t)raw_cur_u32(c);
-		(void)raw_cur_u32(c);
+		t[i].read = raw_cur_u32(c);
 	}
 	return series_took(&p->thr, c, n);
 }
@@ -723,6 +745,7 @@ static int io_interval(struct parse *p)
 			continue;
 		if (n->rd < o->rd || n->wr < o->wr || n->blk < o->blk)
 			continue; /* pid reused */
+		double span_s = o == &zero ? dt_s : entry_ns(s, o->read, n->read) / 1e9;
 		uint64_t drd = n->rd - o->rd, dwr = n->wr - o->wr;
 		double blk_ticks = (double)(n->blk - o->blk);
 		double share = o == &zero ? born_share(p, s, n->pid) : 1;
@@ -732,8 +755,9 @@ static int io_interval(struct parse *p)
 			blk_ticks *= share;
 		}
 		reaped_take(p, n->pid, s->cur_ts, &drd, &dwr);
-		double prd = (double)drd / dt_s, pwr = (double)dwr / dt_s;
-		double pblk = blk_ticks / clk_tck(p);
+		double prd = (double)drd / span_s, pwr = (double)dwr / span_s;
+		/* blocked time as a share of the span, in seconds of the interval */
+		double pblk = fmin(blk_ticks / clk_tck(p) / span_s, 1.0) * dt_s;
 		rd += prd;
 		wr += pwr;
 		blk += pblk;
@@ -767,7 +791,7 @@ static int on_proc_io(struct parse *p, struct raw_cur *c, uint64_t ts)
 	struct pio *v = at;
 	for (uint32_t i = 0; i < n; i++) {
 		v[i].pid = raw_cur_u32(c);
-		(void)raw_cur_u32(c);
+		v[i].read = raw_cur_u32(c);
 		(void)raw_cur_u64(c); /* rchar */
 		(void)raw_cur_u64(c); /* wchar */
 		v[i].rd = raw_cur_u64(c);
@@ -924,18 +948,25 @@ static int on_net_dev(struct parse *p, struct raw_cur *c, uint64_t ts)
 	return series_took(&p->net, c, n);
 }
 
-/* --- all processes' CPU (RAW_PROC_CPU, --host-sys-usage=cpu) --------------------
+/* --- all processes' CPU (RAW_PROC_CPU[_THREADS], --host-sys-usage=cpu) ----------
  * Per process and interval: utime+stime ticks over the ticks all online
  * CPUs had (msprof: process jiffies / the "cpu" line's jiffies), so 100
- * means every CPU busy. */
+ * means every CPU busy.  The kernel counts CPU time a whole tick at a
+ * time: read 50 times a second, a process that runs a thread of 100 Hz
+ * ticks gets 1, 2 or 3 of them per interval, and 3 would read as more
+ * than its one thread can run.  The ticks beyond what its threads (at
+ * most the CPUs) could run in the time its counters span are carried into
+ * its next interval: each figure within reach, their sum the ticks. */
 static int pcpu_interval(struct parse *p)
 {
 	struct series *s = &p->pcpu;
 	double avail = (double)(s->cur_ts - s->prev_ts) / 1e9 * clk_tck(p) * p->e->cpu_nums;
 	int64_t start = raw_unix_ns(p->h, s->prev_ts);
-	const struct pcpu *a = s->prev, *b = s->cur;
+	const struct pcpu *a = s->prev;
+	struct pcpu *b = s->cur;
 	for (size_t i = 0, j = 0; j < s->ncur; j++) {
-		const struct pcpu *n = &b[j], *o;
+		struct pcpu *n = &b[j];
+		const struct pcpu *o;
 		const struct pcpu zero = { .pid = n->pid };
 		while (i < s->nprev && a[i].pid < n->pid)
 			i++;
@@ -947,9 +978,14 @@ static int pcpu_interval(struct parse *p)
 			continue;
 		if (n->ticks < o->ticks)
 			continue;
-		double ticks = (double)(n->ticks - o->ticks) * (o == &zero ? born_share(p, s, n->pid) : 1);
+		double ticks = (double)(n->ticks - o->ticks) * (o == &zero ? born_share(p, s, n->pid) : 1) + o->carry;
+		double span = o == &zero ? avail / p->e->cpu_nums : entry_ns(s, o->read, n->read) / 1e9 * clk_tck(p);
+		uint32_t threads = n->threads > o->threads ? n->threads : o->threads;
+		double most = span * (threads && threads < p->e->cpu_nums ? threads : p->e->cpu_nums);
+		n->carry = ticks > most ? ticks - most : 0;
+		ticks -= n->carry;
 		const union exp_value v[] = { { .i = start }, { .i = n->pid },
-					      { .d = exp_round(fmin(ticks * 100.0 / avail, 100.0), 6) } };
+					      { .d = exp_round(fmin(ticks * 100.0 / (span * p->e->cpu_nums), 100.0), 6) } };
 		int r = exp_batch_put(&p->rb[RB_PROC_CPU], v);
 		if (r < 0)
 			return r;
@@ -957,19 +993,24 @@ static int pcpu_interval(struct parse *p)
 	return 0;
 }
 
-static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts)
+/* RAW_PROC_CPU (threads: 0, not known) or RAW_PROC_CPU_THREADS */
+static int on_proc_cpu(struct parse *p, struct raw_cur *c, uint64_t ts, bool threads)
 {
 	uint32_t n;
 	void *at;
-	int r = series_part(p, &p->pcpu, c, ts, 24, &n, &at);
+	int r = series_part(p, &p->pcpu, c, ts, threads ? 32 : 24, &n, &at);
 	if (r != 0)
 		return r;
 	struct pcpu *v = at;
 	for (uint32_t i = 0; i < n; i++) {
-		v[i].pid = raw_cur_u32(c);
-		(void)raw_cur_u32(c);
+		v[i] = (struct pcpu){ .pid = raw_cur_u32(c) };
+		v[i].read = raw_cur_u32(c);
 		uint64_t ut = raw_cur_u64(c), stt = raw_cur_u64(c);
 		v[i].ticks = ut + stt;
+		if (threads) {
+			v[i].threads = raw_cur_u32(c);
+			(void)raw_cur_u32(c);
+		}
 	}
 	return series_took(&p->pcpu, c, n);
 }
@@ -1189,7 +1230,8 @@ static int on_record(struct parse *p, const struct raw_record *rec)
 	case RAW_NET_DEV: return on_net_dev(p, &c, ts);
 	case RAW_SYS_CPU: return on_sys_cpu(p, &c, ts);
 	case RAW_SYS_MEM: return on_sys_mem(p, &c, ts);
-	case RAW_PROC_CPU: return on_proc_cpu(p, &c, ts);
+	case RAW_PROC_CPU: return on_proc_cpu(p, &c, ts, false);
+	case RAW_PROC_CPU_THREADS: return on_proc_cpu(p, &c, ts, true);
 	case RAW_PROC_MEM_ALL: return on_proc_mem(p, &c, ts, true);
 	case RAW_SAMPLER_TICKS: return on_ticks(p, &c);
 	case RAW_THREAD_INFO: return on_thread_info(p, &c, ts);

@@ -411,13 +411,13 @@ static void check_timeline(const char *out)
 	M("process_name", fp1, 0, "\"name\":\"app\"");
 	M("process_labels", fp1, 0, "\"labels\":\"CPU\"");
 	M("process_sort_index", fp1, 0, "\"sort_index\":6");
-	M("thread_name", fp1, T1, "\"name\":\"Thread 5000\"");
+	M("thread_name", fp1, T1, "\"name\":\"app (5000)\"");
 	M("thread_sort_index", fp1, T1, "\"sort_index\":5000");
-	M("thread_name", fp1, lane1, "\"name\":\"Thread 5000 (overlapping ranges 1)\"");
+	M("thread_name", fp1, lane1, "\"name\":\"app (5000) (overlapping ranges 1)\"");
 	M("thread_sort_index", fp1, lane1, "\"sort_index\":5000");
-	M("thread_name", fp1, lane2, "\"name\":\"Thread 5000 (overlapping ranges 2)\"");
+	M("thread_name", fp1, lane2, "\"name\":\"app (5000) (overlapping ranges 2)\"");
 	M("thread_sort_index", fp1, lane2, "\"sort_index\":5000");
-	M("thread_name", fp1, T2, "\"name\":\"Thread 5001\"");
+	M("thread_name", fp1, T2, "\"name\":\"worker (5001)\"");
 	M("thread_sort_index", fp1, T2, "\"sort_index\":5001");
 	M("process_name", fp2, 0, "\"name\":\"child\"");
 	M("process_labels", fp2, 0, "\"labels\":\"CPU\"");

@@ -426,7 +426,8 @@ static void write_usage_mem(const char *data)
 	writer_close(w, &b);
 }
 
-static char *make_prof(const char *parent, const char *name, bool end_info, const char *sample)
+/* A PROF dir's host/ files, and host/data made for the caller's raw files. */
+static char *make_prof_dirs(const char *parent, const char *name, bool end_info, const char *sample)
 {
 	char *prof = xpath_join(parent, name);
 	_cleanup_free_ char *host = xpath_join(prof, "host");
@@ -455,6 +456,13 @@ static char *make_prof(const char *parent, const char *name, bool end_info, cons
 			      "\"clockMonotonicRaw\":\"1001200000000\"}");
 		free(p);
 	}
+	return prof;
+}
+
+static char *make_prof(const char *parent, const char *name, bool end_info, const char *sample)
+{
+	char *prof = make_prof_dirs(parent, name, end_info, sample);
+	_cleanup_free_ char *data = xpath_join(prof, "host/data");
 	write_host_cpu(data);
 	write_host_mem(data);
 	write_host_disk(data);
@@ -1196,6 +1204,61 @@ static char *cpu_csv(const char *out)
 	return path ? read_all(path) : NULL;
 }
 
+/* Rates over the time the counters span.  A thread 50 % busy all along,
+ * its reads 60 ms late in every other sample: the intervals its counters
+ * span are 40 and 160 ms, and each is 50 %, not 20 and 80 % of the
+ * samples' 100 ms.  A one-thread process whose ticks come in lumps (12, 8,
+ * 12, ... per 100 ms of 10 ticks) never reads above its one CPU (50 % of
+ * the host's two): the tick beyond it is carried into the next interval. */
+static void test_read_offsets(const char *tmp)
+{
+	_cleanup_free_ char *prof = make_prof_dirs(tmp, "PROF_000009_20231114221320100_00004242ABCDEFGH", true,
+						   "{\"host_sys\":\"cpu\",\"host_sys_freq\":10,"
+						   "\"host_sys_usage\":\"cpu\",\"host_sys_usage_freq\":10}");
+	_cleanup_free_ char *data = xpath_join(prof, "host/data");
+	struct raw_writer *w = writer(data, RAW_SOURCE_HOST_CPU, 0);
+	struct raw_buf b = { 0 };
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		uint32_t off = k % 2 ? 0 : 60 * NSEC_PER_MSEC;
+		sample_begin(&b, k);
+		raw_buf_u32(&b, 1);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, APP);
+		raw_buf_u64(&b, 0);
+		raw_buf_u64(&b, 0);
+		raw_buf_u64(&b, NSEC_PER_SEC + (k * STEP + off) / 2); /* runtime: half of the time */
+		raw_buf_u32(&b, 0);
+		raw_buf_u32(&b, off);
+		emit(w, RAW_THREAD_CPU, &b);
+	}
+	writer_close(w, &b);
+	w = writer(data, RAW_SOURCE_USAGE_CPU, 0);
+	proc_info(w, &b, APP, APP_NAME, true);
+	for (unsigned k = 0; k < N; k++) {
+		sample_begin(&b, k);
+		raw_buf_u32(&b, 1);
+		raw_buf_u32(&b, APP);
+		raw_buf_u32(&b, 0);
+		raw_buf_u64(&b, 10 * k + (k % 2) * 2); /* 0, 12, 20, 32, ...: 12 and 8 a step */
+		raw_buf_u64(&b, 0);
+		raw_buf_u32(&b, 1);
+		raw_buf_u32(&b, 0);
+		emit(w, RAW_PROC_CPU_THREADS, &b);
+	}
+	writer_close(w, &b);
+	struct export_report rep;
+	struct export_options opt = { .type = EXPORT_DB };
+	CHECK(export_prof_dir(prof, &opt, &rep) == 0);
+	_cleanup_free_ char *db = find_file(prof, "msprof_", ".db");
+	CHECK(sql_num_at(db, "SELECT COUNT(*) FROM TARGET_THREAD_CPU_USAGE") == N - 1);
+	CHECK(sql_num_at(db, "SELECT MIN(usage) FROM TARGET_THREAD_CPU_USAGE") > 49.999);
+	CHECK(sql_num_at(db, "SELECT MAX(usage) FROM TARGET_THREAD_CPU_USAGE") < 50.001);
+	CHECK(sql_num_at(db, "SELECT COUNT(*) FROM PROCESS_CPU_USAGE WHERE pid = 4242") == N - 1);
+	CHECK(sql_num_at(db, "SELECT MIN(usage) FROM PROCESS_CPU_USAGE WHERE pid = 4242") > 49.999);
+	CHECK(sql_num_at(db, "SELECT MAX(usage) FROM PROCESS_CPU_USAGE WHERE pid = 4242") < 50.001);
+}
+
 /* A database of another layout (user_version) is rebuilt from the raw
  * files, and its outputs are those of a fresh export; without raw files
  * it is kept and exported as it is. */
@@ -1521,6 +1584,7 @@ int main(void)
 	test_damage(tmp);
 	test_db_only(tmp);
 	test_asked(tmp);
+	test_read_offsets(tmp);
 	test_missing(tmp);
 	test_layout(tmp);
 	if (failures) {

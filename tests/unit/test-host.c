@@ -160,7 +160,7 @@ static void pid_view_cb(struct rec_view *v, void *ud)
 			uint32_t pid = raw_cur_u32(c), tid = raw_cur_u32(c);
 			uint64_t ut = raw_cur_u64(c), st = raw_cur_u64(c), run = raw_cur_u64(c);
 			int32_t cpu = (int32_t)raw_cur_u32(c);
-			CHECK(raw_cur_u32(c) == 0);
+			CHECK(raw_cur_u32(c) < 1000000000); /* read_ns: within the tick */
 			CHECK(cpu >= 0 && cpu < 4096);
 			if (pid != pv->pid)
 				continue;
@@ -202,7 +202,7 @@ static void pid_view_cb(struct rec_view *v, void *ud)
 		uint32_t n = raw_cur_u32(c);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t pid = raw_cur_u32(c);
-			CHECK(raw_cur_u32(c) == 0);
+			CHECK(raw_cur_u32(c) < 1000000000); /* read_ns */
 			uint64_t rchar = raw_cur_u64(c), wchar = raw_cur_u64(c);
 			uint64_t rb = raw_cur_u64(c), wb = raw_cur_u64(c), cwb = raw_cur_u64(c), blk = raw_cur_u64(c);
 			(void)rchar, (void)rb, (void)cwb, (void)blk;
@@ -218,12 +218,14 @@ static void pid_view_cb(struct rec_view *v, void *ud)
 		CHECK(c->err == 0 && c->left == 0);
 		break;
 	}
-	case RAW_PROC_CPU: {
+	case RAW_PROC_CPU_THREADS: {
 		uint32_t n = raw_cur_u32(c);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t pid = raw_cur_u32(c);
-			CHECK(raw_cur_u32(c) == 0);
+			CHECK(raw_cur_u32(c) < 1000000000); /* read_ns */
 			uint64_t ut = raw_cur_u64(c), st = raw_cur_u64(c);
+			CHECK(raw_cur_u32(c) >= 1); /* num_threads */
+			CHECK(raw_cur_u32(c) == 0);
 			if (pid == pv->pid) {
 				pv->last_proc_ticks = ut + st;
 				pv->proc_cpu_samples++;
