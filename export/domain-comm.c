@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sqlite3.h>
 
 #include "collectors/raw.h"
@@ -330,6 +331,8 @@ int exp_comm_parse_dict(const char *msg, struct exp_comm_dict *ret)
 			d.data_type = exp_comm_data_type(val);
 		else if (streq(key, "algType"))
 			set_str(d.algorithm, sizeof d.algorithm, val);
+		else if (streq(key, "backend"))
+			set_str(d.backend, sizeof d.backend, val);
 		else if (streq(key, "count") && num(val, &v))
 			d.count = v;
 		else if (streq(key, "streamId") && num(val, &v))
@@ -368,13 +371,14 @@ struct comm_op {
 	bool nccl;                 /* a kernel (alone, or giving a plugin op its times) */
 	bool plugin;               /* NCCL's profiler plugin reported it */
 	bool merged;               /* a kernel whose plugin op took it: not written */
+	bool nccl_range;           /* an mstx range of an operation on NCCL (mstx.torch's backend) */
 };
 
 struct comm_build {
 	struct exp *e;
 	struct comm_op *v;
 	size_t n, cap;
-	uint64_t not_dict, no_end, marks, matched;
+	uint64_t not_dict, no_end, marks, matched, nccl_ranges;
 };
 
 static struct comm_op *new_op(struct comm_build *b, const char *raw)
@@ -594,7 +598,47 @@ static int mstx_row(sqlite3_stmt *st, void *ctx)
 	snprintf(o->algorithm, sizeof o->algorithm, "%s", d.algorithm);
 	o->data_type = d.data_type;
 	o->count = d.count, o->stream = d.stream, o->src = d.src, o->dst = d.dst, o->rank_size = d.rank_size;
+	o->nccl_range = strcasecmp(d.backend, "nccl") == 0;
+	o->pid = (int64_t)((uint64_t)o->tid >> 32);
 	return 0;
+}
+
+/* An operation NCCL itself reported (its kernels through CUPTI, its
+ * profiler plugin) is the operation: the mstx range mstx.torch opened
+ * around the same call of a process whose NCCL operations were recorded
+ * would count it twice, and is left out (counted for the report).  Where
+ * NCCL reported nothing of the process (no device trace, an NCCL before
+ * the plugin), the ranges are its operations. */
+static void drop_nccl_ranges(struct comm_build *b)
+{
+	_cleanup_free_ int64_t *pids = NULL;
+	size_t np = 0, cap = 0, w = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		if (!(b->v[i].nccl || b->v[i].plugin) || b->v[i].pid < 0)
+			continue;
+		bool have = false;
+		for (size_t k = 0; k < np && !have; k++)
+			have = pids[k] == b->v[i].pid;
+		if (have)
+			continue;
+		int64_t *g = grow_array(pids, &cap, np, sizeof *pids, 8);
+		if (!g)
+			return; /* no memory: both kept, as before */
+		pids = g;
+		pids[np++] = b->v[i].pid;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		bool drop = false;
+		for (size_t k = 0; b->v[i].nccl_range && k < np && !drop; k++)
+			drop = pids[k] == b->v[i].pid;
+		if (drop) {
+			free(b->v[i].raw);
+			b->nccl_ranges++;
+		} else {
+			b->v[w++] = b->v[i];
+		}
+	}
+	b->n = w;
 }
 
 static int op_cmp(const void *a, const void *b)
@@ -782,6 +826,8 @@ static int build_comm(struct exp *e)
 	}
 	if (r >= 0 && exp_table_has_rows(e, "MSTX_EVENTS"))
 		r = exp_each(e, mstx_sql, NULL, mstx_row, &b);
+	if (r >= 0)
+		drop_nccl_ranges(&b);
 	if (r >= 0 && b.n) {
 		sqlite3_stmt *op = NULL, *task = NULL, *src = NULL;
 		int64_t kernel_type = 0;
@@ -825,6 +871,10 @@ static int build_comm(struct exp *e)
 	if (b.no_end)
 		exp_note(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' have no end "
 				"and are left out", b.no_end);
+	if (b.nccl_ranges)
+		exp_note(e, "communication: %" PRIu64 " range(s) of the mstx domain 'communication' around NCCL "
+				"operations are left out: NCCL's own records (kernels, profiler plugin) of the same "
+				"processes are the operations", b.nccl_ranges);
 	for (size_t i = 0; i < b.n; i++)
 		free(b.v[i].raw);
 	free(b.v);

@@ -30,6 +30,7 @@ struct exp_comm_dict {
 	char op_name[128];
 	char group[128];
 	char algorithm[48];
+	char backend[16];     /* mstx.torch's "backend" ("nccl", "gloo"...), "" absent */
 	int data_type;        /* EXP_COMM_DTYPE_NA when absent */
 	int64_t count, stream, src, dst, rank_size;
 };

@@ -204,15 +204,19 @@ def _tensors(x):
 def _message(dist, name, tensors, group, peer=None, sends=True):
     """The operation as torch_npu's markers describe one: a flat dict the
     export reads into COMMUNICATION_OP (opName, groupName, dataType,
-    count, rankSize, srcRank/destRank)."""
+    count, rankSize, srcRank/destRank), with the group's backend."""
     tensors = list(tensors)
     try:
         pg = group if group is not None else dist.distributed_c10d._get_default_group()
         group_name = getattr(dist.distributed_c10d, "_pg_names", {}).get(pg) or "default_pg"
         size, rank = dist.get_world_size(group), dist.get_rank(group)
+        backend = str(dist.get_backend(group))
     except Exception:
-        group_name, size, rank = "default_pg", -1, -1
+        group_name, size, rank, backend = "default_pg", -1, -1, ""
     fields = [("opName", name), ("groupName", group_name)]
+    if backend:
+        # on NCCL the export keeps NCCL's own records where it has them
+        fields.append(("backend", backend))
     if tensors:
         fields.append(("dataType", _DTYPES.get(str(tensors[0].dtype).replace("torch.", ""), "N/A")))
         fields.append(("count", sum(int(t.numel()) for t in tensors)))

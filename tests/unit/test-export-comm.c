@@ -576,6 +576,47 @@ static void check_empty(void)
 	free(out), free(an), free(prof);
 }
 
+/* mstx.torch's range around an NCCL call (backend nccl) is left out where
+ * NCCL's own kernel of the process was recorded; a gloo range stays; and
+ * without NCCL's records a process's NCCL ranges are its operations. */
+static int64_t comm_ops(const char *name, bool kernel, const char *note)
+{
+	char *prof, *host;
+	CHECK(asprintf(&prof, "%s/%s", tmp, name) > 0);
+	w = agent_prof_open(prof, 20000, MONO0, REAL0, &b, &host);
+	free(host);
+	if (kernel)
+		put_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000, 1400, 1);
+	domain(DOMAIN_COMM, "communication");
+	range(2, 900, 1500, 100, DOMAIN_COMM, "{\"opName\": \"HcclAllreduce\", \"groupName\": \"0\", "
+						 "\"dataType\": \"fp32\", \"count\": \"256\", \"backend\": \"nccl\"}");
+	range(2, 2000, 2100, 101, DOMAIN_COMM, "{\"opName\": \"HcclAllreduce\", \"groupName\": \"1\", "
+						  "\"dataType\": \"fp32\", \"count\": \"8\", \"backend\": \"gloo\"}");
+	raw_writer_free(w);
+	raw_buf_release(&b);
+	struct export_report rep;
+	CHECK(export_prof_dir(prof, NULL, &rep) == 0);
+	CHECK(note ? strstr(rep.message, note) != NULL : strstr(rep.message, "around NCCL") == NULL);
+	sqlite3 *db;
+	CHECK(sqlite3_open_v2(rep.db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, "SELECT count(*) FROM COMMUNICATION_OP", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	int64_t n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(prof);
+	return n;
+}
+
+static void check_nccl_once(void)
+{
+	CHECK_NUM(comm_ops("PROF_000003_20231114221320000_00005000ABCDEFGH", true,
+			   "communication: 1 range(s) of the mstx domain 'communication' around NCCL operations are "
+			   "left out"), 2);
+	CHECK_NUM(comm_ops("PROF_000004_20231114221320000_00005000ABCDEFGH", false, NULL), 2);
+}
+
 int main(void)
 {
 	check_nccl_names();
@@ -601,6 +642,7 @@ int main(void)
 	check_layer(out);
 	check_analyze(prof);
 	check_empty();
+	check_nccl_once();
 	free(out);
 	free(prof);
 	rm_rf(tmp);
