@@ -333,6 +333,8 @@ int exp_comm_parse_dict(const char *msg, struct exp_comm_dict *ret)
 			set_str(d.algorithm, sizeof d.algorithm, val);
 		else if (streq(key, "backend"))
 			set_str(d.backend, sizeof d.backend, val);
+		else if (streq(key, "groupRanks") && strspn(val, "0123456789,-:") == strlen(val))
+			set_str(d.ranks, sizeof d.ranks, val);
 		else if (streq(key, "count") && num(val, &v))
 			d.count = v;
 		else if (streq(key, "streamId") && num(val, &v))
@@ -368,6 +370,7 @@ struct comm_op {
 	char *raw;                 /* the kernel's name, or the range's message */
 	char group[128];
 	char algorithm[48];
+	char ranks[256];           /* the group's global ranks (COMMUNICATION_GROUP), "" not known */
 	bool nccl;                 /* a kernel (alone, or giving a plugin op its times) */
 	bool plugin;               /* NCCL's profiler plugin reported it */
 	bool merged;               /* a kernel whose plugin op took it: not written */
@@ -599,6 +602,7 @@ static int mstx_row(sqlite3_stmt *st, void *ctx)
 	o->data_type = d.data_type;
 	o->count = d.count, o->stream = d.stream, o->src = d.src, o->dst = d.dst, o->rank_size = d.rank_size;
 	o->nccl_range = strcasecmp(d.backend, "nccl") == 0;
+	snprintf(o->ranks, sizeof o->ranks, "%s", d.ranks);
 	o->pid = (int64_t)((uint64_t)o->tid >> 32);
 	return 0;
 }
@@ -829,7 +833,7 @@ static int build_comm(struct exp *e)
 	if (r >= 0)
 		drop_nccl_ranges(&b);
 	if (r >= 0 && b.n) {
-		sqlite3_stmt *op = NULL, *task = NULL, *src = NULL;
+		sqlite3_stmt *op = NULL, *task = NULL, *src = NULL, *grp = NULL;
 		int64_t kernel_type = 0;
 		qsort(b.v, b.n, sizeof *b.v, op_cmp);
 		r = exp_prepare(e, "INSERT INTO COMMUNICATION_OP VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &op);
@@ -840,14 +844,27 @@ static int build_comm(struct exp *e)
 			r = exp_prepare(e, "INSERT INTO COMMUNICATION_OP_SOURCE VALUES (?, ?, ?, ?, ?, ?, ?, ?)", &src);
 		if (r == 0)
 			r = exp_intern_id(e, "KERNEL", &kernel_type);
+		/* a group's ranks once, as its first operation that names them */
+		if (r == 0)
+			r = exp_exec(e, "CREATE UNIQUE INDEX IF NOT EXISTS CommGroupIndex ON COMMUNICATION_GROUP (groupName)");
+		if (r == 0)
+			r = exp_prepare(e, "INSERT OR IGNORE INTO COMMUNICATION_GROUP VALUES (?, ?)", &grp);
 		_cleanup_free_ unsigned *numbers = NULL;
 		if (r == 0)
 			r = op_numbers(b.v, b.n, &numbers);
-		for (size_t i = 0; i < b.n && r == 0; i++)
+		for (size_t i = 0; i < b.n && r == 0; i++) {
 			r = write_op(&b, op, task, src, i, numbers[i], kernel_type);
+			int64_t group_id;
+			if (r == 0 && b.v[i].ranks[0] && (r = exp_intern_id(e, b.v[i].group, &group_id)) == 0) {
+				sqlite3_bind_int64(grp, 1, group_id);
+				sqlite3_bind_text(grp, 2, b.v[i].ranks, -1, SQLITE_STATIC);
+				r = exp_step_done(e, grp, "COMMUNICATION_GROUP");
+			}
+		}
 		sqlite3_finalize(op);
 		sqlite3_finalize(task);
 		sqlite3_finalize(src);
+		sqlite3_finalize(grp);
 		/* msprof keeps communication tasks out of COMPUTE_TASK_INFO:
 		 * cluster tools count its tasks as computation, the rest of TASK
 		 * as communication or free (NOTES.md §1); the device task
@@ -1125,7 +1142,8 @@ static const struct exp_agent_record records[] = {
 };
 
 static const char *const tables[] = { "COMMUNICATION_OP", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP_SOURCE",
-				      "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP", "COMMUNICATION_HOST_TASK", NULL };
+				      "COMMUNICATION_GROUP", "ENUM_HCCL_DATA_TYPE", "NCCL_PROFILER_OP",
+				      "COMMUNICATION_HOST_TASK", NULL };
 static const enum export_csv csvs[] = { CSV_COMMUNICATION_STATISTIC, _CSV_MAX };
 
 /* Communication operations from NCCL kernels, NCCL's profiler plugin and

@@ -31,6 +31,7 @@ struct exp_comm_dict {
 	char group[128];
 	char algorithm[48];
 	char backend[16];     /* mstx.torch's "backend" ("nccl", "gloo"...), "" absent */
+	char ranks[256];      /* mstx.torch's "groupRanks" ("0-3,8", "0-1016:8"), "" absent */
 	int data_type;        /* EXP_COMM_DTYPE_NA when absent */
 	int64_t count, stream, src, dst, rank_size;
 };

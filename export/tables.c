@@ -68,6 +68,8 @@
  *                             host-only) and step: torch_npu's
  *                             step_trace_time columns, durations in ns
  *   COMMUNICATION_OP_SOURCE   per COMMUNICATION_OP row: where it came from
+ *   COMMUNICATION_GROUP       a process group's global ranks, as its
+ *                             operations' messages name them
  *                             (nccl: its kernel's task; mstx: its range's
  *                             thread), stream, P2P ranks, the kernel name or
  *                             range message -> STRING_IDS (plugin: the
@@ -222,6 +224,7 @@ const struct export_db_table export_db_tables[] = {
 	  "opId INTEGER PRIMARY KEY, source TEXT, globalTaskId INTEGER, globalTid INTEGER, streamId INTEGER, "
 	  "srcRank INTEGER, dstRank INTEGER, message INTEGER",
 	  false, true }, /* always: the Communication layer joins it to COMMUNICATION_OP */
+	{ "COMMUNICATION_GROUP", "groupName INTEGER, ranks TEXT", false, false },
 	{ "COMMUNICATION_HOST_TASK",
 	  "opId INTEGER, name INTEGER, taskType INTEGER, globalTid INTEGER, startNs INTEGER, endNs INTEGER, "
 	  "srcRank INTEGER, dstRank INTEGER",

@@ -201,22 +201,64 @@ def _tensors(x):
         yield x
 
 
+def _ranks_text(ranks):
+    """Global ranks as runs: "0-3,8", "0-1016:8" (first-last:step, a step
+    of 1 left out), so a large group's list stays short."""
+    ranks, out, i = sorted(ranks), [], 0
+    while i < len(ranks):
+        j = i + 1
+        step = ranks[j] - ranks[i] if j < len(ranks) else 1
+        while j + 1 < len(ranks) and ranks[j + 1] - ranks[j] == step:
+            j += 1
+        if j - i >= 2 and step > 0:
+            out.append("%d-%d%s" % (ranks[i], ranks[j], "" if step == 1 else ":%d" % step))
+            i = j + 1
+        else:
+            out.append("%d" % ranks[i])
+            i += 1
+    return ",".join(out)
+
+
+_group_ranks = {}
+
+
+def _ranks_of(dist, pg):
+    """The group's global ranks as _ranks_text gives them, once per group;
+    "" where torch does not say."""
+    text = _group_ranks.get(pg)
+    if text is None:
+        try:
+            if hasattr(dist, "get_process_group_ranks"):
+                ranks = dist.get_process_group_ranks(pg)
+            else:   # 1.13: global rank -> group rank
+                ranks = list(dist.distributed_c10d._pg_group_ranks[pg].keys())
+            text = _ranks_text(ranks)
+        except Exception:
+            text = ""
+        _group_ranks[pg] = text
+    return text
+
+
 def _message(dist, name, tensors, group, peer=None, sends=True):
     """The operation as torch_npu's markers describe one: a flat dict the
     export reads into COMMUNICATION_OP (opName, groupName, dataType,
-    count, rankSize, srcRank/destRank), with the group's backend."""
+    count, rankSize, srcRank/destRank), with the group's backend and its
+    global ranks (COMMUNICATION_GROUP)."""
     tensors = list(tensors)
     try:
         pg = group if group is not None else dist.distributed_c10d._get_default_group()
         group_name = getattr(dist.distributed_c10d, "_pg_names", {}).get(pg) or "default_pg"
         size, rank = dist.get_world_size(group), dist.get_rank(group)
         backend = str(dist.get_backend(group))
+        ranks = _ranks_of(dist, pg)
     except Exception:
-        group_name, size, rank, backend = "default_pg", -1, -1, ""
+        group_name, size, rank, backend, ranks = "default_pg", -1, -1, "", ""
     fields = [("opName", name), ("groupName", group_name)]
     if backend:
         # on NCCL the export keeps NCCL's own records where it has them
         fields.append(("backend", backend))
+    if ranks:
+        fields.append(("groupRanks", ranks))
     if tensors:
         fields.append(("dataType", _DTYPES.get(str(tensors[0].dtype).replace("torch.", ""), "N/A")))
         fields.append(("count", sum(int(t.numel()) for t in tensors)))

@@ -61,6 +61,8 @@ under_msprof() {
 		t_eq "$how, rank $r: $(wc -l <"$W/want$r") operations, DDP's among them" \
 			"$(grep -c "^hcom_allReduce_ $(grep "^rank $r ddp " "$W/run.out" | awk '{ print int($5 / 4) }') " \
 				"$W/got$r")" "$(grep "^rank $r ddp " "$W/run.out" | awk '{ print $4 }')"
+		t_eq "$how, rank $r: the group and its global ranks" \
+			"$(t_sql "$DB" "SELECT COUNT(*) || ' ' || group_concat(ranks) FROM COMMUNICATION_GROUP")" "1 0,1"
 		t_eq "$how, rank $r: each operation ends after it starts, within the session" \
 			"$(t_sql "$DB" "SELECT COUNT(*) FROM COMMUNICATION_OP o, SESSION_TIME_INFO s
 				WHERE o.endNs < o.startNs OR o.startNs < s.startTimeNs")" 0
