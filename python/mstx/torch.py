@@ -441,54 +441,13 @@ class _CommOn:
 _comm = _CommOn()
 
 
-def _comm_at_init():
-    """msprof's bootstrap (mstx/_boot/sitecustomize.py), in a process the
-    agent records with --msproftx=on: the communication hooks switch on as
-    the job's init_process_group returns, with no enable() in the job.
-    torch.distributed is not imported here: its import, whenever the job
-    makes it, wraps init_process_group."""
-    import sys
-
-    module = sys.modules.get("torch.distributed")
-    if module is not None:
-        _wrap_init(module)
-        return
-    import importlib.abc
-
-    class Finder(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path, target=None):
-            if name != "torch.distributed":
-                return None
-            sys.meta_path.remove(self)
-            for finder in sys.meta_path:
-                find = getattr(finder, "find_spec", None)
-                spec = find(name, path, target) if find else None
-                if spec is not None:
-                    break
-            else:
-                return None
-            loader = spec.loader
-            if loader is None or not hasattr(loader, "exec_module"):
-                return spec
-            run = loader.exec_module
-
-            def exec_module(module):
-                run(module)
-                try:
-                    _wrap_init(module)
-                except Exception:   # never in the way of the job's import
-                    pass
-
-            loader.exec_module = exec_module
-            return spec
-
-    sys.meta_path.insert(0, Finder())
-
-
 def _wrap_init(dist):
-    """init_process_group (torch.distributed's and distributed_c10d's, the
-    one object) followed by the communication hooks."""
-    if not dist.is_available():
+    """msprof's bootstrap (mstx/_boot/sitecustomize.py), as the job imports
+    torch.distributed in a process the agent records with --msproftx=on:
+    init_process_group (torch.distributed's and distributed_c10d's, the one
+    object) is followed by the communication hooks, with no enable() in the
+    job."""
+    if not mstx.enabled() or not dist.is_available():
         return
     import functools
     c10d = dist.distributed_c10d
