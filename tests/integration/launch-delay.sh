@@ -108,7 +108,7 @@ t_grep "delay without an app is useless" "The argument --delay is useless when -
 
 # --- --msproftx=on: the agent is injected --------------------------------------------------
 ENVAPP=$W/env.sh
-printf '#!/bin/sh\necho "P=$LD_PRELOAD M=$MSTX_INJECTION_PATH N=$NVTX_INJECTION64_PATH MODE=$PROFILING_MODE" >"$1"\n' >"$ENVAPP"
+printf '#!/bin/sh\necho "P=$LD_PRELOAD M=$MSTX_INJECTION_PATH N=$NVTX_INJECTION64_PATH MODE=$PROFILING_MODE ONLY=$MSPROF_AGENT_UNRECORDED_ONLY" >"$1"\n' >"$ENVAPP"
 chmod +x "$ENVAPP"
 # a stand-in the loader refuses (with a message): only the environment is checked
 FAKE=$W/fake/libmsprof_agent.so
@@ -116,7 +116,13 @@ mkdir -p "$W/fake" && echo "not an ELF file" >"$FAKE"
 MSPROF_AGENT_PATH=$FAKE LD_PRELOAD= "$MSPROF" --output="$W/d6" --msproftx=on "$ENVAPP" "$W/env1" >"$W/log6" 2>&1
 t_grep "msproftx: LD_PRELOAD and the injection variables" "P=$FAKE M=$FAKE N=$FAKE MODE=" "$W/env1"
 MSPROF_AGENT_PATH=$FAKE LD_PRELOAD= "$MSPROF" --output="$W/d7" "$ENVAPP" "$W/env2" >"$W/log7" 2>&1
-t_grep "msproftx off: no agent" "P= M= N= MODE=" "$W/env2"
+# off: the agent only counts what would have been recorded (agent-unrecorded.sh);
+# a sanitized build preloads none for that
+if [ -z "$T_ASAN_LIB" ]; then
+	t_grep "msproftx off: the agent, to count the annotations alone" "P=$FAKE M=$FAKE N=$FAKE MODE= ONLY=1" "$W/env2"
+else
+	t_grep "msproftx off, sanitized build: no agent" "P= M= N= MODE= ONLY=" "$W/env2"
+fi
 MSPROF_AGENT_PATH=$FAKE LD_PRELOAD= "$MSPROF" --output="$W/d8" --delay=1 --msproftx=on sh -c "'$ENVAPP' '$W/env3'; sleep 2" >"$W/log8" 2>&1
 t_grep "delay: PROFILING_MODE=delay_or_duration" "MODE=delay_or_duration" "$W/env3"
 MSPROF_AGENT_PATH=$W/none.so "$MSPROF" --output="$W/d9" --msproftx=on "$HELPERS/test-burn" 50 >"$W/log9" 2>&1; rc=$?
