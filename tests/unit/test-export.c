@@ -676,6 +676,7 @@ static void check_db(const char *db_path, bool damaged)
 			"TASK", "COMPUTE_TASK_INFO", "MEMCPY_INFO", "CANN_API", "ENUM_API_TYPE",
 			"ENUM_MEMCPY_OPERATION", "GPU_TASK", "GPU_API", "GPU_TASK_RANGE", "GPU_SYNC",
 			"COMMUNICATION_OP_SOURCE", "NCCL_PROFILER_OP", "COMMUNICATION_HOST_TASK", /* comm-osrt.sh */
+			"COMMUNICATION_GROUP", /* torch-ddp.sh */
 		};
 		bool device = false;
 		for (size_t k = 0; k < ARRAY_SIZE(device_tables); k++)
