@@ -26,6 +26,7 @@
 #include "export/select-steps.h"
 #include "export/sql.h"
 #include "export/tables.h"
+#include "ipc/selectors.h"
 #include "common/util.h"
 
 #define STEP_MODE_MODEL_ID 4294967295ULL
@@ -151,5 +152,36 @@ int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned 
 			return r;
 	}
 	e->selected = true;
+	return 0;
+}
+
+static int count_row(sqlite3_stmt *st, void *ctx)
+{
+	*(int64_t *)ctx = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+int exp_select_step_range(struct exp *e, const char *range)
+{
+	int64_t lo, hi, n = 0;
+	if (!range || !*range || ipc_parse_step_range(range, &lo, &hi) < 0)
+		return 0;
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM main.STEP WHERE stepId >= %" PRId64 " AND stepId < %" PRId64,
+		 lo, hi);
+	int r = exp_table_has_rows(e, "STEP") ? exp_each(e, sql, NULL, count_row, &n) : 0;
+	if (r < 0)
+		return r;
+	if (n == 0) {
+		exp_note(e, "--step-range=%s: the job marked none of steps %" PRId64 " to %" PRId64 ", so no window "
+			    "opened: everything collected is exported", range, lo, hi - 1);
+		return 0;
+	}
+	if ((r = exp_select_steps(e, STEP_MODE_MODEL_ID, (uint64_t)lo, (unsigned)(hi - lo))) < 0)
+		return r;
+	exp_note(e, "--step-range=%s: only what lies in steps %" PRId64 " to %" PRId64 " is exported: a process's "
+		    "events that start in one of its steps, and samples whose interval starts between the first "
+		    "step's start and the last one's end (one that ends past it is kept whole)",
+		 range, lo, hi - 1);
 	return 0;
 }

@@ -273,6 +273,8 @@ static int open_output_db(struct exp *e, const struct export_options *opt)
 	int r = exp_open_db(e);
 	if (r == 0 && opt && opt->select)
 		r = exp_select_steps(e, opt->model_id, opt->iteration_id, opt->iteration_count);
+	else if (r == 0 && e->have_sample)
+		r = exp_select_step_range(e, e->sample.s[SET_STEP_RANGE]);
 	return r;
 }
 

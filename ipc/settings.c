@@ -447,12 +447,14 @@ const struct setting_def setting_table[_SET_MAX] = {
 	},
 	[SET_STEP_RANGE] = {
 		.id = SET_STEP_RANGE, .cli = "step-range", .type = SETTING_STR, .ipc_key = "step_range",
+		.sample_key = "step_range", /* the export keeps the window (select-steps.c) */
 		.flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 400,
 		.parse_cli = cli_step_range, .check_str = check_step_range,
 		.why = "'step_range' must be \"A-B\", decimal step numbers with A < B",
 		.needs = "msproftx=on",
-		.help = "With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4);"
-			CONT "steps are mstx/NVTX ranges named `step N` or `ProfilerStep#N`, or mstxStep(N)."
+		.help = "With --msproftx=on: record annotations only in training steps A to B-1 (A-B, e.g. 2-4),"
+			CONT "and export only what lies in them, of every kind of data; steps are mstx/NVTX ranges"
+			CONT "named `step N` or `ProfilerStep#N`, mstxStep(N) or mstxStepEnd(N)."
 			CONT "(an option of this implementation; CANN msprof has none)",
 	},
 	[SET_RANKS] = {

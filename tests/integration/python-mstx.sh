@@ -106,7 +106,7 @@ sys.exit(1 if bad else 0)
 PY
 fi
 mkdir -p "$T_WORK/gate"
-t_msprof --output="$T_WORK/gate" --msproftx=on --step-range=1-3 "$MSTX_PYTHON" \
+t_msprof --output="$T_WORK/gate" --msproftx=on --step-range=1-3 --host-sys=cpu,mem --host-sys-freq=100 "$MSTX_PYTHON" \
 	"$SRCDIR/tests/python/steps-job.py" 4 >"$T_WORK/gate.out" 2>&1
 t_eq "--step-range: exit 0" $? 0 || cat "$T_WORK/gate.out" >&2
 if P=$(t_prof_dir "$T_WORK/gate"); then
@@ -114,6 +114,34 @@ if P=$(t_prof_dir "$T_WORK/gate"); then
 	t_eq "--step-range=1-3 with steps ended at the bottom (and the top): only steps 1 and 2's work, in each process" \
 		"$(t_sql "$GDB" "SELECT group_concat(v, ' ') FROM (SELECT s.value AS v FROM MSTX_EVENTS e JOIN STRING_IDS s
 			ON s.id = e.message WHERE s.value LIKE 'work %' ORDER BY 1)")" "work 1 work 1 work 2 work 2"
+	# every kind of data: the text outputs hold only steps 1 and 2 (the host
+	# samples between the first one's start and the last one's end)
+	t_check "--step-range: every timeline event and CSV row lies in steps 1-2" python3 - "$P" "$GDB" <<'PY'
+import csv, glob, json, os, sqlite3, sys
+prof, db = sys.argv[1], sys.argv[2]
+steps = sqlite3.connect(db).execute("SELECT startNs, endNs FROM STEP WHERE stepId IN (1, 2)").fetchall()
+lo, hi = min(s for s, _ in steps) / 1e3, max(e for _, e in steps) / 1e3
+out = os.path.join(prof, "mindstudio_profiler_output")
+bad, n = [], 0
+for path in glob.glob(os.path.join(out, "msprof_*.json")):
+    for ev in json.load(open(path)):
+        if ev.get("ph") in ("X", "C"):
+            n += 1
+            ts = float(ev["ts"])
+            if not lo - 1 <= ts <= hi + 1:
+                bad.append((os.path.basename(path), ev.get("name"), ts))
+for path in glob.glob(os.path.join(out, "*.csv")):
+    rows = list(csv.reader(open(path)))
+    for k, h in enumerate(rows[0] if rows else []):
+        if h.strip() in ("Timestamp(us)", "Start Time(us)", "Start(us)"):
+            for r in rows[1:]:
+                n += 1
+                if not lo - 1 <= float(r[k].strip()) <= hi + 1:
+                    bad.append((os.path.basename(path), h, r[k]))
+print("%d events and rows, steps 1-2 from %.0f to %.0f us; outside: %s" % (n, lo, hi, bad[:4]))
+sys.exit(1 if bad or n == 0 else 0)
+PY
+	t_grep "--step-range: the report says the export kept the window" "only what lies in steps 1 to 2 is exported" "$T_WORK/gate.out"
 fi
 
 # --- msprof's bootstrap keeps the job's own sitecustomize -----------------------------
