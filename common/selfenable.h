@@ -5,6 +5,10 @@
 /* In the environment of a process tree that a session covers already
  * (launch modes, or an ancestor that self-enabled): its root's pid. */
 #define SELF_ROOT_VAR "MSPROF_SELF_ROOT"
+/* Set by msprof self-enable for the msprof it starts: the JSON object of
+ * MSPROF_CONFIG's "metadata" (torch_npu's key), which each PROF dir of its
+ * windows holds as profiler_metadata.json. */
+#define METADATA_VAR "MSPROF_METADATA"
 
 /* msprof self-enable's exit status, its answer to the agent: 0, detached
  * and a window is starting (the job waits for it, boundedly); SELF_NO_WINDOW,

@@ -21,6 +21,7 @@
 #include "launcher/progress.h"
 #include "ipc/ipc.h"
 #include "common/cjson-cleanup.h"
+#include "common/selfenable.h"
 #include "common/util.h"
 
 #define START_TIMEOUT_MS 10000
@@ -102,7 +103,14 @@ static int write_files(const char *dir, const char *output, const struct msprof_
 	    !cJSON_AddNumberToObject(sample, "duration", o->duration_s) ||
 	    settings_to_sample(&o->set, SET_SAMPLE_SPLIT, _SET_MAX, sample) < 0)
 		return -ENOMEM;
-	return profdir_write_sample(dir, sample);
+	r = profdir_write_sample(dir, sample);
+	/* MSPROF_CONFIG's metadata (msprof self-enable), kept as torch_npu
+	 * keeps it: a JSON object, else nothing */
+	const char *meta = getenv(METADATA_VAR);
+	_cleanup_json_ cJSON *mj = r >= 0 && meta ? cJSON_Parse(meta) : NULL;
+	if (cJSON_IsObject(mj))
+		r = profdir_write_json(dir, "profiler_metadata.json", mj);
+	return r;
 }
 
 void collection_prepare_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ struct self {
 struct want {
 	bool on;
 	char **words;              /* the options of the window */
+	char *metadata;            /* torch_npu's "metadata" (JSON), for each PROF dir; NULL none */
 	char *key;
 };
 
@@ -183,7 +185,9 @@ static int dyn_wait(struct self *s)
 	return exit_code(status);
 }
 
-static int dyn_spawn(struct self *s, char *const *words, const char *key)
+/* metadata: what each PROF dir of the windows holds as
+ * profiler_metadata.json (MSPROF_METADATA, collection.c), NULL none. */
+static int dyn_spawn(struct self *s, char *const *words, const char *key, const char *metadata)
 {
 	char **argv = dyn_argv(s->job, words);
 	int fds[2];
@@ -196,6 +200,10 @@ static int dyn_spawn(struct self *s, char *const *words, const char *key)
 	pid_t p = fork();
 	if (p == 0) {
 		dup2(fds[0], STDIN_FILENO); /* dup2 clears O_CLOEXEC */
+		if (metadata)
+			setenv(METADATA_VAR, metadata, 1);
+		else
+			unsetenv(METADATA_VAR);
 		execv("/proc/self/exe", argv);
 		fprintf(stderr, "cannot execute msprof: %s\n", strerror(errno));
 		_exit(127);
@@ -220,8 +228,190 @@ static int dyn_spawn(struct self *s, char *const *words, const char *key)
 static void want_release(struct want *w)
 {
 	strv_free(w->words);
+	free(w->metadata);
 	free(w->key);
 	*w = (struct want){ 0 };
+}
+
+/* --- torch_npu's profiler_config.json ------------------------------------------
+ * The file torch_npu's dynamic profiling polls (keys as
+ * torch_npu/profiler/_dynamic_profiler/_dynamic_profiler_config_context.py
+ * reads them), taken as it is: start_step, warmup and active are the
+ * window (steps start_step + warmup to start_step + warmup + active - 1,
+ * as its schedule(wait=0, warmup, active) records them; start_step -1:
+ * now), prof_dir the output, is_rank/rank_list the ranks,
+ * experimental_config's export_type, mstx/msprof_tx, mstx_domain_include/
+ * exclude and host_sys ours of the same meaning, metadata written into
+ * each PROF dir (profiler_metadata.json, as torch_npu writes it).  Keys of
+ * data only an Ascend NPU or torch_npu's own profiler makes are named in a
+ * warning each where they ask for something; analyse, async_mode and
+ * activities change nothing here (the export always analyses). */
+struct npu_config {
+	bool seen;                 /* any of its keys */
+	double active, warmup;     /* -1: not given */
+	const char *prof_dir;
+	bool is_rank;
+	const cJSON *rank_list, *exp, *metadata;
+};
+
+/* A torch_npu key whose value asks for data msprof does not make: the
+ * name and the default that asks for nothing. */
+static const struct {
+	const char *key;
+	int type;                  /* cJSON_False, cJSON_String (default text), cJSON_NULL */
+	const char *def;
+} npu_only[] = {
+	{ "record_shapes", cJSON_False, NULL }, { "profile_memory", cJSON_False, NULL },
+	{ "with_stack", cJSON_False, NULL },    { "with_flops", cJSON_False, NULL },
+	{ "with_modules", cJSON_False, NULL },
+	/* experimental_config */
+	{ "profiler_level", cJSON_String, "Level0" }, { "aic_metrics", cJSON_String, "AiCoreNone" },
+	{ "l2_cache", cJSON_False, NULL },            { "op_attr", cJSON_False, NULL },
+	{ "gc_detect_threshold", cJSON_NULL, NULL },  { "record_op_args", cJSON_False, NULL },
+	{ "sys_io", cJSON_False, NULL },              { "sys_interconnection", cJSON_False, NULL },
+};
+
+/* Whether v asks for what npu_only[i] names. */
+static bool npu_only_asks(size_t i, const cJSON *v)
+{
+	switch (npu_only[i].type) {
+	case cJSON_False:
+		return cJSON_IsTrue(v);
+	case cJSON_String:
+		return cJSON_IsString(v) && !streq(v->valuestring, npu_only[i].def);
+	default:
+		return v && !cJSON_IsNull(v);
+	}
+}
+
+static void npu_only_warn(const char *key, const cJSON *v)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(npu_only); i++)
+		if (streq(key, npu_only[i].key) && npu_only_asks(i, v))
+			console_warn("MSPROF_CONFIG: '%s' asks for data of torch_npu's profiler or an Ascend NPU, which "
+				     "msprof does not collect here; the rest of the file is followed", key);
+}
+
+/* 1: k is one of torch_npu's keys, taken into c; 0: not one; -EINVAL with why. */
+static int npu_key(struct npu_config *c, const char *k, const cJSON *v, char *why, size_t why_len)
+{
+	if (streq(k, "active") || streq(k, "warmup")) {
+		if (!cJSON_IsNumber(v) || v->valuedouble < (streq(k, "active") ? 1 : 0) || v->valuedouble > 1e9 ||
+		    v->valuedouble != (double)(int64_t)v->valuedouble) {
+			snprintf(why, why_len, "'%s' must be a number of steps (%s)", k,
+				 streq(k, "active") ? "from 1" : "from 0");
+			return -EINVAL;
+		}
+		*(streq(k, "active") ? &c->active : &c->warmup) = v->valuedouble;
+	} else if (streq(k, "prof_dir")) {
+		if (!cJSON_IsString(v) || !v->valuestring[0]) {
+			snprintf(why, why_len, "'prof_dir' must be a directory's path");
+			return -EINVAL;
+		}
+		c->prof_dir = v->valuestring;
+	} else if (streq(k, "is_rank")) {
+		c->is_rank = cJSON_IsTrue(v);
+	} else if (streq(k, "rank_list")) {
+		c->rank_list = v;
+	} else if (streq(k, "experimental_config")) {
+		if (!cJSON_IsObject(v) && !cJSON_IsNull(v)) {
+			snprintf(why, why_len, "'experimental_config' must be an object");
+			return -EINVAL;
+		}
+		c->exp = v;
+	} else if (streq(k, "metadata")) {
+		c->metadata = v;
+	} else if (streq(k, "activities") || streq(k, "analyse") || streq(k, "async_mode") ||
+		   streq(k, "is_valid")) {
+		/* nothing to change: msprof collects and analyses what it can */
+	} else {
+		bool npu = false;
+		for (size_t i = 0; i < ARRAY_SIZE(npu_only) && !npu; i++)
+			npu = streq(k, npu_only[i].key);
+		if (!npu)
+			return 0;
+		npu_only_warn(k, v);
+	}
+	c->seen = true;
+	return 1;
+}
+
+/* "a,b,c" of a list of strings or integers into opt=...; "" when empty. */
+static int list_word(char ***words, const char *opt, const cJSON *list, char *why, size_t why_len)
+{
+	char buf[1024];
+	size_t at = (size_t)snprintf(buf, sizeof buf, "%s=", opt), start = at;
+	const cJSON *it;
+	if (cJSON_IsString(list) && list->valuestring[0]) {
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "%s", list->valuestring);
+	} else if (cJSON_IsArray(list)) {
+		cJSON_ArrayForEach(it, list) {
+			if (cJSON_IsString(it))
+				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%s",
+						       at > start ? "," : "", it->valuestring);
+			else if (cJSON_IsNumber(it))
+				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%lld",
+						       at > start ? "," : "", (long long)it->valuedouble);
+		}
+	} else if (list && !cJSON_IsNull(list)) {
+		snprintf(why, why_len, "'%s' must be a list", opt + 2);
+		return -EINVAL;
+	}
+	if (at >= sizeof buf) {
+		snprintf(why, why_len, "the list of %s is too long", opt);
+		return -EINVAL;
+	}
+	if (at == start)
+		return 0;
+	return words_push(words, buf) < 0 ? -ENOMEM : 0;
+}
+
+/* The options c asks for, after the others on *words. */
+static int npu_words(const struct npu_config *c, char ***words, char *why, size_t why_len)
+{
+	int r = 0;
+	if (c->prof_dir) {
+		char *o;
+		if (asprintf(&o, "--output=%s", c->prof_dir) < 0)
+			return -ENOMEM;
+		r = words_push(words, o);
+		free(o);
+	}
+	if (r == 0 && c->is_rank)
+		r = list_word(words, "--ranks", c->rank_list, why, why_len);
+	const cJSON *e = cJSON_IsObject(c->exp) ? c->exp : NULL, *it;
+	if (r == 0 && e) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "export_type");
+		bool text = !t, db = false;
+		if (cJSON_IsString(t))
+			text = !strcasecmp(t->valuestring, "text"), db = !strcasecmp(t->valuestring, "db");
+		const cJSON *types = cJSON_IsArray(t) ? t : NULL;
+		cJSON_ArrayForEach(it, types) {
+			text = text || (cJSON_IsString(it) && !strcasecmp(it->valuestring, "text"));
+			db = db || (cJSON_IsString(it) && !strcasecmp(it->valuestring, "db"));
+		}
+		/* text writes the database too */
+		if (db && !text)
+			r = words_push(words, "--type=db");
+		if (r == 0 && (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "mstx")) ||
+			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "msprof_tx"))))
+			r = words_push(words, "--msproftx=on");
+		if (r == 0)
+			r = list_word(words, "--mstx-domain-include",
+				      cJSON_GetObjectItemCaseSensitive(e, "mstx_domain_include"), why, why_len);
+		if (r == 0)
+			r = list_word(words, "--mstx-domain-exclude",
+				      cJSON_GetObjectItemCaseSensitive(e, "mstx_domain_exclude"), why, why_len);
+		if (r == 0)
+			r = list_word(words, "--host-sys", cJSON_GetObjectItemCaseSensitive(e, "host_sys"), why,
+				      why_len);
+		cJSON_ArrayForEach(it, e)
+			if (it->string)
+				npu_only_warn(it->string, it);
+	}
+	if (r == -ENOMEM)
+		snprintf(why, why_len, "out of memory");
+	return r;
 }
 
 /* Read the config into *w: 0, or -EINVAL with why (a sentence). */
@@ -248,9 +438,10 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 		return -EINVAL;
 	}
 	int r = -EINVAL;
-	bool start = false, start_given = false;
+	bool start = false, start_given = false, now = false;
 	double lo = -1, hi = -1;
 	char **extra = NULL;
+	struct npu_config npu = { .active = -1, .warmup = -1 };
 	const cJSON *it;
 	cJSON_ArrayForEach(it, j) {
 		const char *k = it->string;
@@ -263,6 +454,11 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 			start_given = true;
 		} else if (streq(k, "start_step") || streq(k, "stop_step")) {
 			double v = it->valuedouble;
+			/* torch_npu's start_step -1: now */
+			if (cJSON_IsNumber(it) && v == -1 && streq(k, "start_step")) {
+				now = true;
+				continue;
+			}
 			if (!cJSON_IsNumber(it) || v < 0 || v > 1e15 || v != (double)(int64_t)v) {
 				snprintf(why, why_len, "'%s' must be a step number (an integer from 0)", k);
 				goto out;
@@ -289,9 +485,24 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 				goto out;
 			}
 		} else {
-			snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, options)", k);
-			goto out;
+			int t = npu_key(&npu, k, it, why, why_len);
+			if (t < 0)
+				goto out;
+			if (t == 0) {
+				snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, options, "
+						       "and the keys of torch_npu's profiler_config.json)", k);
+				goto out;
+			}
 		}
+	}
+	/* torch_npu's window: start_step's warmup steps, then its active ones */
+	if (lo >= 0 && hi < 0 && (npu.seen || npu.active >= 0 || npu.warmup >= 0)) {
+		lo += npu.warmup >= 0 ? npu.warmup : 0;
+		hi = lo + (npu.active >= 0 ? npu.active : 1) - 1;
+	}
+	if (now && (lo >= 0 || hi >= 0)) {
+		snprintf(why, why_len, "'start_step' -1 (now) and a step window exclude each other");
+		goto out;
 	}
 	if ((lo < 0) != (hi < 0)) {
 		snprintf(why, why_len, "'start_step' and 'stop_step' go together");
@@ -308,6 +519,14 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	for (size_t i = 0; extra && extra[i]; i++)
 		if (words_push(&w->words, extra[i]) < 0)
 			goto nomem;
+	if (npu.seen && (r = npu_words(&npu, &w->words, why, why_len)) < 0) {
+		want_release(w);
+		r = -EINVAL;
+		goto out;
+	}
+	r = -EINVAL;
+	if (cJSON_IsObject(npu.metadata) && !(w->metadata = cJSON_PrintUnformatted(npu.metadata)))
+		goto nomem;
 	if (lo >= 0) {
 		/* both steps are in the window: --step-range's B is the first left out */
 		char range[64];
@@ -315,8 +534,15 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 		if (words_push(&w->words, range) < 0)
 			goto nomem;
 	}
-	w->on = lo >= 0 ? !start_given || start : start;
+	w->on = lo >= 0 || now ? !start_given || start : start;
 	w->key = join(w->words);
+	if (w->key && w->metadata) {
+		char *k;
+		if (asprintf(&k, "%s metadata=%s", w->key, w->metadata) < 0)
+			k = NULL;
+		free(w->key);
+		w->key = k;
+	}
 	if (!w->key)
 		goto nomem;
 	/* the options as msprof takes them: a bad one is the file's fault */
@@ -350,7 +576,7 @@ static void config_apply(struct self *s, const struct want *w)
 			dyn_send(s, "quit");
 			(void)dyn_wait(s);
 		}
-		if (s->dyn <= 0 && dyn_spawn(s, w->words, w->key) < 0)
+		if (s->dyn <= 0 && dyn_spawn(s, w->words, w->key, w->metadata) < 0)
 			return;
 		if (!s->open) {
 			console_info("MSPROF_CONFIG: start");
@@ -414,7 +640,7 @@ static int supervise(struct self *s)
 	int rc = 0;
 	if (!s->config) {
 		/* one window, from now to the job's exit */
-		if (dyn_spawn(s, s->base, "") < 0)
+		if (dyn_spawn(s, s->base, "", NULL) < 0)
 			return 1;
 		dyn_send(s, "start");
 		s->open = true;

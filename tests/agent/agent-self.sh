@@ -97,6 +97,71 @@ if DB=$(self_db "$S"); then
 		"s2-a,s2-b,s3-a,s3-b"
 fi
 
+# --- torch_npu's profiler_config.json as it is: its window, keys and metadata --------------------
+# (as torch_npu's documentation shows the file: every key, most at their
+# defaults; start_step 1 with 1 warmup step and 2 active ones records steps
+# 2 and 3; two keys ask for NPU-only data and are named once each)
+N=$T_WORK/npu; mkdir -p "$N" "$T_WORK/cwd2"
+cat >"$T_WORK/profiler_config.json" <<EOF
+{
+    "activities": ["CPU", "NPU"],
+    "prof_dir": "$N",
+    "analyse": false,
+    "record_shapes": true,
+    "profile_memory": false,
+    "with_stack": false,
+    "with_flops": false,
+    "with_modules": false,
+    "active": 2,
+    "warmup": 1,
+    "start_step": 1,
+    "is_rank": false,
+    "rank_list": [],
+    "async_mode": false,
+    "experimental_config": {
+        "profiler_level": "Level1",
+        "aic_metrics": "AiCoreNone",
+        "l2_cache": false,
+        "op_attr": false,
+        "gc_detect_threshold": null,
+        "data_simplification": true,
+        "record_op_args": false,
+        "export_type": ["text"],
+        "mstx_domain_include": [],
+        "mstx_domain_exclude": [],
+        "host_sys": ["cpu", "mem"],
+        "sys_io": false,
+        "sys_interconnection": false,
+        "mstx": true
+    },
+    "metadata": {"job": "npu-config", "distributed_args": {"world_size": 1}}
+}
+EOF
+(cd "$T_WORK/cwd2" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/profiler_config.json" "$APP" steps 6 \
+	>/dev/null 2>"$T_WORK/e7") &
+JOB=$!
+wait $JOB
+t_eq "the job of a torch_npu config exits 0" $? 0
+self_wait "$T_WORK/cwd2" "$JOB"
+L=$T_WORK/cwd2/msprof_self_$JOB.log
+if DB=$(self_db "$N"); then
+	P=$(t_prof_dir "$N")
+	t_eq "torch_npu config: start_step 1, warmup 1, active 2: the marks of steps 2 and 3 alone" \
+		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
+		"s2-a,s2-b,s3-a,s3-b"
+	t_grep "torch_npu config: host_sys reaches sample.json" '"host_sys":"cpu,mem"' "$P/host/sample.json"
+	t_grep "torch_npu config: mstx turns annotations on" '"msproftx":"on"' "$P/host/sample.json"
+	t_check "torch_npu config: metadata kept as profiler_metadata.json" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+sys.exit(not (m["job"] == "npu-config" and m["distributed_args"]["world_size"] == 1))' "$P/profiler_metadata.json"
+fi
+for k in record_shapes profiler_level; do
+	t_eq "torch_npu config: '$k' (NPU-only data asked for) named once" \
+		"$(grep -c "MSPROF_CONFIG: '$k' asks for data of torch_npu's profiler or an Ascend NPU" "$L")" 1
+done
+t_eq "torch_npu config: keys at their defaults are not named" "$(grep -c "asks for data of torch_npu" "$L")" 2
+
 # --- Python: `import mstx` loads the agent itself ---------------------------------------------
 if [ -n "${MSTX_PYTHON:-}" ]; then
 	Y=$T_WORK/py; mkdir -p "$Y"
