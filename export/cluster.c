@@ -31,9 +31,19 @@
  * stepped between two ranks' starts (NTP) shows as a difference in
  * wall - monotonic; such a rank is shifted onto the host's first rank's
  * clock.  Differences under 1 ms are the jitter of the two clock reads and
- * are left alone.  Between hosts there is no shared clock in the files:
- * their wall clocks are trusted (a cluster runs NTP or PTP), and nothing
- * is shifted.
+ * are left alone.  Between hosts there is no shared clock in the files,
+ * and NTP leaves them milliseconds apart, more than a collective lasts:
+ * each host's offset from the first host is estimated from the job's own
+ * synchronisation points.  The ranks of an all-reduce, all-gather,
+ * reduce-scatter, all-to-all or barrier leave it at nearly the same
+ * instant, so the differences between the end times of the same
+ * operation (same group and name: COMMUNICATION_OP numbers them in each
+ * group in call order) on the host's first rank and the first host's
+ * first rank, each on its host's shifted clock, say by how much their
+ * clocks differ: the median of them is the offset, the median of their
+ * distances from it its error, and every rank of the host is shifted by
+ * it.  With fewer than CLOCK_SYNC_MIN such operations in common the
+ * host's clock is trusted, and that is said.
  *
  * Steps.  A rank's step N lasts from the earliest start to the latest end
  * of its STEP rows of id N (several processes of a rank each have
@@ -74,6 +84,8 @@
 #define SORT_PER_RANK 100       /* process_sort_index of a rank: (slot + 1) * this + the layer's */
 #define CURSOR_CACHE_KB "256"   /* page cache of each rank's step cursor */
 #define PID_LOW_BITS 10         /* msprof's sort index and device bits of a timeline pid */
+#define CLOCK_SYNC_MIN 3        /* operations in common with the first host to estimate an offset */
+#define CLOCK_SYNC_MAX 100000   /* operations of a rank read for it: the first ones */
 
 struct crank {
 	const char *prof_dir, *db_path;
@@ -83,6 +95,10 @@ struct crank {
 	char host_uid[128], hostname[256], host_key[256];
 	uint64_t start_ns, start_mono_ns;
 	int64_t shift_ns;
+	/* its host's clock against the first host's (all its ranks alike) */
+	bool host_estimated;
+	int64_t host_offset_ns, host_error_ns;  /* the shift applied, and its error */
+	unsigned host_matched;                  /* operations it was estimated from */
 	char label[64];
 	unsigned slot;
 	char why[512];              /* "": merged */
@@ -214,6 +230,161 @@ static void align_clocks(struct cluster *c, struct export_cluster_report *ret)
 			ret->shifted++;
 		}
 	}
+}
+
+static bool has_rows(sqlite3 *db, const char *table)
+{
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
+	return db_each(db, sql, NULL, db_row_stop, NULL) > 0;
+}
+
+/* One collective's end on one rank: (group, name) hashed. */
+struct sync_end {
+	uint64_t key;
+	int64_t end;
+};
+
+static int cmp_sync(const void *a, const void *b)
+{
+	const struct sync_end *x = a, *y = b;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+struct sync_read {
+	struct sync_end *v;
+	size_t n, cap;
+};
+
+static int sync_row(sqlite3_stmt *st, void *ctx)
+{
+	struct sync_read *s = ctx;
+	if (s->n >= CLOCK_SYNC_MAX)
+		return 1;
+	struct sync_end *v = grow_array(s->v, &s->cap, s->n, sizeof *v, 256);
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	v[s->n++] = (struct sync_end){ fnv(fnv(0xcbf29ce484222325ULL, (const char *)sqlite3_column_text(st, 0)),
+					   (const char *)sqlite3_column_text(st, 1)),
+				       sqlite3_column_int64(st, 2) };
+	return 0;
+}
+
+/* k's collectives (sync points) by key, on k's shifted clock; a key seen
+ * twice (a hash collision) is dropped. */
+static int sync_points(const struct crank *k, struct sync_read *ret)
+{
+	static const char sql[] =
+		"SELECT g.value, n.value, o.endNs FROM COMMUNICATION_OP o JOIN STRING_IDS n ON n.id = o.opName "
+		"JOIN STRING_IDS g ON g.id = o.groupName JOIN STRING_IDS t ON t.id = o.opType WHERE t.value IN "
+		"('hcom_allReduce_', 'hcom_allGather_', 'hcom_reduceScatter_', 'hcom_alltoall_', 'hcom_alltoallv_', "
+		"'hcom_barrier_') ORDER BY o.startNs";
+	*ret = (struct sync_read){ 0 };
+	sqlite3 *db = NULL;
+	int r = 0;
+	if (sqlite3_open_v2(k->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    has_rows(db, "COMMUNICATION_OP"))
+		r = db_each(db, sql, NULL, sync_row, ret);
+	sqlite3_close(db);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ret->n; i++)
+		ret->v[i].end += k->shift_ns;
+	qsort(ret->v, ret->n, sizeof *ret->v, cmp_sync);
+	size_t w = 0;
+	for (size_t i = 0; i < ret->n; i++) {
+		bool dup = (i > 0 && ret->v[i - 1].key == ret->v[i].key) ||
+			   (i + 1 < ret->n && ret->v[i + 1].key == ret->v[i].key);
+		if (!dup)
+			ret->v[w++] = ret->v[i];
+	}
+	ret->n = w;
+	return 0;
+}
+
+/* Each host's clock against the first host's: see the top of the file. */
+static int align_hosts(struct cluster *c, struct export_cluster_report *ret)
+{
+	const struct crank *ref = NULL;
+	struct sync_read base = { 0 };
+	int r = 0;
+	for (size_t i = 0; i < c->n && r == 0; i++) {
+		struct crank *k = &c->r[i];
+		if (k->why[0] || !k->host_key[0])
+			continue;
+		bool first_of_host = true;
+		for (size_t j = 0; j < i && first_of_host; j++)
+			first_of_host = c->r[j].why[0] || strcmp(c->r[j].host_key, k->host_key) != 0;
+		if (!first_of_host)
+			continue;
+		if (!ref) {
+			ref = k;
+			if ((r = sync_points(k, &base)) < 0)
+				break;
+			continue;
+		}
+		struct sync_read mine;
+		if ((r = sync_points(k, &mine)) < 0)
+			break;
+		_cleanup_free_ int64_t *d = malloc((mine.n ? mine.n : 1) * sizeof *d);
+		size_t n = 0;
+		for (size_t a = 0, b = 0; d && a < mine.n && b < base.n;) {
+			if (mine.v[a].key < base.v[b].key)
+				a++;
+			else if (mine.v[a].key > base.v[b].key)
+				b++;
+			else
+				d[n++] = mine.v[a++].end - base.v[b++].end;
+		}
+		free(mine.v);
+		if (!d) {
+			r = -ENOMEM;
+			break;
+		}
+		if (n < CLOCK_SYNC_MIN) {
+			exp_note(&c->e, "clock of host %s: trusted (only %zu collective(s) in common with host %s, "
+					"fewer than %d to estimate its offset)", k->host_key, n, ref->host_key,
+				 CLOCK_SYNC_MIN);
+			continue;
+		}
+		qsort(d, n, sizeof *d, cmp_i64);
+		int64_t off = d[n / 2];
+		for (size_t a = 0; a < n; a++)
+			d[a] = d[a] > off ? d[a] - off : off - d[a];
+		qsort(d, n, sizeof *d, cmp_i64);
+		int64_t err = d[n / 2];
+		for (size_t j = i; j < c->n; j++) {
+			struct crank *o = &c->r[j];
+			if (o->why[0] || strcmp(o->host_key, k->host_key) != 0)
+				continue;
+			o->shift_ns -= off;
+			o->host_estimated = true;
+			o->host_offset_ns = -off;
+			o->host_error_ns = err;
+			o->host_matched = (unsigned)n;
+		}
+		ret->hosts_aligned++;
+		exp_note(&c->e, "clock of host %s: %.3f ms %s host %s's, from %zu collective(s) both saw (error "
+				"±%.3f ms): its ranks are shifted onto host %s's clock", k->host_key,
+			 (double)(off < 0 ? -off : off) / 1e6, off < 0 ? "behind" : "ahead of", ref->host_key, n,
+			 (double)err / 1e6, ref->host_key);
+	}
+	free(base.v);
+	return r;
 }
 
 /* --- the timeline -------------------------------------------------------------- */
@@ -430,7 +601,8 @@ static const char *const step_columns[] = {
 	"Slowest Rank", "Slowest Time(us)", "Fastest Rank", "Fastest Time(us)", NULL,
 };
 static const char *const rank_columns[] = {
-	"Rank ID", "Rank", "Host UID", "Host Name", "PROF Dir", "Status", "Clock Shift(ns)", "Events", "Steps", NULL,
+	"Rank ID", "Rank", "Host UID", "Host Name", "PROF Dir", "Status", "Clock Shift(ns)", "Host Clock Offset(ns)",
+	"Host Offset Error(ns)", "Host Offset Operations", "Events", "Steps", NULL,
 };
 
 /* A rank's steps, by id: (id, start, end, communication ns).  The rows of
@@ -446,13 +618,6 @@ struct cursor {
 	int64_t next[3];                /* that row: id, start, end */
 	int64_t comm_max;               /* the longest COMMUNICATION_OP row */
 };
-
-static bool has_rows(sqlite3 *db, const char *table)
-{
-	char sql[128];
-	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
-	return db_each(db, sql, NULL, db_row_stop, NULL) > 0;
-}
 
 static int cursor_read(struct cursor *u)
 {
@@ -648,7 +813,7 @@ static int cdb_step(struct cluster *c, struct cdb *d, int64_t v[8])
 static int cdb_ranks(struct cluster *c, struct cdb *d)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_RANK VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
+	if (sqlite3_prepare_v2(d->db, "INSERT INTO CLUSTER_RANK VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK) {
 		exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 		return -EIO;
@@ -664,8 +829,11 @@ static int cdb_ranks(struct cluster *c, struct cdb *d)
 		sqlite3_bind_text(st, 6, k->prof_dir, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 7, k->why[0] ? k->why : "merged", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 8, k->shift_ns);
-		sqlite3_bind_int64(st, 9, (int64_t)k->events);
-		sqlite3_bind_int64(st, 10, (int64_t)k->steps);
+		db_bind_i64_or_null(st, 9, k->host_estimated, k->host_offset_ns);
+		db_bind_i64_or_null(st, 10, k->host_estimated, k->host_error_ns);
+		sqlite3_bind_int64(st, 11, k->host_matched);
+		sqlite3_bind_int64(st, 12, (int64_t)k->events);
+		sqlite3_bind_int64(st, 13, (int64_t)k->steps);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			exp_fail(&c->e, "cannot write '%s': %s", d->path, sqlite3_errmsg(d->db));
 			r = -EIO;
@@ -857,6 +1025,16 @@ static int write_ranks(struct cluster *c, struct export_cluster_report *ret)
 		exp_buf_putc(&b, ',');
 		exp_buf_i64(&b, k->shift_ns);
 		exp_buf_putc(&b, ',');
+		if (k->host_estimated) {
+			exp_buf_i64(&b, k->host_offset_ns);
+			exp_buf_putc(&b, ',');
+			exp_buf_i64(&b, k->host_error_ns);
+			exp_buf_putc(&b, ',');
+			exp_buf_u64(&b, k->host_matched);
+		} else {
+			exp_buf_lit(&b, "N/A,N/A,0");
+		}
+		exp_buf_putc(&b, ',');
 		exp_buf_u64(&b, k->events);
 		exp_buf_putc(&b, ',');
 		exp_buf_u64(&b, k->steps);
@@ -913,9 +1091,11 @@ static int run(struct cluster *c, const char *out_dir, const struct export_clust
 	qsort(c->r, n, sizeof *c->r, cmp_rank);
 	name_ranks(c);
 	align_clocks(c, ret);
+	int r = ret->hosts > 1 ? align_hosts(c, ret) : 0;
 
 	struct cdb d = { 0 };
-	int r = write_timeline(c, ret);
+	if (r == 0)
+		r = write_timeline(c, ret);
 	if (r == 0)
 		r = cdb_open(c, &d);
 	if (r == 0)

@@ -159,6 +159,7 @@ struct export_cluster_report {
 	unsigned skipped;        /* given but left out */
 	unsigned hosts;          /* distinct hosts among the merged */
 	unsigned shifted;        /* ranks whose clock was shifted (cluster.c, "clocks") */
+	unsigned hosts_aligned;  /* hosts whose clock offset was estimated from collectives */
 	uint64_t events;         /* timeline events, metadata events not counted */
 	uint64_t steps;          /* distinct step ids */
 	uint64_t step_rows;      /* (step, rank) rows */

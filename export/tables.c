@@ -254,7 +254,8 @@ const size_t export_db_tables_n = ARRAY_SIZE(export_db_tables);
  *                 step's slowest and fastest rank */
 const struct export_db_table export_cluster_db_tables[] = {
 	{ "CLUSTER_RANK", "slot INTEGER, rankId INTEGER, label TEXT, hostUid TEXT, hostName TEXT, profDir TEXT, "
-			  "status TEXT, shiftNs INTEGER, events INTEGER, steps INTEGER", false, true },
+			  "status TEXT, shiftNs INTEGER, hostOffsetNs INTEGER, hostOffsetErrorNs INTEGER, "
+			  "hostOffsetOps INTEGER, events INTEGER, steps INTEGER", false, true },
 	{ "CLUSTER_STEP", "stepId INTEGER, slot INTEGER, startNs INTEGER, endNs INTEGER, communicationNs INTEGER, "
 			  "waitNs INTEGER, slowestSlot INTEGER, fastestSlot INTEGER", false, true },
 };

@@ -242,10 +242,15 @@ int analysis_cluster(const char *dir)
 		console_error("cannot export the cluster view of '%s': %s", dir, strerror(-r));
 		goto done;
 	}
+	char clocks[128] = "";
+	if (crep->hosts > 1)
+		snprintf(clocks, sizeof clocks, "; %u of %u other host%s' clocks aligned from their collectives, the "
+			 "rest trusted", crep->hosts_aligned, crep->hosts - 1, crep->hosts == 2 ? "" : "s");
 	console_info("Merged %u of %zu PROF_* directories (%u skipped) from %u host%s: %llu timeline events, "
-		     "%llu steps (%llu step rows)%s.", crep->ranks, n, crep->skipped, crep->hosts,
+		     "%llu steps (%llu step rows)%s%s.", crep->ranks, n, crep->skipped, crep->hosts,
 		     crep->hosts == 1 ? "" : "s", (unsigned long long)crep->events, (unsigned long long)crep->steps,
-		     (unsigned long long)crep->step_rows, crep->shifted ? "; some ranks' clocks were shifted" : "");
+		     (unsigned long long)crep->step_rows, crep->shifted ? "; some ranks' clocks were shifted" : "",
+		     clocks);
 	console_info("Cluster data is saved in %s: %s %s %s %s", out, crep->timeline, crep->steps_csv, crep->ranks_csv,
 		     crep->db);
 	rc = crep->skipped || !crep->ranks ? 1 : 0;
