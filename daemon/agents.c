@@ -164,6 +164,55 @@ static bool is_pending(const struct agent *a, uint64_t id)
 	return id != 0 && id == a->pending_id;
 }
 
+/* The parent of pid (/proc/PID/stat field 4), 0 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the comm may hold anything but this last one */
+	int ppid = 0;
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* An agent's msprofStart/msprofStop: to the client that claimed its
+ * process or the nearest ancestor of it (dynamic mode claims the process it
+ * drives; the job's children ask too), as capture_asked. */
+static void capture(struct client *c, const struct agent *a, const cJSON *msg)
+{
+	bool start = false;
+	if (json_get_bool(msg, "start", true, false, &start) < 0) {
+		log_msg("agent of pid %d: a capture request without 'start': ignored", a->pid);
+		return;
+	}
+	pid_t p = a->pid;
+	struct client *owner = NULL;
+	for (int depth = 0; p > 1 && depth < 64 && !owner; depth++) {
+		owner = claim_owner(c->srv, c, (uint32_t)p);
+		if (!owner)
+			p = depth == 0 ? a->ppid : parent_of(p);
+	}
+	if (!owner) {
+		log_msg("agent of pid %d asked to %s a collection: no interactive msprof drives it", a->pid,
+			start ? "start" : "stop");
+		return;
+	}
+	cJSON *ev = ipc_msg_new(IPC_T_CAPTURE_ASKED, 0);
+	if (ev && (!cJSON_AddNumberToObject(ev, "pid", p) || !cJSON_AddNumberToObject(ev, "by", a->pid) ||
+		   !cJSON_AddBoolToObject(ev, "start", start))) {
+		cJSON_Delete(ev);
+		ev = NULL;
+	}
+	client_send(owner, ev);
+}
+
 void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64_t id)
 {
 	struct agent *a = c->agent;
@@ -209,6 +258,9 @@ void agent_handle(struct client *c, enum ipc_type type, const cJSON *msg, uint64
 		}
 		return;
 	}
+	case IPC_T_CAPTURE:
+		capture(c, a, msg);
+		return;
 	case IPC_T_STATUS:
 	case IPC_T_HELLO:
 		break; /* server.c answers these */

@@ -45,6 +45,9 @@
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
  *                   "message":"…", and the counts of session_stopped}
  *                   (a session that ended on its own)
+ *   capture_asked {"pid":P,"by":A,"start":B} (a process of the tree of
+ *                   pid P, which this client claimed, asked through its agent
+ *                   A for a window to start or stop: msprofStart/msprofStop)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
  *   codes: enum ipc_err below (bad_frame, too_big, bad_json, no_hello,
  *   version, unknown_type, bad_request, limit, not_found, io, busy, denied).
@@ -70,6 +73,10 @@
  *                   libmsprof_agent_osrt.so, wraps them)}
  *   agent_stop   {"session":S}
  *                -> agent_stopped {"session":S,"events":N,"dropped":N,"bytes":N}
+ * and the agent asks, with no reply (the job's msprofStart/msprofStop):
+ *   capture      {"start":B} -> to the client that claimed the agent's
+ *                 process or an ancestor of it, capture_asked; the daemon
+ *                 logs one that no client claimed
  * A session_start whose tree (its pids and their descendants) holds agents
  * sends agent_start to each of them, and to any agent of that tree that
  * says hello while the session runs; session_started then carries
@@ -133,11 +140,13 @@ enum ipc_type {
 	IPC_T_AGENTS = 4,
 	IPC_T_CLAIM = 5,
 	IPC_T_CLAIMED = 6,
+	IPC_T_CAPTURE = 7,
 	IPC_T_SESSION_START = 100,
 	IPC_T_SESSION_STARTED = 101,
 	IPC_T_SESSION_STOP = 102,
 	IPC_T_SESSION_STOPPED = 103,
 	IPC_T_SESSION_ENDED = 200,
+	IPC_T_CAPTURE_ASKED = 201,
 	IPC_T_AGENT_START = 300,
 	IPC_T_AGENT_STARTED = 301,
 	IPC_T_AGENT_STOP = 302,

@@ -363,7 +363,16 @@ static void report_refused(struct collection *s)
 static void on_event(struct collection *s, const cJSON *ev)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-	if (!cJSON_IsString(type) || ipc_type_from_name(type->valuestring) != IPC_T_SESSION_ENDED)
+	enum ipc_type t = cJSON_IsString(type) ? ipc_type_from_name(type->valuestring) : IPC_T_UNKNOWN;
+	if (t == IPC_T_CAPTURE_ASKED) {
+		const cJSON *start = cJSON_GetObjectItemCaseSensitive(ev, "start");
+		if (cJSON_IsBool(start)) {
+			s->capture = cJSON_IsTrue(start) ? CAPTURE_ASKED_START : CAPTURE_ASKED_STOP;
+			s->capture_by = (pid_t)json_int(ev, "by", 0);
+		}
+		return;
+	}
+	if (t != IPC_T_SESSION_ENDED)
 		return;
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(ev, "session");
 	if (!cJSON_IsNumber(sid) || (int64_t)sid->valuedouble != s->sid)

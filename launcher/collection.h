@@ -54,6 +54,10 @@ struct collection {
 	bool defer_end_info;    /* collection_stop leaves end_info to collection_write_end_info */
 	bool follow_adopted;    /* we are the job's subreaper: msprofd follows the orphans we adopt */
 	uint64_t end_rns, end_monoraw_ns;     /* its end, while its end_info is unwritten */
+	/* a process of the claimed tree asked for a window (msprofStart,
+	 * msprofStop), the last since the caller looked: 0 none */
+	enum { CAPTURE_ASKED_NONE, CAPTURE_ASKED_START, CAPTURE_ASKED_STOP } capture;
+	pid_t capture_by;
 };
 
 void collection_init(struct collection *s);

@@ -454,11 +454,26 @@ static void target_gone(struct dyn *d, struct target *t)
 	}
 }
 
+static void cmd_start(struct dyn *d);
+static void cmd_stop(struct dyn *d);
+
 /* What came on a target's daemon connection. */
 static void target_poll(struct dyn *d, struct target *t)
 {
 	struct collection *s = &t->s;
 	collection_poll(s);
+	/* the job's msprofStart/msprofStop: as the prompt's start and stop */
+	if (s->capture != CAPTURE_ASKED_NONE) {
+		bool start = s->capture == CAPTURE_ASKED_START;
+		s->capture = CAPTURE_ASKED_NONE;
+		unprompt(d);
+		console_info("process %d asked to %s the collection (%s)", (int)s->capture_by, start ? "start" : "stop",
+			     start ? "msprofStart" : "msprofStop");
+		if (start)
+			cmd_start(d);
+		else
+			cmd_stop(d);
+	}
 	if (t->window && s->ended) {
 		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
 		if (!streq(s->ended_reason, "target_exited")) {

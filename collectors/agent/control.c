@@ -48,6 +48,7 @@
 
 #include "collectors/agent/agent.h"
 #include "collectors/agent/ajson.h"
+#include "msprof/control.h"
 #include "common/host-sys.h"
 #include "ipc/proto.h"
 
@@ -88,6 +89,8 @@ static struct {
 	uint64_t ready_ns;         /* when the hello was answered */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
+	/* msprofStart/msprofStop: 0 none, else the last asked (CAPTURE_*) */
+	_Atomic uint32_t capture_req;
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
@@ -565,6 +568,46 @@ static void device_window(void)
 	pthread_mutex_unlock(&g_win_mu);
 }
 
+enum { CAPTURE_NONE, CAPTURE_START, CAPTURE_STOP };
+
+/* The job's msprofStart/msprofStop: the agent thread sends it (the socket
+ * is its own) as soon as its connection is ready, which at the job's start
+ * may be a moment away; the latest of several asked before then wins. */
+static int capture_ask(bool start)
+{
+	if (C.standalone_dir)
+		return -ENOTSUP;  /* recording from load to exit: no window to move */
+	/* the connection is made as the agent loads; none: no msprofd */
+	if (!C.started || C.sock < 0)
+		return -ENOTCONN;
+	atomic_store_explicit(&C.capture_req, start ? CAPTURE_START : CAPTURE_STOP, memory_order_release);
+	agent_wake_always();
+	return 0;
+}
+
+AGENT_EXPORT int msprofStart(void)
+{
+	return capture_ask(true);
+}
+
+AGENT_EXPORT int msprofStop(void)
+{
+	return capture_ask(false);
+}
+
+static void send_capture(void)
+{
+	if (C.conn != C_READY)
+		return; /* kept until it is */
+	uint32_t req = atomic_exchange_explicit(&C.capture_req, CAPTURE_NONE, memory_order_acq_rel);
+	if (req == CAPTURE_NONE)
+		return;
+	struct ajw w;
+	msg_begin(&w, IPC_T_CAPTURE, 0);
+	ajw_bool(&w, "start", req == CAPTURE_START);
+	(void)msg_send(&w);
+}
+
 /* A thread about to end the process image asked for a flush
  * (agent_flush_now): everything its queues hold goes into the file now. */
 static void answer_flush(void)
@@ -691,6 +734,7 @@ static void *agent_main(void *arg)
 		if (agent_cupti_came_up() | agent_comm_plugin_came_up())
 			device_window();
 		answer_flush();
+		send_capture();
 		uint64_t now = mono_ns();
 		pthread_mutex_lock(&g_win_mu);
 		bool active = window_active();

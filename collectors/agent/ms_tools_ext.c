@@ -8,6 +8,7 @@
  * header-only loader speaks, so any mstx tool works.  Without a tool every
  * slot is NULL and a call is a load and a compare. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msprof/control.h"
 #include "mstx/mstx_injection.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -106,6 +108,16 @@ static mstxInitInjectionFunc init_of(void *sym)
  * in the tool's own library (dladdr of its init), never our own. */
 typedef void (*name_thread_func)(uint32_t tid, const char *name);
 static name_thread_func name_thread;
+/* msprof's msprofStart/msprofStop (msprof/control.h), the same way */
+typedef int (*capture_func)(void);
+static capture_func capture_start, capture_stop;
+
+/* sym of the tool's library h, unless it is ours (self) */
+static void *tool_sym(void *h, const char *sym, void *self)
+{
+	void *f = h ? dlsym(h, sym) : NULL;
+	return f != self ? f : NULL;
+}
 
 static void find_name_thread(mstxInitInjectionFunc init)
 {
@@ -115,12 +127,18 @@ static void find_name_thread(mstxInitInjectionFunc init)
 	if (!dladdr(sym, &info) || !info.dli_fname)
 		return;
 	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	void *f = h ? dlsym(h, "mstxNameOsThreadA") : NULL;
 	void (*self)(uint32_t, const char *) = mstxNameOsThreadA;
-	void *self_sym;
+	int (*self_start)(void) = msprofStart, (*self_stop)(void) = msprofStop;
+	void *self_sym, *f;
 	memcpy(&self_sym, &self, sizeof(self_sym));
-	if (f && f != self_sym)
+	if ((f = tool_sym(h, "mstxNameOsThreadA", self_sym)))
 		memcpy(&name_thread, &f, sizeof(name_thread));
+	memcpy(&self_sym, &self_start, sizeof(self_sym));
+	if ((f = tool_sym(h, "msprofStart", self_sym)))
+		memcpy(&capture_start, &f, sizeof(capture_start));
+	memcpy(&self_sym, &self_stop, sizeof(self_sym));
+	if ((f = tool_sym(h, "msprofStop", self_sym)))
+		memcpy(&capture_stop, &f, sizeof(capture_stop));
 	if (h)
 		dlclose(h);
 }
@@ -247,6 +265,20 @@ EXPORT void mstxStepEnd(uint64_t step)
 {
 	static _Atomic(mstxDomainHandle_t) dom;
 	step_mark(&dom, MSTX_STEP_END_DOMAIN, step);
+}
+
+EXPORT int msprofStart(void)
+{
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		pthread_once(&once, load);
+	return capture_start ? capture_start() : -ENOTCONN;
+}
+
+EXPORT int msprofStop(void)
+{
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		pthread_once(&once, load);
+	return capture_stop ? capture_stop() : -ENOTCONN;
 }
 
 EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)

@@ -55,7 +55,8 @@ _self_enable()
 
 from mstx import _mstx  # noqa: E402 (after the agent is named)
 
-__all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "step_end", "enabled"]
+__all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "step_end", "start", "stop", "capture",
+           "enabled"]
 
 
 def enabled():
@@ -154,6 +155,31 @@ class Domain:
 
     def __repr__(self):
         return "mstx.Domain(%r)" % self.name
+
+
+def start():
+    """Ask msprof to open a collection window now (msprofStart): 0 when the
+    request went to msprof, a negative errno when none is reachable
+    (-errno.ENOTCONN without msprof); the program goes on either way."""
+    return _mstx.start()
+
+
+def stop():
+    """Ask msprof to close and export the window (msprofStop); as start()."""
+    return _mstx.stop()
+
+
+class capture:
+    """``with mstx.capture():`` the block is one window, its own PROF
+    directory (start() on entry, stop() on exit)."""
+
+    def __enter__(self):
+        self.started = start()
+        return self
+
+    def __exit__(self, *unused):
+        stop()
+        return False
 
 
 _steps = {"current": None, "next": 0}

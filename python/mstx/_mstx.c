@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "msprof/control.h"
 #include "mstx/ms_tools_ext.h"
 
 static int g_on;   /* a tool receives the calls */
@@ -156,6 +157,18 @@ static PyObject *py_step_end(PyObject *self, PyObject *const *args, Py_ssize_t n
 	if (g_on)
 		mstxStepEnd(s);
 	Py_RETURN_NONE;
+}
+
+/* start() / stop(): msprofStart / msprofStop, their return value (called
+ * whether or not a tool receives the mstx calls: msprof answers them) */
+static PyObject *py_start(PyObject *self, PyObject *unused)
+{
+	return PyLong_FromLong(msprofStart());
+}
+
+static PyObject *py_stop(PyObject *self, PyObject *unused)
+{
+	return PyLong_FromLong(msprofStop());
 }
 
 /* name_thread(tid, name): mstxNameOsThreadA */
@@ -352,6 +365,8 @@ static PyMethodDef methods[] = {
 	  "domain_create(name) -> handle" },
 	{ "step", (PyCFunction)(void (*)(void))py_step, METH_FASTCALL, "step(n)" },
 	{ "step_end", (PyCFunction)(void (*)(void))py_step_end, METH_FASTCALL, "step_end(n)" },
+	{ "start", py_start, METH_NOARGS, "start() -> 0, or a negative errno" },
+	{ "stop", py_stop, METH_NOARGS, "stop() -> 0, or a negative errno" },
 	{ "name_thread", (PyCFunction)(void (*)(void))py_name_thread, METH_FASTCALL, "name_thread(tid, name)" },
 	{ "tool_id", py_tool_id, METH_NOARGS, "tool_id() -> the id of the tool receiving the calls" },
 	{ "_set_wrap", py_set_wrap, METH_O, "the package's decorator maker: wrap(message, domain, func)" },

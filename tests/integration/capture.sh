@@ -1,0 +1,65 @@
+# A job starts and stops its own collection (msprof/control.h, mstx.start,
+# mstx.stop, mstx.capture): under msprof --dynamic=on, each msprofStart /
+# msprofStop opens and closes a window as the prompt's start and stop do,
+# each its own PROF dir holding exactly the marks the job made inside it
+# (test-capture-app counts them itself), none of those outside; every
+# call returns 0 there and -ENOTCONN without msprof, where the job runs
+# on.  The same from Python, with `with mstx.capture():`.
+. "$SRCDIR/tests/integration/lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
+APP=$HELPERS/test-capture-app
+[ -x "$APP" ] || t_skip "test-capture-app not built (no mstx library)"
+W=$T_WORK
+
+"$APP" >"$W/plain.out" 2>&1
+t_eq "without msprof: the job runs, each call says no msprof is reachable" \
+	"$(grep -E '^(start|stop) ' "$W/plain.out" | sort | uniq -c | awk '{ print $1, $2, $3 }' | tr '\n' ' ')" \
+	"2 start -107 2 stop -107 "
+
+# the prompt's input: a FIFO this shell holds open (EOF there would quit)
+mkfifo "$W/in"
+exec 7<>"$W/in"
+mkdir -p "$W/out"
+t_msprof --dynamic=on --msproftx=on --output="$W/out" "$APP" <"$W/in" >"$W/run.out" 2>&1
+t_eq "under msprof: exit 0" $? 0 || cat "$W/run.out" >&2
+t_eq "under msprof: every call reached msprof" \
+	"$(grep -cE '^(\(msprof\) )?(start|stop) 0$' "$W/run.out")" 4
+t_grep "msprof says who asked" "asked to start the collection (msprofStart)" "$W/run.out"
+mapfile -t DIRS < <(find "$W/out" -maxdepth 1 -type d -name 'PROF_*' | sort)
+t_eq "two windows, two PROF dirs" "${#DIRS[@]}" 2
+for w in 1 2; do
+	d=${DIRS[$((w - 1))]:-}
+	[ -n "$d" ] || continue
+	want=$(sed -n "s/^.*marks in$w \([0-9]*\)$/\1/p" "$W/run.out")
+	t_eq "window $w: the $want marks the job made inside it, nothing else" \
+		"$(t_sql "$(ls "$d"/msprof_*.db)" "SELECT group_concat(k || ':' || n) FROM (SELECT substr(s.value, 1, 3) AS k,
+			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" "in$w:$want"
+done
+
+# --- Python ---------------------------------------------------------------------------
+if [ -n "${MSTX_PYTHON:-}" ] && [ -z "$T_ASAN_LIB" ]; then
+	export PYTHONPATH="$MSTX_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}"
+	cat >"$W/job.py" <<'PY'
+import time, mstx
+mstx.mark("out")
+with mstx.capture() as c:
+    print("capture", c.started, flush=True)
+    time.sleep(0.6)
+    for i in range(20):
+        mstx.mark("inside")
+        time.sleep(0.01)
+time.sleep(0.6)
+mstx.mark("out")
+PY
+	mkdir -p "$W/py"
+	t_msprof --dynamic=on --msproftx=on --output="$W/py" "$MSTX_PYTHON" "$W/job.py" <"$W/in" >"$W/py.out" 2>&1
+	t_eq "python: exit 0" $? 0 || cat "$W/py.out" >&2
+	t_grep "python: mstx.capture() reached msprof" "capture 0" "$W/py.out"
+	if P=$(t_prof_dir "$W/py"); then
+		t_eq "python: the window holds the 20 marks made inside the block alone" \
+			"$(t_sql "$(ls "$P"/msprof_*.db)" "SELECT group_concat(v || ':' || n) FROM (SELECT s.value AS v,
+				count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" "inside:20"
+	fi
+fi
+exec 7>&-
+t_done
