@@ -302,6 +302,8 @@ static int sync_points(const struct crank *k, struct sync_read *ret)
 	sqlite3_close(db);
 	if (r < 0)
 		return r;
+	if (!ret->n)
+		return 0;
 	for (size_t i = 0; i < ret->n; i++)
 		ret->v[i].end += k->shift_ns;
 	qsort(ret->v, ret->n, sizeof *ret->v, cmp_sync);
