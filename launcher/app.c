@@ -550,6 +550,12 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	/* a PyTorch job's communication without code in the job */
 	if (r >= 0 && agent && opts_u(o, SET_MSPROFTX))
 		r = app_env_add_python(&env);
+	/* --capture-range: the agent looks for the range (collectors/agent/capture.c) */
+	if (r >= 0 && agent && o->capture_range)
+		r = strv_env_set(&env, "MSPROF_CAPTURE_RANGE", o->capture_range);
+	if (r >= 0 && agent && o->capture_range)
+		r = strv_env_set(&env, "MSPROF_CAPTURE_RANGE_END",
+				 o->capture_range_end ? o->capture_range_end : "stop");
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */

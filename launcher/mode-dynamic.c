@@ -1103,6 +1103,16 @@ int mode_dynamic_run(const struct msprof_opts *given)
 	opts_default_host_sys(&d->o);
 	d->launch = opts_have_app(&d->o);
 	d->idle_s = idle_seconds();
+	/* the range is looked for by the agent msprof preloads (app.c) */
+	if (d->o.capture_range && !d->launch) {
+		console_error("Argument --capture-range needs an application that msprof launches: the agent of a "
+			      "process attached to (--pid) was loaded without it.");
+		return 1;
+	}
+	if (d->o.capture_range_end && !d->o.capture_range) {
+		console_error("Argument --capture-range-end must be used with --capture-range.");
+		return 1;
+	}
 
 	/* Signals first: the application must not be able to exit unseen. */
 	d->sigfd = signals_watch(true, &old);

@@ -43,6 +43,8 @@ enum opt_id {
 	OPT_VERSION,
 	OPT_LIST,
 	OPT_SUMMARY,
+	OPT_CAPTURE_RANGE,
+	OPT_CAPTURE_RANGE_END,
 	_OPT_LAUNCHER_MAX,
 	/* the settings, by name where the launcher's own code needs them */
 	OPT_STORAGE_LIMIT = _OPT_LAUNCHER_MAX + SET_STORAGE_LIMIT,
@@ -93,6 +95,8 @@ struct msprof_opts {
 	enum out_type type;
 	bool export_on;
 	bool summary_off;                /* --summary=off: no text summary after an export */
+	const char *capture_range;       /* --capture-range "mstx:NAME" / "nvtx:NAME", NULL none */
+	const char *capture_range_end;   /* --capture-range-end "stop" / "repeat:N", NULL: stop */
 	bool parse_on, query_on, analyze_on;   /* --parse, --query, --analyze */
 	bool clear;                      /* --clear=on */
 	bool summary_json;               /* --summary-format=json */

@@ -138,6 +138,29 @@ static int check_summary(struct msprof_opts *o, const char *v, struct diag *d)
 	return r;
 }
 
+/* --capture-range=mstx:NAME|nvtx:NAME (nsys's names): a range of that
+ * whole message opens a window and its end closes it. */
+static int check_capture_range(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	if (!v || !(startswith(v, "mstx:") || startswith(v, "nvtx:")) || !v[5] || strlen(v) > 200)
+		return diag_error(d, "Argument --capture-range: invalid value: %s. Please input mstx:NAME or nvtx:NAME "
+				     "(the message of the range that opens and closes a window, at most 195 bytes).",
+				  v ? v : "");
+	o->capture_range = v;
+	return 0;
+}
+
+/* --capture-range-end=stop|repeat:N: how many such ranges open a window */
+static int check_capture_range_end(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	uint64_t n;
+	if (!v || !(streq(v, "stop") || (startswith(v, "repeat:") && parse_u64(v + 7, 1, 1000000, &n) == 0)))
+		return diag_error(d, "Argument --capture-range-end: invalid value: %s. Please input stop or repeat:N "
+				     "(N from 1 to 1000000).", v ? v : "");
+	o->capture_range_end = v;
+	return 0;
+}
+
 static int check_clear(struct msprof_opts *o, const char *v, struct diag *d)
 {
 	return check_on_off("clear", v, &o->clear, d);
@@ -603,6 +626,17 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		CONT "on or off, the default value is on. (an option of this implementation; CANN msprof has none)",
 		check_summary, 395, OPT_VALUES_CHOICE, "on|off",
 		APP_MODES | SYSTEM_MODES | M(EXPORT) },
+	[OPT_CAPTURE_RANGE] = { OPT_CAPTURE_RANGE, "capture-range", true,
+		"With --dynamic=on and an application: an mstx or NVTX range whose whole message is NAME opens a"
+		CONT "window as it starts and closes it as it ends (mstx:NAME or nvtx:NAME), as the prompt's start"
+		CONT "and stop do. (an option of this implementation; CANN msprof has none)",
+		check_capture_range, 396, OPT_VALUES_NONE, NULL,
+		M(DYNAMIC) },
+	[OPT_CAPTURE_RANGE_END] = { OPT_CAPTURE_RANGE_END, "capture-range-end", true,
+		"With --capture-range: stop (the first such range only, the default) or repeat:N (the first N)."
+		CONT "(an option of this implementation; CANN msprof has none)",
+		check_capture_range_end, 397, OPT_VALUES_NONE, NULL,
+		M(DYNAMIC) },
 };
 
 /* A setting's option: its row's checks and msprof's messages; --host-sys

@@ -388,6 +388,26 @@ static inline size_t agent_put_u64(char *buf, size_t len, size_t cap, uint64_t v
 	return len;
 }
 
+/* --- capture.c: --capture-range ------------------------------------------- */
+
+enum { AGENT_CAPTURE_MSTX = 1, AGENT_CAPTURE_NVTX = 2 };
+/* The id a range start returns when it opened a capture while idle: its
+ * end closes the capture and records nothing. */
+#define AGENT_CAPTURE_ID UINT64_MAX
+extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range (set at load) */
+/* Ask msprof for a window to start or stop (msprofStart/msprofStop): 0,
+ * or -ENOTCONN / -ENOTSUP (control.c). */
+int agent_capture_ask(bool start);
+/* A range start of that kind and message: true when it opens a capture;
+ * then agent_capture_began(the id it returns, 0 when not recorded). */
+bool agent_capture_begin(int kind, const char *msg, long len);
+void agent_capture_began(uint64_t id);
+/* A range end: true when it closed the capture (id was its range's). */
+bool agent_capture_end(uint64_t id);
+/* An NVTX push (level: agent_push's return) and pop (agent_pop's). */
+void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level);
+void agent_capture_pop(uint32_t domain, int level);
+
 /* --- unrecorded.c: annotations made while --msproftx is off --------------- */
 
 /* MSPROF_AGENT_UNRECORDED names a folder (the launcher's, with --msproftx

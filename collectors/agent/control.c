@@ -66,6 +66,7 @@
 #define BUFFER_MAX_NS (10 * NSEC_PER_SEC)
 
 enum conn { C_NONE, C_HELLO, C_READY };
+#define CAPTURE_QUEUE 64 /* capture requests asked before the agent thread sends them */
 
 static struct {
 	bool started;              /* the agent thread runs (in this process) */
@@ -75,6 +76,7 @@ static struct {
 	enum conn conn;
 	uint64_t next_try_ns;
 	bool lost;                 /* lost a msprofd it was registered with: LOST_RETRY_NS */
+	bool connect_failed;       /* the last connection attempt found no msprofd */
 	bool crowded;              /* closed before its hello was read, to make room in a
 				      storm of connections (no_hello): tried again at once */
 	bool warned;
@@ -89,12 +91,16 @@ static struct {
 	uint64_t ready_ns;         /* when the hello was answered */
 	/* agent_flush_now: requests asked and answered (futex words) */
 	_Atomic uint32_t flush_req, flush_done;
-	/* msprofStart/msprofStop: 0 none, else the last asked (CAPTURE_*) */
-	_Atomic uint32_t capture_req;
+	/* msprofStart/msprofStop and --capture-range, in the order asked,
+	 * until the agent thread sends them (capture_mu) */
+	pthread_mutex_t capture_mu;
+	bool capture_q[CAPTURE_QUEUE];   /* true: start */
+	unsigned capture_head, capture_n;
+	uint64_t capture_dropped;        /* asked while the queue was full */
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
-} C = { .sock = -1 };
+} C = { .sock = -1, .capture_mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void warn_once(const char *fmt, const char *a, const char *b)
 {
@@ -234,6 +240,7 @@ static void try_connect(uint64_t wait_ms)
 	const char *why = NULL;
 	C.next_try_ns = mono_ns() + (C.lost ? LOST_RETRY_NS : RETRY_NS);
 	int r = runtime_sock(path, sizeof(path), &why, dir);
+	C.connect_failed = true; /* until the connection is made */
 	if (r < 0) {
 		if (why)
 			warn_once("cannot use the msprofd runtime directory: %s%s", why, "");
@@ -267,6 +274,7 @@ static void try_connect(uint64_t wait_ms)
 	struct timeval tv = { .tv_sec = SEND_TIMEOUT_MS / 1000, .tv_usec = (SEND_TIMEOUT_MS % 1000) * 1000 };
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	C.sock = fd;
+	C.connect_failed = false;
 
 	char comm[64];
 	agent_comm(comm, sizeof(comm));
@@ -568,44 +576,60 @@ static void device_window(void)
 	pthread_mutex_unlock(&g_win_mu);
 }
 
-enum { CAPTURE_NONE, CAPTURE_START, CAPTURE_STOP };
-
-/* The job's msprofStart/msprofStop: the agent thread sends it (the socket
- * is its own) as soon as its connection is ready, which at the job's start
- * may be a moment away; the latest of several asked before then wins. */
-static int capture_ask(bool start)
+/* The job's msprofStart/msprofStop: the agent thread sends them (the
+ * socket is its own) as soon as its connection is ready, which at the
+ * job's start may be a moment away, in the order they were asked (a start
+ * and a stop before then are both sent); past CAPTURE_QUEUE waiting, the
+ * oldest is dropped, and the drops are said at exit. */
+int agent_capture_ask(bool start)
 {
 	if (C.standalone_dir)
 		return -ENOTSUP;  /* recording from load to exit: no window to move */
-	/* the connection is made as the agent loads; none: no msprofd */
-	if (!C.started || C.sock < 0)
+	/* queued while the agent thread connects (a job's first moments); no
+	 * msprofd found: none to ask */
+	if (!C.started || (C.sock < 0 && C.connect_failed))
 		return -ENOTCONN;
-	atomic_store_explicit(&C.capture_req, start ? CAPTURE_START : CAPTURE_STOP, memory_order_release);
+	pthread_mutex_lock(&C.capture_mu);
+	if (C.capture_n == CAPTURE_QUEUE) {
+		C.capture_head = (C.capture_head + 1) % CAPTURE_QUEUE;
+		C.capture_n--;
+		C.capture_dropped++;
+	}
+	C.capture_q[(C.capture_head + C.capture_n++) % CAPTURE_QUEUE] = start;
+	pthread_mutex_unlock(&C.capture_mu);
 	agent_wake_always();
 	return 0;
 }
 
 AGENT_EXPORT int msprofStart(void)
 {
-	return capture_ask(true);
+	return agent_capture_ask(true);
 }
 
 AGENT_EXPORT int msprofStop(void)
 {
-	return capture_ask(false);
+	return agent_capture_ask(false);
 }
 
 static void send_capture(void)
 {
-	if (C.conn != C_READY)
-		return; /* kept until it is */
-	uint32_t req = atomic_exchange_explicit(&C.capture_req, CAPTURE_NONE, memory_order_acq_rel);
-	if (req == CAPTURE_NONE)
-		return;
-	struct ajw w;
-	msg_begin(&w, IPC_T_CAPTURE, 0);
-	ajw_bool(&w, "start", req == CAPTURE_START);
-	(void)msg_send(&w);
+	for (;;) {
+		if (C.conn != C_READY)
+			return; /* kept until it is */
+		pthread_mutex_lock(&C.capture_mu);
+		bool have = C.capture_n > 0, start = have && C.capture_q[C.capture_head];
+		if (have) {
+			C.capture_head = (C.capture_head + 1) % CAPTURE_QUEUE;
+			C.capture_n--;
+		}
+		pthread_mutex_unlock(&C.capture_mu);
+		if (!have)
+			return;
+		struct ajw w;
+		msg_begin(&w, IPC_T_CAPTURE, 0);
+		ajw_bool(&w, "start", start);
+		(void)msg_send(&w);
+	}
 }
 
 /* A thread about to end the process image asked for a flush
@@ -843,10 +867,12 @@ static void atfork_prepare(void)
 	C.fork_buffers = agent_state_queues(atomic_load(&g_state));
 	pthread_mutex_lock(&g_win_mu);
 	pthread_mutex_lock(&g_reg_mu);
+	pthread_mutex_lock(&C.capture_mu);
 }
 
 static void atfork_parent(void)
 {
+	pthread_mutex_unlock(&C.capture_mu);
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
 	agent_osrt_self(tl_fork_osrt);
@@ -855,6 +881,8 @@ static void atfork_parent(void)
 /* Async-signal-safe calls only: plain stores, close(2), gettid. */
 static void atfork_child(void)
 {
+	C.capture_n = 0; /* the parent's requests are the parent's */
+	pthread_mutex_unlock(&C.capture_mu);
 	pthread_mutex_unlock(&g_reg_mu);
 	pthread_mutex_unlock(&g_win_mu);
 	agent_rank_forget(); /* a child may set its own rank before it annotates */
@@ -1011,4 +1039,7 @@ __attribute__((destructor)) static void agent_unload(void)
 	if (tot.truncated)
 		fprintf(stderr, "msprof agent: %llu messages cut to %d bytes\n", (unsigned long long)tot.truncated,
 			RAW_AGENT_MAX_STR);
+	if (C.capture_dropped)
+		fprintf(stderr, "msprof agent: %llu start/stop requests dropped (more than %d waited for msprofd)\n",
+			(unsigned long long)C.capture_dropped, CAPTURE_QUEUE);
 }

@@ -24,20 +24,32 @@ static void mark(const char *message, aclrtStream stream)
 	agent_mark(0, EV_TYPE_MARKER, message, -1, 0, 0);
 }
 
+/* A range start, with --capture-range's look at its message first: a
+ * start that opens a capture returns an id its end is known by. */
+static mstxRangeId capture_started(bool cap, mstxRangeId id)
+{
+	if (cap)
+		agent_capture_began(id);
+	return id ? id : cap ? AGENT_CAPTURE_ID : 0;
+}
+
 static mstxRangeId range_start(const char *message, aclrtStream stream)
 {
 	(void)stream;
+	bool cap = g_capture_on && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
 	if (agent_idle_annotation())
-		return 0;
+		return capture_started(cap, 0);
 	if (!message) {
 		agent_bad_call();
 		return 0;
 	}
-	return agent_range_start(0, message, -1, 0, 0);
+	return capture_started(cap, agent_range_start(0, message, -1, 0, 0));
 }
 
 static void range_end(mstxRangeId id)
 {
+	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+		return;
 	if (agent_idle())
 		return;
 	agent_range_end(0, id);
@@ -75,18 +87,21 @@ static void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStr
 static mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
 {
 	(void)stream;
+	bool cap = g_capture_on && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
 	if (agent_idle_annotation())
-		return 0;
+		return capture_started(cap, 0);
 	uint32_t d;
 	if (!message || !agent_domain_lookup(domain, &d)) {
 		agent_bad_call();
 		return 0;
 	}
-	return agent_range_start(d, message, -1, 0, 0);
+	return capture_started(cap, agent_range_start(d, message, -1, 0, 0));
 }
 
 static void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id)
 {
+	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+		return;
 	if (agent_idle())
 		return;
 	uint32_t d;

@@ -177,16 +177,27 @@ static void mark_w(const wchar_t *s)
 	mark_str(NULL, s);
 }
 
+/* --capture-range: a start that opened a capture returns an id its end is
+ * known by (capture.c) */
+static uint64_t capture_started(bool cap, uint64_t id)
+{
+	if (cap)
+		agent_capture_began(id);
+	return id ? id : cap ? AGENT_CAPTURE_ID : 0;
+}
+
 static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_attributes *a)
 {
-	if (agent_idle_annotation())
-		return 0;
 	char wbuf[WBUF];
 	struct msg m;
 	uint32_t d;
+	bool cap = g_capture_on && ex_args(domain, a, wbuf, &d, &m) &&
+		   agent_capture_begin(AGENT_CAPTURE_NVTX, m.s, m.len);
+	if (agent_idle_annotation())
+		return capture_started(cap, 0);
 	if (!ex_args(domain, a, wbuf, &d, &m))
 		return 0;
-	return agent_range_start(d, m.s, m.len, m.category, m.color);
+	return capture_started(cap, agent_range_start(d, m.s, m.len, m.category, m.color));
 }
 
 static uint64_t range_start_ex(const struct nv_event_attributes *a)
@@ -196,13 +207,14 @@ static uint64_t range_start_ex(const struct nv_event_attributes *a)
 
 static uint64_t range_start_str(const char *a, const wchar_t *w)
 {
-	if (agent_idle_annotation())
-		return 0;
 	char wbuf[WBUF];
 	struct msg m;
+	bool cap = g_capture_on && str_msg(a, w, wbuf, &m) && agent_capture_begin(AGENT_CAPTURE_NVTX, m.s, m.len);
+	if (agent_idle_annotation())
+		return capture_started(cap, 0);
 	if (!str_msg(a, w, wbuf, &m))
 		return 0;
-	return agent_range_start(0, m.s, m.len, 0, 0);
+	return capture_started(cap, agent_range_start(0, m.s, m.len, 0, 0));
 }
 
 static uint64_t range_start_a(const char *s)
@@ -217,6 +229,8 @@ static uint64_t range_start_w(const wchar_t *s)
 
 static void domain_range_end(const void *domain, uint64_t id)
 {
+	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+		return;
 	if (agent_idle())
 		return;
 	uint32_t d;
@@ -237,7 +251,10 @@ static int domain_push_ex(const void *domain, const struct nv_event_attributes *
 	uint32_t d;
 	if (!ex_args(domain, a, wbuf, &d, &m))
 		return -1;
-	return agent_push(d, m.s, m.len, m.category, m.color);
+	int level = agent_push(d, m.s, m.len, m.category, m.color);
+	if (g_capture_on)
+		agent_capture_push(AGENT_CAPTURE_NVTX, m.s, m.len, d, level);
+	return level;
 }
 
 static int push_ex(const struct nv_event_attributes *a)
@@ -251,7 +268,10 @@ static int push_str(const char *a, const wchar_t *w)
 	struct msg m;
 	if (!str_msg(a, w, wbuf, &m))
 		return -1;
-	return agent_push(0, m.s, m.len, 0, 0);
+	int level = agent_push(0, m.s, m.len, 0, 0);
+	if (g_capture_on)
+		agent_capture_push(AGENT_CAPTURE_NVTX, m.s, m.len, 0, level);
+	return level;
 }
 
 static int push_a(const char *s)
@@ -269,12 +289,18 @@ static int domain_pop(const void *domain)
 	uint32_t d;
 	if (!domain_of(domain, &d))
 		return -1;
-	return agent_pop(d);
+	int level = agent_pop(d);
+	if (g_capture_on)
+		agent_capture_pop(d, level);
+	return level;
 }
 
 static int pop(void)
 {
-	return agent_pop(0);
+	int level = agent_pop(0);
+	if (g_capture_on)
+		agent_capture_pop(0, level);
+	return level;
 }
 
 static void name_category(const void *domain, uint32_t category, const char *a, const wchar_t *w)

@@ -36,6 +36,26 @@ for w in 1 2; do
 			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" "in$w:$want"
 done
 
+# --- --capture-range=mstx:NAME, --capture-range-end=repeat:2 ---------------------------
+# 4 iterations, each a range "train": the first 2 are windows, each holding
+# the 20 marks made inside its range alone; the last 2 none
+mkdir -p "$W/cr"
+t_msprof --dynamic=on --msproftx=on --capture-range=mstx:train --capture-range-end=repeat:2 --output="$W/cr" \
+	"$APP" range train 4 <"$W/in" >"$W/cr.out" 2>&1
+t_eq "capture range: exit 0" $? 0 || cat "$W/cr.out" >&2
+mapfile -t DIRS < <(find "$W/cr" -maxdepth 1 -type d -name 'PROF_*' | sort)
+t_eq "capture range: repeat:2 gives two windows" "${#DIRS[@]}" 2
+for w in 0 1; do
+	d=${DIRS[$w]:-}
+	[ -n "$d" ] || continue
+	t_eq "capture range $w: the marks of its range alone" \
+		"$(t_sql "$(ls "$d"/msprof_*.db)" "SELECT group_concat(k || ':' || n) FROM (SELECT substr(s.value, 1, 3) AS k,
+			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" \
+		"in$w:$(sed -n "s/^.*marks in$w \([0-9]*\)$/\1/p" "$W/cr.out")"
+done
+t_expect_rc 1 "--capture-range with --pid is refused" "$MSPROF" --dynamic=on --pid=$$ --capture-range=mstx:x
+t_expect_rc 1 "--capture-range-end alone is refused" "$MSPROF" --dynamic=on --capture-range-end=stop /bin/true
+
 # --- Python ---------------------------------------------------------------------------
 if [ -n "${MSTX_PYTHON:-}" ] && [ -z "$T_ASAN_LIB" ]; then
 	export PYTHONPATH="$MSTX_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}"
