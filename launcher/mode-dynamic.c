@@ -94,6 +94,7 @@ struct dyn {
 	struct msprof_opts o;     /* shallow copy with the defaults */
 	char *output;
 	bool launch;
+	bool no_prompt;           /* launch mode with --capture-range: windows by the job's ranges alone */
 	struct app_cmd app;
 	char **envp;
 	struct child child;
@@ -130,7 +131,7 @@ struct dyn {
 
 static void prompt(struct dyn *d)
 {
-	if (d->phase != PHASE_PROMPT || d->prompt_shown)
+	if (d->phase != PHASE_PROMPT || d->prompt_shown || d->no_prompt)
 		return;
 	if (d->le.on) {
 		lineedit_show(&d->le);
@@ -888,7 +889,10 @@ static void loop(struct dyn *d)
 		console_error("out of memory");
 		return;
 	}
-	if (d->phase == PHASE_PROMPT) {
+	if (d->phase == PHASE_PROMPT && d->no_prompt) {
+		console_info("The collection starts closed: each range '%s' of the application opens a window "
+			     "(--capture-range), its end closes it.", d->o.capture_range + 5);
+	} else if (d->phase == PHASE_PROMPT) {
 		_cleanup_free_ char *hist = lineedit_history_path();
 		(void)lineedit_begin(&d->le, STDIN_FILENO, PROMPT, hist);
 		/* the same first line in every mode, at a terminal or not */
@@ -900,7 +904,8 @@ static void loop(struct dyn *d)
 	while (!(d->phase == PHASE_DRAIN && d->n_jobs == 0)) {
 		size_t k = 0;
 		bool probe = false;
-		p[k++] = (struct pollfd){ .fd = d->phase == PHASE_PROMPT && !d->eof ? STDIN_FILENO : -1, .events = POLLIN };
+		p[k++] = (struct pollfd){ .fd = d->phase == PHASE_PROMPT && !d->eof && !d->no_prompt ? STDIN_FILENO : -1,
+					  .events = POLLIN };
 		p[k++] = (struct pollfd){ .fd = d->sigfd, .events = POLLIN };
 		for (unsigned i = 0; i < d->n; i++) {
 			struct target *t = &d->t[i];
@@ -913,7 +918,7 @@ static void loop(struct dyn *d)
 			p[k++] = (struct pollfd){ .fd = d->jobs[i].fd, .events = POLLIN };
 
 		int timeout = -1;
-		if (d->phase == PHASE_PROMPT && !windows_open(d)) {
+		if (d->phase == PHASE_PROMPT && !windows_open(d) && !d->no_prompt) {
 			uint64_t end = d->idle_since + (uint64_t)d->idle_s * NSEC_PER_SEC, now = mono_ns();
 			if (now >= end) {
 				unprompt(d);
@@ -1102,6 +1107,7 @@ int mode_dynamic_run(const struct msprof_opts *given)
 
 	opts_default_host_sys(&d->o);
 	d->launch = opts_have_app(&d->o);
+	d->no_prompt = !d->o.dynamic; /* launch mode's --capture-range (mode-launch.c) */
 	d->idle_s = idle_seconds();
 	/* the range is looked for by the agent msprof preloads (app.c) */
 	if (d->o.capture_range && !d->launch) {
@@ -1111,6 +1117,11 @@ int mode_dynamic_run(const struct msprof_opts *given)
 	}
 	if (d->o.capture_range_end && !d->o.capture_range) {
 		console_error("Argument --capture-range-end must be used with --capture-range.");
+		return 1;
+	}
+	if (d->no_prompt && (d->o.delay_s || d->o.duration_s)) {
+		console_error("Argument --capture-range and --delay/--duration cannot be configured at the same time: "
+			      "the job's ranges open and close the windows.");
 		return 1;
 	}
 

@@ -627,16 +627,17 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		check_summary, 395, OPT_VALUES_CHOICE, "on|off",
 		APP_MODES | SYSTEM_MODES | M(EXPORT) },
 	[OPT_CAPTURE_RANGE] = { OPT_CAPTURE_RANGE, "capture-range", true,
-		"With --dynamic=on and an application: an mstx or NVTX range whose whole message is NAME opens a"
-		CONT "window as it starts and closes it as it ends (mstx:NAME or nvtx:NAME), as the prompt's start"
-		CONT "and stop do. (an option of this implementation; CANN msprof has none)",
+		"With an application: an mstx or NVTX range whose whole message is NAME opens a window as it"
+		CONT "starts and closes it as it ends (mstx:NAME or nvtx:NAME), each window its own PROF dir; the"
+		CONT "collection starts closed (with --dynamic=on the prompt works too). (an option of this"
+		CONT "implementation; CANN msprof has none)",
 		check_capture_range, 396, OPT_VALUES_NONE, NULL,
-		M(DYNAMIC) },
+		M(DYNAMIC) | M(LAUNCH) },
 	[OPT_CAPTURE_RANGE_END] = { OPT_CAPTURE_RANGE_END, "capture-range-end", true,
 		"With --capture-range: stop (the first such range only, the default) or repeat:N (the first N)."
 		CONT "(an option of this implementation; CANN msprof has none)",
 		check_capture_range_end, 397, OPT_VALUES_NONE, NULL,
-		M(DYNAMIC) },
+		M(DYNAMIC) | M(LAUNCH) },
 };
 
 /* A setting's option: its row's checks and msprof's messages; --host-sys

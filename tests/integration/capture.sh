@@ -53,6 +53,19 @@ for w in 0 1; do
 			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" \
 		"in$w:$(sed -n "s/^.*marks in$w \([0-9]*\)$/\1/p" "$W/cr.out")"
 done
+# plain launch mode: the collection starts closed, no prompt; stop: the first range alone
+mkdir -p "$W/crl"
+t_msprof --msproftx=on --capture-range=mstx:train --output="$W/crl" "$APP" range train 3 </dev/null >"$W/crl.out" 2>&1
+t_eq "launch mode's capture range: exit 0" $? 0 || cat "$W/crl.out" >&2
+t_grep "... it says the collection starts closed" "The collection starts closed: each range 'train'" "$W/crl.out"
+t_eq "... no prompt" "$(grep -c '(msprof)' "$W/crl.out")" 0
+if P=$(t_prof_dir "$W/crl"); then
+	t_eq "... stop: one window, the first range's marks alone" \
+		"$(t_sql "$(ls "$P"/msprof_*.db)" "SELECT group_concat(k || ':' || n) FROM (SELECT substr(s.value, 1, 3) AS k,
+			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" \
+		"in0:$(sed -n 's/^.*marks in0 \([0-9]*\)$/\1/p' "$W/crl.out")"
+fi
+t_expect_rc 1 "--capture-range with --duration is refused" "$MSPROF" --capture-range=mstx:x --duration=5 /bin/true
 t_expect_rc 1 "--capture-range with --pid is refused" "$MSPROF" --dynamic=on --pid=$$ --capture-range=mstx:x
 t_expect_rc 1 "--capture-range-end alone is refused" "$MSPROF" --dynamic=on --capture-range-end=stop /bin/true
 
