@@ -17,9 +17,13 @@ send, recv, ...) and every gradient allreduce of DistributedDataParallel
 becomes a range in the domain "communication" whose message describes
 the operation as torch_npu's markers do (opName, groupName, dataType,
 count, rankSize, srcRank/destRank), from the call to the completion of
-its work; the export makes COMMUNICATION_OP of them.  ``enable`` returns a
-handle whose ``remove()`` switches them off again.  Without a profiler
-nothing is installed, so the model runs as it would without this module.
+its work; the export makes COMMUNICATION_OP of them (with the group's
+backend and global ranks).  ``enable`` returns a handle whose ``remove()``
+switches them off again.  Without a profiler nothing is installed, so the
+model runs as it would without this module.  Under ``msprof --msproftx=on``
+the communication part switches on by itself as the job's
+init_process_group returns (msprof's bootstrap, mstx/_boot), with no
+enable() in the job.
 """
 
 import atexit
