@@ -559,7 +559,8 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */
-	if (r >= 0 && agent && (opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API)) &&
+	if (r >= 0 && agent && (opts_u(o, SET_TASK_TIME) != TASK_TIME_OFF || opts_u(o, SET_RUNTIME_API) ||
+				(o->capture_range && streq(o->capture_range, "cudaProfilerApi"))) &&
 	    !strv_env_get(env, "CUDA_INJECTION64_PATH"))
 		r = strv_env_set(&env, "CUDA_INJECTION64_PATH", agent);
 	/* communication: NCCL (>= 2.23) dlopens its profiler plugin from

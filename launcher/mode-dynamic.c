@@ -468,8 +468,16 @@ static void target_poll(struct dyn *d, struct target *t)
 		bool start = s->capture == CAPTURE_ASKED_START;
 		s->capture = CAPTURE_ASKED_NONE;
 		unprompt(d);
-		console_info("process %d asked to %s the collection (%s)", (int)s->capture_by, start ? "start" : "stop",
-			     start ? "msprofStart" : "msprofStop");
+		const char *cr = d->o.capture_range, *call = start ? "msprofStart" : "msprofStop";
+		if (!cr)
+			console_info("process %d asked to %s the collection (%s)", (int)s->capture_by,
+				     start ? "start" : "stop", call);
+		else if (streq(cr, "cudaProfilerApi"))
+			console_info("process %d asked to %s the collection (%s or %s)", (int)s->capture_by,
+				     start ? "start" : "stop", start ? "cudaProfilerStart" : "cudaProfilerStop", call);
+		else
+			console_info("process %d asked to %s the collection (range '%s' %s, or %s)", (int)s->capture_by,
+				     start ? "start" : "stop", cr + 5, start ? "began" : "ended", call);
 		if (start)
 			cmd_start(d);
 		else
@@ -889,7 +897,10 @@ static void loop(struct dyn *d)
 		console_error("out of memory");
 		return;
 	}
-	if (d->phase == PHASE_PROMPT && d->no_prompt) {
+	if (d->phase == PHASE_PROMPT && d->no_prompt && streq(d->o.capture_range, "cudaProfilerApi")) {
+		console_info("%s", "The collection starts closed: the application's cudaProfilerStart opens a window "
+				   "(--capture-range), its cudaProfilerStop closes it.");
+	} else if (d->phase == PHASE_PROMPT && d->no_prompt) {
 		console_info("The collection starts closed: each range '%s' of the application opens a window "
 			     "(--capture-range), its end closes it.", d->o.capture_range + 5);
 	} else if (d->phase == PHASE_PROMPT) {

@@ -138,14 +138,16 @@ static int check_summary(struct msprof_opts *o, const char *v, struct diag *d)
 	return r;
 }
 
-/* --capture-range=mstx:NAME|nvtx:NAME (nsys's names): a range of that
- * whole message opens a window and its end closes it. */
+/* --capture-range=cudaProfilerApi|mstx:NAME|nvtx:NAME (nsys's names): the
+ * job's cudaProfilerStart opens a window and cudaProfilerStop closes it,
+ * or a range of that whole message opens one and its end closes it. */
 static int check_capture_range(struct msprof_opts *o, const char *v, struct diag *d)
 {
-	if (!v || !(startswith(v, "mstx:") || startswith(v, "nvtx:")) || !v[5] || strlen(v) > 200)
-		return diag_error(d, "Argument --capture-range: invalid value: %s. Please input mstx:NAME or nvtx:NAME "
-				     "(the message of the range that opens and closes a window, at most 195 bytes).",
-				  v ? v : "");
+	if (!v || !(streq(v, "cudaProfilerApi") ||
+		    ((startswith(v, "mstx:") || startswith(v, "nvtx:")) && v[5] && strlen(v) <= 200)))
+		return diag_error(d, "Argument --capture-range: invalid value: %s. Please input cudaProfilerApi, "
+				     "mstx:NAME or nvtx:NAME (the message of the range that opens and closes a window, "
+				     "at most 195 bytes).", v ? v : "");
 	o->capture_range = v;
 	return 0;
 }
@@ -627,15 +629,16 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		check_summary, 395, OPT_VALUES_CHOICE, "on|off",
 		APP_MODES | SYSTEM_MODES | M(EXPORT) },
 	[OPT_CAPTURE_RANGE] = { OPT_CAPTURE_RANGE, "capture-range", true,
-		"With an application: an mstx or NVTX range whose whole message is NAME opens a window as it"
+		"With an application: its cudaProfilerStart opens a window and cudaProfilerStop closes it"
+		CONT "(cudaProfilerApi), or an mstx or NVTX range whose whole message is NAME opens one as it"
 		CONT "starts and closes it as it ends (mstx:NAME or nvtx:NAME), each window its own PROF dir; the"
 		CONT "collection starts closed (with --dynamic=on the prompt works too). (an option of this"
 		CONT "implementation; CANN msprof has none)",
 		check_capture_range, 396, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
 	[OPT_CAPTURE_RANGE_END] = { OPT_CAPTURE_RANGE_END, "capture-range-end", true,
-		"With --capture-range: stop (the first such range only, the default) or repeat:N (the first N)."
-		CONT "(an option of this implementation; CANN msprof has none)",
+		"With --capture-range: stop (the first such range or start/stop pair only, the default) or"
+		CONT "repeat:N (the first N). (an option of this implementation; CANN msprof has none)",
 		check_capture_range_end, 397, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
 };

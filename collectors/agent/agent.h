@@ -341,6 +341,10 @@ struct cupti_lost {
  * returns how many were written, and adds to *ret those not written since
  * the last drain. */
 unsigned long agent_cupti_drain(int (*emit)(uint16_t type, const uint8_t *p, uint32_t len), struct cupti_lost *ret);
+/* --capture-range=cudaProfilerApi (capture.c, at load): fn(true) at each
+ * cudaProfilerStart or cuProfilerStart of the job, fn(false) at each stop,
+ * once CUPTI is up (said when it cannot be). */
+void agent_cupti_on_profiler_api(void (*fn)(bool start));
 
 /* --- osrt.c: the interposed libc calls ------------------------------------ */
 
@@ -390,7 +394,7 @@ static inline size_t agent_put_u64(char *buf, size_t len, size_t cap, uint64_t v
 
 /* --- capture.c: --capture-range ------------------------------------------- */
 
-enum { AGENT_CAPTURE_MSTX = 1, AGENT_CAPTURE_NVTX = 2 };
+enum { AGENT_CAPTURE_MSTX = 1, AGENT_CAPTURE_NVTX = 2, AGENT_CAPTURE_CUDA = 3 };
 /* The id a range start returns when it opened a capture while idle: its
  * end closes the capture and records nothing. */
 #define AGENT_CAPTURE_ID UINT64_MAX

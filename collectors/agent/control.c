@@ -76,7 +76,7 @@ static struct {
 	enum conn conn;
 	uint64_t next_try_ns;
 	bool lost;                 /* lost a msprofd it was registered with: LOST_RETRY_NS */
-	bool connect_failed;       /* the last connection attempt found no msprofd */
+	_Atomic bool connect_failed; /* the last connection attempt found no msprofd */
 	bool crowded;              /* closed before its hello was read, to make room in a
 				      storm of connections (no_hello): tried again at once */
 	bool warned;
@@ -233,22 +233,22 @@ static void read_input(void);
 
 /* Connect and say hello.  A connect waits while msprofd's backlog is
  * full (it takes connections as fast as it reads their hellos): at most
- * wait_ms, then the agent asks again as when msprofd had no room. */
-static void try_connect(uint64_t wait_ms)
+ * wait_ms, then the agent asks again as when msprofd had no room.  False
+ * when no msprofd of ours was found. */
+static bool connect_hello(uint64_t wait_ms)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	const char *why = NULL;
 	C.next_try_ns = mono_ns() + (C.lost ? LOST_RETRY_NS : RETRY_NS);
 	int r = runtime_sock(path, sizeof(path), &why, dir);
-	C.connect_failed = true; /* until the connection is made */
 	if (r < 0) {
 		if (why)
 			warn_once("cannot use the msprofd runtime directory: %s%s", why, "");
-		return;
+		return false;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return;
+		return false;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	memcpy(sa.sun_path, path, strlen(path) + 1); /* runtime_sock checked the length */
 	wait_ms = wait_ms < 1 ? 1 : wait_ms;
@@ -262,19 +262,18 @@ static void try_connect(uint64_t wait_ms)
 			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
 		}
 		close(fd);
-		return;
+		return false;
 	}
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != geteuid()) {
 		close(fd);
 		warn_once("refusing msprofd socket '%s': %s", path, "not owned by the current user");
-		return;
+		return false;
 	}
 	struct timeval tv = { .tv_sec = SEND_TIMEOUT_MS / 1000, .tv_usec = (SEND_TIMEOUT_MS % 1000) * 1000 };
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	C.sock = fd;
-	C.connect_failed = false;
 
 	char comm[64];
 	agent_comm(comm, sizeof(comm));
@@ -303,9 +302,17 @@ static void try_connect(uint64_t wait_ms)
 		C.conn = C_NONE;
 		if (C.crowded)
 			C.next_try_ns = mono_ns() + LOST_RETRY_NS;
-		return;
+		return true;
 	}
 	C.lost = false;
+	return true;
+}
+
+/* connect_failed changes only once an attempt has ended: a request made
+ * while the first one is under way is queued, not refused. */
+static void try_connect(uint64_t wait_ms)
+{
+	C.connect_failed = !connect_hello(wait_ms);
 }
 
 static void on_start(const struct ajson_obj *m, uint64_t id)

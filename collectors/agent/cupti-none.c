@@ -14,6 +14,14 @@ AGENT_EXPORT int InitializeInjection(void)
 	return 1;
 }
 
+/* --capture-range=cudaProfilerApi: never seen here */
+void agent_cupti_on_profiler_api(void (*fn)(bool start))
+{
+	(void)fn;
+	fputs("msprof agent: built without CUPTI (no CUDA toolkit headers at build time): "
+	      "--capture-range=cudaProfilerApi opens no window\n", stderr);
+}
+
 bool agent_cupti_active(void) { return false; }
 bool agent_cupti_came_up(void) { return false; }
 void agent_cupti_window(uint64_t start_ns) { (void)start_ns; }

@@ -71,6 +71,8 @@ static struct {
 	size_t q_len, q_cap;
 	_Atomic uint64_t dropped, untimed, bad;   /* struct cupti_lost */
 	CUpti_SubscriberHandle sub;
+	_Atomic bool subscribed;             /* sub is ours */
+	void (*_Atomic profiler_api)(bool start);  /* agent_cupti_on_profiler_api */
 	__typeof__(cuptiActivityFlushAll) *flush_all;
 	__typeof__(cuptiActivityGetNextRecord) *next_record;
 	__typeof__(cuptiGetCallbackName) *callback_name;
@@ -177,12 +179,49 @@ static void on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
 	free(buffer);
 }
 
+#define SYM(var, name) (*(void **)&(var) = dlsym(C.lib, name))
+
+/* The subscription claims CUPTI, and activity records carry the data.
+ * Callbacks come only for the job's cudaProfilerStart/Stop (runtime) and
+ * cuProfilerStart/Stop (driver, also called under the runtime's), enabled
+ * for --capture-range=cudaProfilerApi: each asks at its entry, so a stop's
+ * own call is outside the window. */
 static void on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
-	/* the subscription only claims CUPTI; activity records carry the data */
+	(void)userdata;
+	const CUpti_CallbackData *cb = data;
+	if (!cb || cb->callbackSite != CUPTI_API_ENTER)
+		return;
+	bool rt = domain == CUPTI_CB_DOMAIN_RUNTIME_API, drv = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	bool start = (rt && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+		     (drv && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+	bool stop = (rt && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) ||
+		    (drv && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+	void (*fn)(bool) = atomic_load(&C.profiler_api);
+	if ((start || stop) && fn)
+		fn(start);
 }
 
-#define SYM(var, name) (*(void **)&(var) = dlsym(C.lib, name))
+/* --capture-range=cudaProfilerApi: the four callbacks on; false (said)
+ * when CUPTI refuses one. */
+static bool follow_profiler_api(void)
+{
+	__typeof__(cuptiEnableCallback) *enable_cb;
+	SYM(enable_cb, "cuptiEnableCallback");
+	static const struct { CUpti_CallbackDomain domain; CUpti_CallbackId cbid; } cbs[] = {
+		{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 },
+		{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 },
+		{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart },
+		{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cbs); i++)
+		if (!enable_cb || enable_cb(1, C.sub, cbs[i].domain, cbs[i].cbid) != CUPTI_SUCCESS) {
+			say("%s", "CUPTI refuses the cudaProfilerStart/cudaProfilerStop callbacks: "
+				  "--capture-range=cudaProfilerApi opens no window");
+			return false;
+		}
+	return true;
+}
 
 /* The CUPTI library, looked for where the job's own CUDA is: CUPTI must be
  * the toolkit's that the job runs, and two copies in one process would
@@ -337,6 +376,9 @@ static int cupti_start(void)
 		say("cuptiSubscribe failed (%s): device tasks are not recorded", msg ? msg : "unknown error");
 		return -EIO;
 	}
+	atomic_store(&C.subscribed, true);
+	if (atomic_load(&C.profiler_api))
+		(void)follow_profiler_api();
 	/* CLOCK_MONOTONIC stamps: without this (WSL refuses it) the stamps
 	 * would be CLOCK_REALTIME and the records would land elsewhere */
 	if (!register_ts || register_ts(mono_stamp) != CUPTI_SUCCESS) {
@@ -450,7 +492,11 @@ static void cupti_at_exit(void)
  * own by then. */
 static void init_once(void)
 {
-	if (cupti_start() == 0) {
+	int r = cupti_start();
+	if (r < 0 && atomic_load(&C.profiler_api))
+		say("%s", "without CUPTI, cudaProfilerStart/cudaProfilerStop are not seen: "
+			  "--capture-range=cudaProfilerApi opens no window");
+	if (r == 0) {
 		if (atexit(cupti_at_exit) != 0)
 			say("%s", "cannot register the exit flush: device records of the last moments may be lost");
 		/* a flag the agent thread takes, not a call up into it: cuInit
@@ -484,6 +530,16 @@ void agent_cupti_window(uint64_t start_ns)
 }
 
 
+
+/* Either order: the agent's constructor usually comes first, but cuInit
+ * may come before it (another library's constructor).  Enabling a
+ * callback twice is no harm. */
+void agent_cupti_on_profiler_api(void (*fn)(bool start))
+{
+	atomic_store(&C.profiler_api, fn);
+	if (atomic_load(&C.subscribed))
+		(void)follow_profiler_api();
+}
 
 void agent_cupti_flush(void)
 {

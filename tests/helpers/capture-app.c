@@ -7,7 +7,16 @@
  *
  * test-capture-app range NAME N: N iterations, each an mstx range NAME (a
  * pause, then marks "in<I>-<i>" for 200 ms), then a pause and 300 ms of
- * marks "out<I>-<i>": for --capture-range=mstx:NAME.  Prints "marks in<I> N". */
+ * marks "out<I>-<i>": for --capture-range=mstx:NAME.  Prints "marks in<I> N".
+ *
+ * test-capture-app cuda N: the same iterations, each between
+ * cudaProfilerStart and cudaProfilerStop instead of a range, for
+ * --capture-range=cudaProfilerApi.  It does first what the CUDA driver does
+ * at cuInit (load CUDA_INJECTION64_PATH, call its InitializeInjection), and
+ * takes the two calls from the fake CUPTI (MSPROF_CUPTI_LIBRARY), which
+ * stands for the CUDA runtime there. */
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +37,47 @@ static unsigned marks(const char *kind, unsigned ms)
 	return n;
 }
 
+static int (*profiler_start)(void), (*profiler_stop)(void);
+
+/* CUDA's side of cudaProfilerApi: injection, then the fake runtime's calls */
+static int cuda_init(void)
+{
+	const char *inject = getenv("CUDA_INJECTION64_PATH"), *cupti = getenv("MSPROF_CUPTI_LIBRARY");
+	void *h = inject ? dlopen(inject, RTLD_NOW) : NULL, *c = cupti ? dlopen(cupti, RTLD_NOW) : NULL;
+	int (*init)(void) = NULL;
+	if (h)
+		*(void **)&init = dlsym(h, "InitializeInjection");
+	if (c) {
+		*(void **)&profiler_start = dlsym(c, "cudaProfilerStart");
+		*(void **)&profiler_stop = dlsym(c, "cudaProfilerStop");
+	}
+	if (!init || !profiler_start || !profiler_stop) {
+		fprintf(stderr, "test-capture-app: needs CUDA_INJECTION64_PATH and MSPROF_CUPTI_LIBRARY (the fake "
+				"CUPTI): %s\n", dlerror());
+		return -1;
+	}
+	return init() == 1 ? 0 : -1;
+}
+
 static int ranges(const char *name, int n)
 {
+	bool cuda = strcmp(name, "cuda") == 0;
+	if (cuda && cuda_init() < 0)
+		return 2;
 	for (int i = 0; i < n; i++) {
 		char kind[16];
-		mstxRangeId r = mstxRangeStartA(name, NULL);
+		mstxRangeId r = 0;
+		if (cuda)
+			printf("cudaProfilerStart %d\n", profiler_start());
+		else
+			r = mstxRangeStartA(name, NULL);
 		sleep_ms(400);
 		snprintf(kind, sizeof kind, "in%d", i);
 		printf("marks %s %u\n", kind, marks(kind, 200));
-		mstxRangeEnd(r);
+		if (cuda)
+			printf("cudaProfilerStop %d\n", profiler_stop());
+		else
+			mstxRangeEnd(r);
 		sleep_ms(300); /* the window closes a moment after the range */
 		snprintf(kind, sizeof kind, "out%d", i);
 		marks(kind, 300);
@@ -49,6 +90,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 4 && strcmp(argv[1], "range") == 0)
 		return ranges(argv[2], atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "cuda") == 0)
+		return ranges("cuda", atoi(argv[2]));
 	unsigned out = marks("out", 100);
 	for (int w = 1; w <= 2; w++) {
 		printf("start %d\n", msprofStart());

@@ -25,6 +25,12 @@
  * Environment: FAKE_CUPTI_SUBSCRIBE_ERROR (cuptiSubscribe's result, 39:
  * another subscriber), FAKE_CUPTI_KERNELS, FAKE_CUPTI_UNTIMED (default 0),
  * FAKE_CUPTI_NCCL (default 0).
+ * It also stands for the CUDA runtime's cudaProfilerStart/cudaProfilerStop
+ * (a job finds them with dlsym on this library): each calls the
+ * subscriber's callback as CUDA does, for the callbacks enabled with
+ * cuptiEnableCallback, at the runtime call's entry, then the driver's
+ * cuProfilerStart/Stop's entry and exit under it, then the runtime call's
+ * exit.
  * FAKE_CUPTI_KERNEL_NAMES: comma-separated kernel names, kernel i named
  * the (i mod count)th (NCCL's "ncclDevKernel_AllReduce_Sum_f32_RING_LL"...,
  * for the communication domain) instead of "_Z6kernelv".
@@ -40,6 +46,7 @@
  * CUPTI). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,11 +135,84 @@ CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 	return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+static CUpti_CallbackFunc subscriber;
+static void *subscriber_data;
+static uint32_t callbacks_on;  /* bit per profiler callback below */
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber_, CUpti_CallbackFunc callback, void *userdata)
 {
 	const char *e = getenv("FAKE_CUPTI_SUBSCRIBE_ERROR");
-	*subscriber = (CUpti_SubscriberHandle)1;
-	return e && *e ? (CUptiResult)atoi(e) : CUPTI_SUCCESS;
+	*subscriber_ = (CUpti_SubscriberHandle)1;
+	if (e && *e)
+		return (CUptiResult)atoi(e);
+	subscriber = callback;
+	subscriber_data = userdata;
+	return CUPTI_SUCCESS;
+}
+
+/* the bit of a profiler start/stop callback, or -1 */
+static int profiler_bit(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000)
+		return 0;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
+		return 1;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)
+		return 2;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
+		return 3;
+	return -1;
+}
+
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub, CUpti_CallbackDomain domain,
+					 CUpti_CallbackId cbid)
+{
+	int bit = profiler_bit(domain, cbid);
+	if (!sub || bit < 0)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (enable)
+		callbacks_on |= 1u << bit;
+	else
+		callbacks_on &= ~(1u << bit);
+	return CUPTI_SUCCESS;
+}
+
+static void call_back(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site,
+		      const char *name)
+{
+	int bit = profiler_bit(domain, cbid);
+	if (!subscriber || bit < 0 || !(callbacks_on & 1u << bit))
+		return;
+	CUpti_CallbackData d = { .callbackSite = site, .functionName = name };
+	subscriber(subscriber_data, domain, cbid, &d);
+}
+
+static int profiler_call(bool start)
+{
+	CUpti_CallbackId rt = start ? CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+				    : CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+	CUpti_CallbackId drv = start ? CUPTI_DRIVER_TRACE_CBID_cuProfilerStart : CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+	const char *rt_name = start ? "cudaProfilerStart" : "cudaProfilerStop";
+	const char *drv_name = start ? "cuProfilerStart" : "cuProfilerStop";
+	call_back(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_ENTER, rt_name);
+	call_back(CUPTI_CB_DOMAIN_DRIVER_API, drv, CUPTI_API_ENTER, drv_name);
+	call_back(CUPTI_CB_DOMAIN_DRIVER_API, drv, CUPTI_API_EXIT, drv_name);
+	call_back(CUPTI_CB_DOMAIN_RUNTIME_API, rt, CUPTI_API_EXIT, rt_name);
+	return 0;  /* cudaSuccess */
+}
+
+/* the CUDA runtime's (cuda_profiler_api.h), exported for the job */
+int cudaProfilerStart(void);
+int cudaProfilerStop(void);
+
+int cudaProfilerStart(void)
+{
+	return profiler_call(true);
+}
+
+int cudaProfilerStop(void)
+{
+	return profiler_call(false);
 }
 
 CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,

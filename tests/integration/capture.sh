@@ -4,7 +4,9 @@
 # each its own PROF dir holding exactly the marks the job made inside it
 # (test-capture-app counts them itself), none of those outside; every
 # call returns 0 there and -ENOTCONN without msprof, where the job runs
-# on.  The same from Python, with `with mstx.capture():`.
+# on.  The same from Python, with `with mstx.capture():`.  Then
+# --capture-range: a named mstx range, and the job's cudaProfilerStart /
+# cudaProfilerStop through the fake CUPTI.
 . "$SRCDIR/tests/integration/lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
 APP=$HELPERS/test-capture-app
@@ -65,6 +67,38 @@ if P=$(t_prof_dir "$W/crl"); then
 			count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" \
 		"in0:$(sed -n 's/^.*marks in0 \([0-9]*\)$/\1/p' "$W/crl.out")"
 fi
+# --capture-range=cudaProfilerApi: the job's cudaProfilerStart/Stop, seen
+# through CUPTI's callbacks (the fake CUPTI calls them as CUDA does, the
+# driver's cuProfilerStart/Stop nested in the runtime's); repeat:2 of 3
+# iterations: two windows, each with its iteration's marks alone and the
+# device tasks CUPTI handed over as it closed
+FAKE="$HELPERS/libfake-cupti.so"
+if [ -f "$FAKE" ]; then
+	mkdir -p "$W/cuda"
+	MSPROF_CUPTI_LIBRARY="$FAKE" FAKE_CUPTI_KERNELS=3 t_msprof --msproftx=on --capture-range=cudaProfilerApi \
+		--capture-range-end=repeat:2 --output="$W/cuda" "$APP" cuda 3 </dev/null >"$W/cuda.out" 2>&1
+	t_eq "cudaProfilerApi: exit 0" $? 0 || cat "$W/cuda.out" >&2
+	t_grep "... it says the collection starts closed" "the application's cudaProfilerStart opens a window" \
+		"$W/cuda.out"
+	t_grep "... and who asked" "asked to start the collection (cudaProfilerStart or msprofStart)" "$W/cuda.out"
+	mapfile -t DIRS < <(find "$W/cuda" -maxdepth 1 -type d -name 'PROF_*' | sort)
+	t_eq "cudaProfilerApi: repeat:2 gives two windows" "${#DIRS[@]}" 2
+	for w in 0 1; do
+		d=${DIRS[$w]:-}
+		[ -n "$d" ] || continue
+		db=$(ls "$d"/msprof_*.db)
+		t_eq "cudaProfilerApi window $w: the marks of its iteration alone" \
+			"$(t_sql "$db" "SELECT group_concat(k || ':' || n) FROM (SELECT substr(s.value, 1, 3) AS k,
+				count(*) AS n FROM MSTX_EVENTS e JOIN STRING_IDS s ON s.id = e.message GROUP BY 1)")" \
+			"in$w:$(sed -n "s/^.*marks in$w \([0-9]*\)$/\1/p" "$W/cuda.out")"
+		t_eq "cudaProfilerApi window $w: the 3 kernels CUPTI handed over" \
+			"$(t_sql "$db" "SELECT count(*) FROM COMPUTE_TASK_INFO")" 3
+	done
+else
+	echo "# cudaProfilerApi not tested: built without the CUDA toolkit headers (no fake CUPTI)"
+fi
+t_expect_rc 1 "--capture-range=cudaProfilerAPI (a wrong name) is refused" "$MSPROF" --capture-range=cudaProfilerAPI \
+	/bin/true
 t_expect_rc 1 "--capture-range with --duration is refused" "$MSPROF" --capture-range=mstx:x --duration=5 /bin/true
 t_expect_rc 1 "--capture-range with --pid is refused" "$MSPROF" --dynamic=on --pid=$$ --capture-range=mstx:x
 t_expect_rc 1 "--capture-range-end alone is refused" "$MSPROF" --dynamic=on --capture-range-end=stop /bin/true
