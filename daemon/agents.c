@@ -26,6 +26,7 @@
 
 #include "daemon/msprofd.h"
 #include "common/proc-owner.h"
+#include "ipc/selectors.h"
 
 #define PID_MAX_LIMIT 4194304
 
@@ -188,8 +189,14 @@ static pid_t parent_of(pid_t pid)
 static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 {
 	bool start = false;
+	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(msg, "steps");
+	int64_t lo, hi;
 	if (json_get_bool(msg, "start", true, false, &start) < 0) {
 		log_msg("agent of pid %d: a capture request without 'start': ignored", a->pid);
+		return;
+	}
+	if (steps && (!start || !cJSON_IsString(steps) || ipc_parse_step_range(steps->valuestring, &lo, &hi) < 0)) {
+		log_msg("agent of pid %d: a capture request whose 'steps' is not \"A-B\" with a start: ignored", a->pid);
 		return;
 	}
 	pid_t p = a->pid;
@@ -206,7 +213,8 @@ static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 	}
 	cJSON *ev = ipc_msg_new(IPC_T_CAPTURE_ASKED, 0);
 	if (ev && (!cJSON_AddNumberToObject(ev, "pid", p) || !cJSON_AddNumberToObject(ev, "by", a->pid) ||
-		   !cJSON_AddBoolToObject(ev, "start", start))) {
+		   !cJSON_AddBoolToObject(ev, "start", start) ||
+		   (steps && !cJSON_AddStringToObject(ev, "steps", steps->valuestring)))) {
 		cJSON_Delete(ev);
 		ev = NULL;
 	}

@@ -556,6 +556,9 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	if (r >= 0 && agent && o->capture_range)
 		r = strv_env_set(&env, "MSPROF_CAPTURE_RANGE_END",
 				 o->capture_range_end ? o->capture_range_end : "stop");
+	/* --schedule: the agent counts the steps (collectors/agent/capture.c) */
+	if (r >= 0 && agent && o->schedule)
+		r = strv_env_set(&env, "MSPROF_SCHEDULE", o->schedule);
 	/* device tasks: the CUDA driver loads the agent's CUPTI part at cuInit;
 	 * a CUDA_INJECTION64_PATH of the user's own (another tool) is kept,
 	 * and that tool then has CUPTI to itself */

@@ -20,6 +20,7 @@
 #include "export/export.h"
 #include "launcher/progress.h"
 #include "ipc/ipc.h"
+#include "ipc/selectors.h"
 #include "common/cjson-cleanup.h"
 #include "common/selfenable.h"
 #include "common/util.h"
@@ -127,6 +128,14 @@ void collection_prepare_dir(struct collection *s, const char *output, const stru
 		return;
 	}
 	s->spare = spare;
+}
+
+void collection_forget_spare(struct collection *s)
+{
+	if (!s->spare)
+		return;
+	(void)profdir_remove_empty(s->spare);
+	free(TAKE_PTR(s->spare));
 }
 
 int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
@@ -360,16 +369,34 @@ static void report_refused(struct collection *s)
 	s->n_refused = 0;
 }
 
+bool collection_take_capture(struct collection *s, struct capture_ask *ret)
+{
+	if (!s->n_capture)
+		return false;
+	*ret = s->capture[0];
+	memmove(&s->capture[0], &s->capture[1], --s->n_capture * sizeof s->capture[0]);
+	return true;
+}
+
 static void on_event(struct collection *s, const cJSON *ev)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	enum ipc_type t = cJSON_IsString(type) ? ipc_type_from_name(type->valuestring) : IPC_T_UNKNOWN;
 	if (t == IPC_T_CAPTURE_ASKED) {
 		const cJSON *start = cJSON_GetObjectItemCaseSensitive(ev, "start");
-		if (cJSON_IsBool(start)) {
-			s->capture = cJSON_IsTrue(start) ? CAPTURE_ASKED_START : CAPTURE_ASKED_STOP;
-			s->capture_by = (pid_t)json_int(ev, "by", 0);
+		const cJSON *steps = cJSON_GetObjectItemCaseSensitive(ev, "steps");
+		int64_t lo, hi;
+		if (!cJSON_IsBool(start) ||
+		    (steps && (!cJSON_IsString(steps) || ipc_parse_step_range(steps->valuestring, &lo, &hi) < 0)))
+			return;
+		if (s->n_capture == COLLECTION_CAPTURES) {
+			s->capture_dropped++;
+			return;
 		}
+		struct capture_ask *a = &s->capture[s->n_capture++];
+		a->start = cJSON_IsTrue(start);
+		a->by = (pid_t)json_int(ev, "by", 0);
+		snprintf(a->steps, sizeof a->steps, "%s", steps ? steps->valuestring : "");
 		return;
 	}
 	if (t != IPC_T_SESSION_ENDED)

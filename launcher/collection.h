@@ -34,6 +34,8 @@
 
 struct ipc_client;
 
+#define COLLECTION_CAPTURES 16
+
 struct collection {
 	struct ipc_client *ipc;
 	uint64_t next_id;
@@ -54,19 +56,31 @@ struct collection {
 	bool defer_end_info;    /* collection_stop leaves end_info to collection_write_end_info */
 	bool follow_adopted;    /* we are the job's subreaper: msprofd follows the orphans we adopt */
 	uint64_t end_rns, end_monoraw_ns;     /* its end, while its end_info is unwritten */
-	/* a process of the claimed tree asked for a window (msprofStart,
-	 * msprofStop), the last since the caller looked: 0 none */
-	enum { CAPTURE_ASKED_NONE, CAPTURE_ASKED_START, CAPTURE_ASKED_STOP } capture;
-	pid_t capture_by;
+	/* processes of the claimed tree asked for windows (msprofStart,
+	 * msprofStop, --capture-range, --schedule), in order, since the caller
+	 * last took them (collection_take_capture); past COLLECTION_CAPTURES
+	 * the newest are dropped, and counted */
+	struct capture_ask {
+		bool start;
+		pid_t by;
+		char steps[48];  /* --schedule's window "A-B", or "" */
+	} capture[COLLECTION_CAPTURES];
+	unsigned n_capture;
+	uint64_t capture_dropped;
 };
 
 void collection_init(struct collection *s);
+/* The oldest request not taken: true and *ret, or false. */
+bool collection_take_capture(struct collection *s, struct capture_ask *ret);
 void collection_release(struct collection *s);
 
 int collection_connect(struct collection *s);
 
 /* Make PROF_x under output and write host/info.json (for target) and
  * host/sample.json (the options as given). */
+/* The PROF dir made ahead is removed: the next window's options differ
+ * from those its files were written with. */
+void collection_forget_spare(struct collection *s);
 int collection_create_dir(struct collection *s, const char *output, const struct msprof_opts *o, pid_t target,
 		       const char *target_name, int rank_id, const char *app_name, const char *app_dir);
 

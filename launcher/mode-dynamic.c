@@ -30,6 +30,7 @@
  * msprofd and exports are ours. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -90,11 +91,13 @@ struct target {
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
 
+#define MAX_STARTERS 1024
+
 struct dyn {
 	struct msprof_opts o;     /* shallow copy with the defaults */
 	char *output;
 	bool launch;
-	bool no_prompt;           /* launch mode with --capture-range: windows by the job's ranges alone */
+	bool no_prompt;           /* launch mode with --capture-range or --schedule: windows by the job alone */
 	struct app_cmd app;
 	char **envp;
 	struct child child;
@@ -122,6 +125,11 @@ struct dyn {
 
 	unsigned idle_s;
 	uint64_t idle_since;      /* no window open since */
+	/* the processes that asked for the open window: it closes when the
+	 * last of them asks (each rank of a job asks at its own step) */
+	pid_t starters[MAX_STARTERS];
+	unsigned n_starters;
+	char window_steps[48];    /* the open window's --schedule steps "A-B", or "" */
 	bool lost_told;           /* the lost connection was reported */
 	bool quitting;            /* no next window: none is made ahead */
 	bool claims_unsupported;
@@ -456,7 +464,60 @@ static void target_gone(struct dyn *d, struct target *t)
 }
 
 static void cmd_start(struct dyn *d);
+static void cmd_start_steps(struct dyn *d, const char *steps);
 static void cmd_stop(struct dyn *d);
+static void exports_due(struct dyn *d);
+
+static void say_asked(const struct dyn *d, const struct capture_ask *a)
+{
+	const char *cr = d->o.capture_range, *call = a->start ? "msprofStart" : "msprofStop";
+	const char *verb = a->start ? "start" : "stop";
+	if (a->steps[0])
+		console_info("process %d asked to %s the collection (--schedule: steps %s)", (int)a->by, verb, a->steps);
+	else if (!a->start && d->window_steps[0])
+		console_info("process %d asked to %s the collection (--schedule: its steps %s are done)", (int)a->by,
+			     verb, d->window_steps);
+	else if (!cr)
+		console_info("process %d asked to %s the collection (%s)", (int)a->by, verb, call);
+	else if (streq(cr, "cudaProfilerApi"))
+		console_info("process %d asked to %s the collection (%s or %s)", (int)a->by, verb,
+			     a->start ? "cudaProfilerStart" : "cudaProfilerStop", call);
+	else
+		console_info("process %d asked to %s the collection (range '%s' %s, or %s)", (int)a->by, verb, cr + 5,
+			     a->start ? "began" : "ended", call);
+}
+
+/* A process of the job asked for a window (msprofStart/msprofStop, its
+ * capture range, its schedule): as the prompt's start and stop, except
+ * that a window several processes asked for closes when the last of them
+ * asks (the ranks of a job reach a step at their own pace). */
+static void capture_asked(struct dyn *d, const struct capture_ask *a)
+{
+	unprompt(d);
+	say_asked(d, a);
+	unsigned i = 0;
+	while (i < d->n_starters && d->starters[i] != a->by)
+		i++;
+	if (a->start) {
+		if (windows_open(d) && !d->export_at) {
+			if (i == d->n_starters && d->n_starters < MAX_STARTERS)
+				d->starters[d->n_starters++] = a->by;
+			return;
+		}
+		cmd_start_steps(d, a->steps);
+		if (windows_open(d))
+			d->starters[0] = a->by, d->n_starters = 1;
+		return;
+	}
+	if (i < d->n_starters)
+		d->starters[i] = d->starters[--d->n_starters];
+	if (d->n_starters && windows_open(d) && !d->export_at) {
+		console_info("the collection stays open until %u other process(es) that asked for it ask to stop",
+			     d->n_starters);
+		return;
+	}
+	cmd_stop(d);
+}
 
 /* What came on a target's daemon connection. */
 static void target_poll(struct dyn *d, struct target *t)
@@ -464,24 +525,14 @@ static void target_poll(struct dyn *d, struct target *t)
 	struct collection *s = &t->s;
 	collection_poll(s);
 	/* the job's msprofStart/msprofStop: as the prompt's start and stop */
-	if (s->capture != CAPTURE_ASKED_NONE) {
-		bool start = s->capture == CAPTURE_ASKED_START;
-		s->capture = CAPTURE_ASKED_NONE;
+	struct capture_ask a;
+	while (collection_take_capture(s, &a))
+		capture_asked(d, &a);
+	if (s->capture_dropped) {
 		unprompt(d);
-		const char *cr = d->o.capture_range, *call = start ? "msprofStart" : "msprofStop";
-		if (!cr)
-			console_info("process %d asked to %s the collection (%s)", (int)s->capture_by,
-				     start ? "start" : "stop", call);
-		else if (streq(cr, "cudaProfilerApi"))
-			console_info("process %d asked to %s the collection (%s or %s)", (int)s->capture_by,
-				     start ? "start" : "stop", start ? "cudaProfilerStart" : "cudaProfilerStop", call);
-		else
-			console_info("process %d asked to %s the collection (range '%s' %s, or %s)", (int)s->capture_by,
-				     start ? "start" : "stop", cr + 5, start ? "began" : "ended", call);
-		if (start)
-			cmd_start(d);
-		else
-			cmd_stop(d);
+		console_warn("%" PRIu64 " request(s) of the job to start or stop the collection came faster than msprof "
+			     "took them and were dropped", s->capture_dropped);
+		s->capture_dropped = 0;
 	}
 	if (t->window && s->ended) {
 		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
@@ -541,9 +592,27 @@ static bool reconnect(struct dyn *d)
 
 static void cmd_start(struct dyn *d)
 {
+	cmd_start_steps(d, "");
+}
+
+/* A window; steps "A-B" (--schedule): it keeps only what lies in steps A to
+ * B-1, as --step-range does, its steps before A the warm-up. */
+static void cmd_start_steps(struct dyn *d, const char *steps)
+{
+	/* a window stopped a moment ago (cmd_stop) is saved first */
+	exports_due(d);
 	if (windows_open(d)) {
 		console_warn(MSG_ALREADY);
 		return;
+	}
+	d->n_starters = 0;
+	snprintf(d->window_steps, sizeof d->window_steps, "%s", steps);
+	struct settings saved = d->o.set;
+	if (*steps) {
+		d->o.set.s[SET_STEP_RANGE] = d->window_steps;
+		d->o.set.given |= SETTING_BIT(SET_STEP_RANGE);
+		for (unsigned i = 0; i < d->n; i++)
+			collection_forget_spare(&d->t[i].s);   /* its sample.json has no steps */
 	}
 	unsigned started = 0;
 	if (reconnect(d)) {
@@ -553,6 +622,7 @@ static void cmd_start(struct dyn *d)
 				started += window_open(d, t);
 		}
 	}
+	d->o.set = saved;
 	if (!started) {
 		console_error(MSG_START_FAILED);
 		return;
@@ -584,6 +654,8 @@ static void cmd_stop(struct dyn *d)
 		return;
 	}
 	stop_all(d);
+	d->n_starters = 0;
+	d->window_steps[0] = '\0';
 	reply(MSG_STOP_OK);
 	/* The exports (end_info, a fork per window: about 1 ms of CPU) need
 	 * not come before the reply is read; with the machine's other cores
@@ -897,7 +969,10 @@ static void loop(struct dyn *d)
 		console_error("out of memory");
 		return;
 	}
-	if (d->phase == PHASE_PROMPT && d->no_prompt && streq(d->o.capture_range, "cudaProfilerApi")) {
+	if (d->phase == PHASE_PROMPT && d->no_prompt && d->o.schedule) {
+		console_info("The collection starts closed: the application's steps open and close the windows "
+			     "(--schedule=%s).", d->o.schedule);
+	} else if (d->phase == PHASE_PROMPT && d->no_prompt && streq(d->o.capture_range, "cudaProfilerApi")) {
 		console_info("%s", "The collection starts closed: the application's cudaProfilerStart opens a window "
 				   "(--capture-range), its cudaProfilerStop closes it.");
 	} else if (d->phase == PHASE_PROMPT && d->no_prompt) {
@@ -1118,7 +1193,7 @@ int mode_dynamic_run(const struct msprof_opts *given)
 
 	opts_default_host_sys(&d->o);
 	d->launch = opts_have_app(&d->o);
-	d->no_prompt = !d->o.dynamic; /* launch mode's --capture-range (mode-launch.c) */
+	d->no_prompt = !d->o.dynamic; /* launch mode's --capture-range, --schedule (mode-launch.c) */
 	d->idle_s = idle_seconds();
 	/* the range is looked for by the agent msprof preloads (app.c) */
 	if (d->o.capture_range && !d->launch) {
@@ -1130,9 +1205,30 @@ int mode_dynamic_run(const struct msprof_opts *given)
 		console_error("Argument --capture-range-end must be used with --capture-range.");
 		return 1;
 	}
+	if (d->o.schedule && !d->launch) {
+		console_error("Argument --schedule needs an application that msprof launches: the agent of a process "
+			      "attached to (--pid) was loaded without it.");
+		return 1;
+	}
+	if (d->o.schedule && d->o.capture_range) {
+		console_error("Argument --schedule and --capture-range cannot be configured at the same time: each "
+			      "opens and closes the windows.");
+		return 1;
+	}
+	if (d->o.schedule && settings_given(&d->o.set, SET_STEP_RANGE)) {
+		console_error("Argument --schedule and --step-range cannot be configured at the same time: the "
+			      "schedule chooses each window's steps.");
+		return 1;
+	}
+	if (d->o.schedule && !opts_u(&d->o, SET_MSPROFTX)) {
+		console_error("Argument --schedule needs --msproftx=on: the job's steps are annotations "
+			      "(mstxStep, \"step N\" ranges, mstx.torch.enable()).");
+		return 1;
+	}
 	if (d->no_prompt && (d->o.delay_s || d->o.duration_s)) {
-		console_error("Argument --capture-range and --delay/--duration cannot be configured at the same time: "
-			      "the job's ranges open and close the windows.");
+		console_error("Argument %s and --delay/--duration cannot be configured at the same time: "
+			      "the job's %s open and close the windows.", d->o.schedule ? "--schedule" : "--capture-range",
+			      d->o.schedule ? "steps" : "ranges");
 		return 1;
 	}
 

@@ -122,9 +122,9 @@ static uint64_t after_s(unsigned s)
 
 int mode_launch_run(const struct msprof_opts *given)
 {
-	/* windows opened and closed by the job's ranges: dynamic mode's
+	/* windows opened and closed by the job's ranges or steps: dynamic mode's
 	 * windows, with no prompt; the collection starts closed */
-	if (given->capture_range || given->capture_range_end)
+	if (given->capture_range || given->capture_range_end || given->schedule)
 		return mode_dynamic_run(given);
 	/* a shallow copy for the defaults; given keeps ownership */
 	struct msprof_opts eff = *given;

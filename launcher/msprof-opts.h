@@ -45,6 +45,7 @@ enum opt_id {
 	OPT_SUMMARY,
 	OPT_CAPTURE_RANGE,
 	OPT_CAPTURE_RANGE_END,
+	OPT_SCHEDULE,
 	_OPT_LAUNCHER_MAX,
 	/* the settings, by name where the launcher's own code needs them */
 	OPT_STORAGE_LIMIT = _OPT_LAUNCHER_MAX + SET_STORAGE_LIMIT,
@@ -97,6 +98,7 @@ struct msprof_opts {
 	bool summary_off;                /* --summary=off: no text summary after an export */
 	const char *capture_range;       /* --capture-range "mstx:NAME" / "nvtx:NAME", NULL none */
 	const char *capture_range_end;   /* --capture-range-end "stop" / "repeat:N", NULL: stop */
+	const char *schedule;            /* --schedule as given (common/step-schedule.h), NULL none */
 	bool parse_on, query_on, analyze_on;   /* --parse, --query, --analyze */
 	bool clear;                      /* --clear=on */
 	bool summary_json;               /* --summary-format=json */

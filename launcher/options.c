@@ -18,6 +18,7 @@
 #include "launcher/compat.h"
 #include "common/host-sys.h"
 #include "common/proc-owner.h"
+#include "common/step-schedule.h"
 #include "common/util.h"
 
 /* --- small parsers -------------------------------------------------------- */
@@ -160,6 +161,19 @@ static int check_capture_range_end(struct msprof_opts *o, const char *v, struct 
 		return diag_error(d, "Argument --capture-range-end: invalid value: %s. Please input stop or repeat:N "
 				     "(N from 1 to 1000000).", v ? v : "");
 	o->capture_range_end = v;
+	return 0;
+}
+
+/* --schedule=skip_first=S,wait=W,warmup=U,active=A,repeat=R */
+static int check_schedule(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	struct step_schedule sc;
+	if (!v || strlen(v) > 200 || step_schedule_parse(v, &sc) < 0)
+		return diag_error(d, "Argument --schedule: invalid value: %s. Please input skip_first=S,wait=W,warmup=U,"
+				     "active=A,repeat=R, any of them, each a number up to %llu (active at least 1, "
+				     "the default; the others 0 by default; repeat 0: until the job ends).",
+				  v ? v : "", (unsigned long long)STEP_SCHEDULE_MAX);
+	o->schedule = v;
 	return 0;
 }
 
@@ -640,6 +654,15 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		"With --capture-range: stop (the first such range or start/stop pair only, the default) or"
 		CONT "repeat:N (the first N). (an option of this implementation; CANN msprof has none)",
 		check_capture_range_end, 397, OPT_VALUES_NONE, NULL,
+		M(DYNAMIC) | M(LAUNCH) },
+	[OPT_SCHEDULE] = { OPT_SCHEDULE, "schedule", true,
+		"With an application and --msproftx=on: windows at the job's training steps, as"
+		CONT "torch.profiler.schedule: skip the first S steps, then cycles of W steps waited, U warmed up"
+		CONT "(collected, not kept) and A kept, R cycles (0: until the job ends); each cycle's A steps"
+		CONT "are a window and its own PROF dir (skip_first=S,wait=W,warmup=U,active=A,repeat=R, any"
+		CONT "of them). The collection starts closed. (an option of this implementation; CANN msprof"
+		CONT "has none)",
+		check_schedule, 398, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
 };
 

@@ -398,10 +398,13 @@ enum { AGENT_CAPTURE_MSTX = 1, AGENT_CAPTURE_NVTX = 2, AGENT_CAPTURE_CUDA = 3 };
 /* The id a range start returns when it opened a capture while idle: its
  * end closes the capture and records nothing. */
 #define AGENT_CAPTURE_ID UINT64_MAX
-extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range (set at load) */
+extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range, or MSPROF_SCHEDULE
+					names a schedule (set at load) */
 /* Ask msprof for a window to start or stop (msprofStart/msprofStop): 0,
  * or -ENOTCONN / -ENOTSUP (control.c). */
 int agent_capture_ask(bool start);
+/* The same for a --schedule window of steps [lo, hi) (a start). */
+int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi);
 /* A range start of that kind and message: true when it opens a capture;
  * then agent_capture_began(the id it returns, 0 when not recorded). */
 bool agent_capture_begin(int kind, const char *msg, long len);
@@ -411,6 +414,8 @@ bool agent_capture_end(uint64_t id);
 /* An NVTX push (level: agent_push's return) and pop (agent_pop's). */
 void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level);
 void agent_capture_pop(uint32_t domain, int level);
+/* mstxStep(step) (end false) or mstxStepEnd(step), for --schedule. */
+void agent_capture_step_mark(bool end, uint64_t step);
 
 /* --- unrecorded.c: annotations made while --msproftx is off --------------- */
 

@@ -11,13 +11,28 @@
  *
  * A start/end range is known at its end by its id: the one its start
  * returned, or CAPTURE_ID when the start came while idle (the id then says
- * nothing was recorded).  An NVTX push by its thread, domain and level. */
+ * nothing was recorded).  An NVTX push by its thread, domain and level.
+ *
+ * --schedule (MSPROF_SCHEDULE, common/step-schedule.h) asks for windows at
+ * the job's steps, seen through the same look at every range start and
+ * push ("step N", "ProfilerStep#N") and at mstxStep/mstxStepEnd, even
+ * while nothing records.  Steps are counted as they begin; a window is
+ * asked for at the first step of a cycle's warm-up, with its active steps
+ * as "A-B" (the launcher's window keeps only those, as --step-range does),
+ * or, without a warm-up, at the step before its first active one, so that
+ * the window is open when that step begins (it opens a few ms after it is
+ * asked; the first step of the job has no step before it).  It is closed
+ * at the end of its last active step where the job says so (mstxStepEnd),
+ * else as the next step begins, or when the job ends. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "collectors/agent/agent.h"
+#include "collectors/steps.h"
+#include "common/step-schedule.h"
 
 bool g_capture_on;
 static struct {
@@ -29,6 +44,16 @@ static struct {
 	_Atomic uint64_t id;       /* its range id (start/end) */
 	_Atomic uint64_t push;     /* its push: tid << 32 | domain << 16 | level + 1, 0 none */
 } K;
+
+static struct {
+	pthread_mutex_t mu;        /* steps may begin on any thread */
+	bool on;                   /* set at load */
+	struct step_schedule sc;
+	uint64_t k;                /* steps begun so far */
+	int64_t cur;               /* the step begun last, -1 none */
+	bool open;                 /* a window asked for and not closed */
+	int64_t hi;                /* its active steps end before step hi */
+} S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cur = -1 };
 
 static bool named(int kind, const char *msg, long len)
 {
@@ -74,6 +99,9 @@ static void profiler_call(bool start)
 __attribute__((constructor)) static void capture_load(void)
 {
 	const char *v = getenv("MSPROF_CAPTURE_RANGE"), *end = getenv("MSPROF_CAPTURE_RANGE_END");
+	const char *sched = getenv("MSPROF_SCHEDULE");
+	if (sched && step_schedule_parse(sched, &S.sc) == 0)
+		S.on = g_capture_on = true;
 	if (!v)
 		return;
 	int kind = 0;
@@ -102,8 +130,57 @@ __attribute__((constructor)) static void capture_load(void)
 		g_capture_on = true;  /* the annotation hooks look for the range */
 }
 
+/* Step id begins (under S.mu). */
+static void schedule_step_locked(uint64_t id)
+{
+	if (id > (uint64_t)INT64_MAX - STEP_SCHEDULE_MAX * 4 || (int64_t)id == S.cur)
+		return;  /* the step begun already (mstxStepEnd, then mstxStep) */
+	S.cur = (int64_t)id;
+	uint64_t k = S.k++, first = 0, next_first = 0;
+	enum step_phase ph = step_schedule_phase(&S.sc, k, &first);
+	if (S.open && (int64_t)id >= S.hi) {
+		S.open = false;
+		(void)agent_capture_ask(false);
+	}
+	bool ahead = (ph == STEP_SKIP || ph == STEP_WAIT) &&
+		     step_schedule_phase(&S.sc, k + 1, &next_first) == STEP_ACTIVE;
+	if (!S.open && (ph == STEP_WARMUP || ph == STEP_ACTIVE || ahead)) {
+		int64_t lo = (int64_t)id + (int64_t)((ahead ? next_first : first) - k);
+		S.open = true;
+		S.hi = lo + (int64_t)S.sc.active;
+		(void)agent_capture_ask_steps(true, lo, S.hi);
+	}
+}
+
+static void schedule_message(const char *msg, long len)
+{
+	uint64_t step;
+	size_t n = !msg ? 0 : len < 0 ? strnlen(msg, 64) : (size_t)len;
+	if (n && n < 64 && step_parse(msg, n, &step)) {
+		pthread_mutex_lock(&S.mu);
+		schedule_step_locked(step);
+		pthread_mutex_unlock(&S.mu);
+	}
+}
+
+void agent_capture_step_mark(bool end, uint64_t step)
+{
+	if (!S.on || step >= (uint64_t)INT64_MAX)
+		return;
+	pthread_mutex_lock(&S.mu);
+	if (end && S.open && (int64_t)step + 1 >= S.hi) {
+		S.open = false;
+		(void)agent_capture_ask(false);
+	}
+	/* mstxStepEnd(N): the process is in step N + 1 (steps.h) */
+	schedule_step_locked(end ? step + 1 : step);
+	pthread_mutex_unlock(&S.mu);
+}
+
 bool agent_capture_begin(int kind, const char *msg, long len)
 {
+	if (S.on)
+		schedule_message(msg, len);
 	return named(kind, msg, len) && take();
 }
 
@@ -123,6 +200,8 @@ bool agent_capture_end(uint64_t id)
 
 void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level)
 {
+	if (S.on)
+		schedule_message(msg, len);
 	if (level < 0 || !named(kind, msg, len) || !take())
 		return;
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);

@@ -94,7 +94,10 @@ static struct {
 	/* msprofStart/msprofStop and --capture-range, in the order asked,
 	 * until the agent thread sends them (capture_mu) */
 	pthread_mutex_t capture_mu;
-	bool capture_q[CAPTURE_QUEUE];   /* true: start */
+	struct {
+		bool start;
+		int64_t lo, hi;          /* --schedule's steps [lo, hi), or 0, 0 */
+	} capture_q[CAPTURE_QUEUE];
 	unsigned capture_head, capture_n;
 	uint64_t capture_dropped;        /* asked while the queue was full */
 	size_t rlen;
@@ -588,7 +591,7 @@ static void device_window(void)
  * job's start may be a moment away, in the order they were asked (a start
  * and a stop before then are both sent); past CAPTURE_QUEUE waiting, the
  * oldest is dropped, and the drops are said at exit. */
-int agent_capture_ask(bool start)
+int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi)
 {
 	if (C.standalone_dir)
 		return -ENOTSUP;  /* recording from load to exit: no window to move */
@@ -602,10 +605,18 @@ int agent_capture_ask(bool start)
 		C.capture_n--;
 		C.capture_dropped++;
 	}
-	C.capture_q[(C.capture_head + C.capture_n++) % CAPTURE_QUEUE] = start;
+	unsigned i = (C.capture_head + C.capture_n++) % CAPTURE_QUEUE;
+	C.capture_q[i].start = start;
+	C.capture_q[i].lo = lo;
+	C.capture_q[i].hi = hi;
 	pthread_mutex_unlock(&C.capture_mu);
 	agent_wake_always();
 	return 0;
+}
+
+int agent_capture_ask(bool start)
+{
+	return agent_capture_ask_steps(start, 0, 0);
 }
 
 AGENT_EXPORT int msprofStart(void)
@@ -624,7 +635,9 @@ static void send_capture(void)
 		if (C.conn != C_READY)
 			return; /* kept until it is */
 		pthread_mutex_lock(&C.capture_mu);
-		bool have = C.capture_n > 0, start = have && C.capture_q[C.capture_head];
+		bool have = C.capture_n > 0;
+		bool start = have && C.capture_q[C.capture_head].start;
+		int64_t lo = have ? C.capture_q[C.capture_head].lo : 0, hi = have ? C.capture_q[C.capture_head].hi : 0;
 		if (have) {
 			C.capture_head = (C.capture_head + 1) % CAPTURE_QUEUE;
 			C.capture_n--;
@@ -635,6 +648,11 @@ static void send_capture(void)
 		struct ajw w;
 		msg_begin(&w, IPC_T_CAPTURE, 0);
 		ajw_bool(&w, "start", start);
+		if (start && hi > lo) {
+			char steps[48];
+			snprintf(steps, sizeof steps, "%lld-%lld", (long long)lo, (long long)hi);
+			ajw_str(&w, "steps", steps);
+		}
 		(void)msg_send(&w);
 	}
 }

@@ -210,6 +210,8 @@ AGENT_EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)
  * and compare. */
 static void step_mark(_Atomic(mstxDomainHandle_t) *dom, const char *name, uint64_t step)
 {
+	if (g_capture_on)
+		agent_capture_step_mark(strcmp(name, MSTX_STEP_END_DOMAIN) == 0, step);
 	if (agent_idle_annotation())
 		return;
 	mstxDomainHandle_t d = atomic_load_explicit(dom, memory_order_acquire);

@@ -14,7 +14,12 @@
  * --capture-range=cudaProfilerApi.  It does first what the CUDA driver does
  * at cuInit (load CUDA_INJECTION64_PATH, call its InitializeInjection), and
  * takes the two calls from the fake CUPTI (MSPROF_CUPTI_LIBRARY), which
- * stands for the CUDA runtime there. */
+ * stands for the CUDA runtime there.
+ *
+ * test-capture-app steps N [MS]: N training steps, step i begun by
+ * mstxStep(i) and the last ended by mstxStepEnd, each MS ms (default 150)
+ * of marks "s<i>-<j>" every 10 ms, for --schedule.  Prints "marks s<i> N"
+ * per step. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -85,11 +90,26 @@ static int ranges(const char *name, int n)
 	return 0;
 }
 
+static int steps(int n, unsigned ms)
+{
+	for (int i = 0; i < n; i++) {
+		char kind[16];
+		mstxStep((uint64_t)i);
+		snprintf(kind, sizeof kind, "s%d", i);
+		printf("marks %s %u\n", kind, marks(kind, ms));
+	}
+	if (n > 0)
+		mstxStepEnd((uint64_t)n - 1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 4 && strcmp(argv[1], "range") == 0)
 		return ranges(argv[2], atoi(argv[3]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "steps") == 0)
+		return steps(atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 150);
 	if (argc == 3 && strcmp(argv[1], "cuda") == 0)
 		return ranges("cuda", atoi(argv[2]));
 	unsigned out = marks("out", 100);

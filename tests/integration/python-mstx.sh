@@ -116,31 +116,8 @@ if P=$(t_prof_dir "$T_WORK/gate"); then
 			ON s.id = e.message WHERE s.value LIKE 'work %' ORDER BY 1)")" "work 1 work 1 work 2 work 2"
 	# every kind of data: the text outputs hold only steps 1 and 2 (the host
 	# samples between the first one's start and the last one's end)
-	t_check "--step-range: every timeline event and CSV row lies in steps 1-2" python3 - "$P" "$GDB" <<'PY'
-import csv, glob, json, os, sqlite3, sys
-prof, db = sys.argv[1], sys.argv[2]
-steps = sqlite3.connect(db).execute("SELECT startNs, endNs FROM STEP WHERE stepId IN (1, 2)").fetchall()
-lo, hi = min(s for s, _ in steps) / 1e3, max(e for _, e in steps) / 1e3
-out = os.path.join(prof, "mindstudio_profiler_output")
-bad, n = [], 0
-for path in glob.glob(os.path.join(out, "msprof_*.json")):
-    for ev in json.load(open(path)):
-        if ev.get("ph") in ("X", "C"):
-            n += 1
-            ts = float(ev["ts"])
-            if not lo - 1 <= ts <= hi + 1:
-                bad.append((os.path.basename(path), ev.get("name"), ts))
-for path in glob.glob(os.path.join(out, "*.csv")):
-    rows = list(csv.reader(open(path)))
-    for k, h in enumerate(rows[0] if rows else []):
-        if h.strip() in ("Timestamp(us)", "Start Time(us)", "Start(us)"):
-            for r in rows[1:]:
-                n += 1
-                if not lo - 1 <= float(r[k].strip()) <= hi + 1:
-                    bad.append((os.path.basename(path), h, r[k]))
-print("%d events and rows, steps 1-2 from %.0f to %.0f us; outside: %s" % (n, lo, hi, bad[:4]))
-sys.exit(1 if bad or n == 0 else 0)
-PY
+	t_check "--step-range: every timeline event and CSV row lies in steps 1-2" \
+		python3 "$SRCDIR/tests/helpers/steps-window.py" "$P" 1 2
 	t_grep "--step-range: the report says the export kept the window" "only what lies in steps 1 to 2 is exported" "$T_WORK/gate.out"
 fi
 

@@ -1,0 +1,105 @@
+# --schedule: windows at the job's training steps, as torch.profiler's
+# schedule (skip_first, wait, warmup, active, repeat).  test-capture-app
+# makes steps of known length (mstxStep at the top of each, mstxStepEnd
+# after the last) full of marks it counts itself.  For each window: its
+# own PROF dir whose sample.json names its active steps, the exported
+# outputs hold exactly those steps' marks (every one of them, none of any
+# other step) and every timeline event and timed CSV row lies within those
+# steps (steps-window.py), host samples included.  Two ranks with steps
+# of different lengths share one window, which stays open until the
+# slower one's last active step is done.  Without a warm-up the window
+# opens a step ahead, so the first active step is whole.
+. "$SRCDIR/tests/integration/lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
+command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
+APP=$HELPERS/test-capture-app
+[ -x "$APP" ] || t_skip "test-capture-app not built (no mstx library)"
+W=$T_WORK
+CHECK=$SRCDIR/tests/helpers/steps-window.py
+
+# marks of each kind in PROF dir $1's exported msprof_tx CSV: "s3:15 s4:15"
+tx_marks() {
+	python3 - "$1" <<'PY'
+import collections, csv, glob, os, sys
+n = collections.Counter()
+for path in glob.glob(os.path.join(sys.argv[1], "mindstudio_profiler_output", "msprof_tx_*.csv")):
+    for r in csv.DictReader(open(path)):
+        if r["domain"] == "default":
+            n[r["message"].split("-")[0]] += 1
+print(" ".join("%s:%d" % (k, n[k]) for k in sorted(n, key=lambda k: int(k[1:]))))
+PY
+}
+
+# what the job printed for steps $2..$3 in file $1: "s3:15 s4:15"
+job_marks() {
+	local k out=""
+	for ((k = $2; k <= $3; k++)); do
+		out+="s$k:$(sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$1") "
+	done
+	echo "${out% }"
+}
+
+# $1 PROF dir, $2 first and $3 last active step, $4 the job's output
+check_window() {
+	local p=$1 a=$2 b=$3 out=$4 what=$5
+	t_grep "$what: sample.json names its steps" "\"step_range\":\"$a-$((b + 1))\"" "$p/host/sample.json"
+	t_eq "$what: the marks of steps $a-$b, every one, and no other step's" "$(tx_marks "$p")" \
+		"$(job_marks "$out" "$a" "$b")"
+	t_eq "$what: step_trace holds steps $a-$b" \
+		"$(tail -n +2 "$p"/mindstudio_profiler_output/step_trace_*.csv | cut -d, -f2 | tr '\n' ' ')" \
+		"$(seq -s ' ' "$a" "$b") "
+	t_check "$what: every timeline event and CSV row lies in steps $a-$b" python3 "$CHECK" "$p" "$a" "$b"
+}
+
+# --- one process, two cycles ------------------------------------------------------------
+# steps: 0 skipped, 1 waited, 2 warm-up, 3-4 kept; 5 waited, 6 warm-up, 7-8 kept; 9-11 none
+mkdir -p "$W/one"
+t_msprof --msproftx=on --host-sys=cpu,mem --host-sys-freq=100 \
+	--schedule=skip_first=1,wait=1,warmup=1,active=2,repeat=2 --output="$W/one" "$APP" steps 12 </dev/null \
+	>"$W/one.out" 2>&1
+t_eq "one process: exit 0" $? 0 || cat "$W/one.out" >&2
+t_grep "... it says the collection starts closed" "The collection starts closed: the application's steps" "$W/one.out"
+t_grep "... and which steps each window keeps" "asked to start the collection (--schedule: steps 7-9)" "$W/one.out"
+mapfile -t DIRS < <(find "$W/one" -maxdepth 1 -type d -name 'PROF_*' | sort)
+t_eq "one process: repeat=2 gives two windows" "${#DIRS[@]}" 2
+[ -n "${DIRS[0]:-}" ] && check_window "${DIRS[0]}" 3 4 "$W/one.out" "window 1"
+[ -n "${DIRS[1]:-}" ] && check_window "${DIRS[1]}" 7 8 "$W/one.out" "window 2"
+
+# --- no warm-up: the window opens a step ahead ------------------------------------------
+mkdir -p "$W/ahead"
+t_msprof --msproftx=on --schedule=skip_first=2,active=2,repeat=1 --output="$W/ahead" "$APP" steps 6 </dev/null \
+	>"$W/ahead.out" 2>&1
+t_eq "no warm-up: exit 0" $? 0 || cat "$W/ahead.out" >&2
+if P=$(t_prof_dir "$W/ahead"); then
+	check_window "$P" 2 3 "$W/ahead.out" "no warm-up"
+fi
+
+# --- two ranks, steps of 100 and 150 ms: one window for both ----------------------------
+mkdir -p "$W/ranks"
+t_msprof --msproftx=on --schedule=wait=2,warmup=1,active=2,repeat=1 --output="$W/ranks" \
+	sh -c "RANK=0 '$APP' steps 8 100 >'$W/r0.out' & RANK=1 '$APP' steps 8 150 >'$W/r1.out'; wait" </dev/null \
+	>"$W/ranks.out" 2>&1
+t_eq "two ranks: exit 0" $? 0 || cat "$W/ranks.out" >&2
+t_eq "two ranks: each asked for the window" "$(grep -c 'asked to start the collection (--schedule: steps 3-5)' \
+	"$W/ranks.out")" 2
+t_grep "two ranks: the window waits for the slower rank" "stays open until 1 other process(es)" "$W/ranks.out"
+t_eq "two ranks: one window" "$(grep -c 'dynamic profiling start success' "$W/ranks.out")" 1
+for r in 0 1; do
+	P=$(grep -o "Rank $r (pid [0-9]*): PROF_[0-9A-Z_]*" "$W/ranks.out" | sed 's/.*: //')
+	if [ -n "$P" ] && [ -d "$W/ranks/$P" ]; then
+		check_window "$W/ranks/$P" 3 4 "$W/r$r.out" "rank $r"
+	else
+		t_check "rank $r: a PROF dir" false
+	fi
+done
+
+# --- refused -----------------------------------------------------------------------------
+t_expect_rc 1 "--schedule=active=0 is refused" "$MSPROF" --msproftx=on --schedule=active=0 /bin/true
+t_expect_rc 1 "--schedule with an unknown key is refused" "$MSPROF" --msproftx=on --schedule=wait=1,activ=2 /bin/true
+t_expect_rc 1 "--schedule without --msproftx=on is refused" "$MSPROF" --schedule=active=2 /bin/true
+t_expect_rc 1 "--schedule with --step-range is refused" "$MSPROF" --msproftx=on --schedule=active=2 \
+	--step-range=1-3 /bin/true
+t_expect_rc 1 "--schedule with --capture-range is refused" "$MSPROF" --msproftx=on --schedule=active=2 \
+	--capture-range=mstx:x /bin/true
+t_expect_rc 1 "--schedule with --pid is refused" "$MSPROF" --msproftx=on --dynamic=on --pid=$$ --schedule=active=2
+t_done
