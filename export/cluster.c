@@ -82,7 +82,6 @@
 #define CLUSTER_DIR_MODE 0750
 #define CLOCK_JITTER_NS 1000000 /* start_info's two clock reads: below this, no shift */
 #define SORT_PER_RANK 100       /* process_sort_index of a rank: (slot + 1) * this + the layer's */
-#define CURSOR_CACHE_KB "256"   /* page cache of each rank's step cursor */
 #define PID_LOW_BITS 10         /* msprof's sort index and device bits of a timeline pid */
 #define CLOCK_SYNC_MIN 3        /* operations in common with the first host to estimate an offset */
 #define CLOCK_SYNC_MAX 100000   /* operations of a rank read for it: the first ones */
@@ -103,6 +102,7 @@ struct crank {
 	unsigned slot;
 	char why[512];              /* "": merged */
 	uint64_t events, steps;
+	uint64_t run_off, run_n;    /* its steps in the staging file: offset, rows */
 	/* its pids in the cluster file: original >> PID_LOW_BITS -> sequence */
 	uint32_t (*pids)[2];
 	size_t n_pids, cap_pids;
@@ -110,8 +110,24 @@ struct crank {
 	size_t n_names, cap_names;
 };
 
+/* A rank's step in the staging file */
+struct srow {
+	int64_t step, start, end, comm;
+};
+
+/* Each rank's steps in id order, one run after another, written as
+ * rank_layers reads them (a rank's database is opened once) and merged by
+ * id in write_steps: an unlinked file, rows not yet written in buf. */
+struct stage {
+	int fd;
+	uint64_t written;           /* bytes in the file */
+	struct srow buf[1024];
+	size_t n;
+};
+
 struct cluster {
 	struct exp e;               /* the cluster's own: notes, written files, ts */
+	struct stage *stage;
 	struct export_report rep;
 	char dir[PATH_MAX];
 	struct crank *r;
@@ -139,22 +155,16 @@ static void skip(struct crank *k, const char *fmt, ...)
 /* --- the ranks --------------------------------------------------------------- */
 
 /* host/ files of the rank, and a database that answers. */
+/* The rank's host/ files; its database is first read by rank_layers,
+ * which names a damaged one. */
 static void read_rank(struct crank *k)
 {
 	struct export_report rep = { 0 };
-	struct exp e;
-	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
-	int64_t n = 0;
-	/* sqlite3_open reads nothing: the first statement finds a damaged file */
-	if (r == 0)
-		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
-	if (r < 0 && e.db)
-		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), sqlite3_errmsg(e.db));
-	else if (r < 0)
-		skip(k, "cannot read its database '%s': %s", base_of(k->db_path), strerror(-r));
-	else if (!e.have_info)
+	struct exp e = { .prof_dir = k->prof_dir, .rep = &rep, .tracks = UINT64_MAX, .rank_id = -1 };
+	exp_read_host(&e);
+	if (!e.have_info) {
 		skip(k, "%s", rep.message); /* why info.json cannot be read */
-	else {
+	} else {
 		k->rank = e.rank_id;
 		k->pid = e.app_pid;
 		snprintf(k->host_uid, sizeof k->host_uid, "%s", e.host_uid);
@@ -163,7 +173,7 @@ static void read_rank(struct crank *k)
 		k->start_ns = e.start_ns;
 		k->start_mono_ns = e.start_mono_ns;
 	}
-	exp_close_prof(&e);
+	exp_release_host(&e);
 }
 
 /* Merged ranks first, by rank (none last), then pid, then dir name. */
@@ -389,7 +399,7 @@ static int align_hosts(struct cluster *c, struct export_cluster_report *ret)
 	return r;
 }
 
-/* --- the timeline -------------------------------------------------------------- */
+/* --- the timeline's events ---------------------------------------------------- */
 
 struct map_ctx {
 	struct cluster *c;
@@ -551,51 +561,6 @@ static int map_event(void *ctx, const char *ev, size_t len, struct exp_buf *out)
 }
 
 /* One rank's layers into out: all of them, or (skipped) none. */
-static int rank_layers(struct cluster *c, struct crank *k, struct exp_tl *out)
-{
-	struct export_report rep = { 0 };
-	struct exp e;
-	struct exp_tl spool;
-	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
-	if (r == 0)
-		r = exp_tl_spool_open(&c->e, &spool, c->dir, "msprof_cluster");
-	if (r < 0) {
-		exp_close_prof(&e);
-		return r;
-	}
-	r = exp_write_layers(&e, &spool);
-	exp_close_prof(&e);
-	if (r < 0) {
-		/* a damaged database: this rank is left out, the others go on */
-		exp_tl_abort(&spool);
-		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.error[0] || rep.message[0] ? ": " : "",
-		     rep.error[0] ? rep.error : rep.message);
-		return 0;
-	}
-	struct map_ctx m = { .c = c, .k = k };
-	return exp_tl_append_map(out, &spool, map_event, &m);
-}
-
-static int write_timeline(struct cluster *c, struct export_cluster_report *ret)
-{
-	struct exp_tl out;
-	int r = exp_tl_open(&c->e, &out, c->dir, "msprof_cluster");
-	for (size_t i = 0; r == 0 && i < c->n; i++)
-		if (!c->r[i].why[0])
-			r = rank_layers(c, &c->r[i], &out);
-	if (r < 0) {
-		exp_tl_abort(&out);
-		return r;
-	}
-	r = exp_tl_commit(&out);
-	if (r == 0) {
-		snprintf(ret->timeline, sizeof ret->timeline, "msprof_cluster_%s.json", c->e.ts);
-		for (size_t i = 0; i < c->n; i++)
-			ret->events += c->r[i].events;
-	}
-	return r;
-}
-
 /* --- the steps ----------------------------------------------------------------- */
 
 static const char *const step_columns[] = {
@@ -606,122 +571,6 @@ static const char *const rank_columns[] = {
 	"Rank ID", "Rank", "Host UID", "Host Name", "PROF Dir", "Status", "Clock Shift(ns)", "Host Clock Offset(ns)",
 	"Host Offset Error(ns)", "Host Offset Operations", "Events", "Steps", NULL,
 };
-
-/* A rank's steps, by id: (id, start, end, communication ns).  The rows of
- * one id (several processes) are joined here rather than by a GROUP BY,
- * whose temporary b-tree holds all of a rank's steps in memory (up to a
- * few MB each); a table already in id order, as one process writes it, is
- * read without any sort, so the cursor holds one row. */
-struct cursor {
-	sqlite3 *db;
-	sqlite3_stmt *st, *comm_st;
-	bool row, ahead;                /* a step; the next STEP row read */
-	int64_t step, start, end, comm;
-	int64_t next[3];                /* that row: id, start, end */
-	int64_t comm_max;               /* the longest COMMUNICATION_OP row */
-};
-
-static int cursor_read(struct cursor *u)
-{
-	int r = u->st ? db_step(u->st, NULL) : 0;
-	u->ahead = r > 0;
-	for (int i = 0; r > 0 && i < 3; i++)
-		u->next[i] = sqlite3_column_int64(u->st, i);
-	return r;
-}
-
-static int cursor_next(struct cursor *u)
-{
-	u->row = u->ahead;
-	if (!u->ahead)
-		return 0;
-	u->step = u->next[0];
-	u->start = u->next[1];
-	u->end = u->next[2];
-	int r;
-	while ((r = cursor_read(u)) > 0 && u->next[0] == u->step) {
-		u->start = u->next[1] < u->start ? u->next[1] : u->start;
-		u->end = u->next[2] > u->end ? u->next[2] : u->end;
-	}
-	if (r < 0)
-		return r;
-	u->comm = 0;
-	if (u->comm_st) {
-		double v = 0;
-		sqlite3_bind_int64(u->comm_st, 1, u->start);
-		sqlite3_bind_int64(u->comm_st, 2, u->end);
-		sqlite3_bind_int64(u->comm_st, 3, u->comm_max);
-		if ((r = db_stmt_each_rc(u->comm_st, db_row_double, &v, NULL)) < 0)
-			return r;
-		u->comm = (int64_t)v;
-	}
-	return 1;
-}
-
-struct in_order {
-	bool sorted, any;
-	int64_t last;
-};
-
-static int in_order_row(sqlite3_stmt *st, void *ctx)
-{
-	struct in_order *o = ctx;
-	int64_t id = sqlite3_column_int64(st, 0);
-	if (o->any && id < o->last) {
-		o->sorted = false;
-		return 1;
-	}
-	o->any = true;
-	o->last = id;
-	return 0;
-}
-
-static int cursor_open(struct cursor *u, const char *db_path)
-{
-	/* COMMUNICATION_OP has no index on time: a TEMP copy of its times with
-	 * one makes each step's look-up a range scan (the main database is
-	 * read-only; TEMP is this connection's) */
-	static const char comm_sql[] =
-		"SELECT TOTAL(MIN(endNs, ?2) - MAX(startNs, ?1)) FROM temp.cluster_comm "
-		"WHERE startNs < ?2 AND startNs >= ?1 - ?3 AND endNs > ?1";
-	int rc = sqlite3_open_v2(db_path, &u->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	int r = db_each(u->db, "PRAGMA cache_size = -" CURSOR_CACHE_KB, NULL, NULL, NULL);
-	if (r < 0 || !has_rows(u->db, "STEP"))
-		return r < 0 ? r : 0;
-	if (has_rows(u->db, "COMMUNICATION_OP")) {
-		r = db_each(u->db, "CREATE TEMP TABLE cluster_comm AS SELECT startNs, endNs FROM COMMUNICATION_OP "
-				       "WHERE endNs > startNs", NULL, NULL, NULL);
-		if (r >= 0)
-			r = db_each(u->db, "CREATE INDEX temp.cluster_comm_start ON cluster_comm (startNs)", NULL, NULL, NULL);
-		if (r >= 0)
-			r = db_each(u->db, "SELECT MAX(endNs - startNs) FROM temp.cluster_comm", NULL, db_row_i64,
-				    &u->comm_max);
-		if (r < 0)
-			return r;
-		if ((rc = sqlite3_prepare_v2(u->db, comm_sql, -1, &u->comm_st, NULL)) != SQLITE_OK)
-			return db_errno(rc);
-	}
-	/* one process per rank writes its steps in id order, so the table is
-	 * in id order as written: read so, nothing is sorted */
-	struct in_order o = { .sorted = true };
-	if ((r = db_each(u->db, "SELECT stepId FROM STEP", NULL, in_order_row, &o)) < 0)
-		return r;
-	rc = sqlite3_prepare_v2(u->db, o.sorted ? "SELECT stepId, startNs, endNs FROM STEP" :
-				"SELECT stepId, startNs, endNs FROM STEP ORDER BY stepId", -1, &u->st, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
-	return (r = cursor_read(u)) < 0 ? r : 0;
-}
-
-static void cursor_close(struct cursor *u)
-{
-	sqlite3_finalize(u->st);
-	sqlite3_finalize(u->comm_st);
-	sqlite3_close(u->db);
-	*u = (struct cursor){ 0 };
-}
 
 static void buf_field(struct exp_buf *b, const char *s)
 {
@@ -870,28 +719,212 @@ static int cdb_end(struct cluster *c, struct cdb *d, int r, struct export_cluste
 	return 0;
 }
 
-/* The rows of one step id: the ranks whose cursor is at it. */
-static int step_rows(struct cluster *c, struct cursor *u, int64_t step, struct exp_buf *b, struct exp_out *o,
+/* The staging file: in the cluster's directory, unlinked at once. */
+static int stage_open(struct cluster *c)
+{
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof path, "%s/.msprof_cluster_steps.XXXXXX", c->dir) >= sizeof path)
+		return -ENAMETOOLONG;
+	if (!(c->stage = calloc(1, sizeof *c->stage)))
+		return -ENOMEM;
+	c->stage->fd = mkostemp(path, O_CLOEXEC);
+	if (c->stage->fd < 0) {
+		int r = -errno;
+		exp_fail(&c->e, "cannot create a file in '%s': %s", c->dir, strerror(errno));
+		return r;
+	}
+	(void)unlink(path);
+	return 0;
+}
+
+static void stage_close(struct cluster *c)
+{
+	if (c->stage && c->stage->fd >= 0)
+		close(c->stage->fd);
+	free(TAKE_PTR(c->stage));
+}
+
+static int stage_flush(struct stage *g)
+{
+	size_t len = g->n * sizeof *g->buf;
+	if (len && pwrite(g->fd, g->buf, len, (off_t)g->written) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	g->written += len;
+	g->n = 0;
+	return 0;
+}
+
+/* Rank k's run starts over (its rows read again, sorted). */
+static void stage_rewind(struct stage *g, struct crank *k)
+{
+	if (k->run_off >= g->written) {
+		g->n = (size_t)((k->run_off - g->written) / sizeof *g->buf);
+	} else {
+		g->written = k->run_off;   /* what follows is k's alone, written over */
+		g->n = 0;
+	}
+	k->run_n = 0;
+}
+
+/* One step of rank k: v = (id, start, end), its communication looked up
+ * with comm (NULL: none).  -EXDEV: the staging file's error, not the rank's. */
+static int stage_step(struct stage *g, struct crank *k, const int64_t v[3], sqlite3_stmt *comm, int64_t comm_max)
+{
+	struct srow row = { v[0], v[1], v[2], 0 };
+	if (comm) {
+		double t = 0;
+		sqlite3_bind_int64(comm, 1, v[1]);
+		sqlite3_bind_int64(comm, 2, v[2]);
+		sqlite3_bind_int64(comm, 3, comm_max);
+		int r = db_stmt_each_rc(comm, db_row_double, &t, NULL);
+		if (r < 0)
+			return r;
+		row.comm = (int64_t)t;
+	}
+	if (g->n == ARRAY_SIZE(g->buf) && stage_flush(g) < 0)
+		return -EXDEV;
+	g->buf[g->n++] = row;
+	k->run_n++;
+	return 0;
+}
+
+/* Rank k's steps by id, the rows of one id (several processes) joined.  A
+ * table in id order, as one process writes it, is read as it is: no sort,
+ * one row in memory (sorted false: any order, sorted by SQLite, one rank's
+ * steps at a time).  -EAGAIN: out of order, read it again sorted. */
+static int stage_steps(struct stage *g, struct crank *k, sqlite3 *db, bool sorted, sqlite3_stmt *comm,
+		       int64_t comm_max)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, sorted ? "SELECT stepId, startNs, endNs FROM STEP" :
+				   "SELECT stepId, MIN(startNs), MAX(endNs) FROM STEP GROUP BY stepId ORDER BY stepId",
+				   -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	int64_t cur[3];
+	bool have = false;
+	int r;
+	while ((r = db_step(st, NULL)) > 0) {
+		int64_t v[3] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2) };
+		if (have && v[0] == cur[0]) {
+			cur[1] = v[1] < cur[1] ? v[1] : cur[1];
+			cur[2] = v[2] > cur[2] ? v[2] : cur[2];
+			continue;
+		}
+		if (have && v[0] < cur[0]) {
+			r = -EAGAIN;
+			break;
+		}
+		if (have && (r = stage_step(g, k, cur, comm, comm_max)) < 0)
+			break;
+		memcpy(cur, v, sizeof cur);
+		have = true;
+	}
+	if (r == 0 && have)
+		r = stage_step(g, k, cur, comm, comm_max);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Rank k's steps (id, start, end, communication ns) staged, read through
+ * its own connection db (rank_layers').  Its COMMUNICATION_OP has no index
+ * on time: a TEMP copy of its times with one makes each step's look-up a
+ * range scan (the rank's database is read-only; TEMP is this
+ * connection's). */
+static int rank_steps(struct cluster *c, struct crank *k, sqlite3 *db)
+{
+	static const char comm_sql[] =
+		"SELECT TOTAL(MIN(endNs, ?2) - MAX(startNs, ?1)) FROM temp.cluster_comm "
+		"WHERE startNs < ?2 AND startNs >= ?1 - ?3 AND endNs > ?1";
+	struct stage *g = c->stage;
+	sqlite3_stmt *comm = NULL;
+	int64_t comm_max = 0;
+	int r = 0, rc;
+	k->run_off = g->written + g->n * sizeof *g->buf;
+	k->run_n = 0;
+	if (!has_rows(db, "STEP"))
+		return 0;
+	if (has_rows(db, "COMMUNICATION_OP")) {
+		r = db_each(db, "CREATE TEMP TABLE cluster_comm AS SELECT startNs, endNs FROM COMMUNICATION_OP "
+				"WHERE endNs > startNs", NULL, NULL, NULL);
+		if (r >= 0)
+			r = db_each(db, "CREATE INDEX temp.cluster_comm_start ON cluster_comm (startNs)", NULL, NULL, NULL);
+		if (r >= 0)
+			r = db_each(db, "SELECT MAX(endNs - startNs) FROM temp.cluster_comm", NULL, db_row_i64, &comm_max);
+		if (r >= 0 && (rc = sqlite3_prepare_v2(db, comm_sql, -1, &comm, NULL)) != SQLITE_OK)
+			r = db_errno(rc);
+	}
+	if (r >= 0)
+		r = stage_steps(g, k, db, true, comm, comm_max);
+	if (r == -EAGAIN) {
+		stage_rewind(g, k);
+		r = stage_steps(g, k, db, false, comm, comm_max);
+	}
+	sqlite3_finalize(comm);
+	if (r == -EXDEV) {
+		exp_fail(&c->e, "cannot write the steps' staging file in '%s': %s", c->dir, strerror(errno));
+		return -EIO;
+	}
+	if (r < 0) {
+		/* a rank whose steps cannot be read: named, its steps left out */
+		exp_note(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-r));
+		stage_rewind(g, k);
+	}
+	return 0;
+}
+
+/* A rank's place in its run of the staging file, as write_steps merges */
+struct run {
+	uint64_t off, left;         /* the rows still in the file */
+	struct srow rows[64];
+	size_t pos, n;
+};
+
+/* The run's next row in *ret: 1, 0 at its end, -errno. */
+static int run_next(int fd, struct run *u, const struct srow **ret)
+{
+	if (u->pos == u->n) {
+		size_t n = u->left < ARRAY_SIZE(u->rows) ? (size_t)u->left : ARRAY_SIZE(u->rows);
+		if (!n)
+			return 0;
+		ssize_t got = pread(fd, u->rows, n * sizeof *u->rows, (off_t)u->off);
+		if (got != (ssize_t)(n * sizeof *u->rows))
+			return got < 0 ? -errno : -EIO;
+		u->off += n * sizeof *u->rows;
+		u->left -= n;
+		u->pos = 0;
+		u->n = n;
+	}
+	*ret = &u->rows[u->pos++];
+	return 1;
+}
+
+/* A step of rank c->r[i] */
+struct mrow {
+	struct srow s;
+	size_t i;
+};
+
+/* The rows of one step id, one per rank that ran it, in rank order. */
+static int step_rows(struct cluster *c, const struct mrow *u, size_t n, struct exp_buf *b, struct exp_out *o,
 		     struct cdb *d, struct export_cluster_report *ret)
 {
-	size_t slow = SIZE_MAX, fast = SIZE_MAX;
-	for (size_t i = 0; i < c->n; i++) {
-		if (!u[i].row || u[i].step != step)
-			continue;
-		int64_t t = u[i].end - u[i].start;
-		if (slow == SIZE_MAX || t > u[slow].end - u[slow].start)
-			slow = i;
-		if (fast == SIZE_MAX || t < u[fast].end - u[fast].start)
-			fast = i;
+	size_t slow = 0, fast = 0;
+	for (size_t j = 1; j < n; j++) {
+		int64_t t = u[j].s.end - u[j].s.start;
+		if (t > u[slow].s.end - u[slow].s.start)
+			slow = j;
+		if (t < u[fast].s.end - u[fast].s.start)
+			fast = j;
 	}
-	int64_t slow_t = u[slow].end - u[slow].start, fast_t = u[fast].end - u[fast].start;
+	int64_t slow_t = u[slow].s.end - u[slow].s.start, fast_t = u[fast].s.end - u[fast].s.start;
+	const struct crank *ks = &c->r[u[slow].i], *kf = &c->r[u[fast].i];
 	ret->steps++;
-	for (size_t i = 0; i < c->n; i++) {
-		if (!u[i].row || u[i].step != step)
-			continue;
-		struct crank *k = &c->r[i];
-		int64_t t = u[i].end - u[i].start;
-		exp_buf_i64(b, step);
+	for (size_t j = 0; j < n; j++) {
+		struct crank *k = &c->r[u[j].i];
+		const struct srow *w = &u[j].s;
+		int64_t t = w->end - w->start;
+		exp_buf_i64(b, w->step);
 		exp_buf_putc(b, ',');
 		buf_rank_id(b, k);
 		exp_buf_putc(b, ',');
@@ -899,19 +932,19 @@ static int step_rows(struct cluster *c, struct cursor *u, int64_t step, struct e
 		exp_buf_putc(b, ',');
 		buf_field(b, k->hostname);
 		exp_buf_putc(b, ',');
-		exp_buf_ts(b, u[i].start + k->shift_ns);
+		exp_buf_ts(b, w->start + k->shift_ns);
 		exp_buf_putc(b, ',');
 		exp_buf_ts(b, t);
 		exp_buf_putc(b, ',');
-		exp_buf_ts(b, u[i].comm);
+		exp_buf_ts(b, w->comm);
 		exp_buf_putc(b, ',');
 		exp_buf_ts(b, slow_t - t);
 		exp_buf_putc(b, ',');
-		buf_field(b, c->r[slow].label);
+		buf_field(b, ks->label);
 		exp_buf_putc(b, ',');
 		exp_buf_ts(b, slow_t);
 		exp_buf_putc(b, ',');
-		buf_field(b, c->r[fast].label);
+		buf_field(b, kf->label);
 		exp_buf_putc(b, ',');
 		exp_buf_ts(b, fast_t);
 		exp_buf_putc(b, '\n');
@@ -919,49 +952,37 @@ static int step_rows(struct cluster *c, struct cursor *u, int64_t step, struct e
 			exp_buf_flush_to(b, o->f);
 		k->steps++;
 		ret->step_rows++;
-		int64_t v[8] = { step, k->slot, u[i].start + k->shift_ns, u[i].end + k->shift_ns, u[i].comm,
-				 slow_t - t, c->r[slow].slot, c->r[fast].slot };
+		int64_t v[8] = { w->step, k->slot, w->start + k->shift_ns, w->end + k->shift_ns, w->comm,
+				 slow_t - t, ks->slot, kf->slot };
 		int r = cdb_step(c, d, v);
 		if (r < 0)
 			return r;
-		if ((r = cursor_next(&u[i])) < 0) {
-			/* a database damaged past its first steps: the rest left out */
-			exp_note(&c->e, "the steps of '%s' after step %" PRId64 " cannot be read: %s", k->base, step,
-				     strerror(-r));
-			u[i].row = false;
-		} else if (r > 0 && u[i].step <= step) {
-			exp_note(&c->e, "'%s': STEP rows out of order", k->base);
-			return -EBADMSG;
-		}
 	}
 	return b->err;
 }
 
+/* The ranks' runs merged by step id: a step's rows, one per rank that ran
+ * it, in rank order.  Memory: a few KB per rank (struct run). */
 static int write_steps(struct cluster *c, struct export_cluster_report *ret, struct cdb *d)
 {
-	struct cursor *u = calloc(c->n ? c->n : 1, sizeof *u);
+	size_t n = c->n ? c->n : 1;
+	struct run *u = calloc(n, sizeof *u);
+	const struct srow **at = calloc(n, sizeof *at);
+	struct mrow *rows = calloc(n, sizeof *rows);
 	struct exp_buf b = { 0 };
 	struct exp_out o = { 0 };
 	char name[NAME_MAX + 1];
-	if (!u)
-		return -ENOMEM;
-	int r = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		struct crank *k = &c->r[i];
-		if (k->why[0])
-			continue;
-		int q = cursor_open(&u[i], k->db_path);
-		if (q >= 0)
-			q = cursor_next(&u[i]);
-		if (q < 0) {
-			/* a rank whose steps cannot be read: named, its steps left out */
-			exp_note(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-q));
-			cursor_close(&u[i]);
-		}
+	int r = !u || !at || !rows ? -ENOMEM : stage_flush(c->stage);
+	for (size_t i = 0; r == 0 && i < c->n; i++) {
+		const struct crank *k = &c->r[i];
+		u[i] = (struct run){ .off = k->run_off, .left = k->why[0] ? 0 : k->run_n };
+		r = run_next(c->stage->fd, &u[i], &at[i]);
+		r = r < 0 ? r : 0;
 	}
+	if (r < 0 && r != -ENOMEM)
+		exp_fail(&c->e, "cannot read the steps' staging file in '%s': %s", c->dir, strerror(-r));
 	snprintf(name, sizeof name, "cluster_step_trace_%s.csv", c->e.ts);
-	r = exp_out_open(&o, c->dir, name);
-	if (r < 0)
+	if (r == 0 && (r = exp_out_open(&o, c->dir, name)) < 0)
 		exp_fail(&c->e, "cannot create '%s/%s': %s", c->dir, name, strerror(-r));
 	if (r == 0) {
 		buf_header(&b, step_columns);
@@ -969,18 +990,35 @@ static int write_steps(struct cluster *c, struct export_cluster_report *ret, str
 			bool any = false;
 			int64_t step = 0;
 			for (size_t i = 0; i < c->n; i++)
-				if (u[i].row && (!any || u[i].step < step)) {
-					step = u[i].step;
+				if (at[i] && (!any || at[i]->step < step)) {
+					step = at[i]->step;
 					any = true;
 				}
-			if (!any || (r = step_rows(c, u, step, &b, &o, d, ret)) < 0)
+			if (!any)
+				break;
+			size_t m = 0;
+			for (size_t i = 0; r == 0 && i < c->n; i++) {
+				if (!at[i] || at[i]->step != step)
+					continue;
+				rows[m++] = (struct mrow){ *at[i], i };
+				int q = run_next(c->stage->fd, &u[i], &at[i]);
+				if (q == 0)
+					at[i] = NULL;
+				else if (q < 0)
+					r = q;
+			}
+			if (r < 0) {
+				exp_fail(&c->e, "cannot read the steps' staging file in '%s': %s", c->dir, strerror(-r));
+				break;
+			}
+			if ((r = step_rows(c, rows, m, &b, &o, d, ret)) < 0)
 				break;
 		}
 		exp_buf_flush_to(&b, o.f);
 	}
-	for (size_t i = 0; i < c->n; i++)
-		cursor_close(&u[i]);
 	free(u);
+	free(at);
+	free(rows);
 	exp_buf_release(&b);
 	if (r == 0)
 		r = exp_out_commit(&c->e, &o);
@@ -989,6 +1027,73 @@ static int write_steps(struct cluster *c, struct export_cluster_report *ret, str
 	if (r == 0) {
 		snprintf(ret->steps_csv, sizeof ret->steps_csv, "%s", name);
 		exp_remove_stale(c->dir, "cluster_step_trace", ".csv", c->e.ts, 1);
+	}
+	return r;
+}
+
+/* --- the timeline, and each rank's read ---------------------------------------- */
+
+/* A rank's one read of its database: its layers into the timeline, its
+ * steps staged (rank_steps).  A damaged database leaves the rank out. */
+static int rank_layers(struct cluster *c, size_t i, struct exp_tl *out)
+{
+	struct crank *k = &c->r[i];
+	struct export_report rep = { 0 };
+	struct exp e;
+	struct exp_tl spool;
+	int64_t n = 0;
+	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
+	/* sqlite3_open reads nothing: the first statement finds a damaged file */
+	if (r == 0)
+		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
+	if (r < 0) {
+		if (e.db)
+			skip(k, "cannot read its database '%s': %s", base_of(k->db_path), sqlite3_errmsg(e.db));
+		else
+			skip(k, "cannot read its database '%s': %s", base_of(k->db_path), strerror(-r));
+		exp_close_prof(&e);
+		return 0;
+	}
+	r = exp_tl_spool_open(&c->e, &spool, c->dir, "msprof_cluster");
+	if (r < 0) {
+		exp_close_prof(&e);
+		return r;
+	}
+	r = exp_write_layers(&e, &spool);
+	if (r < 0) {
+		exp_close_prof(&e);
+		/* a damaged database: this rank is left out, the others go on */
+		exp_tl_abort(&spool);
+		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.error[0] || rep.message[0] ? ": " : "",
+		     rep.error[0] ? rep.error : rep.message);
+		return 0;
+	}
+	r = rank_steps(c, k, e.db);
+	exp_close_prof(&e);
+	if (r < 0) {
+		exp_tl_abort(&spool);
+		return r;
+	}
+	struct map_ctx m = { .c = c, .k = k };
+	return exp_tl_append_map(out, &spool, map_event, &m);
+}
+
+static int write_timeline(struct cluster *c, struct export_cluster_report *ret)
+{
+	struct exp_tl out;
+	int r = exp_tl_open(&c->e, &out, c->dir, "msprof_cluster");
+	for (size_t i = 0; r == 0 && i < c->n; i++)
+		if (!c->r[i].why[0])
+			r = rank_layers(c, i, &out);
+	if (r < 0) {
+		exp_tl_abort(&out);
+		return r;
+	}
+	r = exp_tl_commit(&out);
+	if (r == 0) {
+		snprintf(ret->timeline, sizeof ret->timeline, "msprof_cluster_%s.json", c->e.ts);
+		for (size_t i = 0; i < c->n; i++)
+			ret->events += c->r[i].events;
 	}
 	return r;
 }
@@ -1097,6 +1202,8 @@ static int run(struct cluster *c, const char *out_dir, const struct export_clust
 
 	struct cdb d = { 0 };
 	if (r == 0)
+		r = stage_open(c);
+	if (r == 0)
 		r = write_timeline(c, ret);
 	if (r == 0)
 		r = cdb_open(c, &d);
@@ -1149,6 +1256,7 @@ int export_cluster(const char *out_dir, const struct export_cluster_rank *ranks,
 			free(c->r[i].names[j]);
 		free(c->r[i].names);
 	}
+	stage_close(c);
 	free(c->r);
 	free(c);
 	return r;

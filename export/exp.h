@@ -75,6 +75,10 @@ struct exp {
 	bool have_records;
 
 	struct exp_intern *strings;
+	/* the connection's main tables, "\nNAME\n..." (exp_open_db: read-only,
+	 * the set does not change), so that asking for an absent one prepares
+	 * nothing (exp_table_has_rows); NULL: not known */
+	char *main_tables;
 	/* each domain's own, by its place in the list: exp_domain_state (domain.h) */
 	void *domain_state[EXP_DOMAIN_SLOTS];
 

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "collectors/profdir.h"
+#include "export/buf.h"
 #include "common/cjson-cleanup.h"
 #include "export/exp.h"
 #include "export/prof.h"
@@ -219,15 +220,37 @@ void exp_read_host(struct exp *e)
 
 /* --- database ---------------------------------------------------------------- */
 
+static int table_name_row(sqlite3_stmt *st, void *ctx)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	exp_buf_puts(ctx, name ? name : "");
+	exp_buf_putc(ctx, '\n');
+	return 0;
+}
+
 int exp_open_db(struct exp *e)
 {
+	e->main_tables = NULL;   /* a copy's (export_job) are its parent's */
 	int rc = sqlite3_open_v2(e->rep->db_path, &e->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	return rc == SQLITE_OK ? 0 : exp_sql_fail(e, rc, "open");
+	if (rc != SQLITE_OK)
+		return exp_sql_fail(e, rc, "open");
+	/* unreadable (a damaged file): not known, and the first real
+	 * statement says why */
+	struct exp_buf b = { 0 };
+	exp_buf_putc(&b, '\n');
+	if (db_each(e->db, "SELECT name FROM main.sqlite_master WHERE type = 'table'", NULL, table_name_row, &b) >= 0) {
+		exp_buf_putc(&b, '\0');
+		if (!b.err)
+			e->main_tables = TAKE_PTR(b.p);
+	}
+	exp_buf_release(&b);
+	return 0;
 }
 
 int exp_close_db(struct exp *e)
 {
 	e->strings = exp_intern_free(e->strings);
+	free(TAKE_PTR(e->main_tables));
 	int rc = sqlite3_close(e->db);
 	e->db = NULL;
 	return rc == SQLITE_OK ? 0 : -EIO;

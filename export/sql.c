@@ -142,6 +142,12 @@ void exp_batch_release(struct exp_batch *b)
 bool exp_table_has_rows(struct exp *e, const char *table)
 {
 	char sql[128];
+	const char *name = strncmp(table, "main.", 5) == 0 ? table + 5 : table;
+	if (e->main_tables && !strchr(name, '.')) {
+		char key[128];
+		if ((size_t)snprintf(key, sizeof key, "\n%s\n", name) < sizeof key && !strstr(e->main_tables, key))
+			return false;
+	}
 	snprintf(sql, sizeof sql, "SELECT 1 FROM %s LIMIT 1", table);
 	/* an error is no such table: dropped because empty */
 	return db_each(e->db, sql, NULL, db_row_stop, NULL) > 0;
