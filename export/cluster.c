@@ -1043,7 +1043,11 @@ static int rank_layers(struct cluster *c, size_t i, struct exp_tl *out)
 	struct exp_tl spool;
 	int64_t n = 0;
 	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
-	/* sqlite3_open reads nothing: the first statement finds a damaged file */
+	/* sqlite3_open reads nothing: the first statement finds a damaged
+	 * file; one read transaction for all of the rank's statements (each
+	 * would take and drop the file's lock and check its header) */
+	if (r == 0)
+		r = db_each(e.db, "BEGIN", NULL, NULL, NULL);
 	if (r == 0)
 		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
 	if (r < 0) {
