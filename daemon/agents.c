@@ -195,8 +195,8 @@ static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 		log_msg("agent of pid %d: a capture request without 'start': ignored", a->pid);
 		return;
 	}
-	if (steps && (!start || !cJSON_IsString(steps) || ipc_parse_step_range(steps->valuestring, &lo, &hi) < 0)) {
-		log_msg("agent of pid %d: a capture request whose 'steps' is not \"A-B\" with a start: ignored", a->pid);
+	if (steps && (!cJSON_IsString(steps) || ipc_parse_step_range(steps->valuestring, &lo, &hi) < 0)) {
+		log_msg("agent of pid %d: a capture request whose 'steps' is not \"A-B\": ignored", a->pid);
 		return;
 	}
 	pid_t p = a->pid;

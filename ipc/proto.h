@@ -48,8 +48,8 @@
  *   capture_asked {"pid":P,"by":A,"start":B[,"steps":"A-B"]} (a process
  *                   of the tree of pid P, which this client claimed, asked
  *                   through its agent A for a window to start or stop:
- *                   msprofStart/msprofStop, --capture-range; "steps": a
- *                   --schedule window of steps A to B-1)
+ *                   msprofStart/msprofStop, --capture-range; "steps": the
+ *                   --schedule window of steps A to B-1 it starts or stops)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
  *   codes: enum ipc_err below (bad_frame, too_big, bad_json, no_hello,
  *   version, unknown_type, bad_request, limit, not_found, io, busy, denied).
@@ -76,7 +76,7 @@
  *   agent_stop   {"session":S}
  *                -> agent_stopped {"session":S,"events":N,"dropped":N,"bytes":N}
  * and the agent asks, with no reply (the job's msprofStart/msprofStop):
- *   capture      {"start":B[,"steps":"A-B", a start only]} -> to the
+ *   capture      {"start":B[,"steps":"A-B"]} -> to the
  *                 client that claimed the agent's
  *                 process or an ancestor of it, capture_asked; the daemon
  *                 logs one that no client claimed

@@ -130,6 +130,11 @@ struct dyn {
 	pid_t starters[MAX_STARTERS];
 	unsigned n_starters;
 	char window_steps[48];    /* the open window's --schedule steps "A-B", or "" */
+	/* --schedule: processes already asking for the next window (steps
+	 * next_steps) while a slower rank keeps this one open */
+	pid_t next[MAX_STARTERS];
+	unsigned n_next;
+	char next_steps[48];
 	bool lost_told;           /* the lost connection was reported */
 	bool quitting;            /* no next window: none is made ahead */
 	bool claims_unsupported;
@@ -472,11 +477,11 @@ static void say_asked(const struct dyn *d, const struct capture_ask *a)
 {
 	const char *cr = d->o.capture_range, *call = a->start ? "msprofStart" : "msprofStop";
 	const char *verb = a->start ? "start" : "stop";
-	if (a->steps[0])
+	if (a->steps[0] && a->start)
 		console_info("process %d asked to %s the collection (--schedule: steps %s)", (int)a->by, verb, a->steps);
-	else if (!a->start && d->window_steps[0])
+	else if (a->steps[0])
 		console_info("process %d asked to %s the collection (--schedule: its steps %s are done)", (int)a->by,
-			     verb, d->window_steps);
+			     verb, a->steps);
 	else if (!cr)
 		console_info("process %d asked to %s the collection (%s)", (int)a->by, verb, call);
 	else if (streq(cr, "cudaProfilerApi"))
@@ -487,36 +492,83 @@ static void say_asked(const struct dyn *d, const struct capture_ask *a)
 			     a->start ? "began" : "ended", call);
 }
 
+/* pid in the set: its index, or n */
+static unsigned pid_find(const pid_t *set, unsigned n, pid_t pid)
+{
+	unsigned i = 0;
+	while (i < n && set[i] != pid)
+		i++;
+	return i;
+}
+
+static void pid_add(pid_t *set, unsigned *n, pid_t pid)
+{
+	if (pid_find(set, *n, pid) == *n && *n < MAX_STARTERS)
+		set[(*n)++] = pid;
+}
+
+static bool pid_remove(pid_t *set, unsigned *n, pid_t pid)
+{
+	unsigned i = pid_find(set, *n, pid);
+	if (i == *n)
+		return false;
+	set[i] = set[--*n];
+	return true;
+}
+
 /* A process of the job asked for a window (msprofStart/msprofStop, its
  * capture range, its schedule): as the prompt's start and stop, except
  * that a window several processes asked for closes when the last of them
- * asks (the ranks of a job reach a step at their own pace). */
+ * asks (the ranks of a job reach a step at their own pace), and that a
+ * --schedule window asked for while another is open (a faster rank in
+ * its next cycle) opens as soon as that one closes. */
 static void capture_asked(struct dyn *d, const struct capture_ask *a)
 {
 	unprompt(d);
 	say_asked(d, a);
-	unsigned i = 0;
-	while (i < d->n_starters && d->starters[i] != a->by)
-		i++;
+	bool open = windows_open(d) && !d->export_at;
 	if (a->start) {
-		if (windows_open(d) && !d->export_at) {
-			if (i == d->n_starters && d->n_starters < MAX_STARTERS)
-				d->starters[d->n_starters++] = a->by;
-			return;
+		if (!open) {
+			cmd_start_steps(d, a->steps);
+			if (windows_open(d))
+				d->starters[0] = a->by, d->n_starters = 1;
+		} else if (streq(a->steps, d->window_steps)) {
+			pid_add(d->starters, &d->n_starters, a->by);
+		} else if (a->steps[0] && (!d->n_next || streq(a->steps, d->next_steps))) {
+			snprintf(d->next_steps, sizeof d->next_steps, "%s", a->steps);
+			pid_add(d->next, &d->n_next, a->by);
+			console_info("the window of steps %s opens when the open one (steps %s) closes", a->steps,
+				     d->window_steps[0] ? d->window_steps : "the prompt's");
 		}
-		cmd_start_steps(d, a->steps);
-		if (windows_open(d))
-			d->starters[0] = a->by, d->n_starters = 1;
 		return;
 	}
-	if (i < d->n_starters)
-		d->starters[i] = d->starters[--d->n_starters];
-	if (d->n_starters && windows_open(d) && !d->export_at) {
+	if (a->steps[0] && open && !streq(a->steps, d->window_steps)) {
+		if (pid_remove(d->next, &d->n_next, a->by))
+			console_warn("process %d was done with steps %s before their window could open (other processes "
+				     "were still in steps %s): its part of them is not collected", (int)a->by, a->steps,
+				     d->window_steps);
+		return;
+	}
+	(void)pid_remove(d->starters, &d->n_starters, a->by);
+	if (d->n_starters && open) {
 		console_info("the collection stays open until %u other process(es) that asked for it ask to stop",
 			     d->n_starters);
 		return;
 	}
 	cmd_stop(d);
+	if (d->n_next) {
+		char steps[48];
+		pid_t next[MAX_STARTERS];
+		unsigned n = d->n_next;
+		snprintf(steps, sizeof steps, "%s", d->next_steps);
+		memcpy(next, d->next, n * sizeof *next);
+		d->n_next = 0;
+		cmd_start_steps(d, steps);
+		if (windows_open(d)) {
+			memcpy(d->starters, next, n * sizeof *next);
+			d->n_starters = n;
+		}
+	}
 }
 
 /* What came on a target's daemon connection. */

@@ -403,7 +403,7 @@ extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range, or M
 /* Ask msprof for a window to start or stop (msprofStart/msprofStop): 0,
  * or -ENOTCONN / -ENOTSUP (control.c). */
 int agent_capture_ask(bool start);
-/* The same for a --schedule window of steps [lo, hi) (a start). */
+/* The same for a --schedule window of steps [lo, hi). */
 int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi);
 /* A range start of that kind and message: true when it opens a capture;
  * then agent_capture_began(the id it returns, 0 when not recorded). */

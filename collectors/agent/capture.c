@@ -52,7 +52,7 @@ static struct {
 	uint64_t k;                /* steps begun so far */
 	int64_t cur;               /* the step begun last, -1 none */
 	bool open;                 /* a window asked for and not closed */
-	int64_t hi;                /* its active steps end before step hi */
+	int64_t lo, hi;            /* its active steps: [lo, hi) */
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cur = -1 };
 
 static bool named(int kind, const char *msg, long len)
@@ -140,13 +140,14 @@ static void schedule_step_locked(uint64_t id)
 	enum step_phase ph = step_schedule_phase(&S.sc, k, &first);
 	if (S.open && (int64_t)id >= S.hi) {
 		S.open = false;
-		(void)agent_capture_ask(false);
+		(void)agent_capture_ask_steps(false, S.lo, S.hi);
 	}
 	bool ahead = (ph == STEP_SKIP || ph == STEP_WAIT) &&
 		     step_schedule_phase(&S.sc, k + 1, &next_first) == STEP_ACTIVE;
 	if (!S.open && (ph == STEP_WARMUP || ph == STEP_ACTIVE || ahead)) {
 		int64_t lo = (int64_t)id + (int64_t)((ahead ? next_first : first) - k);
 		S.open = true;
+		S.lo = lo;
 		S.hi = lo + (int64_t)S.sc.active;
 		(void)agent_capture_ask_steps(true, lo, S.hi);
 	}
@@ -170,7 +171,7 @@ void agent_capture_step_mark(bool end, uint64_t step)
 	pthread_mutex_lock(&S.mu);
 	if (end && S.open && (int64_t)step + 1 >= S.hi) {
 		S.open = false;
-		(void)agent_capture_ask(false);
+		(void)agent_capture_ask_steps(false, S.lo, S.hi);
 	}
 	/* mstxStepEnd(N): the process is in step N + 1 (steps.h) */
 	schedule_step_locked(end ? step + 1 : step);

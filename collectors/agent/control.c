@@ -648,7 +648,7 @@ static void send_capture(void)
 		struct ajw w;
 		msg_begin(&w, IPC_T_CAPTURE, 0);
 		ajw_bool(&w, "start", start);
-		if (start && hi > lo) {
+		if (hi > lo) {
 			char steps[48];
 			snprintf(steps, sizeof steps, "%lld-%lld", (long long)lo, (long long)hi);
 			ajw_str(&w, "steps", steps);

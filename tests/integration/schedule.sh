@@ -7,7 +7,9 @@
 # other step) and every timeline event and timed CSV row lies within those
 # steps (steps-window.py), host samples included.  Two ranks with steps
 # of different lengths share one window, which stays open until the
-# slower one's last active step is done.  Without a warm-up the window
+# slower one's last active step is done; with two cycles, the faster
+# rank's request for the next window waits until the slower closes the
+# first.  Without a warm-up the window
 # opens a step ahead, so the first active step is whole.
 . "$SRCDIR/tests/integration/lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
@@ -91,6 +93,24 @@ for r in 0 1; do
 	else
 		t_check "rank $r: a PROF dir" false
 	fi
+done
+
+# --- two ranks, two cycles: the faster asks for the next window while the slower keeps ----
+# --- the first open; it opens as the first closes, in time for both -----------------------
+mkdir -p "$W/cycles"
+t_msprof --msproftx=on --schedule=wait=1,warmup=1,active=2,repeat=2 --output="$W/cycles" \
+	sh -c "RANK=0 '$APP' steps 10 100 >'$W/c0.out' & RANK=1 '$APP' steps 10 130 >'$W/c1.out'; wait" </dev/null \
+	>"$W/cycles.out" 2>&1
+t_eq "two cycles: exit 0" $? 0 || cat "$W/cycles.out" >&2
+t_grep "two cycles: the next window waits for the open one" \
+	"the window of steps 6-8 opens when the open one (steps 2-4) closes" "$W/cycles.out"
+t_eq "two cycles: two windows" "$(grep -c 'dynamic profiling start success' "$W/cycles.out")" 2
+for r in 0 1; do
+	mapfile -t RD < <(grep -l "\"rank_id\":$r[,}]" "$W"/cycles/PROF_*/host/info.json | xargs -n1 dirname | xargs -n1 dirname |
+		sort)
+	t_eq "two cycles, rank $r: a PROF dir per window" "${#RD[@]}" 2
+	[ -n "${RD[0]:-}" ] && check_window "${RD[0]}" 2 3 "$W/c$r.out" "cycle 1, rank $r"
+	[ -n "${RD[1]:-}" ] && check_window "${RD[1]}" 6 7 "$W/c$r.out" "cycle 2, rank $r"
 done
 
 # --- refused -----------------------------------------------------------------------------
