@@ -73,6 +73,7 @@
 #include "export/prof.h"
 #include "export/export.h"
 #include "export/files.h"
+#include "export/select-steps.h"
 #include "export/sql.h"
 #include "export/tables.h"
 #include "export/timeline-writer.h"
@@ -1050,6 +1051,10 @@ static int rank_layers(struct cluster *c, size_t i, struct exp_tl *out)
 		r = db_each(e.db, "BEGIN", NULL, NULL, NULL);
 	if (r == 0)
 		r = db_each(e.db, "SELECT count(*) FROM sqlite_master", NULL, db_row_i64, &n);
+	/* a window of chosen steps (--step-range, --schedule) keeps only them,
+	 * as the rank's own export does (select-steps.c) */
+	if (r >= 0 && e.have_sample)
+		r = exp_select_step_range(&e, e.sample.s[SET_STEP_RANGE]);
 	if (r < 0) {
 		if (e.db)
 			skip(k, "cannot read its database '%s': %s", base_of(k->db_path), sqlite3_errmsg(e.db));

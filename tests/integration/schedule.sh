@@ -113,6 +113,18 @@ for r in 0 1; do
 	[ -n "${RD[1]:-}" ] && check_window "${RD[1]}" 6 7 "$W/c$r.out" "cycle 2, rank $r"
 done
 
+# export cluster on the first window's PROF dirs merges that window alone: steps 2 and 3 of
+# both ranks
+mkdir -p "$W/cw1"
+for d in "$W"/cycles/PROF_*; do
+	grep -q '"step_range":"2-4"' "$d/host/sample.json" && cp -r "$d" "$W/cw1/"
+done
+"$MSPROF" export cluster -dir "$W/cw1" >"$W/cw1.out" 2>&1
+t_eq "export cluster of one window: exit 0" $? 0 || cat "$W/cw1.out" >&2
+t_eq "export cluster of one window: its steps alone, of both ranks" \
+	"$(tail -n +2 "$W"/cw1/msprof_cluster_output/cluster_step_trace_*.csv | cut -d, -f1,3 | tr '\n' ' ')" \
+	"2,Rank 0 2,Rank 1 3,Rank 0 3,Rank 1 "
+
 # --- refused -----------------------------------------------------------------------------
 t_expect_rc 1 "--schedule=active=0 is refused" "$MSPROF" --msproftx=on --schedule=active=0 /bin/true
 t_expect_rc 1 "--schedule with an unknown key is refused" "$MSPROF" --msproftx=on --schedule=wait=1,activ=2 /bin/true
