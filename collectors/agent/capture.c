@@ -155,8 +155,12 @@ static void schedule_step_locked(uint64_t id)
 
 static void schedule_message(const char *msg, long len)
 {
+	/* a waiting process pays this on every range: "step N" and
+	 * "ProfilerStep#N" alone go further */
+	if (!msg || !len || ((msg[0] | 0x20) != 's' && (msg[0] | 0x20) != 'p'))
+		return;
 	uint64_t step;
-	size_t n = !msg ? 0 : len < 0 ? strnlen(msg, 64) : (size_t)len;
+	size_t n = len < 0 ? strnlen(msg, 64) : (size_t)len;
 	if (n && n < 64 && step_parse(msg, n, &step)) {
 		pthread_mutex_lock(&S.mu);
 		schedule_step_locked(step);
