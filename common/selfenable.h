@@ -11,7 +11,8 @@
 #define METADATA_VAR "MSPROF_METADATA"
 
 /* msprof self-enable's exit status, its answer to the agent: 0, detached
- * and a window is starting (the job waits for it, boundedly); SELF_NO_WINDOW,
+ * and a window is starting, or the agent is about to be armed for a window
+ * at its steps (the job waits for it, boundedly); SELF_NO_WINDOW,
  * detached and following MSPROF_CONFIG, which asks for no window now (the
  * job does not wait); anything else, msprof said why on stderr and the job
  * runs unprofiled. */

@@ -26,6 +26,7 @@
 
 #include "daemon/msprofd.h"
 #include "common/proc-owner.h"
+#include "common/step-schedule.h"
 #include "ipc/selectors.h"
 
 #define PID_MAX_LIMIT 4194304
@@ -42,6 +43,10 @@ static bool text_ok(const char *s, size_t max)
 			return false;
 	return true;
 }
+
+static struct client *claimant(struct server *srv, const struct client *self, const struct agent *a,
+			       pid_t *ret_pid);
+static void send_schedule(struct agent *a, const char *spec);
 
 void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 {
@@ -98,6 +103,10 @@ void agent_hello(struct client *c, const cJSON *msg, uint64_t id)
 	log_msg("agent of pid %d ('%s', rank %" PRId64 ", features '%s') connected", a->pid, a->name,
 		a->rank, a->features);
 	client_send_hello(c, id);
+	/* a process of a tree claimed with a schedule: armed as it comes */
+	struct client *owner = claimant(srv, c, a, NULL);
+	if (owner && owner->schedule[0])
+		send_schedule(a, owner->schedule);
 	srv->hooks->agent_offered(srv, a);
 	srv->hooks->load_changed(srv);
 }
@@ -165,6 +174,8 @@ static bool is_pending(const struct agent *a, uint64_t id)
 	return id != 0 && id == a->pending_id;
 }
 
+static bool has_claim(const struct client *c, uint32_t pid);
+
 /* The parent of pid (/proc/PID/stat field 4), 0 when it cannot be read. */
 static pid_t parent_of(pid_t pid)
 {
@@ -183,6 +194,60 @@ static pid_t parent_of(pid_t pid)
 	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
 }
 
+/* The client that claimed a's process or its nearest claimed ancestor (64
+ * generations at most), and *ret_pid that pid; NULL when none.  Only
+ * claimed is looked at when it is given (a closing client's own). */
+static struct client *claimant_walk(struct server *srv, const struct client *self, const struct client *claimed,
+				    const struct agent *a, pid_t *ret_pid)
+{
+	pid_t p = a->pid;
+	for (int depth = 0; p > 1 && depth < 64; depth++) {
+		struct client *owner = claimed ? (has_claim(claimed, (uint32_t)p) ? (struct client *)claimed : NULL)
+					       : claim_owner(srv, self, (uint32_t)p);
+		if (owner) {
+			if (ret_pid)
+				*ret_pid = p;
+			return owner;
+		}
+		p = depth == 0 ? a->ppid : parent_of(p);
+	}
+	return NULL;
+}
+
+static struct client *claimant(struct server *srv, const struct client *self, const struct agent *a, pid_t *ret_pid)
+{
+	return claimant_walk(srv, self, NULL, a, ret_pid);
+}
+
+/* Arm (or with "" disarm) a's --schedule. */
+static void send_schedule(struct agent *a, const char *spec)
+{
+	cJSON *m = ipc_msg_new(IPC_T_AGENT_SCHEDULE, 0);
+	if (m && !cJSON_AddStringToObject(m, "schedule", spec)) {
+		cJSON_Delete(m);
+		m = NULL;
+	}
+	log_msg("agent of pid %d: %s '%s'", a->pid, *spec ? "schedule" : "schedule ended", spec);
+	client_send(a->c, m);
+}
+
+/* The agents of c's claimed trees: spec (a new claim's schedule, or ""
+ * as c goes). */
+static void schedule_claimed(struct client *c, const char *spec)
+{
+	struct client *o;
+	TAILQ_FOREACH(o, &c->srv->clients, link)
+		if (o->agent && o->state == CLIENT_READY && claimant_walk(c->srv, o, c, o->agent, NULL))
+			send_schedule(o->agent, spec);
+}
+
+void claims_end(struct client *c)
+{
+	if (c->schedule[0])
+		schedule_claimed(c, "");
+	c->schedule[0] = '\0';
+}
+
 /* An agent's msprofStart/msprofStop: to the client that claimed its
  * process or the nearest ancestor of it (dynamic mode claims the process it
  * drives; the job's children ask too), as capture_asked. */
@@ -199,13 +264,8 @@ static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 		log_msg("agent of pid %d: a capture request whose 'steps' is not \"A-B\": ignored", a->pid);
 		return;
 	}
-	pid_t p = a->pid;
-	struct client *owner = NULL;
-	for (int depth = 0; p > 1 && depth < 64 && !owner; depth++) {
-		owner = claim_owner(c->srv, c, (uint32_t)p);
-		if (!owner)
-			p = depth == 0 ? a->ppid : parent_of(p);
-	}
+	pid_t p;
+	struct client *owner = claimant(c->srv, c, a, &p);
 	if (!owner) {
 		log_msg("agent of pid %d asked to %s a collection: no interactive msprof drives it", a->pid,
 			start ? "start" : "stop");
@@ -368,6 +428,15 @@ void claim_request(struct client *c, const cJSON *msg, uint64_t id)
 				  CLIENT_MAX_CLAIMS);
 		return;
 	}
+	const char *spec = NULL;
+	struct step_schedule sc;
+	if (json_get_str(msg, "schedule", false, NULL, &spec) < 0 ||
+	    (spec && (strlen(spec) >= sizeof c->schedule || step_schedule_parse(spec, &sc) < 0))) {
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'schedule' must be --schedule's form, at most %zu bytes "
+				  "(skip_first=S,wait=W,warmup=U,active=A,repeat=R,start_step=N,deadline=D)",
+				  sizeof c->schedule - 1);
+		return;
+	}
 	cJSON_ArrayForEach(item, pids) {
 		uint64_t pid;
 		if (json_value_u64(item, 1, PID_MAX_LIMIT, &pid) < 0) {
@@ -407,4 +476,9 @@ void claim_request(struct client *c, const cJSON *msg, uint64_t id)
 		return;
 	}
 	client_send(c, TAKE_PTR(r));
+	/* the agents of the trees claimed so far follow the schedule */
+	if (spec && strcmp(spec, c->schedule) != 0) {
+		snprintf(c->schedule, sizeof c->schedule, "%s", spec);
+		schedule_claimed(c, spec);
+	}
 }

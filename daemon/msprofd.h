@@ -166,6 +166,7 @@ struct client {
 	struct agent *agent;            /* the hello said "client":"agent" */
 	uint32_t claims[CLIENT_MAX_CLAIMS]; /* pids this connection drives */
 	unsigned n_claims;
+	char schedule[256];             /* the claims' --schedule (agent_schedule), "" none */
 	size_t len;
 	char *buf;                      /* CLIENT_BUF_SIZE: a whole frame fits */
 };
@@ -278,6 +279,8 @@ void agent_send_stop(struct agent *a, uint64_t session_id);
 /* Requests: the "agents" list and "claim". */
 void agents_request_list(struct client *c, const cJSON *msg, uint64_t id);
 void claim_request(struct client *c, const cJSON *msg, uint64_t id);
+/* c goes: the agents its schedule armed are disarmed. */
+void claims_end(struct client *c);
 /* The live connection other than self that claimed pid, or NULL. */
 struct client *claim_owner(struct server *srv, const struct client *self, uint32_t pid);
 /* msprof's words for a process driven by another interactive client. */

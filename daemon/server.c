@@ -146,6 +146,7 @@ static void client_handle(struct client *c, const cJSON *msg)
 static void on_client_closing(struct client *c)
 {
 	sessions_end(c->srv, c, SESSION_REASON_CLIENT_GONE);
+	claims_end(c);
 	agent_gone(c);
 }
 

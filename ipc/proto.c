@@ -26,6 +26,7 @@ static const struct {
 	{ IPC_T_AGENT_STARTED, "agent_started" },
 	{ IPC_T_AGENT_STOP, "agent_stop" },
 	{ IPC_T_AGENT_STOPPED, "agent_stopped" },
+	{ IPC_T_AGENT_SCHEDULE, "agent_schedule" },
 	{ IPC_T_ERROR, "error" },
 };
 

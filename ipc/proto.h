@@ -75,6 +75,11 @@
  *                   libmsprof_agent_osrt.so, wraps them)}
  *   agent_stop   {"session":S}
  *                -> agent_stopped {"session":S,"events":N,"dropped":N,"bytes":N}
+ *   agent_schedule {"schedule":"<--schedule's spec>"|""} (id 0, no reply):
+ *                arm the agent's --schedule (common/step-schedule.h), or
+ *                disarm it with ""; sent to each agent of the tree of a pid
+ *                claimed with "schedule", as it says hello too, and "" when
+ *                that claim ends
  * and the agent asks, with no reply (the job's msprofStart/msprofStop):
  *   capture      {"start":B[,"steps":"A-B"]} -> to the
  *                 client that claimed the agent's
@@ -113,8 +118,11 @@
  *                of this user now connected (how `msprof` lists what can be
  *                attached with agent data); past what fits in one frame,
  *                "unlisted":N counts the others
- *   claim        {"pids":[N,…]} -> claimed {"pids":[…],"refused":[{"pid",
- *                "code":"busy"|"not_found"|"denied","message"}]}
+ *   claim        {"pids":[N,…][,"schedule":"<spec>"]} -> claimed {"pids":[…],
+ *                "refused":[{"pid","code":"busy"|"not_found"|"denied","message"}]}
+ *                "schedule" (at most 255 bytes, a valid spec) arms the
+ *                agents of the claimed trees (agent_schedule), the windows
+ *                then asked for through capture
  *                An interactive client claims the processes it drives; a
  *                pid claimed by another live connection is "busy" (msprof:
  *                one interactive user per process).  Claims end when the
@@ -154,6 +162,7 @@ enum ipc_type {
 	IPC_T_AGENT_STARTED = 301,
 	IPC_T_AGENT_STOP = 302,
 	IPC_T_AGENT_STOPPED = 303,
+	IPC_T_AGENT_SCHEDULE = 304,
 	IPC_T_ERROR = 900,
 };
 

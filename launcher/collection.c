@@ -533,12 +533,13 @@ int collection_sampled(struct collection *s, unsigned *ret_live, unsigned *ret_s
 	return -ENOENT;
 }
 
-int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len)
+int collection_claim(struct collection *s, pid_t pid, const char *schedule, char *why, size_t why_len)
 {
 	_cleanup_json_ cJSON *reply = NULL;
 	cJSON *req = ipc_msg_new(IPC_T_CLAIM, s->next_id++);
 	cJSON *arr = req ? cJSON_AddArrayToObject(req, "pids") : NULL;
-	if (!arr || !cJSON_AddItemToArray(arr, cJSON_CreateNumber(pid))) {
+	if (!arr || !cJSON_AddItemToArray(arr, cJSON_CreateNumber(pid)) ||
+	    (schedule && !cJSON_AddStringToObject(req, "schedule", schedule))) {
 		cJSON_Delete(req);
 		return -ENOMEM;
 	}

@@ -100,11 +100,12 @@ void collection_prepare_dir(struct collection *s, const char *output, const stru
 int collection_start(struct collection *s, const struct msprof_opts *o, const pid_t *pids, unsigned n_pids);
 int collection_write_start_info(struct collection *s);
 
-/* Claim pid for this connection (proto.h "claim"): 0 when claimed;
+/* Claim pid for this connection (proto.h "claim"), its tree's agents
+ * armed with schedule (--schedule's spec) unless NULL: 0 when claimed;
  * -EBUSY (another msprof drives it), -ESRCH, -EPERM with the daemon's
  * words in why; -EOPNOTSUPP when msprofd has no claims; other -errno when
  * msprofd did not answer.  Prints nothing. */
-int collection_claim(struct collection *s, pid_t pid, char *why, size_t why_len);
+int collection_claim(struct collection *s, pid_t pid, const char *schedule, char *why, size_t why_len);
 
 /* The processes whose agent is connected to msprofd (proto.h "agents"). */
 struct agent_info {

@@ -55,6 +55,7 @@
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
 #include "common/rankenv.h"
+#include "common/step-schedule.h"
 #include "common/util.h"
 
 extern char **environ;
@@ -135,6 +136,11 @@ struct dyn {
 	pid_t next[MAX_STARTERS];
 	unsigned n_next;
 	char next_steps[48];
+	/* --schedule's deadline (seconds; 0 none): a window open that long is
+	 * closed, and a schedule under which none opened that long is said */
+	uint64_t deadline_ns;
+	uint64_t armed_ns, window_ns; /* when the schedule was armed; when its window opened */
+	bool deadline_told;
 	bool lost_told;           /* the lost connection was reported */
 	bool quitting;            /* no next window: none is made ahead */
 	bool claims_unsupported;
@@ -242,7 +248,7 @@ static int target_connect(struct dyn *d, struct target *t)
 	int r = collection_connect(&t->s);
 	if (r < 0)
 		return r;
-	r = collection_claim(&t->s, t->pid, why, sizeof(why));
+	r = collection_claim(&t->s, t->pid, d->o.schedule, why, sizeof(why));
 	if (r == 0)
 		return 0;
 	if (r == -EOPNOTSUPP) {
@@ -542,6 +548,8 @@ static void capture_asked(struct dyn *d, const struct capture_ask *a)
 		}
 		return;
 	}
+	if (a->steps[0] && !open)
+		return;  /* its window closed already (its deadline, the prompt's stop) */
 	if (a->steps[0] && open && !streq(a->steps, d->window_steps)) {
 		if (pid_remove(d->next, &d->n_next, a->by))
 			console_warn("process %d was done with steps %s before their window could open (other processes "
@@ -679,6 +687,7 @@ static void cmd_start_steps(struct dyn *d, const char *steps)
 		console_error(MSG_START_FAILED);
 		return;
 	}
+	d->window_ns = mono_ns();
 	d->windows++;
 	reply(MSG_START_OK);
 	for (unsigned i = 0; i < d->n; i++)
@@ -1011,6 +1020,46 @@ static void read_signals(struct dyn *d)
 		quit_now(d);
 }
 
+/* --schedule's deadline: the window open too long closes, naming the
+ * processes it waited for; none opened that long after arming is said
+ * once.  The ms until the next look, -1 none. */
+static int deadline_check(struct dyn *d)
+{
+	if (!d->deadline_ns || d->phase != PHASE_PROMPT)
+		return -1;
+	uint64_t now = mono_ns(), due;
+	if (windows_open(d) && !d->export_at && d->window_steps[0]) {
+		due = d->window_ns + d->deadline_ns;
+		if (now >= due) {
+			char who[256] = "";
+			size_t len = 0;
+			for (unsigned i = 0; i < d->n_starters && len + 16 < sizeof who; i++)
+				len += (size_t)snprintf(who + len, sizeof who - len, "%s%d", i ? ", " : "", (int)d->starters[i]);
+			unprompt(d);
+			console_warn("the window of steps %s is closed by its deadline (%llu s after it opened): process(es) "
+				     "%s did not finish its steps; what was collected is saved", d->window_steps,
+				     (unsigned long long)(d->deadline_ns / NSEC_PER_SEC), who[0] ? who : "(none)");
+			d->n_starters = 0;
+			cmd_stop(d);
+			return 0;
+		}
+	} else if (!d->windows && !d->deadline_told) {
+		due = d->armed_ns + d->deadline_ns;
+		if (now >= due) {
+			unprompt(d);
+			console_warn("no process reached the steps of --schedule=%s within its deadline (%llu s): no window "
+				     "has opened yet (the job has not reached them, or marks no steps)", d->o.schedule,
+				     (unsigned long long)(d->deadline_ns / NSEC_PER_SEC));
+			d->deadline_told = true;
+			return -1;
+		}
+	} else {
+		return -1;
+	}
+	uint64_t ms = (due - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+	return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
 static void loop(struct dyn *d)
 {
 	/* fds: stdin, signals, and per target its connection and pidfd, and
@@ -1055,8 +1104,8 @@ static void loop(struct dyn *d)
 		for (unsigned i = 0; i < d->n_jobs; i++)
 			p[k++] = (struct pollfd){ .fd = d->jobs[i].fd, .events = POLLIN };
 
-		int timeout = -1;
-		if (d->phase == PHASE_PROMPT && !windows_open(d) && !d->no_prompt) {
+		int timeout = deadline_check(d);
+		if (d->phase == PHASE_PROMPT && !windows_open(d) && !d->no_prompt && !d->o.schedule) {
 			uint64_t end = d->idle_since + (uint64_t)d->idle_s * NSEC_PER_SEC, now = mono_ns();
 			if (now >= end) {
 				unprompt(d);
@@ -1068,6 +1117,8 @@ static void loop(struct dyn *d)
 			uint64_t ms = (end - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
 			timeout = ms > INT32_MAX ? INT32_MAX : (int)ms;
 		}
+		if (timeout == 0)
+			continue;  /* the deadline acted: look again */
 		if (probe && (timeout < 0 || timeout > PROBE_MS))
 			timeout = PROBE_MS;
 		if (d->export_at) {
@@ -1257,11 +1308,6 @@ int mode_dynamic_run(const struct msprof_opts *given)
 		console_error("Argument --capture-range-end must be used with --capture-range.");
 		return 1;
 	}
-	if (d->o.schedule && !d->launch) {
-		console_error("Argument --schedule needs an application that msprof launches: the agent of a process "
-			      "attached to (--pid) was loaded without it.");
-		return 1;
-	}
 	if (d->o.schedule && d->o.capture_range) {
 		console_error("Argument --schedule and --capture-range cannot be configured at the same time: each "
 			      "opens and closes the windows.");
@@ -1292,7 +1338,10 @@ int mode_dynamic_run(const struct msprof_opts *given)
 	if (r < 0 && !(d->launch && d->app_exited))
 		goto out;
 
-	d->idle_since = mono_ns();
+	d->idle_since = d->armed_ns = mono_ns();
+	struct step_schedule sc;
+	if (d->o.schedule && step_schedule_parse(d->o.schedule, &sc) == 0)
+		d->deadline_ns = sc.deadline_s * NSEC_PER_SEC;
 	d->phase = d->app_exited ? PHASE_DRAIN : PHASE_PROMPT;
 	for (unsigned i = 0; i < d->n; i++)
 		window_prepare(d, &d->t[i]);

@@ -61,6 +61,7 @@ struct self {
 	int dyn_in;                /* its prompt's input */
 	char *dyn_key;             /* its options, as one string */
 	bool open;                 /* a window was started */
+	bool scheduled;            /* the dynamic-mode msprof follows a step window (--schedule) */
 	struct stat seen;          /* the config as last read */
 	bool seen_any, missing_told;
 };
@@ -68,6 +69,7 @@ struct self {
 /* What the config asks for. */
 struct want {
 	bool on;
+	bool scheduled;            /* a step window: the agent opens it (--schedule), not "start" */
 	char **words;              /* the options of the window */
 	char *metadata;            /* torch_npu's "metadata" (JSON), for each PROF dir; NULL none */
 	char *key;
@@ -439,7 +441,7 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	}
 	int r = -EINVAL;
 	bool start = false, start_given = false, now = false;
-	double lo = -1, hi = -1;
+	double lo = -1, hi = -1, deadline = 0;
 	char **extra = NULL;
 	struct npu_config npu = { .active = -1, .warmup = -1 };
 	const cJSON *it;
@@ -464,6 +466,16 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 				goto out;
 			}
 			*(streq(k, "start_step") ? &lo : &hi) = v;
+		} else if (streq(k, "deadline_s")) {
+			/* ours: a step window still open this long after it opened
+			 * closes, and one that has not opened this long after the
+			 * file armed it is said */
+			if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e9 ||
+			    it->valuedouble != (double)(int64_t)it->valuedouble) {
+				snprintf(why, why_len, "'deadline_s' must be a number of seconds (from 1)");
+				goto out;
+			}
+			deadline = it->valuedouble;
 		} else if (streq(k, "options")) {
 			const char *err = NULL;
 			if (cJSON_IsString(it)) {
@@ -489,16 +501,17 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 			if (t < 0)
 				goto out;
 			if (t == 0) {
-				snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, options, "
-						       "and the keys of torch_npu's profiler_config.json)", k);
+				snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, deadline_s, "
+						       "options, and the keys of torch_npu's profiler_config.json)", k);
 				goto out;
 			}
 		}
 	}
 	/* torch_npu's window: start_step's warmup steps, then its active ones */
+	double warmup = 0;
 	if (lo >= 0 && hi < 0 && (npu.seen || npu.active >= 0 || npu.warmup >= 0)) {
-		lo += npu.warmup >= 0 ? npu.warmup : 0;
-		hi = lo + (npu.active >= 0 ? npu.active : 1) - 1;
+		warmup = npu.warmup >= 0 ? npu.warmup : 0;
+		hi = lo + warmup + (npu.active >= 0 ? npu.active : 1) - 1;
 	}
 	if (now && (lo >= 0 || hi >= 0)) {
 		snprintf(why, why_len, "'start_step' -1 (now) and a step window exclude each other");
@@ -508,7 +521,7 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 		snprintf(why, why_len, "'start_step' and 'stop_step' go together");
 		goto out;
 	}
-	if (lo > hi) {
+	if (lo > hi - warmup) {
 		snprintf(why, why_len, "'start_step' is after 'stop_step'");
 		goto out;
 	}
@@ -528,11 +541,17 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	if (cJSON_IsObject(npu.metadata) && !(w->metadata = cJSON_PrintUnformatted(npu.metadata)))
 		goto nomem;
 	if (lo >= 0) {
-		/* both steps are in the window: --step-range's B is the first left out */
-		char range[64];
-		snprintf(range, sizeof(range), "--step-range=%lld-%lld", (long long)lo, (long long)hi + 1);
-		if (words_push(&w->words, range) < 0)
+		/* the window opens and closes at the steps, the agent counting
+		 * them (--schedule by the steps' own numbers): until then nothing
+		 * is collected, and every rank opens it at the same step */
+		char sched[160];
+		int at = snprintf(sched, sizeof(sched), "--schedule=start_step=%lld,warmup=%lld,active=%lld,repeat=1",
+				  (long long)lo, (long long)warmup, (long long)(hi - lo - warmup + 1));
+		if (deadline > 0)
+			snprintf(sched + at, sizeof(sched) - (size_t)at, ",deadline=%lld", (long long)deadline);
+		if (words_push(&w->words, sched) < 0)
 			goto nomem;
+		w->scheduled = true;
 	}
 	w->on = lo >= 0 || now ? !start_given || start : start;
 	w->key = join(w->words);
@@ -575,10 +594,14 @@ static void config_apply(struct self *s, const struct want *w)
 			console_info("MSPROF_CONFIG: new options '%s': quit", w->key);
 			dyn_send(s, "quit");
 			(void)dyn_wait(s);
+			s->open = false;
 		}
 		if (s->dyn <= 0 && dyn_spawn(s, w->words, w->key, w->metadata) < 0)
 			return;
-		if (!s->open) {
+		s->scheduled = w->scheduled;
+		if (w->scheduled) {
+			console_info("MSPROF_CONFIG: the window opens at its steps (%s)", w->key);
+		} else if (!s->open) {
 			console_info("MSPROF_CONFIG: start");
 			dyn_send(s, "start");
 			s->open = true;
@@ -587,6 +610,13 @@ static void config_apply(struct self *s, const struct want *w)
 		console_info("MSPROF_CONFIG: stop");
 		dyn_send(s, "stop");
 		s->open = false;
+	} else if (s->dyn > 0 && s->scheduled) {
+		/* a step window no longer wanted: its msprof quits, which
+		 * disarms the job's agent (or saves the window it had open) */
+		console_info("MSPROF_CONFIG: stop (the step window is called off)");
+		dyn_send(s, "quit");
+		(void)dyn_wait(s);
+		s->scheduled = false;
 	}
 }
 
@@ -709,6 +739,7 @@ int self_enable_run(int argc, char **argv)
 	if (s.config) {
 		struct want w = { 0 };
 		char why[1400];
+		/* a step window: the job waits until its agent is armed */
 		if (config_read(&s, &w, why, sizeof(why)) < 0 || !w.on)
 			answer = SELF_NO_WINDOW;
 		want_release(&w);

@@ -656,12 +656,12 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		check_capture_range_end, 397, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
 	[OPT_SCHEDULE] = { OPT_SCHEDULE, "schedule", true,
-		"With an application and --msproftx=on: windows at the job's training steps, as"
+		"With --msproftx=on, an application or --pid: windows at the job's training steps, as"
 		CONT "torch.profiler.schedule: skip the first S steps, then cycles of W steps waited, U warmed up"
 		CONT "(collected, not kept) and A kept, R cycles (0: until the job ends); each cycle's A steps"
 		CONT "are a window and its own PROF dir (skip_first=S,wait=W,warmup=U,active=A,repeat=R, any"
-		CONT "of them). The collection starts closed. (an option of this implementation; CANN msprof"
-		CONT "has none)",
+		CONT "of them; start_step=N counts from step number N, deadline=D closes a window open D s)."
+		CONT "The collection starts closed. (an option of this implementation; CANN msprof has none)",
 		check_schedule, 398, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
 };

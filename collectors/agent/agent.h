@@ -405,6 +405,9 @@ extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range, or M
 int agent_capture_ask(bool start);
 /* The same for a --schedule window of steps [lo, hi). */
 int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi);
+/* msprofd's agent_schedule reaches fn (capture.c's, at load: a hook, so
+ * that calls go down). */
+void agent_control_on_schedule(void (*fn)(const char *spec));
 /* A range start of that kind and message: true when it opens a capture;
  * then agent_capture_began(the id it returns, 0 when not recorded). */
 bool agent_capture_begin(int kind, const char *msg, long len);

@@ -47,13 +47,19 @@ static struct {
 
 static struct {
 	pthread_mutex_t mu;        /* steps may begin on any thread */
-	bool on;                   /* set at load */
+	_Atomic bool on;           /* armed: at load, or by msprofd (agent_capture_schedule) */
+	char spec[256];            /* what armed it */
 	struct step_schedule sc;
 	uint64_t k;                /* steps begun so far */
 	int64_t cur;               /* the step begun last, -1 none */
 	bool open;                 /* a window asked for and not closed */
 	int64_t lo, hi;            /* its active steps: [lo, hi) */
+	/* the range or push that began its last step: its end closes it */
+	_Atomic uint64_t end_id, end_push;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cur = -1 };
+/* agent_capture_begin said the range is the schedule's (this thread's
+ * agent_capture_began is its id) */
+static __thread bool t_sched_id;
 
 static bool named(int kind, const char *msg, long len)
 {
@@ -94,14 +100,49 @@ static void profiler_call(bool start)
 		give_back();
 }
 
-/* Read once, as the agent loads: only its own variables (control.c's
- * constructor needs nothing of it, and capture.c calls down into it). */
-__attribute__((constructor)) static void capture_load(void)
+/* Arm --schedule with spec (common/step-schedule.h; "" or a bad one
+ * disarms): at load from MSPROF_SCHEDULE, or msprofd's agent_schedule
+ * (control.c).  The same spec again changes nothing; another starts
+ * counting afresh, a window it had asked for closed. */
+static void arm_schedule(const char *spec)
+{
+	struct step_schedule sc;
+	bool ok = spec && *spec && strlen(spec) < sizeof S.spec && step_schedule_parse(spec, &sc) == 0;
+	pthread_mutex_lock(&S.mu);
+	if (ok && atomic_load(&S.on) && strcmp(spec, S.spec) == 0) {
+		pthread_mutex_unlock(&S.mu);
+		return;  /* armed with it already (at load, and by msprofd) */
+	}
+	if (S.open) {
+		S.open = false;
+		(void)agent_capture_ask_steps(false, S.lo, S.hi);
+	}
+	S.k = 0;
+	S.cur = -1;
+	if (ok) {
+		S.sc = sc;
+		memcpy(S.spec, spec, strlen(spec) + 1);
+		/* the hooks look from now on (a flag read without ordering: a
+		 * range racing the arming may be missed, as one a moment before) */
+		__atomic_store_n(&g_capture_on, true, __ATOMIC_RELAXED);
+	} else {
+		S.spec[0] = '\0';
+	}
+	atomic_store(&S.on, ok);
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* Read once, as the agent loads: only its own variables, and the hooks
+ * registered with control.c and cupti.c.  Before the other constructors
+ * (priority 101): control.c's waits for msprofd's first messages (launch
+ * and self-enabled modes), an agent_schedule among them. */
+__attribute__((constructor(101))) static void capture_load(void)
 {
 	const char *v = getenv("MSPROF_CAPTURE_RANGE"), *end = getenv("MSPROF_CAPTURE_RANGE_END");
 	const char *sched = getenv("MSPROF_SCHEDULE");
-	if (sched && step_schedule_parse(sched, &S.sc) == 0)
-		S.on = g_capture_on = true;
+	agent_control_on_schedule(arm_schedule);
+	if (sched)
+		arm_schedule(sched);
 	if (!v)
 		return;
 	int kind = 0;
@@ -130,72 +171,108 @@ __attribute__((constructor)) static void capture_load(void)
 		g_capture_on = true;  /* the annotation hooks look for the range */
 }
 
-/* Step id begins (under S.mu). */
-static void schedule_step_locked(uint64_t id)
+/* The schedule's window closes (under S.mu): the end of its last step. */
+static void schedule_close_locked(void)
 {
-	if (id > (uint64_t)INT64_MAX - STEP_SCHEDULE_MAX * 4 || (int64_t)id == S.cur)
-		return;  /* the step begun already (mstxStepEnd, then mstxStep) */
-	S.cur = (int64_t)id;
-	uint64_t k = S.k++, first = 0, next_first = 0;
-	enum step_phase ph = step_schedule_phase(&S.sc, k, &first);
-	if (S.open && (int64_t)id >= S.hi) {
+	if (S.open) {
 		S.open = false;
 		(void)agent_capture_ask_steps(false, S.lo, S.hi);
 	}
+}
+
+/* Step id begins (under S.mu): true when it is the last step of the open
+ * window, whose end then closes it. */
+static bool schedule_step_locked(uint64_t id)
+{
+	if (id > (uint64_t)INT64_MAX - STEP_SCHEDULE_MAX * 4 || (int64_t)id == S.cur)
+		return false;  /* the step begun already (mstxStepEnd, then mstxStep) */
+	S.cur = (int64_t)id;
+	uint64_t k = S.k++, first = 0, next_first = 0;
+	/* start_step: the steps' own numbers count */
+	if (S.sc.by_id) {
+		if (id < S.sc.start_step) {
+			if (id + 1 < S.sc.start_step || S.sc.warmup)
+				return false;
+			k = UINT64_MAX;  /* the step before start_step: only "ahead" applies, lo = id + 1 */
+		} else {
+			k = id - S.sc.start_step;
+		}
+	}
+	enum step_phase ph = k == UINT64_MAX ? STEP_SKIP : step_schedule_phase(&S.sc, k, &first);
+	if (S.open && (int64_t)id >= S.hi)
+		schedule_close_locked();
 	bool ahead = (ph == STEP_SKIP || ph == STEP_WAIT) &&
-		     step_schedule_phase(&S.sc, k + 1, &next_first) == STEP_ACTIVE;
+		     step_schedule_phase(&S.sc, k == UINT64_MAX ? 0 : k + 1, &next_first) == STEP_ACTIVE;
 	if (!S.open && (ph == STEP_WARMUP || ph == STEP_ACTIVE || ahead)) {
-		int64_t lo = (int64_t)id + (int64_t)((ahead ? next_first : first) - k);
+		int64_t lo = k == UINT64_MAX ? (int64_t)id + 1 : (int64_t)id + (int64_t)((ahead ? next_first : first) - k);
 		S.open = true;
 		S.lo = lo;
 		S.hi = lo + (int64_t)S.sc.active;
 		(void)agent_capture_ask_steps(true, lo, S.hi);
 	}
+	return S.open && (int64_t)id == S.hi - 1;
 }
 
-static void schedule_message(const char *msg, long len)
+/* A range or push of this message begins: true when it begins the open
+ * window's last step. */
+static bool schedule_message(const char *msg, long len)
 {
 	/* a waiting process pays this on every range: "step N" and
 	 * "ProfilerStep#N" alone go further */
 	if (!msg || !len || ((msg[0] | 0x20) != 's' && (msg[0] | 0x20) != 'p'))
-		return;
+		return false;
 	uint64_t step;
 	size_t n = len < 0 ? strnlen(msg, 64) : (size_t)len;
+	bool last = false;
 	if (n && n < 64 && step_parse(msg, n, &step)) {
 		pthread_mutex_lock(&S.mu);
-		schedule_step_locked(step);
+		last = schedule_step_locked(step);
 		pthread_mutex_unlock(&S.mu);
 	}
+	return last;
 }
 
 void agent_capture_step_mark(bool end, uint64_t step)
 {
-	if (!S.on || step >= (uint64_t)INT64_MAX)
+	if (!atomic_load_explicit(&S.on, memory_order_relaxed) || step >= (uint64_t)INT64_MAX)
 		return;
 	pthread_mutex_lock(&S.mu);
-	if (end && S.open && (int64_t)step + 1 >= S.hi) {
-		S.open = false;
-		(void)agent_capture_ask_steps(false, S.lo, S.hi);
-	}
+	if (end && S.open && (int64_t)step + 1 >= S.hi)
+		schedule_close_locked();
 	/* mstxStepEnd(N): the process is in step N + 1 (steps.h) */
-	schedule_step_locked(end ? step + 1 : step);
+	(void)schedule_step_locked(end ? step + 1 : step);
 	pthread_mutex_unlock(&S.mu);
 }
 
 bool agent_capture_begin(int kind, const char *msg, long len)
 {
-	if (S.on)
-		schedule_message(msg, len);
+	if (atomic_load_explicit(&S.on, memory_order_relaxed) && schedule_message(msg, len)) {
+		atomic_store(&S.end_id, 0);
+		t_sched_id = true;
+		return true;
+	}
 	return named(kind, msg, len) && take();
 }
 
 void agent_capture_began(uint64_t id)
 {
+	if (t_sched_id) {
+		t_sched_id = false;
+		atomic_store(&S.end_id, id ? id : AGENT_CAPTURE_ID);
+		return;
+	}
 	atomic_store(&K.id, id ? id : AGENT_CAPTURE_ID);
 }
 
 bool agent_capture_end(uint64_t id)
 {
+	uint64_t e = atomic_load(&S.end_id);
+	if (e && e == id && atomic_compare_exchange_strong(&S.end_id, &e, 0)) {
+		pthread_mutex_lock(&S.mu);
+		schedule_close_locked();
+		pthread_mutex_unlock(&S.mu);
+		return id == AGENT_CAPTURE_ID;  /* begun while idle: nothing of it to end */
+	}
 	if (!atomic_load(&K.open) || atomic_load(&K.id) != id || atomic_load(&K.push))
 		return false;
 	atomic_store(&K.id, 0);
@@ -205,8 +282,11 @@ bool agent_capture_end(uint64_t id)
 
 void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level)
 {
-	if (S.on)
-		schedule_message(msg, len);
+	if (atomic_load_explicit(&S.on, memory_order_relaxed) && schedule_message(msg, len) && level >= 0) {
+		uint64_t tid = (uint64_t)syscall(SYS_gettid);
+		atomic_store(&S.end_push, tid << 32 | (uint64_t)(domain & 0xffff) << 16 | (uint64_t)((level + 1) & 0xffff));
+		return;
+	}
 	if (level < 0 || !named(kind, msg, len) || !take())
 		return;
 	uint64_t tid = (uint64_t)syscall(SYS_gettid);
@@ -215,6 +295,17 @@ void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, in
 
 void agent_capture_pop(uint32_t domain, int level)
 {
+	uint64_t e = atomic_load(&S.end_push);
+	if (e && level >= 0) {
+		uint64_t tid = (uint64_t)syscall(SYS_gettid);
+		uint64_t key = tid << 32 | (uint64_t)(domain & 0xffff) << 16 | (uint64_t)((level + 1) & 0xffff);
+		if (e == key && atomic_compare_exchange_strong(&S.end_push, &e, 0)) {
+			pthread_mutex_lock(&S.mu);
+			schedule_close_locked();
+			pthread_mutex_unlock(&S.mu);
+			return;
+		}
+	}
 	uint64_t p = atomic_load(&K.push);
 	if (!p || level < 0)
 		return;

@@ -100,6 +100,8 @@ static struct {
 	} capture_q[CAPTURE_QUEUE];
 	unsigned capture_head, capture_n;
 	uint64_t capture_dropped;        /* asked while the queue was full */
+	void (*_Atomic on_schedule)(const char *spec);  /* agent_control_on_schedule */
+	bool armed;                      /* msprofd armed a --schedule (register_sync's wait ends) */
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
 	char sbuf[IPC_MAX_MSG + 1];
@@ -459,7 +461,14 @@ static void on_message(const char *json, size_t n)
 		C.next_try_ns = mono_ns() + REFUSED_RETRY_NS;
 		return;
 	}
-	if (t == IPC_T_AGENT_START)
+	if (t == IPC_T_AGENT_SCHEDULE) {
+		const char *spec = "";
+		void (*fn)(const char *) = atomic_load(&C.on_schedule);
+		if (ajson_get_str(&m, "schedule", &spec) == 0 && fn) {
+			fn(spec);
+			C.armed = *spec != '\0';
+		}
+	} else if (t == IPC_T_AGENT_START)
 		on_start(&m, (uint64_t)id);
 	else if (t == IPC_T_AGENT_STOP)
 		on_stop(&m, (uint64_t)id);
@@ -507,7 +516,8 @@ static void read_input(void)
 /* Launch mode: msprof holds the program until its session covers it, and
  * sets MSPROF_AGENT_WAIT_MS so that the agent registers before the program
  * runs: connect, hello, and wait (at most that long) for agent_start, so
- * the first annotation is recorded.  Runs on the loading thread before the
+ * the first annotation is recorded (or for agent_schedule: a window at the
+ * job's steps, which must not miss the first of them).  Runs on the loading thread before the
  * agent thread exists (or, in a forked child, before it is restarted).
  * Without the variable the agent never waits.  Self-enabled (self_ms, from
  * selfenable.c), msprof has only just been started and may still be
@@ -531,7 +541,8 @@ static void register_sync(uint64_t self_ms)
 	try_connect(wait_left(deadline));
 	for (;;) {
 		uint64_t now = mono_ns();
-		if (window_active() || C.idle_session)
+		/* recording, or left idle, or armed to open windows at steps */
+		if (window_active() || C.idle_session || C.armed)
 			break;
 		/* no connection, and one is tried again (self-enabled: msprofd
 		 * may still be starting) */
@@ -617,6 +628,11 @@ int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi)
 int agent_capture_ask(bool start)
 {
 	return agent_capture_ask_steps(start, 0, 0);
+}
+
+void agent_control_on_schedule(void (*fn)(const char *spec))
+{
+	atomic_store(&C.on_schedule, fn);
 }
 
 AGENT_EXPORT int msprofStart(void)

@@ -40,7 +40,15 @@ t_cleanup() {
 }
 trap t_cleanup EXIT
 
-t_fail() { echo "FAIL: $*" >&2; T_FAILS=$((T_FAILS + 1)); }
+# A failure in a subshell ($(t_prof_dir ...)) counts too: noted in a file
+# that t_done adds up.  T_COUNTER: the shell whose T_FAILS is counted (the
+# test's, or a t_each case's).
+T_COUNTER=$BASHPID
+t_fail() {
+	echo "FAIL: $*" >&2
+	T_FAILS=$((T_FAILS + 1))
+	[ "$BASHPID" = "$T_COUNTER" ] || echo "$*" >>"$T_WORK/.subshell-fails"
+}
 t_ok() { echo "ok: $*"; }
 # t_eq "what" got want: the two strings must be equal (status 1 when not).
 t_eq() { if [ "$2" = "$3" ]; then t_ok "$1"; else t_fail "$1: got '$2', want '$3'"; return 1; fi; }
@@ -145,6 +153,7 @@ t_each() {
 		[ "$i" -ge "$jobs" ] && wait "${pids[i - jobs]}"
 		(
 			T_FAILS=0
+			T_COUNTER=$BASHPID
 			"$fn" "${args[i]}"
 			echo "$T_FAILS" >"$dir/$i.fails"
 		) >"$dir/$i.log" 2>&1 &
@@ -186,6 +195,10 @@ t_timeline_names() {
 
 t_done() {
 	t_timeline_names
+	if [ -f "$T_WORK/.subshell-fails" ]; then
+		T_FAILS=$((T_FAILS + $(wc -l <"$T_WORK/.subshell-fails")))
+		rm -f "$T_WORK/.subshell-fails"
+	fi
 	if [ "$T_FAILS" -ne 0 ]; then echo "$T_FAILS check(s) failed" >&2; exit 1; fi
 	exit 0
 }

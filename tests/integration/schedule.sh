@@ -125,6 +125,29 @@ t_eq "export cluster of one window: its steps alone, of both ranks" \
 	"$(tail -n +2 "$W"/cw1/msprof_cluster_output/cluster_step_trace_*.csv | cut -d, -f1,3 | tr '\n' ' ')" \
 	"2,Rank 0 2,Rank 1 3,Rank 0 3,Rank 1 "
 
+# --- attached: a job started with the agent by hand, armed by msprof --pid -------------
+# start_step counts by the steps' own numbers: whatever step the job has
+# reached when msprof attaches, the window holds steps 12 and 13
+AGENT=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
+if [ -f "$AGENT" ]; then
+	mkdir -p "$W/att"
+	mkfifo "$W/att.in"
+	exec 8<>"$W/att.in"
+	LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT "$APP" steps 20 100 >"$W/att-job.out" 2>&1 &
+	JOB=$!
+	T_PIDS+=("$JOB")
+	t_msprof --dynamic=on --pid="$JOB" --msproftx=on --schedule=start_step=12,active=2,repeat=1 \
+		--output="$W/att" <"$W/att.in" >"$W/att.out" 2>&1
+	t_eq "attached: msprof exits 0 with the job" $? 0 || cat "$W/att.out" >&2
+	exec 8>&-
+	wait "$JOB"
+	t_grep "attached: the job asked for its window" "asked to start the collection (--schedule: steps 12-14)" \
+		"$W/att.out"
+	if P=$(t_prof_dir "$W/att"); then
+		check_window "$P" 12 13 "$W/att-job.out" "attached"
+	fi
+fi
+
 # --- refused -----------------------------------------------------------------------------
 t_expect_rc 1 "--schedule=active=0 is refused" "$MSPROF" --msproftx=on --schedule=active=0 /bin/true
 t_expect_rc 1 "--schedule with an unknown key is refused" "$MSPROF" --msproftx=on --schedule=wait=1,activ=2 /bin/true
@@ -133,5 +156,4 @@ t_expect_rc 1 "--schedule with --step-range is refused" "$MSPROF" --msproftx=on 
 	--step-range=1-3 /bin/true
 t_expect_rc 1 "--schedule with --capture-range is refused" "$MSPROF" --msproftx=on --schedule=active=2 \
 	--capture-range=mstx:x /bin/true
-t_expect_rc 1 "--schedule with --pid is refused" "$MSPROF" --msproftx=on --dynamic=on --pid=$$ --schedule=active=2
 t_done
