@@ -16,10 +16,11 @@
  * takes the two calls from the fake CUPTI (MSPROF_CUPTI_LIBRARY), which
  * stands for the CUDA runtime there.
  *
- * test-capture-app steps N [MS]: N training steps, step i begun by
- * mstxStep(i) and the last ended by mstxStepEnd, each MS ms (default 150)
- * of marks "s<i>-<j>" every 10 ms, for --schedule.  Prints "marks s<i> N"
- * per step. */
+ * test-capture-app steps N [MS [HANG_AT HANG_MS]]: N training steps, step
+ * i begun by mstxStep(i) and the last ended by mstxStepEnd, each MS ms
+ * (default 150) of marks "s<i>-<j>" every 10 ms, for --schedule; step
+ * HANG_AT also waits HANG_MS ms after its marks (a rank that hangs).
+ * Prints "marks s<i> N" per step. */
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,13 +91,15 @@ static int ranges(const char *name, int n)
 	return 0;
 }
 
-static int steps(int n, unsigned ms)
+static int steps(int n, unsigned ms, int hang_at, unsigned hang_ms)
 {
 	for (int i = 0; i < n; i++) {
 		char kind[16];
 		mstxStep((uint64_t)i);
 		snprintf(kind, sizeof kind, "s%d", i);
 		printf("marks %s %u\n", kind, marks(kind, ms));
+		if (i == hang_at)
+			sleep_ms(hang_ms);
 	}
 	if (n > 0)
 		mstxStepEnd((uint64_t)n - 1);
@@ -108,8 +111,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 4 && strcmp(argv[1], "range") == 0)
 		return ranges(argv[2], atoi(argv[3]));
-	if ((argc == 3 || argc == 4) && strcmp(argv[1], "steps") == 0)
-		return steps(atoi(argv[2]), argc == 4 ? (unsigned)atoi(argv[3]) : 150);
+	if ((argc == 3 || argc == 4 || argc == 6) && strcmp(argv[1], "steps") == 0)
+		return steps(atoi(argv[2]), argc >= 4 ? (unsigned)atoi(argv[3]) : 150, argc == 6 ? atoi(argv[4]) : -1,
+			     argc == 6 ? (unsigned)atoi(argv[5]) : 0);
 	if (argc == 3 && strcmp(argv[1], "cuda") == 0)
 		return ranges("cuda", atoi(argv[2]));
 	unsigned out = marks("out", 100);
