@@ -30,6 +30,7 @@ struct step_schedule {
 
 enum step_phase { STEP_SKIP, STEP_WAIT, STEP_WARMUP, STEP_ACTIVE, STEP_DONE };
 
+#define STEP_SCHEDULE_SPEC_MAX 255       /* bytes of a spec as msprofd and the agent keep it */
 #define STEP_SCHEDULE_MAX 1000000000ULL  /* any one number but start_step (a step id: INT64_MAX / 2) */
 
 /* "skip_first=S,wait=W,warmup=U,active=A,repeat=R[,start_step=N]

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "collectors/agent/agent.h"
+#include "common/step-schedule.h"
 #include "collectors/agent/ajson.h"
 #include "msprof/control.h"
 #include "common/host-sys.h"
@@ -633,6 +634,24 @@ int agent_capture_ask(bool start)
 void agent_control_on_schedule(void (*fn)(const char *spec))
 {
 	atomic_store(&C.on_schedule, fn);
+}
+
+/* msprof/control.h: the job arms its own --schedule (capture.c, through
+ * the hook it registered). */
+AGENT_EXPORT int msprofSchedule(const char *spec)
+{
+	struct step_schedule sc;
+	void (*fn)(const char *) = atomic_load(&C.on_schedule);
+	if (C.standalone_dir)
+		return -ENOTSUP;
+	if (!spec || strlen(spec) > STEP_SCHEDULE_SPEC_MAX || (*spec && step_schedule_parse(spec, &sc) < 0))
+		return -EINVAL;
+	if (!C.started || (C.sock < 0 && C.connect_failed))
+		return -ENOTCONN;
+	if (!fn)
+		return -ENOTSUP;
+	fn(spec);
+	return 0;
 }
 
 AGENT_EXPORT int msprofStart(void)

@@ -111,6 +111,8 @@ static name_thread_func name_thread;
 /* msprof's msprofStart/msprofStop (msprof/control.h), the same way */
 typedef int (*capture_func)(void);
 static capture_func capture_start, capture_stop;
+typedef int (*schedule_func)(const char *spec);
+static schedule_func capture_schedule;
 
 /* sym of the tool's library h, unless it is ours (self) */
 static void *tool_sym(void *h, const char *sym, void *self)
@@ -139,6 +141,10 @@ static void find_name_thread(mstxInitInjectionFunc init)
 	memcpy(&self_sym, &self_stop, sizeof(self_sym));
 	if ((f = tool_sym(h, "msprofStop", self_sym)))
 		memcpy(&capture_stop, &f, sizeof(capture_stop));
+	int (*self_schedule)(const char *) = msprofSchedule;
+	memcpy(&self_sym, &self_schedule, sizeof(self_sym));
+	if ((f = tool_sym(h, "msprofSchedule", self_sym)))
+		memcpy(&capture_schedule, &f, sizeof(capture_schedule));
 	if (h)
 		dlclose(h);
 }
@@ -279,6 +285,13 @@ EXPORT int msprofStop(void)
 	if (!atomic_load_explicit(&ready, memory_order_acquire))
 		pthread_once(&once, load);
 	return capture_stop ? capture_stop() : -ENOTCONN;
+}
+
+EXPORT int msprofSchedule(const char *spec)
+{
+	if (!atomic_load_explicit(&ready, memory_order_acquire))
+		pthread_once(&once, load);
+	return capture_schedule ? capture_schedule(spec) : -ENOTCONN;
 }
 
 EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)

@@ -10,7 +10,16 @@
  * follows within milliseconds), a negative errno when no msprof session is
  * reachable (-ENOTCONN: the job runs without msprof, or its agent is not
  * connected; -ENOTSUP: the agent records on its own, MSPROF_AGENT_OUTPUT),
- * and the job goes on either way. */
+ * and the job goes on either way.
+ *
+ *   msprofSchedule("wait=1,warmup=1,active=3,repeat=2");
+ *
+ * arms msprof's --schedule for this process from now on (the same keys:
+ * skip_first, wait, warmup, active, repeat, start_step, deadline): its
+ * steps (mstxStep, ranges named "step N" or "ProfilerStep#N") then open
+ * and close the windows, each cycle's active steps one PROF directory.  0
+ * when armed and msprof reachable, -EINVAL for a spec msprof does not
+ * take, and the errors above; "" disarms it. */
 #pragma once
 
 #ifdef __cplusplus
@@ -19,6 +28,7 @@ extern "C" {
 
 int msprofStart(void);
 int msprofStop(void);
+int msprofSchedule(const char *spec);
 
 #ifdef __cplusplus
 }

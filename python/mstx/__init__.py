@@ -56,7 +56,7 @@ _self_enable()
 from mstx import _mstx  # noqa: E402 (after the agent is named)
 
 __all__ = ["mark", "range", "range_start", "range_end", "Domain", "step", "step_end", "start", "stop", "capture",
-           "enabled"]
+           "schedule", "enabled"]
 
 
 def enabled():
@@ -167,6 +167,30 @@ def start():
 def stop():
     """Ask msprof to close and export the window (msprofStop); as start()."""
     return _mstx.stop()
+
+
+def schedule(skip_first=0, wait=0, warmup=0, active=1, repeat=0, start_step=None, deadline=None):
+    """Windows at this process's training steps, as torch.profiler.schedule
+    (msprof's --schedule, msprofSchedule): after skip_first steps, cycles
+    of wait steps (nothing), warmup steps (collected, not kept) and active
+    steps (kept, one PROF directory a cycle), repeat cycles (0: until the
+    job ends); start_step counts from that step number instead of from the
+    first step; deadline (seconds) closes a window open that long.  Steps
+    are mstx.step(), ranges named "step N" and mstx.torch.enable()'s.  0
+    when msprof took it, a negative errno otherwise (-errno.ENOTCONN without
+    msprof, -errno.EINVAL for numbers msprof does not take); the windows need
+    an msprof that follows the job's requests (--dynamic=on, MSPROF_CONFIG,
+    an attach: plain launch mode records the whole run)."""
+    keys = [("skip_first", skip_first), ("wait", wait), ("warmup", warmup), ("active", active),
+            ("repeat", repeat)]
+    if start_step is not None:
+        keys.append(("start_step", start_step))
+    if deadline is not None:
+        keys.append(("deadline", deadline))
+    for k, v in keys:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ValueError("mstx.schedule: %s must be an int from 0, not %r" % (k, v))
+    return _mstx.schedule(",".join("%s=%d" % kv for kv in keys))
 
 
 class capture:

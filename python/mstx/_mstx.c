@@ -171,6 +171,19 @@ static PyObject *py_stop(PyObject *self, PyObject *unused)
 	return PyLong_FromLong(msprofStop());
 }
 
+/* schedule(spec): msprofSchedule, its return value */
+static PyObject *py_schedule(PyObject *self, PyObject *arg)
+{
+	if (!PyUnicode_Check(arg)) {
+		PyErr_SetString(PyExc_TypeError, "mstx: a schedule is a str");
+		return NULL;
+	}
+	const char *spec = utf8_arg(arg);
+	if (!spec)
+		return NULL;
+	return PyLong_FromLong(msprofSchedule(spec));
+}
+
 /* name_thread(tid, name): mstxNameOsThreadA */
 static PyObject *py_name_thread(PyObject *self, PyObject *const *args, Py_ssize_t n)
 {
@@ -366,6 +379,7 @@ static PyMethodDef methods[] = {
 	{ "step", (PyCFunction)(void (*)(void))py_step, METH_FASTCALL, "step(n)" },
 	{ "step_end", (PyCFunction)(void (*)(void))py_step_end, METH_FASTCALL, "step_end(n)" },
 	{ "start", py_start, METH_NOARGS, "start() -> 0, or a negative errno" },
+	{ "schedule", py_schedule, METH_O, "schedule(spec) -> 0, or a negative errno" },
 	{ "stop", py_stop, METH_NOARGS, "stop() -> 0, or a negative errno" },
 	{ "name_thread", (PyCFunction)(void (*)(void))py_name_thread, METH_FASTCALL, "name_thread(tid, name)" },
 	{ "tool_id", py_tool_id, METH_NOARGS, "tool_id() -> the id of the tool receiving the calls" },

@@ -148,6 +148,47 @@ if [ -f "$AGENT" ]; then
 	fi
 fi
 
+# --- from Python: mstx.schedule() under --dynamic=on ------------------------------------
+# wait 1, warmup 1, active 2: steps 2 and 3 of the job's 6 are kept; bad
+# numbers are refused by Python or by msprof, and without msprof -ENOTCONN
+if [ -n "${MSTX_PYTHON:-}" ] && [ -z "$T_ASAN_LIB" ]; then
+	cat >"$W/sched.py" <<'PY'
+import errno, time, mstx
+print("bad", mstx.schedule(active=0) == -errno.EINVAL, flush=True)
+try:
+    mstx.schedule(wait=-1)
+    print("negative taken", flush=True)
+except ValueError:
+    print("negative refused", flush=True)
+print("schedule", mstx.schedule(wait=1, warmup=1, active=2, repeat=1), flush=True)
+for i in range(6):
+    mstx.step(i)
+    n = 0
+    for j in range(12):
+        mstx.mark("s%d-%d" % (i, j))
+        n += 1
+        time.sleep(0.01)
+    print("marks s%d %d" % (i, n), flush=True)
+mstx.step_end()
+PY
+	PYTHONPATH="$MSTX_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}" "$MSTX_PYTHON" -c \
+		'import errno, mstx; print(mstx.schedule(active=2) == -errno.ENOTCONN)' >"$W/sched-none.out" 2>&1
+	t_eq "python: without msprof, mstx.schedule() says so" "$(cat "$W/sched-none.out")" "True"
+	mkdir -p "$W/py"
+	mkfifo "$W/py.in"
+	exec 9<>"$W/py.in"
+	PYTHONPATH="$MSTX_PYTHONPATH${PYTHONPATH:+:$PYTHONPATH}" t_msprof --dynamic=on --msproftx=on --output="$W/py" \
+		"$MSTX_PYTHON" "$W/sched.py" <"$W/py.in" >"$W/sched.out" 2>&1
+	t_eq "python: exit 0" $? 0 || cat "$W/sched.out" >&2
+	exec 9>&-
+	t_grep "python: a schedule msprof does not take is -EINVAL" "bad True" "$W/sched.out"
+	t_grep "python: a negative number is refused" "negative refused" "$W/sched.out"
+	t_grep "python: mstx.schedule() reached msprof" "schedule 0" "$W/sched.out"
+	if P=$(t_prof_dir "$W/py"); then
+		check_window "$P" 2 3 "$W/sched.out" "python"
+	fi
+fi
+
 # --- refused -----------------------------------------------------------------------------
 t_expect_rc 1 "--schedule=active=0 is refused" "$MSPROF" --msproftx=on --schedule=active=0 /bin/true
 t_expect_rc 1 "--schedule with an unknown key is refused" "$MSPROF" --msproftx=on --schedule=wait=1,activ=2 /bin/true
