@@ -45,6 +45,7 @@
 #include "launcher/modes.h"
 #include "launcher/runners.h"
 #include "common/selfenable.h"
+#include "common/step-schedule.h"
 #include "common/util.h"
 
 #define CONFIG_POLL_MS 50
@@ -442,6 +443,7 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	int r = -EINVAL;
 	bool start = false, start_given = false, now = false;
 	double lo = -1, hi = -1, deadline = 0;
+	char *schedule = NULL;     /* "--schedule=..." of key "schedule" */
 	char **extra = NULL;
 	struct npu_config npu = { .active = -1, .warmup = -1 };
 	const cJSON *it;
@@ -466,6 +468,35 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 				goto out;
 			}
 			*(streq(k, "start_step") ? &lo : &hi) = v;
+		} else if (streq(k, "schedule")) {
+			/* ours: --schedule's windows, as a string of its form or an
+			 * object of its keys ({"wait": 1, "active": 2}) */
+			char spec[STEP_SCHEDULE_SPEC_MAX + 1];
+			size_t at = 0;
+			const cJSON *kv;
+			struct step_schedule sc;
+			if (cJSON_IsString(it)) {
+				at = (size_t)snprintf(spec, sizeof spec, "%s", it->valuestring);
+			} else if (cJSON_IsObject(it)) {
+				cJSON_ArrayForEach(kv, it) {
+					if (!cJSON_IsNumber(kv) || kv->valuedouble < 0 || kv->valuedouble > 9e15)
+						break;
+					at += (size_t)snprintf(spec + at, at < sizeof spec ? sizeof spec - at : 0, "%s%s=%lld",
+							       at ? "," : "", kv->string, (long long)kv->valuedouble);
+				}
+			}
+			if (at == 0 || at >= sizeof spec || step_schedule_parse(spec, &sc) < 0) {
+				snprintf(why, why_len, "'schedule' must be --schedule's form (\"wait=1,warmup=1,active=2\") "
+					 "or an object of its keys (skip_first, wait, warmup, active, repeat, start_step, "
+					 "deadline) with numbers from 0");
+				goto out;
+			}
+			free(schedule);
+			if (asprintf(&schedule, "--schedule=%s", spec) < 0) {
+				schedule = NULL;
+				snprintf(why, why_len, "out of memory");
+				goto out;
+			}
 		} else if (streq(k, "deadline_s")) {
 			/* ours: a step window still open this long after it opened
 			 * closes, and one that has not opened this long after the
@@ -501,8 +532,8 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 			if (t < 0)
 				goto out;
 			if (t == 0) {
-				snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, deadline_s, "
-						       "options, and the keys of torch_npu's profiler_config.json)", k);
+				snprintf(why, why_len, "unknown key '%.64s' (known: start, start_step, stop_step, schedule, "
+						       "deadline_s, options, and the keys of torch_npu's profiler_config.json)", k);
 				goto out;
 			}
 		}
@@ -512,6 +543,10 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	if (lo >= 0 && hi < 0 && (npu.seen || npu.active >= 0 || npu.warmup >= 0)) {
 		warmup = npu.warmup >= 0 ? npu.warmup : 0;
 		hi = lo + warmup + (npu.active >= 0 ? npu.active : 1) - 1;
+	}
+	if (schedule && (lo >= 0 || hi >= 0 || now)) {
+		snprintf(why, why_len, "'schedule' and 'start_step'/'stop_step' exclude each other");
+		goto out;
 	}
 	if (now && (lo >= 0 || hi >= 0)) {
 		snprintf(why, why_len, "'start_step' -1 (now) and a step window exclude each other");
@@ -553,7 +588,12 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 			goto nomem;
 		w->scheduled = true;
 	}
-	w->on = lo >= 0 || now ? !start_given || start : start;
+	if (schedule) {
+		if (words_push(&w->words, schedule) < 0)
+			goto nomem;
+		w->scheduled = true;
+	}
+	w->on = lo >= 0 || now || schedule ? !start_given || start : start;
 	w->key = join(w->words);
 	if (w->key && w->metadata) {
 		char *k;
@@ -581,6 +621,7 @@ nomem:
 	snprintf(why, why_len, "out of memory");
 	r = -EINVAL;
 out:
+	free(schedule);
 	strv_free(extra);
 	cJSON_Delete(j);
 	return r;

@@ -97,6 +97,33 @@ if DB=$(self_db "$S"); then
 		"s2-a,s2-b,s3-a,s3-b"
 fi
 
+# --- "schedule": --schedule's windows from the file ----------------------------------------------
+# wait 1, warmup 1, active 2, once: steps 2 and 3 of the 6
+Q=$T_WORK/sched; mkdir -p "$Q" "$T_WORK/cwd3"
+echo '{"schedule": {"wait": 1, "warmup": 1, "active": 2, "repeat": 1}, "options": "--output='"$Q"' --msproftx=on"}' \
+	>"$T_WORK/sched.json"
+(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched.json" "$APP" steps 6 \
+	>/dev/null 2>"$T_WORK/e6") &
+JOB=$!
+wait $JOB
+t_eq "the job of a schedule exits 0" $? 0
+self_wait "$T_WORK/cwd3" "$JOB"
+if DB=$(self_db "$Q"); then
+	t_eq "schedule: the marks of steps 2 and 3 alone" \
+		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
+		"s2-a,s2-b,s3-a,s3-b"
+fi
+# a schedule msprof does not take: said in the log, the job runs on
+echo '{"schedule": "wait=1,activ=2"}' >"$T_WORK/sched-bad.json"
+(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched-bad.json" "$APP" steps 3 \
+	>/dev/null 2>"$T_WORK/e6b") &
+JOB=$!
+wait $JOB
+t_eq "the job of a bad schedule exits 0" $? 0
+self_wait "$T_WORK/cwd3" "$JOB"
+t_grep "a bad schedule is said in the log" "is ignored: 'schedule' must be --schedule's form" \
+	"$T_WORK/cwd3/msprof_self_$JOB.log"
+
 # --- torch_npu's profiler_config.json as it is: its window, keys and metadata --------------------
 # (as torch_npu's documentation shows the file: every key, most at their
 # defaults; start_step 1 with 1 warmup step and 2 active ones records steps
