@@ -58,6 +58,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,7 @@ struct srow {
 };
 
 /* Each rank's steps in id order, one run after another, written as
- * rank_layers reads them (a rank's database is opened once) and merged by
+ * read_rank_db reads them (a rank's database is opened once) and merged by
  * id in write_steps: an unlinked file, rows not yet written in buf. */
 struct stage {
 	int fd;
@@ -156,7 +157,7 @@ static void skip(struct crank *k, const char *fmt, ...)
 /* --- the ranks --------------------------------------------------------------- */
 
 /* host/ files of the rank, and a database that answers. */
-/* The rank's host/ files; its database is first read by rank_layers,
+/* The rank's host/ files; its database is first read by read_rank_db,
  * which names a damaged one. */
 static void read_rank(struct crank *k)
 {
@@ -755,21 +756,16 @@ static int stage_flush(struct stage *g)
 	return 0;
 }
 
-/* Rank k's run starts over (its rows read again, sorted). */
-static void stage_rewind(struct stage *g, struct crank *k)
-{
-	if (k->run_off >= g->written) {
-		g->n = (size_t)((k->run_off - g->written) / sizeof *g->buf);
-	} else {
-		g->written = k->run_off;   /* what follows is k's alone, written over */
-		g->n = 0;
-	}
-	k->run_n = 0;
-}
+/* A rank's steps as its read found them, until the main thread stages
+ * them (stage_rows) */
+struct rows {
+	struct srow *v;
+	size_t n, cap;
+};
 
-/* One step of rank k: v = (id, start, end), its communication looked up
- * with comm (NULL: none).  -EXDEV: the staging file's error, not the rank's. */
-static int stage_step(struct stage *g, struct crank *k, const int64_t v[3], sqlite3_stmt *comm, int64_t comm_max)
+/* One step: v = (id, start, end), its communication looked up with comm
+ * (NULL: none). */
+static int rows_add(struct rows *w, const int64_t v[3], sqlite3_stmt *comm, int64_t comm_max)
 {
 	struct srow row = { v[0], v[1], v[2], 0 };
 	if (comm) {
@@ -782,19 +778,23 @@ static int stage_step(struct stage *g, struct crank *k, const int64_t v[3], sqli
 			return r;
 		row.comm = (int64_t)t;
 	}
-	if (g->n == ARRAY_SIZE(g->buf) && stage_flush(g) < 0)
-		return -EXDEV;
-	g->buf[g->n++] = row;
-	k->run_n++;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 256;
+		struct srow *nv = realloc(w->v, cap * sizeof *nv);
+		if (!nv)
+			return -ENOMEM;
+		w->v = nv;
+		w->cap = cap;
+	}
+	w->v[w->n++] = row;
 	return 0;
 }
 
-/* Rank k's steps by id, the rows of one id (several processes) joined.  A
- * table in id order, as one process writes it, is read as it is: no sort,
- * one row in memory (sorted false: any order, sorted by SQLite, one rank's
- * steps at a time).  -EAGAIN: out of order, read it again sorted. */
-static int stage_steps(struct stage *g, struct crank *k, sqlite3 *db, bool sorted, sqlite3_stmt *comm,
-		       int64_t comm_max)
+/* The rank's steps by id, the rows of one id (several processes) joined.
+ * A table in id order, as one process writes it, is read as it is, with
+ * no sort (sorted false: any order, sorted by SQLite).  -EAGAIN: out of
+ * order, read it again sorted. */
+static int read_steps(struct rows *w, sqlite3 *db, bool sorted, sqlite3_stmt *comm, int64_t comm_max)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, sorted ? "SELECT stepId, startNs, endNs FROM STEP" :
@@ -805,6 +805,7 @@ static int stage_steps(struct stage *g, struct crank *k, sqlite3 *db, bool sorte
 	int64_t cur[3];
 	bool have = false;
 	int r;
+	w->n = 0;
 	while ((r = db_step(st, NULL)) > 0) {
 		int64_t v[3] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2) };
 		if (have && v[0] == cur[0]) {
@@ -816,33 +817,29 @@ static int stage_steps(struct stage *g, struct crank *k, sqlite3 *db, bool sorte
 			r = -EAGAIN;
 			break;
 		}
-		if (have && (r = stage_step(g, k, cur, comm, comm_max)) < 0)
+		if (have && (r = rows_add(w, cur, comm, comm_max)) < 0)
 			break;
 		memcpy(cur, v, sizeof cur);
 		have = true;
 	}
 	if (r == 0 && have)
-		r = stage_step(g, k, cur, comm, comm_max);
+		r = rows_add(w, cur, comm, comm_max);
 	sqlite3_finalize(st);
 	return r;
 }
 
-/* Rank k's steps (id, start, end, communication ns) staged, read through
- * its own connection db (rank_layers').  Its COMMUNICATION_OP has no index
- * on time: a TEMP copy of its times with one makes each step's look-up a
- * range scan (the rank's database is read-only; TEMP is this
- * connection's). */
-static int rank_steps(struct cluster *c, struct crank *k, sqlite3 *db)
+/* The rank's steps (id, start, end, communication ns) through its own
+ * connection db.  Its COMMUNICATION_OP has no index on time: a TEMP copy of
+ * its times with one makes each step's look-up a range scan (the rank's
+ * database is read-only; TEMP is this connection's). */
+static int rank_steps(struct rows *w, sqlite3 *db)
 {
 	static const char comm_sql[] =
 		"SELECT TOTAL(MIN(endNs, ?2) - MAX(startNs, ?1)) FROM temp.cluster_comm "
 		"WHERE startNs < ?2 AND startNs >= ?1 - ?3 AND endNs > ?1";
-	struct stage *g = c->stage;
 	sqlite3_stmt *comm = NULL;
 	int64_t comm_max = 0;
 	int r = 0, rc;
-	k->run_off = g->written + g->n * sizeof *g->buf;
-	k->run_n = 0;
 	if (!has_rows(db, "STEP"))
 		return 0;
 	if (has_rows(db, "COMMUNICATION_OP")) {
@@ -856,20 +853,28 @@ static int rank_steps(struct cluster *c, struct crank *k, sqlite3 *db)
 			r = db_errno(rc);
 	}
 	if (r >= 0)
-		r = stage_steps(g, k, db, true, comm, comm_max);
-	if (r == -EAGAIN) {
-		stage_rewind(g, k);
-		r = stage_steps(g, k, db, false, comm, comm_max);
-	}
+		r = read_steps(w, db, true, comm, comm_max);
+	if (r == -EAGAIN)
+		r = read_steps(w, db, false, comm, comm_max);
 	sqlite3_finalize(comm);
-	if (r == -EXDEV) {
-		exp_fail(&c->e, "cannot write the steps' staging file in '%s': %s", c->dir, strerror(errno));
-		return -EIO;
-	}
-	if (r < 0) {
-		/* a rank whose steps cannot be read: named, its steps left out */
-		exp_note(&c->e, "the steps of '%s' cannot be read: %s", k->base, strerror(-r));
-		stage_rewind(g, k);
+	if (r < 0)
+		w->n = 0;
+	return r < 0 ? r : 0;
+}
+
+/* Rank k's steps as its run of the staging file (the main thread, in rank
+ * order). */
+static int stage_rows(struct stage *g, struct crank *k, const struct rows *w)
+{
+	k->run_off = g->written + g->n * sizeof *g->buf;
+	k->run_n = w->n;
+	for (size_t i = 0; i < w->n; i++) {
+		if (g->n == ARRAY_SIZE(g->buf)) {
+			int r = stage_flush(g);
+			if (r < 0)
+				return r;
+		}
+		g->buf[g->n++] = w->v[i];
 	}
 	return 0;
 }
@@ -1034,14 +1039,25 @@ static int write_steps(struct cluster *c, struct export_cluster_report *ret, str
 
 /* --- the timeline, and each rank's read ---------------------------------------- */
 
-/* A rank's one read of its database: its layers into the timeline, its
- * steps staged (rank_steps).  A damaged database leaves the rank out. */
-static int rank_layers(struct cluster *c, size_t i, struct exp_tl *out)
+/* What a rank's one read of its database leaves for the main thread: its
+ * layers in a spool, its steps, and what it has to say. */
+struct rank_read {
+	struct exp_tl spool;
+	bool spooled;               /* spool holds its layers */
+	struct rows steps;
+	char note[768];             /* for the cluster's notes, "" none */
+	int r;                      /* < 0: the export stops (message in note) */
+	bool done;
+};
+
+/* Rank i's database, read once, on a reader thread or the main one: its
+ * window's views, its layers into a spool, its steps.  A damaged database
+ * leaves the rank out (skip: the rank's own fields alone are written). */
+static void read_rank_db(struct cluster *c, size_t i, struct rank_read *rd)
 {
 	struct crank *k = &c->r[i];
 	struct export_report rep = { 0 };
 	struct exp e;
-	struct exp_tl spool;
 	int64_t n = 0;
 	int r = exp_open_prof(&e, k->prof_dir, k->db_path, &rep);
 	/* sqlite3_open reads nothing: the first statement finds a damaged
@@ -1061,39 +1077,142 @@ static int rank_layers(struct cluster *c, size_t i, struct exp_tl *out)
 		else
 			skip(k, "cannot read its database '%s': %s", base_of(k->db_path), strerror(-r));
 		exp_close_prof(&e);
-		return 0;
+		return;
 	}
-	r = exp_tl_spool_open(&c->e, &spool, c->dir, "msprof_cluster");
-	if (r < 0) {
+	if ((r = exp_tl_spool_open(&e, &rd->spool, c->dir, "msprof_cluster")) < 0) {
+		snprintf(rd->note, sizeof rd->note, "%.700s", rep.error[0] ? rep.error : strerror(-r));
+		rd->r = r;
 		exp_close_prof(&e);
-		return r;
+		return;
 	}
-	r = exp_write_layers(&e, &spool);
-	if (r < 0) {
-		exp_close_prof(&e);
+	if ((r = exp_write_layers(&e, &rd->spool)) < 0) {
 		/* a damaged database: this rank is left out, the others go on */
-		exp_tl_abort(&spool);
+		exp_tl_abort(&rd->spool);
 		skip(k, "cannot read its timeline (%s)%s%s", strerror(-r), rep.error[0] || rep.message[0] ? ": " : "",
 		     rep.error[0] ? rep.error : rep.message);
-		return 0;
+		exp_close_prof(&e);
+		return;
 	}
-	r = rank_steps(c, k, e.db);
+	rd->spooled = true;
+	if ((r = rank_steps(&rd->steps, e.db)) < 0)
+		/* a rank whose steps cannot be read: named, its steps left out */
+		snprintf(rd->note, sizeof rd->note, "the steps of '%s' cannot be read: %s", k->base, strerror(-r));
 	exp_close_prof(&e);
-	if (r < 0) {
-		exp_tl_abort(&spool);
-		return r;
-	}
-	struct map_ctx m = { .c = c, .k = k };
-	return exp_tl_append_map(out, &spool, map_event, &m);
+	/* its own exp is gone: the spool reports through the cluster's (the
+	 * main thread's) from here */
+	rd->spool.e = &c->e;
 }
 
+/* The ranks' reads, READERS_MAX threads at most, at most READ_AHEAD ranks
+ * ahead of the one the main thread appends (each holds a spool file and
+ * its steps until then). */
+#define READERS_MAX 4
+#define READ_AHEAD 8
+struct readers {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;          /* a read done, or the main thread moved on */
+	struct rank_read *rd;       /* one per rank */
+	size_t next, main_at;
+	bool stop;
+	struct cluster *c;
+};
+
+static void *reader_main(void *arg)
+{
+	struct readers *q = arg;
+	struct cluster *c = q->c;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		while (!q->stop && q->next < c->n && q->next >= q->main_at + READ_AHEAD)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->stop || q->next >= c->n)
+			break;
+		size_t i = q->next++;
+		pthread_mutex_unlock(&q->mu);
+		if (!c->r[i].why[0])
+			read_rank_db(c, i, &q->rd[i]);
+		pthread_mutex_lock(&q->mu);
+		q->rd[i].done = true;
+		pthread_cond_broadcast(&q->cv);
+	}
+	pthread_mutex_unlock(&q->mu);
+	return NULL;
+}
+
+/* Rank i's read, on the main thread, in rank order: its note, its steps
+ * staged, its layers appended with their pids and names rewritten. */
+static int rank_done(struct cluster *c, size_t i, struct rank_read *rd, struct exp_tl *out)
+{
+	struct crank *k = &c->r[i];
+	int r = rd->r;
+	if (r < 0) {
+		exp_fail(&c->e, "%s", rd->note);
+	} else if (rd->spooled) {
+		if (rd->note[0])
+			exp_note(&c->e, "%s", rd->note);
+		if ((r = stage_rows(c->stage, k, &rd->steps)) < 0) {
+			exp_fail(&c->e, "cannot write the steps' staging file in '%s': %s", c->dir, strerror(-r));
+		} else {
+			struct map_ctx m = { .c = c, .k = k };
+			r = exp_tl_append_map(out, &rd->spool, map_event, &m);
+		}
+		if (r < 0)
+			exp_tl_abort(&rd->spool);
+		rd->spooled = false;
+	}
+	free(TAKE_PTR(rd->steps.v));
+	return r;
+}
+
+static unsigned readers_wanted(size_t ranks)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = cpus > 1 ? (unsigned)(cpus < READERS_MAX ? cpus : READERS_MAX) : 0;
+	return ranks > 1 ? n : 0;
+}
+
+/* Each rank's database read once, READERS of them at a time on their own
+ * threads (none with one CPU: the main thread reads), appended in rank
+ * order, so that the file is the same whatever the threads. */
 static int write_timeline(struct cluster *c, struct export_cluster_report *ret)
 {
 	struct exp_tl out;
+	struct readers q = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .c = c };
+	pthread_t th[READERS_MAX];
+	unsigned nth = 0, want = readers_wanted(c->n);
 	int r = exp_tl_open(&c->e, &out, c->dir, "msprof_cluster");
-	for (size_t i = 0; r == 0 && i < c->n; i++)
-		if (!c->r[i].why[0])
-			r = rank_layers(c, i, &out);
+	if (r == 0 && !(q.rd = calloc(c->n ? c->n : 1, sizeof *q.rd)))
+		r = -ENOMEM;
+	for (unsigned t = 0; r == 0 && t < want; t++)
+		if (pthread_create(&th[t], NULL, reader_main, &q) == 0)
+			nth++;
+	for (size_t i = 0; r == 0 && i < c->n; i++) {
+		struct rank_read *rd = &q.rd[i];
+		if (nth) {
+			pthread_mutex_lock(&q.mu);
+			q.main_at = i;
+			pthread_cond_broadcast(&q.cv);
+			while (!rd->done)
+				pthread_cond_wait(&q.cv, &q.mu);
+			pthread_mutex_unlock(&q.mu);
+		} else if (!c->r[i].why[0]) {
+			read_rank_db(c, i, rd);
+		}
+		r = rank_done(c, i, rd, &out);
+	}
+	/* stopped early (r < 0): the reads under way end, their spools go */
+	pthread_mutex_lock(&q.mu);
+	q.stop = true;
+	pthread_cond_broadcast(&q.cv);
+	pthread_mutex_unlock(&q.mu);
+	for (unsigned t = 0; t < nth; t++)
+		pthread_join(th[t], NULL);
+	for (size_t i = 0; q.rd && i < c->n; i++) {
+		if (q.rd[i].spooled)
+			exp_tl_abort(&q.rd[i].spool);
+		free(q.rd[i].steps.v);
+	}
+	free(q.rd);
 	if (r < 0) {
 		exp_tl_abort(&out);
 		return r;

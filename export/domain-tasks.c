@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,17 +166,21 @@ static int gpu_record(struct exp *e, const struct raw_header *h, uint32_t pid, c
  * no C++ dependency; without it names stay mangled. */
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+static demangle_fn demangle_found;
+
+static void demangler_find(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		*(void **)&demangle_found = dlsym(h, "__cxa_demangle");
+}
+
+/* once for all threads (export cluster reads ranks on several) */
 static demangle_fn demangler(void)
 {
-	static bool tried;
-	static demangle_fn fn;
-	if (!tried) {
-		tried = true;
-		void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
-	}
-	return fn;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, demangler_find);
+	return demangle_found;
 }
 
 /* The demangled name (malloc'd) or a copy of name. */

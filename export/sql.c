@@ -139,6 +139,15 @@ void exp_batch_release(struct exp_batch *b)
 	b->n = 0;
 }
 
+/* SQLite keeps memory statistics under one process-wide lock taken on
+ * every allocation; nothing here reads them, and export cluster's reader
+ * threads would queue on that lock.  Before SQLite is first used (a
+ * constructor: any program that links the export). */
+__attribute__((constructor)) static void sql_no_memstatus(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 bool exp_table_has_rows(struct exp *e, const char *table)
 {
 	char sql[128];

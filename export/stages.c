@@ -627,16 +627,23 @@ static int count_slices(const char *prof_dir, unsigned *ret, uint64_t *ret_bytes
 	}
 	free(pids);
 	/* the devices' files (device_<N>/data): msprofd's device thread may
-	 * finish them after an export that did not wait for it */
-	for (unsigned id = 0; id < DEV_MAX_DEVICES; id++) {
+	 * finish them after an export that did not wait for it; the dirs that
+	 * are there, from one listing (export cluster looks at every rank) */
+	DIR *pd = opendir(prof_dir);
+	struct dirent *de;
+	while (pd && (de = readdir(pd))) {
+		uint64_t id;
 		char **paths = NULL;
-		if ((size_t)snprintf(dir, sizeof dir, "%s/device_%u/data", prof_dir, id) >= sizeof dir ||
+		if (!startswith(de->d_name, "device_") || parse_u64(de->d_name + 7, 0, DEV_MAX_DEVICES - 1, &id) < 0 ||
+		    (size_t)snprintf(dir, sizeof dir, "%s/%s/data", prof_dir, de->d_name) >= sizeof dir ||
 		    raw_list_slices(dir, RAW_SOURCE_DEVICE, &paths) < 0)
 			continue;
 		for (char **p = paths; p && *p; p++)
 			add_size(*p, &bytes, &newest);
 		raw_paths_free(paths);
 	}
+	if (pd)
+		closedir(pd);
 	*ret = n + (unsigned)np;
 	*ret_bytes = bytes;
 	*ret_newest = newest;
@@ -747,7 +754,11 @@ static int run(struct exp *e, const struct export_options *opt)
 		exp_fail(e, "no raw data in '%s/data'", path);
 		return -ENOENT;
 	}
-	exp_read_host(e);
+	/* a current database asked for as it is (export cluster's look at
+	 * each rank) needs nothing of host/'s descriptions */
+	bool db_as_is = reuse && opt && opt->type == EXPORT_DB && !(opt->what & EXPORT_TEXT_SUMMARY) && !opt->clear;
+	if (!db_as_is)
+		exp_read_host(e);
 	snprintf(path, sizeof path, "%s/host/data", e->prof_dir);
 	note_storage_limit(e, path);
 	if (opt && opt->select && e->system_only && opt->type == EXPORT_TEXT && !opt->parse_only) {

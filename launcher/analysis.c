@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,38 @@ int analysis_export(const char *dir, struct export_options *opt)
 	return each_prof_dir(dir, export_one, opt);
 }
 
+/* Each rank's database, parsed unless current (export_prof_dir, type db),
+ * on RANK_DB_THREADS threads at most: a thread takes the next dir. */
+#define RANK_DB_THREADS 4
+struct rank_dbs {
+	pthread_mutex_t mu;
+	char **dirs;
+	struct export_cluster_rank *ranks;
+	size_t n, next;
+};
+
+static void *rank_db_main(void *arg)
+{
+	struct rank_dbs *q = arg;
+	struct export_report *rep = malloc(sizeof *rep);
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		size_t i = q->next < q->n ? q->next++ : q->n;
+		pthread_mutex_unlock(&q->mu);
+		if (i == q->n)
+			break;
+		struct export_options opt = { .type = EXPORT_DB };
+		int r = rep ? export_prof_dir(q->dirs[i], &opt, rep) : -ENOMEM;
+		q->ranks[i].prof_dir = q->dirs[i];
+		if (r < 0)
+			q->ranks[i].why = strdup(rep ? export_report_error(rep, r) : strerror(ENOMEM));
+		else
+			q->ranks[i].db_path = strdup(rep->db_path);
+	}
+	free(rep);
+	return NULL;
+}
+
 int analysis_cluster(const char *dir)
 {
 	char *copy = strdup(dir);
@@ -212,29 +245,30 @@ int analysis_cluster(const char *dir)
 	if (dirs_of(dir, &dirs, &n))
 		return 1;
 	struct export_cluster_rank *ranks = calloc(n, sizeof *ranks);
-	struct export_report *rep = malloc(sizeof *rep);
 	struct export_cluster_report *crep = malloc(sizeof *crep);
 	int rc = 1;
-	if (!ranks || !rep || !crep ||
+	if (!ranks || !crep ||
 	    (size_t)snprintf(out, sizeof out, "%s/%s", dir, ANALYSIS_CLUSTER_DIR) >= sizeof out) {
 		console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
 		goto done;
 	}
 	console_info("Start cluster export of %zu PROF_* directories in %s.", n, dir);
-	for (size_t i = 0; i < n; i++) {
-		/* the database each rank's view is read from: parsed unless current */
-		struct export_options opt = { .type = EXPORT_DB };
-		int r = export_prof_dir(dirs[i], &opt, rep);
-		ranks[i].prof_dir = dirs[i];
-		if (r < 0)
-			ranks[i].why = strdup(export_report_error(rep, r));
-		else
-			ranks[i].db_path = strdup(rep->db_path);
+	struct rank_dbs q = { .mu = PTHREAD_MUTEX_INITIALIZER, .dirs = dirs, .ranks = ranks, .n = n };
+	pthread_t th[RANK_DB_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned nth = 0, want = cpus > 1 && n > 1 ? (unsigned)(cpus < RANK_DB_THREADS ? cpus : RANK_DB_THREADS) : 0;
+	for (unsigned t = 0; t < want; t++)
+		if (pthread_create(&th[t], NULL, rank_db_main, &q) == 0)
+			nth++;
+	if (!nth)
+		(void)rank_db_main(&q);
+	for (unsigned t = 0; t < nth; t++)
+		pthread_join(th[t], NULL);
+	for (size_t i = 0; i < n; i++)
 		if (!ranks[i].why && !ranks[i].db_path) {
 			console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
 			goto done;
 		}
-	}
 	int r = export_cluster(out, ranks, n, crep);
 	if (crep->message[0])
 		console_warn("%s", crep->message);
@@ -260,7 +294,6 @@ done:
 		free((char *)ranks[i].why);
 	}
 	free(ranks);
-	free(rep);
 	free(crep);
 	analysis_free_dirs(dirs, n);
 	return rc;
