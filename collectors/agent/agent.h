@@ -398,8 +398,15 @@ enum { AGENT_CAPTURE_MSTX = 1, AGENT_CAPTURE_NVTX = 2, AGENT_CAPTURE_CUDA = 3 };
 /* The id a range start returns when it opened a capture while idle: its
  * end closes the capture and records nothing. */
 #define AGENT_CAPTURE_ID UINT64_MAX
-extern bool g_capture_on;            /* MSPROF_CAPTURE_RANGE names a range, or MSPROF_SCHEDULE
-					names a schedule (set at load) */
+extern _Atomic bool g_capture_on;    /* MSPROF_CAPTURE_RANGE names a range, or a --schedule is
+					armed (at load, or by msprofd later) */
+/* Whether the annotation hooks look at ranges for a capture (relaxed: a
+ * range racing the arming may be missed, as one made a moment before). */
+static inline bool agent_capture_on(void)
+{
+	return atomic_load_explicit(&g_capture_on, memory_order_relaxed);
+}
+
 /* Ask msprof for a window to start or stop (msprofStart/msprofStop): 0,
  * or -ENOTCONN / -ENOTSUP (control.c). */
 int agent_capture_ask(bool start);

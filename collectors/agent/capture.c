@@ -34,7 +34,7 @@
 #include "collectors/steps.h"
 #include "common/step-schedule.h"
 
-bool g_capture_on;
+_Atomic bool g_capture_on;
 static struct {
 	int kind;                  /* AGENT_CAPTURE_MSTX, _NVTX, _CUDA */
 	char name[256];
@@ -124,7 +124,7 @@ static void arm_schedule(const char *spec)
 		memcpy(S.spec, spec, strlen(spec) + 1);
 		/* the hooks look from now on (a flag read without ordering: a
 		 * range racing the arming may be missed, as one a moment before) */
-		__atomic_store_n(&g_capture_on, true, __ATOMIC_RELAXED);
+		atomic_store_explicit(&g_capture_on, true, memory_order_relaxed);
 	} else {
 		S.spec[0] = '\0';
 	}
@@ -168,7 +168,7 @@ __attribute__((constructor(101))) static void capture_load(void)
 	if (kind == AGENT_CAPTURE_CUDA)
 		agent_cupti_on_profiler_api(profiler_call);
 	else
-		g_capture_on = true;  /* the annotation hooks look for the range */
+		atomic_store_explicit(&g_capture_on, true, memory_order_relaxed);  /* the hooks look for the range */
 }
 
 /* The schedule's window closes (under S.mu): the end of its last step. */

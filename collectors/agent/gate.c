@@ -22,7 +22,7 @@
 #include "common/rankenv.h"
 
 _Atomic int g_gate_on;                 /* a step range is set (agent.h) */
-static int64_t g_lo, g_hi;             /* [A, B), set while idle */
+static _Atomic int64_t g_lo, g_hi;     /* [A, B), set while idle (a window's start; relaxed) */
 static _Atomic int64_t g_cur = -1;     /* current step, -1 outside */
 static _Atomic uint64_t g_cur_range;   /* the start/end range that opened it, 0 none */
 static _Atomic uint64_t g_cur_push;    /* (slot+1) << 40 | domain << 8 | level+1 of its push, 0 none */
@@ -70,8 +70,8 @@ bool agent_gate_rank_listed(const char *ranks, int rank)
 
 void agent_gate_set(bool on, int64_t lo, int64_t hi)
 {
-	g_lo = lo;
-	g_hi = hi;
+	atomic_store_explicit(&g_lo, lo, memory_order_relaxed);
+	atomic_store_explicit(&g_hi, hi, memory_order_relaxed);
 	atomic_store(&g_cur, -1);
 	atomic_store(&g_cur_range, 0);
 	atomic_store(&g_cur_push, 0);
@@ -81,7 +81,8 @@ void agent_gate_set(bool on, int64_t lo, int64_t hi)
 static inline bool in_range(void)
 {
 	int64_t c = atomic_load_explicit(&g_cur, memory_order_relaxed);
-	return c >= g_lo && c < g_hi;
+	return c >= atomic_load_explicit(&g_lo, memory_order_relaxed) &&
+	       c < atomic_load_explicit(&g_hi, memory_order_relaxed);
 }
 
 static bool step_of(const char *msg, long len, uint64_t *ret)

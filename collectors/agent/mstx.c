@@ -36,7 +36,7 @@ static mstxRangeId capture_started(bool cap, mstxRangeId id)
 static mstxRangeId range_start(const char *message, aclrtStream stream)
 {
 	(void)stream;
-	bool cap = g_capture_on && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
+	bool cap = agent_capture_on() && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
 	if (agent_idle_annotation())
 		return capture_started(cap, 0);
 	if (!message) {
@@ -48,7 +48,7 @@ static mstxRangeId range_start(const char *message, aclrtStream stream)
 
 static void range_end(mstxRangeId id)
 {
-	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+	if (agent_capture_on() && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
 		return;
 	if (agent_idle())
 		return;
@@ -87,7 +87,7 @@ static void domain_mark(mstxDomainHandle_t domain, const char *message, aclrtStr
 static mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *message, aclrtStream stream)
 {
 	(void)stream;
-	bool cap = g_capture_on && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
+	bool cap = agent_capture_on() && agent_capture_begin(AGENT_CAPTURE_MSTX, message, -1);
 	if (agent_idle_annotation())
 		return capture_started(cap, 0);
 	uint32_t d;
@@ -100,7 +100,7 @@ static mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *mes
 
 static void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id)
 {
-	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+	if (agent_capture_on() && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
 		return;
 	if (agent_idle())
 		return;
@@ -210,7 +210,7 @@ AGENT_EXPORT void mstxNameOsThreadA(uint32_t tid, const char *name)
  * and compare. */
 static void step_mark(_Atomic(mstxDomainHandle_t) *dom, const char *name, uint64_t step)
 {
-	if (g_capture_on)
+	if (agent_capture_on())
 		agent_capture_step_mark(strcmp(name, MSTX_STEP_END_DOMAIN) == 0, step);
 	if (agent_idle_annotation())
 		return;

@@ -191,7 +191,7 @@ static uint64_t domain_range_start_ex(const void *domain, const struct nv_event_
 	char wbuf[WBUF];
 	struct msg m;
 	uint32_t d;
-	bool cap = g_capture_on && ex_args(domain, a, wbuf, &d, &m) &&
+	bool cap = agent_capture_on() && ex_args(domain, a, wbuf, &d, &m) &&
 		   agent_capture_begin(AGENT_CAPTURE_NVTX, m.s, m.len);
 	if (agent_idle_annotation())
 		return capture_started(cap, 0);
@@ -209,7 +209,7 @@ static uint64_t range_start_str(const char *a, const wchar_t *w)
 {
 	char wbuf[WBUF];
 	struct msg m;
-	bool cap = g_capture_on && str_msg(a, w, wbuf, &m) && agent_capture_begin(AGENT_CAPTURE_NVTX, m.s, m.len);
+	bool cap = agent_capture_on() && str_msg(a, w, wbuf, &m) && agent_capture_begin(AGENT_CAPTURE_NVTX, m.s, m.len);
 	if (agent_idle_annotation())
 		return capture_started(cap, 0);
 	if (!str_msg(a, w, wbuf, &m))
@@ -229,7 +229,7 @@ static uint64_t range_start_w(const wchar_t *s)
 
 static void domain_range_end(const void *domain, uint64_t id)
 {
-	if (g_capture_on && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
+	if (agent_capture_on() && agent_capture_end(id) && id == AGENT_CAPTURE_ID)
 		return;
 	if (agent_idle())
 		return;
@@ -252,7 +252,7 @@ static int domain_push_ex(const void *domain, const struct nv_event_attributes *
 	if (!ex_args(domain, a, wbuf, &d, &m))
 		return -1;
 	int level = agent_push(d, m.s, m.len, m.category, m.color);
-	if (g_capture_on)
+	if (agent_capture_on())
 		agent_capture_push(AGENT_CAPTURE_NVTX, m.s, m.len, d, level);
 	return level;
 }
@@ -269,7 +269,7 @@ static int push_str(const char *a, const wchar_t *w)
 	if (!str_msg(a, w, wbuf, &m))
 		return -1;
 	int level = agent_push(0, m.s, m.len, 0, 0);
-	if (g_capture_on)
+	if (agent_capture_on())
 		agent_capture_push(AGENT_CAPTURE_NVTX, m.s, m.len, 0, level);
 	return level;
 }
@@ -290,7 +290,7 @@ static int domain_pop(const void *domain)
 	if (!domain_of(domain, &d))
 		return -1;
 	int level = agent_pop(d);
-	if (g_capture_on)
+	if (agent_capture_on())
 		agent_capture_pop(d, level);
 	return level;
 }
@@ -298,7 +298,7 @@ static int domain_pop(const void *domain)
 static int pop(void)
 {
 	int level = agent_pop(0);
-	if (g_capture_on)
+	if (agent_capture_on())
 		agent_capture_pop(0, level);
 	return level;
 }

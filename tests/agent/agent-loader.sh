@@ -22,7 +22,7 @@ OSRT_APIS='pthread_mutex_lock|pthread_cond_wait|pthread_cond_timedwait|pthread_j
 EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit'
 # NCCL's profiler plugin interface (nccl.c), every version NCCL looks up
 NCCL_APIS='ncclProfiler_v1|ncclProfiler_v2|ncclProfiler_v3|ncclProfiler_v4|ncclProfiler_v5|ncclProfiler_v6'
-ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|msprofStart|msprofStop|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step|StepEnd|NameOsThreadA)|'"$NCCL_APIS"'|'"$EXIT_APIS"
+ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|msprofStart|msprofStop|msprofSchedule|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step|StepEnd|NameOsThreadA)|'"$NCCL_APIS"'|'"$EXIT_APIS"
 if command -v nm >/dev/null; then
 	# the plain agent wraps no libc call but exec and _exit: a job that does
 	# not ask for osrt pays nothing on its system calls
