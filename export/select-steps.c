@@ -79,7 +79,16 @@ static int two(struct exp *e, const char *sql, int64_t *a, int64_t *b, bool *ret
 	return 0;
 }
 
+/* The views over the chosen steps, or (trim) the rows outside them
+ * deleted from the database being built. */
+static int select_core(struct exp *e, uint64_t model_id, uint64_t first, unsigned count, bool trim);
+
 int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned count)
+{
+	return select_core(e, model_id, first, count, false);
+}
+
+static int select_core(struct exp *e, uint64_t model_id, uint64_t first, unsigned count, bool trim)
 {
 	int64_t lo = 0, hi = 0;
 	bool none = false;
@@ -127,29 +136,42 @@ int exp_select_steps(struct exp *e, uint64_t model_id, uint64_t first, unsigned 
 			return r;
 		if (!exists)
 			continue;
+		/* what is kept: a view of it, or the rest deleted */
+		char keep[512];
 		if (streq(t->name, "STEP"))
-			snprintf(sql, sizeof sql,
-				 "CREATE TEMP VIEW STEP AS SELECT * FROM main.STEP "
-				 "WHERE stepId >= %" PRIu64 " AND stepId < %" PRIu64,
-				 first, first + count);
+			snprintf(keep, sizeof keep, "stepId >= %" PRIu64 " AND stepId < %" PRIu64, first, first + count);
 		else if (has_column(t->columns, "startNs") && has_column(t->columns, "globalTid"))
-			snprintf(sql, sizeof sql,
-				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s AS x WHERE EXISTS "
-				 "(SELECT 1 FROM SELECTED_STEP s WHERE s.pid = (x.globalTid >> 32) "
-				 "AND x.startNs >= s.startNs AND (x.startNs < s.endNs OR x.startNs = s.startNs))",
-				 t->name, t->name);
+			/* an event at a step's end belongs to the step that starts
+			 * there; where none does (the process's last step, which
+			 * ends at its last event), to this one */
+			snprintf(keep, sizeof keep,
+				 "EXISTS (SELECT 1 FROM SELECTED_STEP s WHERE s.pid = (x.globalTid >> 32) "
+				 "AND x.startNs >= s.startNs AND (x.startNs < s.endNs OR x.startNs = s.startNs OR "
+				 "(x.startNs = s.endNs AND NOT EXISTS (SELECT 1 FROM main.STEP n WHERE n.pid = s.pid "
+				 "AND n.startNs = s.endNs))))");
 		else if (has_column(t->columns, "startNs"))
-			snprintf(sql, sizeof sql,
-				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s WHERE startNs BETWEEN %" PRId64
-				 " AND %" PRId64, t->name, t->name, s_lo, s_hi);
+			snprintf(keep, sizeof keep, "startNs BETWEEN %" PRId64 " AND %" PRId64, s_lo, s_hi);
 		else if (has_column(t->columns, "timestampNs"))
-			snprintf(sql, sizeof sql,
-				 "CREATE TEMP VIEW %s AS SELECT * FROM main.%s WHERE timestampNs BETWEEN %" PRId64
-				 " AND %" PRId64, t->name, t->name, s_lo, s_hi);
+			snprintf(keep, sizeof keep, "timestampNs BETWEEN %" PRId64 " AND %" PRId64, s_lo, s_hi);
 		else
 			continue;
+		if (trim)
+			snprintf(sql, sizeof sql, "DELETE FROM main.%s AS x WHERE NOT (%s)", t->name, keep);
+		else
+			snprintf(sql, sizeof sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.%s AS x WHERE %s", t->name,
+				 t->name, keep);
 		if ((r = exp_exec(e, sql)) < 0)
 			return r;
+	}
+	if (trim) {
+		/* the span is the kept one */
+		snprintf(sql, sizeof sql, "UPDATE main.SESSION_TIME_INFO SET startTimeNs = MAX(startTimeNs, %" PRId64
+			 "), endTimeNs = MIN(endTimeNs, %" PRId64 ")", s_lo, s_hi);
+		bool has_session;
+		if ((r = table_exists(e, "SESSION_TIME_INFO", &has_session)) < 0 ||
+		    (has_session && (r = exp_exec(e, sql)) < 0) || (r = exp_exec(e, "DROP TABLE SELECTED_STEP")) < 0)
+			return r;
+		return 0;
 	}
 	e->selected = true;
 	return 0;
@@ -161,7 +183,19 @@ static int count_row(sqlite3_stmt *st, void *ctx)
 	return 1;
 }
 
+static int step_range(struct exp *e, const char *range, bool trim);
+
 int exp_select_step_range(struct exp *e, const char *range)
+{
+	return step_range(e, range, false);
+}
+
+int exp_trim_step_range(struct exp *e, const char *range)
+{
+	return step_range(e, range, true);
+}
+
+static int step_range(struct exp *e, const char *range, bool trim)
 {
 	int64_t lo, hi, n = 0;
 	if (!range || !*range || ipc_parse_step_range(range, &lo, &hi) < 0)
@@ -177,11 +211,12 @@ int exp_select_step_range(struct exp *e, const char *range)
 			    "opened: everything collected is exported", range, lo, hi - 1);
 		return 0;
 	}
-	if ((r = exp_select_steps(e, STEP_MODE_MODEL_ID, (uint64_t)lo, (unsigned)(hi - lo))) < 0)
+	if ((r = select_core(e, STEP_MODE_MODEL_ID, (uint64_t)lo, (unsigned)(hi - lo), trim)) < 0)
 		return r;
-	exp_note(e, "--step-range=%s: only what lies in steps %" PRId64 " to %" PRId64 " is exported: a process's "
-		    "events that start in one of its steps, and samples whose interval starts between the first "
-		    "step's start and the last one's end (one that ends past it is kept whole)",
-		 range, lo, hi - 1);
+	if (!trim)   /* the views, after the build trimmed: said once */
+		exp_note(e, "--step-range=%s: only what lies in steps %" PRId64 " to %" PRId64 " is kept, in the "
+			    "database and every output: a process's events that start in one of its steps, and samples "
+			    "whose interval starts between the first step's start and the last one's end (one that ends "
+			    "past it is kept whole)", range, lo, hi - 1);
 	return 0;
 }

@@ -185,6 +185,10 @@ static int build_db(struct exp *e, const char *tmp)
 	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
 		if (exp_domains[i]->build)
 			r = exp_domains[i]->build(e);
+	/* a window of chosen steps (--step-range, --schedule): its database
+	 * holds them alone, as its outputs do */
+	if (r == 0 && e->have_sample && e->sample.s[SET_STEP_RANGE] && *e->sample.s[SET_STEP_RANGE])
+		r = exp_trim_step_range(e, e->sample.s[SET_STEP_RANGE]);
 	for (size_t i = 0; i < exp_domains_n; i++)
 		if (exp_domains[i]->release)
 			exp_domains[i]->release(e);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """steps-window.py PROF_DIR FIRST LAST: every timeline event (X, C) and
-every timed CSV row of PROF_DIR's text outputs lies within steps FIRST to
+every timed CSV row of PROF_DIR's text outputs, and every row of every
+database table with a startNs or timestampNs, lies within steps FIRST to
 LAST, from the first one's start to the last one's end as the database's
-STEP table has them (1 us of rounding either side), and there is at least
-one.  Prints the count and the first rows outside; exit 1 on any."""
+STEP table has them (1 us of rounding either side); the STEP table holds
+those steps alone; and there is at least one.  Prints the counts and the
+first rows outside; exit 1 on any."""
 import csv
 import glob
 import json
@@ -36,5 +38,23 @@ for path in glob.glob(os.path.join(out, "*.csv")):
                 n += 1
                 if not lo - 1 <= float(r[k].strip()) <= hi + 1:
                     bad.append((os.path.basename(path), h, r[k]))
-print("%d events and rows, steps %d-%d from %.0f to %.0f us; outside: %s" % (n, first, last, lo, hi, bad[:4]))
+con = sqlite3.connect(db)
+ids = [r[0] for r in con.execute("SELECT DISTINCT stepId FROM STEP ORDER BY 1")]
+if any(i < first or i > last for i in ids):
+    bad.append(("STEP", "stepId", ids))
+nd = 0
+for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+    cols = [c[1] for c in con.execute("PRAGMA table_info(%s)" % t)]
+    col = "startNs" if "startNs" in cols else "timestampNs" if "timestampNs" in cols else None
+    if not col or t == "AGENT_PROCESS":   # a process's life, whenever any of its events is kept
+        continue
+    for (v,) in con.execute("SELECT %s FROM %s" % (col, t)):
+        nd += 1
+        if v is not None and not lo - 1 <= v / 1e3 <= hi + 1:
+            bad.append((t, col, v))
+for a, b in con.execute("SELECT startTimeNs, endTimeNs FROM SESSION_TIME_INFO"):
+    if a / 1e3 < lo - 1 or b / 1e3 > hi + 1:
+        bad.append(("SESSION_TIME_INFO", a, b))
+print("%d events and rows, %d database rows, steps %d-%d from %.0f to %.0f us; outside: %s" %
+      (n, nd, first, last, lo, hi, bad[:4]))
 sys.exit(1 if bad or n == 0 else 0)

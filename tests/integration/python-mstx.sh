@@ -118,7 +118,7 @@ if P=$(t_prof_dir "$T_WORK/gate"); then
 	# samples between the first one's start and the last one's end)
 	t_check "--step-range: every timeline event and CSV row lies in steps 1-2" \
 		python3 "$SRCDIR/tests/helpers/steps-window.py" "$P" 1 2
-	t_grep "--step-range: the report says the export kept the window" "only what lies in steps 1 to 2 is exported" "$T_WORK/gate.out"
+	t_grep "--step-range: the report says the export kept the window" "only what lies in steps 1 to 2 is kept" "$T_WORK/gate.out"
 fi
 
 # --- msprof's bootstrap keeps the job's own sitecustomize -----------------------------
