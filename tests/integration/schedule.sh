@@ -4,8 +4,9 @@
 # after the last) full of marks it counts itself.  For each window: its
 # own PROF dir whose sample.json names its active steps, the exported
 # outputs hold exactly those steps' marks (every one of them, none of any
-# other step) and every timeline event and timed CSV row lies within those
-# steps (steps-window.py), host samples included.  Two ranks with steps
+# other step) and its OS runtime calls (the job's sleeps), and every
+# timeline event, timed CSV row and database row lies within those steps
+# (steps-window.py), host samples included.  Two ranks with steps
 # of different lengths share one window, which stays open until the
 # slower one's last active step is done; with two cycles, the faster
 # rank's request for the next window waits until the slower closes the
@@ -56,8 +57,8 @@ check_window() {
 # --- one process, two cycles ------------------------------------------------------------
 # steps: 0 skipped, 1 waited, 2 warm-up, 3-4 kept; 5 waited, 6 warm-up, 7-8 kept; 9-11 none
 mkdir -p "$W/one"
-t_msprof --msproftx=on --host-sys=cpu,mem --host-sys-freq=100 \
-	--schedule=skip_first=1,wait=1,warmup=1,active=2,repeat=2 --output="$W/one" "$APP" steps 12 </dev/null \
+t_msprof --msproftx=on --output="$W/one" --host-sys=cpu,mem,osrt --host-sys-freq=100 \
+	--schedule=skip_first=1,wait=1,warmup=1,active=2,repeat=2 "$APP" steps 12 </dev/null \
 	>"$W/one.out" 2>&1
 t_eq "one process: exit 0" $? 0 || cat "$W/one.out" >&2
 t_grep "... it says the collection starts closed" "The collection starts closed: the application's steps" "$W/one.out"
@@ -66,6 +67,17 @@ mapfile -t DIRS < <(find "$W/one" -maxdepth 1 -type d -name 'PROF_*' | sort)
 t_eq "one process: repeat=2 gives two windows" "${#DIRS[@]}" 2
 [ -n "${DIRS[0]:-}" ] && check_window "${DIRS[0]}" 3 4 "$W/one.out" "window 1"
 [ -n "${DIRS[1]:-}" ] && check_window "${DIRS[1]}" 7 8 "$W/one.out" "window 2"
+# the OS runtime calls of the chosen steps, every one: the job sleeps 10 ms
+# after each mark (nanosleep), so a window holds one per mark of its steps
+for w in 0 1; do
+	d=${DIRS[$w]:-}
+	[ -n "$d" ] || continue
+	a=$((3 + 4 * w))
+	t_eq "window $((w + 1)): one nanosleep per mark of steps $a-$((a + 1)), no other" \
+		"$(t_sql "$(ls "$d"/msprof_*.db)" "SELECT count(*) FROM OSRT_API o JOIN STRING_IDS s ON s.id = o.name
+			WHERE s.value LIKE '%nanosleep%'")" \
+		"$(( $(sed -n "s/^marks s$a \([0-9]*\)$/\1/p" "$W/one.out") + $(sed -n "s/^marks s$((a + 1)) \([0-9]*\)$/\1/p" "$W/one.out") ))"
+done
 
 # --- no warm-up: the window opens a step ahead ------------------------------------------
 mkdir -p "$W/ahead"
