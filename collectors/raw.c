@@ -199,6 +199,39 @@ const char *raw_source_stem(enum raw_source s)
 	return source_stems[s];
 }
 
+const char *raw_type_noun(uint32_t type)
+{
+	static __thread char other[40];
+	switch (type) {
+	case RAW_PROC_EXIT: return "process exit record(s)";
+	case RAW_THREAD_CPU: return "thread CPU sample(s)";
+	case RAW_PROC_MEM: return "process memory sample(s)";
+	case RAW_PROC_IO: return "process I/O sample(s)";
+	case RAW_NET_DEV: return "network sample(s)";
+	case RAW_SYS_CPU: return "host CPU sample(s)";
+	case RAW_SYS_MEM: return "host memory sample(s)";
+	case RAW_PROC_CPU: return "process CPU usage sample(s)";
+	case RAW_PROC_MEM_ALL: return "process memory usage sample(s)";
+	case RAW_SESSION_END: return "session end record(s)";
+	case RAW_SAMPLER_TICKS: return "sampler tick count(s)";
+	case RAW_DISK_STATS: return "disk sample(s)";
+	case RAW_PROC_CPU_THREADS: return "thread CPU usage sample(s)";
+	case RAW_AGENT_MARK: return "mark(s)";
+	case RAW_AGENT_RANGE_START: return "range start(s)";
+	case RAW_AGENT_RANGE_END: return "range end(s)";
+	case RAW_AGENT_OSRT: return "OS runtime call(s)";
+	case RAW_AGENT_COMM_OP: return "communication operation(s)";
+	case RAW_AGENT_GPU_TASK: return "device task(s)";
+	case RAW_AGENT_GPU_API: return "runtime API call(s)";
+	case RAW_AGENT_GPU_SYNC: return "device wait(s)";
+	case RAW_DEV_SAMPLE: return "device sample(s)";
+	case RAW_DEV_PROCS: return "device process sample(s)";
+	default:
+		snprintf(other, sizeof other, "record(s) of type %u", type);
+		return other;
+	}
+}
+
 #define SLICE_SEP ".slice_"
 
 /* "<stem>.slice_<n>" -> n, and the stem's length when ret_stem_len is not
@@ -237,6 +270,8 @@ struct raw_writer {
 	uint8_t *buf;       /* whole frames not yet written (raw_writer_set_buffer) */
 	size_t buf_len, buf_cap;
 	struct raw_quota *quota; /* the dir's storage limit, NULL: none */
+	uint64_t slice_ns;  /* a ring's quota: a new slice after this long (0: never) */
+	uint64_t slice_t0;  /* CLOCK_MONOTONIC when the current slice began */
 };
 
 /* Every byte is reserved under the dir's limit before it is buffered or
@@ -400,6 +435,7 @@ int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source sour
 	}
 	if (w->quota && w->slice_bytes > raw_quota_slice_bytes(w->quota))
 		w->slice_bytes = raw_quota_slice_bytes(w->quota);
+	w->slice_ns = raw_quota_slice_ns(w->quota);
 
 	/* Continue after any slice already there rather than mixing two
 	 * sessions' headers in one file. */
@@ -421,6 +457,7 @@ int raw_writer_open_stem(const char *dir, const char *stem, enum raw_source sour
 	}
 	w->slice_len = RAW_HEADER_SIZE;
 	w->total = RAW_HEADER_SIZE;
+	w->slice_t0 = mono_ns();
 	*ret = w;
 	return 0;
 }
@@ -464,11 +501,18 @@ int raw_writer_set_buffer(struct raw_writer *w, size_t cap)
 	return 0;
 }
 
+/* A ring's slice that began slice_ns ago takes nothing more, so that ageing
+ * by time (raw_quota_age_before) frees the ring in steps of slice_ns. */
+static bool slice_expired(const struct raw_writer *w)
+{
+	return w->slice_ns && w->slice_len > RAW_HEADER_SIZE && mono_ns() - w->slice_t0 >= w->slice_ns;
+}
+
 bool raw_writer_fits(const struct raw_writer *w, uint32_t len)
 {
 	/* an empty slice takes any record, however large */
 	return w && (w->slice_len <= RAW_HEADER_SIZE ||
-		     w->slice_len + RAW_FRAME_SIZE + (uint64_t)len <= w->slice_bytes);
+		     (w->slice_len + RAW_FRAME_SIZE + (uint64_t)len <= w->slice_bytes && !slice_expired(w)));
 }
 
 int raw_writer_rotate(struct raw_writer *w)
@@ -491,6 +535,7 @@ int raw_writer_rotate(struct raw_writer *w)
 	w->slice = idx;
 	w->slice_len = RAW_HEADER_SIZE;
 	w->total += RAW_HEADER_SIZE;
+	w->slice_t0 = mono_ns();
 	return 0;
 }
 
@@ -581,6 +626,8 @@ uint64_t raw_writer_room(const struct raw_writer *w)
 		return 0;
 	if (w->slice_len <= RAW_HEADER_SIZE)
 		return UINT64_MAX;
+	if (slice_expired(w))
+		return 0;
 	uint64_t used = w->slice_len + RAW_FRAME_SIZE;
 	return used < w->slice_bytes ? w->slice_bytes - used : 0;
 }
@@ -1535,15 +1582,26 @@ static void age_ents_free(struct age_ent *ents, size_t n)
 	free(ents);
 }
 
+struct quota_map;
+static void quota_count_slice(struct quota_map *m, int dfd, const char *name);
+
 /* Delete the oldest ageable slices until `want` bytes are gone (or none
- * is left); each one's size to *freed as it goes, so a failure part way
- * still says what went.  Returns the files deleted or -errno. */
-static int age_delete(int dfd, const struct age_ent *ents, size_t n, uint64_t want, uint64_t *freed)
+ * is left) or, with before_ns, those last written before it (CLOCK_REALTIME
+ * ns); each one's size to *freed as it goes, so a failure part way still
+ * says what went.  count: a ring's quota, whose slices' records are counted
+ * by type before they go.  Returns the files deleted or -errno. */
+static int age_delete(int dfd, const struct age_ent *ents, size_t n, uint64_t want, uint64_t before_ns,
+		      struct quota_map *count, uint64_t *freed)
 {
 	int deleted = 0;
-	for (size_t i = 0; i < n && *freed < want; i++) {
+	for (size_t i = 0; i < n && (before_ns || *freed < want); i++) {
 		if (!ents[i].ageable)
 			continue;
+		if (before_ns && (uint64_t)ents[i].mtime.tv_sec * NSEC_PER_SEC + (uint64_t)ents[i].mtime.tv_nsec >=
+					 before_ns)
+			break; /* oldest first: the rest are newer */
+		if (count)
+			quota_count_slice(count, dfd, ents[i].name);
 		if (unlinkat(dfd, ents[i].name, 0) < 0) {
 			if (errno == ENOENT)
 				continue;
@@ -1568,7 +1626,7 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
 	int r = age_scan(dfd, NULL, &ents, &n, &total);
 	if (r < 0)
 		return r;
-	int deleted = total > limit_bytes ? age_delete(dfd, ents, n, total - limit_bytes, &freed) : 0;
+	int deleted = total > limit_bytes ? age_delete(dfd, ents, n, total - limit_bytes, 0, NULL, &freed) : 0;
 	age_ents_free(ents, n);
 	if (deleted < 0)
 		return deleted;
@@ -1584,7 +1642,7 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
  * the magic, so another machine's file reads as damaged, not wrong).  The
  * counters change only through atomic operations on the shared mapping. */
 #define QUOTA_MAGIC "MSPQUOTA"
-#define QUOTA_VERSION 1
+#define QUOTA_VERSION 2                /* 1: without slice_ns and aged_types */
 #define QUOTA_FILE_BYTES 4096
 
 struct quota_map {
@@ -1597,7 +1655,13 @@ struct quota_map {
 	uint64_t peak;            /* the most `used` has been */
 	uint64_t aged_files, aged_bytes;
 	uint64_t refused_records, refused_bytes;
+	/* version 2 */
+	uint64_t slice_ns;        /* a ring: writers start a new slice after this long */
+	uint32_t ring;            /* a ring: aged slices' records are counted by type */
+	uint32_t n_aged_types;
+	struct { uint32_t type, reserved; uint64_t records; } aged_types[RAW_QUOTA_TYPES]; /* under the lock */
 };
+#define QUOTA_V1_SIZE offsetof(struct quota_map, slice_ns)
 
 struct raw_quota {
 	int fd;                   /* the quota file: its flock serialises ageing */
@@ -1762,7 +1826,8 @@ static int64_t quota_age(struct raw_quota *q, uint64_t need)
 		uint64_t total;
 		r = age_scan(q->dir_fd, RAW_QUOTA_FILE, &ents, &n, &total);
 		if (r == 0) {
-			int d = age_delete(q->dir_fd, ents, n, used + need - m->limit_bytes, &freed);
+			int d = age_delete(q->dir_fd, ents, n, used + need - m->limit_bytes, 0, m->ring ? m : NULL,
+					   &freed);
 			if (freed) {
 				quota_sub(m, freed);
 				QADD(m->aged_bytes, freed);
@@ -1817,6 +1882,255 @@ uint64_t raw_quota_slice_bytes(const struct raw_quota *q)
 	return q ? q->m->slice_bytes : 0;
 }
 
+/* A ring's counts by type into the stats (racy reads of counts changed
+ * under the lock: each is a whole u64). */
+static void quota_types_out(const struct quota_map *m, struct raw_quota_stats *ret)
+{
+	ret->slice_ns = m->slice_ns;
+	ret->ring = m->ring != 0;
+	uint32_t n = QLOAD(m->n_aged_types);
+	ret->n_aged_types = n < RAW_QUOTA_TYPES ? n : RAW_QUOTA_TYPES;
+	for (uint32_t i = 0; i < ret->n_aged_types; i++) {
+		ret->aged_types[i].type = m->aged_types[i].type;
+		ret->aged_types[i].records = QLOAD(m->aged_types[i].records);
+	}
+}
+
+static void quota_type_add(struct quota_map *m, uint32_t type, uint64_t v)
+{
+	uint32_t n = m->n_aged_types;
+	for (uint32_t i = 0; i < n && i < RAW_QUOTA_TYPES; i++)
+		if (m->aged_types[i].type == type) {
+			QADD(m->aged_types[i].records, v);
+			return;
+		}
+	if (n >= RAW_QUOTA_TYPES) {
+		/* more kinds than the table holds: the last entry takes them (type 0) */
+		m->aged_types[RAW_QUOTA_TYPES - 1].type = 0;
+		QADD(m->aged_types[RAW_QUOTA_TYPES - 1].records, v);
+		return;
+	}
+	m->aged_types[n].type = type;
+	QADD(m->aged_types[n].records, v);
+	__atomic_store_n(&m->n_aged_types, n + 1, __ATOMIC_RELEASE);
+}
+
+/* The record type a batch's event is handed out as (raw_reader_next). */
+static uint32_t batch_event_type(unsigned kind)
+{
+	switch (kind & ~RAW_AGENT_EV_ATTR) {
+	case RAW_AGENT_EV_MARK: return RAW_AGENT_MARK;
+	case RAW_AGENT_EV_START: return RAW_AGENT_RANGE_START;
+	case RAW_AGENT_EV_END: return RAW_AGENT_RANGE_END;
+	case RAW_AGENT_EV_OSRT: return RAW_AGENT_OSRT;
+	case RAW_AGENT_EV_COMM: return RAW_AGENT_COMM_OP;
+	default: return 0;
+	}
+}
+
+/* Whether a record type describes its writer (repeated in every slice so
+ * that slices stand alone) rather than being data: not counted as lost. */
+static bool type_describes(uint32_t type)
+{
+	switch (type) {
+	case RAW_AGENT_PROCESS: case RAW_AGENT_THREAD: case RAW_AGENT_DOMAIN: case RAW_AGENT_CATEGORY:
+	case RAW_AGENT_COUNTERS: case RAW_PROC_INFO: case RAW_THREAD_INFO: case RAW_DEV_INFO:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The whole frames at the start of the slice in p[0, n): their end.  Frames
+ * are walked by their lengths, not checked (the reader checks them). */
+static size_t frames_end(const uint8_t *p, size_t n, void (*fn)(void *, uint32_t, const uint8_t *, uint32_t),
+			 void *arg)
+{
+	size_t pos = RAW_HEADER_SIZE;
+	if (n < pos)
+		return 0;
+	while (pos + RAW_FRAME_SIZE <= n) {
+		uint32_t len = get32(p + pos + 8);
+		if (get32(p + pos) != RAW_FRAME_SYNC || len > RAW_MAX_PAYLOAD || len > n - pos - RAW_FRAME_SIZE)
+			break;
+		if (fn)
+			fn(arg, get16(p + pos + 4), p + pos + RAW_FRAME_SIZE, len);
+		pos += RAW_FRAME_SIZE + len;
+	}
+	return pos;
+}
+
+static void count_frame(void *arg, uint32_t type, const uint8_t *p, uint32_t len)
+{
+	struct quota_map *m = arg;
+	if (type != RAW_AGENT_BATCH) {
+		if (!type_describes(type))
+			quota_type_add(m, type, 1);
+		return;
+	}
+	uint64_t by[6] = { 0 };
+	for (uint32_t off = RAW_AGENT_BATCH_HEAD; off + RAW_AGENT_EV_HEAD <= len;) {
+		const uint8_t *e = p + off;
+		uint32_t size = raw_agent_ev_size(e[8], e[9], get16(e + 10));
+		unsigned k = e[8] & ~RAW_AGENT_EV_ATTR;
+		if (size > len - off || k < RAW_AGENT_EV_MARK || k > RAW_AGENT_EV_COMM)
+			break;
+		by[k]++;
+		off += size;
+	}
+	for (unsigned k = RAW_AGENT_EV_MARK; k <= RAW_AGENT_EV_COMM; k++)
+		if (by[k])
+			quota_type_add(m, batch_event_type(k), by[k]);
+}
+
+/* Read a whole file of dfd's dir into memory (at most max bytes): *ret
+ * malloc'd, its length returned, or -errno. */
+static ssize_t read_whole(int dfd, const char *name, size_t max, uint8_t **ret)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	size_t want = (size_t)st.st_size < max ? (size_t)st.st_size : max;
+	uint8_t *p = malloc(want ? want : 1);
+	if (!p)
+		return -ENOMEM;
+	size_t got = 0;
+	while (got < want) {
+		ssize_t k = read(fd, p + got, want - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+			free(p);
+			return e;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	*ret = p;
+	return (ssize_t)got;
+}
+
+/* A ring's slice about to be aged: its records by type into the map
+ * (under the lock).  One that cannot be read counts nothing. */
+static void quota_count_slice(struct quota_map *m, int dfd, const char *name)
+{
+	uint8_t *p = NULL;
+	ssize_t n = read_whole(dfd, name, SIZE_MAX, &p);
+	if (n > 0)
+		(void)frames_end(p, (size_t)n, count_frame, m);
+	free(p);
+}
+
+int raw_quota_set_ring(struct raw_quota *q, uint64_t slice_ns)
+{
+	if (!q)
+		return -EINVAL;
+	__atomic_store_n(&q->m->slice_ns, slice_ns, __ATOMIC_RELEASE);
+	__atomic_store_n(&q->m->ring, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+uint64_t raw_quota_slice_ns(const struct raw_quota *q)
+{
+	return q ? QLOAD(q->m->slice_ns) : 0;
+}
+
+int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns)
+{
+	if (!q || !cutoff_real_ns)
+		return -EINVAL;
+	/* one try: the caller comes back (msprofd's loop never waits) */
+	if (flock(q->fd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	struct quota_map *m = q->m;
+	struct age_ent *ents;
+	size_t n;
+	uint64_t total, freed = 0;
+	int r = age_scan(q->dir_fd, RAW_QUOTA_FILE, &ents, &n, &total);
+	if (r == 0) {
+		r = age_delete(q->dir_fd, ents, n, 0, cutoff_real_ns, m->ring ? m : NULL, &freed);
+		if (freed) {
+			quota_sub(m, freed);
+			QADD(m->aged_bytes, freed);
+		}
+		if (r > 0)
+			QADD(m->aged_files, (uint64_t)r);
+		age_ents_free(ents, n);
+	}
+	flock(q->fd, LOCK_UN);
+	return r;
+}
+
+int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		 uint64_t *ret_bytes)
+{
+	if (!src || !dst)
+		return -EINVAL;
+	_cleanup_close_ int sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0)
+		return -errno;
+	_cleanup_close_ int dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int fd = dup(sfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		int e = -errno;
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	uint64_t files = 0, bytes = 0;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || streq(de->d_name, RAW_QUOTA_FILE))
+			continue;
+		uint8_t *p = NULL;
+		ssize_t n = read_whole(sfd, de->d_name, SIZE_MAX, &p);
+		if (n == -ENOENT || n == -EINVAL || n == -ELOOP) {
+			continue; /* aged meanwhile, or not a file */
+		} else if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		size_t keep = (size_t)n;
+		uint32_t idx;
+		if (slice_index(de->d_name, NULL, &idx, NULL) == 0 && keep >= RAW_HEADER_SIZE &&
+		    memcmp(p, RAW_MAGIC, 8) == 0) {
+			/* whole frames only (the writer may be appending), and
+			 * the clocks of now */
+			keep = frames_end(p, keep, NULL, NULL);
+			put64(p + 16, mono0_ns);
+			put64(p + 24, real0_ns);
+			put32(p + 56, raw_crc32c(p, 56));
+		}
+		_cleanup_close_ int out = openat(dfd, de->d_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+		if (out < 0) {
+			r = -errno;
+		} else {
+			struct iovec iov = { .iov_base = p, .iov_len = keep };
+			r = keep ? write_all(out, &iov, 1, 0) : 0;
+		}
+		free(p);
+		if (r == 0) {
+			files++;
+			bytes += keep;
+		}
+	}
+	closedir(d);
+	if (ret_files)
+		*ret_files = files;
+	if (ret_bytes)
+		*ret_bytes = bytes;
+	return r;
+}
+
 void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret)
 {
 	const struct quota_map *m = q->m;
@@ -1830,6 +2144,7 @@ void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret)
 		.refused_records = QLOAD(m->refused_records),
 		.refused_bytes = QLOAD(m->refused_bytes),
 	};
+	quota_types_out(m, ret);
 }
 
 int raw_quota_read(const char *dir, struct raw_quota_stats *ret)
@@ -1843,11 +2158,18 @@ int raw_quota_read(const char *dir, struct raw_quota_stats *ret)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	struct quota_map m;
+	struct quota_map m = { 0 };
 	ssize_t n = pread(fd, &m, sizeof m, 0);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n < sizeof m || !quota_map_ok(&m))
+	/* a version 1 file (an older msprof's) has the fields before slice_ns */
+	bool v1 = (size_t)n >= QUOTA_V1_SIZE && m.version == 1 && m.size == QUOTA_V1_SIZE;
+	if (v1) {
+		memset((uint8_t *)&m + QUOTA_V1_SIZE, 0, sizeof m - QUOTA_V1_SIZE);
+		m.version = QUOTA_VERSION;
+		m.size = sizeof m;
+	}
+	if ((!v1 && (size_t)n < sizeof m) || !quota_map_ok(&m))
 		return -EBADMSG;
 	*ret = (struct raw_quota_stats){
 		.limit_bytes = m.limit_bytes,
@@ -1859,5 +2181,6 @@ int raw_quota_read(const char *dir, struct raw_quota_stats *ret)
 		.refused_records = m.refused_records,
 		.refused_bytes = m.refused_bytes,
 	};
+	quota_types_out(&m, ret);
 	return 0;
 }

@@ -393,6 +393,10 @@ static inline int64_t raw_unix_ns(const struct raw_header *h, uint64_t ts)
 	return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
 }
 
+/* What records of a type are, for a person: "mark(s)", "thread CPU
+ * sample(s)"; "record(s) of type N" for a type it does not know. */
+const char *raw_type_noun(uint32_t type);
+
 /* File name stem for a source ("host_cpu.data"); NULL if unknown (and for
  * RAW_SOURCE_AGENT, whose files are named per process: raw_agent_stem). */
 const char *raw_source_stem(enum raw_source s);
@@ -563,6 +567,14 @@ int raw_age_dir(const char *dir, uint64_t limit_bytes, uint64_t *ret_freed_bytes
  * dir then ages that much early, never late. */
 #define RAW_QUOTA_FILE "storage_limit.quota"
 
+/* What a ring (RAW_QUOTA_FILE with raw_quota_set_ring) counted of the
+ * slices it aged, by record type as raw_reader_next hands records out
+ * (a batch's events as RAW_AGENT_MARK ...; the records that describe a
+ * writer, repeated in each slice, are not counted).  Past RAW_QUOTA_TYPES
+ * kinds, the last entry (type 0) takes the rest. */
+#define RAW_QUOTA_TYPES 32
+struct raw_type_count { uint32_t type; uint64_t records; };
+
 struct raw_quota_stats {
 	uint64_t limit_bytes;
 	uint64_t slice_bytes;     /* the slice size of every writer of the dir */
@@ -570,6 +582,11 @@ struct raw_quota_stats {
 	uint64_t peak_bytes;      /* the most used_bytes has been */
 	uint64_t aged_files, aged_bytes;           /* old slices deleted */
 	uint64_t refused_records, refused_bytes;   /* frames and slice headers refused */
+	/* a ring (the flight recorder) */
+	bool ring;
+	uint64_t slice_ns;
+	unsigned n_aged_types;
+	struct raw_type_count aged_types[RAW_QUOTA_TYPES];
 };
 
 struct raw_quota;
@@ -587,6 +604,23 @@ void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret);
  * export's view): -ENOENT when the dir had no limit. */
 int raw_quota_read(const char *dir, struct raw_quota_stats *ret);
 struct raw_quota *raw_quota_free(struct raw_quota *q); /* accepts NULL */
+
+/* The flight recorder's ring: a dir under a quota whose writers each start
+ * a new slice every slice_ns, and whose aged slices have their records
+ * counted by type.  Set by the quota's creator before any writer joins. */
+int raw_quota_set_ring(struct raw_quota *q, uint64_t slice_ns);
+uint64_t raw_quota_slice_ns(const struct raw_quota *q); /* 0: not a ring, or NULL */
+/* Age every ageable slice last written before cutoff_real_ns
+ * (CLOCK_REALTIME), counted as raw_quota_reserve's ageing is.  One try at
+ * the lock: 0 when another writer holds it.  The files deleted, or -errno. */
+int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns);
+/* A dump of a ring: copy every file of src (the quota file left out) into
+ * dst, which exists; a slice is cut to its whole frames (its writer may be
+ * appending) and its header takes mono0_ns and real0_ns, the clocks read
+ * at the dump, so that its times convert as of now however old the ring.
+ * A file aged while it is copied is left out.  0 or -errno. */
+int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		 uint64_t *ret_bytes);
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)): version 1 frames. */
 uint32_t raw_crc32(const void *p, size_t n);
