@@ -255,7 +255,21 @@ static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 {
 	bool start = false;
 	const cJSON *steps = cJSON_GetObjectItemCaseSensitive(msg, "steps");
+	const cJSON *dump = cJSON_GetObjectItemCaseSensitive(msg, "dump");
 	int64_t lo, hi;
+	if (dump) {
+		/* the flight recorder's triggers seen inside the job */
+		const char *detail = NULL;
+		if (!cJSON_IsString(dump) || !ipc_dump_trigger_ok(dump->valuestring) ||
+		    json_get_str(msg, "detail", false, NULL, &detail) < 0 || (detail && strlen(detail) > 200)) {
+			log_msg("agent of pid %d: a dump request with a bad 'dump' or 'detail': ignored", a->pid);
+			return;
+		}
+		if (!c->srv->hooks->agent_dump(c->srv, a->pid, dump->valuestring, detail))
+			log_msg("agent of pid %d asked for a dump (%s): no flight recorder covers it", a->pid,
+				dump->valuestring);
+		return;
+	}
 	if (json_get_bool(msg, "start", true, false, &start) < 0) {
 		log_msg("agent of pid %d: a capture request without 'start': ignored", a->pid);
 		return;

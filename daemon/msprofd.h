@@ -88,6 +88,9 @@ struct server_hooks {
 	/* agents.c: an agent was turned away (the agent limit): the sessions
 	 * whose tree holds it name it to their owners */
 	void (*agent_refused)(struct server *srv, pid_t pid, const char *name);
+	/* agents.c: an agent saw a --dump-on trigger: the flight recorder
+	 * covering it is asked to dump (sessions_ask_dump); false when none is */
+	bool (*agent_dump)(struct server *srv, pid_t pid, const char *trigger, const char *detail);
 	/* any: the number of clients, sessions or agents changed (idle exit) */
 	void (*load_changed)(struct server *srv);
 };
@@ -302,6 +305,15 @@ void sessions_init(struct server *srv);
 void sessions_close(struct server *srv);
 void session_request_start(struct client *c, const cJSON *msg, uint64_t id);
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id);
+/* dump {"pid":P}: the flight recorder covering P is asked to dump
+ * (dump_asked to its owner, trigger "command"); the reply names it. */
+void session_request_dump(struct client *c, const cJSON *msg, uint64_t id);
+/* A dump asked for pid (by: the asking agent's pid, 0: a command): the
+ * running flight-recorder session whose tree holds pid sends dump_asked to
+ * its owner.  That session, or NULL when none covers pid. */
+struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const char *trigger, const char *detail);
+/* The agent's trigger (server_hooks.agent_dump). */
+bool sessions_agent_dump(struct server *srv, pid_t pid, const char *trigger, const char *detail);
 /* End every session of owner (or all when owner is NULL). */
 void sessions_end(struct server *srv, struct client *owner, enum session_reason why);
 /* A new agent said hello: a running session whose tree holds it (and that

@@ -91,6 +91,7 @@ static const struct request_handler {
 	{ IPC_T_SESSION_STOP, session_request_stop },
 	{ IPC_T_AGENTS, agents_request_list },
 	{ IPC_T_CLAIM, claim_request },
+	{ IPC_T_DUMP, session_request_dump },
 };
 
 static void client_handle(struct client *c, const cJSON *msg)
@@ -155,6 +156,7 @@ static const struct server_hooks hooks = {
 	.client_closing = on_client_closing,
 	.agent_offered = sessions_offer_agent,
 	.agent_started = session_agent_started,
+	.agent_dump = sessions_agent_dump,
 	.agent_stopped = session_agent_stopped,
 	.agent_gone = session_agent_gone,
 	.agent_refused = sessions_agent_refused,

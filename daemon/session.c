@@ -55,12 +55,15 @@
 #include "collectors/device.h"
 #include "collectors/host.h"
 #include "daemon/msprofd.h"
+#include "common/flight-recorder.h"
 #include "common/proc-owner.h"
 #include "collectors/raw.h"
 #include "ipc/settings.h"
 
 #define WATCH_FREQ 10                  /* Hz, a session that samples nothing */
 #define AGE_MIN_SLICE (64 * 1024)      /* bytes, smallest slice under a storage limit */
+#define RING_MAX_SLICE (8 << 20)       /* bytes, largest slice of a flight recorder's ring */
+#define RING_AGE_MS 1000               /* a ring ages what is older than its span this often */
 #define PID_MAX_LIMIT 4194304          /* the kernel's ceiling for pid_max */
 
 /* How long session_started waits for the devices to open: nvmlInit takes
@@ -172,6 +175,11 @@ struct session {
 
 	struct raw_quota *quota;               /* --storage-limit (NULL: none), for its counters */
 	bool age_logged;
+	/* --flight-recorder: quota is the ring's (raw_quota_set_ring), and
+	 * ring_timer ages what is older than ring_span_ns once a second */
+	uv_timer_t ring_timer;
+	uint64_t ring_span_ns;                 /* 0: bounded in bytes only */
+	bool ring;                             /* a flight recorder */
 };
 
 /* Reasons on the wire and in the raw files.  The raw format has no code for
@@ -724,6 +732,7 @@ static void session_finish(struct session *s)
 	s->state = SESSION_ENDED;
 	uv_timer_stop(&s->stop_timer);
 	uv_timer_stop(&s->dev_timer);
+	uv_timer_stop(&s->ring_timer);
 	release_agents(s, "msprofd stopped waiting for it");
 
 	/* The devices' counts and result when their worker is done; one
@@ -749,6 +758,12 @@ static void session_finish(struct session *s)
 	if (s->quota) {
 		struct raw_quota_stats q;
 		raw_quota_stats(s->quota, &q);
+		if (q.ring)
+			log_msg("session %" PRIu64 ": flight recorder of %" PRIu64 " bytes in '%s': at most %" PRIu64
+				" bytes held, %" PRIu64 " oldest slice(s) (%" PRIu64 " bytes) overwritten, %" PRIu64
+				" write(s) refused", s->id, q.limit_bytes, s->data_dir, q.peak_bytes, q.aged_files,
+				q.aged_bytes, q.refused_records);
+		else
 		log_msg("session %" PRIu64 ": storage limit of %" PRIu64 " bytes in '%s': at most %" PRIu64
 			" bytes held, %" PRIu64 " oldest slice(s) (%" PRIu64 " bytes) deleted, %" PRIu64
 			" write(s) (%" PRIu64 " bytes) refused", s->id, q.limit_bytes, s->data_dir, q.peak_bytes,
@@ -774,7 +789,18 @@ static void session_finish(struct session *s)
 	uv_close((uv_handle_t *)&s->stop_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_timer, on_session_closed);
 	uv_close((uv_handle_t *)&s->dev_async, on_session_closed);
+	uv_close((uv_handle_t *)&s->ring_timer, on_session_closed);
 	srv->hooks->load_changed(srv);
+}
+
+/* --flight-recorder with a span: what is older goes (one try at the
+ * ring's lock: another writer ageing it now is as good). */
+static void on_ring_age(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	uint64_t now = real_ns();
+	if (s->quota && now > s->ring_span_ns)
+		(void)raw_quota_age_before(s->quota, now - s->ring_span_ns);
 }
 
 /* End a running session (see the states above).  error: the -errno that
@@ -1432,6 +1458,29 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 				  strerror(-r));
 		return;
 	}
+	/* --flight-recorder: the dir is a ring under the same machinery,
+	 * its slices small enough that ageing frees it in steps of about a
+	 * sixty-fourth, and begun anew each eighth of the span so that what
+	 * is older than the span can go */
+	const char *fr = set.s[SET_FLIGHT_RECORDER];
+	struct flight_spec fs;
+	if (fr && *fr && !limit_mb && flight_spec_parse(fr, &fs) == 0) {
+		uint64_t ring = fs.ring_mb << 20, slice = ring / 64;
+		cfg.slice_bytes = slice < AGE_MIN_SLICE ? AGE_MIN_SLICE : slice > RING_MAX_SLICE ? RING_MAX_SLICE : slice;
+		s->ring_span_ns = fs.span_s * NSEC_PER_SEC;
+		if ((r = raw_quota_create(data_dir, ring, cfg.slice_bytes, &quota)) < 0 ||
+		    (r = raw_quota_set_ring(quota, s->ring_span_ns / 8)) < 0) {
+			raw_quota_free(quota);
+			free(s);
+			client_send_error(c, id, IPC_E_IO, "cannot set up the flight recorder's ring in '%s': %s",
+					  data_dir, strerror(-r));
+			return;
+		}
+	} else if (fr && *fr) {
+		free(s);
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'flight_recorder' cannot be used with 'storage_limit_mb'");
+		return;
+	}
 	/* Both clocks back to back: every raw header gets the same pair. */
 	cfg.mono0_ns = mono_ns();
 	cfg.real0_ns = real_ns();
@@ -1452,6 +1501,7 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	s->sampler_cfg.data_dir = s->data_dir;
 	s->sampler_cfg.ranks = s->ranks;
 	s->quota = quota;
+	s->ring = fr && *fr;
 	s->req_ns = req_ns;
 	memcpy(s->roots, cfg.roots, cfg.n_roots * sizeof(cfg.roots[0]));
 	s->n_roots = cfg.n_roots;
@@ -1470,11 +1520,14 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 	uv_idle_init(srv->loop, &s->usage_idle);
 	uv_timer_init(srv->loop, &s->stop_timer);
 	uv_timer_init(srv->loop, &s->dev_timer);
+	uv_timer_init(srv->loop, &s->ring_timer);
 	uv_async_init(srv->loop, &s->dev_async, on_dev_async);
 	s->sys_timer.data = s->usage_timer.data = s->stop_timer.data = s;
 	s->sys_idle.data = s->usage_idle.data = s;
-	s->dev_timer.data = s->dev_async.data = s;
-	s->open_handles = 7;
+	s->dev_timer.data = s->dev_async.data = s->ring_timer.data = s;
+	s->open_handles = 8;
+	if (s->ring_span_ns)
+		uv_timer_start(&s->ring_timer, on_ring_age, RING_AGE_MS, RING_AGE_MS);
 	TAILQ_INSERT_TAIL(&srv->sessions, s, link);
 	srv->n_sessions++;
 	c->n_sessions++;
@@ -1538,6 +1591,61 @@ void session_request_start(struct client *c, const cJSON *msg, uint64_t id)
 		return;
 	}
 	start_settled(s);
+}
+
+/* The running flight-recorder session whose tree holds pid. */
+static struct session *ring_session_of(struct server *srv, pid_t pid)
+{
+	struct session *s;
+	TAILQ_FOREACH(s, &srv->sessions, link)
+		if (s->state == SESSION_RUNNING && s->ring && tree_has(s, (uint32_t)pid))
+			return s;
+	return NULL;
+}
+
+struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const char *trigger, const char *detail)
+{
+	struct session *s = ring_session_of(srv, pid);
+	if (!s)
+		return NULL;
+	cJSON *ev = ipc_msg_new(IPC_T_DUMP_ASKED, 0);
+	if (ev && (!cJSON_AddNumberToObject(ev, "session", (double)s->id) || !cJSON_AddNumberToObject(ev, "pid", pid) ||
+		   !cJSON_AddNumberToObject(ev, "by", by) || !cJSON_AddStringToObject(ev, "trigger", trigger) ||
+		   (detail && !cJSON_AddStringToObject(ev, "detail", detail)))) {
+		cJSON_Delete(ev);
+		ev = NULL;
+	}
+	log_msg("session %" PRIu64 ": dump asked (%s) for pid %d%s%s", s->id, trigger, (int)pid, detail ? ": " : "",
+		detail ? detail : "");
+	client_send(s->owner, ev);
+	return s;
+}
+
+bool sessions_agent_dump(struct server *srv, pid_t pid, const char *trigger, const char *detail)
+{
+	return sessions_ask_dump(srv, pid, pid, trigger, detail) != NULL;
+}
+
+void session_request_dump(struct client *c, const cJSON *msg, uint64_t id)
+{
+	uint64_t pid;
+	if (json_get_u64(msg, "pid", 1, INT32_MAX, true, 0, &pid) < 0) {
+		client_send_error(c, id, IPC_E_BAD_REQUEST, "'pid' must be a process id");
+		return;
+	}
+	struct session *s = sessions_ask_dump(c->srv, (pid_t)pid, 0, "command", NULL);
+	if (!s) {
+		client_send_error(c, id, IPC_E_NOT_FOUND, "no flight recorder of this user covers process %" PRIu64
+				  " (msprof --flight-recorder must be profiling it or its ancestor)", pid);
+		return;
+	}
+	cJSON *r = ipc_msg_new(IPC_T_DUMP, id);
+	if (r && (!cJSON_AddNumberToObject(r, "session", (double)s->id) ||
+		  !cJSON_AddNumberToObject(r, "owner", s->owner->pid))) {
+		cJSON_Delete(r);
+		r = NULL;
+	}
+	client_send(c, r);
 }
 
 void session_request_stop(struct client *c, const cJSON *msg, uint64_t id)

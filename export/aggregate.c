@@ -590,7 +590,9 @@ static int losses(struct exp *e, struct exp_agg *a)
 		if (r >= 0)
 			r = loss(a, &cap, v[AC_TRUNCATED], true, "mstx message(s) cut to %d bytes", RAW_AGENT_MAX_STR);
 		if (r >= 0)
-			r = loss(a, &cap, v[AC_OPEN], true, "range(s) never ended: they end at the session end");
+			r = e->flight.on ? loss(a, &cap, v[AC_OPEN], false, "range(s) still open at the dump: they end "
+						"at its end") :
+					   loss(a, &cap, v[AC_OPEN], true, "range(s) never ended: they end at the session end");
 		if (r >= 0)
 			r = loss(a, &cap, v[AC_NOSTART], true, "range end(s) without a start left out");
 		if (r >= 0)
@@ -608,6 +610,14 @@ static int losses(struct exp *e, struct exp_agg *a)
 		if (r >= 0)
 			r = loss(a, &cap, v[AC_GPU_BAD], true, "CUPTI record(s) with impossible values left out");
 	}
+	/* a flight recorder's dump: what its ring had let go before it */
+	for (unsigned i = 0; r >= 0 && i < e->flight.n_overwritten; i++)
+		r = loss(a, &cap, e->flight.overwritten[i].records, false,
+			 "%s overwritten in the flight recorder's ring before this dump (the whole job's on this host, "
+			 "older than its span or past its size)", raw_type_noun(e->flight.overwritten[i].type));
+	if (r >= 0 && e->flight.on)
+		r = loss(a, &cap, e->flight.refused_writes, true, "write(s) refused by the flight recorder's ring (every "
+			 "slice left was the newest of its writer)");
 	if (r >= 0 && exp_table_has_rows(e, "SAMPLER_TICKS"))
 		r = exp_each(e, "SELECT source, taken, missed FROM SAMPLER_TICKS WHERE missed > 0 ORDER BY source", NULL,
 			     sampler_row, &(struct sampler_ctx){ a, &cap });

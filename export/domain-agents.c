@@ -255,6 +255,8 @@ static void process_forget(struct agent_parse *p)
 static void unfinished(struct agent_parse *p)
 {
 	struct exp *e = p->e;
+	if (e->flight.on)
+		return; /* a flight recorder's dump: the processes recorded on */
 	e->rep->agents_unfinished++;
 	double at = e->start_ns ? (double)(p->last_t - (int64_t)e->start_ns) / 1e9 : 0;
 	if (e->end_ns && (int64_t)e->end_ns > p->last_t)

@@ -1319,7 +1319,8 @@ static int exp_parse(struct exp *e)
 					    "(before 1970, after 2262, or more than a day from its start or end) left out",
 					 *pp, p.far - far);
 		}
-		if (r == 0 && n > 0 && p.last_type && p.last_type != RAW_SESSION_END)
+		/* a flight recorder's dump ends at its trigger, recording on */
+		if (r == 0 && n > 0 && p.last_type && p.last_type != RAW_SESSION_END && !e->flight.on)
 			exp_note(e, "host sampling: '%s' ends without its session-end record (msprofd was killed, or "
 				    "its raw files cut short): its samples after %.3f s into the session are missing",
 				 raw_source_stem(sources[s]),

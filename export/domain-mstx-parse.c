@@ -835,10 +835,16 @@ static int mstx_end_all(struct exp *e)
 static void mstx_report(struct exp *e)
 {
 	const struct exp_mstx *m = mstx_of(e);
-	if (m->open_at_end)
-		exp_note(e, "mstx: %" PRIu64 " range(s) never ended: they end at the session end", m->open_at_end);
+	if (m->open_at_end) {
+		if (e->flight.on)
+			exp_note(e, "mstx: %" PRIu64 " range(s) still open at the flight recorder's dump: they end at its "
+				    "end", m->open_at_end);
+		else
+			exp_note(e, "mstx: %" PRIu64 " range(s) never ended: they end at the session end", m->open_at_end);
+	}
 	if (m->t_unmatched)
-		exp_note(e, "mstx: %" PRIu64 " range end(s) without a start left out", m->t_unmatched);
+		exp_note(e, "mstx: %" PRIu64 " range end(s) without a start left out%s", m->t_unmatched,
+			 e->flight.on ? " (the flight recorder's ring had overwritten their starts)" : "");
 	if (m->t_overflow)
 		exp_note(e, "mstx: %" PRIu64 " range(s) beyond %u open at once could not be matched "
 			     "to their ends", m->t_overflow, MATCH_MAX);

@@ -62,6 +62,18 @@ struct exp {
 	int64_t rank_id;            /* info.json rank_id; -1: none (also without info.json) */
 	struct exp_netcard netcards[EXPORT_MAX_NETCARDS];
 	unsigned n_netcards;
+	/* info.json's "flight_recorder": a dump of the flight recorder's ring
+	 * (launcher/flight.c), which ends at its trigger, not with the
+	 * collectors' final records */
+	struct exp_flight {
+		bool on;
+		char trigger[16];
+		char detail[208];
+		uint64_t span_s, ring_mb;
+		uint64_t overwritten_slices, refused_writes;
+		struct { uint32_t type; uint64_t records; } overwritten[32];
+		unsigned n_overwritten;
+	} flight;
 
 	/* host/sample.json; without it every source found is exported */
 	bool have_sample;

@@ -130,6 +130,32 @@ static void note_refused(struct exp *e, const cJSON *ref)
 		     "missing: %s%s (MSPROFD_MAX_AGENTS raises the limit)", count, names, more);
 }
 
+/* info.json's "flight_recorder" (launcher/flight.c): what triggered the
+ * dump, and what the ring had overwritten by then, by record type. */
+static void read_flight(struct exp *e, const cJSON *fr)
+{
+	struct exp_flight *f = &e->flight;
+	if (!cJSON_IsObject(fr))
+		return;
+	f->on = true;
+	json_str(fr, "trigger", f->trigger, sizeof f->trigger);
+	json_str(fr, "detail", f->detail, sizeof f->detail);
+	(void)json_u64(fr, "span_s", &f->span_s);
+	(void)json_u64(fr, "ring_mb", &f->ring_mb);
+	(void)json_u64(fr, "overwritten_slices", &f->overwritten_slices);
+	(void)json_u64(fr, "refused_writes", &f->refused_writes);
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(fr, "overwritten")) {
+		uint64_t type;
+		if (f->n_overwritten == sizeof f->overwritten / sizeof f->overwritten[0])
+			break;
+		if (!cJSON_IsNumber(c) || c->valuedouble < 0 || parse_u64(c->string, 0, UINT16_MAX, &type) < 0)
+			continue;
+		f->overwritten[f->n_overwritten].type = (uint32_t)type;
+		f->overwritten[f->n_overwritten++].records = (uint64_t)c->valuedouble;
+	}
+}
+
 static void read_info(struct exp *e)
 {
 	_cleanup_json_ cJSON *j = NULL;
@@ -153,6 +179,7 @@ static void read_info(struct exp *e)
 	json_str(j, "hostUid", e->host_uid, sizeof e->host_uid);
 	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
 	note_refused(e, cJSON_GetObjectItemCaseSensitive(j, "agentsRefused"));
+	read_flight(e, cJSON_GetObjectItemCaseSensitive(j, "flight_recorder"));
 	int64_t rank;
 	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
 		e->rank_id = rank;

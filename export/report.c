@@ -690,6 +690,12 @@ static void meta(struct exp *e, const struct span *sp, cJSON *root)
 	cJSON_AddNumberToObject(m, "rank", (double)e->rank_id);
 	cJSON_AddBoolToObject(m, "system_only", e->system_only);
 	cJSON_AddBoolToObject(m, "selected", e->selected);
+	if (e->flight.on) {
+		cJSON *d = cJSON_AddObjectToObject(m, "dump");
+		cJSON_AddStringToObject(d, "trigger", e->flight.trigger);
+		cJSON_AddStringToObject(d, "detail", e->flight.detail);
+		cJSON_AddNumberToObject(d, "span_s", (double)e->flight.span_s);
+	}
 	char app[300] = "";
 	if (e->app_pid) {
 		char name[256];

@@ -219,6 +219,9 @@ void exp_summary_text(const struct exp *e, const struct exp_agg *a, char *buf, s
 	const char *slash = strrchr(prof, '/');
 	line(&t, "Summary of %s", slash && slash[1] ? slash + 1 : prof);
 	line(&t, "Duration   %.3f s", a->end > a->t0 ? (double)(a->end - a->t0) / 1e9 : 0.0);
+	if (e->flight.on)
+		line(&t, "Dump       of the flight recorder, on %s%s%s", e->flight.trigger, e->flight.detail[0] ? ": " : "",
+		     e->flight.detail);
 	line(&t, "Output     %s/%s", prof, EXPORT_OUTPUT_DIR);
 	line(&t, "           %s there shows this and more in a browser", EXPORT_REPORT_FILE);
 	steps(&t, e, a);

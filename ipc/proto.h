@@ -41,6 +41,10 @@
  *                   asker's running sessions: processes of the tree
  *                   sampled now, and since the session started)}
  *   shutdown       {} -> shutdown {"ok":true}, then the daemon exits
+ *   dump           {"pid":P} -> dump {"session":S,"owner":pid of its msprof}:
+ *                   the running --flight-recorder session whose tree holds P
+ *                   is asked to dump (dump_asked to its owner); not_found when
+ *                   none is
  * Events (daemon -> client, unsolicited, id 0):
  *   session_ended  {"session":S,"reason":"target_exited"|"write_error"|…,
  *                   "message":"…", and the counts of session_stopped}
@@ -50,6 +54,11 @@
  *                   through its agent A for a window to start or stop:
  *                   msprofStart/msprofStop, --capture-range; "steps": the
  *                   --schedule window of steps A to B-1 it starts or stops)
+ *   dump_asked    {"session":S,"pid":P,"by":A,"trigger":"command"|"slow-step"|
+ *                   "hang"|"exit"[,"detail":"..."]} (the flight recorder of
+ *                   session S, which this client started, is asked to dump:
+ *                   by `msprof --dump --pid=P` (by 0), or by the agent of pid A
+ *                   of its tree, which saw a trigger of --dump-on)
  * Errors: error {"id":N,"code":"<word>","message":"<text for a human>"}
  *   codes: enum ipc_err below (bad_frame, too_big, bad_json, no_hello,
  *   version, unknown_type, bad_request, limit, not_found, io, busy, denied).
@@ -81,6 +90,9 @@
  *                claimed with "schedule", as it says hello too, and "" when
  *                that claim ends
  * and the agent asks, with no reply (the job's msprofStart/msprofStop):
+ *   capture      {"dump":"slow-step"|"hang"|"exit"[,"detail":"..."]}: a
+ *                 trigger of --dump-on seen by the agent (its process's
+ *                 session is asked to dump: dump_asked), or
  *   capture      {"start":B[,"steps":"A-B"]} -> to the
  *                 client that claimed the agent's
  *                 process or an ancestor of it, capture_asked; the daemon
@@ -130,7 +142,9 @@
  *                another connection fails with code "busy". */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define IPC_PROTO_VERSION 1
 #define IPC_MAX_MSG (64U * 1024U)     /* bytes of JSON in one frame */
@@ -152,12 +166,14 @@ enum ipc_type {
 	IPC_T_CLAIM = 5,
 	IPC_T_CLAIMED = 6,
 	IPC_T_CAPTURE = 7,
+	IPC_T_DUMP = 8,
 	IPC_T_SESSION_START = 100,
 	IPC_T_SESSION_STARTED = 101,
 	IPC_T_SESSION_STOP = 102,
 	IPC_T_SESSION_STOPPED = 103,
 	IPC_T_SESSION_ENDED = 200,
 	IPC_T_CAPTURE_ASKED = 201,
+	IPC_T_DUMP_ASKED = 202,
 	IPC_T_AGENT_START = 300,
 	IPC_T_AGENT_STARTED = 301,
 	IPC_T_AGENT_STOP = 302,
@@ -165,6 +181,12 @@ enum ipc_type {
 	IPC_T_AGENT_SCHEDULE = 304,
 	IPC_T_ERROR = 900,
 };
+
+/* The triggers of a dump an agent may name (common/flight-recorder.h). */
+static inline bool ipc_dump_trigger_ok(const char *t)
+{
+	return t && (!strcmp(t, "slow-step") || !strcmp(t, "hang") || !strcmp(t, "exit"));
+}
 
 /* "hello" <-> IPC_T_HELLO; NULL / IPC_T_UNKNOWN when not in the table. */
 const char *ipc_type_name(enum ipc_type t);

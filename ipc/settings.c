@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/flight-recorder.h"
 #include "common/host-sys.h"
 #include "common/util.h"
 #include "ipc/json.h"
@@ -60,6 +61,18 @@ static int check_step_range(const char *v)
 static int check_ranks(const char *v)
 {
 	return !*v ? 0 : ipc_parse_ranks(v);
+}
+
+static int check_flight_recorder(const char *v)
+{
+	struct flight_spec f;
+	return !*v ? 0 : flight_spec_parse(v, &f);
+}
+
+static int check_dump_on(const char *v)
+{
+	struct dump_on d;
+	return !*v ? 0 : dump_on_parse(v, &d);
 }
 
 /* "<N>MB", N at most 10 digits in [min, max] (msprof's storage limit). */
@@ -305,6 +318,33 @@ static int cli_step_range(const struct setting_def *def, const char *v, struct s
 	return 0;
 }
 
+static int cli_flight_recorder(const struct setting_def *def, const char *v, struct settings *s, char *err,
+			       size_t err_len)
+{
+	if (!v || !*v || check_flight_recorder(v) < 0) {
+		snprintf(err, err_len, "Argument --%s is invalid: '%s', expected a span of %d s to %llu s "
+			 "(e.g. 60s, 10m, 2h) and/or a size of %d MB to %llu MB (e.g. 512MB, 2GB), comma-separated.",
+			 def->cli, v ? v : "", FLIGHT_SPAN_MIN_S, (unsigned long long)FLIGHT_SPAN_MAX_S,
+			 FLIGHT_RING_MIN_MB, (unsigned long long)FLIGHT_RING_MAX_MB);
+		return -EINVAL;
+	}
+	s->s[def->id] = v;
+	return 0;
+}
+
+static int cli_dump_on(const struct setting_def *def, const char *v, struct settings *s, char *err,
+		       size_t err_len)
+{
+	if (!v || !*v || check_dump_on(v) < 0) {
+		snprintf(err, err_len, "Argument --%s is invalid: '%s', expected any of slow-step:K (K 1.1 to 1000), "
+			 "hang:T (T 1s to 7 days, e.g. 300s, 10m) and exit, comma-separated, or none.", def->cli,
+			 v ? v : "");
+		return -EINVAL;
+	}
+	s->s[def->id] = v;
+	return 0;
+}
+
 static int cli_ranks(const struct setting_def *def, const char *v, struct settings *s, char *err, size_t err_len)
 {
 	if (!v || !*v) {
@@ -466,6 +506,28 @@ const struct setting_def setting_table[_SET_MAX] = {
 			CONT "OS runtime calls, annotations and device tasks. A process's rank is read from its"
 			CONT "environment: RANK_ID, RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID or LOCAL_RANK."
 			CONT "(an option of this implementation; CANN msprof has none)",
+	},
+	[SET_FLIGHT_RECORDER] = {
+		.id = SET_FLIGHT_RECORDER, .cli = "flight-recorder", .type = SETTING_STR, .ipc_key = "flight_recorder",
+		.sample_key = "flight_recorder", .flags = SETTING_IPC_IF_SET, .scopes = SCOPE_APP, .order = 430,
+		.parse_cli = cli_flight_recorder, .check_str = check_flight_recorder,
+		.why = "'flight_recorder' must be a span (60s, 10m, 2h) and/or a size (512MB, 2GB), comma-separated",
+		.help = "Keep only the last span (e.g. 60s) or size (e.g. 512MB) of everything collected, in memory,"
+			CONT "and write it out as a PROF dir when --dump-on's triggers fire, at `dump` or at"
+			CONT "`msprof --dump --pid=P`. Both may be given (60s,512MB); the size bounds the ring of the"
+			CONT "whole job on this host (256MB when only a span is given)."
+			CONT "(an option of this implementation; CANN msprof has none)",
+	},
+	[SET_DUMP_ON] = {
+		.id = SET_DUMP_ON, .cli = "dump-on", .type = SETTING_STR, .ipc_key = "dump_on",
+		.sample_key = "dump_on", .flags = SETTING_IPC_IF_SET | SETTING_AGENT, .scopes = SCOPE_APP, .order = 431,
+		.parse_cli = cli_dump_on, .check_str = check_dump_on,
+		.why = "'dump_on' must be slow-step:K, hang:T and exit, comma-separated, or none",
+		.needs = "flight-recorder=60s",
+		.help = "With --flight-recorder: when to dump. slow-step:K, a step K times slower than the median"
+			CONT "of its process's last steps; hang:T, a step going on for T (e.g. 300s); exit, the job"
+			CONT "or a process of it ending with a non-zero status or a signal; none. Default:"
+			CONT FLIGHT_DUMP_ON_DEFAULT ". (an option of this implementation; CANN msprof has none)",
 	},
 	[SET_TASK_TIME] = {
 		.id = SET_TASK_TIME, .cli = "task-time", .type = SETTING_ENUM, .choices = task_time_choices,

@@ -378,10 +378,50 @@ bool collection_take_capture(struct collection *s, struct capture_ask *ret)
 	return true;
 }
 
+bool collection_take_dump(struct collection *s, struct dump_ask *ret)
+{
+	if (!s->dump_pending)
+		return false;
+	*ret = s->dump;
+	s->dump_pending = false;
+	return true;
+}
+
+int collection_new_dir(const char *output, const struct msprof_opts *o, pid_t target, const char *target_name,
+		       int rank_id, const char *app_name, const char *app_dir, char **ret_path)
+{
+	char *dir = NULL;
+	int r = profdir_create(output, getpid(), &dir);
+	if (r < 0)
+		return r;
+	r = write_files(dir, output, o, target, target_name, rank_id, app_name, app_dir);
+	if (r < 0) {
+		(void)profdir_remove_empty(dir);
+		free(dir);
+		return r;
+	}
+	*ret_path = dir;
+	return 0;
+}
+
 static void on_event(struct collection *s, const cJSON *ev)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	enum ipc_type t = cJSON_IsString(type) ? ipc_type_from_name(type->valuestring) : IPC_T_UNKNOWN;
+	if (t == IPC_T_DUMP_ASKED) {
+		const char *trigger = json_str(ev, "trigger"), *detail = json_str(ev, "detail");
+		if (!trigger || json_int(ev, "session", -1) != s->sid)
+			return;
+		if (s->dump_pending) {
+			s->dumps_merged++;
+			return;
+		}
+		snprintf(s->dump.trigger, sizeof s->dump.trigger, "%s", trigger);
+		snprintf(s->dump.detail, sizeof s->dump.detail, "%s", detail ? detail : "");
+		s->dump.by = (pid_t)json_int(ev, "by", 0);
+		s->dump_pending = true;
+		return;
+	}
 	if (t == IPC_T_CAPTURE_ASKED) {
 		const cJSON *start = cJSON_GetObjectItemCaseSensitive(ev, "start");
 		const cJSON *steps = cJSON_GetObjectItemCaseSensitive(ev, "steps");
@@ -959,4 +999,28 @@ int collection_begin(const struct msprof_opts *o, const char *output, bool with_
 	if (collection_check_space(o, output) < 0)
 		return -1;
 	return signals_watch(with_chld, ret_old);
+}
+
+int collection_ask_dump(struct collection *s, pid_t pid, pid_t *ret_owner, char *why, size_t why_len)
+{
+	_cleanup_json_ cJSON *reply = NULL;
+	cJSON *req = ipc_msg_new(IPC_T_DUMP, s->next_id++);
+	if (req && !cJSON_AddNumberToObject(req, "pid", pid)) {
+		cJSON_Delete(req);
+		req = NULL;
+	}
+	int r = control(s, req, &reply);
+	cJSON_Delete(req);
+	if (r == -EPROTO || r == -EOPNOTSUPP) {
+		snprintf(why, why_len, "%s", r == -EOPNOTSUPP ? "this msprofd has no flight recorder (use msprof and "
+			 "msprofd from the same release)" : "no flight recorder of this user covers it (msprof "
+			 "--flight-recorder must be profiling it or an ancestor of it)");
+		return r;
+	}
+	if (r < 0) {
+		snprintf(why, why_len, "msprofd did not answer: %s", strerror(-r));
+		return r;
+	}
+	*ret_owner = (pid_t)json_int(reply, "owner", 0);
+	return 0;
 }

@@ -67,9 +67,28 @@ struct collection {
 	} capture[COLLECTION_CAPTURES];
 	unsigned n_capture;
 	uint64_t capture_dropped;
+	/* --flight-recorder: the dump asked for last (dump_asked), until the
+	 * caller takes it (collection_take_dump); asks while one waits are
+	 * the same trouble, and only counted */
+	struct dump_ask {
+		char trigger[16];   /* "command", "slow-step", "hang", "exit" */
+		char detail[208];
+		pid_t by;           /* the process whose agent saw it, 0: a command */
+	} dump;
+	bool dump_pending;
+	uint64_t dumps_merged;
 };
 
 void collection_init(struct collection *s);
+/* The dump asked for and not taken: true and *ret, or false. */
+bool collection_take_dump(struct collection *s, struct dump_ask *ret);
+/* msprof --dump --pid=P: the flight recorder covering pid is asked to dump;
+ * 0 and its msprof's pid, or -errno with msprofd's words in why. */
+int collection_ask_dump(struct collection *s, pid_t pid, pid_t *ret_owner, char *why, size_t why_len);
+/* A PROF dir under output for a dump (as collection_create_dir makes the
+ * collection's own): *ret_path. */
+int collection_new_dir(const char *output, const struct msprof_opts *o, pid_t target, const char *target_name,
+		       int rank_id, const char *app_name, const char *app_dir, char **ret_path);
 /* The oldest request not taken: true and *ret, or false. */
 bool collection_take_capture(struct collection *s, struct capture_ask *ret);
 void collection_release(struct collection *s);

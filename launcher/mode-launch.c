@@ -40,6 +40,7 @@
 #include "launcher/unrecorded.h"
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
+#include "launcher/flight.h"
 #include "common/util.h"
 
 extern char **environ;
@@ -70,7 +71,8 @@ static void reap_adopted(pid_t app)
 /* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
  * forward stop signals; watch the daemon.  WAIT_EXITED with *ret_status,
  * WAIT_DEADLINE, or -errno. */
-static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadline_ns, int *ret_status)
+static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadline_ns, int *ret_status,
+		    struct flight *fl, const struct flight_job *job)
 {
 	for (;;) {
 		int timeout = -1;
@@ -93,6 +95,9 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 		}
 		if (p[1].revents)
 			collection_poll(s);
+		struct dump_ask a;
+		if (collection_take_dump(s, &a))
+			(void)flight_dump(fl, job, &a);
 		if (!p[0].revents)
 			continue;
 		struct signalfd_siginfo si;
@@ -130,12 +135,23 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct msprof_opts eff = *given;
 	const struct msprof_opts *o = &eff;
 	opts_default_host_sys(&eff);
+	/* the flight recorder keeps the job's annotations and watches its
+	 * steps: its agent records unless --msproftx=off says otherwise */
+	if (opts_s(o, SET_FLIGHT_RECORDER) && !settings_given(&eff.set, SET_MSPROFTX))
+		eff.set.u[SET_MSPROFTX] = 1;
+	/* ... and its triggers go to the agents, the defaults too */
+	if (opts_s(o, SET_FLIGHT_RECORDER) && !opts_s(o, SET_DUMP_ON)) {
+		eff.set.s[SET_DUMP_ON] = FLIGHT_DUMP_ON_DEFAULT;
+		eff.set.given |= SETTING_BIT(SET_DUMP_ON);
+	}
 
 	struct diag d = { 0 };
 	struct app_cmd app = { 0 };
 	char **envp = NULL;
 	char *output = NULL, *agent = NULL, *unrecorded = NULL;
 	struct collection s;
+	struct flight fl = { 0 };
+	struct flight_job job = { 0 };
 	struct child child = CHILD_NONE;
 	int sigfd = -1, rc = 1, r, status = 0;
 	bool exited = false, started = false, stopped = false;
@@ -210,7 +226,7 @@ int mode_launch_run(const struct msprof_opts *given)
 			rc = 127;
 			goto out_abandon;
 		}
-		r = wait_app(&s, sigfd, child.pid, after_s(o->delay_s), &status);
+		r = wait_app(&s, sigfd, child.pid, after_s(o->delay_s), &status, &fl, &job);
 		if (r < 0)
 			goto out_wait_failed;
 		if (r == WAIT_EXITED) {
@@ -230,7 +246,18 @@ int mode_launch_run(const struct msprof_opts *given)
 		}
 	}
 
-	if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {
+	job = (struct flight_job){ .output = output, .opts = o, .pid = child.pid, .name = app.name, .dir = app.dir,
+				   .rank = rank_from_env(envp) };
+	/* --flight-recorder: the collection goes into the ring, and the
+	 * dumps into PROF dirs of their own */
+	if (s.ipc && opts_s(o, SET_FLIGHT_RECORDER)) {
+		if (flight_open(&fl, o) < 0 || !(s.prof_dir = strdup(fl.ring)))
+			goto out_abandon;
+		pid_t pids[1] = { child.pid };
+		if (collection_start(&s, o, pids, 1) < 0)
+			goto out_abandon;
+		started = true;
+	} else if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {
 		pid_t pids[1] = { child.pid };
 		if (collection_start(&s, o, pids, 1) < 0)
 			collection_discard(&s);
@@ -252,7 +279,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	}
 
 	if (started && o->duration_s) {
-		r = wait_app(&s, sigfd, child.pid, after_s(o->duration_s), &status);
+		r = wait_app(&s, sigfd, child.pid, after_s(o->duration_s), &status, &fl, &job);
 		if (r < 0)
 			goto out_wait_failed;
 		exited = r == WAIT_EXITED;
@@ -264,7 +291,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		}
 	}
 	if (!exited) {
-		r = wait_app(&s, sigfd, child.pid, 0, &status);
+		r = wait_app(&s, sigfd, child.pid, 0, &status, &fl, &job);
 		if (r < 0)
 			goto out_wait_failed;
 	}
@@ -285,6 +312,30 @@ int mode_launch_run(const struct msprof_opts *given)
 		/* a delayed start that failed: said already, nothing to export */
 		if (rc == 0)
 			rc = 1;
+		goto out;
+	}
+	if (fl.ring) {
+		/* a dump asked for as the job ended, then the job's own end */
+		struct dump_ask a;
+		collection_poll(&s);
+		if (collection_take_dump(&s, &a))
+			(void)flight_dump(&fl, &job, &a);
+		if (fl.on.exit && (WIFSIGNALED(status) || rc != 0)) {
+			a = (struct dump_ask){ .trigger = "exit" };
+			if (WIFSIGNALED(status))
+				snprintf(a.detail, sizeof a.detail, "the job (pid %d) was killed by signal %d (%s)",
+					 (int)app_rank.pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+			else
+				snprintf(a.detail, sizeof a.detail, "the job (pid %d) exited with status %d",
+					 (int)app_rank.pid, rc);
+			/* unless a process's exit dumped it already */
+			(void)flight_dump(&fl, &job, &a);
+		}
+		collection_stop(&s);
+		child_report(status);
+		if (flight_close(&fl) > 0 && rc == 0)
+			rc = 1;
+		console_info("Profiling finished.");
 		goto out;
 	}
 	if (!stopped)
@@ -339,6 +390,8 @@ out_abandon:
 out_mask:
 	signals_unwatch(&sigfd, &old);
 out:
+	if (fl.ring)
+		(void)flight_close(&fl);
 	unrecorded_report(unrecorded, false);
 	collection_release(&s);
 	app_cmd_release(&app);

@@ -35,6 +35,11 @@ static bool list_selected(const struct msprof_opts *o)
 	return o->list;
 }
 
+static bool dump_selected(const struct msprof_opts *o)
+{
+	return o->dump;
+}
+
 /* The parser has checked the combinations (msprof CheckDynProfValid): with
  * --dynamic=on there is an application or --pid, never both. */
 static bool dynamic_selected(const struct msprof_opts *o)
@@ -116,6 +121,11 @@ const struct mode_def mode_table[_MODE_MAX] = {
 	[MODE_LIST] = {
 		.id = MODE_LIST, .name = "list", .selected = list_selected,
 		.rules = { .key = "list" },
+		.unlisted = true,
+	},
+	[MODE_DUMP] = {
+		.id = MODE_DUMP, .name = "dump", .selected = dump_selected,
+		.rules = { .key = "dump", .necessary = B(PID) },
 		.unlisted = true,
 	},
 	/* msprof runs both forms of dynamic mode as its AppMode, hence the

@@ -46,6 +46,7 @@ enum opt_id {
 	OPT_CAPTURE_RANGE,
 	OPT_CAPTURE_RANGE_END,
 	OPT_SCHEDULE,
+	OPT_DUMP,
 	_OPT_LAUNCHER_MAX,
 	/* the settings, by name where the launcher's own code needs them */
 	OPT_STORAGE_LIMIT = _OPT_LAUNCHER_MAX + SET_STORAGE_LIMIT,
@@ -58,6 +59,8 @@ enum opt_id {
 	OPT_HOST_SYS_USAGE_FREQ = _OPT_LAUNCHER_MAX + SET_HOST_SYS_USAGE_FREQ,
 	OPT_TASK_TIME = _OPT_LAUNCHER_MAX + SET_TASK_TIME,
 	OPT_OSRT_THRESHOLD = _OPT_LAUNCHER_MAX + SET_OSRT_THRESHOLD,
+	OPT_FLIGHT_RECORDER = _OPT_LAUNCHER_MAX + SET_FLIGHT_RECORDER,
+	OPT_DUMP_ON = _OPT_LAUNCHER_MAX + SET_DUMP_ON,
 	_OPT_MAX = _OPT_LAUNCHER_MAX + _SET_MAX
 };
 
@@ -120,6 +123,7 @@ struct msprof_opts {
 	const char *sys_devices;         /* accepted for msprof's checks; no device data here */
 	bool sys_cpu_profiling;
 	bool list;                       /* --list (ours) */
+	bool dump;                       /* --dump (ours): ask --pid's flight recorder for a dump */
 	bool comm;                       /* --hccl=on: inject the agent for NCCL's plugin */
 	struct {
 		unsigned char row;       /* compat_table[row] */
@@ -163,6 +167,7 @@ static inline bool opts_have_app(const struct msprof_opts *o)
 /* The running modes, in msprof's priority order (modes.h). */
 enum mode_id {
 	MODE_LIST,            /* --dynamic=on --list (ours) */
+	MODE_DUMP,            /* --dump --pid=P (ours) */
 	MODE_DYNAMIC,         /* --dynamic=on <app> | --dynamic=on --pid=P[,P...] */
 	MODE_LAUNCH,          /* msprof [options] <app> | --application=... */
 	MODE_SYSTEM,          /* --sys-devices with --sys-period, no app */

@@ -12,6 +12,7 @@
 /* Indexed by the mode table's enum: the table decides, this only runs. */
 static const mode_run_fn mode_runners[_MODE_MAX] = {
 	[MODE_LIST] = mode_list_run,
+	[MODE_DUMP] = mode_dump_run,
 	[MODE_DYNAMIC] = mode_dynamic_run,
 	[MODE_LAUNCH] = mode_launch_run,
 	[MODE_SYSTEM] = mode_system_run,

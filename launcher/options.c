@@ -380,6 +380,12 @@ static int check_list(struct msprof_opts *o, const char *v, struct diag *d)
 	return 0;
 }
 
+static int check_dump(struct msprof_opts *o, const char *v, struct diag *d)
+{
+	o->dump = true;
+	return 0;
+}
+
 bool pid_attachable(pid_t pid, char *why, size_t why_len)
 {
 	if (pid <= 0) {
@@ -470,7 +476,16 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 	};
 	bool have_pid = o->pid_arg && *o->pid_arg;
 
-	if (o->list) {
+	if (o->dump) {
+		if (!have_pid || opts_have_app(o) || o->dynamic)
+			return diag_error(d, "Argument --dump needs --pid=P (a process of a job that msprof "
+					  "--flight-recorder profiles) and neither --dynamic nor an application.");
+		int r = parse_pid_list(o, d);
+		if (r < 0)
+			return r;
+		if (o->n_pids != 1)
+			return diag_error(d, "Argument --dump takes one --pid, any process of the job.");
+	} else if (o->list) {
 		if (!o->dynamic)
 			return diag_error(d, "Argument --list must be used with --dynamic=on.");
 		if (opts_have_app(o) || have_pid)
@@ -504,6 +519,22 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 		return diag_error(d, "Argument --step-range must be used with --msproftx=on.");
 	if (opts_used(o, OPT_OSRT_THRESHOLD) && !opts_osrt(o))
 		return diag_error(d, "Argument --osrt-threshold must be used with --host-sys=osrt.");
+	if (opts_s(o, SET_DUMP_ON) && !opts_s(o, SET_FLIGHT_RECORDER))
+		return diag_error(d, "Argument --dump-on must be used with --flight-recorder.");
+	if (opts_s(o, SET_FLIGHT_RECORDER)) {
+		/* the recorder is always on, in launch mode: windows and a
+		 * bound on the output's size are other ways of choosing */
+		static const enum opt_id fr_conflicts[] = {
+			OPT_DYNAMIC, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_SCHEDULE, OPT_STORAGE_LIMIT,
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(fr_conflicts); i++)
+			if (opts_used(o, fr_conflicts[i]) && (fr_conflicts[i] != OPT_DYNAMIC || o->dynamic))
+				return diag_error(d, "Argument --flight-recorder and --%s cannot be configured at the same "
+						  "time.", opt_get(fr_conflicts[i])->name);
+		if (opts_s(o, SET_STEP_RANGE))
+			return diag_error(d, "Argument --flight-recorder and --step-range cannot be configured at the "
+					  "same time.");
+	}
 	return 0;
 }
 
@@ -544,7 +575,7 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		M(LIST) | APP_MODES },
 	[OPT_PID] = { OPT_PID, "pid", true,
 		"Dynamic profiling pids of the target processes", check_pid, 60, OPT_VALUES_NONE, NULL,
-		M(DYNAMIC) },
+		M(DYNAMIC) | M(DUMP) },
 	[OPT_DELAY] = { OPT_DELAY, "delay", true,
 		"Collect start delay time in seconds, range 1 ~ 4294967295s.", check_delay, 70, OPT_VALUES_NONE, NULL,
 		M(LAUNCH) },
@@ -664,6 +695,11 @@ static const struct opt_def launcher_opts[_OPT_LAUNCHER_MAX] = {
 		CONT "The collection starts closed. (an option of this implementation; CANN msprof has none)",
 		check_schedule, 398, OPT_VALUES_NONE, NULL,
 		M(DYNAMIC) | M(LAUNCH) },
+	[OPT_DUMP] = { OPT_DUMP, "dump", false,
+		"With --pid=P: have the --flight-recorder of the job P belongs to write out what it holds"
+		CONT "now, as the `dump` trigger does. (an option of this implementation; CANN msprof has none)",
+		check_dump, 399, OPT_VALUES_NONE, NULL,
+		M(DUMP) },
 };
 
 /* A setting's option: its row's checks and msprof's messages; --host-sys

@@ -25,6 +25,7 @@ const char *subcmd_form(size_t i);
 int complete_run(int argc, char **argv);
 int mode_dynamic_run(const struct msprof_opts *o);  /* mode-dynamic.c: the (msprof) prompt */
 int mode_list_run(const struct msprof_opts *o);     /* mode-list.c: --dynamic=on --list */
+int mode_dump_run(const struct msprof_opts *o);     /* mode-dump.c: --dump --pid=P */
 /* mode-self.c: "msprof self-enable PID", started by the agent of a job
  * whose environment has MSPROF_OPTIONS or MSPROF_CONFIG; argv[1] is the
  * word. */

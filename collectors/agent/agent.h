@@ -412,6 +412,14 @@ static inline bool agent_capture_on(void)
 int agent_capture_ask(bool start);
 /* The same for a --schedule window of steps [lo, hi). */
 int agent_capture_ask_steps(bool start, int64_t lo, int64_t hi);
+/* --dump-on (common/flight-recorder.h), from agent_start: arm(spec) ("":
+ * off), and tick(now) on the agent thread at each of its wakes (capture.c's,
+ * at load). */
+void agent_control_on_watch(void (*arm)(const char *spec), void (*tick)(uint64_t now_ns));
+/* A trigger of --dump-on seen in this process: the agent thread drains the
+ * queues into the ring and asks msprofd for a dump.  0, -EBUSY (one is
+ * waiting to be sent), -ENOTCONN, -ENOTSUP. */
+int agent_dump_ask(const char *trigger, const char *detail);
 /* msprofd's agent_schedule reaches fn (capture.c's, at load: a hook, so
  * that calls go down). */
 void agent_control_on_schedule(void (*fn)(const char *spec));

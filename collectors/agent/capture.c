@@ -24,6 +24,7 @@
  * asked; the first step of the job has no step before it).  It is closed
  * at the end of its last active step where the job says so (mstxStepEnd),
  * else as the next step begins, or when the job ends. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 
 #include "collectors/agent/agent.h"
 #include "collectors/steps.h"
+#include "common/flight-recorder.h"
 #include "common/step-schedule.h"
 
 _Atomic bool g_capture_on;
@@ -57,6 +59,23 @@ static struct {
 	/* the range or push that began its last step: its end closes it */
 	_Atomic uint64_t end_id, end_push;
 } S = { .mu = PTHREAD_MUTEX_INITIALIZER, .cur = -1 };
+/* --dump-on's slow-step and hang (common/flight-recorder.h): the steps of
+ * this process timed from one step's beginning to the next's, under S.mu
+ * (steps begin on any thread); the agent thread reads last_ns. */
+static struct {
+	_Atomic bool on;
+	_Atomic bool exit;         /* a non-zero exit status dumps */
+	uint64_t slow_x10;         /* 0: off */
+	uint64_t hang_ns;          /* 0: off */
+	_Atomic uint64_t last_ns;  /* CLOCK_MONOTONIC when the last step began, 0 none */
+	_Atomic int64_t last_id;
+	uint64_t d[FLIGHT_SLOW_WINDOW]; /* the last steps' durations, ns */
+	unsigned n, next;
+	uint64_t seen;             /* steps timed */
+	uint64_t hang_asked;       /* last_ns of the step a hang was asked for */
+	bool on_exit;              /* exit_watch registered */
+} WT;
+
 /* agent_capture_begin said the range is the schedule's (this thread's
  * agent_capture_began is its id) */
 static __thread bool t_sched_id;
@@ -132,6 +151,11 @@ static void arm_schedule(const char *spec)
 	pthread_mutex_unlock(&S.mu);
 }
 
+static void arm_watch(const char *spec);
+static void watch_tick(uint64_t now);
+static void exit_watch(int status, void *arg);
+static void (*_Atomic next_exit)(int);  /* libc's, looked up at load */
+
 /* Read once, as the agent loads: only its own variables, and the hooks
  * registered with control.c and cupti.c.  Before the other constructors
  * (priority 101): control.c's waits for msprofd's first messages (launch
@@ -141,6 +165,10 @@ __attribute__((constructor(101))) static void capture_load(void)
 	const char *v = getenv("MSPROF_CAPTURE_RANGE"), *end = getenv("MSPROF_CAPTURE_RANGE_END");
 	const char *sched = getenv("MSPROF_SCHEDULE");
 	agent_control_on_schedule(arm_schedule);
+	agent_control_on_watch(arm_watch, watch_tick);
+	void *sym = dlsym(RTLD_NEXT, "exit"), (*f)(int);
+	memcpy(&f, &sym, sizeof f);
+	atomic_store(&next_exit, f);
 	if (sched)
 		arm_schedule(sched);
 	if (!v)
@@ -213,6 +241,120 @@ static bool schedule_step_locked(uint64_t id)
 	return S.open && (int64_t)id == S.hi - 1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Step id begins (under S.mu): the previous one's time is judged against
+ * the median of the steps before it (slow-step), then kept. */
+static void watch_step_locked(uint64_t id)
+{
+	if (!atomic_load_explicit(&WT.on, memory_order_relaxed))
+		return;
+	if (!WT.on_exit && atomic_load(&WT.exit))
+		WT.on_exit = on_exit(exit_watch, NULL) == 0;
+	uint64_t now = mono_ns(), last = atomic_load(&WT.last_ns);
+	int64_t prev = atomic_load(&WT.last_id);
+	if (last && prev == (int64_t)id)
+		return; /* begun already (mstxStepEnd, then mstxStep) */
+	if (last && now > last) {
+		uint64_t dur = now - last;
+		if (WT.slow_x10 && WT.seen >= FLIGHT_SLOW_MIN_STEPS && WT.n) {
+			uint64_t v[FLIGHT_SLOW_WINDOW];
+			memcpy(v, WT.d, WT.n * sizeof v[0]);
+			qsort(v, WT.n, sizeof v[0], cmp_u64);
+			uint64_t med = v[WT.n / 2];
+			if (med && dur * 10 > med * WT.slow_x10) {
+				char detail[200];
+				snprintf(detail, sizeof detail,
+					 "step %lld took %.1f ms, %.1fx the median %.1f ms of the %u steps before it",
+					 (long long)prev, dur / 1e6, (double)dur / (double)med, med / 1e6, WT.n);
+				(void)agent_dump_ask("slow-step", detail);
+			}
+		}
+		WT.d[WT.next] = dur;
+		WT.next = (WT.next + 1) % FLIGHT_SLOW_WINDOW;
+		if (WT.n < FLIGHT_SLOW_WINDOW)
+			WT.n++;
+		WT.seen++;
+	}
+	atomic_store(&WT.last_id, (int64_t)id);
+	atomic_store(&WT.last_ns, now);
+}
+
+/* --dump-on from agent_start ("" or none: off); the steps already timed
+ * are kept when it does not change. */
+static void arm_watch(const char *spec)
+{
+	struct dump_on d = { 0 };
+	bool ok = spec && *spec && dump_on_parse(spec, &d) == 0 && (d.slow_x10 || d.hang_s || d.exit);
+	pthread_mutex_lock(&S.mu);
+	WT.slow_x10 = ok ? d.slow_x10 : 0;
+	WT.hang_ns = ok ? d.hang_s * NSEC_PER_SEC : 0;
+	atomic_store(&WT.exit, ok && d.exit);
+	if (ok && (d.slow_x10 || d.hang_s))
+		atomic_store_explicit(&g_capture_on, true, memory_order_relaxed);
+	atomic_store(&WT.on, ok);
+	pthread_mutex_unlock(&S.mu);
+}
+
+/* --dump-on's exit: the process ends with a non-zero status.  exit(3)
+ * itself is wrapped (exitflush.c: agent_capture_exit); a return from main
+ * is seen by an on_exit(3) handler (which hands the status over, atexit's
+ * would not) registered at the process's first step: exit handlers run
+ * in the reverse order of their registration, and one registered at load
+ * would run after the loader's, which end the agent (its destructor).
+ * The ask is sent and what the queues hold written into the ring before
+ * the process goes on ending (agent_flush_now: bounded).  A process killed
+ * by a signal runs no handler: the job's end says it (the launcher). */
+static void exit_watch(int status, void *arg)
+{
+	static _Atomic bool asked;
+	(void)arg;
+	if (status == 0 || !atomic_load(&WT.exit) || atomic_exchange(&asked, true))
+		return;
+	char comm[64], detail[200];
+	agent_comm(comm, sizeof comm);
+	snprintf(detail, sizeof detail, "process %d (%s) exits with status %d", (int)getpid(), comm, status);
+	if (agent_dump_ask("exit", detail) == 0)
+		agent_flush_now();
+}
+
+/* exit(3) itself (agent.map exports it): a non-zero status is asked for
+ * before the exit handlers run, then libc's exit.  Here, not in
+ * exitflush.c: this file is in the shared builds alone, and a unit test
+ * that links the folder's library keeps libc's exit. */
+AGENT_EXPORT void exit(int status)
+{
+	exit_watch(status, NULL);
+	void (*f)(int) = atomic_load(&next_exit);
+	if (!f) {
+		void *sym = dlsym(RTLD_NEXT, "exit");
+		memcpy(&f, &sym, sizeof f);
+	}
+	if (f)
+		f(status);
+	for (;;)
+		(void)syscall(SYS_exit_group, status);
+}
+
+/* The agent thread's look at the clock: a step begun hang_ns ago with no
+ * next one is a hang, asked for once per step. */
+static void watch_tick(uint64_t now)
+{
+	uint64_t last = atomic_load(&WT.last_ns);
+	if (!atomic_load_explicit(&WT.on, memory_order_relaxed) || !WT.hang_ns || !last || now < last ||
+	    now - last < WT.hang_ns || WT.hang_asked == last)
+		return;
+	WT.hang_asked = last;
+	char detail[200];
+	snprintf(detail, sizeof detail, "step %lld has gone on for %.0f s with no next step",
+		 (long long)atomic_load(&WT.last_id), (now - last) / 1e9);
+	(void)agent_dump_ask("hang", detail);
+}
+
 /* A range or push of this message begins: true when it begins the open
  * window's last step. */
 static bool schedule_message(const char *msg, long len)
@@ -226,7 +368,9 @@ static bool schedule_message(const char *msg, long len)
 	bool last = false;
 	if (n && n < 64 && step_parse(msg, n, &step)) {
 		pthread_mutex_lock(&S.mu);
-		last = schedule_step_locked(step);
+		watch_step_locked(step);
+		if (atomic_load_explicit(&S.on, memory_order_relaxed))
+			last = schedule_step_locked(step);
 		pthread_mutex_unlock(&S.mu);
 	}
 	return last;
@@ -234,9 +378,18 @@ static bool schedule_message(const char *msg, long len)
 
 void agent_capture_step_mark(bool end, uint64_t step)
 {
-	if (!atomic_load_explicit(&S.on, memory_order_relaxed) || step >= (uint64_t)INT64_MAX)
+	if (step >= (uint64_t)INT64_MAX)
 		return;
+	if (!atomic_load_explicit(&S.on, memory_order_relaxed)) {
+		if (atomic_load_explicit(&WT.on, memory_order_relaxed)) {
+			pthread_mutex_lock(&S.mu);
+			watch_step_locked(end ? step + 1 : step);
+			pthread_mutex_unlock(&S.mu);
+		}
+		return;
+	}
 	pthread_mutex_lock(&S.mu);
+	watch_step_locked(end ? step + 1 : step);
 	if (end && S.open && (int64_t)step + 1 >= S.hi)
 		schedule_close_locked();
 	/* mstxStepEnd(N): the process is in step N + 1 (steps.h) */
@@ -246,7 +399,8 @@ void agent_capture_step_mark(bool end, uint64_t step)
 
 bool agent_capture_begin(int kind, const char *msg, long len)
 {
-	if (atomic_load_explicit(&S.on, memory_order_relaxed) && schedule_message(msg, len)) {
+	if ((atomic_load_explicit(&S.on, memory_order_relaxed) || atomic_load_explicit(&WT.on, memory_order_relaxed)) &&
+	    schedule_message(msg, len)) {
 		atomic_store(&S.end_id, 0);
 		t_sched_id = true;
 		return true;
@@ -282,7 +436,8 @@ bool agent_capture_end(uint64_t id)
 
 void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level)
 {
-	if (atomic_load_explicit(&S.on, memory_order_relaxed) && schedule_message(msg, len) && level >= 0) {
+	if ((atomic_load_explicit(&S.on, memory_order_relaxed) || atomic_load_explicit(&WT.on, memory_order_relaxed)) &&
+	    schedule_message(msg, len) && level >= 0) {
 		uint64_t tid = (uint64_t)syscall(SYS_gettid);
 		atomic_store(&S.end_push, tid << 32 | (uint64_t)(domain & 0xffff) << 16 | (uint64_t)((level + 1) & 0xffff));
 		return;

@@ -102,6 +102,11 @@ static struct {
 	unsigned capture_head, capture_n;
 	uint64_t capture_dropped;        /* asked while the queue was full */
 	void (*_Atomic on_schedule)(const char *spec);  /* agent_control_on_schedule */
+	/* --dump-on (agent_control_on_watch): arm, and look at the clock */
+	void (*_Atomic on_watch)(const char *spec);
+	void (*_Atomic watch_tick)(uint64_t now_ns);
+	/* a dump asked for (agent_dump_ask), until the agent thread sends it */
+	char dump_trigger[16], dump_detail[200];
 	bool armed;                      /* msprofd armed a --schedule (register_sync's wait ends) */
 	size_t rlen;
 	char rbuf[4 + IPC_MAX_MSG];
@@ -324,7 +329,7 @@ static void try_connect(uint64_t wait_ms)
 static void on_start(const struct ajson_obj *m, uint64_t id)
 {
 	int64_t session = 0, threshold = OSRT_THRESHOLD_DEFAULT_NS;
-	const char *dir = NULL, *inc = "", *exc = "", *ranks = "", *steps = "";
+	const char *dir = NULL, *inc = "", *exc = "", *ranks = "", *steps = "", *dump_on = "";
 	bool tx = true, osrt = false;
 	int64_t lo = 0, hi = 0;
 	if (ajson_get_int(m, "session", &session) < 0 || session <= 0 ||
@@ -335,11 +340,15 @@ static void on_start(const struct ajson_obj *m, uint64_t id)
 	    ajson_get_str(m, "mstx_domain_include", &inc) == -EINVAL ||
 	    ajson_get_str(m, "mstx_domain_exclude", &exc) == -EINVAL ||
 	    ajson_get_str(m, "ranks", &ranks) == -EINVAL || ajson_get_str(m, "step_range", &steps) == -EINVAL ||
-	    (*steps && agent_gate_parse_range(steps, &lo, &hi) < 0)) {
+	    (*steps && agent_gate_parse_range(steps, &lo, &hi) < 0) || ajson_get_str(m, "dump_on", &dump_on) == -EINVAL) {
 		send_error(id, IPC_E_BAD_REQUEST, "agent_start needs 'session' and an absolute 'prof_dir' "
 					      "('step_range' is \"A-B\", A < B; 'osrt_threshold_ns' 0..1000000000)");
 		return;
 	}
+	/* --dump-on: the steps are watched whatever is recorded */
+	void (*watch)(const char *) = atomic_load(&C.on_watch);
+	if (watch)
+		watch(dump_on);
 	/* --ranks: a process of another rank records nothing (gate.c) */
 	bool listed = agent_gate_rank_listed(ranks, agent_rank());
 	if (!listed)
@@ -631,6 +640,30 @@ int agent_capture_ask(bool start)
 	return agent_capture_ask_steps(start, 0, 0);
 }
 
+void agent_control_on_watch(void (*arm)(const char *spec), void (*tick)(uint64_t now_ns))
+{
+	atomic_store(&C.on_watch, arm);
+	atomic_store(&C.watch_tick, tick);
+}
+
+int agent_dump_ask(const char *trigger, const char *detail)
+{
+	if (C.standalone_dir)
+		return -ENOTSUP;
+	if (!C.started || (C.sock < 0 && C.connect_failed))
+		return -ENOTCONN;
+	pthread_mutex_lock(&C.capture_mu);
+	/* one waits at a time: a later one while it waits is the same trouble */
+	bool queued = !C.dump_trigger[0];
+	if (queued) {
+		snprintf(C.dump_trigger, sizeof C.dump_trigger, "%s", trigger);
+		snprintf(C.dump_detail, sizeof C.dump_detail, "%s", detail ? detail : "");
+	}
+	pthread_mutex_unlock(&C.capture_mu);
+	agent_wake_always();
+	return queued ? 0 : -EBUSY;
+}
+
 void agent_control_on_schedule(void (*fn)(const char *spec))
 {
 	atomic_store(&C.on_schedule, fn);
@@ -664,8 +697,33 @@ AGENT_EXPORT int msprofStop(void)
 	return agent_capture_ask(false);
 }
 
+static void send_dump(void)
+{
+	char trigger[sizeof C.dump_trigger], detail[sizeof C.dump_detail];
+	if (C.conn != C_READY)
+		return; /* kept until it is */
+	pthread_mutex_lock(&C.capture_mu);
+	memcpy(trigger, C.dump_trigger, sizeof trigger);
+	memcpy(detail, C.dump_detail, sizeof detail);
+	C.dump_trigger[0] = '\0';
+	pthread_mutex_unlock(&C.capture_mu);
+	if (!trigger[0])
+		return;
+	/* what the job did up to now is in the ring before the dump copies it */
+	pthread_mutex_lock(&g_win_mu);
+	window_drain();
+	pthread_mutex_unlock(&g_win_mu);
+	struct ajw w;
+	msg_begin(&w, IPC_T_CAPTURE, 0);
+	ajw_str(&w, "dump", trigger);
+	if (detail[0])
+		ajw_str(&w, "detail", detail);
+	(void)msg_send(&w);
+}
+
 static void send_capture(void)
 {
+	send_dump();
 	for (;;) {
 		if (C.conn != C_READY)
 			return; /* kept until it is */
@@ -817,9 +875,15 @@ static void *agent_main(void *arg)
 		/* each asked: both flags clear */
 		if (agent_cupti_came_up() | agent_comm_plugin_came_up())
 			device_window();
+		/* a dump asked for as the process ends goes before the
+		 * flush that lets it end */
+		send_dump();
 		answer_flush();
-		send_capture();
 		uint64_t now = mono_ns();
+		void (*tick)(uint64_t) = atomic_load(&C.watch_tick);
+		if (tick)
+			tick(now);
+		send_capture();
 		pthread_mutex_lock(&g_win_mu);
 		bool active = window_active();
 		if (active && now >= next_drain) {

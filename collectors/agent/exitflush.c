@@ -12,6 +12,10 @@
  * nothing).  execl, execlp and execle build the argument vector as glibc
  * does and go on through execv, execvp and execve.
  *
+ * exit itself is wrapped in capture.c, for --dump-on's exit (in the
+ * shared builds only: a unit test linking this folder's library must keep
+ * libc's).
+ *
  * The next definitions are looked up before any other constructor of ours
  * runs, so that a call from a signal handler or a forked child never enters
  * the dynamic loader; one made before (another library's constructor) looks

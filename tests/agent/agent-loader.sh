@@ -19,7 +19,7 @@ fi
 # the interposed OS runtime calls (osrt.c), the 64 variants included
 OSRT_APIS='pthread_mutex_lock|pthread_cond_wait|pthread_cond_timedwait|pthread_join|nanosleep|usleep|sleep|clock_nanosleep|read|write|pread|pwrite|pread64|pwrite64|readv|writev|send|recv|sendto|recvfrom|poll|ppoll|select|epoll_wait|fsync|fdatasync|open|open64|openat|openat64|mmap|mmap64|munmap|sem_wait|sem_timedwait|sem_clockwait|pthread_cond_clockwait|pthread_mutex_timedlock|accept|accept4|connect|recvmsg|sendmsg|epoll_pwait|pselect|__read_chk|__pread_chk|__pread64_chk|__recv_chk|__recvfrom_chk|__poll_chk|__ppoll_chk'
 # the calls that end a process image (exitflush.c), in both builds
-EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|_exit|_Exit'
+EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|exit|_exit|_Exit'
 # NCCL's profiler plugin interface (nccl.c), every version NCCL looks up
 NCCL_APIS='ncclProfiler_v1|ncclProfiler_v2|ncclProfiler_v3|ncclProfiler_v4|ncclProfiler_v5|ncclProfiler_v6'
 ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|msprofStart|msprofStop|msprofSchedule|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step|StepEnd|NameOsThreadA)|'"$NCCL_APIS"'|'"$EXIT_APIS"

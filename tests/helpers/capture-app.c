@@ -19,9 +19,12 @@
  * test-capture-app steps N [MS [HANG_AT HANG_MS]]: N training steps, step
  * i begun by mstxStep(i) and the last ended by mstxStepEnd, each MS ms
  * (default 150) of marks "s<i>-<j>" every 10 ms, for --schedule; step
- * HANG_AT also waits HANG_MS ms after its marks (a rank that hangs).
+ * HANG_AT also waits HANG_MS ms after its marks (a rank that hangs), and
+ * with "kill" after it then kills itself with SIGKILL (a rank that dies),
+ * with "fail" exits with status 3 (a rank that fails).
  * Prints "marks s<i> N" per step. */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +94,7 @@ static int ranges(const char *name, int n)
 	return 0;
 }
 
-static int steps(int n, unsigned ms, int hang_at, unsigned hang_ms)
+static int steps(int n, unsigned ms, int hang_at, unsigned hang_ms, const char *end)
 {
 	for (int i = 0; i < n; i++) {
 		char kind[16];
@@ -100,6 +103,10 @@ static int steps(int n, unsigned ms, int hang_at, unsigned hang_ms)
 		printf("marks %s %u\n", kind, marks(kind, ms));
 		if (i == hang_at)
 			sleep_ms(hang_ms);
+		if (i == hang_at && strcmp(end, "kill") == 0)
+			raise(SIGKILL);
+		if (i == hang_at && strcmp(end, "fail") == 0)
+			exit(3);
 	}
 	if (n > 0)
 		mstxStepEnd((uint64_t)n - 1);
@@ -111,9 +118,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 4 && strcmp(argv[1], "range") == 0)
 		return ranges(argv[2], atoi(argv[3]));
-	if ((argc == 3 || argc == 4 || argc == 6) && strcmp(argv[1], "steps") == 0)
-		return steps(atoi(argv[2]), argc >= 4 ? (unsigned)atoi(argv[3]) : 150, argc == 6 ? atoi(argv[4]) : -1,
-			     argc == 6 ? (unsigned)atoi(argv[5]) : 0);
+	if ((argc == 3 || argc == 4 || argc == 6 ||
+	     (argc == 7 && (strcmp(argv[6], "kill") == 0 || strcmp(argv[6], "fail") == 0))) &&
+	    strcmp(argv[1], "steps") == 0)
+		return steps(atoi(argv[2]), argc >= 4 ? (unsigned)atoi(argv[3]) : 150, argc >= 6 ? atoi(argv[4]) : -1,
+			     argc >= 6 ? (unsigned)atoi(argv[5]) : 0, argc == 7 ? argv[6] : "");
 	if (argc == 3 && strcmp(argv[1], "cuda") == 0)
 		return ranges("cuda", atoi(argv[2]));
 	unsigned out = marks("out", 100);

@@ -952,10 +952,40 @@ static void test_dynamic_options(void)
 	CHECK(PARSE(&o, &d, "--list=1") == -EINVAL);
 	CHECK_STR(d.error, "msprof: option '--list' doesn't allow an argument");
 
+	/* --flight-recorder, --dump-on, --dump (ours: common/flight-recorder.h) */
+	CHECK(PARSE(&o, &d, "--flight-recorder=60s,512MB", "app") == 0);
+	CHECK(PARSE(&o, &d, "--flight-recorder=1GB,2h", "--dump-on=slow-step:2.5,hang:10m,exit", "app") == 0);
+	CHECK(PARSE(&o, &d, "--flight-recorder=16MB", "--dump-on=none", "app") == 0);
+	static const char *const bad_fr[] = { "60", "0s", "31d", "60s,60s", "512MB,1GB", "15MB", "60s,", ",60s",
+					      "721h", "1TB", "-5s", "60 s", "" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_fr); i++) {
+		char arg[64];
+		snprintf(arg, sizeof arg, "--flight-recorder=%s", bad_fr[i]);
+		CHECK(PARSE(&o, &d, arg, "app") == -EINVAL || (fprintf(stderr, "taken: %s\n", arg), 0));
+	}
+	static const char *const bad_on[] = { "slow-step:1", "slow-step:1.05", "slow-step:2.", "slow-step:1001",
+					      "hang:0s", "hang:8d", "hang:169h", "exit,exit", "crash", "exit,", "none,exit",
+					      "slow-step:", "" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_on); i++) {
+		char arg[64];
+		snprintf(arg, sizeof arg, "--dump-on=%s", bad_on[i]);
+		CHECK(PARSE(&o, &d, "--flight-recorder=60s", arg, "app") == -EINVAL ||
+		      (fprintf(stderr, "taken: %s\n", arg), 0));
+	}
+	PARSE_ERR("Argument --dump-on must be used with --flight-recorder.", "--dump-on=exit", "app");
+	PARSE_ERR("Argument --flight-recorder and --dynamic cannot be configured at the same time.",
+		  "--flight-recorder=60s", "--dynamic=on", "app");
+	PARSE_ERR("Argument --flight-recorder and --schedule cannot be configured at the same time.",
+		  "--flight-recorder=60s", "--schedule=active=2", "app");
+	char two[96];
+	snprintf(two, sizeof two, "--pid=%s,%d", self, (int)getppid());
+	PARSE_ERR("Argument --dump takes one --pid, any process of the job.", "--dump", two);
+	CHECK(PARSE(&o, &d, "--dump", pid_self) == 0 && o.dump && o.n_pids == 1);
+
 	/* getopt prefixes among the new names */
 	CHECK(PARSE(&o, &d, "--d=on", "app") == -EINVAL);
 	CHECK_STR(d.error, "msprof: option '--d=on' is ambiguous; possibilities: '--dynamic' '--delay' '--duration' "
-		  "'--dvpp-profiling' '--dvpp-freq'");
+		  "'--dump' '--dump-on' '--dvpp-profiling' '--dvpp-freq'");
 	CHECK(PARSE(&o, &d, "--dyn=on", "--pi", self) == 0 && o.dynamic && o.n_pids == 1);
 	opts_release(&o);
 }

@@ -60,7 +60,7 @@ static void pick_value(const struct setting_def *def, char *buf, size_t size)
 		}
 		return;
 	case SETTING_STR: { /* the first the row takes */
-		static const char *const candidates[] = { "1-3", "0,2", "default,d1" };
+		static const char *const candidates[] = { "1-3", "0,2", "default,d1", "60s,512MB", "slow-step:3,exit" };
 		for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
 			if (def->check_str && def->check_str(candidates[i]) < 0)
 				continue;

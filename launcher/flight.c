@@ -1,0 +1,268 @@
+#include "launcher/flight.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "collectors/profdir.h"
+#include "collectors/raw.h"
+#include "common/util.h"
+#include "ipc/ipc.h"
+#include "launcher/console.h"
+
+/* A dump waits this long after its trigger, so that what was recorded up
+ * to it is in the ring: the agents write their queues every 50 ms, msprofd
+ * its samples every 100 ms. */
+#define FLIGHT_SETTLE_MS 200
+
+static bool on_tmpfs(const char *dir)
+{
+	struct statfs st;
+	return statfs(dir, &st) == 0 && (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC);
+}
+
+static int ring_base(char *buf, size_t size)
+{
+	const char *env = getenv("MSPROF_RING_DIR");
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return 0;
+	}
+	if (on_tmpfs("/dev/shm") && access("/dev/shm", W_OK | X_OK) == 0) {
+		snprintf(buf, size, "/dev/shm");
+		return 0;
+	}
+	char *path = NULL;
+	const char *why = NULL;
+	int r = ipc_runtime_dir(&path, &why);
+	if (r >= 0)
+		snprintf(buf, size, "%s", path);
+	free(path);
+	return r < 0 ? r : 0;
+}
+
+int flight_open(struct flight *f, const struct msprof_opts *o)
+{
+	*f = (struct flight){ 0 };
+	const char *spec = opts_s(o, SET_FLIGHT_RECORDER), *on = opts_s(o, SET_DUMP_ON);
+	if (!spec)
+		return 0;
+	if (flight_spec_parse(spec, &f->spec) < 0 || dump_on_parse(on ? on : FLIGHT_DUMP_ON_DEFAULT, &f->on) < 0)
+		return -EINVAL; /* the parser checked them */
+	char base[PATH_MAX - 64], path[PATH_MAX];
+	int r = ring_base(base, sizeof base);
+	if (r < 0) {
+		console_error("cannot find a directory in memory for the flight recorder's ring: %s", strerror(-r));
+		return r;
+	}
+	snprintf(path, sizeof path, "%s/msprof-ring-%u-XXXXXX", base, (unsigned)getuid());
+	if (!mkdtemp(path)) {
+		r = -errno;
+		console_error("cannot make the flight recorder's ring in '%s': %s", base, strerror(-r));
+		return r;
+	}
+	char data[PATH_MAX + 16];
+	snprintf(data, sizeof data, "%s/host", path);
+	if (mkdir(data, 0700) < 0 || (strcat(data, "/data"), mkdir(data, 0700) < 0)) {
+		r = -errno;
+		console_error("cannot make the flight recorder's ring in '%s': %s", path, strerror(-r));
+		(void)rmdir(path);
+		return r;
+	}
+	if (!on_tmpfs(path))
+		console_warn("the flight recorder's ring '%s' is not in memory (tmpfs): it is written to disk", path);
+	f->ring = strdup(path);
+	f->start_real_ns = real_ns();
+	if (!f->ring)
+		return -ENOMEM;
+	char span[32] = "no bound in time";
+	if (f->spec.span_s)
+		snprintf(span, sizeof span, "the last %" PRIu64 " s", f->spec.span_s);
+	console_info("Flight recorder on: %s, at most %" PRIu64 " MB on this host, in '%s'; dumps on %s.", span,
+		     f->spec.ring_mb, f->ring, on ? on : FLIGHT_DUMP_ON_DEFAULT);
+	return 0;
+}
+
+/* info.json's "flight_recorder": the trigger, the span the dump covers,
+ * and what the ring had overwritten by then, by kind. */
+static cJSON *dump_info(const struct flight *f, const struct dump_ask *a, uint64_t now_real, uint64_t from_real,
+			const struct raw_quota_stats *q, uint64_t files, uint64_t bytes)
+{
+	/* ns as text: a JSON number (a double) would round them */
+	char from[24], to[24];
+	snprintf(from, sizeof from, "%" PRIu64, from_real);
+	snprintf(to, sizeof to, "%" PRIu64, now_real);
+	cJSON *j = cJSON_CreateObject();
+	cJSON *ow = j ? cJSON_CreateObject() : NULL;
+	if (!ow || !cJSON_AddStringToObject(j, "trigger", a->trigger) ||
+	    (a->detail[0] && !cJSON_AddStringToObject(j, "detail", a->detail)) ||
+	    (a->by && !cJSON_AddNumberToObject(j, "by_pid", a->by)) ||
+	    !cJSON_AddNumberToObject(j, "span_s", (double)f->spec.span_s) ||
+	    !cJSON_AddNumberToObject(j, "ring_mb", (double)f->spec.ring_mb) ||
+	    !cJSON_AddStringToObject(j, "start_ns", from) || !cJSON_AddStringToObject(j, "end_ns", to) ||
+	    !cJSON_AddNumberToObject(j, "files", (double)files) || !cJSON_AddNumberToObject(j, "bytes", (double)bytes) ||
+	    !cJSON_AddNumberToObject(j, "overwritten_slices", (double)q->aged_files) ||
+	    !cJSON_AddNumberToObject(j, "overwritten_bytes", (double)q->aged_bytes) ||
+	    !cJSON_AddNumberToObject(j, "refused_writes", (double)q->refused_records) ||
+	    !cJSON_AddItemToObject(j, "overwritten", ow)) {
+		cJSON_Delete(ow);
+		cJSON_Delete(j);
+		return NULL;
+	}
+	for (unsigned i = 0; i < q->n_aged_types; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "%u", q->aged_types[i].type);
+		if (!cJSON_AddNumberToObject(ow, key, (double)q->aged_types[i].records)) {
+			cJSON_Delete(j);
+			return NULL;
+		}
+	}
+	return j;
+}
+
+/* ring/<sub>/data into dump/<sub>/data, for host and each device_N. */
+static int copy_ring(const char *ring, const char *dump, uint64_t mono, uint64_t real, uint64_t *files,
+		     uint64_t *bytes)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	snprintf(src, sizeof src, "%s/host/data", ring);
+	snprintf(dst, sizeof dst, "%s/host/data", dump);
+	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
+		return -errno;
+	uint64_t nf = 0, nb = 0;
+	int r = raw_dump_dir(src, dst, mono, real, &nf, &nb);
+	*files += nf;
+	*bytes += nb;
+	for (unsigned d = 0; r == 0 && d < 64; d++) {
+		snprintf(src, sizeof src, "%s/device_%u/data", ring, d);
+		if (access(src, F_OK) < 0)
+			continue;
+		snprintf(dst, sizeof dst, "%s/device_%u", dump, d);
+		if (mkdir(dst, 0750) < 0 && errno != EEXIST)
+			return -errno;
+		strcat(dst, "/data");
+		if (mkdir(dst, 0750) < 0 && errno != EEXIST)
+			return -errno;
+		nf = nb = 0;
+		r = raw_dump_dir(src, dst, mono, real, &nf, &nb);
+		*files += nf;
+		*bytes += nb;
+	}
+	return r;
+}
+
+int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a)
+{
+	if (!f->ring)
+		return 1;
+	static const char *const kinds[] = { "slow-step", "hang", "exit" };
+	int k = -1;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(a->trigger, kinds[i]) == 0)
+			k = i;
+	uint64_t t0 = mono_ns();
+	if (k >= 0 && f->last_auto_ns[k] && t0 - f->last_auto_ns[k] < FLIGHT_AUTO_COOLDOWN_S * NSEC_PER_SEC) {
+		f->skipped++;
+		return 1;
+	}
+	if (f->n_dumps == FLIGHT_MAX_DUMPS) {
+		f->skipped++;
+		console_warn("flight recorder: %d dumps written already; this one (%s) is not", FLIGHT_MAX_DUMPS,
+			     a->trigger);
+		return 1;
+	}
+	if (k >= 0)
+		f->last_auto_ns[k] = t0;
+	(void)nanosleep(&(struct timespec){ .tv_nsec = FLIGHT_SETTLE_MS * NSEC_PER_MSEC }, NULL);
+
+	char *dir = NULL;
+	int r = collection_new_dir(job->output, job->opts, job->pid, job->name, job->rank, job->name, job->dir, &dir);
+	if (r < 0) {
+		console_error("flight recorder: cannot make the dump's PROF dir in '%s': %s", job->output, strerror(-r));
+		return r;
+	}
+	/* the clocks of now: every slice's times convert as of the dump */
+	uint64_t mono = mono_ns(), real = real_ns(), monoraw = clock_ns(CLOCK_MONOTONIC_RAW);
+	uint64_t files = 0, bytes = 0;
+	r = copy_ring(f->ring, dir, mono, real, &files, &bytes);
+	uint64_t t1 = mono_ns();
+	char data[PATH_MAX];
+	snprintf(data, sizeof data, "%s/host/data", f->ring);
+	struct raw_quota_stats q = { 0 };
+	(void)raw_quota_read(data, &q);
+	uint64_t from = f->start_real_ns;
+	if (f->spec.span_s && real - f->spec.span_s * NSEC_PER_SEC > from)
+		from = real - f->spec.span_s * NSEC_PER_SEC;
+	int e = 0;
+	if (r == 0)
+		r = profdir_update_info(dir, "flight_recorder", dump_info(f, a, real, from, &q, files, bytes));
+	if (r == 0)
+		r = profdir_write_time_info(dir, 1, from, monoraw - (real - from));
+	if (r == 0)
+		r = profdir_write_time_info(dir, 0, real, monoraw);
+	if (r < 0) {
+		console_error("flight recorder: cannot write the dump into '%s': %s", dir, strerror(-r));
+		free(dir);
+		return r;
+	}
+	console_info("Flight recorder: dump (%s%s%s) of %" PRIu64 " file(s), %.1f MB written in %.0f ms: %s",
+		     a->trigger, a->detail[0] ? ": " : "", a->detail, files, bytes / 1048576.0, (t1 - t0) / 1e6 - FLIGHT_SETTLE_MS,
+		     dir);
+	/* its ranks, each exported in the background */
+	struct profdir_known_rank known = { job->pid, job->rank };
+	char **dirs = collection_rank_dirs(dir, &known, job->rank >= 0, NULL);
+	for (size_t i = 0; dirs && dirs[i]; i++) {
+		if (f->n_jobs == sizeof f->jobs / sizeof f->jobs[0] ||
+		    export_spawn(dirs[i], job->opts->type, false, &f->jobs[f->n_jobs]) < 0) {
+			console_warn("flight recorder: '%s' is not exported now; msprof --export=on --output=%s does it",
+				     dirs[i], dirs[i]);
+			e++;
+			continue;
+		}
+		f->n_jobs++;
+	}
+	strv_free(dirs);
+	snprintf(f->trigger[f->n_dumps], sizeof f->trigger[0], "%s", a->trigger);
+	f->dumps[f->n_dumps++] = dir;
+	return e ? -EIO : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int flight_close(struct flight *f)
+{
+	int failed = 0;
+	if (!f->ring)
+		return 0;
+	for (size_t i = 0; i < f->n_jobs; i++)
+		failed += export_finish(&f->jobs[i]) < 0;
+	if (nftw(f->ring, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		console_warn("cannot remove the flight recorder's ring '%s': %s", f->ring, strerror(errno));
+	if (f->n_dumps == 0)
+		console_info("Flight recorder: no dump was asked for, nothing written.");
+	for (size_t i = 0; i < f->n_dumps; i++) {
+		console_info("Flight recorder dump %zu (%s): %s", i + 1, f->trigger[i], f->dumps[i]);
+		free(f->dumps[i]);
+	}
+	if (f->skipped)
+		console_info("Flight recorder: %" PRIu64 " trigger(s) within %d s of a dump of their kind were not "
+			     "dumped again.", f->skipped, FLIGHT_AUTO_COOLDOWN_S);
+	free(f->ring);
+	*f = (struct flight){ 0 };
+	return failed;
+}

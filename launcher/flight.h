@@ -1,0 +1,55 @@
+/* --flight-recorder in launch mode (common/flight-recorder.h): the
+ * collection records into a ring, a directory in memory (tmpfs) shaped as a
+ * PROF dir, that msprofd bounds (raw_quota_set_ring: the size at every
+ * write, the span once a second); a dump copies what it holds into a new
+ * PROF dir under --output, with its clocks read afresh, names the trigger
+ * in host/info.json, and has it exported in the background while recording
+ * goes on. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/flight-recorder.h"
+#include "launcher/collection.h"
+
+#define FLIGHT_MAX_DUMPS 64            /* dumps kept track of in one run */
+/* A trigger dumps at most once in this long (a run of slow steps is one
+ * trouble; a process's exit and then the job's, one failure); `dump` and
+ * --dump always do. */
+#define FLIGHT_AUTO_COOLDOWN_S 60
+
+struct flight {
+	char *ring;                        /* the ring dir; NULL: off */
+	struct flight_spec spec;
+	struct dump_on on;
+	uint64_t start_real_ns;            /* the recorder began */
+	uint64_t last_auto_ns[3];          /* CLOCK_MONOTONIC of the last dump of slow-step, hang, exit */
+	uint64_t skipped;                  /* automatic triggers within the cooldown */
+	struct export_job jobs[FLIGHT_MAX_DUMPS * 2];
+	size_t n_jobs;
+	char *dumps[FLIGHT_MAX_DUMPS];     /* the dumps' PROF dirs (before the split by rank) */
+	char trigger[FLIGHT_MAX_DUMPS][16];
+	size_t n_dumps;
+};
+
+/* The job a dump describes, as launch mode knows it. */
+struct flight_job {
+	const char *output;
+	const struct msprof_opts *opts;
+	pid_t pid;
+	const char *name, *dir;
+	int rank;
+};
+
+/* The ring for o (o's --flight-recorder and --dump-on), made on tmpfs:
+ * MSPROF_RING_DIR, else /dev/shm, else the runtime dir. */
+int flight_open(struct flight *f, const struct msprof_opts *o);
+/* Write a dump of what the ring holds now for trigger a (its cooldown
+ * applied to the triggers seen inside the job); 0, 1 when skipped, or
+ * -errno (said). */
+int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a);
+/* The exports of the dumps finished, the ring removed, and the dumps
+ * named; 0, or the number of dumps whose export failed. */
+int flight_close(struct flight *f);

@@ -1,0 +1,206 @@
+# --flight-recorder: the job's data kept in a ring in memory, and written
+# out as a PROF dir on a trigger, recording going on.  Each trigger with a
+# job that makes the trouble on purpose (test-capture-app's steps print
+# how many marks each step made): a slow step, a step that hangs in one of
+# two ranks, a rank that kills itself (the job then ends badly), and
+# `msprof --dump --pid` from another shell.  Each dump holds the steps
+# before the trouble with every mark the job made in them.  Then the
+# bounds: a flood far past a 16 MB ring keeps the ring within 16 MB and the
+# process within its queues' cap plus a constant, and what the dump holds,
+# what the ring overwrote (counted by kind) and what the agent dropped add
+# up to what the job made; a 2 s span keeps only the last seconds.
+. "$SRCDIR/tests/integration/lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
+command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
+APP=$HELPERS/test-capture-app
+FLOOD=$HELPERS/test-mstx-workload
+[ -x "$APP" ] || t_skip "test-capture-app not built (no mstx library)"
+W=$T_WORK
+# the ring where the test can see it
+export MSPROF_RING_DIR=$W/rings
+mkdir -p "$MSPROF_RING_DIR"
+
+# marks per step in PROF dir $1's msprof_tx CSV, steps $2..$3 of pid $4 (any
+# pid when empty): "s0:10 s1:10"
+tx_marks() {
+	python3 - "$@" <<'PY'
+import collections, csv, glob, os, sys
+d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pid = sys.argv[4] if len(sys.argv) > 4 else ""
+n = collections.Counter()
+for path in glob.glob(os.path.join(d, "mindstudio_profiler_output", "msprof_tx_*.csv")):
+    for r in csv.DictReader(open(path)):
+        if r["domain"] == "default" and (not pid or r["pid"] == pid) and r["message"].startswith("s"):
+            n[r["message"].split("-")[0]] += 1
+print(" ".join("s%d:%d" % (k, n["s%d" % k]) for k in range(a, b + 1)))
+PY
+}
+# what the job printed for steps $2..$3 in file $1
+job_marks() {
+	local k out=""
+	for ((k = $2; k <= $3; k++)); do
+		out+="s$k:$(sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$1") "
+	done
+	echo "${out% }"
+}
+info_key() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["flight_recorder"][sys.argv[2]])' \
+		"$1/host/info.json" "$2"
+}
+prof_dirs() { find "$1" -maxdepth 1 -name 'PROF_*' -type d | sort; }
+
+# --- the options ------------------------------------------------------------------------
+t_expect_rc 1 "a bad span is refused" t_msprof --flight-recorder=5x --output="$W" true
+t_expect_rc 1 "a ring below 16 MB is refused" t_msprof --flight-recorder=8MB --output="$W" true
+t_expect_rc 1 "--dump-on without --flight-recorder is refused" t_msprof --dump-on=exit --output="$W" true
+t_expect_rc 1 "a bad --dump-on is refused" t_msprof --flight-recorder=60s --dump-on=slow-step:1 --output="$W" true
+t_expect_rc 1 "--flight-recorder with --storage-limit is refused" \
+	t_msprof --flight-recorder=60s --storage-limit=200MB --output="$W" true
+t_expect_rc 1 "--dump without --pid is refused" t_msprof --dump
+t_expect_rc 1 "--dump for a process no recorder covers fails" t_msprof --dump --pid=$$
+
+# --- a slow step ---------------------------------------------------------------------------
+# 16 steps of 100 ms; step 10 takes 600 ms
+mkdir -p "$W/slow"
+t_msprof --msproftx=on --output="$W/slow" --flight-recorder=60s --dump-on=slow-step:3 \
+	"$APP" steps 16 100 10 500 >"$W/slow.out" 2>&1
+t_eq "slow step: one dump" "$(prof_dirs "$W/slow" | wc -l)" 1
+P=$(prof_dirs "$W/slow" | head -1)
+t_eq "slow step: info.json names the trigger" "$(info_key "$P" trigger)" slow-step
+t_grep "slow step: the detail names step 10" "step 10 took" "$P/host/info.json"
+t_eq "slow step: the dump holds steps 0-10, every mark the job made" "$(tx_marks "$P" 0 10)" \
+	"$(job_marks "$W/slow.out" 0 10)"
+t_grep "slow step: msprof names the dump" "Flight recorder dump 1 (slow-step): $P" "$W/slow.out"
+t_grep "slow step: report.html names the trigger" '"trigger":"slow-step"' "$P/mindstudio_profiler_output/report.html"
+t_eq "slow step: the ring is gone" "$(find "$MSPROF_RING_DIR" -mindepth 1 | wc -l)" 0
+
+# --- a step that hangs, in one of two ranks ---------------------------------------------------
+# rank 1's step 6 waits 3 s after its marks; hang:1s sees it, once
+mkdir -p "$W/hang"
+t_msprof --msproftx=on --output="$W/hang" --flight-recorder=60s --dump-on=hang:1s sh -c "
+	RANK=0 '$APP' steps 14 100 >'$W/hang0.out' & RANK=1 '$APP' steps 10 100 6 3000 >'$W/hang1.out' & wait" \
+	>"$W/hang.out" 2>&1
+t_eq "hang: one dump, split by rank" "$(grep -c '^\[INFO\] Flight recorder dump' "$W/hang.out")" 1
+R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/hang.out" | head -1)
+R0=$(sed -n 's/^\[INFO\] Rank 0 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/hang.out" | head -1)
+if [ -n "$R1" ] && [ -n "$R0" ]; then
+	t_eq "hang: rank 1's dir names the trigger" "$(info_key "$W/hang/$R1" trigger)" hang
+	t_grep "hang: the detail names step 6" "step 6 has gone on for" "$W/hang/$R1/host/info.json"
+	t_eq "hang: rank 1's steps 0-6, every mark" "$(tx_marks "$W/hang/$R1" 0 6)" "$(job_marks "$W/hang1.out" 0 6)"
+	t_eq "hang: rank 0's steps 0-6, every mark" "$(tx_marks "$W/hang/$R0" 0 6)" "$(job_marks "$W/hang0.out" 0 6)"
+else
+	t_fail "hang: the dump was not split into ranks 0 and 1"
+	cat "$W/hang.out" >&2
+fi
+
+# --- a rank that kills itself; the job ends badly ------------------------------------------------
+# rank 1 kills itself after step 5; the job's script then ends rank 0 and
+# exits with rank 1's status
+mkdir -p "$W/exit"
+t_expect_rc 137 "exit: msprof exits with the job's status" t_msprof --msproftx=on --output="$W/exit" \
+	--flight-recorder=60s sh -c "
+	RANK=0 '$APP' steps 60 100 >'$W/exit0.out' & r0=\$!
+	RANK=1 '$APP' steps 20 100 5 200 kill >'$W/exit1.out' & r1=\$!
+	wait \$r1; s=\$?; kill \$r0; exit \$s" >"$W/exit.out" 2>&1
+t_grep "exit: dumped with the job's status" "dump (exit: the job (pid" "$W/exit.out"
+R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/exit.out" | head -1)
+if [ -n "$R1" ]; then
+	t_eq "exit: the dead rank's steps 0-5 are in the dump, every mark" "$(tx_marks "$W/exit/$R1" 0 5)" \
+		"$(job_marks "$W/exit1.out" 0 5)"
+	t_grep "exit: the dead rank's dump names the trigger" '"trigger":"exit"' "$W/exit/$R1/host/info.json"
+else
+	t_fail "exit: no dir of rank 1"
+	cat "$W/exit.out" >&2
+fi
+
+# --- a rank that fails while the job goes on -------------------------------------------------
+# rank 1 exits with status 3 after step 5; rank 0 goes on, and the job ends
+# well: the dump is rank 1's agent's, asked for as it ended
+mkdir -p "$W/fail"
+t_expect_rc 0 "fail: the job ends well" t_msprof --msproftx=on --output="$W/fail" --flight-recorder=60s sh -c "
+	RANK=0 '$APP' steps 20 100 >'$W/fail0.out' & RANK=1 '$APP' steps 20 100 5 100 fail >'$W/fail1.out'; wait" \
+	>"$W/fail.out" 2>&1
+t_eq "fail: one dump" "$(grep -c '^\[INFO\] Flight recorder dump' "$W/fail.out")" 1
+t_grep "fail: the dump names the failed process" "exits with status 3" "$W/fail.out"
+R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/fail.out" | head -1)
+if [ -n "$R1" ]; then
+	t_eq "fail: the failed rank's steps 0-5, every mark to its end" "$(tx_marks "$W/fail/$R1" 0 5)" \
+		"$(job_marks "$W/fail1.out" 0 5)"
+else
+	t_fail "fail: no dir of rank 1"
+	cat "$W/fail.out" >&2
+fi
+
+# --- msprof --dump --pid from another shell -----------------------------------------------------
+mkdir -p "$W/cmd"
+t_msprof --msproftx=on --output="$W/cmd" --flight-recorder=60s "$APP" steps 20 100 >"$W/cmd.out" 2>&1 &
+L=$!
+T_PIDS+=("$L")
+t_wait "cmd: the job reaches step 5" grep -q '^marks s5 ' "$W/cmd.out"
+J=$(pgrep -nx test-capture-ap)
+t_expect_rc 0 "cmd: msprof --dump --pid asks the job's recorder" t_msprof --dump --pid="$J"
+wait "$L"
+t_eq "cmd: one dump" "$(prof_dirs "$W/cmd" | wc -l)" 1
+P=$(prof_dirs "$W/cmd" | head -1)
+t_eq "cmd: info.json names the trigger" "$(info_key "$P" trigger)" command
+t_eq "cmd: the dump holds steps 0-5, every mark" "$(tx_marks "$P" 0 5)" "$(job_marks "$W/cmd.out" 0 5)"
+
+# --- the bounds: a flood past a 16 MB ring --------------------------------------------------------
+mkdir -p "$W/flood"
+MSPROF_AGENT_BUFFER_MAX_MB=8 t_msprof --msproftx=on --output="$W/flood" --flight-recorder=16MB \
+	sh -c "'$FLOOD' flood 3 40 1; exit 3" >"$W/flood.out" 2>&1 &
+L=$!
+T_PIDS+=("$L")
+ring_max=0 rss_max=0
+while kill -0 "$L" 2>/dev/null; do
+	# the ring's data, what its bound holds (every file of it, the quota's own page too)
+	r=$(find "$MSPROF_RING_DIR" -path '*/host/data/*' -type f -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+	[ -n "$r" ] && [ "$r" -gt "$ring_max" ] && ring_max=$r
+	p=$(pgrep -x test-mstx-workl | head -1)
+	k=$([ -n "$p" ] && sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$p/status" 2>/dev/null)
+	[ -n "$k" ] && [ "$k" -gt "$rss_max" ] && rss_max=$k
+	sleep 0.2
+done
+wait "$L"
+echo "# flood: the ring took at most $ring_max bytes, the process at most $rss_max kB resident"
+# the ring's own bound; the process's: its queues' cap (8 MiB) and 24 MiB
+# for the program, the agent's thread and libraries
+t_check "flood: the ring stays within 16 MiB" test "$ring_max" -gt 0 -a "$ring_max" -le $((16 << 20))
+# (a sanitized build's shadow memory is no part of it)
+if [ -z "$T_ASAN_LIB" ]; then
+	t_check "flood: the process stays within its queues' 8 MiB and 24 MiB" test "$rss_max" -gt 0 -a \
+		"$rss_max" -le $(((8 + 24) << 10))
+fi
+P=$(prof_dirs "$W/flood" | head -1)
+issued=$(sed -n 's/^issued \([0-9]*\)$/\1/p' "$W/flood.out")
+db=$(ls "$P"/msprof_*.db 2>/dev/null | head -1)
+dumped=$(t_sql "$db" "SELECT count(*) FROM MSTX_EVENTS")
+written=$(t_sql "$db" "SELECT total(events) FROM AGENT_COUNTERS" | cut -d. -f1)
+dropped=$(t_sql "$db" "SELECT total(dropped) FROM AGENT_COUNTERS" | cut -d. -f1)
+over=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["flight_recorder"]["overwritten"].get("110", 0))' \
+	"$P/host/info.json")
+echo "# flood: issued $issued, in the dump $dumped, overwritten $over, dropped $dropped"
+t_check "flood: the ring overwrote marks" test "${over:-0}" -gt 0
+t_eq "flood: the dump's marks and those overwritten are those the agent wrote" "$((dumped + over))" "$written"
+t_eq "flood: written and dropped are what the job made" "$((written + dropped))" "$issued"
+t_grep "flood: the export names what was overwritten" "mark(s) overwritten in the flight recorder's ring" \
+	"$P/mindstudio_profiler_output/report.html"
+
+# --- the span: only the last 2 s ------------------------------------------------------------------
+mkdir -p "$W/span"
+t_msprof --msproftx=on --output="$W/span" --flight-recorder=2s --host-sys=cpu,mem --host-sys-freq=50 \
+	sh -c "'$APP' steps 50 100 >'$W/span.job'; exit 1" >"$W/span.out" 2>&1
+P=$(prof_dirs "$W/span" | head -1)
+# 50 steps of about 100 ms: the last 2 s (and at most a slice's eighth of it
+# and the dump's wait more) hold about the last 20-25 steps
+first=$(tx_marks "$P" 0 49 | tr ' ' '\n' | grep -vn ':0$' | head -1 | cut -d: -f2 | tr -d s)
+echo "# span: the dump's first step is $first"
+t_check "span: the first steps are gone" test "${first:-0}" -ge 20
+t_eq "span: the steps after the first kept one are whole" "$(tx_marks "$P" $((first + 1)) 49)" \
+	"$(job_marks "$W/span.job" $((first + 1)) 49)"
+t_check "span: host samples were overwritten too" python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["flight_recorder"]["overwritten"]
+# thread CPU samples (3) and process memory samples (4), marks (110)
+sys.exit(0 if o.get("3", 0) > 0 and o.get("4", 0) > 0 and o.get("110", 0) > 0 else 1)' "$P/host/info.json"
+t_done
