@@ -575,8 +575,9 @@ int app_env_for(char *const *base, const struct msprof_opts *o, const char *agen
 	 * starts) from its first instruction, so the agent may wait for its
 	 * agent_start while loading and miss no annotation.  Not with a delay
 	 * or a duration, nor in dynamic mode: there the agent would wait in
-	 * vain, and delay every program the application starts. */
-	if (r >= 0 && agent && !o->dynamic && !o->delay_s && !o->duration_s)
+	 * vain, and delay every program the application starts.  A flight
+	 * recorder covers the job from its start in either mode. */
+	if (r >= 0 && agent && (!o->dynamic || opts_s(o, SET_FLIGHT_RECORDER)) && !o->delay_s && !o->duration_s)
 		r = strv_env_set(&env, "MSPROF_AGENT_WAIT_MS", AGENT_WAIT_MS);
 	/* this session covers the job: its agent must not start another for
 	 * MSPROF_OPTIONS or MSPROF_CONFIG (collectors/agent/selfenable.c) */

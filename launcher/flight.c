@@ -59,6 +59,7 @@ int flight_open(struct flight *f, const struct msprof_opts *o)
 		return 0;
 	if (flight_spec_parse(spec, &f->spec) < 0 || dump_on_parse(on ? on : FLIGHT_DUMP_ON_DEFAULT, &f->on) < 0)
 		return -EINVAL; /* the parser checked them */
+	f->limit_bytes = opts_u(o, SET_STORAGE_LIMIT) << 20;
 	char base[PATH_MAX - 64], path[PATH_MAX];
 	int r = ring_base(base, sizeof base);
 	if (r < 0) {
@@ -161,6 +162,52 @@ static int copy_ring(const char *ring, const char *dump, uint64_t mono, uint64_t
 	return r;
 }
 
+static uint64_t tree_bytes_sum;
+
+/* raw data only: the files under a data/ dir (host/data, device_N/data) */
+static int tree_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_F && strstr(path, "/data/"))
+		tree_bytes_sum += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* The raw data of a dump's dirs, as --storage-limit counts a collection's. */
+static uint64_t dump_bytes(char **dirs)
+{
+	tree_bytes_sum = 0;
+	for (size_t i = 0; dirs && dirs[i]; i++)
+		(void)nftw(dirs[i], tree_add, 16, FTW_PHYS);
+	return tree_bytes_sum;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw);
+
+/* --storage-limit: the oldest dumps go until the new one, as big as the
+ * ring holds now, fits beside the others (their exports finished first). */
+static void make_room(struct flight *f, uint64_t need)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < f->n_dumps; i++)
+		total += f->deleted[i] ? 0 : dump_bytes(f->dump_dirs[i]);
+	for (size_t i = 0; i < f->n_dumps && total + need > f->limit_bytes; i++) {
+		if (f->deleted[i])
+			continue;
+		for (size_t j = 0; j < f->n_jobs; j++)
+			for (size_t k = 0; f->dump_dirs[i] && f->dump_dirs[i][k]; k++)
+				if (f->jobs[j].fd >= 0 && f->jobs[j].prof_dir && !strcmp(f->jobs[j].prof_dir, f->dump_dirs[i][k]))
+					(void)export_finish(&f->jobs[j]);
+		uint64_t b = dump_bytes(f->dump_dirs[i]);
+		for (size_t k = 0; f->dump_dirs[i] && f->dump_dirs[i][k]; k++)
+			(void)nftw(f->dump_dirs[i][k], rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		f->deleted[i] = true;
+		total = total > b ? total - b : 0;
+		console_warn("flight recorder: dump %zu (%s, %.1f MB) deleted to keep the dumps within --storage-limit "
+			     "(%" PRIu64 " MB)", i + 1, f->trigger[i], b / 1048576.0, f->limit_bytes >> 20);
+	}
+}
+
 int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a)
 {
 	if (!f->ring)
@@ -184,6 +231,13 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	if (k >= 0)
 		f->last_auto_ns[k] = t0;
 	(void)nanosleep(&(struct timespec){ .tv_nsec = FLIGHT_SETTLE_MS * NSEC_PER_MSEC }, NULL);
+	if (f->limit_bytes) {
+		char data[PATH_MAX];
+		snprintf(data, sizeof data, "%s/host/data", f->ring);
+		struct raw_quota_stats q = { 0 };
+		(void)raw_quota_read(data, &q);
+		make_room(f, q.used_bytes);
+	}
 
 	char *dir = NULL;
 	int r = collection_new_dir(job->output, job->opts, job->pid, job->name, job->rank, job->name, job->dir, &dir);
@@ -193,7 +247,7 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	}
 	/* the clocks of now: every slice's times convert as of the dump */
 	uint64_t mono = mono_ns(), real = real_ns(), monoraw = clock_ns(CLOCK_MONOTONIC_RAW);
-	uint64_t files = 0, bytes = 0;
+	uint64_t files = 0, bytes = 0, c0 = mono;
 	r = copy_ring(f->ring, dir, mono, real, &files, &bytes);
 	uint64_t t1 = mono_ns();
 	char data[PATH_MAX];
@@ -216,8 +270,7 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 		return r;
 	}
 	console_info("Flight recorder: dump (%s%s%s) of %" PRIu64 " file(s), %.1f MB written in %.0f ms: %s",
-		     a->trigger, a->detail[0] ? ": " : "", a->detail, files, bytes / 1048576.0, (t1 - t0) / 1e6 - FLIGHT_SETTLE_MS,
-		     dir);
+		     a->trigger, a->detail[0] ? ": " : "", a->detail, files, bytes / 1048576.0, (t1 - c0) / 1e6, dir);
 	/* its ranks, each exported in the background */
 	struct profdir_known_rank known = { job->pid, job->rank };
 	char **dirs = collection_rank_dirs(dir, &known, job->rank >= 0, NULL);
@@ -231,8 +284,8 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 		}
 		f->n_jobs++;
 	}
-	strv_free(dirs);
 	snprintf(f->trigger[f->n_dumps], sizeof f->trigger[0], "%s", a->trigger);
+	f->dump_dirs[f->n_dumps] = dirs;
 	f->dumps[f->n_dumps++] = dir;
 	return e ? -EIO : 0;
 }
@@ -250,14 +303,17 @@ int flight_close(struct flight *f)
 	if (!f->ring)
 		return 0;
 	for (size_t i = 0; i < f->n_jobs; i++)
-		failed += export_finish(&f->jobs[i]) < 0;
+		if (f->jobs[i].fd >= 0)
+			failed += export_finish(&f->jobs[i]) < 0;
 	if (nftw(f->ring, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		console_warn("cannot remove the flight recorder's ring '%s': %s", f->ring, strerror(errno));
 	if (f->n_dumps == 0)
 		console_info("Flight recorder: no dump was asked for, nothing written.");
 	for (size_t i = 0; i < f->n_dumps; i++) {
-		console_info("Flight recorder dump %zu (%s): %s", i + 1, f->trigger[i], f->dumps[i]);
+		if (!f->deleted[i])
+			console_info("Flight recorder dump %zu (%s): %s", i + 1, f->trigger[i], f->dumps[i]);
 		free(f->dumps[i]);
+		strv_free(f->dump_dirs[i]);
 	}
 	if (f->skipped)
 		console_info("Flight recorder: %" PRIu64 " trigger(s) within %d s of a dump of their kind were not "

@@ -30,8 +30,11 @@ struct flight {
 	struct export_job jobs[FLIGHT_MAX_DUMPS * 2];
 	size_t n_jobs;
 	char *dumps[FLIGHT_MAX_DUMPS];     /* the dumps' PROF dirs (before the split by rank) */
+	char **dump_dirs[FLIGHT_MAX_DUMPS]; /* each dump's PROF dirs after the split */
+	bool deleted[FLIGHT_MAX_DUMPS];    /* by --storage-limit */
 	char trigger[FLIGHT_MAX_DUMPS][16];
 	size_t n_dumps;
+	uint64_t limit_bytes;              /* --storage-limit: what the dumps may take; 0 none */
 };
 
 /* The job a dump describes, as launch mode knows it. */

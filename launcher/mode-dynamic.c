@@ -54,6 +54,7 @@
 #include "launcher/runners.h"
 #include "collectors/profdir.h"
 #include "launcher/collection.h"
+#include "launcher/flight.h"
 #include "common/rankenv.h"
 #include "common/step-schedule.h"
 #include "common/util.h"
@@ -74,6 +75,8 @@ extern char **environ;
 #define MSG_STOP_OK "dynamic profiling stop success......"
 #define MSG_NOT_STARTED "dynamic profiling has not started......"
 #define MSG_QUIT_OK "dynamic profiling quit success......"
+/* ours */
+#define MSG_FLIGHT_ON "the flight recorder records all the time: 'dump' writes out what it holds"
 
 struct target {
 	pid_t pid;
@@ -88,6 +91,10 @@ struct target {
 	unsigned window_no;       /* the run's window it is in, from 1 */
 	uint64_t window_ns;       /* CLOCK_MONOTONIC when the window opened */
 	time_t window_t;          /* and the wall clock */
+	/* --flight-recorder: the collection runs into fl's ring from the
+	 * start to the end (window stays true), and `dump` writes it out */
+	struct flight *fl;
+	struct flight_job job;
 };
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
@@ -143,6 +150,7 @@ struct dyn {
 	bool deadline_told;
 	bool lost_told;           /* the lost connection was reported */
 	bool quitting;            /* no next window: none is made ahead */
+	bool flight;              /* --flight-recorder: the prompt's `dump` */
 	bool claims_unsupported;
 };
 
@@ -360,6 +368,8 @@ static void export_start(struct dyn *d, char *prof_dir)
  * one rename, not three mkdirs and two files. */
 static void window_prepare(struct dyn *d, struct target *t)
 {
+	if (d->flight)
+		return; /* no windows: the ring */
 	if (t->alive && t->s.ipc && !t->s.lost && d->phase == PHASE_PROMPT && !d->quitting)
 		collection_prepare_dir(&t->s, d->output, &d->o, t->pid, t->name, t->rank, t->name, t->dir);
 }
@@ -384,10 +394,13 @@ static bool window_open(struct dyn *d, struct target *t)
 
 /* Stop the daemon session and write end_info; the export comes after, in
  * window_export, so that replies are printed before the export lines. */
+static void flight_start(struct dyn *d, struct target *t);
+static void flight_end(struct dyn *d, struct target *t);
+
 static void window_stop(struct dyn *d, struct target *t)
 {
-	if (!t->window)
-		return;
+	if (!t->window || t->fl)
+		return; /* the recorder runs until the target or the prompt ends (flight_end) */
 	(void)collection_write_start_info(&t->s);   /* a no-op once cmd_start wrote it */
 	t->s.defer_end_info = true;                 /* window_export writes it, after the reply */
 	collection_stop(&t->s);
@@ -399,7 +412,11 @@ static void window_stop(struct dyn *d, struct target *t)
 
 static void window_export(struct dyn *d, struct target *t)
 {
-	if (!t->window)
+	if (t->fl && d->quitting) {
+		flight_end(d, t);
+		return;
+	}
+	if (!t->window || t->fl)
 		return;
 	t->window = false;
 	d->saved++;
@@ -455,7 +472,9 @@ static void target_gone(struct dyn *d, struct target *t)
 	else
 		console_warn("process %d (%s) has exited%s", (int)t->pid, t->name,
 			     targets_alive(d) ? ", the other processes carry on" : "");
-	if (t->window) {
+	if (t->fl) {
+		flight_end(d, t);
+	} else if (t->window) {
 		console_info("The collection of process %d is saved in %s.", (int)t->pid, dir_name(t));
 		window_save(d, t);
 	}
@@ -588,6 +607,11 @@ static void target_poll(struct dyn *d, struct target *t)
 	struct capture_ask a;
 	while (collection_take_capture(s, &a))
 		capture_asked(d, &a);
+	struct dump_ask da;
+	if (t->fl && collection_take_dump(s, &da)) {
+		unprompt(d);
+		(void)flight_dump(t->fl, &t->job, &da);
+	}
 	if (s->capture_dropped) {
 		unprompt(d);
 		console_warn("%" PRIu64 " request(s) of the job to start or stop the collection came faster than msprof "
@@ -618,6 +642,66 @@ static void target_poll(struct dyn *d, struct target *t)
 		collection_init(s);
 		s->quiet = true;
 	}
+}
+
+/* --- the flight recorder --------------------------------------------------- */
+
+/* Each target's collection runs into a ring of its own from the start. */
+static void flight_start(struct dyn *d, struct target *t)
+{
+	struct collection *s = &t->s;
+	t->job = (struct flight_job){ .output = d->output, .opts = &d->o, .pid = t->pid, .name = t->name,
+				      .dir = t->dir, .rank = t->rank };
+	if (!t->alive || !s->ipc || s->lost || !(t->fl = calloc(1, sizeof *t->fl)))
+		return;
+	pid_t pids[1] = { t->pid };
+	/* --storage-limit bounds the dumps (flight.c), not the ring */
+	struct msprof_opts ring_opts = d->o;
+	ring_opts.set.u[SET_STORAGE_LIMIT] = 0;
+	if (flight_open(t->fl, &d->o) < 0 || !(s->prof_dir = strdup(t->fl->ring)) ||
+	    collection_start(s, &ring_opts, pids, 1) < 0) {
+		console_error("the flight recorder of process %d could not start (above)", (int)t->pid);
+		free(s->prof_dir);
+		s->prof_dir = NULL;
+		(void)flight_close(t->fl);
+		free(t->fl);
+		t->fl = NULL;
+		return;
+	}
+	t->window = true;
+	t->window_ns = mono_ns();
+	t->window_t = time(NULL);
+}
+
+/* The target or the prompt ends: a launched job that ended badly is
+ * dumped (--dump-on's exit), then its exports finish and its ring goes. */
+static void flight_end(struct dyn *d, struct target *t)
+{
+	if (!t->fl)
+		return;
+	unprompt(d);
+	collection_poll(&t->s);
+	struct dump_ask a;
+	if (collection_take_dump(&t->s, &a))
+		(void)flight_dump(t->fl, &t->job, &a);
+	int st = d->app_status;
+	if (d->launch && d->app_exited && t->fl->on.exit && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st)))) {
+		a = (struct dump_ask){ .trigger = "exit" };
+		if (WIFSIGNALED(st))
+			snprintf(a.detail, sizeof a.detail, "the job (pid %d) was killed by signal %d (%s)", (int)t->pid,
+				 WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else
+			snprintf(a.detail, sizeof a.detail, "the job (pid %d) exited with status %d", (int)t->pid,
+				 WEXITSTATUS(st));
+		(void)flight_dump(t->fl, &t->job, &a);
+	}
+	collection_stop(&t->s);
+	if (flight_close(t->fl) > 0)
+		d->export_failed = true;
+	free(t->fl);
+	t->fl = NULL;
+	t->window = false;
+	free(collection_take_dir(&t->s));
 }
 
 /* --- commands ------------------------------------------------------------ */
@@ -659,6 +743,10 @@ static void cmd_start(struct dyn *d)
  * B-1, as --step-range does, its steps before A the warm-up. */
 static void cmd_start_steps(struct dyn *d, const char *steps)
 {
+	if (d->flight) {
+		console_warn(MSG_FLIGHT_ON);
+		return;
+	}
 	/* a window stopped a moment ago (cmd_stop) is saved first */
 	exports_due(d);
 	if (windows_open(d)) {
@@ -710,6 +798,10 @@ static void export_all(struct dyn *d)
 
 static void cmd_stop(struct dyn *d)
 {
+	if (d->flight) {
+		console_warn(MSG_FLIGHT_ON);
+		return;
+	}
 	if (!windows_open(d)) {
 		console_warn(MSG_NOT_STARTED);
 		return;
@@ -857,6 +949,23 @@ static void cmd_status(struct dyn *d)
 	      d->n_jobs == 1 ? "" : "s");
 }
 
+/* `dump`: every recorder writes out what its ring holds (trigger "prompt"). */
+static void cmd_dump(struct dyn *d)
+{
+	if (!d->flight) {
+		console_warn("no flight recorder runs: msprof --flight-recorder=60s (or =512MB) starts one");
+		return;
+	}
+	unsigned n = 0;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct target *t = &d->t[i];
+		if (t->fl && t->alive && flight_dump(t->fl, &t->job, &(struct dump_ask){ .trigger = "prompt" }) == 0)
+			n++;
+	}
+	if (!n)
+		console_error("no dump was written (above)");
+}
+
 static const struct command {
 	const char *name, *alias;
 	void (*run)(struct dyn *d);
@@ -868,6 +977,7 @@ static const struct command {
 	{ "quit", "q", cmd_quit, "Stop collection and quit interactive mode." },
 	/* ours */
 	{ "status", NULL, cmd_status, "Show the processes, the open window, its time and the bytes written." },
+	{ "dump", NULL, cmd_dump, "With --flight-recorder: write out what the recorder holds now." },
 	{ "help", "h", cmd_help, "Show this usage." },
 };
 
@@ -1083,8 +1193,12 @@ static void loop(struct dyn *d)
 		_cleanup_free_ char *hist = lineedit_history_path();
 		(void)lineedit_begin(&d->le, STDIN_FILENO, PROMPT, hist);
 		/* the same first line in every mode, at a terminal or not */
-		console_info("msprof %s dynamic mode: 'start' and 'stop' a collection, 'status', 'help', 'quit'.",
-			     MSPROF_VERSION);
+		if (d->flight)
+			console_info("msprof %s dynamic mode with the flight recorder: 'dump' what it holds, 'status', "
+				     "'help', 'quit'.", MSPROF_VERSION);
+		else
+			console_info("msprof %s dynamic mode: 'start' and 'stop' a collection, 'status', 'help', 'quit'.",
+				     MSPROF_VERSION);
 	}
 	d->start_ns = mono_ns();
 	prompt(d);
@@ -1233,6 +1347,9 @@ static int setup_launch(struct dyn *d)
 		child_abandon(&d->child);
 		return r < 0 ? r : -ESRCH;
 	}
+	/* the recorder covers the job from its first instruction */
+	if (d->flight)
+		flight_start(d, t);
 	r = child_release(&d->child);
 	if (r < 0) {
 		console_error("cannot execute '%s': %s", d->app.path, strerror(-r));
@@ -1295,6 +1412,8 @@ int mode_dynamic_run(const struct msprof_opts *given)
 	int rc = 1;
 
 	opts_default_host_sys(&d->o);
+	opts_default_flight(&d->o);
+	d->flight = opts_s(&d->o, SET_FLIGHT_RECORDER) != NULL;
 	d->launch = opts_have_app(&d->o);
 	d->no_prompt = !d->o.dynamic; /* launch mode's --capture-range, --schedule (mode-launch.c) */
 	d->idle_s = idle_seconds();
@@ -1343,8 +1462,11 @@ int mode_dynamic_run(const struct msprof_opts *given)
 	if (d->o.schedule && step_schedule_parse(d->o.schedule, &sc) == 0)
 		d->deadline_ns = sc.deadline_s * NSEC_PER_SEC;
 	d->phase = d->app_exited ? PHASE_DRAIN : PHASE_PROMPT;
-	for (unsigned i = 0; i < d->n; i++)
+	for (unsigned i = 0; i < d->n; i++) {
+		if (d->flight && !d->t[i].fl)
+			flight_start(d, &d->t[i]);
 		window_prepare(d, &d->t[i]);
+	}
 	loop(d);
 	/* a stop signal in the prompt phase with the app gone: nothing to wait for */
 	while (d->launch && !d->app_exited) {
@@ -1371,6 +1493,7 @@ int mode_dynamic_run(const struct msprof_opts *given)
 
 out:
 	for (unsigned i = 0; i < d->n; i++) {
+		flight_end(d, &d->t[i]);
 		if (d->t[i].pidfd >= 0)
 			close(d->t[i].pidfd);
 		collection_release(&d->t[i].s);

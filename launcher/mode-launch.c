@@ -135,15 +135,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	struct msprof_opts eff = *given;
 	const struct msprof_opts *o = &eff;
 	opts_default_host_sys(&eff);
-	/* the flight recorder keeps the job's annotations and watches its
-	 * steps: its agent records unless --msproftx=off says otherwise */
-	if (opts_s(o, SET_FLIGHT_RECORDER) && !settings_given(&eff.set, SET_MSPROFTX))
-		eff.set.u[SET_MSPROFTX] = 1;
-	/* ... and its triggers go to the agents, the defaults too */
-	if (opts_s(o, SET_FLIGHT_RECORDER) && !opts_s(o, SET_DUMP_ON)) {
-		eff.set.s[SET_DUMP_ON] = FLIGHT_DUMP_ON_DEFAULT;
-		eff.set.given |= SETTING_BIT(SET_DUMP_ON);
-	}
+	opts_default_flight(&eff);
 
 	struct diag d = { 0 };
 	struct app_cmd app = { 0 };
@@ -253,8 +245,11 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (s.ipc && opts_s(o, SET_FLIGHT_RECORDER)) {
 		if (flight_open(&fl, o) < 0 || !(s.prof_dir = strdup(fl.ring)))
 			goto out_abandon;
+		/* --storage-limit bounds the dumps (flight.c), not the ring */
+		struct msprof_opts ring_opts = *o;
+		ring_opts.set.u[SET_STORAGE_LIMIT] = 0;
 		pid_t pids[1] = { child.pid };
-		if (collection_start(&s, o, pids, 1) < 0)
+		if (collection_start(&s, &ring_opts, pids, 1) < 0)
 			goto out_abandon;
 		started = true;
 	} else if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {

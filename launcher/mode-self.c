@@ -45,6 +45,7 @@
 #include "launcher/modes.h"
 #include "launcher/runners.h"
 #include "common/selfenable.h"
+#include "common/flight-recorder.h"
 #include "common/step-schedule.h"
 #include "common/util.h"
 
@@ -507,14 +508,38 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 				goto out;
 			}
 			deadline = it->valuedouble;
+		} else if (streq(k, "flight_recorder")) {
+			/* ours: --flight-recorder's span and/or size ("60s",
+			 * "512MB"): the job recorded into a ring from now, `dump`
+			 * and --dump-on as the option gives them */
+			struct flight_spec fs;
+			char opt[FLIGHT_SPEC_MAX + 32];
+			if (!cJSON_IsString(it) || flight_spec_parse(it->valuestring, &fs) < 0) {
+				snprintf(why, why_len, "'flight_recorder' must be --flight-recorder's value: a span (60s, 10m, "
+					 "2h) and/or a size (512MB, 2GB), comma-separated");
+				goto out;
+			}
+			snprintf(opt, sizeof opt, "--flight-recorder=%s", it->valuestring);
+			if (words_push(&extra, opt) < 0) {
+				snprintf(why, why_len, "out of memory");
+				goto out;
+			}
 		} else if (streq(k, "options")) {
 			const char *err = NULL;
 			if (cJSON_IsString(it)) {
-				extra = app_split_words(it->valuestring, &err);
-				if (!extra) {
+				/* after any word "flight_recorder" put there */
+				char **words = app_split_words(it->valuestring, &err);
+				if (!words) {
 					snprintf(why, why_len, "'options' has %s", err ? err : "no room (out of memory)");
 					goto out;
 				}
+				for (size_t i = 0; words[i]; i++)
+					if (words_push(&extra, words[i]) < 0) {
+						strv_free(words);
+						snprintf(why, why_len, "out of memory");
+						goto out;
+					}
+				strv_free(words);
 			} else if (cJSON_IsArray(it)) {
 				const cJSON *o;
 				cJSON_ArrayForEach(o, it) {
@@ -710,10 +735,15 @@ static int supervise(struct self *s)
 {
 	int rc = 0;
 	if (!s->config) {
-		/* one window, from now to the job's exit */
+		/* one window, from now to the job's exit (a flight recorder
+		 * records from the attach, unasked) */
 		if (dyn_spawn(s, s->base, "", NULL) < 0)
 			return 1;
-		dyn_send(s, "start");
+		bool flight = false;
+		for (size_t i = 0; s->base && s->base[i]; i++)
+			flight = flight || strncmp(s->base[i], "--flight-recorder=", 18) == 0;
+		if (!flight)
+			dyn_send(s, "start");
 		s->open = true;
 		rc = dyn_wait(s);
 	} else {

@@ -18,6 +18,7 @@
 #include "launcher/compat.h"
 #include "common/host-sys.h"
 #include "common/proc-owner.h"
+#include "common/flight-recorder.h"
 #include "common/step-schedule.h"
 #include "common/util.h"
 
@@ -522,13 +523,13 @@ static int check_combinations(struct msprof_opts *o, struct diag *d)
 	if (opts_s(o, SET_DUMP_ON) && !opts_s(o, SET_FLIGHT_RECORDER))
 		return diag_error(d, "Argument --dump-on must be used with --flight-recorder.");
 	if (opts_s(o, SET_FLIGHT_RECORDER)) {
-		/* the recorder is always on, in launch mode: windows and a
-		 * bound on the output's size are other ways of choosing */
+		/* the recorder is always on: windows are another way of
+		 * choosing */
 		static const enum opt_id fr_conflicts[] = {
-			OPT_DYNAMIC, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_SCHEDULE, OPT_STORAGE_LIMIT,
+			OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_SCHEDULE,
 		};
 		for (size_t i = 0; i < ARRAY_SIZE(fr_conflicts); i++)
-			if (opts_used(o, fr_conflicts[i]) && (fr_conflicts[i] != OPT_DYNAMIC || o->dynamic))
+			if (opts_used(o, fr_conflicts[i]))
 				return diag_error(d, "Argument --flight-recorder and --%s cannot be configured at the same "
 						  "time.", opt_get(fr_conflicts[i])->name);
 		if (opts_s(o, SET_STEP_RANGE))
@@ -796,6 +797,21 @@ void opts_default_host_sys(struct msprof_opts *o)
 	if (opts_u(o, SET_HOST_SYS) || opts_u(o, SET_HOST_SYS_USAGE))
 		return;
 	o->set.u[SET_HOST_SYS] = HOST_SYS_CPU | HOST_SYS_MEM;
+}
+
+void opts_default_flight(struct msprof_opts *o)
+{
+	if (!opts_s(o, SET_FLIGHT_RECORDER))
+		return;
+	/* the recorder keeps the job's annotations and watches its steps:
+	 * its agent records unless --msproftx=off says otherwise */
+	if (!settings_given(&o->set, SET_MSPROFTX))
+		o->set.u[SET_MSPROFTX] = 1;
+	/* ... and the triggers go to the agents, the defaults too */
+	if (!opts_s(o, SET_DUMP_ON)) {
+		o->set.s[SET_DUMP_ON] = FLIGHT_DUMP_ON_DEFAULT;
+		o->set.given |= SETTING_BIT(SET_DUMP_ON);
+	}
 }
 
 void opts_names(uint64_t mask, char *buf, size_t size)

@@ -75,6 +75,9 @@ void opts_print_help(FILE *f);
  * --host-sys=cpu,mem (ours: msprof's defaults are device data we do not
  * have; a run must produce something to look at). */
 void opts_default_host_sys(struct msprof_opts *o);
+/* --flight-recorder's defaults: the agent records (unless --msproftx=off
+ * was given), --dump-on's default triggers. */
+void opts_default_flight(struct msprof_opts *o);
 
 /* Exposed for tests: the path check. */
 bool path_has_forbidden_char(const char *path);

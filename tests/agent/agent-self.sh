@@ -208,4 +208,18 @@ if [ -n "${MSTX_PYTHON:-}" ]; then
 else
 	echo "# the mstx package was not built: its self-enable is not checked"
 fi
+# --- MSPROF_OPTIONS with --flight-recorder: the job's exit dumps ------------------------
+F=$T_WORK/flight
+mkdir -p "$F"
+LD_PRELOAD=$A_PRELOAD MSPROF_RING_DIR=$F MSPROF_OPTIONS="--output=$F --flight-recorder=60s" \
+	"$HELPERS/test-capture-app" steps 12 100 8 100 fail >"$T_WORK/of" 2>"$T_WORK/ef"
+t_eq "flight: the job keeps its exit status" "$?" 3
+JOB=$(sed -n 's/^\[INFO\] msprof profiles process \([0-9]*\) .*/\1/p' "$T_WORK/ef")
+self_wait "$F" "$JOB"
+t_grep "flight: the process's exit dumped its recorder" "dump (exit: process $JOB" "$F/msprof_self_$JOB.log"
+FP=$(t_prof_dir "$F")
+want=$(for k in 0 1 2 3 4 5 6 7 8; do sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$T_WORK/of"; done | awk '{ s += $1 } END { print s + 0 }')
+t_eq "flight: the dump holds every mark of steps 0-8" \
+	"$(t_sql "$(ls "$FP"/msprof_*.db)" "SELECT count(*) $EV WHERE m.value LIKE 's%-%'")" "$want"
+
 t_done

@@ -54,8 +54,8 @@ t_expect_rc 1 "a bad span is refused" t_msprof --flight-recorder=5x --output="$W
 t_expect_rc 1 "a ring below 16 MB is refused" t_msprof --flight-recorder=8MB --output="$W" true
 t_expect_rc 1 "--dump-on without --flight-recorder is refused" t_msprof --dump-on=exit --output="$W" true
 t_expect_rc 1 "a bad --dump-on is refused" t_msprof --flight-recorder=60s --dump-on=slow-step:1 --output="$W" true
-t_expect_rc 1 "--flight-recorder with --storage-limit is refused" \
-	t_msprof --flight-recorder=60s --storage-limit=200MB --output="$W" true
+t_expect_rc 1 "--flight-recorder with --schedule is refused" \
+	t_msprof --flight-recorder=60s --schedule=active=2 --output="$W" true
 t_expect_rc 1 "--dump without --pid is refused" t_msprof --dump
 t_expect_rc 1 "--dump for a process no recorder covers fails" t_msprof --dump --pid=$$
 
@@ -144,6 +144,33 @@ t_eq "cmd: one dump" "$(prof_dirs "$W/cmd" | wc -l)" 1
 P=$(prof_dirs "$W/cmd" | head -1)
 t_eq "cmd: info.json names the trigger" "$(info_key "$P" trigger)" command
 t_eq "cmd: the dump holds steps 0-5, every mark" "$(tx_marks "$P" 0 5)" "$(job_marks "$W/cmd.out" 0 5)"
+
+# --- the prompt's dump, in launch and attach -----------------------------------------------
+mkdir -p "$W/prompt"
+(sleep 2; echo start; echo dump; sleep 1; echo quit) | t_msprof --dynamic=on --output="$W/prompt" \
+	--flight-recorder=60s sh -c "exec '$APP' steps 30 100 >'$W/prompt.job'" >"$W/prompt.out" 2>&1
+t_grep "prompt: start says the recorder runs all the time" "the flight recorder records all the time" \
+	"$W/prompt.out"
+t_eq "prompt: one dump" "$(prof_dirs "$W/prompt" | wc -l)" 1
+P=$(prof_dirs "$W/prompt" | head -1)
+t_eq "prompt: info.json names the trigger" "$(info_key "$P" trigger)" prompt
+t_eq "prompt: the dump holds steps 0-10, every mark" "$(tx_marks "$P" 0 10)" "$(job_marks "$W/prompt.job" 0 10)"
+# attach: a job started with the agent preloaded
+mkdir -p "$W/attach"
+AGENT_SO=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
+LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 40 100 >"$W/attach.job" 2>&1 &
+J=$!
+T_PIDS+=("$J")
+t_wait "attach: the job runs" grep -q '^marks s2 ' "$W/attach.job"
+(sleep 2; echo dump; sleep 1; echo quit) | t_msprof --dynamic=on --pid="$J" --output="$W/attach" \
+	--flight-recorder=60s >"$W/attach.out" 2>&1
+t_eq "attach: one dump" "$(prof_dirs "$W/attach" | wc -l)" 1
+P=$(prof_dirs "$W/attach" | head -1)
+t_eq "attach: info.json names the trigger" "$(info_key "$P" trigger)" prompt
+n=$(tx_marks "$P" 0 39 | tr ' ' '\n' | grep -vc ':0$')
+t_check "attach: the dump holds the job's marks of about 2 s" test "$n" -ge 15
+kill "$J" 2>/dev/null
+wait "$J" 2>/dev/null
 
 # --- the bounds: a flood past a 16 MB ring --------------------------------------------------------
 mkdir -p "$W/flood"

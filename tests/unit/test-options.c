@@ -973,8 +973,7 @@ static void test_dynamic_options(void)
 		      (fprintf(stderr, "taken: %s\n", arg), 0));
 	}
 	PARSE_ERR("Argument --dump-on must be used with --flight-recorder.", "--dump-on=exit", "app");
-	PARSE_ERR("Argument --flight-recorder and --dynamic cannot be configured at the same time.",
-		  "--flight-recorder=60s", "--dynamic=on", "app");
+	CHECK(PARSE(&o, &d, "--flight-recorder=60s", "--dynamic=on", "app") == 0);
 	PARSE_ERR("Argument --flight-recorder and --schedule cannot be configured at the same time.",
 		  "--flight-recorder=60s", "--schedule=active=2", "app");
 	char two[96];
