@@ -74,6 +74,7 @@ struct collection {
 		char trigger[16];   /* "command", "slow-step", "hang", "exit" */
 		char detail[208];
 		pid_t by;           /* the process whose agent saw it, 0: a command */
+		bool from_peer;     /* another recorder of the job asked (launcher/flight.h) */
 	} dump;
 	bool dump_pending;
 	uint64_t dumps_merged;

@@ -1,12 +1,14 @@
 #include "launcher/flight.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "collectors/profdir.h"
 #include "collectors/raw.h"
+#include "common/cjson-cleanup.h"
 #include "common/util.h"
 #include "ipc/ipc.h"
 #include "launcher/console.h"
@@ -51,6 +54,37 @@ static int ring_base(char *buf, size_t size)
 	return r < 0 ? r : 0;
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw);
+
+/* Rings in base left by an msprof that died (SIGKILL, a crash) before it
+ * removed its own: each names its msprof in RING_OWNER. */
+#define RING_OWNER "msprof.pid"
+static void remove_stale(const char *base)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "msprof-ring-%u-", (unsigned)getuid());
+	DIR *d = opendir(base);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		char path[PATH_MAX + NAME_MAX + 2], owner[sizeof path + 16];
+		snprintf(path, sizeof path, "%s/%s", base, de->d_name);
+		snprintf(owner, sizeof owner, "%s/" RING_OWNER, path);
+		FILE *fp = fopen(owner, "re");
+		long pid = 0;
+		bool read_ok = fp && fscanf(fp, "%ld", &pid) == 1 && pid > 0;
+		if (fp)
+			fclose(fp);
+		if (!read_ok || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0)
+			console_info("Removed the flight recorder ring '%s' that msprof (pid %ld) left when it died.", path, pid);
+	}
+	if (d)
+		closedir(d);
+}
+
 int flight_open(struct flight *f, const struct msprof_opts *o)
 {
 	*f = (struct flight){ 0 };
@@ -82,10 +116,24 @@ int flight_open(struct flight *f, const struct msprof_opts *o)
 	}
 	if (!on_tmpfs(path))
 		console_warn("the flight recorder's ring '%s' is not in memory (tmpfs): it is written to disk", path);
+	char owner[PATH_MAX + 16];
+	snprintf(owner, sizeof owner, "%s/" RING_OWNER, path);
+	FILE *fp = fopen(owner, "we");
+	if (fp) {
+		fprintf(fp, "%d\n", (int)getpid());
+		fclose(fp);
+	}
+	remove_stale(base);
 	f->ring = strdup(path);
 	f->start_real_ns = real_ns();
-	if (!f->ring)
+	char host[256] = "host";
+	(void)gethostname(host, sizeof host - 1);
+	host[strcspn(host, "./")] = '\0';
+	const char *rb = strrchr(path, '/');
+	if (!f->ring || asprintf(&f->me, FLIGHT_PEER_PREFIX "%s.%s.", host, rb ? rb + 1 : path) < 0) {
+		f->me = NULL;
 		return -ENOMEM;
+	}
 	char span[32] = "no bound in time";
 	if (f->spec.span_s)
 		snprintf(span, sizeof span, "the last %" PRIu64 " s", f->spec.span_s);
@@ -182,7 +230,6 @@ static uint64_t dump_bytes(char **dirs)
 	return tree_bytes_sum;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw);
 
 /* --storage-limit: the oldest dumps go until the new one, as big as the
  * ring holds now, fits beside the others (their exports finished first). */
@@ -208,6 +255,91 @@ static void make_room(struct flight *f, uint64_t need)
 	}
 }
 
+/* A dump of ours: the job's other recorders are asked for theirs
+ * (written aside and renamed, so that none reads half of it). */
+static void ask_peers(struct flight *f, const struct flight_job *job, const struct dump_ask *a)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	if (!f->out_dir && !(f->out_dir = strdup(job->output)))
+		return;
+	snprintf(path, sizeof path, "%s/%s%u.json", job->output, f->me, ++f->n_asked);
+	snprintf(tmp, sizeof tmp, "%s/%s%u.tmp", job->output, f->me, f->n_asked);
+	_cleanup_json_ cJSON *j = cJSON_CreateObject();
+	if (!j || !cJSON_AddStringToObject(j, "trigger", a->trigger) || !cJSON_AddStringToObject(j, "detail", a->detail) ||
+	    !cJSON_AddNumberToObject(j, "pid", job->pid))
+		return;
+	char *text = cJSON_PrintUnformatted(j);
+	FILE *fp = text ? fopen(tmp, "we") : NULL;
+	bool ok = fp && fputs(text, fp) >= 0;
+	if (fp && fclose(fp) != 0)
+		ok = false;
+	free(text);
+	if (!ok || rename(tmp, path) < 0) {
+		(void)unlink(tmp);
+		console_warn("flight recorder: cannot ask the job's other recorders for their dumps in '%s'", job->output);
+	}
+}
+
+static bool peer_seen(struct flight *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_peers_seen; i++)
+		if (streq(f->peers_seen[i], name))
+			return true;
+	return false;
+}
+
+void flight_peers(struct flight *f, const struct flight_job *job)
+{
+	uint64_t now = mono_ns();
+	if (!f->ring || now < f->peers_next_ns)
+		return;
+	f->peers_next_ns = now + FLIGHT_PEER_MS * NSEC_PER_MSEC;
+	DIR *d = opendir(job->output);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		if (strncmp(n, FLIGHT_PEER_PREFIX, strlen(FLIGHT_PEER_PREFIX)) || strncmp(n, f->me, strlen(f->me)) == 0 ||
+		    len < 5 || strcmp(n + len - 5, ".json") || peer_seen(f, n))
+			continue;
+		char **v = realloc(f->peers_seen, (f->n_peers_seen + 1) * sizeof *v);
+		if (!v)
+			break;
+		f->peers_seen = v;
+		if (!(v[f->n_peers_seen] = strdup(n)))
+			break;
+		f->n_peers_seen++;
+		/* one from before this recorder began is not for it */
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", job->output, n);
+		if (stat(path, &st) < 0)
+			continue;
+		uint64_t at = (uint64_t)st.st_mtim.tv_sec * NSEC_PER_SEC + (uint64_t)st.st_mtim.tv_nsec;
+		uint64_t same = FLIGHT_PEER_SAME_S * NSEC_PER_SEC;
+		if (at < f->start_real_ns ||
+		    (f->last_dump_real_ns && at + same > f->last_dump_real_ns && at < f->last_dump_real_ns + same))
+			continue;
+		_cleanup_json_ cJSON *j = NULL;
+		if (profdir_read_json(path, &j) < 0 || !cJSON_IsObject(j))
+			continue;
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "trigger");
+		const cJSON *dt = cJSON_GetObjectItemCaseSensitive(j, "detail");
+		if (!cJSON_IsString(t) || strlen(t->valuestring) >= sizeof ((struct dump_ask *)0)->trigger)
+			continue;
+		struct dump_ask a = { .from_peer = true };
+		snprintf(a.trigger, sizeof a.trigger, "%s", t->valuestring);
+		/* "<host>.<ring>." of the name: who asked */
+		snprintf(a.detail, sizeof a.detail, "asked by the recorder %.*s%s%s",
+			 (int)(len - strlen(FLIGHT_PEER_PREFIX) - 5), n + strlen(FLIGHT_PEER_PREFIX),
+			 cJSON_IsString(dt) && dt->valuestring[0] ? ": " : "", cJSON_IsString(dt) ? dt->valuestring : "");
+		(void)flight_dump(f, job, &a);
+	}
+	closedir(d);
+}
+
 int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a)
 {
 	if (!f->ring)
@@ -230,6 +362,9 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	}
 	if (k >= 0)
 		f->last_auto_ns[k] = t0;
+	f->last_dump_real_ns = real_ns();
+	if (!a->from_peer)
+		ask_peers(f, job, a);
 	(void)nanosleep(&(struct timespec){ .tv_nsec = FLIGHT_SETTLE_MS * NSEC_PER_MSEC }, NULL);
 	if (f->limit_bytes) {
 		char data[PATH_MAX];
@@ -318,6 +453,16 @@ int flight_close(struct flight *f)
 	if (f->skipped)
 		console_info("Flight recorder: %" PRIu64 " trigger(s) within %d s of a dump of their kind were not "
 			     "dumped again.", f->skipped, FLIGHT_AUTO_COOLDOWN_S);
+	for (unsigned i = 1; i <= f->n_asked && f->me; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s%u.json", f->out_dir ? f->out_dir : ".", f->me, i);
+		(void)unlink(path);
+	}
+	for (size_t i = 0; i < f->n_peers_seen; i++)
+		free(f->peers_seen[i]);
+	free(f->peers_seen);
+	free(f->me);
+	free(f->out_dir);
 	free(f->ring);
 	*f = (struct flight){ 0 };
 	return failed;

@@ -35,6 +35,15 @@ struct flight {
 	char trigger[FLIGHT_MAX_DUMPS][16];
 	size_t n_dumps;
 	uint64_t limit_bytes;              /* --storage-limit: what the dumps may take; 0 none */
+	/* the other recorders of the job (other hosts, other processes of a
+	 * prompt) writing into the same --output: their requests seen */
+	char *me;                          /* ".msprof-flight.<host>.<ring>." */
+	char *out_dir;                     /* where its requests are */
+	char **peers_seen;
+	size_t n_peers_seen;
+	unsigned n_asked;                  /* requests written */
+	uint64_t peers_next_ns;            /* the next look (CLOCK_MONOTONIC) */
+	uint64_t last_dump_real_ns;        /* CLOCK_REALTIME of our last dump's trigger */
 };
 
 /* The job a dump describes, as launch mode knows it. */
@@ -53,6 +62,18 @@ int flight_open(struct flight *f, const struct msprof_opts *o);
  * applied to the triggers seen inside the job); 0, 1 when skipped, or
  * -errno (said). */
 int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a);
+/* Every recorder of a job that writes into one --output (the hosts of a
+ * job on a shared file system, the processes of one prompt) dumps when
+ * any of them does: a dump not asked for by another leaves a request file
+ * there (FLIGHT_PEER_PREFIX...), and each recorder looks for the others'
+ * once a second (flight_peers: due, then dumps as asked; job as for
+ * flight_dump).  How long the caller may wait before the next look. */
+#define FLIGHT_PEER_PREFIX ".msprof-flight."
+#define FLIGHT_PEER_MS 1000
+/* A request within this long of a dump of ours is the same trouble. */
+#define FLIGHT_PEER_SAME_S 3
+void flight_peers(struct flight *f, const struct flight_job *job);
+
 /* The exports of the dumps finished, the ring removed, and the dumps
  * named; 0, or the number of dumps whose export failed. */
 int flight_close(struct flight *f);

@@ -1235,6 +1235,8 @@ static void loop(struct dyn *d)
 			continue;  /* the deadline acted: look again */
 		if (probe && (timeout < 0 || timeout > PROBE_MS))
 			timeout = PROBE_MS;
+		if (d->flight && (timeout < 0 || timeout > FLIGHT_PEER_MS))
+			timeout = FLIGHT_PEER_MS; /* the job's other recorders' requests */
 		if (d->export_at) {
 			uint64_t now = mono_ns();
 			int ms = d->export_at > now ? (int)((d->export_at - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
@@ -1273,6 +1275,9 @@ static void loop(struct dyn *d)
 		}
 		if (d->phase == PHASE_PROMPT && !d->eof && p[0].fd >= 0 && p[0].revents)
 			read_input(d);
+		for (unsigned i = 0; i < d->n && d->phase == PHASE_PROMPT; i++)
+			if (d->t[i].fl && d->t[i].alive)
+				flight_peers(d->t[i].fl, &d->t[i].job);
 		prompt(d);
 	}
 	free(p);

@@ -87,6 +87,8 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 			{ .fd = sigfd, .events = POLLIN },
 			{ .fd = collection_fd(s), .events = POLLIN },
 		};
+		if (fl->ring && (timeout < 0 || timeout > FLIGHT_PEER_MS))
+			timeout = FLIGHT_PEER_MS; /* the job's other recorders' requests */
 		int n = poll(p, 2, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -98,6 +100,7 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 		struct dump_ask a;
 		if (collection_take_dump(s, &a))
 			(void)flight_dump(fl, job, &a);
+		flight_peers(fl, job);
 		if (!p[0].revents)
 			continue;
 		struct signalfd_siginfo si;

@@ -172,6 +172,22 @@ t_check "attach: the dump holds the job's marks of about 2 s" test "$n" -ge 15
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
 
+# --- two recorders writing into one --output (the hosts of a job on a shared
+# file system): a dump of one has the other dump too
+mkdir -p "$W/peers"
+t_msprof --output="$W/peers" --flight-recorder=60s --dump-on=none sh -c "exec '$APP' steps 40 100 >'$W/peer2.job'" \
+	>"$W/peer2.out" 2>&1 &
+L2=$!
+T_PIDS+=("$L2")
+t_wait "peers: the second job runs" grep -q '^marks s2 ' "$W/peer2.job"
+t_msprof --output="$W/peers" --flight-recorder=60s --dump-on=slow-step:3 sh -c "exec '$APP' steps 16 100 10 500 >'$W/peer1.job'" \
+	>"$W/peer1.out" 2>&1
+wait "$L2"
+t_grep "peers: the first dumps on its slow step" "dump (slow-step: step 10 took" "$W/peer1.out"
+t_grep "peers: the second dumps as asked, naming who asked" "dump (slow-step: asked by the recorder" "$W/peer2.out"
+t_eq "peers: two dumps in the shared output" "$(prof_dirs "$W/peers" | wc -l)" 2
+t_eq "peers: their requests are gone at the end" "$(find "$W/peers" -maxdepth 1 -name '.msprof-flight.*' | wc -l)" 0
+
 # --- the bounds: a flood past a 16 MB ring --------------------------------------------------------
 mkdir -p "$W/flood"
 MSPROF_AGENT_BUFFER_MAX_MB=8 t_msprof --msproftx=on --output="$W/flood" --flight-recorder=16MB \
