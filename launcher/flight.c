@@ -277,7 +277,9 @@ static void ask_peers(struct flight *f, const struct flight_job *job, const stru
 	if (!ok || rename(tmp, path) < 0) {
 		(void)unlink(tmp);
 		console_warn("flight recorder: cannot ask the job's other recorders for their dumps in '%s'", job->output);
+		return;
 	}
+	f->asked_ns = mono_ns();
 }
 
 static bool peer_seen(struct flight *f, const char *name)
@@ -453,6 +455,13 @@ int flight_close(struct flight *f)
 	if (f->skipped)
 		console_info("Flight recorder: %" PRIu64 " trigger(s) within %d s of a dump of their kind were not "
 			     "dumped again.", f->skipped, FLIGHT_AUTO_COOLDOWN_S);
+	/* the others look once a second: a request stays long enough to be
+	 * seen by each, however soon after it the run ends */
+	uint64_t keep = 2 * FLIGHT_PEER_MS * NSEC_PER_MSEC, now = mono_ns();
+	if (f->asked_ns && now - f->asked_ns < keep)
+		(void)nanosleep(&(struct timespec){ .tv_sec = (time_t)((keep - (now - f->asked_ns)) / NSEC_PER_SEC),
+						    .tv_nsec = (long)((keep - (now - f->asked_ns)) % NSEC_PER_SEC) },
+				NULL);
 	for (unsigned i = 1; i <= f->n_asked && f->me; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s%u.json", f->out_dir ? f->out_dir : ".", f->me, i);

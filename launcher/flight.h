@@ -42,6 +42,7 @@ struct flight {
 	char **peers_seen;
 	size_t n_peers_seen;
 	unsigned n_asked;                  /* requests written */
+	uint64_t asked_ns;                 /* CLOCK_MONOTONIC of the last */
 	uint64_t peers_next_ns;            /* the next look (CLOCK_MONOTONIC) */
 	uint64_t last_dump_real_ns;        /* CLOCK_REALTIME of our last dump's trigger */
 };

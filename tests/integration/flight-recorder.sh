@@ -175,13 +175,17 @@ wait "$J" 2>/dev/null
 # --- two recorders writing into one --output (the hosts of a job on a shared
 # file system): a dump of one has the other dump too
 mkdir -p "$W/peers"
-t_msprof --output="$W/peers" --flight-recorder=60s --dump-on=none sh -c "exec '$APP' steps 40 100 >'$W/peer2.job'" \
+t_msprof --output="$W/peers" --flight-recorder=60s --dump-on=none sh -c "exec '$APP' steps 300 100 >'$W/peer2.job'" \
 	>"$W/peer2.out" 2>&1 &
 L2=$!
 T_PIDS+=("$L2")
 t_wait "peers: the second job runs" grep -q '^marks s2 ' "$W/peer2.job"
 t_msprof --output="$W/peers" --flight-recorder=60s --dump-on=slow-step:3 sh -c "exec '$APP' steps 16 100 10 500 >'$W/peer1.job'" \
 	>"$W/peer1.out" 2>&1
+# the second job, 30 s long, is ended once it has dumped
+t_wait "peers: the second dumps" grep -q 'Flight recorder: dump' "$W/peer2.out"
+# (its msprof is the child of the test's subshell, the job msprof's child)
+for m in $(pgrep -P "$L2"); do pkill -P "$m" -x test-capture-ap; done
 wait "$L2"
 t_grep "peers: the first dumps on its slow step" "dump (slow-step: step 10 took" "$W/peer1.out"
 t_grep "peers: the second dumps as asked, naming who asked" "dump (slow-step: asked by the recorder" "$W/peer2.out"
