@@ -70,6 +70,10 @@
 #define IDLE_REFRESH_NS NSEC_PER_SEC
 /* Its memory and I/O counters at this one: msprof's host sampling rate. */
 #define SLOW_REFRESH_NS (20 * NSEC_PER_MSEC)
+/* A machine-wide file read at most at that rate is read again once three
+ * quarters of it have passed: ticks at 50 Hz, a little late or early, then
+ * read it at each, not every other. */
+#define SLOW_DUE_NS (SLOW_REFRESH_NS - SLOW_REFRESH_NS / 4)
 #define MAX_ENTRIES 16384            /* entries per record, keeps payloads < RAW_MAX_PAYLOAD */
 #define STAT_BUF 2048                /* /proc/PID/stat is < 1 KiB; fields past 52 are ignored */
 #define SMALL_BUF 512                /* statm, schedstat, io, children chunk */
@@ -428,6 +432,7 @@ struct host_sampler {
 	DIR *proc_dir;            /* /proc walked by usage ticks and the ppid fallback */
 	int netdev_fd, pstat_fd, meminfo_fd, diskstats_fd;
 	uint64_t sysmem_ns;       /* /proc/meminfo last read for --host-sys=mem */
+	uint64_t sysdisk_ns, sysnet_ns; /* /proc/diskstats, /proc/net/dev last read */
 	struct disk_name { char name[32]; bool whole; } disks[64]; /* diskstats names looked up */
 	size_t n_disks;
 
@@ -1365,6 +1370,7 @@ static void sample_thread_cpu(struct host_sampler *s)
 {
 	struct rec r;
 	char buf[STAT_BUF], sbuf[SMALL_BUF];
+	uint32_t off_last = 0; /* the read offset of the record's last read */
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_CPU, RAW_THREAD_CPU, mono_ns());
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
@@ -1381,15 +1387,17 @@ static void sample_thread_cpu(struct host_sampler *s)
 				all_read = false;
 				continue;
 			}
-			/* a thread that did not run: its counters hold now */
+			/* a thread that did not run: its counters hold now, as
+			 * they did at the record's last read (no clock read
+			 * for each such entry: most of a big tree's are these) */
 			if (t->have_last && !p->ran) {
-				thread_entry(&r, p->pid, t, read_offset(&r));
+				thread_entry(&r, p->pid, t, off_last);
 				continue;
 			}
 			uint64_t ss[3] = { 0 };
 			s->st.tree_reads++;
 			ssize_t n = read_file(t->sched_fd, dfd, t->tid, "schedstat", sbuf, sizeof(sbuf));
-			uint32_t off = read_offset(&r);
+			uint32_t off = off_last = read_offset(&r);
 			unsigned nss = n > 0 ? parse_nums(sbuf, (size_t)n, ss, 3) : 0;
 			if (s->skip_idle && nss == 3 && t->have_last && asleep(t->last_state) &&
 			    ss[0] == t->last_run && ss[2] == t->last_pcount) {
@@ -1484,6 +1492,7 @@ static void sample_proc_io(struct host_sampler *s)
 	struct rec r;
 	char buf[SMALL_BUF];
 	uint64_t ts = mono_ns();
+	uint32_t off = 0; /* the read offset of the record's last read (held counters: as of it) */
 	rec_begin(&r, s, &s->rb[0], RAW_SOURCE_HOST_DISK, RAW_PROC_IO, ts);
 	for (size_t i = 0; i < s->n_procs; i++) {
 		struct proc *p = s->procs[i];
@@ -1507,10 +1516,11 @@ static void sample_proc_io(struct host_sampler *s)
 			memcpy(p->io_last, v, sizeof(v));
 			p->io_ns = slow_read_at(p, p->io_valid, ts);
 			p->io_valid = true;
+			off = read_offset(&r);
 		}
 		struct ent e = { .n = 0 };
 		ent_u32(&e, p->pid);
-		ent_u32(&e, read_offset(&r));
+		ent_u32(&e, off);
 		for (size_t k = 0; k < ARRAY_SIZE(p->io_last); k++)
 			ent_u64(&e, p->io_last[k]);
 		ent_u64(&e, p->blkio);
@@ -2071,18 +2081,27 @@ int host_sampler_tick(struct host_sampler *s, unsigned kinds)
 			sample_proc_mem(s);
 		/* the machine's used and available memory beside the tree's,
 		 * at most at the rate statm is read when nothing runs */
-		if (s->sys_flags & HOST_SYS_MEM && s->meminfo_fd >= 0 && now - s->sysmem_ns >= SLOW_REFRESH_NS) {
+		if (s->sys_flags & HOST_SYS_MEM && s->meminfo_fd >= 0 && now - s->sysmem_ns >= SLOW_DUE_NS) {
 			s->sysmem_ns = now;
 			sample_sys_mem(s, RAW_SOURCE_HOST_MEM);
 		}
-		/* the machine's disks before the tree's io, so that the
-		 * export has a disk's interval when the tree's is complete */
-		if (s->sys_flags & HOST_SYS_DISK && s->diskstats_fd >= 0)
+		/* The machine's disk and network counters at about 50 Hz at
+		 * most, as its memory: they are the machine's, not the tree's;
+		 * they cost more to read than a process's files (diskstats
+		 * lists every block device); and a disk's busy time counts in
+		 * ms, so that a 1 ms interval would read 0% or 100%.  The
+		 * disks before the tree's io, so that the export has the
+		 * disks' last interval when the tree's is complete. */
+		if (s->sys_flags & HOST_SYS_DISK && s->diskstats_fd >= 0 && now - s->sysdisk_ns >= SLOW_DUE_NS) {
+			s->sysdisk_ns = now;
 			sample_diskstats(s);
+		}
 		if (s->sys_flags & HOST_SYS_DISK)
 			sample_proc_io(s);
-		if (s->sys_flags & HOST_SYS_NETWORK)
+		if (s->sys_flags & HOST_SYS_NETWORK && now - s->sysnet_ns >= SLOW_DUE_NS) {
+			s->sysnet_ns = now;
 			sample_net_dev(s);
+		}
 	}
 	if (kinds & HOST_TICK_USAGE) {
 		if (s->usage_flags & HOST_USAGE_CPU)

@@ -164,7 +164,7 @@ struct parse {
 	/* the busiest disk's busy time over the last disk interval, for the
 	 * tree's interval that it stands beside (io_interval) */
 	bool have_busy;
-	uint64_t busy_start;
+	uint64_t busy_start, busy_end;
 	double busy_pct;
 	/* I/O of children that exited, which their parent's /proc/PID/io
 	 * takes in when it reaps them (see io_interval) */
@@ -768,11 +768,13 @@ static int io_interval(struct parse *p)
 			return r;
 	}
 	double usage = fmin(blk / dt_s * 100.0, 100.0);
-	/* the disks' interval sampled just before this one's, if it is that */
-	uint64_t off = p->busy_start > s->prev_ts ? p->busy_start - s->prev_ts : s->prev_ts - p->busy_start;
-	if (p->have_busy && (double)off < dt_s * 1e9 / 2)
+	/* the disks' last interval, if this one lies in it or in the next
+	 * as long (msprofd reads the machine's disks at about 50 Hz, the
+	 * tree's I/O at --host-sys-freq: their intervals are then paired with
+	 * the disks' last, at most one disk interval late) */
+	if (p->have_busy && (double)s->prev_ts + dt_s * 1e9 / 2 >= (double)p->busy_start &&
+	    s->prev_ts < p->busy_end + (p->busy_end - p->busy_start))
 		usage = fmax(usage, p->busy_pct);
-	p->have_busy = false;
 	sqlite3_stmt *st = p->st[ST_HOST_DISK];
 	sqlite3_bind_int64(st, 1, start);
 	sqlite3_bind_double(st, 2, exp_round(rd, 3));
@@ -840,6 +842,7 @@ static int disk_interval(struct parse *p)
 	}
 	p->have_busy = true;
 	p->busy_start = s->prev_ts;
+	p->busy_end = s->cur_ts;
 	p->busy_pct = busiest;
 	return 0;
 }
