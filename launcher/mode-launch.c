@@ -68,6 +68,38 @@ static void reap_adopted(pid_t app)
 	}
 }
 
+/* --flight-recorder: msprofd went away (killed, restarted): a new one
+ * (started as at the beginning) records into the same ring, once a second
+ * until one answers; the job's agents find it by themselves and record
+ * again when its session starts.  What the ring overwrote before is not
+ * counted again (the new session's counts begin at zero). */
+static void flight_resume(struct collection *s, struct flight *fl, const struct flight_job *job)
+{
+	static uint64_t next_ns;
+	uint64_t now = mono_ns();
+	if (now < next_ns)
+		return;
+	next_ns = now + NSEC_PER_SEC;
+	bool agents = s->agents;
+	collection_release(s);
+	collection_init(s);
+	s->agents = agents;
+	s->quiet = true;
+	struct msprof_opts ring_opts = *job->opts;
+	ring_opts.set.u[SET_STORAGE_LIMIT] = 0; /* it bounds the dumps */
+	pid_t pids[1] = { job->pid };
+	if (collection_connect(s) < 0 || !(s->prof_dir = strdup(fl->ring)) ||
+	    collection_start(s, &ring_opts, pids, 1) < 0) {
+		collection_release(s);
+		collection_init(s);
+		s->lost = true;
+		s->quiet = true;
+		return;
+	}
+	s->quiet = false;
+	console_info("Flight recorder: msprofd answers again; recording into the ring goes on.");
+}
+
 /* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
  * forward stop signals; watch the daemon.  WAIT_EXITED with *ret_status,
  * WAIT_DEADLINE, or -errno. */
@@ -101,6 +133,8 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 		if (collection_take_dump(s, &a))
 			(void)flight_dump(fl, job, &a);
 		flight_peers(fl, job);
+		if (fl->ring && (s->lost || (s->ended && strcmp(s->ended_reason, "target_exited") != 0)))
+			flight_resume(s, fl, job);
 		if (!p[0].revents)
 			continue;
 		struct signalfd_siginfo si;

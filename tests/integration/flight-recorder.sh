@@ -172,6 +172,26 @@ t_check "attach: the dump holds the job's marks of about 2 s" test "$n" -ge 15
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
 
+# --- msprofd killed under a running recorder: a new one records on ---------------------
+mkdir -p "$W/restart"
+t_msprof --output="$W/restart" --flight-recorder=60s sh -c "exec '$APP' steps 50 100 >'$W/restart.job'" \
+	>"$W/restart.out" 2>&1 &
+L=$!
+T_PIDS+=("$L")
+t_wait "restart: the job reaches step 5" grep -q '^marks s5 ' "$W/restart.job"
+kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
+t_wait "restart: msprof records into the ring again" grep -q 'msprofd answers again' "$W/restart.out"
+k=$(sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/restart.job" | tail -1)
+t_wait "restart: the job goes 5 steps further" grep -q "^marks s$((k + 5)) " "$W/restart.job"
+J=$(pgrep -P "$(pgrep -P "$L" | head -1)" -x test-capture-ap | head -1)
+t_expect_rc 0 "restart: msprof --dump --pid reaches the new msprofd" t_msprof --dump --pid="$J"
+wait "$L"
+P=$(prof_dirs "$W/restart" | head -1)
+t_eq "restart: the dump holds steps 0-4, from before the kill, every mark" "$(tx_marks "$P" 0 4)" \
+	"$(job_marks "$W/restart.job" 0 4)"
+t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(tx_marks "$P" $((k + 2)) $((k + 4)))" \
+	"$(job_marks "$W/restart.job" $((k + 2)) $((k + 4)))"
+
 # --- two recorders writing into one --output (the hosts of a job on a shared
 # file system): a dump of one has the other dump too
 mkdir -p "$W/peers"
