@@ -936,14 +936,21 @@ static void cmd_status(struct dyn *d)
 			format_elapsed(mono_ns() - t->window_ns, open_for, sizeof(open_for));
 			uint64_t bytes = window_bytes(t->s.prof_dir);
 			format_bytes(bytes, human, sizeof(human));
-			reply("    window %u, open since %s (%s), into %s: %llu bytes written (%s)", t->window_no,
-			      since, open_for, dir_name(t), (unsigned long long)bytes, human);
+			if (t->fl)
+				reply("    flight recorder since %s (%s), its ring %s holding %llu bytes (%s); %zu dump%s "
+				      "written", since, open_for, dir_name(t), (unsigned long long)bytes, human,
+				      t->fl->n_dumps, t->fl->n_dumps == 1 ? "" : "s");
+			else
+				reply("    window %u, open since %s (%s), into %s: %llu bytes written (%s)", t->window_no,
+				      since, open_for, dir_name(t), (unsigned long long)bytes, human);
 			unsigned live, seen;
 			if (collection_sampled(&t->s, &live, &seen) == 0)
 				reply("    sampling %u process%s of its tree now, %u since the window opened", live,
 				      live == 1 ? "" : "es", seen);
 		}
 	}
+	if (d->flight)
+		return; /* the dumps' exports are the recorder's, said above */
 	reply("  collection %s; %u collection%s saved, %u export%s running",
 	      windows_open(d) ? "started" : "not started", d->saved, d->saved == 1 ? "" : "s", d->n_jobs,
 	      d->n_jobs == 1 ? "" : "s");

@@ -72,6 +72,7 @@ struct self {
 struct want {
 	bool on;
 	bool scheduled;            /* a step window: the agent opens it (--schedule), not "start" */
+	bool flight;               /* a flight recorder: it records from the attach, unasked */
 	char **words;              /* the options of the window */
 	char *metadata;            /* torch_npu's "metadata" (JSON), for each PROF dir; NULL none */
 	char *key;
@@ -442,7 +443,7 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 		return -EINVAL;
 	}
 	int r = -EINVAL;
-	bool start = false, start_given = false, now = false;
+	bool start = false, start_given = false, now = false, flight = false;
 	double lo = -1, hi = -1, deadline = 0;
 	char *schedule = NULL;     /* "--schedule=..." of key "schedule" */
 	char **extra = NULL;
@@ -520,6 +521,7 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 				goto out;
 			}
 			snprintf(opt, sizeof opt, "--flight-recorder=%s", it->valuestring);
+			flight = true;
 			if (words_push(&extra, opt) < 0) {
 				snprintf(why, why_len, "out of memory");
 				goto out;
@@ -618,7 +620,10 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 			goto nomem;
 		w->scheduled = true;
 	}
-	w->on = lo >= 0 || now || schedule ? !start_given || start : start;
+	/* a step window, "now", or a recorder (which records from the attach
+	 * on): on unless "start" says otherwise */
+	w->on = lo >= 0 || now || schedule || flight ? !start_given || start : start;
+	w->flight = flight;
 	w->key = join(w->words);
 	if (w->key && w->metadata) {
 		char *k;
@@ -664,8 +669,11 @@ static void config_apply(struct self *s, const struct want *w)
 		}
 		if (s->dyn <= 0 && dyn_spawn(s, w->words, w->key, w->metadata) < 0)
 			return;
-		s->scheduled = w->scheduled;
-		if (w->scheduled) {
+		/* off again: its msprof quits (as for a step window) */
+		s->scheduled = w->scheduled || w->flight;
+		if (w->flight) {
+			console_info("MSPROF_CONFIG: the flight recorder records (%s)", w->key);
+		} else if (w->scheduled) {
 			console_info("MSPROF_CONFIG: the window opens at its steps (%s)", w->key);
 		} else if (!s->open) {
 			console_info("MSPROF_CONFIG: start");
@@ -679,7 +687,7 @@ static void config_apply(struct self *s, const struct want *w)
 	} else if (s->dyn > 0 && s->scheduled) {
 		/* a step window no longer wanted: its msprof quits, which
 		 * disarms the job's agent (or saves the window it had open) */
-		console_info("MSPROF_CONFIG: stop (the step window is called off)");
+		console_info("MSPROF_CONFIG: stop (the step window or the flight recorder is called off)");
 		dyn_send(s, "quit");
 		(void)dyn_wait(s);
 		s->scheduled = false;

@@ -222,4 +222,16 @@ want=$(for k in 0 1 2 3 4 5 6 7 8; do sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$T
 t_eq "flight: the dump holds every mark of steps 0-8" \
 	"$(t_sql "$(ls "$FP"/msprof_*.db)" "SELECT count(*) $EV WHERE m.value LIKE 's%-%'")" "$want"
 
+# --- MSPROF_CONFIG's "flight_recorder" alone: the recorder runs from the attach -----------
+G=$T_WORK/flight-config
+mkdir -p "$G/cwd"
+echo "{\"flight_recorder\": \"60s\", \"options\": \"--output=$G\"}" >"$G/config.json"
+(cd "$G/cwd" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_RING_DIR="$G" MSPROF_CONFIG="$G/config.json" \
+	"$HELPERS/test-capture-app" steps 12 100 8 100 fail >"$T_WORK/og" 2>"$T_WORK/eg")
+t_eq "flight config: the job keeps its exit status" "$?" 3
+JOB=$(sed -n 's/^\[INFO\] msprof follows MSPROF_CONFIG .* for process \([0-9]*\);.*/\1/p' "$T_WORK/eg")
+self_wait "$G/cwd" "$JOB"
+t_grep "flight config: the recorder runs" "MSPROF_CONFIG: the flight recorder records" "$G/cwd/msprof_self_$JOB.log"
+t_grep "flight config: the process's exit dumped it" "dump (exit: process $JOB" "$G/cwd/msprof_self_$JOB.log"
+
 t_done

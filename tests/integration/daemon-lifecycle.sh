@@ -162,7 +162,9 @@ sleeper
 ask S2 "req:session_start:{\"prof_dir\":\"$prof\",\"pids\":[$target],\"host_sys\":\"cpu,mem,disk,network\",\"host_sys_freq\":1000,\"host_sys_usage\":\"cpu,mem\",\"storage_limit_mb\":2}"
 sid=$(sed -n 's/.*"session":\([0-9]*\).*/\1/p' <<<"$line")
 t_check "session with a storage limit started" test -n "$sid"
-aged() { [ ! -e "$prof/host/data/host_network.data.slice_0" ] && [ -e "$prof/host/data/host_network.data.slice_30" ]; }
+# (the all-process usage sources write the most: the machine's network and
+# disks are read at about 50 Hz whatever the frequency)
+aged() { [ ! -e "$prof/host/data/host_usage_cpu.data.slice_0" ] && [ -e "$prof/host/data/host_usage_cpu.data.slice_30" ]; }
 wait_until "oldest slices are deleted as new ones come" aged
 ask S2 "req:session_stop:{\"session\":$sid}"
 written=$(sed -n 's/.*"bytes":\([0-9]*\).*/\1/p' <<<"$line")

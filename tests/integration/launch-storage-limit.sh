@@ -129,7 +129,8 @@ t_grep "daemon logged the ageing" "storage limit" "$MSPROF_RUNTIME_DIR/msprofd.l
 if [ "$rc" -eq 0 ]; then t_ok "aged PROF dir exports"; else t_fail "export exit $rc"; cat "$W/export.log" >&2; fi
 db=$(ls "$A"/msprof_*.db 2>/dev/null | head -n1)
 n=$(t_sql "$db" "SELECT count(*) FROM HOST_NETWORK_USAGE" 2>/dev/null || echo 0)
-if [ "$n" -gt 100 ]; then t_ok "$n network samples survive ageing"; else t_fail "only $n network samples after ageing"; fi
+# (the machine's network is read at about 50 Hz at most: a second's worth)
+if [ "$n" -gt 40 ]; then t_ok "$n network samples survive ageing"; else t_fail "only $n network samples after ageing"; fi
 # The oldest data is what went: the first surviving sample is well after the start.
 first_ns=$(t_sql "$db" "SELECT min(timestampNs) FROM HOST_NETWORK_USAGE")
 if [ -n "$first_ns" ] && [ "$first_ns" -gt $((t0_ns + 500000000)) ]; then
