@@ -26,6 +26,10 @@
  * else as the next step begins, or when the job ends. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -155,6 +159,8 @@ static void arm_watch(const char *spec);
 static void watch_tick(uint64_t now);
 static void exit_watch(int status, void *arg);
 static void (*_Atomic next_exit)(int);  /* libc's, looked up at load */
+static pid_t (*_Atomic next_wait4)(pid_t, int *, int, struct rusage *);
+static int (*_Atomic next_waitid)(idtype_t, id_t, siginfo_t *, int);
 
 /* Read once, as the agent loads: only its own variables, and the hooks
  * registered with control.c and cupti.c.  Before the other constructors
@@ -169,6 +175,14 @@ __attribute__((constructor(101))) static void capture_load(void)
 	void *sym = dlsym(RTLD_NEXT, "exit"), (*f)(int);
 	memcpy(&f, &sym, sizeof f);
 	atomic_store(&next_exit, f);
+	pid_t (*w4)(pid_t, int *, int, struct rusage *);
+	int (*wid)(idtype_t, id_t, siginfo_t *, int);
+	sym = dlsym(RTLD_NEXT, "wait4");
+	memcpy(&w4, &sym, sizeof w4);
+	atomic_store(&next_wait4, w4);
+	sym = dlsym(RTLD_NEXT, "waitid");
+	memcpy(&wid, &sym, sizeof wid);
+	atomic_store(&next_waitid, wid);
 	if (sched)
 		arm_schedule(sched);
 	if (!v)
@@ -340,10 +354,83 @@ AGENT_EXPORT void exit(int status)
 		(void)syscall(SYS_exit_group, status);
 }
 
+/* --dump-on's exit, seen from the parent: a child of this process reaped
+ * after a signal ended it (a rank killed while its launcher, torchrun, a
+ * script, goes on: no handler runs in the rank itself).  wait, waitpid,
+ * wait3, wait4 and waitid are wrapped here (the shared builds only, as
+ * exit): they are called from SIGCHLD handlers, so the child goes into one
+ * atomic word and the agent thread's tick asks for the dump.  What a parent
+ * sends to end its children (SIGTERM, SIGINT, SIGHUP) and SIGPIPE are no
+ * trouble of the child's own. */
+static _Atomic uint64_t child_died;  /* pid << 32 | signal; 0 none */
+
+static void child_reaped(pid_t pid, bool signaled, int sig)
+{
+	uint64_t none = 0;
+	if (pid <= 0 || !signaled || !atomic_load_explicit(&WT.exit, memory_order_relaxed) || sig == SIGTERM ||
+	    sig == SIGINT || sig == SIGHUP || sig == SIGPIPE)
+		return;
+	if (atomic_compare_exchange_strong(&child_died, &none, (uint64_t)(uint32_t)pid << 32 | (uint32_t)sig))
+		agent_wake_always();
+}
+
+static pid_t wait4_next(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	pid_t (*f)(pid_t, int *, int, struct rusage *) = atomic_load(&next_wait4);
+	pid_t r = f ? f(pid, status, options, ru) : (pid_t)syscall(SYS_wait4, pid, status, options, ru);
+	if (r > 0 && status)
+		child_reaped(r, WIFSIGNALED(*status), WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+	return r;
+}
+
+/* each needs the status: a caller that passes none gets ours */
+AGENT_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int st = 0;
+	return wait4_next(pid, status ? status : &st, options, ru);
+}
+
+AGENT_EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	int st = 0;
+	return wait4_next(-1, status ? status : &st, options, ru);
+}
+
+AGENT_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	int st = 0;
+	return wait4_next(pid, status ? status : &st, options, NULL);
+}
+
+AGENT_EXPORT pid_t wait(int *status)
+{
+	int st = 0;
+	return wait4_next(-1, status ? status : &st, 0, NULL);
+}
+
+AGENT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	int (*f)(idtype_t, id_t, siginfo_t *, int) = atomic_load(&next_waitid);
+	int r = f ? f(idtype, id, info, options) : (int)syscall(SYS_waitid, idtype, id, info, options, NULL);
+	if (r == 0 && info && info->si_pid > 0 && (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED))
+		child_reaped(info->si_pid, true, info->si_status);
+	return r;
+}
+
 /* The agent thread's look at the clock: a step begun hang_ns ago with no
- * next one is a hang, asked for once per step. */
+ * next one is a hang, asked for once per step; a child killed by a signal
+ * is an exit. */
 static void watch_tick(uint64_t now)
 {
+	uint64_t died = atomic_exchange(&child_died, 0);
+	if (died) {
+		char comm[64], detail[200];
+		int sig = (int)(uint32_t)died;
+		agent_comm(comm, sizeof comm);
+		snprintf(detail, sizeof detail, "process %u, a child of %d (%s), was killed by signal %d (%s)",
+			 (unsigned)(died >> 32), (int)getpid(), comm, sig, strsignal(sig));
+		(void)agent_dump_ask("exit", detail);
+	}
 	uint64_t last = atomic_load(&WT.last_ns);
 	if (!atomic_load_explicit(&WT.on, memory_order_relaxed) || !WT.hang_ns || !last || now < last ||
 	    now - last < WT.hang_ns || WT.hang_asked == last)

@@ -19,18 +19,18 @@ fi
 # the interposed OS runtime calls (osrt.c), the 64 variants included
 OSRT_APIS='pthread_mutex_lock|pthread_cond_wait|pthread_cond_timedwait|pthread_join|nanosleep|usleep|sleep|clock_nanosleep|read|write|pread|pwrite|pread64|pwrite64|readv|writev|send|recv|sendto|recvfrom|poll|ppoll|select|epoll_wait|fsync|fdatasync|open|open64|openat|openat64|mmap|mmap64|munmap|sem_wait|sem_timedwait|sem_clockwait|pthread_cond_clockwait|pthread_mutex_timedlock|accept|accept4|connect|recvmsg|sendmsg|epoll_pwait|pselect|__read_chk|__pread_chk|__pread64_chk|__recv_chk|__recvfrom_chk|__poll_chk|__ppoll_chk'
 # the calls that end a process image (exitflush.c), in both builds
-EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|exit|_exit|_Exit'
+EXIT_APIS='execve|execv|execvp|execvpe|execl|execlp|execle|fexecve|execveat|exit|_exit|_Exit|wait|waitpid|wait3|wait4|waitid'
 # NCCL's profiler plugin interface (nccl.c), every version NCCL looks up
 NCCL_APIS='ncclProfiler_v1|ncclProfiler_v2|ncclProfiler_v3|ncclProfiler_v4|ncclProfiler_v5|ncclProfiler_v6'
 ENTRIES='InitInjectionMstx|InitializeInjectionNvtx2|InitializeInjection|msprofStart|msprofStop|msprofSchedule|mstx(MarkA|RangeStartA|RangeEnd|DomainCreateA|DomainDestroy|DomainMarkA|DomainRangeStartA|DomainRangeEnd|GetToolId|Step|StepEnd|NameOsThreadA)|'"$NCCL_APIS"'|'"$EXIT_APIS"
 if command -v nm >/dev/null; then
-	# the plain agent wraps no libc call but exec and _exit: a job that does
+	# the plain agent wraps no libc call but exec, exit, _exit and wait: a job that does
 	# not ask for osrt pays nothing on its system calls
 	syms=$(nm -D --defined-only "$AGENT" | awk '{print $3}')
 	extra=$(echo "$syms" | grep -v -E '^('"$ENTRIES"')$' || true)
 	missing=$(echo "$EXIT_APIS|$NCCL_APIS" | tr '|' '\n' | while read -r s; do echo "$syms" | grep -qx "$s" || echo "$s"; done)
 	if [ -z "$extra" ] && [ -z "$missing" ]; then
-		t_ok "the agent exports only its entry points, the mstx API, NCCL's profiler plugin and the 11 calls that end an image"
+		t_ok "the agent exports only its entry points, the mstx API, NCCL's profiler plugin and the calls that end an image, exit and the wait family (--dump-on)"
 	else
 		t_fail "the agent exports more: '$extra', lacks: '$missing'"
 	fi
@@ -39,7 +39,7 @@ if command -v nm >/dev/null; then
 	extra=$(echo "$syms" | grep -v -E '^('"$ENTRIES"'|'"$OSRT_APIS"')$' || true)
 	missing=$(echo "$OSRT_APIS" | tr '|' '\n' | while read -r s; do echo "$syms" | grep -qx "$s" || echo "$s"; done)
 	if [ -z "$extra" ] && [ -z "$missing" ]; then
-		t_ok "the osrt agent exports the entry points, the mstx API, the 11 calls that end an image and the 52 wrapped calls"
+		t_ok "the osrt agent exports the entry points, the mstx API, the calls that end an image, exit, the wait family and the 52 wrapped calls"
 	else
 		t_fail "the osrt agent exports more: '$extra', lacks: '$missing'"
 	fi

@@ -102,7 +102,10 @@ t_expect_rc 137 "exit: msprof exits with the job's status" t_msprof --msproftx=o
 	RANK=0 '$APP' steps 60 100 >'$W/exit0.out' & r0=\$!
 	RANK=1 '$APP' steps 20 100 5 200 kill >'$W/exit1.out' & r1=\$!
 	wait \$r1; s=\$?; kill \$r0; exit \$s" >"$W/exit.out" 2>&1
-t_grep "exit: dumped with the job's status" "dump (exit: the job (pid" "$W/exit.out"
+# (dumped as the script reaps the dead rank; the job's own end, a moment
+# later, is the same failure and not dumped again)
+t_grep "exit: dumped as the rank died" "was killed by signal 9" "$W/exit.out"
+t_grep "exit: the job's end is the same failure" "1 trigger(s) within 60 s of a dump of their kind" "$W/exit.out"
 R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/exit.out" | head -1)
 if [ -n "$R1" ]; then
 	t_eq "exit: the dead rank's steps 0-5 are in the dump, every mark" "$(tx_marks "$W/exit/$R1" 0 5)" \
@@ -111,6 +114,26 @@ if [ -n "$R1" ]; then
 else
 	t_fail "exit: no dir of rank 1"
 	cat "$W/exit.out" >&2
+fi
+
+# --- a rank killed by a signal while the job goes on: its parent sees it ---------------
+mkdir -p "$W/killed"
+t_expect_rc 0 "killed: the job ends well" t_msprof --output="$W/killed" --flight-recorder=60s sh -c "
+	RANK=0 '$APP' steps 30 100 >'$W/killed0.out' & RANK=1 '$APP' steps 20 100 5 200 kill >'$W/killed1.out' & wait" \
+	>"$W/killed.out" 2>&1
+t_grep "killed: its parent's agent dumps as it reaps it" "a child of" "$W/killed.out"
+t_grep "killed: naming the signal" "was killed by signal 9" "$W/killed.out"
+R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/killed.out" | head -1)
+R0=$(sed -n 's/^\[INFO\] Rank 0 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/killed.out" | head -1)
+if [ -n "$R1" ] && [ -n "$R0" ]; then
+	t_eq "killed: the dead rank's steps 0-5, every mark" "$(tx_marks "$W/killed/$R1" 0 5)" \
+		"$(job_marks "$W/killed1.out" 0 5)"
+	n=$(tx_marks "$W/killed/$R0" 0 29 | tr ' ' '\n' | grep -vc ':0$')
+	t_check "killed: the living rank's steps until then, not its end (it ran on: $n steps in the dump)" \
+		test "$n" -ge 5 -a "$n" -lt 29
+else
+	t_fail "killed: the dump was not split into ranks 0 and 1"
+	cat "$W/killed.out" >&2
 fi
 
 # --- a rank that fails while the job goes on -------------------------------------------------
