@@ -255,7 +255,10 @@ wait "$L"
 echo "# flood: the ring took at most $ring_max bytes, the process at most $rss_max kB resident"
 # the ring's own bound; the process's: its queues' cap (8 MiB) and 24 MiB
 # for the program, the agent's thread and libraries
-t_check "flood: the ring stays within 16 MiB" test "$ring_max" -gt 0 -a "$ring_max" -le $((16 << 20))
+# (find lists and stats the files one by one while writers age and add
+# slices: one slice, a 64th of the ring, of that race is allowed)
+t_check "flood: the ring stays within 16 MiB (+ one slice of listing race)" test "$ring_max" -gt 0 -a \
+	"$ring_max" -le $(((16 << 20) + (16 << 20) / 64))
 # (a sanitized build's shadow memory is no part of it)
 if [ -z "$T_ASAN_LIB" ]; then
 	t_check "flood: the process stays within its queues' 8 MiB and 24 MiB" test "$rss_max" -gt 0 -a \

@@ -58,7 +58,10 @@ read -r ring_max j1 j2 d1 d2 c1 c2 < <(awk -v tck="$tck" '
 		printf "%d %d %d %d %d %.2f %.2f\n", r, j1, j2, d1, d2, c1, c2
 	}' "$W/samples")
 echo "# ring at most $ring_max B; job $j1 -> $j2 kB; msprofd $d1 -> $d2 kB, CPU $c1% -> $c2% of a core"
-t_check "the ring stays within 16 MiB at every look" test "$ring_max" -le $((16 << 20))
+# (one slice, a 64th of the ring, of listing race: find stats the files
+# one by one while writers age and add slices)
+t_check "the ring stays within 16 MiB at every look (+ one slice of listing race)" test "$ring_max" -le \
+	$(((16 << 20) + (16 << 20) / 64))
 t_check "the job's memory is steady (second half within 2 MiB of the first)" test "$j2" -le $((j1 + 2048))
 t_check "msprofd's memory is steady (second half within 2 MiB of the first)" test "$d2" -le $((d1 + 2048))
 t_check "msprofd's CPU is steady (second half at most twice the first, and 2% of a core)" \
