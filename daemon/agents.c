@@ -265,7 +265,7 @@ static void capture(struct client *c, const struct agent *a, const cJSON *msg)
 			log_msg("agent of pid %d: a dump request with a bad 'dump' or 'detail': ignored", a->pid);
 			return;
 		}
-		if (!c->srv->hooks->agent_dump(c->srv, a->pid, dump->valuestring, detail))
+		if (!c->srv->hooks->agent_dump(c->srv, a->session, a->pid, dump->valuestring, detail))
 			log_msg("agent of pid %d asked for a dump (%s): no flight recorder covers it", a->pid,
 				dump->valuestring);
 		return;

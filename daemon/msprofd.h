@@ -90,7 +90,7 @@ struct server_hooks {
 	void (*agent_refused)(struct server *srv, pid_t pid, const char *name);
 	/* agents.c: an agent saw a --dump-on trigger: the flight recorder
 	 * covering it is asked to dump (sessions_ask_dump); false when none is */
-	bool (*agent_dump)(struct server *srv, pid_t pid, const char *trigger, const char *detail);
+	bool (*agent_dump)(struct server *srv, struct session *s, pid_t pid, const char *trigger, const char *detail);
 	/* any: the number of clients, sessions or agents changed (idle exit) */
 	void (*load_changed)(struct server *srv);
 };
@@ -312,8 +312,10 @@ void session_request_dump(struct client *c, const cJSON *msg, uint64_t id);
  * running flight-recorder session whose tree holds pid sends dump_asked to
  * its owner.  That session, or NULL when none covers pid. */
 struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const char *trigger, const char *detail);
-/* The agent's trigger (server_hooks.agent_dump). */
-bool sessions_agent_dump(struct server *srv, pid_t pid, const char *trigger, const char *detail);
+/* The agent's trigger (server_hooks.agent_dump): the session driving it
+ * (s, when one does; its process may be gone from /proc already, as it
+ * exits), else the one whose tree holds pid. */
+bool sessions_agent_dump(struct server *srv, struct session *s, pid_t pid, const char *trigger, const char *detail);
 /* End every session of owner (or all when owner is NULL). */
 void sessions_end(struct server *srv, struct client *owner, enum session_reason why);
 /* A new agent said hello: a running session whose tree holds it (and that

@@ -1603,11 +1603,9 @@ static struct session *ring_session_of(struct server *srv, pid_t pid)
 	return NULL;
 }
 
-struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const char *trigger, const char *detail)
+/* dump_asked to the owner of ring session s. */
+static void ask_dump(struct session *s, pid_t pid, pid_t by, const char *trigger, const char *detail)
 {
-	struct session *s = ring_session_of(srv, pid);
-	if (!s)
-		return NULL;
 	cJSON *ev = ipc_msg_new(IPC_T_DUMP_ASKED, 0);
 	if (ev && (!cJSON_AddNumberToObject(ev, "session", (double)s->id) || !cJSON_AddNumberToObject(ev, "pid", pid) ||
 		   !cJSON_AddNumberToObject(ev, "by", by) || !cJSON_AddStringToObject(ev, "trigger", trigger) ||
@@ -1618,11 +1616,20 @@ struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const
 	log_msg("session %" PRIu64 ": dump asked (%s) for pid %d%s%s", s->id, trigger, (int)pid, detail ? ": " : "",
 		detail ? detail : "");
 	client_send(s->owner, ev);
+}
+
+struct session *sessions_ask_dump(struct server *srv, pid_t pid, pid_t by, const char *trigger, const char *detail)
+{
+	struct session *s = ring_session_of(srv, pid);
+	if (s)
+		ask_dump(s, pid, by, trigger, detail);
 	return s;
 }
 
-bool sessions_agent_dump(struct server *srv, pid_t pid, const char *trigger, const char *detail)
+bool sessions_agent_dump(struct server *srv, struct session *s, pid_t pid, const char *trigger, const char *detail)
 {
+	if (s && s->state == SESSION_RUNNING && s->ring)
+		return ask_dump(s, pid, pid, trigger, detail), true;
 	return sessions_ask_dump(srv, pid, pid, trigger, detail) != NULL;
 }
 

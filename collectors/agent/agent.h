@@ -432,6 +432,10 @@ bool agent_capture_end(uint64_t id);
 /* An NVTX push (level: agent_push's return) and pop (agent_pop's). */
 void agent_capture_push(int kind, const char *msg, long len, uint32_t domain, int level);
 void agent_capture_pop(uint32_t domain, int level);
+/* --dump-on's hang, for collectives: a range of the domain
+ * "communication" began (its id, from agent_range_start) ... and a range
+ * ended (agent_capture_end looks too). */
+void agent_capture_comm_began(uint32_t domain, uint64_t id, const char *msg);
 /* mstxStep(step) (end false) or mstxStepEnd(step), for --schedule. */
 void agent_capture_step_mark(bool end, uint64_t step);
 
@@ -480,6 +484,8 @@ bool agent_gate_rank_listed(const char *ranks, int rank);
 /* A domain got its name (core.c, before the id is handed out): the step
  * markers' domain is told by it. */
 void agent_gate_domain_named(uint32_t id, const char *name);
+/* Whether a domain is "communication" (collectives as mstx ranges). */
+bool agent_gate_is_comm(uint32_t domain);
 /* Set or clear the step range (the agent thread, before a window starts). */
 void agent_gate_set(bool on, int64_t lo, int64_t hi);
 /* Whether an annotation passes: marks true/false; starts and pushes 0

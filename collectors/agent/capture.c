@@ -80,6 +80,22 @@ static struct {
 	bool on_exit;              /* exit_watch registered */
 } WT;
 
+/* --dump-on's hang for collectives: the ranges of the domain
+ * "communication" open now (torch_npu's and mstx.torch's collectives, one
+ * a rank at a time mostly), with when they began; the agent thread looks
+ * for one open hang_ns.  Past COMM_OPEN at once, the others are not
+ * watched (their steps still are). */
+#define COMM_OPEN 64
+static struct {
+	_Atomic uint32_t n;                  /* entries in use: 0, and range ends look no further */
+	struct {
+		_Atomic uint64_t id;         /* 0 free */
+		_Atomic uint64_t start_ns;
+		uint64_t asked;              /* start_ns a hang was asked for */
+		char msg[48];
+	} e[COMM_OPEN];
+} CO;
+
 /* agent_capture_begin said the range is the schedule's (this thread's
  * agent_capture_began is its id) */
 static __thread bool t_sched_id;
@@ -354,6 +370,54 @@ AGENT_EXPORT void exit(int status)
 		(void)syscall(SYS_exit_group, status);
 }
 
+void agent_capture_comm_began(uint32_t domain, uint64_t id, const char *msg)
+{
+	if (!id || !WT.hang_ns || !atomic_load_explicit(&WT.on, memory_order_relaxed) || !agent_gate_is_comm(domain))
+		return;
+	for (unsigned i = 0; i < COMM_OPEN; i++) {
+		uint64_t free_ = 0;
+		if (atomic_load_explicit(&CO.e[i].id, memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong(&CO.e[i].id, &free_, UINT64_MAX))
+			continue;
+		snprintf(CO.e[i].msg, sizeof CO.e[i].msg, "%s", msg ? msg : "");
+		atomic_store(&CO.e[i].start_ns, mono_ns());
+		atomic_store(&CO.e[i].id, id); /* published: the agent thread reads it */
+		atomic_fetch_add(&CO.n, 1);
+		return;
+	}
+}
+
+static void comm_ended(uint64_t id)
+{
+	if (!id || !atomic_load_explicit(&CO.n, memory_order_relaxed))
+		return;
+	for (unsigned i = 0; i < COMM_OPEN; i++) {
+		uint64_t want = id;
+		if (atomic_load_explicit(&CO.e[i].id, memory_order_relaxed) == id &&
+		    atomic_compare_exchange_strong(&CO.e[i].id, &want, 0)) {
+			atomic_fetch_sub(&CO.n, 1);
+			return;
+		}
+	}
+}
+
+/* The agent thread: a collective open hang_ns is a hang, asked for once. */
+static void comm_watch(uint64_t now)
+{
+	for (unsigned i = 0; i < COMM_OPEN && atomic_load_explicit(&CO.n, memory_order_relaxed); i++) {
+		uint64_t id = atomic_load(&CO.e[i].id), start = atomic_load(&CO.e[i].start_ns);
+		if (!id || id == UINT64_MAX || !start || now < start || now - start < WT.hang_ns ||
+		    CO.e[i].asked == start)
+			continue;
+		CO.e[i].asked = start;
+		char detail[200];
+		snprintf(detail, sizeof detail, "the collective '%.48s' (a range of the domain communication) has been "
+			 "open for %.0f s", CO.e[i].msg, (now - start) / 1e9);
+		(void)agent_dump_ask("hang", detail);
+		return;
+	}
+}
+
 /* --dump-on's exit, seen from the parent: a child of this process reaped
  * after a signal ended it (a rank killed while its launcher, torchrun, a
  * script, goes on: no handler runs in the rank itself).  wait, waitpid,
@@ -431,6 +495,8 @@ static void watch_tick(uint64_t now)
 			 (unsigned)(died >> 32), (int)getpid(), comm, sig, strsignal(sig));
 		(void)agent_dump_ask("exit", detail);
 	}
+	if (WT.hang_ns && atomic_load_explicit(&WT.on, memory_order_relaxed))
+		comm_watch(now);
 	uint64_t last = atomic_load(&WT.last_ns);
 	if (!atomic_load_explicit(&WT.on, memory_order_relaxed) || !WT.hang_ns || !last || now < last ||
 	    now - last < WT.hang_ns || WT.hang_asked == last)
@@ -507,6 +573,7 @@ void agent_capture_began(uint64_t id)
 
 bool agent_capture_end(uint64_t id)
 {
+	comm_ended(id);
 	uint64_t e = atomic_load(&S.end_id);
 	if (e && e == id && atomic_compare_exchange_strong(&S.end_id, &e, 0)) {
 		pthread_mutex_lock(&S.mu);

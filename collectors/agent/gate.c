@@ -30,6 +30,8 @@ static _Atomic uint64_t g_cur_push;    /* (slot+1) << 40 | domain << 8 | level+1
  * (agent_gate_domain_named): bits here rather than a look into core.c's
  * table, which is above us. */
 static _Atomic uint64_t g_step_domains[AGENT_MAX_DOMAINS / 64], g_step_end_domains[AGENT_MAX_DOMAINS / 64];
+/* the domain "communication" (torch_npu's, and mstx.torch's collectives) */
+static _Atomic uint64_t g_comm_domains[AGENT_MAX_DOMAINS / 64];
 
 void agent_gate_domain_named(uint32_t id, const char *name)
 {
@@ -39,11 +41,18 @@ void agent_gate_domain_named(uint32_t id, const char *name)
 		atomic_fetch_or_explicit(&g_step_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
 	else if (strcmp(name, STEP_END_DOMAIN) == 0)
 		atomic_fetch_or_explicit(&g_step_end_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
+	else if (strcmp(name, "communication") == 0)
+		atomic_fetch_or_explicit(&g_comm_domains[id / 64], 1ULL << (id % 64), memory_order_relaxed);
 }
 
 static bool in_bits(_Atomic uint64_t *bits, uint32_t id)
 {
 	return id < AGENT_MAX_DOMAINS && atomic_load_explicit(&bits[id / 64], memory_order_relaxed) >> (id % 64) & 1;
+}
+
+bool agent_gate_is_comm(uint32_t domain)
+{
+	return in_bits(g_comm_domains, domain);
 }
 
 int agent_gate_parse_range(const char *s, int64_t *ret_lo, int64_t *ret_hi)

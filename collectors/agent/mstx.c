@@ -95,7 +95,10 @@ static mstxRangeId domain_range_start(mstxDomainHandle_t domain, const char *mes
 		agent_bad_call();
 		return 0;
 	}
-	return capture_started(cap, agent_range_start(d, message, -1, 0, 0));
+	mstxRangeId id = agent_range_start(d, message, -1, 0, 0);
+	if (agent_capture_on())
+		agent_capture_comm_began(d, id, message);
+	return capture_started(cap, id);
 }
 
 static void domain_range_end(mstxDomainHandle_t domain, mstxRangeId id)

@@ -5,7 +5,11 @@
  * Rank 0 listens on SOCKET, rank 1 connects.  Before each round each rank
  * works a different time (rank 0 3-5 ms, rank 1 4 ms), so the ranges start
  * apart and end together: each ends when both ranks' bytes have arrived.
- * Prints "rank R rounds N". */
+ * Prints "rank R rounds N".
+ *
+ * test-sync-ranks SOCKET RANK ROUNDS HANG_ROUND HANG_MS: rank 1 waits
+ * HANG_MS before its part of round HANG_ROUND, so that rank 0's collective
+ * hangs that long (tests/integration/flight-recorder.sh). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +49,11 @@ static int meet(const char *path, int rank)
 
 int main(int argc, char **argv)
 {
-	uint64_t rank, rounds;
-	if (argc != 4 || parse_u64(argv[2], 0, 1, &rank) < 0 || parse_u64(argv[3], 1, 100000, &rounds) < 0) {
-		fprintf(stderr, "usage: test-sync-ranks SOCKET RANK(0|1) ROUNDS\n");
+	uint64_t rank, rounds, hang_round = UINT64_MAX, hang_ms = 0;
+	if ((argc != 4 && argc != 6) || parse_u64(argv[2], 0, 1, &rank) < 0 ||
+	    parse_u64(argv[3], 1, 100000, &rounds) < 0 ||
+	    (argc == 6 && (parse_u64(argv[4], 0, 100000, &hang_round) < 0 || parse_u64(argv[5], 0, 600000, &hang_ms) < 0))) {
+		fprintf(stderr, "usage: test-sync-ranks SOCKET RANK(0|1) ROUNDS [HANG_ROUND HANG_MS]\n");
 		return 2;
 	}
 	int fd = meet(argv[1], (int)rank);
@@ -60,6 +66,8 @@ int main(int argc, char **argv)
 				  "\"count\": \"1\", \"rankSize\": \"2\"}";
 	for (uint64_t i = 0; i < rounds; i++) {
 		sleep_ms(rank ? 4 : 3 + i % 3);
+		if (rank == 1 && i == hang_round)
+			sleep_ms((unsigned)hang_ms);
 		mstxRangeId r = mstxDomainRangeStartA(comm, msg, NULL);
 		char b = 1;
 		if (write(fd, &b, 1) != 1 || read(fd, &b, 1) != 1) {
