@@ -525,8 +525,8 @@ const struct setting_def setting_table[_SET_MAX] = {
 		.why = "'dump_on' must be slow-step:K, hang:T and exit, comma-separated, or none",
 		.needs = "flight-recorder=60s",
 		.help = "With --flight-recorder: when to dump. slow-step:K, a step K times slower than the median"
-			CONT "of its process's last steps; hang:T, a step going on for T (e.g. 300s); exit, the job"
-			CONT "or a process of it ending with a non-zero status or a signal; none. Default:"
+			CONT "of its process's last steps; hang:T, a step or a collective going on for T (e.g. 300s);"
+			CONT "exit, the job or a process of it ending with a non-zero status or a signal; none. Default:"
 			CONT FLIGHT_DUMP_ON_DEFAULT ". (an option of this implementation; CANN msprof has none)",
 	},
 	[SET_TASK_TIME] = {
