@@ -395,8 +395,11 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	if (f->spec.span_s && real - f->spec.span_s * NSEC_PER_SEC > from)
 		from = real - f->spec.span_s * NSEC_PER_SEC;
 	int e = 0;
+	/* "trigger" at the top too: what scripts look for (issue's interface) */
 	if (r == 0)
 		r = profdir_update_info(dir, "flight_recorder", dump_info(f, a, real, from, &q, files, bytes));
+	if (r == 0)
+		r = profdir_update_info(dir, "trigger", cJSON_CreateString(a->trigger));
 	if (r == 0)
 		r = profdir_write_time_info(dir, 1, from, monoraw - (real - from));
 	if (r == 0)

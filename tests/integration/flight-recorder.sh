@@ -67,6 +67,8 @@ t_msprof --msproftx=on --output="$W/slow" --flight-recorder=60s --dump-on=slow-s
 t_eq "slow step: one dump" "$(prof_dirs "$W/slow" | wc -l)" 1
 P=$(prof_dirs "$W/slow" | head -1)
 t_eq "slow step: info.json names the trigger" "$(info_key "$P" trigger)" slow-step
+t_eq "slow step: ... at its top too" \
+	"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trigger"])' "$P/host/info.json")" slow-step
 t_grep "slow step: the detail names step 10" "step 10 took" "$P/host/info.json"
 t_eq "slow step: the dump holds steps 0-10, every mark the job made" "$(tx_marks "$P" 0 10)" \
 	"$(job_marks "$W/slow.out" 0 10)"
