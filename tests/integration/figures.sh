@@ -131,7 +131,11 @@ rows = db.execute("SELECT timestampNs, writeRate FROM TARGET_PROCESS_DISK_USAGE 
 got = integral(rows)
 check(abs(got - write_bytes) <= 0.1 * write_bytes,
       "the process's write rates add up to /proc/self/io: %.0f bytes, it counted %d" % (got, write_bytes))
-J = 10_000_000   # the reads of a sample may lie this far from its time
+# the reads of a sample may lie this far from its time: a process that
+# seemed not to run has its I/O counters held up to 20 ms (man msprof,
+# --host-sys-freq), and a thread woken a moment before a tick may already
+# have written before its run time shows it
+J = 25_000_000
 faster = []
 for (s, rate), (e, _) in zip(rows, rows[1:]):
     if rate <= 0 or e - s <= J:
