@@ -67,6 +67,7 @@ extern char **environ;
 #define MAX_EXPORTS 16            /* export children at once; then wait for the oldest */
 #define PROBE_MS 200              /* exit probing where pidfd_open is missing */
 #define EXPORT_AFTER_STOP_MS 1    /* the stopped windows' exports wait this long (cmd_stop) */
+#define FLIGHT_LATE_ASK_MS 500    /* a recorder's ended target: its dump ask may still come */
 
 /* msprof's replies, exactly. */
 #define MSG_START_OK "dynamic profiling start success......"
@@ -680,6 +681,11 @@ static void flight_end(struct dyn *d, struct target *t)
 	if (!t->fl)
 		return;
 	unprompt(d);
+	/* a process that asked for a dump as it ended (--dump-on's exit): its
+	 * ask comes through msprofd, and may come a moment after its end */
+	int fd = collection_fd(&t->s);
+	if (t->fl->on.exit && fd >= 0 && !t->s.dump_pending)
+		(void)poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, FLIGHT_LATE_ASK_MS);
 	collection_poll(&t->s);
 	struct dump_ask a;
 	if (collection_take_dump(&t->s, &a))

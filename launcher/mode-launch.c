@@ -347,8 +347,12 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	if (fl.ring) {
-		/* a dump asked for as the job ended, then the job's own end */
+		/* a dump asked for as the job ended (it comes through msprofd,
+		 * and may come a moment after the end), then the job's own end */
 		struct dump_ask a;
+		int fd = collection_fd(&s);
+		if (fl.on.exit && (WIFSIGNALED(status) || rc != 0) && fd >= 0 && !s.dump_pending)
+			(void)poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 500);
 		collection_poll(&s);
 		if (collection_take_dump(&s, &a))
 			(void)flight_dump(&fl, &job, &a);
