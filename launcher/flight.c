@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "collectors/profdir.h"
@@ -21,6 +23,7 @@
 #include "common/cjson-cleanup.h"
 #include "common/util.h"
 #include "ipc/ipc.h"
+#include "launcher/child.h"
 #include "launcher/console.h"
 
 /* A dump waits this long after its trigger, so that what was recorded up
@@ -428,6 +431,38 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	f->dump_dirs[f->n_dumps] = dirs;
 	f->dumps[f->n_dumps++] = dir;
 	return e ? -EIO : 0;
+}
+
+int flight_start_session(struct flight *f, struct collection *s, const struct flight_job *job)
+{
+	struct msprof_opts ring_opts = *job->opts;
+	ring_opts.set.u[SET_STORAGE_LIMIT] = 0;
+	pid_t pids[1] = { job->pid };
+	free(s->prof_dir);
+	if (!(s->prof_dir = strdup(f->ring)))
+		return -ENOMEM;
+	return collection_start(s, &ring_opts, pids, 1);
+}
+
+void flight_job_ended(struct flight *f, struct collection *s, const struct flight_job *job, bool have_status,
+		      int status)
+{
+	bool bad = have_status && !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	int fd = collection_fd(s);
+	struct dump_ask a;
+	if (f->on.exit && (!have_status || bad) && fd >= 0 && !s->dump_pending)
+		(void)poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, FLIGHT_LATE_ASK_MS);
+	collection_poll(s);
+	if (collection_take_dump(s, &a))
+		(void)flight_dump(f, job, &a);
+	if (!f->on.exit || !bad)
+		return;
+	/* unless a process's exit dumped it already (the same failure) */
+	char how[128];
+	child_describe(status, how, sizeof how);
+	a = (struct dump_ask){ .trigger = "exit" };
+	snprintf(a.detail, sizeof a.detail, "the job (pid %d) %s", (int)job->pid, how);
+	(void)flight_dump(f, job, &a);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

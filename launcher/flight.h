@@ -63,6 +63,18 @@ int flight_open(struct flight *f, const struct msprof_opts *o);
  * applied to the triggers seen inside the job); 0, 1 when skipped, or
  * -errno (said). */
 int flight_dump(struct flight *f, const struct flight_job *job, const struct dump_ask *a);
+/* The collection s of job into f's ring (its prof_dir the ring's; the
+ * session without --storage-limit, which bounds the dumps): 0 or -errno
+ * (said by collection_start). */
+int flight_start_session(struct flight *f, struct collection *s, const struct flight_job *job);
+/* The job's end: a dump its process asked for as it ended (it comes through
+ * msprofd, and may come a moment after the end: waited for up to
+ * FLIGHT_LATE_ASK_MS), then --dump-on's exit for the job's own status
+ * (have_status: it is known) when it ended badly. */
+#define FLIGHT_LATE_ASK_MS 500
+void flight_job_ended(struct flight *f, struct collection *s, const struct flight_job *job, bool have_status,
+		      int status);
+
 /* Every recorder of a job that writes into one --output (the hosts of a
  * job on a shared file system, the processes of one prompt) dumps when
  * any of them does: a dump not asked for by another leaves a request file

@@ -67,7 +67,6 @@ extern char **environ;
 #define MAX_EXPORTS 16            /* export children at once; then wait for the oldest */
 #define PROBE_MS 200              /* exit probing where pidfd_open is missing */
 #define EXPORT_AFTER_STOP_MS 1    /* the stopped windows' exports wait this long (cmd_stop) */
-#define FLIGHT_LATE_ASK_MS 500    /* a recorder's ended target: its dump ask may still come */
 
 /* msprof's replies, exactly. */
 #define MSG_START_OK "dynamic profiling start success......"
@@ -655,12 +654,7 @@ static void flight_start(struct dyn *d, struct target *t)
 				      .dir = t->dir, .rank = t->rank };
 	if (!t->alive || !s->ipc || s->lost || !(t->fl = calloc(1, sizeof *t->fl)))
 		return;
-	pid_t pids[1] = { t->pid };
-	/* --storage-limit bounds the dumps (flight.c), not the ring */
-	struct msprof_opts ring_opts = d->o;
-	ring_opts.set.u[SET_STORAGE_LIMIT] = 0;
-	if (flight_open(t->fl, &d->o) < 0 || !(s->prof_dir = strdup(t->fl->ring)) ||
-	    collection_start(s, &ring_opts, pids, 1) < 0) {
+	if (flight_open(t->fl, &d->o) < 0 || flight_start_session(t->fl, s, &t->job) < 0) {
 		console_error("the flight recorder of process %d could not start (above)", (int)t->pid);
 		free(s->prof_dir);
 		s->prof_dir = NULL;
@@ -681,26 +675,8 @@ static void flight_end(struct dyn *d, struct target *t)
 	if (!t->fl)
 		return;
 	unprompt(d);
-	/* a process that asked for a dump as it ended (--dump-on's exit): its
-	 * ask comes through msprofd, and may come a moment after its end */
-	int fd = collection_fd(&t->s);
-	if (t->fl->on.exit && fd >= 0 && !t->s.dump_pending)
-		(void)poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, FLIGHT_LATE_ASK_MS);
-	collection_poll(&t->s);
-	struct dump_ask a;
-	if (collection_take_dump(&t->s, &a))
-		(void)flight_dump(t->fl, &t->job, &a);
-	int st = d->app_status;
-	if (d->launch && d->app_exited && t->fl->on.exit && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st)))) {
-		a = (struct dump_ask){ .trigger = "exit" };
-		if (WIFSIGNALED(st))
-			snprintf(a.detail, sizeof a.detail, "the job (pid %d) was killed by signal %d (%s)", (int)t->pid,
-				 WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else
-			snprintf(a.detail, sizeof a.detail, "the job (pid %d) exited with status %d", (int)t->pid,
-				 WEXITSTATUS(st));
-		(void)flight_dump(t->fl, &t->job, &a);
-	}
+	/* a launched job's status is known; an attached process's is not */
+	flight_job_ended(t->fl, &t->s, &t->job, d->launch && d->app_exited, d->app_status);
 	collection_stop(&t->s);
 	if (flight_close(t->fl) > 0)
 		d->export_failed = true;

@@ -85,11 +85,7 @@ static void flight_resume(struct collection *s, struct flight *fl, const struct 
 	collection_init(s);
 	s->agents = agents;
 	s->quiet = true;
-	struct msprof_opts ring_opts = *job->opts;
-	ring_opts.set.u[SET_STORAGE_LIMIT] = 0; /* it bounds the dumps */
-	pid_t pids[1] = { job->pid };
-	if (collection_connect(s) < 0 || !(s->prof_dir = strdup(fl->ring)) ||
-	    collection_start(s, &ring_opts, pids, 1) < 0) {
+	if (collection_connect(s) < 0 || flight_start_session(fl, s, job) < 0) {
 		collection_release(s);
 		collection_init(s);
 		s->lost = true;
@@ -280,13 +276,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	/* --flight-recorder: the collection goes into the ring, and the
 	 * dumps into PROF dirs of their own */
 	if (s.ipc && opts_s(o, SET_FLIGHT_RECORDER)) {
-		if (flight_open(&fl, o) < 0 || !(s.prof_dir = strdup(fl.ring)))
-			goto out_abandon;
-		/* --storage-limit bounds the dumps (flight.c), not the ring */
-		struct msprof_opts ring_opts = *o;
-		ring_opts.set.u[SET_STORAGE_LIMIT] = 0;
-		pid_t pids[1] = { child.pid };
-		if (collection_start(&s, &ring_opts, pids, 1) < 0)
+		if (flight_open(&fl, o) < 0 || flight_start_session(&fl, &s, &job) < 0)
 			goto out_abandon;
 		started = true;
 	} else if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {
@@ -347,26 +337,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	if (fl.ring) {
-		/* a dump asked for as the job ended (it comes through msprofd,
-		 * and may come a moment after the end), then the job's own end */
-		struct dump_ask a;
-		int fd = collection_fd(&s);
-		if (fl.on.exit && (WIFSIGNALED(status) || rc != 0) && fd >= 0 && !s.dump_pending)
-			(void)poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 500);
-		collection_poll(&s);
-		if (collection_take_dump(&s, &a))
-			(void)flight_dump(&fl, &job, &a);
-		if (fl.on.exit && (WIFSIGNALED(status) || rc != 0)) {
-			a = (struct dump_ask){ .trigger = "exit" };
-			if (WIFSIGNALED(status))
-				snprintf(a.detail, sizeof a.detail, "the job (pid %d) was killed by signal %d (%s)",
-					 (int)app_rank.pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
-			else
-				snprintf(a.detail, sizeof a.detail, "the job (pid %d) exited with status %d",
-					 (int)app_rank.pid, rc);
-			/* unless a process's exit dumped it already */
-			(void)flight_dump(&fl, &job, &a);
-		}
+		flight_job_ended(&fl, &s, &job, true, status);
 		collection_stop(&s);
 		child_report(status);
 		if (flight_close(&fl) > 0 && rc == 0)
