@@ -36,8 +36,8 @@ enum {
 };
 
 static const char *const st_sql[_ST_MAX] = {
-	[ST_THREAD] = "INSERT INTO AGENT_THREAD (pid, tid, name) VALUES (?, ?, ?) "
-		      "ON CONFLICT (pid, tid) DO UPDATE SET name = excluded.name",
+	[ST_THREAD] = ("INSERT INTO AGENT_THREAD (pid, tid, name) VALUES (?, ?, ?) "
+		       "ON CONFLICT (pid, tid) DO UPDATE SET name = excluded.name"),
 	[ST_PROCESS] = "INSERT INTO AGENT_PROCESS VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_COUNTERS] = "INSERT INTO AGENT_COUNTERS VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };

@@ -73,8 +73,8 @@ static const char *const ms_sql[_MS_MAX] = {
 	 * an end before the start (clocks of two threads read in the other
 	 * order) is taken as the start */
 	[MS_END] = "UPDATE MSTX_EVENTS SET endNs = max(?1, startNs), endGlobalTid = ?2 WHERE rowid = ?3",
-	[MS_CATEGORY] = "INSERT INTO AGENT_CATEGORY (pid, domainId, category, name) VALUES (?, ?, ?, ?) "
-			"ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name",
+	[MS_CATEGORY] = ("INSERT INTO AGENT_CATEGORY (pid, domainId, category, name) VALUES (?, ?, ?, ?) "
+			 "ON CONFLICT (pid, domainId, category) DO UPDATE SET name = excluded.name"),
 	/* a range written open, for the list of ranges once it ends */
 	[MS_ROW] = "SELECT startNs, message, domainId FROM MSTX_EVENTS WHERE rowid = ?",
 };

@@ -873,7 +873,8 @@ static void *agent_main(void *arg)
 	uint64_t next_drain = 0;
 	while (!atomic_load(&C.exiting)) {
 		/* each asked: both flags clear */
-		if (agent_cupti_came_up() | agent_comm_plugin_came_up())
+		bool cupti_up = agent_cupti_came_up(), comm_up = agent_comm_plugin_came_up();
+		if (cupti_up || comm_up)
 			device_window();
 		/* a dump asked for as the process ends goes before the
 		 * flush that lets it end */

@@ -516,12 +516,6 @@ static inline void st64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-static inline void st32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
 /* The thread's block is full: seal it and go on in the spare or a new
  * block; NULL when the cap is reached (the event is dropped). */
 static __attribute__((noinline)) uint8_t *block_next(struct athread *t, uint32_t size)

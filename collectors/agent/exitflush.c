@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,7 +35,18 @@ int execveat(int dirfd, const char *path, char *const argv[], char *const envp[]
 
 #define NEXT_(name) next_##name
 #define DECLARE_NEXT_(name) static void *_Atomic next_##name
-#define RESOLVE_NEXT_(name) (NEXT_(name) ? NEXT_(name) : (NEXT_(name) = dlsym(RTLD_NEXT, #name)))
+#define RESOLVE_NEXT_(name) resolve_next(&NEXT_(name), #name)
+
+/* *slot, looked up once: a race only looks it up twice, to the same value */
+static void *resolve_next(void *_Atomic *slot, const char *name)
+{
+	void *p = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		atomic_store_explicit(slot, p, memory_order_relaxed);
+	}
+	return p;
+}
 
 DECLARE_NEXT_(execve);
 DECLARE_NEXT_(execv);
@@ -48,7 +60,7 @@ DECLARE_NEXT_(_Exit);
 /* f: the next definition of name, or NULL (memcpy: ISO C has no cast
  * from void * to a function pointer) */
 #define NEXT_FN_(f, name)                                                                    \
-	typeof(name) *f;                                                                     \
+	__typeof__(name) *f;                                                                   \
 	void *f##_sym = RESOLVE_NEXT_(name);                                                 \
 	memcpy(&f, &f##_sym, sizeof(f))
 

@@ -68,6 +68,17 @@ static void *osrt_sym(const char *name, const char *version)
 	return p;
 }
 
+/* *slot, looked up at the first call: a race only looks it up twice */
+static inline void *osrt_real(void *_Atomic *slot, const char *name, const char *version)
+{
+	void *p = atomic_load_explicit(slot, memory_order_relaxed);
+	if (_likely_(p))
+		return p;
+	p = osrt_sym(name, version);
+	atomic_store_explicit(slot, p, memory_order_relaxed);
+	return p;
+}
+
 static inline uint64_t osrt_now(void)
 {
 	return agent_clock_now();
@@ -77,11 +88,10 @@ static inline uint64_t osrt_now(void)
  * made through it, saved in a variable of type rtype. */
 #define REAL_(name) real_##name
 #define DECLARE_(name) static void *_Atomic real_##name
-#define RESOLVE_(name, version)                                                              \
-	(_likely_(REAL_(name)) ? REAL_(name) : (REAL_(name) = osrt_sym(#name, version)))
+#define RESOLVE_(name, version) osrt_real(&REAL_(name), #name, version)
 /* memcpy: ISO C has no cast from void * to a function pointer (one mov) */
 #define OSRT_BODY_(api, name, version, rtype, call)                                          \
-	typeof(name) *real;                                                                  \
+	__typeof__(name) *real;                                                                \
 	void *sym_ = RESOLVE_(name, version);                                                \
 	memcpy(&real, &sym_, sizeof(real));                                                  \
 	if (_likely_(!atomic_load_explicit(&g_osrt_on, memory_order_relaxed)) || tl_osrt_off) \

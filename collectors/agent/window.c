@@ -623,7 +623,7 @@ int window_start(const struct window_opts *o)
 	uint64_t orphan_dropped = W.seen_orphan_dropped, orphan_bad = W.seen_orphan_bad;
 	struct raw_buf keep = W.buf;
 	struct tidset tids = W.tids;
-	W = (typeof(W)){ 0 };
+	W = (__typeof__(W)){ 0 };
 	W.buf = keep;
 	W.tids = tids;
 	tidset_clear(&W.tids);

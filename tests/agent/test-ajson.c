@@ -188,8 +188,8 @@ static void fuzz_one(const char *in, size_t n)
 static void test_fuzz(void)
 {
 	static const char *seeds[] = {
-		"{\"v\":1,\"type\":\"agent_start\",\"id\":7,\"session\":3,\"prof_dir\":\"/tmp/PROF_1\","
-		"\"msproftx\":true,\"mstx_domain_include\":\"a,b\",\"mstx_domain_exclude\":\"\"}",
+		("{\"v\":1,\"type\":\"agent_start\",\"id\":7,\"session\":3,\"prof_dir\":\"/tmp/PROF_1\","
+		 "\"msproftx\":true,\"mstx_domain_include\":\"a,b\",\"mstx_domain_exclude\":\"\"}"),
 		"{\"v\":1,\"type\":\"hello\",\"id\":1,\"ok\":true,\"daemon_pid\":42,\"version\":\"0.1.0\"}",
 		"{\"v\":1,\"type\":\"error\",\"id\":3,\"code\":\"bad_request\",\"message\":\"\\u00fc \\\"x\\\"\"}",
 		"{\"a\":[1,[2,{\"b\":[null,true,false,-1.5e3]}]],\"c\":{\"d\":\"\\ud83d\\ude00\"}}",

@@ -53,7 +53,7 @@ static double now(clockid_t id)
 static void load(sqlite3 *db, struct table *t)
 {
 	char *q = sqlite3_mprintf("SELECT * FROM \"%w\" ORDER BY rowid", t->name);
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	if (!q || sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK)
 		die(t->name, db);
 	sqlite3_free(q);

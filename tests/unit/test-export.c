@@ -1079,7 +1079,7 @@ static void test_text(const char *tmp)
 static void flip_byte(const char *path, long offset)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
-	unsigned char c;
+	unsigned char c = 0;
 	CHECK(fd >= 0 && pread(fd, &c, 1, offset) == 1);
 	c ^= 0x5a;
 	CHECK(pwrite(fd, &c, 1, offset) == 1);
