@@ -118,9 +118,62 @@ fail:
 	return NULL;
 }
 
-/* The options as dynamic mode would take them: 0, or -EINVAL with d set. */
-static int check_words(pid_t pid, char *const *words, struct msprof_opts *o, struct diag *d)
+/* Self-enable is `msprof --dynamic=on --pid=<the job>`: it takes the
+ * options dynamic mode honours for an attached process, and none that
+ * names other processes, another mode or a terminal's session.  These,
+ * though dynamic mode has them, are self-enable's own to set. */
+static const enum opt_id self_owned[] = { OPT_PID, OPT_DYNAMIC, OPT_APPLICATION, OPT_ENVIRONMENT };
+
+/* An option of words self-enable cannot honour: -EPERM with d saying which
+ * and why, else 0 (a word msprof does not take is check_words' to say).
+ * The words are walked as opts_parse walks them. */
+static int refuse_words(pid_t pid, char *const *words, const char *source, struct diag *d)
 {
+	for (size_t i = 0; words && words[i]; i++) {
+		const char *w = words[i];
+		if (streq(w, "--"))
+			w = words[++i];
+		if (!w)
+			break;
+		if (!startswith(w, "--")) {
+			diag_error(d, "'%s' has no place in %s: self-enable profiles the process it is loaded in "
+				      "(process %d), which is the application; remove it", w, source, (int)pid);
+			return -EPERM;
+		}
+		const struct opt_def *def = opts_find(w);
+		if (!def)
+			continue;
+		bool owned = false;
+		for (size_t k = 0; k < ARRAY_SIZE(self_owned); k++)
+			owned = owned || self_owned[k] == def->id;
+		/* msprof's NPU options (past _OPT_MAX) are taken and ignored */
+		bool terminal = (unsigned)def->id < _OPT_MAX && !mode_allows(MODE_DYNAMIC, def->id);
+		if (owned) {
+			diag_error(d, "--%s has no place in %s: self-enable profiles the process it is loaded in "
+				      "(process %d) until it exits, as --dynamic=on --pid=%d does; remove --%s",
+				   def->name, source, (int)pid, (int)pid, def->name);
+			return -EPERM;
+		}
+		if (terminal) {
+			diag_error(d, "--%s has no place in %s: it is an option of msprof run from a terminal, and "
+				      "self-enable takes only what `msprof --dynamic=on --pid` honours (collection "
+				      "options); remove --%s", def->name, source, def->name);
+			return -EPERM;
+		}
+		if (def->takes_value && !strchr(w, '=') && words[i + 1])
+			i++;
+	}
+	return 0;
+}
+
+/* The options as dynamic mode would take them: 0, -EPERM (an option
+ * self-enable cannot honour) or -EINVAL, with d set. */
+static int check_words(pid_t pid, char *const *words, const char *source, struct msprof_opts *o,
+		       struct diag *d)
+{
+	int refused = refuse_words(pid, words, source, d);
+	if (refused < 0)
+		return refused;
 	char **v = dyn_argv(pid, words);
 	if (!v)
 		return diag_error(d, "out of memory");
@@ -638,12 +691,15 @@ static int config_read(struct self *s, struct want *w, char *why, size_t why_len
 	struct msprof_opts o;
 	struct diag d = { 0 };
 	opts_init(&o);
-	r = check_words(s->job, w->words, &o, &d);
+	r = check_words(s->job, w->words, "MSPROF_CONFIG's options", &o, &d);
 	opts_release(&o);
 	if (r < 0) {
-		snprintf(why, why_len, "its options are not valid: %s", d.error);
+		if (r == -EPERM)
+			snprintf(why, why_len, "%s", d.error);
+		else
+			snprintf(why, why_len, "its options are not valid: %s", d.error);
 		want_release(w);
-		r = -EINVAL;
+		r = r == -EPERM ? -EPERM : -EINVAL;
 	}
 	goto out;
 nomem:
@@ -737,6 +793,30 @@ static bool job_alive(struct self *s, int timeout_ms)
 	return !(kill(s->job, 0) < 0 && errno == ESRCH);
 }
 
+/* The job has ended: dynamic mode sees that itself, saves its window and
+ * exports; one that is still running SELF_END_GRACE_MS later is told to
+ * quit, so that a self-enabled msprof ends with its job whatever else it
+ * was told. */
+#define SELF_END_GRACE_MS 10000
+
+static int dyn_end_with_job(struct self *s)
+{
+	for (uint64_t until = mono_ns() + SELF_END_GRACE_MS * NSEC_PER_MSEC; s->dyn > 0 && mono_ns() < until;) {
+		int status;
+		if (waitpid(s->dyn, &status, WNOHANG) == s->dyn) {
+			dyn_release(s);
+			return exit_code(status);
+		}
+		(void)poll(NULL, 0, CONFIG_POLL_MS);
+	}
+	if (s->dyn > 0) {
+		console_warn("process %d has ended and msprof for it has not %d s later: quit", (int)s->job,
+			     SELF_END_GRACE_MS / 1000);
+		dyn_send(s, "quit");
+	}
+	return dyn_wait(s);
+}
+
 /* --- the detached msprof -------------------------------------------------- */
 
 static int supervise(struct self *s)
@@ -753,7 +833,15 @@ static int supervise(struct self *s)
 		if (!flight)
 			dyn_send(s, "start");
 		s->open = true;
-		rc = dyn_wait(s);
+		int status;
+		while (s->dyn > 0 && job_alive(s, CONFIG_POLL_MS))
+			if (waitpid(s->dyn, &status, WNOHANG) == s->dyn) {
+				/* it ended by itself (msprofd unreachable: it said why) */
+				dyn_release(s);
+				rc = exit_code(status);
+			}
+		if (s->dyn > 0)
+			rc = dyn_end_with_job(s);
 	} else {
 		while (job_alive(s, CONFIG_POLL_MS)) {
 			config_check(s);
@@ -761,8 +849,7 @@ static int supervise(struct self *s)
 			if (s->dyn > 0 && waitpid(s->dyn, NULL, WNOHANG) == s->dyn)
 				dyn_release(s);
 		}
-		/* dynamic mode sees the exit itself, saves the window and exports */
-		rc = dyn_wait(s);
+		rc = dyn_end_with_job(s);
 	}
 	console_info("The self-enabled profiling of process %d has ended.", (int)s->job);
 	return rc;
@@ -786,7 +873,7 @@ int self_enable_run(int argc, char **argv)
 	struct diag d = { 0 };
 	opts_init(&o);
 	_cleanup_free_ char *output = NULL;
-	int r = s.base ? check_words(s.job, s.base, &o, &d)
+	int r = s.base ? check_words(s.job, s.base, "MSPROF_OPTIONS", &o, &d)
 		       : diag_error(&d, "MSPROF_OPTIONS has %s", err ? err : "no room (out of memory)");
 	if (r >= 0)
 		r = output_prepare(&o, NULL, &output, &d);
@@ -797,6 +884,24 @@ int self_enable_run(int argc, char **argv)
 			      (int)s.job);
 		strv_free(s.base);
 		return 2;
+	}
+	/* the job waits for a window only where one is coming */
+	int answer = 0;
+	if (s.config) {
+		struct want w = { 0 };
+		char why[1400];
+		/* a step window: the job waits until its agent is armed */
+		int c = config_read(&s, &w, why, sizeof(why));
+		if (c < 0 || !w.on)
+			answer = SELF_NO_WINDOW;
+		want_release(&w);
+		if (c == -EPERM) {
+			/* an option self-enable can never honour: said where
+			 * the job's owner sees it, not only in a log */
+			console_error("MSPROF_CONFIG '%s': %s: process %d runs unprofiled", s.config, why, (int)s.job);
+			strv_free(s.base);
+			return 2;
+		}
 	}
 	_cleanup_free_ char *log = NULL;
 	if (asprintf(&log, "%s/msprof_self_%d.log", output, (int)s.job) < 0)
@@ -813,16 +918,6 @@ int self_enable_run(int argc, char **argv)
 	else
 		console_info("msprof profiles process %d (MSPROF_OPTIONS) until it exits; its log is %s", (int)s.job,
 			     log);
-	/* the job waits for a window only where one is coming */
-	int answer = 0;
-	if (s.config) {
-		struct want w = { 0 };
-		char why[1400];
-		/* a step window: the job waits until its agent is armed */
-		if (config_read(&s, &w, why, sizeof(why)) < 0 || !w.on)
-			answer = SELF_NO_WINDOW;
-		want_release(&w);
-	}
 	fflush(stdout);
 	pid_t p = fork();
 	if (p < 0) {

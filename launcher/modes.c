@@ -30,6 +30,12 @@ static uint64_t mode_allowed(enum mode_id id, const struct mode_rules *r)
 	return mask & ~r->forbidden;
 }
 
+bool mode_allows(enum mode_id id, enum opt_id opt)
+{
+	return (unsigned)id < _MODE_MAX && (unsigned)opt < _OPT_MAX &&
+	       (mode_allowed(id, &mode_table[id].rules) & OPT_BIT(opt)) != 0;
+}
+
 static bool list_selected(const struct msprof_opts *o)
 {
 	return o->list;

@@ -10,6 +10,7 @@
  * same enum. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "launcher/diag.h"
@@ -44,6 +45,9 @@ extern const struct mode_def mode_table[_MODE_MAX];
 /* Select the mode for o and run its checks: 0 and *ret on success (d may
  * hold warnings to print), -EINVAL with d->error set otherwise. */
 int mode_select(const struct msprof_opts *o, const struct mode_def **ret, struct diag *d);
+
+/* Whether mode id (with its table rules, not rules_for's) allows option opt. */
+bool mode_allows(enum mode_id id, enum opt_id opt);
 
 /* Provided by the msprof program, one per mode. */
 typedef int (*mode_run_fn)(const struct msprof_opts *o);

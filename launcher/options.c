@@ -903,7 +903,7 @@ static void add_suggestion(const char *name, size_t len, bool prefix, struct dia
 /* getopt_long's matching: an exact name wins, else a unique prefix.  The
  * first line of a message is glibc's, since msprof leaves them to
  * getopt_long; then ours: the option meant, and where the usage is. */
-static int opt_lookup(const char *argv0, const char *tok, const struct opt_def **ret, struct diag *d)
+static const struct opt_def *opt_match(const char *tok, unsigned *ret_n_found)
 {
 	const char *name = tok + 2;
 	size_t len = strcspn(name, "=");
@@ -915,16 +915,31 @@ static int opt_lookup(const char *argv0, const char *tok, const struct opt_def *
 		if (strncmp(defs[i]->name, name, len) != 0)
 			continue;
 		if (defs[i]->name[len] == '\0') {
-			*ret = defs[i];
-			return 0;
+			*ret_n_found = 1;
+			return defs[i];
 		}
 		found = defs[i];
 		n_found++;
 	}
-	if (n_found == 1) {
-		*ret = found;
+	*ret_n_found = n_found;
+	return n_found == 1 ? found : NULL;
+}
+
+const struct opt_def *opts_find(const char *tok)
+{
+	unsigned n;
+	return startswith(tok, "--") ? opt_match(tok, &n) : NULL;
+}
+
+static int opt_lookup(const char *argv0, const char *tok, const struct opt_def **ret, struct diag *d)
+{
+	const char *name = tok + 2;
+	size_t len = strcspn(name, "=");
+	unsigned n_found;
+	const struct opt_def *const *defs;
+	unsigned n_defs = opts_ordered(&defs);
+	if ((*ret = opt_match(tok, &n_found)))
 		return 0;
-	}
 	d->plain = true;
 	if (n_found == 0) {
 		diag_error(d, "%s: unrecognized option '%s'", argv0, tok);

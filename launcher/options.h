@@ -57,6 +57,10 @@ const struct opt_def *opt_get(enum opt_id id);
  * _OPT_MAX on, never in msprof_opts.used) last; returns how many. */
 unsigned opts_ordered(const struct opt_def *const **ret);
 
+/* The option a command-line word "--name[=value]" names, as opts_parse
+ * matches it (the name, or a unique prefix of one); NULL: none. */
+const struct opt_def *opts_find(const char *tok);
+
 void opts_init(struct msprof_opts *o);
 void opts_release(struct msprof_opts *o);
 

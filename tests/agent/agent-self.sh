@@ -73,6 +73,36 @@ t_grep "the bad option named" "Argument --msproftx" "$T_WORK/e3"
 t_eq "said once for the job and its children" "$(grep -c "runs unprofiled" "$T_WORK/e3")" 1
 t_eq "no PROF dir, no log" "$(ls "$B" | wc -l)" 0
 
+# --- what self-enable cannot honour: refused by name; unprofiled; nothing left running -------
+# (MSPROF_OPTIONS=--pid=1 once attached pid 1's whole tree and outlived the job)
+R=$T_WORK/refused; mkdir -p "$R"
+refused() { # refused NAME WANT_IN_MESSAGE ENV...: a job of 500 ms exiting 6 with ENV
+	local name=$1 want=$2; shift 2
+	env LD_PRELOAD="$A_PRELOAD" "$@" "$APP" marks 5 100 6 >/dev/null 2>"$T_WORK/r.err" &
+	local job=$!
+	wait $job
+	t_eq "$name: the job keeps its exit status" $? 6
+	t_grep "$name: named, with what to do" "$want" "$T_WORK/r.err"
+	t_grep "$name: the job runs unprofiled" "process $job runs unprofiled" "$T_WORK/r.err"
+	t_eq "$name: said once" "$(grep -c "has no place in" "$T_WORK/r.err")" 1
+	t_check "$name: no msprof left for the job" sh -c "! pgrep -f 'msprof self-enable $job\$|--pid=$job( |\$)' >/dev/null"
+}
+refused "--pid" "--pid has no place in MSPROF_OPTIONS: self-enable profiles the process it is loaded in" \
+	MSPROF_OPTIONS="--output=$R --msproftx=on --pid=1"
+refused "--pid as a prefix, its value apart" "--pid has no place in MSPROF_OPTIONS" \
+	MSPROF_OPTIONS="--output=$R --pi 1"
+refused "--dynamic" "--dynamic has no place in MSPROF_OPTIONS" MSPROF_OPTIONS="--output=$R --dynamic=on"
+refused "an application" "'sleep' has no place in MSPROF_OPTIONS: self-enable profiles the process it is loaded in" \
+	MSPROF_OPTIONS="--output=$R sleep 100"
+refused "an option of export mode" "--export has no place in MSPROF_OPTIONS: it is an option of msprof run from a terminal" \
+	MSPROF_OPTIONS="--output=$R --export=on"
+refused "an option of launch mode" "--duration has no place in MSPROF_OPTIONS" \
+	MSPROF_OPTIONS="--output=$R --duration=5"
+printf '{"start": true, "options": "--output=%s --msproftx=on --pid=1"}' "$R" >"$T_WORK/refused.json"
+refused "MSPROF_CONFIG's options" "MSPROF_CONFIG '$T_WORK/refused.json': --pid has no place in MSPROF_CONFIG's options" \
+	MSPROF_CONFIG="$T_WORK/refused.json"
+t_eq "refused: no PROF dir, no log" "$(ls "$R" | wc -l)" 0
+
 # --- no msprof to be found ------------------------------------------------------------------
 LD_PRELOAD=$A_PRELOAD MSPROF_BIN=/nonexistent MSPROF_OPTIONS="--output=$B --msproftx=on" "$APP" marks 3 0 5 \
 	>/dev/null 2>"$T_WORK/e4"
