@@ -103,6 +103,7 @@ struct crank {
 	char label[64];
 	unsigned slot;
 	char why[512];              /* "": merged */
+	char also[128];             /* merged, another dir claims its rank: that dir's name, "" none */
 	uint64_t events, steps;
 	uint64_t run_off, run_n;    /* its steps in the staging file: offset, rows */
 	/* its pids in the cluster file: original >> PID_LOW_BITS -> sequence */
@@ -166,6 +167,9 @@ static void read_rank(struct crank *k)
 	exp_read_host(&e);
 	if (!e.have_info) {
 		skip(k, "%s", rep.message); /* why info.json cannot be read */
+	} else if (e.info_damaged[0]) {
+		/* a rank named wrongly would merge as another, or as none */
+		skip(k, "'%s/host/info.json' is damaged: %s", k->prof_dir, e.info_damaged);
 	} else {
 		k->rank = e.rank_id;
 		k->pid = e.app_pid;
@@ -211,6 +215,13 @@ static void name_ranks(struct cluster *c)
 		if (dup == 2)
 			exp_note(&c->e, "%s is in both '%s' and '%s': the second is shown as '%s'",
 				     c->r[i - 1].label, c->r[i - 1].base, k->base, k->label);
+		/* each of a rank's dirs names the one before it, the first the
+		 * second: the ranks list says of every one that it is not alone */
+		if (dup > 1) {
+			snprintf(k->also, sizeof k->also, "%s", c->r[i - 1].base);
+			if (dup == 2)
+				snprintf(c->r[i - 1].also, sizeof c->r[i - 1].also, "%s", k->base);
+		}
 	}
 }
 
@@ -589,6 +600,19 @@ static void buf_header(struct exp_buf *b, const char *const *cols)
 	exp_buf_putc(b, '\n');
 }
 
+/* A merged rank's status: "merged", and another dir that claims its rank. */
+#define MERGED_STATUS_MAX (sizeof(((struct crank *)0)->also) + 96)
+static const char *merged_status(const struct crank *k, char buf[MERGED_STATUS_MAX])
+{
+	if (!k->also[0])
+		return "merged";
+	if (k->rank >= 0)
+		snprintf(buf, MERGED_STATUS_MAX, "merged; '%s' claims rank %" PRId64 " too", k->also, k->rank);
+	else
+		snprintf(buf, MERGED_STATUS_MAX, "merged; '%s' holds pid %" PRIu32 " too", k->also, k->pid);
+	return buf;
+}
+
 static void buf_rank_id(struct exp_buf *b, const struct crank *k)
 {
 	if (k->rank >= 0)
@@ -680,7 +704,8 @@ static int cdb_ranks(struct cluster *c, struct cdb *d)
 		sqlite3_bind_text(st, 4, k->host_uid, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, k->hostname, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, k->prof_dir, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, k->why[0] ? k->why : "merged", -1, SQLITE_STATIC);
+		char status[MERGED_STATUS_MAX];
+		sqlite3_bind_text(st, 7, k->why[0] ? k->why : merged_status(k, status), -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 8, k->shift_ns);
 		db_bind_i64_or_null(st, 9, k->host_estimated, k->host_offset_ns);
 		db_bind_i64_or_null(st, 10, k->host_estimated, k->host_error_ns);
@@ -1255,7 +1280,8 @@ static int write_ranks(struct cluster *c, struct export_cluster_report *ret)
 			snprintf(s, sizeof s, "skipped: %s", k->why);
 			buf_field(&b, s);
 		} else {
-			exp_buf_lit(&b, "merged");
+			char s[MERGED_STATUS_MAX];
+			buf_field(&b, merged_status(k, s));
 		}
 		exp_buf_putc(&b, ',');
 		exp_buf_i64(&b, k->shift_ns);

@@ -60,6 +60,9 @@ struct exp {
 	uint32_t *procs;
 	size_t n_procs;
 	int64_t rank_id;            /* info.json rank_id; -1: none (also without info.json) */
+	/* what is wrong with info.json's rank_id or pid, "" nothing (the
+	 * export goes on, noted; export cluster leaves the rank out) */
+	char info_damaged[192];
 	struct exp_netcard netcards[EXPORT_MAX_NETCARDS];
 	unsigned n_netcards;
 	/* info.json's "flight_recorder": a dump of the flight recorder's ring

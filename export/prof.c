@@ -1,6 +1,7 @@
 /* A PROF dir opened for an export (prof.h): what its host/ files say, its
  * database opened and closed. */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -156,6 +157,51 @@ static void read_flight(struct exp *e, const cJSON *fr)
 	}
 }
 
+/* info.json's rank_id (a number: a rank from 0, or -1 for none, as
+ * profdir.c and msprof write it) and pid (a process id, as a string of
+ * digits or a number): what is wrong with them into e->info_damaged.
+ * They name the rank in a cluster, so a value of the wrong type or out
+ * of range is damage, never a guess. */
+static void read_identity(struct exp *e, const cJSON *j)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "rank_id");
+	char shown[48];
+	if (v && !cJSON_IsNumber(v)) {
+		snprintf(shown, sizeof shown, "%s", cJSON_IsString(v) ? "a string" : cJSON_IsBool(v) ? "a boolean"
+						    : cJSON_IsNull(v) ? "null" : "not a number");
+		snprintf(e->info_damaged, sizeof e->info_damaged,
+			 "'rank_id' is %s, not a number (a rank from 0, or -1 for none)", shown);
+	} else if (v) {
+		double d = v->valuedouble;
+		if (d < -1 || d > INT32_MAX || d != (double)(int64_t)d)
+			snprintf(e->info_damaged, sizeof e->info_damaged,
+				 d == floor(d) ? "'rank_id' is %.0f, not a rank (a whole number from 0 to %d, or -1 for none)"
+					       : "'rank_id' is %.17g, not a rank (a whole number from 0 to %d, or -1 for none)",
+				 d, INT32_MAX);
+		else
+			e->rank_id = (int64_t)d;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(j, "pid");
+	uint64_t pid = 0;
+	bool pid_ok = !v || (cJSON_IsString(v) && v->valuestring && parse_u64(v->valuestring, 0, INT32_MAX, &pid) == 0) ||
+		      (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= INT32_MAX &&
+		       v->valuedouble == (double)(int64_t)v->valuedouble && ((pid = (uint64_t)v->valuedouble), true));
+	if (!pid_ok && !e->info_damaged[0]) {
+		if (cJSON_IsString(v) && v->valuestring)
+			snprintf(shown, sizeof shown, "\"%.32s\"", v->valuestring);
+		else if (cJSON_IsNumber(v))
+			snprintf(shown, sizeof shown, "%.17g", v->valuedouble);
+		else
+			snprintf(shown, sizeof shown, "not a number");
+		snprintf(e->info_damaged, sizeof e->info_damaged,
+			 "'pid' is %s, not a process id (a whole number from 0 to %d)", shown, INT32_MAX);
+	}
+	if (pid_ok)
+		e->app_pid = (uint32_t)pid;
+	if (e->info_damaged[0])
+		e->rank_id = -1;
+}
+
 static void read_info(struct exp *e)
 {
 	_cleanup_json_ cJSON *j = NULL;
@@ -166,8 +212,10 @@ static void read_info(struct exp *e)
 	}
 	e->have_info = true;
 	uint64_t v;
-	if (json_u64(j, "pid", &v) && v <= UINT32_MAX)
-		e->app_pid = (uint32_t)v;
+	read_identity(e, j);
+	if (e->info_damaged[0])
+		exp_note(e, "'%s/host/info.json' is damaged: %s; its data is exported without a rank", e->prof_dir,
+			 e->info_damaged);
 	if (json_u64(j, "cpuNums", &v) && v <= 1U << 20)
 		e->cpu_nums = (unsigned)v;
 	if (json_u64(j, "memoryTotal", &v))
@@ -180,9 +228,6 @@ static void read_info(struct exp *e)
 	read_processes(e, cJSON_GetObjectItemCaseSensitive(j, "processes"));
 	note_refused(e, cJSON_GetObjectItemCaseSensitive(j, "agentsRefused"));
 	read_flight(e, cJSON_GetObjectItemCaseSensitive(j, "flight_recorder"));
-	int64_t rank;
-	if (json_i64(j, "rank_id", &rank) && rank >= 0 && rank <= INT32_MAX)
-		e->rank_id = rank;
 	const cJSON *cards = cJSON_GetObjectItemCaseSensitive(j, "netCard"), *c;
 	cJSON_ArrayForEach(c, cards) {
 		if (e->n_netcards >= EXPORT_MAX_NETCARDS)

@@ -228,6 +228,42 @@ static void *rank_db_main(void *arg)
 	return NULL;
 }
 
+/* The PROF_* entries of dir that are not directories (a symbolic link is
+ * not followed, as msprof refuses them): each as a rank the cluster lists
+ * as skipped, with why, into ranks[*n...] (room for *cap). */
+static int cluster_non_dirs(const char *dir, struct export_cluster_rank **ranks, size_t *n, size_t *cap)
+{
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return -errno;
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(dp))) {
+		struct stat st;
+		if (!is_prof_dir_name(de->d_name) || fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    S_ISDIR(st.st_mode))
+			continue;
+		char *path = NULL, *why = NULL, target[PATH_MAX];
+		ssize_t t = S_ISLNK(st.st_mode) ? readlinkat(dirfd(dp), de->d_name, target, sizeof target - 1) : -1;
+		target[t > 0 ? t : 0] = '\0';
+		int w = S_ISLNK(st.st_mode)
+				? asprintf(&why, "a symbolic link%s%s%s, not followed (msprof follows none): copy or "
+						 "move the PROF_* directory itself here", t > 0 ? " to '" : "", target,
+					   t > 0 ? "'" : "")
+				: asprintf(&why, "%s, not a directory: a rank's data is a PROF_* directory",
+					   S_ISREG(st.st_mode) ? "a plain file" : "not a file or a directory");
+		if (w < 0 || asprintf(&path, "%s/%s", dir, de->d_name) < 0 || GROW_ARRAY(*ranks, *cap, *n, 8) < 0) {
+			free(why);
+			free(path);
+			r = -ENOMEM;
+			break;
+		}
+		(*ranks)[(*n)++] = (struct export_cluster_rank){ .prof_dir = path, .why = why };
+	}
+	closedir(dp);
+	return r;
+}
+
 int analysis_cluster(const char *dir)
 {
 	char *copy = strdup(dir);
@@ -244,15 +280,19 @@ int analysis_cluster(const char *dir)
 	size_t n;
 	if (dirs_of(dir, &dirs, &n))
 		return 1;
+	/* ranks[n...]: the PROF_* names that are not directories, listed as skipped */
+	size_t cap = n, total = n;
 	struct export_cluster_rank *ranks = calloc(n, sizeof *ranks);
 	struct export_cluster_report *crep = malloc(sizeof *crep);
 	int rc = 1;
-	if (!ranks || !crep ||
+	if (!ranks || !crep || cluster_non_dirs(dir, &ranks, &total, &cap) < 0 ||
 	    (size_t)snprintf(out, sizeof out, "%s/%s", dir, ANALYSIS_CLUSTER_DIR) >= sizeof out) {
 		console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
 		goto done;
 	}
 	console_info("Start cluster export of %zu PROF_* directories in %s.", n, dir);
+	for (size_t i = n; i < total; i++)
+		console_warn("'%s' is skipped: %s", base(ranks[i].prof_dir), ranks[i].why);
 	struct rank_dbs q = { .mu = PTHREAD_MUTEX_INITIALIZER, .dirs = dirs, .ranks = ranks, .n = n };
 	pthread_t th[RANK_DB_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -269,7 +309,7 @@ int analysis_cluster(const char *dir)
 			console_error("cannot export the cluster view of '%s': %s", dir, strerror(ENOMEM));
 			goto done;
 		}
-	int r = export_cluster(out, ranks, n, crep);
+	int r = export_cluster(out, ranks, total, crep);
 	if (crep->message[0])
 		console_warn("%s", crep->message);
 	if (r < 0) {
@@ -281,7 +321,7 @@ int analysis_cluster(const char *dir)
 		snprintf(clocks, sizeof clocks, "; %u of %u other host%s' clocks aligned from their collectives, the "
 			 "rest trusted", crep->hosts_aligned, crep->hosts - 1, crep->hosts == 2 ? "" : "s");
 	console_info("Merged %u of %zu PROF_* directories (%u skipped) from %u host%s: %llu timeline events, "
-		     "%llu steps (%llu step rows)%s%s.", crep->ranks, n, crep->skipped, crep->hosts,
+		     "%llu steps (%llu step rows)%s%s.", crep->ranks, total, crep->skipped, crep->hosts,
 		     crep->hosts == 1 ? "" : "s", (unsigned long long)crep->events, (unsigned long long)crep->steps,
 		     (unsigned long long)crep->step_rows, crep->shifted ? "; some ranks' clocks were shifted" : "",
 		     clocks);
@@ -289,9 +329,11 @@ int analysis_cluster(const char *dir)
 		     crep->db);
 	rc = crep->skipped || !crep->ranks ? 1 : 0;
 done:
-	for (size_t i = 0; ranks && i < n; i++) {
+	for (size_t i = 0; ranks && i < total; i++) {
 		free((char *)ranks[i].db_path);
 		free((char *)ranks[i].why);
+		if (i >= n)
+			free((char *)ranks[i].prof_dir);
 	}
 	free(ranks);
 	free(crep);

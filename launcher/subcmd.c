@@ -87,7 +87,7 @@ static const struct {
 	  "                                  (\"Pid <pid> ...\" for a dir without a rank_id), sorted by rank\n"
 	  "    cluster_step_trace_<ts>.csv   per step and rank: step time, communication, wait for the\n"
 	  "                                  slowest rank, the step's slowest and fastest rank\n"
-	  "    cluster_ranks_<ts>.csv        every PROF_* directory: merged, or skipped and why\n"
+	  "    cluster_ranks_<ts>.csv        every PROF_* entry: merged, or skipped and why\n"
 	  "    msprof_cluster_<ts>.db        CLUSTER_RANK and CLUSTER_STEP, the same as the two CSVs\n"
 	  "  Exit status 1 when a directory was skipped (the others are still merged).\n" },
 	{ "export report", "[-h] -dir <dir>",

@@ -281,4 +281,61 @@ t_eq "rank 2's Communication per step: its ops' time inside the step" \
 t_eq "the other ranks' Communication: 0 (no COMMUNICATION_OP)" \
 	"$(python3 -c 'import csv,sys; print(sorted({r["Communication(us)"] for r in csv.DictReader(open(sys.argv[1])) if r["Rank"] != "Rank 2"}))' \
 		"$(ls "$C"/cluster_step_trace_*.csv)")" "['0.000']"
+
+# --- what is not a rank: every entry named, with why -------------------------------------
+# Copies of rank 0's dir whose info.json names no rank rightly (out of range,
+# the wrong type, a pid of "-1"): damaged, left out; a second dir of rank 0:
+# both merged and both named; a symlink and a plain file named PROF_*: skipped.
+ODD=$T_WORK/odd; mkdir -p "$ODD"
+R0=$(dir_of 0)
+cp -a "$R0" "$ODD/"
+odd() { # odd N KEY JSON-VALUE: a copy of rank 0's dir, its info.json's KEY set to the value
+	local d=$ODD/PROF_00000$1_20260101000000000_0000000${1}ODDODDOD
+	cp -a "$R0" "$d"
+	python3 -c 'import json,sys; p=sys.argv[1]+"/host/info.json"; j=json.load(open(p)); j[sys.argv[2]]=json.loads(sys.argv[3]); json.dump(j,open(p,"w"))' \
+		"$d" "$2" "$3"
+}
+odd 1 rank_id 2147483648
+odd 2 rank_id 9223372036854775807
+odd 3 rank_id -7
+odd 4 rank_id '"0"'
+odd 5 pid '"-1"'
+odd 6 rank_id 0
+ln -s "$R0" "$ODD/PROF_000007_20260101000000000_00000007LINKLINK"
+echo "not a dir" >"$ODD/PROF_000008_20260101000000000_00000008FILEFILE"
+a_run "export cluster of odd entries: exit 1 as some are skipped" 1 "$MSPROF" export cluster -dir "$ODD"
+t_grep "the count: 2 of 9 merged, 7 skipped" "Merged 2 of 9 PROF_* directories (7 skipped)" "$(both)"
+for n in 1 2 3 4 5; do
+	t_grep "damaged info.json $n named with its path" "'$ODD/PROF_00000${n}_20260101000000000_0000000${n}ODDODDOD/host/info.json' is damaged" "$(both)"
+done
+t_grep "the symlink named as skipped" "'PROF_000007_20260101000000000_00000007LINKLINK' is skipped: a symbolic link to '$R0', not followed" "$(both)"
+t_grep "the plain file named as skipped" "'PROF_000008_20260101000000000_00000008FILEFILE' is skipped: a plain file, not a directory" "$(both)"
+t_grep "the two dirs of rank 0 named" "Rank 0 is in both" "$(both)"
+python3 - "$ODD" "$(basename "$R0")" <<'PY' || t_fail "cluster_ranks of the odd entries (above)"
+import csv, glob, sys
+rows = {r["PROF Dir"]: r["Status"] for r in csv.DictReader(open(glob.glob(sys.argv[1] + "/msprof_cluster_output/cluster_ranks_*.csv")[0]))}
+r0 = sys.argv[2]
+d6 = "PROF_000006_20260101000000000_00000006ODDODDOD"
+want = {
+    r0: "merged; '%s' claims rank 0 too" % d6,
+    d6: "merged; '%s' claims rank 0 too" % r0,
+    "PROF_000001_20260101000000000_00000001ODDODDOD": "'rank_id' is 2147483648, not a rank (a whole number from 0 to 2147483647, or -1 for none)",
+    "PROF_000002_20260101000000000_00000002ODDODDOD": "'rank_id' is 9223372036854775808, not a rank",
+    "PROF_000003_20260101000000000_00000003ODDODDOD": "'rank_id' is -7, not a rank",
+    "PROF_000004_20260101000000000_00000004ODDODDOD": "'rank_id' is a string, not a number",
+    "PROF_000005_20260101000000000_00000005ODDODDOD": "'pid' is \"-1\", not a process id",
+    "PROF_000007_20260101000000000_00000007LINKLINK": "skipped: a symbolic link to",
+    "PROF_000008_20260101000000000_00000008FILEFILE": "skipped: a plain file, not a directory",
+}
+bad = 0
+ok = sorted(rows) == sorted(want)
+print(("ok: " if ok else "FAIL: ") + "cluster_ranks lists every PROF_* entry, once: %s" % sorted(rows))
+bad += not ok
+for d, w in want.items():
+    got = rows.get(d, "")
+    ok = got.startswith(w) if w.startswith(("merged", "skipped")) else got.startswith("skipped: ") and w in got
+    print(("ok: " if ok else "FAIL: ") + "%s: %s" % (d, got))
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
 t_done
