@@ -476,7 +476,9 @@ static int series_part(struct parse *p, struct series *s, struct raw_cur *c, uin
 	if (r < 0)
 		return r;
 	*ret_n = n;
-	*ret = (char *)s->cur + s->ncur * s->kind->esize;
+	/* a sample of no entries (a machine without disks) before any
+	 * other: nothing allocated, nothing to write */
+	*ret = s->cur ? (char *)s->cur + s->ncur * s->kind->esize : NULL;
 	return 0;
 }
 
