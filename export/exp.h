@@ -123,6 +123,14 @@ struct exp {
 	struct exp_agg_range_sums *agg_ranges;
 };
 
+/* The stages of build_db (stages.c) that make the database from the raw
+ * data, for a database of the caller's too (tests/fuzz: one in memory):
+ * the empty tables and their fixed rows; every domain's parse of the raw
+ * files; every domain's release of what its parse and build kept. */
+int exp_create_schema(struct exp *e);
+int exp_parse_domains(struct exp *e);
+void exp_release_domains(struct exp *e);
+
 static inline void exp_lock(struct exp *e)
 {
 	if (e->lock)

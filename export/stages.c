@@ -161,6 +161,28 @@ static int32_t schema_stamp(void)
 	return (int32_t)(h & 0x7fffffff) | 1;
 }
 
+int exp_create_schema(struct exp *e)
+{
+	int r = create_schema(e);
+	return r == 0 ? write_fixed_rows(e) : r;
+}
+
+int exp_parse_domains(struct exp *e)
+{
+	int r = 0;
+	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
+		if (exp_domains[i]->parse)
+			r = exp_domains[i]->parse(e);
+	return r;
+}
+
+void exp_release_domains(struct exp *e)
+{
+	for (size_t i = 0; i < exp_domains_n; i++)
+		if (exp_domains[i]->release)
+			exp_domains[i]->release(e);
+}
+
 static int build_db(struct exp *e, const char *tmp)
 {
 	int rc = sqlite3_open_v2(tmp, &e->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -172,12 +194,9 @@ static int build_db(struct exp *e, const char *tmp)
 	int r = exp_exec(e, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
 			    "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384; BEGIN");
 	if (r == 0)
-		r = create_schema(e);
+		r = exp_create_schema(e);
 	if (r == 0)
-		r = write_fixed_rows(e);
-	for (size_t i = 0; i < exp_domains_n && r == 0; i++)
-		if (exp_domains[i]->parse)
-			r = exp_domains[i]->parse(e);
+		r = exp_parse_domains(e);
 	/* the span is known once every record was parsed, and the builds
 	 * read it (domain-overlap.c: Free without steps) */
 	if (r == 0)
@@ -189,9 +208,7 @@ static int build_db(struct exp *e, const char *tmp)
 	 * holds them alone, as its outputs do */
 	if (r == 0 && e->have_sample && e->sample.s[SET_STEP_RANGE] && *e->sample.s[SET_STEP_RANGE])
 		r = exp_trim_step_range(e, e->sample.s[SET_STEP_RANGE]);
-	for (size_t i = 0; i < exp_domains_n; i++)
-		if (exp_domains[i]->release)
-			exp_domains[i]->release(e);
+	exp_release_domains(e);
 	if (r == 0)
 		r = drop_empty(e);
 	if (r == 0) {

@@ -473,22 +473,11 @@ static int npu_words(const struct npu_config *c, char ***words, char *why, size_
 }
 
 /* Read the config into *w: 0, or -EINVAL with why (a sentence). */
-static int config_read(struct self *s, struct want *w, char *why, size_t why_len)
+/* The config's text (NUL-terminated) as what it wants, after the options
+ * of MSPROF_OPTIONS (s->base) for process s->job: 0, or -EPERM (an option
+ * self-enable cannot honour) or -EINVAL with why. */
+static int config_parse(struct self *s, const char *text, struct want *w, char *why, size_t why_len)
 {
-	_cleanup_free_ char *text = NULL;
-	int fd = open(s->config, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
-		return -EINVAL;
-	}
-	text = malloc(CONFIG_MAX_BYTES + 1);
-	ssize_t n = text ? read(fd, text, CONFIG_MAX_BYTES + 1) : -1;
-	close(fd);
-	if (n < 0 || n > CONFIG_MAX_BYTES) {
-		snprintf(why, why_len, n < 0 ? "cannot read it" : "it is larger than %d bytes", CONFIG_MAX_BYTES);
-		return -EINVAL;
-	}
-	text[n] = '\0';
 	cJSON *j = cJSON_Parse(text);
 	if (!cJSON_IsObject(j)) {
 		snprintf(why, why_len, "it is not a JSON object (%s)", j ? "another JSON value" : "a syntax error");
@@ -713,6 +702,25 @@ out:
 	return r;
 }
 
+static int config_read(struct self *s, struct want *w, char *why, size_t why_len)
+{
+	_cleanup_free_ char *text = NULL;
+	int fd = open(s->config, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, why_len, "cannot open it: %s", strerror(errno));
+		return -EINVAL;
+	}
+	text = malloc(CONFIG_MAX_BYTES + 1);
+	ssize_t n = text ? read(fd, text, CONFIG_MAX_BYTES + 1) : -1;
+	close(fd);
+	if (n < 0 || n > CONFIG_MAX_BYTES) {
+		snprintf(why, why_len, n < 0 ? "cannot read it" : "it is larger than %d bytes", CONFIG_MAX_BYTES);
+		return -EINVAL;
+	}
+	text[n] = '\0';
+	return config_parse(s, text, w, why, why_len);
+}
+
 /* Bring the dynamic-mode msprof to what the config wants. */
 static void config_apply(struct self *s, const struct want *w)
 {
@@ -853,6 +861,27 @@ static int supervise(struct self *s)
 	}
 	console_info("The self-enabled profiling of process %d has ended.", (int)s->job);
 	return rc;
+}
+
+int self_enable_check(pid_t job, const char *options, const char *config, char *why, size_t why_len)
+{
+	struct self s = { .job = job, .pidfd = -1, .dyn_in = -1 };
+	const char *err = NULL;
+	struct msprof_opts o;
+	struct diag d = { 0 };
+	opts_init(&o);
+	s.base = app_split_words(options ? options : "", &err);
+	int r = s.base ? check_words(job, s.base, "MSPROF_OPTIONS", &o, &d) : diag_error(&d, "MSPROF_OPTIONS has %s",
+											 err ? err : "no room");
+	opts_release(&o);
+	snprintf(why, why_len, "%s", r < 0 ? d.error : "");
+	if (r >= 0 && config) {
+		struct want w = { 0 };
+		r = config_parse(&s, config, &w, why, why_len);
+		want_release(&w);
+	}
+	strv_free(s.base);
+	return r;
 }
 
 int self_enable_run(int argc, char **argv)

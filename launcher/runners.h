@@ -31,3 +31,8 @@ int mode_dump_run(const struct msprof_opts *o);     /* mode-dump.c: --dump --pid
  * word. */
 bool self_enable_is(const char *word);
 int self_enable_run(int argc, char **argv);
+/* What self-enable makes of MSPROF_OPTIONS (options) and an MSPROF_CONFIG
+ * file's text (config, NULL: none) for process job, as it checks them
+ * when the job starts, without acting on them: 0, or <0 with why
+ * (tests/fuzz reads them through it). */
+int self_enable_check(pid_t job, const char *options, const char *config, char *why, size_t why_len);

@@ -3,7 +3,10 @@
 #   scripts/dev.sh sample   install what is missing, build, profile the sample workload
 #   scripts/dev.sh test     install what is missing, build, run the whole test suite
 #                           in the plain build, then again under ASan+UBSan (the quick
-#                           tests and the slow suite's fault tests at reduced sizes);
+#                           tests and the slow suite's fault tests at reduced sizes),
+#                           then build the tree with clang too (ASan+UBSan, warnings as
+#                           errors, the fuzz targets) and run its quick unit tests and
+#                           each fuzz target for a few seconds;
 #                           the last line is "N passed, N failed, N skipped"
 # Between edits, `meson test -C build --suite quick` leaves out the tests of the slow
 # suite (those over ~10 s; tests/meson.build lists them).
@@ -11,10 +14,13 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="gcc meson ninja-build pkg-config libuv1-dev libcjson-dev libsqlite3-dev sqlite3 python3 python3-dev util-linux"
+# The test command's second compiler: clang, with libFuzzer (in Debian's
+# clang-14, through libclang-common-14-dev).
+TEST_BUILD_PKGS="clang"
 
-install_missing() {
+install_missing() { # install_missing [packages]: PKGS by default
 	missing=""
-	for p in $PKGS; do
+	for p in ${1:-$PKGS}; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
@@ -88,6 +94,7 @@ sample)
 	;;
 test)
 	install_missing
+	install_missing "$TEST_BUILD_PKGS"
 	install_test_extras
 	build build
 	configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
@@ -131,11 +138,30 @@ test)
 	# tests at reduced sizes (suite fault); the slow suite's others ran at
 	# their full sizes in the plain build above.
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+	# The clang build compiles beside them, as the sanitized build did
+	# beside the plain build's tests: the whole tree, warnings as errors,
+	# sanitized, with the fuzz targets (tests/fuzz, docs/FUZZING.md).
+	[ -f build-clang/build.ninja ] || CC=clang meson setup build-clang -Db_sanitize=address,undefined \
+		-Db_lundef=false --werror -Dfuzz=enabled >/dev/null
+	setsid -w sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
+		command -v ionice >/dev/null 2>&1 && exec nice -n 19 ionice -c 3 ninja -C build-clang
+		exec nice -n 19 ninja -C build-clang' >build-clang/ninja.log 2>&1 &
+	clang_build=$!
 	meson test -C build-asan --print-errorlogs --num-processes 2 --no-suite slow || rc=1
 	MSPROF_TEST_REDUCED=1 meson test -C build-asan --print-errorlogs --num-processes 2 --suite fault \
 		--logbase fault || rc=1
-	count build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
-		build-asan/meson-logs/fault.json
+	logs="build/meson-logs/early.json build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+		build-asan/meson-logs/fault.json"
+	if ! wait "$clang_build"; then
+		cat build-clang/ninja.log
+		echo "the clang build failed"
+		count $logs
+		exit 1
+	fi
+	# its quick unit tests, and each fuzz target for a few seconds
+	meson test -C build-clang --print-errorlogs --num-processes 2 --suite unit --suite fuzz --no-suite slow \
+		|| rc=1
+	count $logs build-clang/meson-logs/testlog.json
 	exit $rc
 	;;
 *)
