@@ -158,6 +158,8 @@ test)
 		count $logs
 		exit 1
 	fi
+	echo "built the tree with $(clang --version | head -n 1) in build-clang (ASan+UBSan, warnings as errors," \
+		"the fuzz targets: $(cd build-clang/tests/fuzz && ls -d fuzz-* | grep -v '\.' | tr '\n' ' ' | sed 's/ *$//'))"
 	# its quick unit tests, and each fuzz target for a few seconds
 	meson test -C build-clang --print-errorlogs --num-processes 2 --suite unit --suite fuzz --no-suite slow \
 		|| rc=1

@@ -17,7 +17,7 @@ ninja -C build-fuzz >/dev/null
 # the seeds, made by the smoke runs (tests/fuzz/fuzz-smoke.sh)
 [ -d build-fuzz/tests/fuzz/seeds ] ||
 	MSPROF_FUZZ_SECONDS=1 meson test -C build-fuzz --suite fuzz --num-processes 2 >/dev/null
-targets=${*:-$(cd build-fuzz/tests/fuzz && ls fuzz-* | grep -v '\.')}
+targets=${*:-$(cd build-fuzz/tests/fuzz && ls -d fuzz-* | grep -v '\.')}
 jobs=$(nproc 2>/dev/null || echo 1)
 rc=0
 for t in $targets; do
