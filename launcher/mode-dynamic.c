@@ -95,6 +95,7 @@ struct target {
 	 * start to the end (window stays true), and `dump` writes it out */
 	struct flight *fl;
 	struct flight_job job;
+	uint64_t resume_ns;       /* msprofd went away: when to try a new one (flight_resume) */
 };
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
@@ -633,7 +634,10 @@ static void target_poll(struct dyn *d, struct target *t)
 			console_warn("lost the connection to msprofd: the processes keep running; the next start "
 				     "reconnects");
 		d->lost_told = true;
-		if (t->window) {
+		if (t->fl) {
+			console_warn("The flight recorder of process %d lost msprofd; it records again when a new one "
+				     "answers.", (int)t->pid);
+		} else if (t->window) {
 			console_warn("The collection of process %d ended with msprofd; what was written is saved in %s.",
 				     (int)t->pid, dir_name(t));
 			window_save(d, t);
@@ -666,6 +670,29 @@ static void flight_start(struct dyn *d, struct target *t)
 	t->window = true;
 	t->window_ns = mono_ns();
 	t->window_t = time(NULL);
+}
+
+/* msprofd went away under t's recorder (killed, restarted): a new one,
+ * started as at the beginning, records into the same ring, tried once a
+ * second until one answers; the job's agents find it by themselves (as
+ * launch mode's flight_resume does).  What the ring overwrote before is not
+ * counted again. */
+static void flight_resume(struct dyn *d, struct target *t)
+{
+	uint64_t now = mono_ns();
+	if (now < t->resume_ns)
+		return;
+	t->resume_ns = now + NSEC_PER_SEC;
+	if (target_connect(d, t) != 0 || flight_start_session(t->fl, &t->s, &t->job) < 0) {
+		collection_release(&t->s);
+		collection_init(&t->s);
+		t->s.quiet = true;
+		return;
+	}
+	unprompt(d);
+	console_info("Flight recorder of process %d: msprofd answers again; recording into the ring goes on.",
+		     (int)t->pid);
+	d->lost_told = false;
 }
 
 /* The target or the prompt ends: a launched job that ended badly is
@@ -1264,9 +1291,14 @@ static void loop(struct dyn *d)
 		}
 		if (d->phase == PHASE_PROMPT && !d->eof && p[0].fd >= 0 && p[0].revents)
 			read_input(d);
-		for (unsigned i = 0; i < d->n && d->phase == PHASE_PROMPT; i++)
-			if (d->t[i].fl && d->t[i].alive)
-				flight_peers(d->t[i].fl, &d->t[i].job);
+		for (unsigned i = 0; i < d->n && d->phase == PHASE_PROMPT; i++) {
+			struct target *t = &d->t[i];
+			if (!t->fl || !t->alive)
+				continue;
+			flight_peers(t->fl, &t->job);
+			if (!t->s.ipc || t->s.lost || (t->s.ended && !streq(t->s.ended_reason, "target_exited")))
+				flight_resume(d, t);
+		}
 		prompt(d);
 	}
 	free(p);

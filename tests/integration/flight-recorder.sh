@@ -237,6 +237,30 @@ t_eq "restart: the dump holds steps 0-4, from before the kill, every mark" "$(tx
 t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(tx_marks "$P" $((k + 2)) $((k + 4)))" \
 	"$(job_marks "$W/restart.job" $((k + 2)) $((k + 4)))"
 
+# --- the same at the prompt, attached: the recorder finds a new msprofd ---------------
+mkdir -p "$W/dynrestart"
+LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 80 100 >"$W/dynrestart.job" 2>&1 &
+J=$!
+T_PIDS+=("$J")
+t_wait "dynamic restart: the job runs" grep -q '^marks s2 ' "$W/dynrestart.job"
+# k: the job's step when the new msprofd answers
+(sleep 1.5; kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
+ for _ in $(seq 100); do grep -q 'msprofd answers again' "$W/dynrestart.out" && break; sleep 0.1; done
+ sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/dynrestart.job" | tail -1 >"$W/dynrestart.k"
+ sleep 1.5; echo dump; sleep 1; echo quit) |
+	t_msprof --dynamic=on --pid="$J" --output="$W/dynrestart" --flight-recorder=60s >"$W/dynrestart.out" 2>&1
+t_grep "dynamic restart: msprofd's going is said" "The flight recorder of process $J lost msprofd; it records again" \
+	"$W/dynrestart.out"
+t_grep "dynamic restart: msprof records into the ring again" "Flight recorder of process $J: msprofd answers again" \
+	"$W/dynrestart.out"
+k=$(cat "$W/dynrestart.k")
+P=$(prof_dirs "$W/dynrestart" | head -1)
+t_eq "dynamic restart: one dump" "$(prof_dirs "$W/dynrestart" | wc -l)" 1
+t_eq "dynamic restart: the dump holds steps $((k + 2))-$((k + 4)), after the restart, every mark" \
+	"$(tx_marks "$P" $((k + 2)) $((k + 4)))" "$(job_marks "$W/dynrestart.job" $((k + 2)) $((k + 4)))"
+kill "$J" 2>/dev/null
+wait "$J" 2>/dev/null
+
 # --- two recorders writing into one --output (the hosts of a job on a shared
 # file system): a dump of one has the other dump too
 mkdir -p "$W/peers"
