@@ -10,6 +10,7 @@
 # what the ring overwrote (counted by kind) and what the agent dropped add
 # up to what the job made; a 2 s span keeps only the last seconds.
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/capture-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
 APP=$HELPERS/test-capture-app
@@ -20,29 +21,6 @@ W=$T_WORK
 export MSPROF_RING_DIR=$W/rings
 mkdir -p "$MSPROF_RING_DIR"
 
-# marks per step in PROF dir $1's msprof_tx CSV, steps $2..$3 of pid $4 (any
-# pid when empty): "s0:10 s1:10"
-tx_marks() {
-	python3 - "$@" <<'PY'
-import collections, csv, glob, os, sys
-d, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-pid = sys.argv[4] if len(sys.argv) > 4 else ""
-n = collections.Counter()
-for path in glob.glob(os.path.join(d, "mindstudio_profiler_output", "msprof_tx_*.csv")):
-    for r in csv.DictReader(open(path)):
-        if r["domain"] == "default" and (not pid or r["pid"] == pid) and r["message"].startswith("s"):
-            n[r["message"].split("-")[0]] += 1
-print(" ".join("s%d:%d" % (k, n["s%d" % k]) for k in range(a, b + 1)))
-PY
-}
-# what the job printed for steps $2..$3 in file $1
-job_marks() {
-	local k out=""
-	for ((k = $2; k <= $3; k++)); do
-		out+="s$k:$(sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$1") "
-	done
-	echo "${out% }"
-}
 info_key() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["flight_recorder"][sys.argv[2]])' \
 		"$1/host/info.json" "$2"
@@ -70,8 +48,8 @@ t_eq "slow step: info.json names the trigger" "$(info_key "$P" trigger)" slow-st
 t_eq "slow step: ... at its top too" \
 	"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trigger"])' "$P/host/info.json")" slow-step
 t_grep "slow step: the detail names step 10" "step 10 took" "$P/host/info.json"
-t_eq "slow step: the dump holds steps 0-10, every mark the job made" "$(tx_marks "$P" 0 10)" \
-	"$(job_marks "$W/slow.out" 0 10)"
+t_eq "slow step: the dump holds steps 0-10, every mark the job made" "$(cap_tx_marks "$P" 0 10)" \
+	"$(cap_job_marks "$W/slow.out" 0 10)"
 t_grep "slow step: msprof names the dump" "Flight recorder dump 1 (slow-step): $P" "$W/slow.out"
 t_grep "slow step: report.html names the trigger" '"trigger":"slow-step"' "$P/mindstudio_profiler_output/report.html"
 t_eq "slow step: the ring is gone" "$(find "$MSPROF_RING_DIR" -mindepth 1 | wc -l)" 0
@@ -88,8 +66,8 @@ R0=$(sed -n 's/^\[INFO\] Rank 0 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/hang.ou
 if [ -n "$R1" ] && [ -n "$R0" ]; then
 	t_eq "hang: rank 1's dir names the trigger" "$(info_key "$W/hang/$R1" trigger)" hang
 	t_grep "hang: the detail names step 6" "step 6 has gone on for" "$W/hang/$R1/host/info.json"
-	t_eq "hang: rank 1's steps 0-6, every mark" "$(tx_marks "$W/hang/$R1" 0 6)" "$(job_marks "$W/hang1.out" 0 6)"
-	t_eq "hang: rank 0's steps 0-6, every mark" "$(tx_marks "$W/hang/$R0" 0 6)" "$(job_marks "$W/hang0.out" 0 6)"
+	t_eq "hang: rank 1's steps 0-6, every mark" "$(cap_tx_marks "$W/hang/$R1" 0 6)" "$(cap_job_marks "$W/hang1.out" 0 6)"
+	t_eq "hang: rank 0's steps 0-6, every mark" "$(cap_tx_marks "$W/hang/$R0" 0 6)" "$(cap_job_marks "$W/hang0.out" 0 6)"
 else
 	t_fail "hang: the dump was not split into ranks 0 and 1"
 	cat "$W/hang.out" >&2
@@ -130,8 +108,8 @@ t_check "exit: dumped as the rank died or as the job ended" grep -qE \
 t_eq "exit: one dump" "$(grep -c '^\[INFO\] Flight recorder dump' "$W/exit.out")" 1
 R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/exit.out" | head -1)
 if [ -n "$R1" ]; then
-	t_eq "exit: the dead rank's steps 0-5 are in the dump, every mark" "$(tx_marks "$W/exit/$R1" 0 5)" \
-		"$(job_marks "$W/exit1.out" 0 5)"
+	t_eq "exit: the dead rank's steps 0-5 are in the dump, every mark" "$(cap_tx_marks "$W/exit/$R1" 0 5)" \
+		"$(cap_job_marks "$W/exit1.out" 0 5)"
 	t_grep "exit: the dead rank's dump names the trigger" '"trigger":"exit"' "$W/exit/$R1/host/info.json"
 else
 	t_fail "exit: no dir of rank 1"
@@ -148,9 +126,9 @@ t_grep "killed: naming the signal" "was killed by signal 9" "$W/killed.out"
 R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/killed.out" | head -1)
 R0=$(sed -n 's/^\[INFO\] Rank 0 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/killed.out" | head -1)
 if [ -n "$R1" ] && [ -n "$R0" ]; then
-	t_eq "killed: the dead rank's steps 0-5, every mark" "$(tx_marks "$W/killed/$R1" 0 5)" \
-		"$(job_marks "$W/killed1.out" 0 5)"
-	n=$(tx_marks "$W/killed/$R0" 0 29 | tr ' ' '\n' | grep -vc ':0$')
+	t_eq "killed: the dead rank's steps 0-5, every mark" "$(cap_tx_marks "$W/killed/$R1" 0 5)" \
+		"$(cap_job_marks "$W/killed1.out" 0 5)"
+	n=$(cap_tx_marks "$W/killed/$R0" 0 29 | tr ' ' '\n' | grep -vc ':0$')
 	t_check "killed: the living rank's steps until then, not its end (it ran on: $n steps in the dump)" \
 		test "$n" -ge 5 -a "$n" -lt 29
 else
@@ -169,8 +147,8 @@ t_eq "fail: one dump" "$(grep -c '^\[INFO\] Flight recorder dump' "$W/fail.out")
 t_grep "fail: the dump names the failed process" "exits with status 3" "$W/fail.out"
 R1=$(sed -n 's/^\[INFO\] Rank 1 (pid \([0-9]*\)): \(PROF_.*\)$/\2/p' "$W/fail.out" | head -1)
 if [ -n "$R1" ]; then
-	t_eq "fail: the failed rank's steps 0-5, every mark to its end" "$(tx_marks "$W/fail/$R1" 0 5)" \
-		"$(job_marks "$W/fail1.out" 0 5)"
+	t_eq "fail: the failed rank's steps 0-5, every mark to its end" "$(cap_tx_marks "$W/fail/$R1" 0 5)" \
+		"$(cap_job_marks "$W/fail1.out" 0 5)"
 else
 	t_fail "fail: no dir of rank 1"
 	cat "$W/fail.out" >&2
@@ -188,7 +166,7 @@ wait "$L"
 t_eq "cmd: one dump" "$(prof_dirs "$W/cmd" | wc -l)" 1
 P=$(prof_dirs "$W/cmd" | head -1)
 t_eq "cmd: info.json names the trigger" "$(info_key "$P" trigger)" command
-t_eq "cmd: the dump holds steps 0-5, every mark" "$(tx_marks "$P" 0 5)" "$(job_marks "$W/cmd.out" 0 5)"
+t_eq "cmd: the dump holds steps 0-5, every mark" "$(cap_tx_marks "$P" 0 5)" "$(cap_job_marks "$W/cmd.out" 0 5)"
 
 # --- the prompt's dump, in launch and attach -----------------------------------------------
 mkdir -p "$W/prompt"
@@ -199,7 +177,7 @@ t_grep "prompt: start says the recorder runs all the time" "the flight recorder 
 t_eq "prompt: one dump" "$(prof_dirs "$W/prompt" | wc -l)" 1
 P=$(prof_dirs "$W/prompt" | head -1)
 t_eq "prompt: info.json names the trigger" "$(info_key "$P" trigger)" prompt
-t_eq "prompt: the dump holds steps 0-10, every mark" "$(tx_marks "$P" 0 10)" "$(job_marks "$W/prompt.job" 0 10)"
+t_eq "prompt: the dump holds steps 0-10, every mark" "$(cap_tx_marks "$P" 0 10)" "$(cap_job_marks "$W/prompt.job" 0 10)"
 # attach: a job started with the agent preloaded
 mkdir -p "$W/attach"
 AGENT_SO=$(dirname "$MSPROF")/../collectors/agent/libmsprof_agent.so
@@ -212,7 +190,7 @@ t_wait "attach: the job runs" grep -q '^marks s2 ' "$W/attach.job"
 t_eq "attach: one dump" "$(prof_dirs "$W/attach" | wc -l)" 1
 P=$(prof_dirs "$W/attach" | head -1)
 t_eq "attach: info.json names the trigger" "$(info_key "$P" trigger)" prompt
-n=$(tx_marks "$P" 0 39 | tr ' ' '\n' | grep -vc ':0$')
+n=$(cap_tx_marks "$P" 0 39 | tr ' ' '\n' | grep -vc ':0$')
 t_check "attach: the dump holds the job's marks of about 2 s" test "$n" -ge 15
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
@@ -232,10 +210,10 @@ J=$(pgrep -P "$(pgrep -P "$L" | head -1)" -x test-capture-ap | head -1)
 t_expect_rc 0 "restart: msprof --dump --pid reaches the new msprofd" t_msprof --dump --pid="$J"
 wait "$L"
 P=$(prof_dirs "$W/restart" | head -1)
-t_eq "restart: the dump holds steps 0-4, from before the kill, every mark" "$(tx_marks "$P" 0 4)" \
-	"$(job_marks "$W/restart.job" 0 4)"
-t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(tx_marks "$P" $((k + 2)) $((k + 4)))" \
-	"$(job_marks "$W/restart.job" $((k + 2)) $((k + 4)))"
+t_eq "restart: the dump holds steps 0-4, from before the kill, every mark" "$(cap_tx_marks "$P" 0 4)" \
+	"$(cap_job_marks "$W/restart.job" 0 4)"
+t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" \
+	"$(cap_job_marks "$W/restart.job" $((k + 2)) $((k + 4)))"
 
 # --- the same at the prompt, attached: the recorder finds a new msprofd ---------------
 mkdir -p "$W/dynrestart"
@@ -257,7 +235,7 @@ k=$(cat "$W/dynrestart.k")
 P=$(prof_dirs "$W/dynrestart" | head -1)
 t_eq "dynamic restart: one dump" "$(prof_dirs "$W/dynrestart" | wc -l)" 1
 t_eq "dynamic restart: the dump holds steps $((k + 2))-$((k + 4)), after the restart, every mark" \
-	"$(tx_marks "$P" $((k + 2)) $((k + 4)))" "$(job_marks "$W/dynrestart.job" $((k + 2)) $((k + 4)))"
+	"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/dynrestart.job" $((k + 2)) $((k + 4)))"
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
 
@@ -332,11 +310,11 @@ t_msprof --msproftx=on --output="$W/span" --flight-recorder=2s --host-sys=cpu,me
 P=$(prof_dirs "$W/span" | head -1)
 # 50 steps of about 100 ms: the last 2 s (and at most a slice's eighth of it
 # and the dump's wait more) hold about the last 20-25 steps
-first=$(tx_marks "$P" 0 49 | tr ' ' '\n' | grep -vn ':0$' | head -1 | cut -d: -f2 | tr -d s)
+first=$(cap_tx_marks "$P" 0 49 | tr ' ' '\n' | grep -vn ':0$' | head -1 | cut -d: -f2 | tr -d s)
 echo "# span: the dump's first step is $first"
 t_check "span: the first steps are gone" test "${first:-0}" -ge 20
-t_eq "span: the steps after the first kept one are whole" "$(tx_marks "$P" $((first + 1)) 49)" \
-	"$(job_marks "$W/span.job" $((first + 1)) 49)"
+t_eq "span: the steps after the first kept one are whole" "$(cap_tx_marks "$P" $((first + 1)) 49)" \
+	"$(cap_job_marks "$W/span.job" $((first + 1)) 49)"
 t_check "span: host samples were overwritten too" python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))["flight_recorder"]["overwritten"]

@@ -13,6 +13,7 @@
 # first.  Without a warm-up the window
 # opens a step ahead, so the first active step is whole.
 . "$SRCDIR/tests/integration/lib.sh"
+. "$SRCDIR/tests/integration/capture-lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || t_skip "sqlite3 is needed to read the database"
 command -v python3 >/dev/null 2>&1 || t_skip "python3 is needed to read the outputs"
 APP=$HELPERS/test-capture-app
@@ -20,34 +21,12 @@ APP=$HELPERS/test-capture-app
 W=$T_WORK
 CHECK=$SRCDIR/tests/helpers/steps-window.py
 
-# marks of each kind in PROF dir $1's exported msprof_tx CSV: "s3:15 s4:15"
-tx_marks() {
-	python3 - "$1" <<'PY'
-import collections, csv, glob, os, sys
-n = collections.Counter()
-for path in glob.glob(os.path.join(sys.argv[1], "mindstudio_profiler_output", "msprof_tx_*.csv")):
-    for r in csv.DictReader(open(path)):
-        if r["domain"] == "default":
-            n[r["message"].split("-")[0]] += 1
-print(" ".join("%s:%d" % (k, n[k]) for k in sorted(n, key=lambda k: int(k[1:]))))
-PY
-}
-
-# what the job printed for steps $2..$3 in file $1: "s3:15 s4:15"
-job_marks() {
-	local k out=""
-	for ((k = $2; k <= $3; k++)); do
-		out+="s$k:$(sed -n "s/^marks s$k \([0-9]*\)$/\1/p" "$1") "
-	done
-	echo "${out% }"
-}
-
 # $1 PROF dir, $2 first and $3 last active step, $4 the job's output
 check_window() {
 	local p=$1 a=$2 b=$3 out=$4 what=$5
 	t_grep "$what: sample.json names its steps" "\"step_range\":\"$a-$((b + 1))\"" "$p/host/sample.json"
-	t_eq "$what: the marks of steps $a-$b, every one, and no other step's" "$(tx_marks "$p")" \
-		"$(job_marks "$out" "$a" "$b")"
+	t_eq "$what: the marks of steps $a-$b, every one, and no other step's" "$(cap_tx_marks "$p")" \
+		"$(cap_job_marks "$out" "$a" "$b")"
 	t_eq "$what: step_trace holds steps $a-$b" \
 		"$(tail -n +2 "$p"/mindstudio_profiler_output/step_trace_*.csv | cut -d, -f2 | tr '\n' ' ')" \
 		"$(seq -s ' ' "$a" "$b") "
