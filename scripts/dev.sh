@@ -14,9 +14,10 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="gcc meson ninja-build pkg-config libuv1-dev libcjson-dev libsqlite3-dev sqlite3 python3 python3-dev util-linux"
-# The test command's second compiler: clang, with libFuzzer (in Debian's
-# clang-14, through libclang-common-14-dev).
-TEST_BUILD_PKGS="clang"
+# The test command's second compiler: clang, and its runtimes of ASan,
+# UBSan and libFuzzer (libclang-rt-dev: only recommended by clang's
+# packages, which --no-install-recommends leaves out).
+TEST_BUILD_PKGS="clang libclang-rt-dev"
 
 install_missing() { # install_missing [packages]: PKGS by default
 	missing=""
