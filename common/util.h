@@ -60,6 +60,25 @@ static inline bool all_digits(const char *s)
 
 /* Parse a whole decimal string into [min, max]; -EINVAL for anything that
  * is not only digits (no sign, no spaces, no suffix), -ERANGE outside. */
+/* A JSON number (a double) as the integer type it is read into, its
+ * fraction cut: false when that type cannot hold it (a cast would be
+ * undefined), NaN included. */
+static inline bool double_to_u64(double d, uint64_t *ret)
+{
+	if (!(d >= 0 && d < 18446744073709551616.0))
+		return false;
+	*ret = (uint64_t)d;
+	return true;
+}
+
+static inline bool double_to_i64(double d, int64_t *ret)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+		return false;
+	*ret = (int64_t)d;
+	return true;
+}
+
 static inline int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {
 	if (!s || !*s)

@@ -191,7 +191,7 @@ static int64_t prof_rank(const char *prof_dir, sqlite3 *db)
 	if ((size_t)snprintf(path, sizeof path, "%s/host/info.json", prof_dir) < sizeof path &&
 	    profdir_read_json(path, &j) == 0) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "rank_id");
-		if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= INT32_MAX)
 			rank = (int64_t)v->valuedouble;
 	}
 	if (rank < 0)

@@ -26,10 +26,8 @@
 static bool json_u64(const cJSON *o, const char *key, uint64_t *ret)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
-		*ret = (uint64_t)v->valuedouble;
-		return true;
-	}
+	if (cJSON_IsNumber(v))
+		return double_to_u64(v->valuedouble, ret);
 	if (cJSON_IsString(v) && v->valuestring)
 		return parse_u64(v->valuestring, 0, UINT64_MAX, ret) == 0;
 	return false;
@@ -38,10 +36,8 @@ static bool json_u64(const cJSON *o, const char *key, uint64_t *ret)
 static bool json_i64(const cJSON *o, const char *key, int64_t *ret)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (cJSON_IsNumber(v)) {
-		*ret = (int64_t)v->valuedouble;
-		return true;
-	}
+	if (cJSON_IsNumber(v))
+		return double_to_i64(v->valuedouble, ret);
 	if (cJSON_IsString(v) && v->valuestring) {
 		char *end;
 		errno = 0;
@@ -150,10 +146,12 @@ static void read_flight(struct exp *e, const cJSON *fr)
 		uint64_t type;
 		if (f->n_overwritten == sizeof f->overwritten / sizeof f->overwritten[0])
 			break;
-		if (!cJSON_IsNumber(c) || c->valuedouble < 0 || parse_u64(c->string, 0, UINT16_MAX, &type) < 0)
+		uint64_t records;
+		if (!cJSON_IsNumber(c) || !double_to_u64(c->valuedouble, &records) ||
+		    parse_u64(c->string, 0, UINT16_MAX, &type) < 0)
 			continue;
 		f->overwritten[f->n_overwritten].type = (uint32_t)type;
-		f->overwritten[f->n_overwritten++].records = (uint64_t)c->valuedouble;
+		f->overwritten[f->n_overwritten++].records = records;
 	}
 }
 

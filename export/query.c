@@ -227,8 +227,9 @@ static int64_t host_json_i64(const char *prof_dir, const char *file, const char 
 	    profdir_read_json(path, &j) < 0)
 		return fallback;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+	int64_t n;
 	if (cJSON_IsNumber(v))
-		return (int64_t)v->valuedouble;
+		return double_to_i64(v->valuedouble, &n) ? n : fallback;
 	if (cJSON_IsString(v) && v->valuestring && *v->valuestring)
 		return strtoll(v->valuestring, NULL, 10);
 	return fallback;

@@ -188,7 +188,8 @@ static const char *json_str(const cJSON *obj, const char *key)
 static int64_t json_int(const cJSON *obj, const char *key, int64_t dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : dflt;
+	int64_t n;
+	return cJSON_IsNumber(v) && double_to_i64(v->valuedouble, &n) ? n : dflt;
 }
 
 /* Send req and wait for its reply; prints the daemon's error. */
@@ -293,11 +294,10 @@ int collection_start(struct collection *s, const struct msprof_opts *o, const pi
 	if (r < 0)
 		return r;
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(reply, "session");
-	if (!cJSON_IsNumber(sid) || sid->valuedouble < 0) {
+	if (!cJSON_IsNumber(sid) || sid->valuedouble < 0 || !double_to_i64(sid->valuedouble, &s->sid)) {
 		console_error("cannot start the session: msprofd sent a reply without a session id");
 		return -EBADMSG;
 	}
-	s->sid = (int64_t)sid->valuedouble;
 	report_devices(reply);
 	s->ended = false;
 	s->ended_reason[0] = '\0';
@@ -314,14 +314,13 @@ static void take_counts(struct collection *s, const cJSON *m)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "ticks");
 	const cJSON *mt = cJSON_GetObjectItemCaseSensitive(m, "missed_ticks");
-	if (cJSON_IsNumber(t) && t->valuedouble >= 0)
-		s->ticks = (uint64_t)t->valuedouble;
-	if (cJSON_IsNumber(mt) && mt->valuedouble >= 0)
-		s->missed_ticks = (uint64_t)mt->valuedouble;
+	if (cJSON_IsNumber(t))
+		(void)double_to_u64(t->valuedouble, &s->ticks);
+	if (cJSON_IsNumber(mt))
+		(void)double_to_u64(mt->valuedouble, &s->missed_ticks);
 	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(m, "agents_refused_count");
 	const cJSON *rl = cJSON_GetObjectItemCaseSensitive(m, "agents_refused");
-	if (cJSON_IsNumber(rc) && rc->valuedouble >= 1) {
-		s->n_refused = (uint64_t)rc->valuedouble;
+	if (cJSON_IsNumber(rc) && rc->valuedouble >= 1 && double_to_u64(rc->valuedouble, &s->n_refused)) {
 		cJSON_Delete(s->refused);
 		s->refused = cJSON_IsArray(rl) ? cJSON_Duplicate(rl, 1) : NULL;
 	}

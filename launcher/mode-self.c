@@ -400,6 +400,7 @@ static int list_word(char ***words, const char *opt, const cJSON *list, char *wh
 	char buf[1024];
 	size_t at = (size_t)snprintf(buf, sizeof buf, "%s=", opt), start = at;
 	const cJSON *it;
+	int64_t n;
 	if (cJSON_IsString(list) && list->valuestring[0]) {
 		at += (size_t)snprintf(buf + at, sizeof buf - at, "%s", list->valuestring);
 	} else if (cJSON_IsArray(list)) {
@@ -407,9 +408,12 @@ static int list_word(char ***words, const char *opt, const cJSON *list, char *wh
 			if (cJSON_IsString(it))
 				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%s",
 						       at > start ? "," : "", it->valuestring);
-			else if (cJSON_IsNumber(it))
+			else if (cJSON_IsNumber(it) && double_to_i64(it->valuedouble, &n))
 				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%lld",
-						       at > start ? "," : "", (long long)it->valuedouble);
+						       at > start ? "," : "", (long long)n);
+			else if (cJSON_IsNumber(it)) /* no integer: the option's check says so */
+				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%g",
+						       at > start ? "," : "", it->valuedouble);
 		}
 	} else if (list && !cJSON_IsNull(list)) {
 		snprintf(why, why_len, "'%s' must be a list", opt + 2);
