@@ -4,25 +4,41 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A new directory under /dev/shm (else /tmp), removed at exit by nobody:
- * the runs of one process reuse it, and a fuzzer that stops leaves one
- * small directory behind. */
+static char fuzz_scratch_dir[128];
+
+static inline int fuzz_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	(void)(flag == FTW_DP ? rmdir(path) : unlink(path));
+	return 0; /* on with the rest */
+}
+
+static inline void fuzz_scratch_remove(void)
+{
+	(void)nftw(fuzz_scratch_dir, fuzz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A new directory under /dev/shm (else /tmp) for the files the inputs
+ * become, the runs of one process reusing it; removed when the process
+ * exits (a crash leaves it, beside the input libFuzzer writes). */
 static inline const char *fuzz_scratch(const char *name)
 {
-	static char dir[128];
 	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-	snprintf(dir, sizeof dir, "%s/msprof-%s.XXXXXX", base, name);
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "cannot create a scratch directory '%s': %s\n", dir, strerror(errno));
+	snprintf(fuzz_scratch_dir, sizeof fuzz_scratch_dir, "%s/msprof-%s.XXXXXX", base, name);
+	if (!mkdtemp(fuzz_scratch_dir)) {
+		fprintf(stderr, "cannot create a scratch directory '%s': %s\n", fuzz_scratch_dir, strerror(errno));
 		abort();
 	}
-	return dir;
+	atexit(fuzz_scratch_remove);
+	return fuzz_scratch_dir;
 }
 
 /* dir/rel made (its parent directories too), or abort: the target cannot run. */
