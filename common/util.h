@@ -58,8 +58,6 @@ static inline bool all_digits(const char *s)
 	return true;
 }
 
-/* Parse a whole decimal string into [min, max]; -EINVAL for anything that
- * is not only digits (no sign, no spaces, no suffix), -ERANGE outside. */
 /* A JSON number (a double) as the integer type it is read into, its
  * fraction cut: false when that type cannot hold it (a cast would be
  * undefined), NaN included. */
@@ -79,6 +77,8 @@ static inline bool double_to_i64(double d, int64_t *ret)
 	return true;
 }
 
+/* Parse a whole decimal string into [min, max]; -EINVAL for anything that
+ * is not only digits (no sign, no spaces, no suffix), -ERANGE outside. */
 static inline int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 {
 	if (!s || !*s)

@@ -171,19 +171,22 @@ static void read_identity(struct exp *e, const cJSON *j)
 			 "'rank_id' is %s, not a number (a rank from 0, or -1 for none)", shown);
 	} else if (v) {
 		double d = v->valuedouble;
-		if (d < -1 || d > INT32_MAX || d != (double)(int64_t)d)
+		int64_t rank;
+		if (double_to_i64(d, &rank) && (double)rank == d && rank >= -1 && rank <= INT32_MAX)
+			e->rank_id = rank;
+		else
 			snprintf(e->info_damaged, sizeof e->info_damaged,
 				 d == floor(d) ? "'rank_id' is %.0f, not a rank (a whole number from 0 to %d, or -1 for none)"
 					       : "'rank_id' is %.17g, not a rank (a whole number from 0 to %d, or -1 for none)",
 				 d, INT32_MAX);
-		else
-			e->rank_id = (int64_t)d;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(j, "pid");
 	uint64_t pid = 0;
-	bool pid_ok = !v || (cJSON_IsString(v) && v->valuestring && parse_u64(v->valuestring, 0, INT32_MAX, &pid) == 0) ||
-		      (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= INT32_MAX &&
-		       v->valuedouble == (double)(int64_t)v->valuedouble && ((pid = (uint64_t)v->valuedouble), true));
+	bool pid_ok = !v;
+	if (cJSON_IsString(v) && v->valuestring)
+		pid_ok = parse_u64(v->valuestring, 0, INT32_MAX, &pid) == 0;
+	else if (cJSON_IsNumber(v))
+		pid_ok = double_to_u64(v->valuedouble, &pid) && (double)pid == v->valuedouble && pid <= INT32_MAX;
 	if (!pid_ok && !e->info_damaged[0]) {
 		if (cJSON_IsString(v) && v->valuestring)
 			snprintf(shown, sizeof shown, "\"%.32s\"", v->valuestring);

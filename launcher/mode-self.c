@@ -181,9 +181,9 @@ static int check_words(pid_t pid, char *const *words, const char *source, struct
 	while (v[argc])
 		argc++;
 	const struct mode_def *m;
+	/* (--help and --version were refused above, with the other options
+	 * of a terminal) */
 	int r = opts_parse(argc, v, o, d);
-	if (r >= 0 && (o->help || o->version))
-		r = diag_error(d, "--help and --version have no place in MSPROF_OPTIONS or MSPROF_CONFIG");
 	if (r >= 0)
 		r = mode_select(o, &m, d);
 	strv_free(v);
