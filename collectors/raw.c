@@ -1361,7 +1361,7 @@ int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
 		return r;
 	}
 	if (n > 0)
-		qsort(ents, n, sizeof(*ents), slice_ent_cmp);
+		qsort_safe(ents, n, sizeof(*ents), slice_ent_cmp);
 	for (size_t i = 0; i < n; i++)
 		paths[i] = ents[i].name;
 	free(ents);
@@ -1434,7 +1434,7 @@ int raw_list_agent_pids(const char *dir, uint32_t **ret_pids, size_t *ret_n)
 	/* one entry per pid, however many slices it wrote */
 	size_t u = 0;
 	if (n > 0) {
-		qsort(pids, n, sizeof(*pids), u32_cmp);
+		qsort_safe(pids, n, sizeof(*pids), u32_cmp);
 		for (size_t i = 0; i < n; i++)
 			if (u == 0 || pids[u - 1] != pids[i])
 				pids[u++] = pids[i];
@@ -1558,10 +1558,10 @@ static int age_scan(int dfd, const char *skip, struct age_ent **ret_ents, size_t
 
 	/* the newest slice of each stem is still being written */
 	if (r == 0 && n > 0) {
-		qsort(ents, n, sizeof(*ents), age_stem_cmp);
+		qsort_safe(ents, n, sizeof(*ents), age_stem_cmp);
 		for (size_t i = 0; i < n; i++)
 			ents[i].ageable = i + 1 < n && age_same_stem(&ents[i], &ents[i + 1]);
-		qsort(ents, n, sizeof(*ents), age_ent_cmp);
+		qsort_safe(ents, n, sizeof(*ents), age_ent_cmp);
 	}
 	if (r < 0) {
 		for (size_t i = 0; i < n; i++)

@@ -137,6 +137,20 @@ static inline void *grow_array(void *arr, size_t *cap, size_t n, size_t size, si
 		_ga ? 0 : -ENOMEM;                                                   \
 	})
 
+/* qsort and bsearch for arrays that may be empty: the C library declares
+ * their base non-NULL even when n is 0, and an empty array here is often a
+ * NULL pointer. */
+static inline void qsort_safe(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+static inline void *bsearch_safe(const void *key, const void *base, size_t n, size_t size,
+				 int (*cmp)(const void *, const void *))
+{
+	return n ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
 /* Free a NULL-terminated vector of malloc'd strings and the vector; accepts
  * NULL. */
 static inline void strv_free(char **v)

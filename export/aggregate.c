@@ -152,7 +152,7 @@ static int step_figures(struct exp_agg_steps *s)
 			s->slowest = i;
 	}
 	memcpy(v, s->dur, s->n * sizeof *v);
-	qsort(v, s->n, sizeof *v, cmp_i64);
+	qsort_safe(v, s->n, sizeof *v, cmp_i64);
 	size_t p50 = (s->n * 50 + 99) / 100, p99 = (s->n * 99 + 99) / 100;
 	s->mean_ns = sum / (double)s->n;
 	s->p50 = v[p50 ? p50 - 1 : 0];
@@ -160,7 +160,7 @@ static int step_figures(struct exp_agg_steps *s)
 	s->min = v[0];
 	s->max = v[s->n - 1];
 	memcpy(v, s->pid, s->n * sizeof *v);
-	qsort(v, s->n, sizeof *v, cmp_i64);
+	qsort_safe(v, s->n, sizeof *v, cmp_i64);
 	for (size_t i = 0; i < s->n; i++)
 		s->processes += !i || v[i] != v[i - 1];
 	free(v);
@@ -240,7 +240,7 @@ static int ranges(struct exp *e, struct exp_agg *a)
 		r = exp_strings_new(e, &strs);
 	if (r >= 0 && g->n) {
 		a->have_ranges = true;
-		qsort(g->v, g->n, sizeof *g->v, cmp_range_total);
+		qsort_safe(g->v, g->n, sizeof *g->v, cmp_range_total);
 		for (size_t i = 0; i < g->n; i++) {
 			char name[RAW_AGENT_MAX_STR + 1];
 			uint64_t step;
@@ -406,7 +406,7 @@ static int procs(struct exp *e, struct exp_agg *a)
 	if (r < 0)
 		return r;
 	if (a->n_procs) /* (none: no array, and qsort's must not be NULL) */
-		qsort(a->procs, a->n_procs, sizeof *a->procs, cmp_proc);
+		qsort_safe(a->procs, a->n_procs, sizeof *a->procs, cmp_proc);
 	for (size_t i = 0; i < a->n_procs; i++)
 		exp_process_name(e, a->procs[i].pid, a->procs[i].name, sizeof a->procs[i].name);
 	return 0;
@@ -459,7 +459,7 @@ static int devices(struct exp *e, struct exp_agg *a)
 	for (size_t i = 0; i < a->n_devices; i++)
 		a->devices[i].util_mean /= (double)a->devices[i].samples;
 	if (a->n_devices)
-		qsort(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
+		qsort_safe(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
 	return r < 0 ? r : 0;
 }
 

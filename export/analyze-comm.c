@@ -137,7 +137,7 @@ static int host_times(sqlite3 *db, struct aops *a, int *ret_rc)
 	if (r >= 0 && by) {
 		for (size_t i = 0; i < a->n; i++)
 			by[i] = &a->v[i];
-		qsort(by, a->n, sizeof *by, by_op);
+		qsort_safe(by, a->n, sizeof *by, by_op);
 	}
 	size_t k = 0;
 	_cleanup_free_ struct exp_comm_span *spans = NULL;

@@ -329,7 +329,7 @@ static int sync_points(const struct crank *k, struct sync_read *ret)
 		return 0;
 	for (size_t i = 0; i < ret->n; i++)
 		ret->v[i].end += k->shift_ns;
-	qsort(ret->v, ret->n, sizeof *ret->v, cmp_sync);
+	qsort_safe(ret->v, ret->n, sizeof *ret->v, cmp_sync);
 	size_t w = 0;
 	for (size_t i = 0; i < ret->n; i++) {
 		bool dup = (i > 0 && ret->v[i - 1].key == ret->v[i].key) ||
@@ -386,11 +386,11 @@ static int align_hosts(struct cluster *c, struct export_cluster_report *ret)
 				 CLOCK_SYNC_MIN);
 			continue;
 		}
-		qsort(d, n, sizeof *d, cmp_i64);
+		qsort_safe(d, n, sizeof *d, cmp_i64);
 		int64_t off = d[n / 2];
 		for (size_t a = 0; a < n; a++)
 			d[a] = d[a] > off ? d[a] - off : off - d[a];
-		qsort(d, n, sizeof *d, cmp_i64);
+		qsort_safe(d, n, sizeof *d, cmp_i64);
 		int64_t err = d[n / 2];
 		for (size_t j = i; j < c->n; j++) {
 			struct crank *o = &c->r[j];
@@ -1349,7 +1349,7 @@ static int run(struct cluster *c, const char *out_dir, const struct export_clust
 		else
 			read_rank(k);
 	}
-	qsort(c->r, n, sizeof *c->r, cmp_rank);
+	qsort_safe(c->r, n, sizeof *c->r, cmp_rank);
 	name_ranks(c);
 	align_clocks(c, ret);
 	int r = ret->hosts > 1 ? align_hosts(c, ret) : 0;

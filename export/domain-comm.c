@@ -535,8 +535,8 @@ static int match_plugin(struct comm_build *b)
 		else if (b->v[i].nccl && b->v[i].launch >= 0)
 			k[nk++] = &b->v[i];
 	}
-	qsort(p, np, sizeof *p, by_pid_start);
-	qsort(k, nk, sizeof *k, by_pid_launch);
+	qsort_safe(p, np, sizeof *p, by_pid_start);
+	qsort_safe(k, nk, sizeof *k, by_pid_launch);
 	size_t hi = 0; /* p[0..hi): ops of a lower pid, or started by the launch */
 	for (size_t j = 0; j < nk; j++) {
 		struct comm_op *kern = k[j];
@@ -697,7 +697,7 @@ static int op_numbers(const struct comm_op *v, size_t n, unsigned **ret)
 	}
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct op_key){ v[i].group, v[i].type ? v[i].type : v[i].raw, v[i].type != NULL, i };
-	qsort(k, n, sizeof *k, key_cmp);
+	qsort_safe(k, n, sizeof *k, key_cmp);
 	for (size_t j = 0; j < n; j++)
 		num[k[j].i] = j && same_key(&k[j - 1], &k[j]) ? num[k[j - 1].i] + 1 : 0;
 	free(k);
@@ -835,7 +835,7 @@ static int build_comm(struct exp *e)
 	if (r >= 0 && b.n) {
 		sqlite3_stmt *op = NULL, *task = NULL, *src = NULL, *grp = NULL;
 		int64_t kernel_type = 0;
-		qsort(b.v, b.n, sizeof *b.v, op_cmp);
+		qsort_safe(b.v, b.n, sizeof *b.v, op_cmp);
 		r = exp_prepare(e, "INSERT INTO COMMUNICATION_OP VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &op);
 		if (r == 0)
 			r = exp_prepare(e, "INSERT INTO COMMUNICATION_TASK_INFO VALUES "

@@ -330,7 +330,7 @@ static void sort_if_needed(void *base, size_t n, size_t esize, int (*cmp)(const 
 {
 	for (size_t i = 1; i < n; i++)
 		if (cmp((char *)base + (i - 1) * esize, (char *)base + i * esize) > 0) {
-			qsort(base, n, esize, cmp);
+			qsort_safe(base, n, esize, cmp);
 			return;
 		}
 }
@@ -704,7 +704,7 @@ static int reaped_note(struct parse *p, uint32_t pid, uint64_t ts)
 	const struct series *s = &p->io;
 	const struct pio key = { .pid = pid }, *o = NULL;
 	if (s->have_prev)
-		o = bsearch(&key, s->prev, s->nprev, sizeof key, cmp_pid);
+		o = bsearch_safe(&key, s->prev, s->nprev, sizeof key, cmp_pid);
 	if (!o || (o->rd == 0 && o->wr == 0) || p->n_reaped >= ARRAY_SIZE(p->reaped))
 		return 0;
 	uint32_t ppid = 0;

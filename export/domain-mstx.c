@@ -464,7 +464,7 @@ static int thread_cmp(const void *a, const void *b)
 static int all_meta(struct txl *t)
 {
 	if (t->n_threads > 1) /* (none: no array, and qsort takes none) */
-		qsort(t->threads, t->n_threads, sizeof *t->threads, thread_cmp);
+		qsort_safe(t->threads, t->n_threads, sizeof *t->threads, thread_cmp);
 	int r = 0;
 	for (size_t i = 0, j; i < t->n_threads && r == 0; i = j) {
 		uint32_t pid = (uint32_t)((uint64_t)t->threads[i].g >> 32);

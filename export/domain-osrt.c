@@ -127,7 +127,7 @@ static void process_meta(struct exp *e, struct exp_tl *out, uint32_t *tids, size
 	unsigned fpid = layer_pid(e);
 	exp_tl_process(out, fpid, k->process_name, k->label, k->sort_index);
 	if (n)
-		qsort(tids, n, sizeof *tids, tid_cmp);
+		qsort_safe(tids, n, sizeof *tids, tid_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && tids[i] == tids[i - 1])
 			continue;

@@ -102,7 +102,7 @@ static void ivs_merge(struct ivs *a)
 	/* loaded in start order, they are mostly sorted already */
 	for (size_t i = 1; i < a->n; i++)
 		if (iv_cmp(&a->v[i - 1], &a->v[i]) > 0) {
-			qsort(a->v, a->n, sizeof *a->v, iv_cmp);
+			qsort_safe(a->v, a->n, sizeof *a->v, iv_cmp);
 			break;
 		}
 	size_t k = 0;
@@ -467,7 +467,7 @@ static int window(const struct overlap *ov, const struct steps *w, struct ivs *r
 	}
 	if (r == 0) {
 		ivs_merge(&u);
-		qsort(cut, 2 * w->n, sizeof *cut, i64_cmp);
+		qsort_safe(cut, 2 * w->n, sizeof *cut, i64_cmp);
 		size_t c = 0;
 		for (size_t i = 0; r == 0 && i < u.n; i++) {
 			int64_t at = u.v[i].s;

@@ -244,8 +244,7 @@ static int write_op_statistic(struct exp *e, const char *dir, struct op_groups *
 	for (size_t i = n; i < m->n; i++)
 		free(m->g[i].name_copy), m->g[i].name_copy = NULL;
 	m->n = n;
-	if (n) /* qsort(NULL, 0, ...) is undefined: a step may have no kernels */
-		qsort(m->g, n, sizeof *m->g, op_group_cmp);
+	qsort_safe(m->g, n, sizeof *m->g, op_group_cmp);
 	struct exp_table w;
 	int r = exp_table_open(e, &w, dir, CSV_OP_STATISTIC);
 	if (r < 0)

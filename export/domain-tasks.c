@@ -708,7 +708,7 @@ static int api_names(struct exp *e, bool *ret_done)
 		if (r == 0)
 			r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
 		if (r == 0 && n)
-			qsort(v, n, sizeof(*v), api_name_cmp);
+			qsort_safe(v, n, sizeof(*v), api_name_cmp);
 		for (size_t i = 0; i < n && r == 0; i++) {
 			int64_t id;
 			if ((r = exp_intern_id(e, v[i].name, &id)) < 0)

@@ -86,12 +86,12 @@ static void read_processes(struct exp *e, const cJSON *arr)
 		if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= UINT32_MAX)
 			e->procs[e->n_procs++] = (uint32_t)v->valuedouble;
 	if (e->n_procs)
-		qsort(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
+		qsort_safe(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
 }
 
 bool exp_own_process(const struct exp *e, uint32_t pid)
 {
-	return !e->procs || (e->n_procs && bsearch(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32));
+	return !e->procs || bsearch_safe(&pid, e->procs, e->n_procs, sizeof(pid), cmp_u32);
 }
 
 /* info.json's "agentsRefused" (the launcher writes it when msprofd turned

@@ -227,7 +227,7 @@ static int net_chart(struct exp *e, struct exp_strings *strs, const struct span 
 			if (tx.v[j].key == rx.v[i].key)
 				cards[n++] = (struct netcard){ &rx.v[i], &tx.v[j], rx.v[i].total + tx.v[j].total };
 	if (n) {
-		qsort(cards, n, sizeof *cards, cmp_netcard);
+		qsort_safe(cards, n, sizeof *cards, cmp_netcard);
 		/* an interface without traffic is named, not drawn */
 		char what[1024], idle[512] = "";
 		size_t shown = 0, il = 0;
@@ -363,7 +363,7 @@ static int threads(struct exp *e, const struct span *sp, cJSON *root)
 	int r = collect(e, sp, "SELECT (pid << 32) | tid, timestampNs, usage FROM TARGET_THREAD_CPU_USAGE", true, 1,
 			&c);
 	if (r == 0 && c.n) {
-		qsort(c.v, c.n, sizeof *c.v, cmp_series_mean);
+		qsort_safe(c.v, c.n, sizeof *c.v, cmp_series_mean);
 		bool agent = exp_table_has_rows(e, "AGENT_THREAD");
 		cJSON *t = cJSON_AddObjectToObject(root, "threads");
 		cJSON_AddNumberToObject(t, "total", (double)c.n);
@@ -614,7 +614,7 @@ static int list_ranks(struct exp *e, const char *parent, const char *self, struc
 	if (d)
 		closedir(d);
 	/* readdir's order is no order */
-	qsort(v, n, sizeof *v, cmp_rank_dir);
+	qsort_safe(v, n, sizeof *v, cmp_rank_dir);
 	*ret = v;
 	*ret_n = n;
 	return 0;

@@ -192,7 +192,7 @@ static int cluster_scene(const char *dir)
 		return 1;
 	}
 	bool cluster = g.n_ranks > 0;
-	qsort(g.ranks, g.n_ranks, sizeof(*g.ranks), cmp_i64);
+	qsort_safe(g.ranks, g.n_ranks, sizeof(*g.ranks), cmp_i64);
 	for (size_t i = 0; i < g.n_ranks && cluster; i++)
 		if (g.ranks[i] < 0 || (i && g.ranks[i] == g.ranks[i - 1]))
 			cluster = false;
