@@ -25,14 +25,18 @@
  * (clock_gettime on its CPU clock: no file, half a schedstat read), and its
  * threads are not read at all when it has not moved.
  *
- * Memory and I/O of a process that did not move are read again every
- * SLOW_REFRESH_NS (50 Hz, the rate msprof samples them at) and repeated in
- * between, for two reasons the clock cannot see: reclaim, khugepaged or a
- * process sharing the mm change statm while the owner sleeps, and a thread
- * woken a moment ago may already do I/O before its run time is updated (at
- * the next scheduler tick or switch).  Above 50 Hz those two counters are
- * therefore read every tick while their process runs and at least every
- * 20 ms otherwise (man msprof, --host-sys-freq).  The recorded processor of
+ * Memory of a process that did not move is read again every
+ * SLOW_REFRESH_NS (50 Hz, the rate msprof samples it at) and repeated in
+ * between: reclaim, khugepaged or a process sharing the mm change statm
+ * while the owner sleeps, which its clock cannot see.  Its I/O counters
+ * only its own threads move, so they are read again every IDLE_REFRESH_NS
+ * only, as its stat: a thread woken a moment ago may have done I/O before
+ * its run time shows it, but the kernel adds a running thread's time at
+ * each of its scheduler ticks (1-10 ms, CONFIG_HZ) and at each switch, so
+ * the next tick after that sees the clock move and reads them.  Above
+ * 50 Hz, memory is therefore exact in every tick for a process seen
+ * running and at most 20 ms old otherwise, I/O at most a scheduler tick
+ * late (man msprof, --host-sys-freq).  The recorded processor of
  * a thread that did not run is the one it last ran on.  nohz_full CPUs
  * account run time lazily, so there the per-process test is off;
  * MSPROF_TEST_HOST_FULL_READ=1 turns all skipping off (the benchmark's
@@ -1440,19 +1444,20 @@ static void sample_thread_cpu(struct host_sampler *s)
 	rec_flush(&r);
 }
 
-/* Memory and I/O counters last read at *at may be repeated at ts: nothing
- * of p ran and they are younger than SLOW_REFRESH_NS (see the top). */
-static bool slow_repeat(const struct host_sampler *s, const struct proc *p, bool valid, uint64_t at, uint64_t ts)
+/* Memory or I/O counters last read at *at may be repeated at ts: nothing
+ * of p ran and they are younger than refresh_ns (see the top). */
+static bool slow_repeat(const struct host_sampler *s, const struct proc *p, bool valid, uint64_t at, uint64_t ts,
+			uint64_t refresh_ns)
 {
-	return s->skip_idle && !p->ran && valid && ts - at < SLOW_REFRESH_NS;
+	return s->skip_idle && !p->ran && valid && ts - at < refresh_ns;
 }
 
 /* When a counter read at ts counts as read: the first read of a process is
- * dated back by a share of SLOW_REFRESH_NS of its own, so that a tree found
- * at once is not read again all in one tick 20 ms later. */
-static uint64_t slow_read_at(const struct proc *p, bool valid, uint64_t ts)
+ * dated back by a share of refresh_ns of its own, so that a tree found at
+ * once is not read again all in one tick refresh_ns later. */
+static uint64_t slow_read_at(const struct proc *p, bool valid, uint64_t ts, uint64_t refresh_ns)
 {
-	return valid ? ts : ts - (p->pid * 2654435761u) % SLOW_REFRESH_NS;
+	return valid ? ts : ts - (p->pid * 2654435761u) % refresh_ns;
 }
 
 static void sample_proc_mem(struct host_sampler *s)
@@ -1465,7 +1470,7 @@ static void sample_proc_mem(struct host_sampler *s)
 		struct proc *p = s->procs[i];
 		if (p->skip)
 			continue;
-		if (!slow_repeat(s, p, p->mem_valid, p->mem_ns, ts)) {
+		if (!slow_repeat(s, p, p->mem_valid, p->mem_ns, ts, SLOW_REFRESH_NS)) {
 			s->st.tree_reads++;
 			ssize_t n = read_file(p->statm_fd, s->proc_fd, p->pid, "statm", buf, sizeof(buf));
 			uint64_t v[3] = { 0 };
@@ -1473,7 +1478,7 @@ static void sample_proc_mem(struct host_sampler *s)
 				p->mem_valid = false;
 				continue;
 			}
-			p->mem_ns = slow_read_at(p, p->mem_valid, ts);
+			p->mem_ns = slow_read_at(p, p->mem_valid, ts, SLOW_REFRESH_NS);
 			memcpy(p->mem_last, v, sizeof(v));
 			p->mem_valid = true;
 		}
@@ -1499,8 +1504,8 @@ static void sample_proc_io(struct host_sampler *s)
 		if (p->io_denied || p->skip)
 			continue;
 		/* only its own threads account I/O: none ran, none did any
-		 * (the counters it repeats hold now) */
-		if (!slow_repeat(s, p, p->io_valid, p->io_ns, ts)) {
+		 * (the counters it repeats hold now; see the top) */
+		if (!slow_repeat(s, p, p->io_valid, p->io_ns, ts, IDLE_REFRESH_NS)) {
 			s->st.tree_reads++;
 			ssize_t n = read_file(p->io_fd, s->proc_fd, p->pid, "io", buf, sizeof(buf));
 			if (n <= 0) {
@@ -1514,7 +1519,7 @@ static void sample_proc_io(struct host_sampler *s)
 			};
 			parse_kv(buf, (size_t)n, kv, ARRAY_SIZE(kv));
 			memcpy(p->io_last, v, sizeof(v));
-			p->io_ns = slow_read_at(p, p->io_valid, ts);
+			p->io_ns = slow_read_at(p, p->io_valid, ts, IDLE_REFRESH_NS);
 			p->io_valid = true;
 			off = read_offset(&r);
 		}

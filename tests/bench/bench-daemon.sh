@@ -131,10 +131,11 @@ for cfg in "${CFGS[@]}"; do
 done
 # the goals, judged at-rate (CPU per tick taken x 1000): --host-sys=cpu
 # (each process's CPU, the cost issue 14 measured: its stat and schedstat
-# every tick), and every --host-sys metric (with per-process memory and I/O
-# counters of a process that did not run read every 20 ms, msprof's rate,
-# and repeated in between: man msprof, --host-sys-freq)
-printf '  skip with mem/disk: a process that did not run has its statm and io read every 20 ms (50 Hz), repeated between\n'
+# every tick), and every --host-sys metric (with per-process memory of a
+# process that did not run read every 20 ms, msprof's rate, its I/O
+# counters every second, and repeated in between: man msprof,
+# --host-sys-freq)
+printf '  skip with mem/disk: a process that did not run has its statm read every 20 ms (50 Hz), its io every 1 s, repeated between\n'
 goal() {
 	local a b
 	read -r _ a _ _ <<<"${res[skip $1 1000]}"
