@@ -404,16 +404,17 @@ static int list_word(char ***words, const char *opt, const cJSON *list, char *wh
 	if (cJSON_IsString(list) && list->valuestring[0]) {
 		at += (size_t)snprintf(buf + at, sizeof buf - at, "%s", list->valuestring);
 	} else if (cJSON_IsArray(list)) {
+		/* until buf is full (at past its end: refused below) */
 		cJSON_ArrayForEach(it, list) {
+			if (at >= sizeof buf)
+				break;
+			const char *sep = at > start ? "," : "";
 			if (cJSON_IsString(it))
-				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%s",
-						       at > start ? "," : "", it->valuestring);
+				at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", sep, it->valuestring);
 			else if (cJSON_IsNumber(it) && double_to_i64(it->valuedouble, &n))
-				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%lld",
-						       at > start ? "," : "", (long long)n);
+				at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%lld", sep, (long long)n);
 			else if (cJSON_IsNumber(it)) /* no integer: the option's check says so */
-				at += (size_t)snprintf(buf + at, at < sizeof buf ? sizeof buf - at : 0, "%s%g",
-						       at > start ? "," : "", it->valuedouble);
+				at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%g", sep, it->valuedouble);
 		}
 	} else if (list && !cJSON_IsNull(list)) {
 		snprintf(why, why_len, "'%s' must be a list", opt + 2);
@@ -526,11 +527,14 @@ static int config_parse(struct self *s, const char *text, struct want *w, char *
 			if (cJSON_IsString(it)) {
 				at = (size_t)snprintf(spec, sizeof spec, "%s", it->valuestring);
 			} else if (cJSON_IsObject(it)) {
+				/* stops at a bad value or once spec is full (at past
+				 * its end: refused below) */
 				cJSON_ArrayForEach(kv, it) {
-					if (!cJSON_IsNumber(kv) || kv->valuedouble < 0 || kv->valuedouble > 9e15)
+					if (!cJSON_IsNumber(kv) || kv->valuedouble < 0 || kv->valuedouble > 9e15 ||
+					    at >= sizeof spec)
 						break;
-					at += (size_t)snprintf(spec + at, at < sizeof spec ? sizeof spec - at : 0, "%s%s=%lld",
-							       at ? "," : "", kv->string, (long long)kv->valuedouble);
+					at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%s=%lld", at ? "," : "",
+							       kv->string, (long long)kv->valuedouble);
 				}
 			}
 			if (at == 0 || at >= sizeof spec || step_schedule_parse(spec, &sc) < 0) {
