@@ -2066,17 +2066,12 @@ int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns)
 	return r;
 }
 
-int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
-		 uint64_t *ret_bytes)
+/* Copy every file of the dir sfd (the quota file left out) into dfd, as
+ * raw_dump_dir says; with drop, each file is removed from sfd once
+ * copied. */
+static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		      uint64_t *ret_bytes)
 {
-	if (!src || !dst)
-		return -EINVAL;
-	_cleanup_close_ int sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sfd < 0)
-		return -errno;
-	_cleanup_close_ int dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
 	int fd = dup(sfd);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
@@ -2118,12 +2113,100 @@ int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t r
 			r = keep ? write_all(out, &iov, 1, 0) : 0;
 		}
 		free(p);
+		if (drop)
+			(void)unlinkat(sfd, de->d_name, 0);
 		if (r == 0) {
 			files++;
 			bytes += keep;
 		}
 	}
 	closedir(d);
+	*ret_files += files;
+	*ret_bytes += bytes;
+	return r;
+}
+
+/* Every file of sfd (the quota file left out) hard-linked into snap_fd:
+ * 0, or -errno where a link cannot be made (the caller then copies in
+ * place).  A file aged before its link is left out. */
+static int snapshot_files(int sfd, int snap_fd)
+{
+	int fd = dup(sfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		int e = -errno;
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || streq(de->d_name, RAW_QUOTA_FILE))
+			continue;
+		if (linkat(sfd, de->d_name, snap_fd, de->d_name, 0) < 0 && errno != ENOENT)
+			r = -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+/* Every file of the dir dir_fd removed. */
+static void unlink_all(int dir_fd)
+{
+	int fd = dup(dir_fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			(void)unlinkat(dir_fd, de->d_name, 0);
+	closedir(d);
+}
+
+int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		 uint64_t *ret_bytes)
+{
+	if (!src || !dst)
+		return -EINVAL;
+	_cleanup_close_ int sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0)
+		return -errno;
+	_cleanup_close_ int dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	/* The dir as of now: its files hard-linked into a sibling first (a
+	 * link takes microseconds, the copy of a 100 MB ring a few hundred
+	 * ms, in which writers at a GB a second age a third of it), then
+	 * copied from there, each link dropped once copied.  Where links
+	 * cannot be made, the files are copied in place. */
+	char *snap = NULL;
+	_cleanup_close_ int snap_fd = -1;
+	if (asprintf(&snap, "%s.dump-XXXXXX", src) < 0) {
+		snap = NULL;
+	} else if (!mkdtemp(snap)) {
+		free(snap);
+		snap = NULL;
+	} else if ((snap_fd = open(snap, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+		   snapshot_files(sfd, snap_fd) < 0) {
+		unlink_all(snap_fd);
+		close(snap_fd);
+		snap_fd = -1;
+	}
+	uint64_t files = 0, bytes = 0;
+	int r;
+	if (snap_fd >= 0) {
+		r = dump_files(snap_fd, dfd, true, mono0_ns, real0_ns, &files, &bytes);
+		unlink_all(snap_fd); /* what an error left */
+	} else {
+		r = dump_files(sfd, dfd, false, mono0_ns, real0_ns, &files, &bytes);
+	}
+	if (snap)
+		(void)rmdir(snap);
+	free(snap);
 	if (ret_files)
 		*ret_files = files;
 	if (ret_bytes)

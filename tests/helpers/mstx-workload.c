@@ -27,8 +27,10 @@
  *       THREADS threads mark as fast as they can for SECONDS, each mark's
  *       message BYTES long (at most 1023): a writer that fills a storage
  *       limit in seconds (tests/integration/launch-storage-limit.sh).
- *       Prints "issued N". */
+ *       SIGTERM ends it early, as SECONDS would (exit 0: a test's way to
+ *       end the job when it has what it waited for).  Prints "issued N". */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +200,15 @@ static int latency(int n, char **dirs)
 /* --- flood ------------------------------------------------------------- */
 
 static uint64_t flood_end_ns;
+static volatile sig_atomic_t flood_stop;
 static size_t flood_bytes;
 static atomic_ullong flood_issued;
+
+static void on_flood_term(int sig)
+{
+	(void)sig;
+	flood_stop = 1;
+}
 
 static void *flooder(void *arg)
 {
@@ -214,7 +223,7 @@ static void *flooder(void *arg)
 			msg[n % flood_bytes] = (char)('a' + n % 26);
 			mstxMarkA(msg, NULL);
 		}
-	} while (mono_ns() < flood_end_ns);
+	} while (!flood_stop && mono_ns() < flood_end_ns);
 	atomic_fetch_add(&flood_issued, n);
 	return NULL;
 }
@@ -226,6 +235,7 @@ static int flood(double seconds, unsigned bytes, unsigned threads)
 		return 2;
 	flood_bytes = bytes;
 	flood_end_ns = mono_ns() + (uint64_t)(seconds * 1e9);
+	signal(SIGTERM, on_flood_term);
 	for (unsigned i = 0; i < threads; i++)
 		if (pthread_create(&t[i], NULL, flooder, NULL) != 0)
 			return 1;
