@@ -88,9 +88,15 @@ done
 
 # --- two ranks, two cycles: the faster asks for the next window while the slower keeps ----
 # --- the first open; it opens as the first closes, in time for both -----------------------
+# Rank 0 (300 ms steps) asks for steps 6-7 as its warm-up step 5 begins
+# (1500 ms), rank 1 (410 ms steps) closes steps 2-3 as its step 4 begins
+# (1640 ms), and the second window must be open before rank 0's step 6
+# (1800 ms): 140 ms and 160 ms of margin for a loaded machine and an ASan
+# build (with steps of 100 and 130 ms, 20 and 80 ms: an ASan build under
+# CI's load once took 85 ms to close one window and open the next).
 mkdir -p "$W/cycles"
 t_msprof --msproftx=on --schedule=wait=1,warmup=1,active=2,repeat=2 --output="$W/cycles" \
-	sh -c "RANK=0 '$APP' steps 10 100 >'$W/c0.out' & RANK=1 '$APP' steps 10 130 >'$W/c1.out'; wait" </dev/null \
+	sh -c "RANK=0 '$APP' steps 10 300 >'$W/c0.out' & RANK=1 '$APP' steps 10 410 >'$W/c1.out'; wait" </dev/null \
 	>"$W/cycles.out" 2>&1
 t_eq "two cycles: exit 0" $? 0 || cat "$W/cycles.out" >&2
 t_grep "two cycles: the next window waits for the open one" \
