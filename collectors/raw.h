@@ -618,7 +618,11 @@ int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns);
  * dst, which exists; a slice is cut to its whole frames (its writer may be
  * appending) and its header takes mono0_ns and real0_ns, the clocks read
  * at the dump, so that its times convert as of now however old the ring.
- * A file aged while it is copied is left out.  0 or -errno. */
+ * The files are those of the moment of the call: hard-linked first into a
+ * sibling dir of src (SRC.dump-XXXXXX, removed after), so that writers
+ * ageing the dir meanwhile take nothing from the dump; where links cannot
+ * be made they are copied in place, and a file aged meanwhile is left
+ * out.  0 or -errno. */
 int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
 		 uint64_t *ret_bytes);
 
