@@ -2144,8 +2144,12 @@ static int snapshot_files(int sfd, int snap_fd)
 	while (r == 0 && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || streq(de->d_name, RAW_QUOTA_FILE))
 			continue;
-		if (linkat(sfd, de->d_name, snap_fd, de->d_name, 0) < 0 && errno != ENOENT)
-			r = -errno;
+		if (linkat(sfd, de->d_name, snap_fd, de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		r = -errno;
+		struct stat st;
+		if (r == -EPERM && fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			r = 0; /* a dir: not copied either */
 	}
 	closedir(d);
 	return r;

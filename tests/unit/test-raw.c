@@ -1137,6 +1137,74 @@ static void test_quota(void)
 	free(dir);
 }
 
+/* A dump of a ring's dir (raw_dump_dir): every file but the quota's,
+ * slices cut to their whole frames (a writer may be appending) with the
+ * dump's clocks in their headers, a dir inside left out, and nothing left
+ * of the links it copies from. */
+static void test_dump(void)
+{
+	char *src = subdir("dump-src"), *dst = subdir("dump-dst");
+	struct raw_quota *q;
+	CHECK(raw_quota_create(src, 64 * 1024, 8 * 1024, &q) == 0);
+	CHECK(raw_quota_set_ring(q, 0) == 0);
+	struct raw_writer *w;
+	CHECK(raw_writer_open(src, RAW_SOURCE_HOST_CPU, 1, 2, 0, &w) == 0);
+	uint8_t p[500] = { 0 };
+	for (int i = 0; i < 300; i++)
+		CHECK(raw_writer_append(w, RAW_THREAD_CPU, p, sizeof(p)) == 0);
+	CHECK(raw_writer_flush(w) == 0);
+	char **paths;
+	int n = raw_list_slices(src, RAW_SOURCE_HOST_CPU, &paths);
+	CHECK(n > 1); /* aged: the ring kept its newest slices only */
+	int want_records = 0;
+	for (int i = 0; i < n; i++)
+		want_records += read_all(paths[i], NULL, NULL);
+	/* the newest slice with half a frame at its end, as while its writer
+	 * appends */
+	uint64_t whole = file_size(paths[n - 1]);
+	int fd = open(paths[n - 1], O_WRONLY | O_APPEND);
+	CHECK(fd >= 0 && write(fd, p, 100) == 100);
+	close(fd);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/notes.txt", src);
+	write_file(path, "seven b", 7);
+	snprintf(path, sizeof path, "%s/inner", src);
+	CHECK(mkdir(path, 0755) == 0);
+
+	uint64_t files = 0, bytes = 0;
+	CHECK(raw_dump_dir(src, dst, 777, 888, &files, &bytes) == 0);
+	CHECK(files == (uint64_t)n + 1);
+	CHECK(dir_bytes(dst) == bytes && bytes == dir_bytes(src) - file_size(paths[n - 1]) + whole -
+						    file_size(strcat(strcpy(path, src), "/" RAW_QUOTA_FILE)));
+	int got_records = 0;
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/%s", dst, strrchr(paths[i], '/') + 1);
+		struct raw_reader *r;
+		CHECK(raw_reader_open(path, &r) == 0);
+		CHECK(!raw_reader_header_damaged(r));
+		CHECK(raw_reader_header(r)->mono0_ns == 777 && raw_reader_header(r)->real0_ns == 888);
+		raw_reader_free(r);
+		struct raw_reader_stats st;
+		got_records += read_all(path, &st, NULL);
+		CHECK(st.torn_bytes == 0);
+	}
+	CHECK(got_records == want_records);
+	CHECK(file_size(strcat(strcpy(path, dst), "/notes.txt")) == 7);
+	CHECK(!exists_in(dst, RAW_QUOTA_FILE) && !exists_in(dst, "inner"));
+	/* no SRC.dump-XXXXXX left beside src */
+	DIR *d = opendir(tmpdir);
+	CHECK(d);
+	for (struct dirent *de; (de = readdir(d));)
+		CHECK(!startswith(de->d_name, "dump-src.dump-"));
+	closedir(d);
+	CHECK(raw_dump_dir("/nonexistent", dst, 1, 2, &files, &bytes) == -ENOENT);
+	raw_paths_free(paths);
+	raw_writer_free(w);
+	raw_quota_free(q);
+	free(src);
+	free(dst);
+}
+
 int main(int argc, char **argv)
 {
 	umask(022);
@@ -1165,6 +1233,7 @@ int main(int argc, char **argv)
 	test_buffering();
 	test_ageing();
 	test_quota();
+	test_dump();
 	rm_rf(tmpdir);
 	printf("ok\n");
 	return 0;
