@@ -52,7 +52,8 @@ int collection_connect(struct collection *s)
 	char *err = NULL;
 	int r = ipc_client_connect(NULL, &s->ipc, &err);
 	if (r < 0) {
-		console_error("cannot connect to msprofd: %s", err ? err : strerror(-r));
+		if (!s->connect_quiet)
+			console_error("cannot connect to msprofd: %s", err ? err : strerror(-r));
 		free(err);
 		return r;
 	}

@@ -44,6 +44,7 @@ struct collection {
 	bool ended;             /* the daemon ended the session by itself */
 	bool agents;            /* the job's agents record: their windows end with msprofd too */
 	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
+	bool connect_quiet;     /* collection_connect says nothing of a failure (a recorder retrying) */
 	char ended_reason[64];
 	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */
 	uint64_t n_refused;     /* processes of the tree whose agent msprofd turned away */

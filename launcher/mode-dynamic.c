@@ -96,6 +96,7 @@ struct target {
 	struct flight *fl;
 	struct flight_job job;
 	uint64_t resume_ns;       /* msprofd went away: when to try a new one (flight_resume) */
+	bool fl_lost_told;        /* that went said (flight_lost_tell) */
 };
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
@@ -249,10 +250,12 @@ static unsigned targets_alive(const struct dyn *d)
 static int target_connect(struct dyn *d, struct target *t)
 {
 	char why[256];
+	bool connect_quiet = t->s.connect_quiet;
 
 	collection_release(&t->s);
 	collection_init(&t->s);
 	t->s.quiet = true;
+	t->s.connect_quiet = connect_quiet;
 	t->s.dir_pid = t->pid;
 	int r = collection_connect(&t->s);
 	if (r < 0)
@@ -599,6 +602,18 @@ static void capture_asked(struct dyn *d, const struct capture_ask *a)
 	}
 }
 
+/* t's recorder lost msprofd (it shut down, or the connection went): said
+ * once until flight_resume finds a new one. */
+static void flight_lost_tell(struct dyn *d, struct target *t)
+{
+	if (t->fl_lost_told)
+		return;
+	unprompt(d);
+	console_warn("The flight recorder of process %d lost msprofd; it records again when a new one answers.",
+		     (int)t->pid);
+	t->fl_lost_told = true;
+}
+
 /* What came on a target's daemon connection. */
 static void target_poll(struct dyn *d, struct target *t)
 {
@@ -621,7 +636,9 @@ static void target_poll(struct dyn *d, struct target *t)
 	}
 	if (t->window && s->ended) {
 		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
-		if (!streq(s->ended_reason, "target_exited")) {
+		if (!streq(s->ended_reason, "target_exited") && t->fl) {
+			flight_lost_tell(d, t);
+		} else if (!streq(s->ended_reason, "target_exited")) {
 			unprompt(d);
 			console_warn("msprofd ended the collection of process %d (%s); what was collected is saved "
 				     "in %s", (int)t->pid, s->ended_reason, dir_name(t));
@@ -630,13 +647,12 @@ static void target_poll(struct dyn *d, struct target *t)
 	}
 	if (s->lost) {
 		unprompt(d);
-		if (!d->lost_told)
+		if (!t->fl && !d->lost_told)
 			console_warn("lost the connection to msprofd: the processes keep running; the next start "
 				     "reconnects");
-		d->lost_told = true;
+		d->lost_told = d->lost_told || !t->fl;
 		if (t->fl) {
-			console_warn("The flight recorder of process %d lost msprofd; it records again when a new one "
-				     "answers.", (int)t->pid);
+			flight_lost_tell(d, t); /* it reconnects by itself */
 		} else if (t->window) {
 			console_warn("The collection of process %d ended with msprofd; what was written is saved in %s.",
 				     (int)t->pid, dir_name(t));
@@ -683,7 +699,10 @@ static void flight_resume(struct dyn *d, struct target *t)
 	if (now < t->resume_ns)
 		return;
 	t->resume_ns = now + NSEC_PER_SEC;
-	if (target_connect(d, t) != 0 || flight_start_session(t->fl, &t->s, &t->job) < 0) {
+	t->s.connect_quiet = true; /* an msprofd on its way out refuses the first tries */
+	int r = target_connect(d, t);
+	t->s.connect_quiet = false;
+	if (r != 0 || flight_start_session(t->fl, &t->s, &t->job) < 0) {
 		collection_release(&t->s);
 		collection_init(&t->s);
 		t->s.quiet = true;
@@ -693,6 +712,7 @@ static void flight_resume(struct dyn *d, struct target *t)
 	console_info("Flight recorder of process %d: msprofd answers again; recording into the ring goes on.",
 		     (int)t->pid);
 	d->lost_told = false;
+	t->fl_lost_told = false;
 }
 
 /* The target or the prompt ends: a launched job that ended badly is

@@ -85,6 +85,7 @@ static void flight_resume(struct collection *s, struct flight *fl, const struct 
 	collection_init(s);
 	s->agents = agents;
 	s->quiet = true;
+	s->connect_quiet = true; /* an msprofd on its way out refuses the first tries */
 	if (collection_connect(s) < 0 || flight_start_session(fl, s, job) < 0) {
 		collection_release(s);
 		collection_init(s);

@@ -204,6 +204,7 @@ T_PIDS+=("$L")
 t_wait "restart: the job reaches step 5" grep -q '^marks s5 ' "$W/restart.job"
 kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
 t_wait "restart: msprof records into the ring again" grep -q 'msprofd answers again' "$W/restart.out"
+t_check "restart: no error said while a new msprofd comes" sh -c "! grep '^\[ERROR\]' '$W/restart.out'"
 k=$(sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/restart.job" | tail -1)
 t_wait "restart: the job goes 5 steps further" grep -q "^marks s$((k + 5)) " "$W/restart.job"
 J=$(pgrep -P "$(pgrep -P "$L" | head -1)" -x test-capture-ap | head -1)
@@ -231,6 +232,8 @@ t_grep "dynamic restart: msprofd's going is said" "The flight recorder of proces
 	"$W/dynrestart.out"
 t_grep "dynamic restart: msprof records into the ring again" "Flight recorder of process $J: msprofd answers again" \
 	"$W/dynrestart.out"
+t_check "dynamic restart: the going said once, and no error while a new msprofd comes" \
+	test "$(grep -c 'lost msprofd' "$W/dynrestart.out")" = 1 -a "$(grep -c '^\[ERROR\]' "$W/dynrestart.out")" = 0
 k=$(cat "$W/dynrestart.k")
 P=$(prof_dirs "$W/dynrestart" | head -1)
 t_eq "dynamic restart: one dump" "$(prof_dirs "$W/dynrestart" | wc -l)" 1
