@@ -1500,21 +1500,34 @@ static bool age_is_exempt(const char *name)
 	return false;
 }
 
+/* A listing of the dir dfd from its start, dfd left open: a DIR of its
+ * own descriptor (closedir closes only that), rewound because dup'd
+ * descriptors share their offset with dfd, which an earlier listing may
+ * have left at the end.  NULL with errno set. */
+static DIR *list_dir_fd(int dfd)
+{
+	int fd = dup(dfd);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	rewinddir(d);
+	return d;
+}
+
 /* The slices of dfd's directory, oldest first, each marked ageable or not,
  * and the bytes of every regular file there (skip: a name left out of
  * both, the quota file). */
 static int age_scan(int dfd, const char *skip, struct age_ent **ret_ents, size_t *ret_n, uint64_t *ret_total)
 {
-	int fd = dup(dfd);
-	if (fd < 0)
+	DIR *d = list_dir_fd(dfd);
+	if (!d)
 		return -errno;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = -errno;
-		close(fd);
-		return e;
-	}
-	rewinddir(d);
 
 	struct age_ent *ents = NULL;
 	size_t n = 0, cap = 0;
@@ -2072,14 +2085,9 @@ int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns)
 static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
 		      uint64_t *ret_bytes)
 {
-	int fd = dup(sfd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		int e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return e;
-	}
+	DIR *d = list_dir_fd(sfd);
+	if (!d)
+		return -errno;
 	uint64_t files = 0, bytes = 0;
 	int r = 0;
 	struct dirent *de;
@@ -2131,14 +2139,9 @@ static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t r
  * place).  A file aged before its link is left out. */
 static int snapshot_files(int sfd, int snap_fd)
 {
-	int fd = dup(sfd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		int e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return e;
-	}
+	DIR *d = list_dir_fd(sfd);
+	if (!d)
+		return -errno;
 	int r = 0;
 	struct dirent *de;
 	while (r == 0 && (de = readdir(d))) {
@@ -2158,13 +2161,9 @@ static int snapshot_files(int sfd, int snap_fd)
 /* Every file of the dir dir_fd removed. */
 static void unlink_all(int dir_fd)
 {
-	int fd = dup(dir_fd);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = list_dir_fd(dir_fd);
+	if (!d)
 		return;
-	}
 	for (struct dirent *de; (de = readdir(d));)
 		if (de->d_name[0] != '.')
 			(void)unlinkat(dir_fd, de->d_name, 0);
