@@ -634,11 +634,11 @@ static void target_poll(struct dyn *d, struct target *t)
 			     "took them and were dropped", s->capture_dropped);
 		s->capture_dropped = 0;
 	}
-	if (t->window && s->ended) {
-		/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
-		if (!streq(s->ended_reason, "target_exited") && t->fl) {
+	/* the tree exiting is the target's own news (pidfd, SIGCHLD) */
+	if (t->window && s->ended && !streq(s->ended_reason, "target_exited")) {
+		if (t->fl) {
 			flight_lost_tell(d, t);
-		} else if (!streq(s->ended_reason, "target_exited")) {
+		} else {
 			unprompt(d);
 			console_warn("msprofd ended the collection of process %d (%s); what was collected is saved "
 				     "in %s", (int)t->pid, s->ended_reason, dir_name(t));
@@ -647,16 +647,18 @@ static void target_poll(struct dyn *d, struct target *t)
 	}
 	if (s->lost) {
 		unprompt(d);
-		if (!t->fl && !d->lost_told)
-			console_warn("lost the connection to msprofd: the processes keep running; the next start "
-				     "reconnects");
-		d->lost_told = d->lost_told || !t->fl;
 		if (t->fl) {
 			flight_lost_tell(d, t); /* it reconnects by itself */
-		} else if (t->window) {
-			console_warn("The collection of process %d ended with msprofd; what was written is saved in %s.",
-				     (int)t->pid, dir_name(t));
-			window_save(d, t);
+		} else {
+			if (!d->lost_told)
+				console_warn("lost the connection to msprofd: the processes keep running; the next "
+					     "start reconnects");
+			d->lost_told = true;
+			if (t->window) {
+				console_warn("The collection of process %d ended with msprofd; what was written is "
+					     "saved in %s.", (int)t->pid, dir_name(t));
+				window_save(d, t);
+			}
 		}
 		collection_release(s);
 		collection_init(s);
