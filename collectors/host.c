@@ -1262,8 +1262,7 @@ static int scan_tree(struct host_sampler *s, bool threads_read, uint64_t ts)
 			n = list_numeric(s, p->task_dir);
 			if (n < 0)
 				return (int)n;
-			if (n > 1)
-				qsort_safe(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
+			qsort_safe(s->tids, (size_t)n, sizeof(*s->tids), tid_cmp);
 			if (want_thr) {
 				r = merge_threads(s, p, s->tids, (size_t)n);
 				if (r < 0)

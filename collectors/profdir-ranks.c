@@ -138,8 +138,7 @@ static struct proc *add(struct split *s, uint32_t pid, uint8_t prio)
  * the last name is the program's. */
 static void merge(struct split *s)
 {
-	if (s->n)
-		qsort_safe(s->p, s->n, sizeof(*s->p), cmp_pid);
+	qsort_safe(s->p, s->n, sizeof(*s->p), cmp_pid);
 	size_t out = 0;
 	for (size_t i = 0; i < s->n;) {
 		struct proc m = s->p[i];
@@ -382,8 +381,7 @@ static int collect_ranks(struct split *s)
 	for (size_t i = 0; i < s->n; i++)
 		if (resolve(s, &s->p[i], 0) >= 0)
 			ranks[n++] = s->p[i].rank;
-	if (n)
-		qsort_safe(ranks, n, sizeof(*ranks), cmp_i32);
+	qsort_safe(ranks, n, sizeof(*ranks), cmp_i32);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++)
 		if (u == 0 || ranks[u - 1] != ranks[i])

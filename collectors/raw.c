@@ -1360,8 +1360,7 @@ int raw_list_stem_slices(const char *dir, const char *stem, char ***ret_paths)
 		free(ents);
 		return r;
 	}
-	if (n > 0)
-		qsort_safe(ents, n, sizeof(*ents), slice_ent_cmp);
+	qsort_safe(ents, n, sizeof(*ents), slice_ent_cmp);
 	for (size_t i = 0; i < n; i++)
 		paths[i] = ents[i].name;
 	free(ents);

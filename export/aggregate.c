@@ -458,8 +458,7 @@ static int devices(struct exp *e, struct exp_agg *a)
 	exp_kmap_release(&d.map);
 	for (size_t i = 0; i < a->n_devices; i++)
 		a->devices[i].util_mean /= (double)a->devices[i].samples;
-	if (a->n_devices)
-		qsort_safe(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
+	qsort_safe(a->devices, a->n_devices, sizeof *a->devices, cmp_device);
 	return r < 0 ? r : 0;
 }
 

@@ -91,8 +91,7 @@ int exp_comm_host_times(int64_t start, int64_t end, const struct exp_comm_span *
 		e[m++] = (struct edge){ s, v[i].kind, 1 };
 		e[m++] = (struct edge){ f, v[i].kind, -1 };
 	}
-	if (m)
-		qsort_safe(e, m, sizeof *e, edge_cmp);
+	qsort_safe(e, m, sizeof *e, edge_cmp);
 	int open[3] = { 0 };
 	for (size_t i = 0; i < m; i++) {
 		if (i > 0 && e[i].at > e[i - 1].at) {

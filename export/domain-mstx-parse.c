@@ -866,8 +866,7 @@ int exp_mstx_step_rows(struct exp *e, const struct exp_mstx_step_row **ret, size
 	if (!m || m->steps_lost)
 		return 0;
 	if (!m->steps_sorted) {
-		if (m->n_steps)
-			qsort_safe(m->steps, m->n_steps, sizeof *m->steps, step_row_cmp);
+		qsort_safe(m->steps, m->n_steps, sizeof *m->steps, step_row_cmp);
 		m->steps_sorted = true;
 	}
 	*ret = m->steps;

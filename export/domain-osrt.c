@@ -126,8 +126,7 @@ static void process_meta(struct exp *e, struct exp_tl *out, uint32_t *tids, size
 	const struct export_track_info *k = &export_tracks[TRACK_OS_RUNTIME_API];
 	unsigned fpid = layer_pid(e);
 	exp_tl_process(out, fpid, k->process_name, k->label, k->sort_index);
-	if (n)
-		qsort_safe(tids, n, sizeof *tids, tid_cmp);
+	qsort_safe(tids, n, sizeof *tids, tid_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && tids[i] == tids[i - 1])
 			continue;

@@ -707,7 +707,7 @@ static int api_names(struct exp *e, bool *ret_done)
 		r = exp_exec(e, "CREATE TEMP TABLE API_NAME (name TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID");
 		if (r == 0)
 			r = exp_prepare(e, "INSERT INTO API_NAME VALUES (?, ?)", &ins);
-		if (r == 0 && n)
+		if (r == 0)
 			qsort_safe(v, n, sizeof(*v), api_name_cmp);
 		for (size_t i = 0; i < n && r == 0; i++) {
 			int64_t id;

@@ -85,8 +85,7 @@ static void read_processes(struct exp *e, const cJSON *arr)
 	cJSON_ArrayForEach(v, arr)
 		if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= UINT32_MAX)
 			e->procs[e->n_procs++] = (uint32_t)v->valuedouble;
-	if (e->n_procs)
-		qsort_safe(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
+	qsort_safe(e->procs, e->n_procs, sizeof(*e->procs), cmp_u32);
 }
 
 bool exp_own_process(const struct exp *e, uint32_t pid)

@@ -84,8 +84,7 @@ int analysis_find_prof_dirs(const char *dir, char ***ret, size_t *ret_n)
 		analysis_free_dirs(v, n);
 		return r;
 	}
-	if (n > 1)
-		qsort_safe(v, n, sizeof(*v), cmp_str);
+	qsort_safe(v, n, sizeof(*v), cmp_str);
 	*ret = v;
 	*ret_n = n;
 	return 0;
