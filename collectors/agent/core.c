@@ -274,8 +274,11 @@ static struct ablock *block_new(struct athread *t)
 #ifdef __SANITIZE_ADDRESS__
 	/* A forked child's glibc unmaps the stacks of the parent's threads
 	 * behind ASan's back; a block mapped at such an address would find
-	 * their poisoned shadow (a false "stack" report): fresh memory is ours. */
-	ASAN_UNPOISON_MEMORY_REGION(m, bytes);
+	 * their poisoned shadow (a false "stack" report): fresh memory is ours.
+	 * Only then: the shadow written stays resident after the munmap (this
+	 * libasan does not see it), an eighth of every block ever mapped. */
+	if (__asan_region_is_poisoned(m, bytes))
+		ASAN_UNPOISON_MEMORY_REGION(m, bytes);
 #endif
 	atomic_fetch_add_explicit(&t->nblocks, 1, memory_order_relaxed);
 	struct ablock *b = m;
