@@ -2079,7 +2079,7 @@ int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns)
 }
 
 /* Copy every file of the dir sfd (the quota file left out) into dfd, as
- * raw_dump_dir says; with drop, each file is removed from sfd once
+ * raw_dump_write says; with drop, each file is removed from sfd once
  * copied. */
 static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
 		      uint64_t *ret_bytes)
@@ -2089,8 +2089,13 @@ static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t r
 		return -errno;
 	uint64_t files = 0, bytes = 0;
 	int r = 0;
-	struct dirent *de;
-	while (r == 0 && (de = readdir(d))) {
+	while (r == 0) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			r = -errno; /* 0 at the end */
+			break;
+		}
 		if (de->d_name[0] == '.' || streq(de->d_name, RAW_QUOTA_FILE))
 			continue;
 		uint8_t *p = NULL;
@@ -2134,24 +2139,32 @@ static int dump_files(int sfd, int dfd, bool drop, uint64_t mono0_ns, uint64_t r
 }
 
 /* Every file of sfd (the quota file left out) hard-linked into snap_fd:
- * 0, or -errno where a link cannot be made (the caller then copies in
- * place).  A file aged before its link is left out. */
+ * 0, or -errno where a link cannot be made or the listing fails (the
+ * caller then copies in place).  A file aged before its link is left out. */
 static int snapshot_files(int sfd, int snap_fd)
 {
 	DIR *d = list_dir_fd(sfd);
 	if (!d)
 		return -errno;
 	int r = 0;
-	struct dirent *de;
-	while (r == 0 && (de = readdir(d))) {
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			r = errno ? -errno : 0; /* a listing cut short is no snapshot */
+			break;
+		}
 		if (de->d_name[0] == '.' || streq(de->d_name, RAW_QUOTA_FILE))
 			continue;
 		if (linkat(sfd, de->d_name, snap_fd, de->d_name, 0) == 0 || errno == ENOENT)
 			continue;
 		r = -errno;
 		struct stat st;
-		if (r == -EPERM && fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		if (r == -EPERM && fstatat(sfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
 			r = 0; /* a dir: not copied either */
+			continue;
+		}
+		break;
 	}
 	closedir(d);
 	return r;
@@ -2169,51 +2182,85 @@ static void unlink_all(int dir_fd)
 	closedir(d);
 }
 
-int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
-		 uint64_t *ret_bytes)
+struct raw_dump {
+	int sfd;          /* src */
+	char *snap;       /* SRC.dump-XXXXXX, or NULL */
+	int snap_fd;      /* its links; -1: the copy reads src in place */
+};
+
+int raw_dump_take(const char *src, struct raw_dump **ret)
 {
-	if (!src || !dst)
+	if (!src || !ret)
 		return -EINVAL;
-	_cleanup_close_ int sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sfd < 0)
-		return -errno;
+	struct raw_dump *d = calloc(1, sizeof *d);
+	if (!d)
+		return -ENOMEM;
+	d->snap_fd = -1;
+	d->sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->sfd < 0) {
+		int r = -errno;
+		free(d);
+		return r;
+	}
+	/* a link takes microseconds, the copy of a 100 MB ring a few hundred
+	 * ms, in which writers at a GB a second age a third of it */
+	if (asprintf(&d->snap, "%s.dump-XXXXXX", src) < 0) {
+		d->snap = NULL;
+	} else if (!mkdtemp(d->snap)) {
+		free(d->snap);
+		d->snap = NULL;
+	} else if ((d->snap_fd = open(d->snap, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+		   snapshot_files(d->sfd, d->snap_fd) < 0) {
+		unlink_all(d->snap_fd);
+		close(d->snap_fd);
+		d->snap_fd = -1;
+	}
+	*ret = d;
+	return 0;
+}
+
+bool raw_dump_in_place(const struct raw_dump *d)
+{
+	return d && d->snap_fd < 0;
+}
+
+int raw_dump_write(struct raw_dump *d, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		   uint64_t *ret_bytes)
+{
+	if (!d || !dst)
+		return -EINVAL;
 	_cleanup_close_ int dfd = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	/* The dir as of now: its files hard-linked into a sibling first (a
-	 * link takes microseconds, the copy of a 100 MB ring a few hundred
-	 * ms, in which writers at a GB a second age a third of it), then
-	 * copied from there, each link dropped once copied.  Where links
-	 * cannot be made, the files are copied in place. */
-	char *snap = NULL;
-	_cleanup_close_ int snap_fd = -1;
-	if (asprintf(&snap, "%s.dump-XXXXXX", src) < 0) {
-		snap = NULL;
-	} else if (!mkdtemp(snap)) {
-		free(snap);
-		snap = NULL;
-	} else if ((snap_fd = open(snap, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
-		   snapshot_files(sfd, snap_fd) < 0) {
-		unlink_all(snap_fd);
-		close(snap_fd);
-		snap_fd = -1;
-	}
 	uint64_t files = 0, bytes = 0;
 	int r;
-	if (snap_fd >= 0) {
-		r = dump_files(snap_fd, dfd, true, mono0_ns, real0_ns, &files, &bytes);
-		unlink_all(snap_fd); /* what an error left */
+	if (d->snap_fd >= 0) {
+		r = dump_files(d->snap_fd, dfd, true, mono0_ns, real0_ns, &files, &bytes);
+		unlink_all(d->snap_fd); /* what an error left */
 	} else {
-		r = dump_files(sfd, dfd, false, mono0_ns, real0_ns, &files, &bytes);
+		r = dump_files(d->sfd, dfd, false, mono0_ns, real0_ns, &files, &bytes);
 	}
-	if (snap)
-		(void)rmdir(snap);
-	free(snap);
 	if (ret_files)
 		*ret_files = files;
 	if (ret_bytes)
 		*ret_bytes = bytes;
 	return r;
+}
+
+struct raw_dump *raw_dump_free(struct raw_dump *d)
+{
+	if (!d)
+		return NULL;
+	if (d->snap_fd >= 0) {
+		unlink_all(d->snap_fd);
+		close(d->snap_fd);
+	}
+	if (d->snap)
+		(void)rmdir(d->snap);
+	free(d->snap);
+	close(d->sfd);
+	free(d);
+	return NULL;
 }
 
 void raw_quota_stats(const struct raw_quota *q, struct raw_quota_stats *ret)

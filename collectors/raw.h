@@ -614,17 +614,22 @@ uint64_t raw_quota_slice_ns(const struct raw_quota *q); /* 0: not a ring, or NUL
  * (CLOCK_REALTIME), counted as raw_quota_reserve's ageing is.  One try at
  * the lock: 0 when another writer holds it.  The files deleted, or -errno. */
 int raw_quota_age_before(struct raw_quota *q, uint64_t cutoff_real_ns);
-/* A dump of a ring: copy every file of src (the quota file left out) into
+/* A dump of a ring, in two halves.  raw_dump_take: the files of src (the
+ * quota file left out) as of now, hard-linked into a sibling dir
+ * (SRC.dump-XXXXXX, removed by raw_dump_free), so that writers ageing src
+ * meanwhile take nothing from the dump; where links cannot be made the
+ * dump is in place (raw_dump_in_place) and raw_dump_write reads src
+ * itself, a file aged meanwhile left out.  raw_dump_write copies them into
  * dst, which exists; a slice is cut to its whole frames (its writer may be
  * appending) and its header takes mono0_ns and real0_ns, the clocks read
  * at the dump, so that its times convert as of now however old the ring.
- * The files are those of the moment of the call: hard-linked first into a
- * sibling dir of src (SRC.dump-XXXXXX, removed after), so that writers
- * ageing the dir meanwhile take nothing from the dump; where links cannot
- * be made they are copied in place, and a file aged meanwhile is left
- * out.  0 or -errno. */
-int raw_dump_dir(const char *src, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
-		 uint64_t *ret_bytes);
+ * Each 0 or -errno. */
+struct raw_dump;
+int raw_dump_take(const char *src, struct raw_dump **ret);
+bool raw_dump_in_place(const struct raw_dump *d);
+int raw_dump_write(struct raw_dump *d, const char *dst, uint64_t mono0_ns, uint64_t real0_ns, uint64_t *ret_files,
+		   uint64_t *ret_bytes);
+struct raw_dump *raw_dump_free(struct raw_dump *d); /* accepts NULL */
 
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32(0, p, n)): version 1 frames. */
 uint32_t raw_crc32(const void *p, size_t n);

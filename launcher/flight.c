@@ -182,35 +182,66 @@ static cJSON *dump_info(const struct flight *f, const struct dump_ask *a, uint64
 	return j;
 }
 
-/* ring/<sub>/data into dump/<sub>/data, for host and each device_N. */
-static int copy_ring(const char *ring, const char *dump, uint64_t mono, uint64_t real, uint64_t *files,
-		     uint64_t *bytes)
+/* A ring's data dirs as of one moment (raw_dump_take), host and each
+ * device_N, to be written into a dump's PROF dir. */
+#define RING_SUBS 65
+struct ring_take {
+	struct raw_dump *d[RING_SUBS];
+	char sub[RING_SUBS][16];     /* "host", "device_N" */
+	unsigned n;
+	bool in_place;               /* one of them could not be linked */
+};
+
+static void ring_take_release(struct ring_take *t)
 {
-	char src[PATH_MAX], dst[PATH_MAX];
-	snprintf(src, sizeof src, "%s/host/data", ring);
-	snprintf(dst, sizeof dst, "%s/host/data", dump);
-	if (mkdir(dst, 0750) < 0 && errno != EEXIST)
-		return -errno;
-	uint64_t nf = 0, nb = 0;
-	int r = raw_dump_dir(src, dst, mono, real, &nf, &nb);
-	*files += nf;
-	*bytes += nb;
-	for (unsigned d = 0; r == 0 && d < 64; d++) {
-		snprintf(src, sizeof src, "%s/device_%u/data", ring, d);
-		if (access(src, F_OK) < 0)
+	for (unsigned i = 0; i < t->n; i++)
+		t->d[i] = raw_dump_free(t->d[i]);
+	t->n = 0;
+}
+
+static int ring_take(const char *ring, struct ring_take *t)
+{
+	*t = (struct ring_take){ 0 };
+	for (int dev = -1; dev < RING_SUBS - 1; dev++) {
+		char src[PATH_MAX];
+		if (dev < 0)
+			snprintf(t->sub[t->n], sizeof t->sub[t->n], "host");
+		else
+			snprintf(t->sub[t->n], sizeof t->sub[t->n], "device_%d", dev);
+		snprintf(src, sizeof src, "%s/%s/data", ring, t->sub[t->n]);
+		if (dev >= 0 && access(src, F_OK) < 0)
 			continue;
-		snprintf(dst, sizeof dst, "%s/device_%u", dump, d);
+		int r = raw_dump_take(src, &t->d[t->n]);
+		if (r < 0) {
+			ring_take_release(t);
+			return r;
+		}
+		t->in_place |= raw_dump_in_place(t->d[t->n]);
+		t->n++;
+	}
+	return 0;
+}
+
+/* What t took into dump/<sub>/data. */
+static int ring_write(struct ring_take *t, const char *dump, uint64_t mono, uint64_t real, uint64_t *files,
+		      uint64_t *bytes)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		char dst[PATH_MAX];
+		snprintf(dst, sizeof dst, "%s/%s", dump, t->sub[i]);
 		if (mkdir(dst, 0750) < 0 && errno != EEXIST)
 			return -errno;
 		strcat(dst, "/data");
 		if (mkdir(dst, 0750) < 0 && errno != EEXIST)
 			return -errno;
-		nf = nb = 0;
-		r = raw_dump_dir(src, dst, mono, real, &nf, &nb);
+		uint64_t nf = 0, nb = 0;
+		int r = raw_dump_write(t->d[i], dst, mono, real, &nf, &nb);
 		*files += nf;
 		*bytes += nb;
+		if (r < 0)
+			return r;
 	}
-	return r;
+	return 0;
 }
 
 static uint64_t tree_bytes_sum;
@@ -388,12 +419,21 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	/* the clocks of now: every slice's times convert as of the dump */
 	uint64_t mono = mono_ns(), real = real_ns(), monoraw = clock_ns(CLOCK_MONOTONIC_RAW);
 	uint64_t files = 0, bytes = 0, c0 = mono;
-	r = copy_ring(f->ring, dir, mono, real, &files, &bytes);
-	uint64_t t1 = mono_ns();
 	char data[PATH_MAX];
 	snprintf(data, sizeof data, "%s/host/data", f->ring);
+	struct ring_take take;
 	struct raw_quota_stats q = { 0 };
+	r = ring_take(f->ring, &take);
+	/* the overwritten counts as of the take: what ages while it is
+	 * copied is in the dump.  A dir copied in place loses it: then they
+	 * are read after the copy, so that it is counted. */
 	(void)raw_quota_read(data, &q);
+	if (r == 0)
+		r = ring_write(&take, dir, mono, real, &files, &bytes);
+	if (take.in_place)
+		(void)raw_quota_read(data, &q);
+	ring_take_release(&take);
+	uint64_t t1 = mono_ns();
 	uint64_t from = f->start_real_ns;
 	if (f->spec.span_s && real - f->spec.span_s * NSEC_PER_SEC > from)
 		from = real - f->spec.span_s * NSEC_PER_SEC;

@@ -1137,10 +1137,11 @@ static void test_quota(void)
 	free(dir);
 }
 
-/* A dump of a ring's dir (raw_dump_dir): every file but the quota's,
- * slices cut to their whole frames (a writer may be appending) with the
- * dump's clocks in their headers, a dir inside left out, and nothing left
- * of the links it copies from. */
+/* A dump of a ring's dir (raw_dump_take, raw_dump_write): every file of
+ * the moment of the take but the quota's, though every one is aged before
+ * the copy; slices cut to their whole frames (a writer may be appending)
+ * with the dump's clocks in their headers, a dir inside left out, and
+ * nothing left of the links it copies from. */
 static void test_dump(void)
 {
 	char *src = subdir("dump-src"), *dst = subdir("dump-dst");
@@ -1172,10 +1173,20 @@ static void test_dump(void)
 	CHECK(mkdir(path, 0755) == 0);
 
 	uint64_t files = 0, bytes = 0;
-	CHECK(raw_dump_dir(src, dst, 777, 888, &files, &bytes) == 0);
+	uint64_t want_bytes = dir_bytes(src) - file_size(paths[n - 1]) + whole -
+			      file_size(strcat(strcpy(path, src), "/" RAW_QUOTA_FILE));
+	struct raw_dump *dump;
+	CHECK(raw_dump_take(src, &dump) == 0);
+	CHECK(!raw_dump_in_place(dump)); /* links: one filesystem */
+	/* the writers age every slice after the take */
+	for (int i = 0; i < n; i++)
+		CHECK(unlink(paths[i]) == 0);
+	snprintf(path, sizeof path, "%s/notes.txt", src);
+	CHECK(unlink(path) == 0);
+	CHECK(raw_dump_write(dump, dst, 777, 888, &files, &bytes) == 0);
+	dump = raw_dump_free(dump);
 	CHECK(files == (uint64_t)n + 1);
-	CHECK(dir_bytes(dst) == bytes && bytes == dir_bytes(src) - file_size(paths[n - 1]) + whole -
-						    file_size(strcat(strcpy(path, src), "/" RAW_QUOTA_FILE)));
+	CHECK(dir_bytes(dst) == bytes && bytes == want_bytes);
 	int got_records = 0;
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s/%s", dst, strrchr(paths[i], '/') + 1);
@@ -1197,7 +1208,7 @@ static void test_dump(void)
 	for (struct dirent *de; (de = readdir(d));)
 		CHECK(!startswith(de->d_name, "dump-src.dump-"));
 	closedir(d);
-	CHECK(raw_dump_dir("/nonexistent", dst, 1, 2, &files, &bytes) == -ENOENT);
+	CHECK(raw_dump_take("/nonexistent", &dump) == -ENOENT);
 	raw_paths_free(paths);
 	raw_writer_free(w);
 	raw_quota_free(q);
