@@ -52,7 +52,7 @@ int collection_connect(struct collection *s)
 	char *err = NULL;
 	int r = ipc_client_connect(NULL, &s->ipc, &err);
 	if (r < 0) {
-		if (!s->connect_quiet)
+		if (!s->retry_quiet)
 			console_error("cannot connect to msprofd: %s", err ? err : strerror(-r));
 		free(err);
 		return r;
@@ -214,12 +214,15 @@ static int call(struct collection *s, cJSON *req, int timeout_ms, const char *wh
 	}
 	if (r == -EREMOTEIO) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(reply, "message");
-		console_error("msprofd refused to %s: %s", what, cJSON_IsString(m) ? m->valuestring : "unknown error");
+		if (!s->retry_quiet)
+			console_error("msprofd refused to %s: %s", what,
+				      cJSON_IsString(m) ? m->valuestring : "unknown error");
 		cJSON_Delete(reply);
 		return r;
 	}
 	if (r < 0) {
-		console_error("cannot %s: msprofd did not answer: %s", what, strerror(-r));
+		if (!s->retry_quiet)
+			console_error("cannot %s: msprofd did not answer: %s", what, strerror(-r));
 		return r;
 	}
 	*ret_reply = reply;
@@ -301,7 +304,7 @@ int collection_start(struct collection *s, const struct msprof_opts *o, const pi
 	}
 	report_devices(reply);
 	s->ended = false;
-	s->ended_reason[0] = '\0';
+	s->ended_reason[0] = s->ended_message[0] = '\0';
 	return 0;
 }
 
@@ -449,12 +452,13 @@ static void on_event(struct collection *s, const cJSON *ev)
 	s->ended = true;
 	take_counts(s, ev);
 	snprintf(s->ended_reason, sizeof(s->ended_reason), "%s", cJSON_IsString(reason) ? reason->valuestring : "");
+	snprintf(s->ended_message, sizeof(s->ended_message), "%s",
+		 cJSON_IsString(msg) ? msg->valuestring : "no reason given");
 	/* the profiled tree exiting is the normal end; anything else the user
 	 * must know about, once */
 	if (!s->quiet && !streq(s->ended_reason, "target_exited"))
 		console_warn("msprofd ended the session (%s): %s; host data collection stopped, "
-			     "the application keeps running", s->ended_reason,
-			     cJSON_IsString(msg) ? msg->valuestring : "no reason given");
+			     "the application keeps running", s->ended_reason, s->ended_message);
 }
 
 void collection_poll(struct collection *s)
@@ -525,7 +529,7 @@ char *collection_take_dir(struct collection *s)
 {
 	s->sid = -1;
 	s->ended = false;
-	s->ended_reason[0] = '\0';
+	s->ended_reason[0] = s->ended_message[0] = '\0';
 	s->ticks = s->missed_ticks = 0;
 	return TAKE_PTR(s->prof_dir);
 }

@@ -44,8 +44,10 @@ struct collection {
 	bool ended;             /* the daemon ended the session by itself */
 	bool agents;            /* the job's agents record: their windows end with msprofd too */
 	bool quiet;             /* collection_poll and collection_stop leave the telling to the caller */
-	bool connect_quiet;     /* collection_connect says nothing of a failure (a recorder retrying) */
+	bool retry_quiet;       /* a recorder retrying: failing to reach msprofd or to start a
+				 * session is not said (the recorder said its trouble) */
 	char ended_reason[64];
+	char ended_message[160]; /* msprofd's words for it */
 	uint64_t ticks, missed_ticks; /* the daemon's counts at the session's end */
 	uint64_t n_refused;     /* processes of the tree whose agent msprofd turned away */
 	struct cJSON *refused;  /* the first of them, [{"pid","name"}], or NULL */

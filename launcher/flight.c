@@ -473,6 +473,60 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
 	return e ? -EIO : 0;
 }
 
+bool flight_trouble(struct flight *f)
+{
+	if (f->in_trouble)
+		return false;
+	f->in_trouble = true;
+	uint64_t now = mono_ns();
+	if (f->resumed_ns && now - f->resumed_ns < FLIGHT_RETRY_STEADY_S * NSEC_PER_SEC)
+		return false; /* the new session did not last: the same trouble, its next try as it was */
+	f->trouble_ns = f->retry_ns = now;
+	f->back_said = false;
+	return true;
+}
+
+void flight_trouble_say(const struct collection *s, pid_t pid)
+{
+	char who[32] = "";
+	if (pid > 0)
+		snprintf(who, sizeof who, " of process %d", (int)pid);
+	if (s->lost || !s->ended || streq(s->ended_reason, "daemon_shutdown"))
+		console_warn("The flight recorder%s lost msprofd; it records again when a new one answers.", who);
+	else
+		console_warn("msprofd ended the flight recorder's session%s (%s): %s; a new one is tried each "
+			     "second, then less often while this goes on.", who, s->ended_reason, s->ended_message);
+}
+
+bool flight_retry_due(struct flight *f)
+{
+	(void)flight_trouble(f);
+	uint64_t now = mono_ns();
+	if (now < f->retry_ns)
+		return false;
+	if (now - f->trouble_ns < FLIGHT_RETRY_STEADY_S * NSEC_PER_SEC)
+		f->retry_wait_ns = NSEC_PER_SEC;
+	else if ((f->retry_wait_ns *= 2) > FLIGHT_RETRY_MAX_S * NSEC_PER_SEC)
+		f->retry_wait_ns = FLIGHT_RETRY_MAX_S * NSEC_PER_SEC;
+	f->retry_ns = now + f->retry_wait_ns;
+	return true;
+}
+
+void flight_retry_resumed(struct flight *f)
+{
+	f->in_trouble = false;
+	f->resumed_ns = mono_ns();
+}
+
+bool flight_back(struct flight *f)
+{
+	if (f->in_trouble || f->back_said || !f->resumed_ns ||
+	    mono_ns() - f->resumed_ns < FLIGHT_RETRY_STEADY_S * NSEC_PER_SEC)
+		return false;
+	f->back_said = true;
+	return true;
+}
+
 int flight_start_session(struct flight *f, struct collection *s, const struct flight_job *job)
 {
 	struct msprof_opts ring_opts = *job->opts;

@@ -45,6 +45,9 @@ struct flight {
 	uint64_t asked_ns;                 /* CLOCK_MONOTONIC of the last */
 	uint64_t peers_next_ns;            /* the next look (CLOCK_MONOTONIC) */
 	uint64_t last_dump_real_ns;        /* CLOCK_REALTIME of our last dump's trigger */
+	/* its session lost (msprofd went, or ended it): flight_trouble */
+	bool in_trouble, back_said;
+	uint64_t trouble_ns, retry_ns, retry_wait_ns, resumed_ns; /* CLOCK_MONOTONIC */
 };
 
 /* The job a dump describes, as launch mode knows it. */
@@ -67,6 +70,24 @@ int flight_dump(struct flight *f, const struct flight_job *job, const struct dum
  * session without --storage-limit, which bounds the dumps): 0 or -errno
  * (said by collection_start). */
 int flight_start_session(struct flight *f, struct collection *s, const struct flight_job *job);
+/* A recorder whose session went (msprofd killed or restarted, or it ended
+ * the session: a write error) is in trouble until a new session lasts
+ * FLIGHT_RETRY_STEADY_S; one that ends sooner continues the trouble.
+ * flight_trouble: called at each look while the session is gone, true at
+ * the first of a trouble, for the caller to say it (flight_trouble_say).
+ * flight_retry_due: whether to try a new session now: each second for the
+ * first FLIGHT_RETRY_STEADY_S of the trouble, then twice as long each time
+ * up to FLIGHT_RETRY_MAX_S, so that a fault that stays (a full disk) is
+ * tried a few times an hour.  flight_retry_resumed: a new session began.
+ * flight_back: true once a trouble, when its new session has lasted, for
+ * the caller to say that recording goes on. */
+#define FLIGHT_RETRY_STEADY_S 3
+#define FLIGHT_RETRY_MAX_S 300
+bool flight_trouble(struct flight *f);
+void flight_trouble_say(const struct collection *s, pid_t pid);
+bool flight_retry_due(struct flight *f);
+void flight_retry_resumed(struct flight *f);
+bool flight_back(struct flight *f);
 /* The job's end: a dump its process asked for as it ended (it comes through
  * msprofd, and may come a moment after the end: waited for up to
  * FLIGHT_LATE_ASK_MS), then --dump-on's exit for the job's own status

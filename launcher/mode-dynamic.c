@@ -95,8 +95,6 @@ struct target {
 	 * start to the end (window stays true), and `dump` writes it out */
 	struct flight *fl;
 	struct flight_job job;
-	uint64_t resume_ns;       /* msprofd went away: when to try a new one (flight_resume) */
-	bool fl_lost_told;        /* that went said (flight_lost_tell) */
 };
 
 enum phase { PHASE_PROMPT, PHASE_WAIT_APP, PHASE_DRAIN };
@@ -250,12 +248,12 @@ static unsigned targets_alive(const struct dyn *d)
 static int target_connect(struct dyn *d, struct target *t)
 {
 	char why[256];
-	bool connect_quiet = t->s.connect_quiet;
+	bool retry_quiet = t->s.retry_quiet;
 
 	collection_release(&t->s);
 	collection_init(&t->s);
 	t->s.quiet = true;
-	t->s.connect_quiet = connect_quiet;
+	t->s.retry_quiet = retry_quiet;
 	t->s.dir_pid = t->pid;
 	int r = collection_connect(&t->s);
 	if (r < 0)
@@ -269,7 +267,10 @@ static int target_connect(struct dyn *d, struct target *t)
 		d->claims_unsupported = true;
 		return 0;
 	}
-	if (r == -EBUSY)
+	bool conn = r == -ETIMEDOUT || r == -ECONNRESET || r == -ENOTCONN;
+	if (conn && retry_quiet)
+		; /* an msprofd on its way out: the retry's own business */
+	else if (r == -EBUSY)
 		/* msprof's words for a target that already has its client */
 		console_error("recv params timeout, server for pid %d has been connected to another client.",
 			      (int)t->pid);
@@ -278,9 +279,7 @@ static int target_connect(struct dyn *d, struct target *t)
 	collection_release(&t->s);
 	collection_init(&t->s);
 	t->s.quiet = true;
-	if (r == -ETIMEDOUT || r == -ECONNRESET || r == -ENOTCONN)
-		return r;
-	return 1;
+	return conn ? r : 1;
 }
 
 /* What a window of t holds: the agent records mstx only with --msproftx=on. */
@@ -602,16 +601,14 @@ static void capture_asked(struct dyn *d, const struct capture_ask *a)
 	}
 }
 
-/* t's recorder lost msprofd (it shut down, or the connection went): said
- * once until flight_resume finds a new one. */
+/* t's recorder lost its session (msprofd shut down, the connection went,
+ * or msprofd ended it: a write error): said once a trouble. */
 static void flight_lost_tell(struct dyn *d, struct target *t)
 {
-	if (t->fl_lost_told)
+	if (!flight_trouble(t->fl))
 		return;
 	unprompt(d);
-	console_warn("The flight recorder of process %d lost msprofd; it records again when a new one answers.",
-		     (int)t->pid);
-	t->fl_lost_told = true;
+	flight_trouble_say(&t->s, t->pid);
 }
 
 /* What came on a target's daemon connection. */
@@ -690,31 +687,28 @@ static void flight_start(struct dyn *d, struct target *t)
 	t->window_t = time(NULL);
 }
 
-/* msprofd went away under t's recorder (killed, restarted): a new one,
- * started as at the beginning, records into the same ring, tried once a
- * second until one answers; the job's agents find it by themselves (as
- * launch mode's flight_resume does).  What the ring overwrote before is not
- * counted again. */
+/* msprofd went away under t's recorder (killed, restarted) or ended its
+ * session: a new one, started as at the beginning, records into the same
+ * ring, tried as flight_retry_due says until one answers; the job's agents
+ * find it by themselves (as launch mode's flight_resume does).  What the
+ * ring overwrote before is not counted again. */
 static void flight_resume(struct dyn *d, struct target *t)
 {
-	uint64_t now = mono_ns();
-	if (now < t->resume_ns)
+	if (!flight_retry_due(t->fl))
 		return;
-	t->resume_ns = now + NSEC_PER_SEC;
-	t->s.connect_quiet = true; /* an msprofd on its way out refuses the first tries */
+	t->s.retry_quiet = true; /* the trouble is said once (flight_lost_tell) */
 	int r = target_connect(d, t);
-	t->s.connect_quiet = false;
-	if (r != 0 || flight_start_session(t->fl, &t->s, &t->job) < 0) {
+	if (r == 0)
+		r = flight_start_session(t->fl, &t->s, &t->job);
+	t->s.retry_quiet = false;
+	if (r != 0) {
 		collection_release(&t->s);
 		collection_init(&t->s);
 		t->s.quiet = true;
 		return;
 	}
-	unprompt(d);
-	console_info("Flight recorder of process %d: msprofd answers again; recording into the ring goes on.",
-		     (int)t->pid);
+	flight_retry_resumed(t->fl);
 	d->lost_told = false;
-	t->fl_lost_told = false;
 }
 
 /* The target or the prompt ends: a launched job that ended badly is
@@ -1318,8 +1312,14 @@ static void loop(struct dyn *d)
 			if (!t->fl || !t->alive)
 				continue;
 			flight_peers(t->fl, &t->job);
-			if (!t->s.ipc || t->s.lost || (t->s.ended && !streq(t->s.ended_reason, "target_exited")))
+			if (!t->s.ipc || t->s.lost || (t->s.ended && !streq(t->s.ended_reason, "target_exited"))) {
+				flight_lost_tell(d, t); /* said already where target_poll saw it */
 				flight_resume(d, t);
+			} else if (flight_back(t->fl)) {
+				unprompt(d);
+				console_info("Flight recorder of process %d: recording into the ring goes on; its "
+					     "new session has run for %d s.", (int)t->pid, FLIGHT_RETRY_STEADY_S);
+			}
 		}
 		prompt(d);
 	}

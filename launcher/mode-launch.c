@@ -68,24 +68,22 @@ static void reap_adopted(pid_t app)
 	}
 }
 
-/* --flight-recorder: msprofd went away (killed, restarted): a new one
- * (started as at the beginning) records into the same ring, once a second
- * until one answers; the job's agents find it by themselves and record
- * again when its session starts.  What the ring overwrote before is not
- * counted again (the new session's counts begin at zero). */
+/* --flight-recorder: msprofd went away (killed, restarted) or ended the
+ * session: a new one (started as at the beginning) records into the same
+ * ring, tried as flight_retry_due says until one answers; the job's agents
+ * find it by themselves and record again when its session starts.  What
+ * the ring overwrote before is not counted again (the new session's counts
+ * begin at zero). */
 static void flight_resume(struct collection *s, struct flight *fl, const struct flight_job *job)
 {
-	static uint64_t next_ns;
-	uint64_t now = mono_ns();
-	if (now < next_ns)
+	if (!flight_retry_due(fl))
 		return;
-	next_ns = now + NSEC_PER_SEC;
 	bool agents = s->agents;
 	collection_release(s);
 	collection_init(s);
 	s->agents = agents;
 	s->quiet = true;
-	s->connect_quiet = true; /* an msprofd on its way out refuses the first tries */
+	s->retry_quiet = true; /* the trouble is said once (wait_app) */
 	if (collection_connect(s) < 0 || flight_start_session(fl, s, job) < 0) {
 		collection_release(s);
 		collection_init(s);
@@ -93,8 +91,8 @@ static void flight_resume(struct collection *s, struct flight *fl, const struct 
 		s->quiet = true;
 		return;
 	}
-	s->quiet = false;
-	console_info("Flight recorder: msprofd answers again; recording into the ring goes on.");
+	s->retry_quiet = false;
+	flight_retry_resumed(fl);
 }
 
 /* Wait for the application, until deadline_ns (CLOCK_MONOTONIC, 0: none);
@@ -130,8 +128,14 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 		if (collection_take_dump(s, &a))
 			(void)flight_dump(fl, job, &a);
 		flight_peers(fl, job);
-		if (fl->ring && (s->lost || (s->ended && strcmp(s->ended_reason, "target_exited") != 0)))
+		if (fl->ring && (s->lost || (s->ended && strcmp(s->ended_reason, "target_exited") != 0))) {
+			if (flight_trouble(fl))
+				flight_trouble_say(s, 0);
 			flight_resume(s, fl, job);
+		} else if (fl->ring && flight_back(fl)) {
+			console_info("Flight recorder: recording into the ring goes on; its new session has run for %d s.",
+				     FLIGHT_RETRY_STEADY_S);
+		}
 		if (!p[0].revents)
 			continue;
 		struct signalfd_siginfo si;
@@ -279,6 +283,7 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (s.ipc && opts_s(o, SET_FLIGHT_RECORDER)) {
 		if (flight_open(&fl, o) < 0 || flight_start_session(&fl, &s, &job) < 0)
 			goto out_abandon;
+		s.quiet = true; /* its troubles are the recorder's to say (wait_app) */
 		started = true;
 	} else if (s.ipc && collection_create_dir(&s, output, o, child.pid, app.name, rank_from_env(envp), app.name, app.dir) >= 0) {
 		pid_t pids[1] = { child.pid };
@@ -338,6 +343,7 @@ int mode_launch_run(const struct msprof_opts *given)
 		goto out;
 	}
 	if (fl.ring) {
+		s.quiet = fl.in_trouble; /* the session's missed ticks said, as without the recorder */
 		flight_job_ended(&fl, &s, &job, true, status);
 		collection_stop(&s);
 		child_report(status);

@@ -197,14 +197,15 @@ wait "$J" 2>/dev/null
 
 # --- msprofd killed under a running recorder: a new one records on ---------------------
 mkdir -p "$W/restart"
-t_msprof --output="$W/restart" --flight-recorder=60s sh -c "exec '$APP' steps 50 100 >'$W/restart.job'" \
+t_msprof --output="$W/restart" --flight-recorder=60s sh -c "exec '$APP' steps 100 100 >'$W/restart.job'" \
 	>"$W/restart.out" 2>&1 &
 L=$!
 T_PIDS+=("$L")
 t_wait "restart: the job reaches step 5" grep -q '^marks s5 ' "$W/restart.job"
 kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
-t_wait "restart: msprof records into the ring again" grep -q 'msprofd answers again' "$W/restart.out"
-t_check "restart: no error said while a new msprofd comes" sh -c "! grep '^\[ERROR\]' '$W/restart.out'"
+t_wait "restart: msprof records into the ring again" grep -q 'recording into the ring goes on' "$W/restart.out"
+t_check "restart: no error said while a new msprofd comes" sh -c "! grep '\[ERROR\]' '$W/restart.out'"
+t_eq "restart: msprofd's going said once" "$(grep -c 'The flight recorder lost msprofd; it records again' "$W/restart.out")" 1
 k=$(sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/restart.job" | tail -1)
 t_wait "restart: the job goes 5 steps further" grep -q "^marks s$((k + 5)) " "$W/restart.job"
 J=$(pgrep -P "$(pgrep -P "$L" | head -1)" -x test-capture-ap | head -1)
@@ -218,22 +219,22 @@ t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(cap_tx_
 
 # --- the same at the prompt, attached: the recorder finds a new msprofd ---------------
 mkdir -p "$W/dynrestart"
-LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 80 100 >"$W/dynrestart.job" 2>&1 &
+LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 120 100 >"$W/dynrestart.job" 2>&1 &
 J=$!
 T_PIDS+=("$J")
 t_wait "dynamic restart: the job runs" grep -q '^marks s2 ' "$W/dynrestart.job"
 # k: the job's step when the new msprofd answers
 (sleep 1.5; kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
- for _ in $(seq 100); do grep -q 'msprofd answers again' "$W/dynrestart.out" && break; sleep 0.1; done
+ for _ in $(seq 100); do grep -q 'recording into the ring goes on' "$W/dynrestart.out" && break; sleep 0.1; done
  sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/dynrestart.job" | tail -1 >"$W/dynrestart.k"
  sleep 1.5; echo dump; sleep 1; echo quit) |
 	t_msprof --dynamic=on --pid="$J" --output="$W/dynrestart" --flight-recorder=60s >"$W/dynrestart.out" 2>&1
 t_grep "dynamic restart: msprofd's going is said" "The flight recorder of process $J lost msprofd; it records again" \
 	"$W/dynrestart.out"
-t_grep "dynamic restart: msprof records into the ring again" "Flight recorder of process $J: msprofd answers again" \
+t_grep "dynamic restart: msprof records into the ring again" "Flight recorder of process $J: recording into the ring goes on" \
 	"$W/dynrestart.out"
 t_check "dynamic restart: the going said once, and no error while a new msprofd comes" \
-	test "$(grep -c 'lost msprofd' "$W/dynrestart.out")" = 1 -a "$(grep -c '^\[ERROR\]' "$W/dynrestart.out")" = 0
+	test "$(grep -c 'lost msprofd' "$W/dynrestart.out")" = 1 -a "$(grep -c '\[ERROR\]' "$W/dynrestart.out")" = 0
 k=$(cat "$W/dynrestart.k")
 P=$(prof_dirs "$W/dynrestart" | head -1)
 t_eq "dynamic restart: one dump" "$(prof_dirs "$W/dynrestart" | wc -l)" 1
@@ -241,6 +242,39 @@ t_eq "dynamic restart: the dump holds steps $((k + 2))-$((k + 4)), after the res
 	"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/dynrestart.job" $((k + 2)) $((k + 4)))"
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
+
+# --- msprofd cannot write the ring (a full file system, by a shim): said once with why,
+# tried again less and less often, and recording goes on once it can write again
+mkdir -p "$W/full"
+t_stop_daemon
+LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$HELPERS/enospc.so MSPROF_TEST_FULL="$W/full.flag" "$MSPROFD" --idle-timeout=0
+LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 300 100 >"$W/full.job" 2>&1 &
+J=$!
+T_PIDS+=("$J")
+t_wait "full: the job runs" grep -q '^marks s2 ' "$W/full.job"
+# the disk full for 6 s; k: the job's step when msprof says recording goes on
+(sleep 1.5; touch "$W/full.flag"; sleep 6; rm "$W/full.flag"
+ for _ in $(seq 200); do grep -q 'recording into the ring goes on' "$W/full.out" && break; sleep 0.1; done
+ sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/full.job" | tail -1 >"$W/full.k"
+ sleep 1.5; echo dump; sleep 1; echo quit) |
+	t_msprof --dynamic=on --pid="$J" --output="$W/full" --flight-recorder=60s >"$W/full.out" 2>&1
+t_grep "full: the trouble is said with msprofd's reason" \
+	"msprofd ended the flight recorder's session of process $J (write_error): cannot write raw data" "$W/full.out"
+# the tries: at 0, 1, 2, 3 s of the trouble, then 2 s and 4 s later (at 5 and
+# 9 s: the disk is free again by the last), each new session ending at once
+# while the disk is full: one trouble, said once, its end once
+t_check "full: said once, its end once, no msprofd said lost, no error for each try" \
+	test "$(grep -c 'ended the flight recorder' "$W/full.out")" = 1 -a \
+	"$(grep -c 'recording into the ring goes on' "$W/full.out")" = 1 -a "$(grep -c 'lost msprofd' "$W/full.out")" = 0 -a \
+	"$(grep -c '\[ERROR\]' "$W/full.out")" = 0
+k=$(cat "$W/full.k")
+P=$(prof_dirs "$W/full" | head -1)
+t_eq "full: one dump" "$(prof_dirs "$W/full" | wc -l)" 1
+t_eq "full: the dump holds steps $((k + 2))-$((k + 4)), after the disk came back, every mark" \
+	"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/full.job" $((k + 2)) $((k + 4)))"
+kill "$J" 2>/dev/null
+wait "$J" 2>/dev/null
+t_stop_daemon
 
 # --- two recorders writing into one --output (the hosts of a job on a shared
 # file system): a dump of one has the other dump too
