@@ -527,11 +527,14 @@ static int config_parse(struct self *s, const char *text, struct want *w, char *
 			if (cJSON_IsString(it)) {
 				at = (size_t)snprintf(spec, sizeof spec, "%s", it->valuestring);
 			} else if (cJSON_IsObject(it)) {
-				/* stops at a bad value or once spec is full (at past
-				 * its end: refused below) */
+				/* stops at a bad value (at 0: refused below) or once
+				 * spec is full (at past its end: refused below) */
 				cJSON_ArrayForEach(kv, it) {
-					if (!cJSON_IsNumber(kv) || kv->valuedouble < 0 || kv->valuedouble > 9e15 ||
-					    at >= sizeof spec)
+					if (!cJSON_IsNumber(kv) || kv->valuedouble < 0 || kv->valuedouble > 9e15) {
+						at = 0;
+						break;
+					}
+					if (at >= sizeof spec)
 						break;
 					at += (size_t)snprintf(spec + at, sizeof spec - at, "%s%s=%lld", at ? "," : "",
 							       kv->string, (long long)kv->valuedouble);

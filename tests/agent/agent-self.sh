@@ -143,16 +143,19 @@ if DB=$(self_db "$Q"); then
 		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
 		"s2-a,s2-b,s3-a,s3-b"
 fi
-# a schedule msprof does not take: said in the log, the job runs on
-echo '{"schedule": "wait=1,activ=2"}' >"$T_WORK/sched-bad.json"
-(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched-bad.json" "$APP" steps 3 \
-	>/dev/null 2>"$T_WORK/e6b") &
-JOB=$!
-wait $JOB
-t_eq "the job of a bad schedule exits 0" $? 0
-self_wait "$T_WORK/cwd3" "$JOB"
-t_grep "a bad schedule is said in the log" "is ignored: 'schedule' must be --schedule's form" \
-	"$T_WORK/cwd3/msprof_self_$JOB.log"
+# a schedule msprof does not take, as a string or an object with a bad
+# value after good ones: said in the log, the job runs on
+for bad in '"wait=1,activ=2"' '{"wait": 1, "active": -2}'; do
+	echo "{\"schedule\": $bad}" >"$T_WORK/sched-bad.json"
+	(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched-bad.json" "$APP" steps 3 \
+		>/dev/null 2>"$T_WORK/e6b") &
+	JOB=$!
+	wait $JOB
+	t_eq "the job of a bad schedule ($bad) exits 0" $? 0
+	self_wait "$T_WORK/cwd3" "$JOB"
+	t_grep "a bad schedule ($bad) is said in the log" "is ignored: 'schedule' must be --schedule's form" \
+		"$T_WORK/cwd3/msprof_self_$JOB.log"
+done
 
 # --- torch_npu's profiler_config.json as it is: its window, keys and metadata --------------------
 # (as torch_npu's documentation shows the file: every key, most at their
