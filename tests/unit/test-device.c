@@ -366,7 +366,11 @@ static void test_probe(const char *fake, const char *tmp)
 	dev_worker_stop(w[2], 0);
 	/* the owner lets go of the probe while workers borrow it */
 	p = dev_probe_release(p);
-	usleep(50 * 1000);
+	/* the first two sample: running, for 40 of their periods (a loaded
+	 * machine may hold a thread back for tens of ms) */
+	for (int i = 0; i < 2; i++)
+		CHECK(wait_phase(w[i], DEV_WORKER_OPENING).phase == DEV_WORKER_RUNNING);
+	usleep(200 * 1000);
 	for (int i = 0; i < 3; i++) {
 		dev_worker_stop(w[i], 0);
 		struct dev_worker_state st = wait_phase(w[i], DEV_WORKER_OPENING);
