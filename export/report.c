@@ -675,6 +675,33 @@ static void losses(const struct exp_agg *a, cJSON *root)
 
 /* --- the page ----------------------------------------------------------------------------- */
 
+/* The application as it was run: the command line its agent recorded
+ * (AGENT_PROCESS), cut to fit with "..." at the end; "" without one (the
+ * caller takes its name, the 15-character comm). */
+static void app_command(struct exp *e, char *buf, size_t size)
+{
+	sqlite3_stmt *st;
+	buf[0] = '\0';
+	/* no AGENT_PROCESS (a database of host data only): no command line */
+	if (sqlite3_prepare_v2(e->db, "SELECT cmdline FROM AGENT_PROCESS WHERE pid = ? AND cmdline <> '' "
+				      "ORDER BY startNs DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, e->app_pid);
+	const unsigned char *c;
+	if (sqlite3_step(st) == SQLITE_ROW && (c = sqlite3_column_text(st, 0))) {
+		size_t n = strlen((const char *)c);
+		if (n < size) {
+			memcpy(buf, c, n + 1);
+		} else {
+			size_t k = size - 4;
+			while (k && (c[k] & 0xC0) == 0x80)
+				k--; /* not inside a UTF-8 character */
+			snprintf(buf, size, "%.*s...", (int)k, (const char *)c);
+		}
+	}
+	sqlite3_finalize(st);
+}
+
 static void meta(struct exp *e, const struct span *sp, cJSON *root)
 {
 	cJSON *m = cJSON_AddObjectToObject(root, "meta");
@@ -699,7 +726,9 @@ static void meta(struct exp *e, const struct span *sp, cJSON *root)
 	char app[300] = "";
 	if (e->app_pid) {
 		char name[256];
-		exp_process_name(e, e->app_pid, name, sizeof name);
+		app_command(e, name, sizeof name);
+		if (!name[0])
+			exp_process_name(e, e->app_pid, name, sizeof name);
 		snprintf(app, sizeof app, "%s (pid %" PRIu32 ")", name[0] ? name : "?", e->app_pid);
 	}
 	cJSON_AddStringToObject(m, "app", app);

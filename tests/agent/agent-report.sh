@@ -46,6 +46,8 @@ sys.exit(0 if len(a) == len(b) and all(same(x, y) for x, y in zip(a, b)) else 1)
 }
 
 # --- the numbers, against the database ------------------------------------------------------
+t_eq "the application: as it was run, its command line" "$(j 'd["meta"]["app"]')" \
+	"$AGENT_BIN/steps-app ranges $N (pid $(q 'SELECT pid FROM AGENT_PROCESS LIMIT 1'))"
 t_eq "steps: every STEP row" "$(j 'd["steps"]["count"]')" "$(q 'SELECT COUNT(*) FROM STEP')"
 t_near "steps: the slowest" "$(j 'd["steps"]["slowest"]["step"], round(d["steps"]["slowest"]["ms"], 3)')" \
 	"$(q "SELECT stepId || ' ' || round((endNs - startNs) / 1e6, 3) FROM STEP
