@@ -262,9 +262,9 @@ int collection_write_start_info(struct collection *s)
 	if (!s->start_rns || !s->prof_dir)
 		return 0;
 	int r = profdir_write_time_info(s->prof_dir, 1, s->start_rns, s->start_monoraw_ns);
-	if (r < 0)
+	if (r < 0 && !s->retry_quiet)
 		console_error("cannot write the start_info of '%s': %s", s->prof_dir, strerror(-r));
-	else
+	else if (r == 0)
 		s->start_rns = 0;
 	return r;
 }

@@ -504,9 +504,10 @@ bool flight_retry_due(struct flight *f)
 	uint64_t now = mono_ns();
 	if (now < f->retry_ns)
 		return false;
-	if (now - f->trouble_ns < FLIGHT_RETRY_STEADY_S * NSEC_PER_SEC)
+	if (now - f->trouble_ns < FLIGHT_RETRY_FAST_S * NSEC_PER_SEC)
 		f->retry_wait_ns = NSEC_PER_SEC;
-	else if ((f->retry_wait_ns *= 2) > FLIGHT_RETRY_MAX_S * NSEC_PER_SEC)
+	else if ((f->retry_wait_ns = f->retry_wait_ns ? 2 * f->retry_wait_ns : 2 * NSEC_PER_SEC) >
+		 FLIGHT_RETRY_MAX_S * NSEC_PER_SEC)
 		f->retry_wait_ns = FLIGHT_RETRY_MAX_S * NSEC_PER_SEC;
 	f->retry_ns = now + f->retry_wait_ns;
 	return true;

@@ -76,12 +76,14 @@ int flight_start_session(struct flight *f, struct collection *s, const struct fl
  * flight_trouble: called at each look while the session is gone, true at
  * the first of a trouble, for the caller to say it (flight_trouble_say).
  * flight_retry_due: whether to try a new session now: each second for the
- * first FLIGHT_RETRY_STEADY_S of the trouble, then twice as long each time
- * up to FLIGHT_RETRY_MAX_S, so that a fault that stays (a full disk) is
- * tried a few times an hour.  flight_retry_resumed: a new session began.
- * flight_back: true once a trouble, when its new session has lasted, for
- * the caller to say that recording goes on. */
+ * first FLIGHT_RETRY_FAST_S of the trouble (a new msprofd may take a few),
+ * then twice as long each time up to FLIGHT_RETRY_MAX_S, so that a fault
+ * that stays (a full disk) is tried a few times an hour.
+ * flight_retry_resumed: a new session began.  flight_back: true once a
+ * trouble, when its new session has lasted, for the caller to say that
+ * recording goes on. */
 #define FLIGHT_RETRY_STEADY_S 3
+#define FLIGHT_RETRY_FAST_S 10
 #define FLIGHT_RETRY_MAX_S 300
 bool flight_trouble(struct flight *f);
 void flight_trouble_say(const struct collection *s, pid_t pid);

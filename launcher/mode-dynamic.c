@@ -268,8 +268,8 @@ static int target_connect(struct dyn *d, struct target *t)
 		return 0;
 	}
 	bool conn = r == -ETIMEDOUT || r == -ECONNRESET || r == -ENOTCONN;
-	if (conn && retry_quiet)
-		; /* an msprofd on its way out: the retry's own business */
+	if (retry_quiet)
+		; /* a recorder retrying: it said its trouble once */
 	else if (r == -EBUSY)
 		/* msprof's words for a target that already has its client */
 		console_error("recv params timeout, server for pid %d has been connected to another client.",
