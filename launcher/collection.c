@@ -577,6 +577,18 @@ int collection_sampled(struct collection *s, unsigned *ret_live, unsigned *ret_s
 	return -ENOENT;
 }
 
+void collection_wait_first_sample(struct collection *s, unsigned timeout_ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	unsigned live, seen;
+	for (;;) {
+		int r = collection_sampled(s, &live, &seen);
+		if ((r == 0 && seen > 0) || (r < 0 && r != -ENOENT) || mono_ns() >= end)
+			return; /* an msprofd that does not say: no wait */
+		(void)nanosleep(&(struct timespec){ .tv_nsec = NSEC_PER_MSEC }, NULL);
+	}
+}
+
 int collection_claim(struct collection *s, pid_t pid, const char *schedule, char *why, size_t why_len)
 {
 	_cleanup_json_ cJSON *reply = NULL;

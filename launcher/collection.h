@@ -146,6 +146,11 @@ int collection_agents(struct collection *s, struct agent_info **ret, size_t *ret
  * sampled since it started; -ENOENT when it has no running session,
  * -EOPNOTSUPP from an msprofd that does not say. */
 int collection_sampled(struct collection *s, unsigned *ret_live, unsigned *ret_seen);
+/* Wait until msprofd has sampled the tree once (its first tick, the
+ * baseline of every later delta: msprofd takes it a moment after its
+ * reply to the start), at most timeout_ms; a launched application released
+ * after it has all it does inside the samples' intervals. */
+void collection_wait_first_sample(struct collection *s, unsigned timeout_ms);
 
 /* --host-sys=osrt on processes msprof did not start (--pid, --host-sys-pid):
  * their calls are recorded only if they loaded the osrt build of the agent

@@ -56,6 +56,11 @@ extern char **environ;
 
 enum { WAIT_EXITED = 0, WAIT_DEADLINE = 1 };
 
+/* msprofd's first sample comes about a millisecond after its reply to the
+ * start; a loaded machine may take longer, a session without host sampling
+ * never takes one: the application is released after this at the latest */
+#define FIRST_SAMPLE_WAIT_MS 200
+
 /* Processes of the job we adopted as its subreaper, once they exit: the
  * application's own status is left for waitpid(app). */
 static void reap_adopted(pid_t app)
@@ -295,6 +300,9 @@ int mode_launch_run(const struct msprof_opts *given)
 	if (!o->delay_s) {
 		if (!started)
 			goto out_abandon;
+		/* the application's first moments inside the first interval of
+		 * the samples, not before their baseline */
+		collection_wait_first_sample(&s, FIRST_SAMPLE_WAIT_MS);
 		r = child_release(&child);
 		if (r < 0) {
 			console_error("cannot execute '%s': %s", app.path, strerror(-r));
