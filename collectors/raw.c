@@ -2234,12 +2234,12 @@ int raw_dump_write(struct raw_dump *d, const char *dst, uint64_t mono0_ns, uint6
 		return -errno;
 	uint64_t files = 0, bytes = 0;
 	int r;
-	if (d->snap_fd >= 0) {
+	/* from the links, each dropped once copied (raw_dump_free drops what
+	 * an error left) */
+	if (d->snap_fd >= 0)
 		r = dump_files(d->snap_fd, dfd, true, mono0_ns, real0_ns, &files, &bytes);
-		unlink_all(d->snap_fd); /* what an error left */
-	} else {
+	else
 		r = dump_files(d->sfd, dfd, false, mono0_ns, real0_ns, &files, &bytes);
-	}
 	if (ret_files)
 		*ret_files = files;
 	if (ret_bytes)

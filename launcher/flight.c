@@ -486,11 +486,18 @@ bool flight_trouble(struct flight *f)
 	return true;
 }
 
+/* " of process PID", or "" for 0 (launch mode's one recorder) */
+static void whose(char *buf, size_t size, pid_t pid)
+{
+	buf[0] = '\0';
+	if (pid > 0)
+		snprintf(buf, size, " of process %d", (int)pid);
+}
+
 void flight_trouble_say(const struct collection *s, pid_t pid)
 {
-	char who[32] = "";
-	if (pid > 0)
-		snprintf(who, sizeof who, " of process %d", (int)pid);
+	char who[32];
+	whose(who, sizeof who, pid);
 	if (s->lost || !s->ended || streq(s->ended_reason, "daemon_shutdown"))
 		console_warn("The flight recorder%s lost msprofd; it records again when a new one answers.", who);
 	else
@@ -526,6 +533,14 @@ bool flight_back(struct flight *f)
 		return false;
 	f->back_said = true;
 	return true;
+}
+
+void flight_back_say(pid_t pid)
+{
+	char who[32];
+	whose(who, sizeof who, pid);
+	console_info("Flight recorder%s: recording into the ring goes on; its new session has run for %d s.", who,
+		     FLIGHT_RETRY_STEADY_S);
 }
 
 int flight_start_session(struct flight *f, struct collection *s, const struct flight_job *job)

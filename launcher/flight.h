@@ -74,22 +74,24 @@ int flight_start_session(struct flight *f, struct collection *s, const struct fl
  * the session: a write error) is in trouble until a new session lasts
  * FLIGHT_RETRY_STEADY_S; one that ends sooner continues the trouble.
  * flight_trouble: called at each look while the session is gone, true at
- * the first of a trouble, for the caller to say it (flight_trouble_say).
+ * the first of a trouble, for the caller to say it.
  * flight_retry_due: whether to try a new session now: each second for the
  * first FLIGHT_RETRY_FAST_S of the trouble (a new msprofd may take a few),
  * then twice as long each time up to FLIGHT_RETRY_MAX_S, so that a fault
  * that stays (a full disk) is tried a few times an hour.
  * flight_retry_resumed: a new session began.  flight_back: true once a
- * trouble, when its new session has lasted, for the caller to say that
- * recording goes on. */
+ * trouble, when its new session has lasted, for the caller to say so. */
 #define FLIGHT_RETRY_STEADY_S 3
 #define FLIGHT_RETRY_FAST_S 10
 #define FLIGHT_RETRY_MAX_S 300
 bool flight_trouble(struct flight *f);
-void flight_trouble_say(const struct collection *s, pid_t pid);
 bool flight_retry_due(struct flight *f);
 void flight_retry_resumed(struct flight *f);
 bool flight_back(struct flight *f);
+/* The words for a trouble and for its end, of the recorder of process pid
+ * (0: launch mode's one recorder). */
+void flight_trouble_say(const struct collection *s, pid_t pid);
+void flight_back_say(pid_t pid);
 /* The job's end: a dump its process asked for as it ended (it comes through
  * msprofd, and may come a moment after the end: waited for up to
  * FLIGHT_LATE_ASK_MS), then --dump-on's exit for the job's own status

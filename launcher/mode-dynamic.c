@@ -1317,8 +1317,7 @@ static void loop(struct dyn *d)
 				flight_resume(d, t);
 			} else if (flight_back(t->fl)) {
 				unprompt(d);
-				console_info("Flight recorder of process %d: recording into the ring goes on; its "
-					     "new session has run for %d s.", (int)t->pid, FLIGHT_RETRY_STEADY_S);
+				flight_back_say(t->pid);
 			}
 		}
 		prompt(d);

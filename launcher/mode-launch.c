@@ -138,8 +138,7 @@ static int wait_app(struct collection *s, int sigfd, pid_t pid, uint64_t deadlin
 				flight_trouble_say(s, 0);
 			flight_resume(s, fl, job);
 		} else if (fl->ring && flight_back(fl)) {
-			console_info("Flight recorder: recording into the ring goes on; its new session has run for %d s.",
-				     FLIGHT_RETRY_STEADY_S);
+			flight_back_say(0);
 		}
 		if (!p[0].revents)
 			continue;
