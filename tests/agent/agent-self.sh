@@ -21,6 +21,15 @@ self_wait() {
 }
 # self_db OUT: the database of the one PROF dir in OUT
 self_db() { local p; p=$(t_prof_dir "$1") && ls "$p"/msprof_*.db; }
+# config_job WHAT CWD CONFIG N ERR: "$APP" steps N in CWD with MSPROF_CONFIG=CONFIG
+# (stderr to ERR), JOB its pid: it exits 0 and its self-enabled msprof ends
+config_job() {
+	(cd "$2" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$3" "$APP" steps "$4" >/dev/null 2>"$5") &
+	JOB=$!
+	wait $JOB
+	t_eq "$1 exits 0" $? 0
+	self_wait "$2" "$JOB"
+}
 
 # --- MSPROF_OPTIONS, LD_PRELOAD: exactly the job's marks ------------------------------
 O=$T_WORK/opts; mkdir -p "$O"
@@ -114,13 +123,8 @@ a_expect_stderr "$T_WORK/e4" \
 S=$T_WORK/steps; mkdir -p "$S"
 echo '{"start_step": 2, "stop_step": 3, "options": "--output='"$S"' --msproftx=on"}' >"$T_WORK/steps.json"
 mkdir -p "$T_WORK/cwd"
-(cd "$T_WORK/cwd" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/steps.json" "$APP" steps 6 \
-	>/dev/null 2>"$T_WORK/e5") &
-JOB=$!
-wait $JOB
-t_eq "the stepping job exits 0" $? 0
 # without --output in MSPROF_OPTIONS the log is in the job's directory (the current one)
-self_wait "$T_WORK/cwd" "$JOB"
+config_job "the stepping job" "$T_WORK/cwd" "$T_WORK/steps.json" 6 "$T_WORK/e5"
 if DB=$(self_db "$S"); then
 	t_eq "the marks of steps 2 and 3 alone" \
 		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
@@ -132,12 +136,7 @@ fi
 Q=$T_WORK/sched; mkdir -p "$Q" "$T_WORK/cwd3"
 echo '{"schedule": {"wait": 1, "warmup": 1, "active": 2, "repeat": 1}, "options": "--output='"$Q"' --msproftx=on"}' \
 	>"$T_WORK/sched.json"
-(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched.json" "$APP" steps 6 \
-	>/dev/null 2>"$T_WORK/e6") &
-JOB=$!
-wait $JOB
-t_eq "the job of a schedule exits 0" $? 0
-self_wait "$T_WORK/cwd3" "$JOB"
+config_job "the job of a schedule" "$T_WORK/cwd3" "$T_WORK/sched.json" 6 "$T_WORK/e6"
 if DB=$(self_db "$Q"); then
 	t_eq "schedule: the marks of steps 2 and 3 alone" \
 		"$(t_sql "$DB" "SELECT group_concat(v) FROM (SELECT m.value AS v $EV WHERE m.value LIKE 's_-_' ORDER BY m.value)")" \
@@ -147,12 +146,7 @@ fi
 # value after good ones: said in the log, the job runs on
 for bad in '"wait=1,activ=2"' '{"wait": 1, "active": -2}'; do
 	echo "{\"schedule\": $bad}" >"$T_WORK/sched-bad.json"
-	(cd "$T_WORK/cwd3" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/sched-bad.json" "$APP" steps 3 \
-		>/dev/null 2>"$T_WORK/e6b") &
-	JOB=$!
-	wait $JOB
-	t_eq "the job of a bad schedule ($bad) exits 0" $? 0
-	self_wait "$T_WORK/cwd3" "$JOB"
+	config_job "the job of a bad schedule ($bad)" "$T_WORK/cwd3" "$T_WORK/sched-bad.json" 3 "$T_WORK/e6b"
 	t_grep "a bad schedule ($bad) is said in the log" "is ignored: 'schedule' must be --schedule's form" \
 		"$T_WORK/cwd3/msprof_self_$JOB.log"
 done
@@ -197,12 +191,7 @@ cat >"$T_WORK/profiler_config.json" <<EOF
     "metadata": {"job": "npu-config", "distributed_args": {"world_size": 1}}
 }
 EOF
-(cd "$T_WORK/cwd2" && exec env LD_PRELOAD="$A_PRELOAD" MSPROF_CONFIG="$T_WORK/profiler_config.json" "$APP" steps 6 \
-	>/dev/null 2>"$T_WORK/e7") &
-JOB=$!
-wait $JOB
-t_eq "the job of a torch_npu config exits 0" $? 0
-self_wait "$T_WORK/cwd2" "$JOB"
+config_job "the job of a torch_npu config" "$T_WORK/cwd2" "$T_WORK/profiler_config.json" 6 "$T_WORK/e7"
 L=$T_WORK/cwd2/msprof_self_$JOB.log
 if DB=$(self_db "$N"); then
 	P=$(t_prof_dir "$N")

@@ -217,29 +217,42 @@ t_eq "restart: the dump holds steps 0-4, from before the kill, every mark" "$(ca
 t_eq "restart: and steps $((k + 2))-$((k + 4)), after it, every mark" "$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" \
 	"$(cap_job_marks "$W/restart.job" $((k + 2)) $((k + 4)))"
 
+# trouble_prompt NAME FAULT: msprof at the prompt attached to job $J with a
+# recorder, FAULT (shell words) run 1.5 s in; NAME.k gets the job's step once
+# msprof says recording goes on, and a dump is asked 1.5 s after that
+trouble_prompt() {
+	local name=$1 fault=$2
+	(sleep 1.5; eval "$fault"
+	 for _ in $(seq 200); do grep -q 'recording into the ring goes on' "$W/$name.out" && break; sleep 0.1; done
+	 sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/$name.job" | tail -1 >"$W/$name.k"
+	 sleep 1.5; echo dump; sleep 1; echo quit) |
+		t_msprof --dynamic=on --pid="$J" --output="$W/$name" --flight-recorder=60s >"$W/$name.out" 2>&1
+}
+# trouble_dump NAME WHAT: trouble_prompt's one dump holds every mark of steps
+# k+2 to k+4, after WHAT
+trouble_dump() {
+	local name=$1 k P
+	k=$(cat "$W/$name.k")
+	P=$(prof_dirs "$W/$name" | head -1)
+	t_eq "$name: one dump" "$(prof_dirs "$W/$name" | wc -l)" 1
+	t_eq "$name: the dump holds steps $((k + 2))-$((k + 4)), $2, every mark" \
+		"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/$name.job" $((k + 2)) $((k + 4)))"
+}
+
 # --- the same at the prompt, attached: the recorder finds a new msprofd ---------------
 mkdir -p "$W/dynrestart"
 LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 250 100 >"$W/dynrestart.job" 2>&1 &
 J=$!
 T_PIDS+=("$J")
 t_wait "dynamic restart: the job runs" grep -q '^marks s2 ' "$W/dynrestart.job"
-# k: the job's step when the new msprofd answers
-(sleep 1.5; kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"
- for _ in $(seq 200); do grep -q 'recording into the ring goes on' "$W/dynrestart.out" && break; sleep 0.1; done
- sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/dynrestart.job" | tail -1 >"$W/dynrestart.k"
- sleep 1.5; echo dump; sleep 1; echo quit) |
-	t_msprof --dynamic=on --pid="$J" --output="$W/dynrestart" --flight-recorder=60s >"$W/dynrestart.out" 2>&1
+trouble_prompt dynrestart 'kill "$(cat "$MSPROF_RUNTIME_DIR/msprofd.pid")"'
 t_grep "dynamic restart: msprofd's going is said" "The flight recorder of process $J lost msprofd; it records again" \
 	"$W/dynrestart.out"
 t_grep "dynamic restart: msprof records into the ring again" "Flight recorder of process $J: recording into the ring goes on" \
 	"$W/dynrestart.out"
 t_check "dynamic restart: the going said once, and no error while a new msprofd comes" \
 	test "$(grep -c 'lost msprofd' "$W/dynrestart.out")" = 1 -a "$(grep -c '\[ERROR\]' "$W/dynrestart.out")" = 0
-k=$(cat "$W/dynrestart.k")
-P=$(prof_dirs "$W/dynrestart" | head -1)
-t_eq "dynamic restart: one dump" "$(prof_dirs "$W/dynrestart" | wc -l)" 1
-t_eq "dynamic restart: the dump holds steps $((k + 2))-$((k + 4)), after the restart, every mark" \
-	"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/dynrestart.job" $((k + 2)) $((k + 4)))"
+trouble_dump dynrestart "after the restart"
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
 
@@ -252,12 +265,8 @@ LD_PRELOAD=${T_ASAN_LIB:+$T_ASAN_LIB:}$AGENT_SO "$APP" steps 300 100 >"$W/full.j
 J=$!
 T_PIDS+=("$J")
 t_wait "full: the job runs" grep -q '^marks s2 ' "$W/full.job"
-# the disk full for 6 s; k: the job's step when msprof says recording goes on
-(sleep 1.5; touch "$W/full.flag"; sleep 6; rm "$W/full.flag"
- for _ in $(seq 200); do grep -q 'recording into the ring goes on' "$W/full.out" && break; sleep 0.1; done
- sed -n 's/^marks s\([0-9]*\) .*/\1/p' "$W/full.job" | tail -1 >"$W/full.k"
- sleep 1.5; echo dump; sleep 1; echo quit) |
-	t_msprof --dynamic=on --pid="$J" --output="$W/full" --flight-recorder=60s >"$W/full.out" 2>&1
+# the disk full for 6 s
+trouble_prompt full 'touch "$W/full.flag"; sleep 6; rm "$W/full.flag"'
 t_grep "full: the trouble is said with msprofd's reason" \
 	"msprofd ended the flight recorder's session of process $J (write_error): cannot write raw data" "$W/full.out"
 # the tries: each second (the first 10 s of a trouble), each new session
@@ -267,11 +276,7 @@ t_check "full: said once, its end once, no msprofd said lost, no error for each 
 	test "$(grep -c 'ended the flight recorder' "$W/full.out")" = 1 -a \
 	"$(grep -c 'recording into the ring goes on' "$W/full.out")" = 1 -a "$(grep -c 'lost msprofd' "$W/full.out")" = 0 -a \
 	"$(grep -c '\[ERROR\]' "$W/full.out")" = 0
-k=$(cat "$W/full.k")
-P=$(prof_dirs "$W/full" | head -1)
-t_eq "full: one dump" "$(prof_dirs "$W/full" | wc -l)" 1
-t_eq "full: the dump holds steps $((k + 2))-$((k + 4)), after the disk came back, every mark" \
-	"$(cap_tx_marks "$P" $((k + 2)) $((k + 4)))" "$(cap_job_marks "$W/full.job" $((k + 2)) $((k + 4)))"
+trouble_dump full "after the disk came back"
 kill "$J" 2>/dev/null
 wait "$J" 2>/dev/null
 t_stop_daemon
